@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# setup.sh: everything Mandelscope needs on a fresh Debian 12 machine, in one command.
+#   bash .ci/setup.sh run    install what is missing, build, launch the explorer
+#   bash .ci/setup.sh test   install what is missing, build, run the whole test suite
+#                            (window tests under an Xvfb started here)
+# Installing needs root (apt-get); run it as root or it uses sudo. Build output: build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-run}
+
+packages=(build-essential cmake pkg-config git
+          libglfw3-dev libimgui-dev libglm-dev libstb-dev python3-glad
+          libhwy-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
+          libgtest-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ -x /usr/local/cuda/bin/nvcc ]; then echo "== CUDA toolkit: /usr/local/cuda"; else echo "== no CUDA toolkit: building the CPU-only Mandelscope"; fi
+jobs=$(nproc)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
+
+case "$mode" in
+run)
+    exec build/bin/mandelscope "${@:2}"
+    ;;
+test)
+    # Window tests need a display: a private Xvfb unless one is already there.
+    if [ -z "${DISPLAY:-}" ]; then
+        display=:$((90 + RANDOM % 9))
+        Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp >/tmp/mandelscope-xvfb.log 2>&1 &
+        xvfb_pid=$!
+        trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
+        export DISPLAY=$display
+        for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+    fi
+    cd build && ctest --output-on-failure -j1
+    ;;
+*)
+    echo "usage: bash .ci/setup.sh run|test" >&2; exit 2
+    ;;
+esac

@@ -1,0 +1,80 @@
+// mandelbrot.h: the escape-time iteration with smooth colouring, in three sibling
+// implementations that compute the same frame:
+//   mandelbrot_cpu_reference  one thread, scalar FP64, obviously correct (the yardstick)
+//   mandelbrot_cpu            all cores (OpenMP, dynamic schedule), SIMD picked at run time
+//                             (Highway: AVX-512, AVX2 or SSE), FP32 or FP64
+//   mandelbrot_cuda           CUDA kernels, FP32 or FP64, writing RGBA8 to a device pointer
+//                             the caller passes (the window passes its interop buffer)
+//
+// Smooth value of an escaping pixel: mu = n + 1 - log2(log|z_n|), with bailout radius
+// kBailoutRadius (large, so no bands show). Interior pixels (no escape within max_iterations)
+// get mu = kInteriorMu (-1) and the palette's interior colour.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "compute/palette.h"
+#include "compute/view.h"
+
+namespace ms {
+
+inline constexpr double kBailoutRadius = 256.0;
+inline constexpr float kInteriorMu = -1.0f;
+
+// Shortcuts that skip work without changing the picture; each can be switched off for
+// benchmarking.
+struct Shortcuts {
+    bool cardioid_bulb = true;  // main cardioid and period-2 bulb: interior without iterating
+    bool periodicity = true;    // an orbit that exactly revisits a saved value is interior
+};
+
+struct FrameStats {
+    uint64_t iterations = 0;    // iterations actually executed (shortcut pixels count 0)
+    uint64_t escaped_pixels = 0;
+    Precision precision = Precision::Fp64;  // what ran
+    double compute_ms = 0.0;    // wall time (CPU) or CUDA event time (GPU)
+    bool cancelled = false;
+};
+
+// Optional hooks for long CPU renders: cancel is polled between rows; progress gets
+// (rows_done, rows_total) from the worker threads and must be thread-safe.
+struct CpuRenderControl {
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(int, int)> progress;
+};
+
+// Smooth iteration values for `rect` of `view` (row-major, rect.width * rect.height floats).
+FrameStats mandelbrot_cpu_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect,
+                                    float* mu_out);
+FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
+                          PixelRect rect, float* mu_out, const CpuRenderControl& control = {});
+
+// The SIMD target the fast CPU path dispatches to on this machine ("AVX3", "AVX2", "SSE4"...).
+std::string mandelbrot_cpu_simd_target();
+
+// Smooth values to RGBA8 through a palette (the CPU side of colouring; CUDA colours in-kernel).
+void colorize(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+              uint8_t* rgba_out);
+
+// --- CUDA ---------------------------------------------------------------------------------
+// Is a CUDA device usable? On false, `reason` says why in words ("built without CUDA",
+// "no NVIDIA driver", "no CUDA device", "driver too old for this runtime", ...).
+bool cuda_available(std::string* reason);
+
+// Renders `rect` of `view` into device memory: rgba_device gets rect.width*rect.height RGBA8
+// pixels (row pitch rect.width*4), mu_device (optional, may be null) the smooth values.
+// Synchronous. compute_ms is measured with CUDA events. Throws std::runtime_error with a
+// sentence on any CUDA error.
+FrameStats mandelbrot_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                           const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
+                           float* mu_device);
+
+// The same into host memory (allocates device buffers internally; either output may be null).
+FrameStats mandelbrot_cuda_to_host(const View& view, Precision precision,
+                                   const Shortcuts& shortcuts, const PaletteTable& palette,
+                                   PixelRect rect, uint8_t* rgba_host, float* mu_host);
+
+}  // namespace ms

@@ -1,0 +1,42 @@
+// palette.h: cyclic colour gradients loaded from assets/palettes/NAME.txt.
+//
+// File format (plain text, one stop per line, '#' starts a comment):
+//     interior R G B          colour of interior pixels (optional, default 0 0 0)
+//     POSITION R G B          a gradient stop: POSITION in [0, 1), R G B in 0..255
+// Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
+// cyclic. A palette is sampled into a PaletteTable of kPaletteTableSize RGBA8 entries, which
+// both the CPU and the CUDA colouring index with linear interpolation.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ms {
+
+inline constexpr int kPaletteTableSize = 1024;
+
+struct PaletteStop {
+    double position = 0.0;  // 0..1
+    uint8_t r = 0, g = 0, b = 0;
+};
+
+struct Palette {
+    std::string name;
+    std::vector<PaletteStop> stops;
+    uint8_t interior_r = 0, interior_g = 0, interior_b = 0;
+};
+
+struct PaletteTable {
+    std::vector<uint32_t> rgba;  // kPaletteTableSize entries, packed R | G<<8 | B<<16 | A<<24
+    uint32_t interior_rgba = 0xff000000u;
+};
+
+// Throws std::runtime_error with a sentence naming the file and line on bad input.
+Palette load_palette_file(const std::filesystem::path& path);
+Palette load_palette(const std::string& name);             // from assets/palettes/
+std::vector<std::string> list_palettes();                  // names found in assets/palettes/
+PaletteTable make_palette_table(const Palette& palette);
+
+}  // namespace ms

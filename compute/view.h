@@ -1,0 +1,60 @@
+// view.h: where the camera looks in the complex plane, and the pixel grid it samples.
+//
+// Convention of Kalles Fraktaler's location files: half of the image *height* spans 2/zoom in
+// the complex plane, so zoom 1 shows the imaginary range [-2, 2] and the pixel spacing is
+// 4 / (zoom * height). Pixel (x, y) samples its centre; y = 0 is the top row and the imaginary
+// axis points up:
+//     c = centre + ((x + 0.5 - width/2) * step, -(y + 0.5 - height/2) * step)
+//
+// The centre is kept as the user's full decimal text (center_re, center_im) so that a later
+// high-precision path can take it over without loss; center_re_value() parses it to double.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ms {
+
+enum class Precision { Auto, Fp32, Fp64 };
+
+struct View {
+    std::string center_re = "-0.75";  // full decimal text, kept verbatim
+    std::string center_im = "0";
+    double zoom = 1.0;                // half the image height spans 2/zoom
+    int width = 1280;                 // pixels
+    int height = 720;                 // pixels
+    int max_iterations = 1000;
+    std::string palette = "classic";  // a file name (without .txt) in assets/palettes/
+    double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
+    double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
+};
+
+// A sub-rectangle of a view's pixel grid: tiles of a large export, or rows of a progressive
+// render. width or height 0 means "the whole image".
+struct PixelRect {
+    int x = 0;
+    int y = 0;
+    int width = 0;
+    int height = 0;
+};
+
+double center_re_value(const View& view);           // parsed centre (throws std::invalid_argument)
+double center_im_value(const View& view);
+double pixel_step(const View& view);                 // 4 / (zoom * height)
+PixelRect full_rect(const View& view);               // {0, 0, width, height}
+PixelRect resolve_rect(const View& view, PixelRect rect);  // expands 0 sizes, checks bounds
+
+// Precision: FP32 is used only while it resolves every pixel, i.e. while the pixel step is
+// well above FP32's spacing of numbers near the centre; FP64 likewise. resolve_precision()
+// turns Auto into Fp32 or Fp64; beyond_fp64() says when even FP64 cannot separate neighbouring
+// pixels (the picture would come out blocky: callers say so instead).
+bool fp32_resolves(const View& view);
+bool fp64_resolves(const View& view);
+Precision resolve_precision(const View& view, Precision requested);
+const char* precision_name(Precision precision);   // "auto", "fp32", "fp64"
+
+// Checks a view for use: sizes > 0, iterations > 0, zoom > 0 and finite, centre parses.
+// Returns an empty string when valid, else one sentence saying what is wrong.
+std::string validate_view(const View& view);
+
+}  // namespace ms
