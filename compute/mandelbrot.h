@@ -6,9 +6,12 @@
 //   mandelbrot_cuda           CUDA kernels, FP32 or FP64, writing RGBA8 to a device pointer
 //                             the caller passes (the window passes its interop buffer)
 //
-// Smooth value of an escaping pixel: mu = n + 1 - log2(log|z_n|), with bailout radius
-// kBailoutRadius (large, so no bands show). Interior pixels (no escape within max_iterations)
-// get mu = kInteriorMu (-1) and the palette's interior colour.
+// The iteration: z_0 = 0, z_{k+1} = z_k^2 + c. A pixel escapes at the first k with
+// |z_k| > kBailoutRadius; k is its integer escape count and the iterations it cost.
+// Smooth value of an escaping pixel: mu = k + 1 - log2(ln|z_k|), clamped at 0 (it dips below 0
+// only for |c| > kBailoutRadius). The bailout radius is large, so no bands show. Interior
+// pixels (no escape within max_iterations) get mu = kInteriorMu (-1) and the palette's interior
+// colour; mandelbrot_escape_count() recovers k from mu.
 #pragma once
 
 #include <atomic>
@@ -31,6 +34,10 @@ struct Shortcuts {
     bool periodicity = true;    // an orbit that exactly revisits a saved value is interior
 };
 
+// k from a smooth value: log2(ln|z_k|) lies in (log2 ln R, log2 ln R + 1], so
+// k = ceil(mu - 1 + log2 ln R) for every escaped pixel (mu > 0), and -1 for interior ones.
+int mandelbrot_escape_count(float mu);
+
 struct FrameStats {
     uint64_t iterations = 0;    // iterations actually executed (shortcut pixels count 0)
     uint64_t escaped_pixels = 0;
@@ -47,8 +54,10 @@ struct CpuRenderControl {
 };
 
 // Smooth iteration values for `rect` of `view` (row-major, rect.width * rect.height floats).
-FrameStats mandelbrot_cpu_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect,
-                                    float* mu_out);
+// The reference runs in the precision asked for (Auto resolves through resolve_precision), so
+// every fast path can be checked against the reference of its own precision.
+FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
+                                    const Shortcuts& shortcuts, PixelRect rect, float* mu_out);
 FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
                           PixelRect rect, float* mu_out, const CpuRenderControl& control = {});
 

@@ -8,6 +8,7 @@
 // both the CPU and the CUDA colouring index with linear interpolation.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -38,5 +39,28 @@ Palette load_palette_file(const std::filesystem::path& path);
 Palette load_palette(const std::string& name);             // from assets/palettes/
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
+
+}  // namespace ms
+
+namespace ms {
+
+// Colour at table position `position` (in table entries, any real value: it wraps), linearly
+// interpolated between the two nearest entries. Shared by the CPU colouring and the CUDA kernel.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline uint32_t palette_lookup(const uint32_t* table, double position) {
+    double wrapped = position - kPaletteTableSize * floor(position / kPaletteTableSize);
+    int i = int(wrapped);
+    if (i >= kPaletteTableSize) i = 0;  // position just below a multiple of the size
+    int j = i + 1 == kPaletteTableSize ? 0 : i + 1;
+    float f = float(wrapped - i);
+    uint32_t a = table[i], b = table[j], out = 0xff000000u;
+    for (int shift = 0; shift < 24; shift += 8) {
+        float ca = float((a >> shift) & 0xff), cb = float((b >> shift) & 0xff);
+        out |= uint32_t(ca + f * (cb - ca) + 0.5f) << shift;
+    }
+    return out;
+}
 
 }  // namespace ms
