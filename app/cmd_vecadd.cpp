@@ -181,7 +181,7 @@ void print_lesson(const VecAddLesson& lesson) {
 // Launch configurations of the kernel at one size, to see what the defaults are worth.
 void print_kernel_configs(const VecAddMachine& machine, size_t n, const VecAddOptions& options) {
     std::vector<VecAddKernelConfig> configs;
-    for (int block : {256, 512, 1024})
+    for (int block : {128, 256, 512, 1024})
         for (int unroll : {1, 2, 4, 8})
             for (int per_sm : {0, -1})
                 for (bool hints : {false, true}) configs.push_back({block, per_sm, unroll, hints});
