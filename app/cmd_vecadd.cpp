@@ -134,6 +134,15 @@ void print_header(const VecAddMachine& m, const VecAddOptions& options) {
                         h2d, d2h, 12.0 / (8.0 / h2d + 4.0 / d2h), h2d, d2h,
                         12.0 / std::max(8.0 / h2d, 4.0 / d2h));
     }
+    if (d.available) {
+        const VecAddKernelConfig& k = options.kernel;
+        std::printf("Kernel: float4 loads and stores, grid-stride loop, %d threads per block, %s, "
+                    "unroll %d%s\n", k.block_size,
+                    k.blocks_per_sm < 0 ? "grid covering the array in one pass"
+                    : k.blocks_per_sm == 0 ? "grid of as many blocks as fit at once"
+                                          : fmt("%.0f blocks per SM", k.blocks_per_sm).c_str(),
+                    k.unroll, k.streaming_hints ? ", evict-first loads and stores" : "");
+    }
     std::printf("Times: median of %d after %d warm-up; GPU times from CUDA events around one call "
                 "(launch included); CPU calls shorter than %.2f ms are repeated and averaged\n\n",
                 options.repeats, options.warmup_runs, options.cpu_min_sample_ms);
