@@ -1,0 +1,734 @@
+// mandelbrot_cuda.cu: the CUDA sibling of mandelbrot_cpu_reference. FP32 and FP64 kernels that
+// write RGBA8 (coloured in-kernel) and optionally the smooth values, into device memory the
+// caller passes: the window passes its mapped interop buffer.
+//
+// Layout (llm.c style): shared device helpers, the kernels, then the launchers.
+//
+// What the kernel computes is defined by mandelbrot_cpu_reference: z_0 = 0,
+// z_{k+1} = z_k^2 + c, escape at the first k with |z_k|^2 > kBailoutRadius^2, k counted as the
+// iterations the pixel cost; cardioid/bulb test in double on the precision-rounded c; periodicity
+// by exact comparison with a saved orbit value (Brent). This file is compiled with --fmad=false
+// (compute/CMakeLists.txt), so nvcc never contracts a*b+c on its own: the pixel centres
+// (PixelGrid), the cardioid test and the default arithmetic round exactly as the host does, and
+// every FMA below is written out on purpose.
+//
+// How it is fast (see the napkin math at mandelbrot_cuda_instructions_per_iteration):
+//  * One block renders a 32 x (8*rounds) tile; each warp takes compact 8x4 sub-tiles, so the
+//    32 lanes of a warp are neighbours and mostly share their fate.
+//  * Phase 1: every pixel gets S iterations tested one by one (most exterior pixels escape within
+//    a handful; the first three skip the test where |c| is too small to escape that early).
+//  * Phase 2: the survivors go to a queue in shared memory and the block's 8 warps share them
+//    out, refilling a lane as soon as its pixel is done: long-lived pixels are packed into full
+//    warps instead of idling 31 lanes beside one slow pixel. Survivors run blocks of N steps with
+//    a single escape test; on escape the lane goes back to the block's start and redoes it step by
+//    step, so k stays exact. Periodicity is tested once per block (see phase2 for why this finds
+//    exactly the orbits the reference finds, a little later).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "compute/cuda_check.h"
+#include "compute/mandelbrot.h"
+#include "compute/mandelbrot_cuda_tuning.h"
+#include "compute/mandelbrot_math.h"
+
+namespace ms {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Shared device helpers
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kTileWidth = 32;       // pixels (a queued pixel is row * 32 + col); a round covers 32 x 8
+constexpr int kRoundHeight = 8;
+constexpr int kBlockThreads = 256;   // 8 warps, each an 8x4 sub-tile per round
+constexpr int kMaxTileRounds = 8;
+// The palette is pre-sampled 8x finer than the 1024-entry table (at the centres of the finer
+// bins), so the kernel picks one entry instead of interpolating: within 1/16 of a table entry of
+// colorize(), i.e. the same colour or one level off in a channel.
+constexpr int kPaletteExpansion = 8;
+constexpr int kExpandedPaletteSize = kPaletteTableSize * kPaletteExpansion;
+// Statistics go to striped counters (one atomicAdd per warp on one of these), summed on the host:
+// a single counter would serialise tens of thousands of atomics in one L2 slice.
+constexpr int kCounterStripes = 128;
+
+struct KernelParams {
+    PixelGrid grid;
+    int rect_x = 0, rect_y = 0, rect_width = 0, rect_height = 0;
+    int max_iterations = 0;
+    int first_phase_iterations = 0;  // S, already clamped to max_iterations
+    int tile_rounds = 4;
+    bool cardioid_bulb = true;
+    double palette_scale = 0.0;   // expanded-table entries per unit of mu
+    double palette_offset = 0.0;  // expanded-table entries
+    const uint32_t* palette = nullptr;
+    uint32_t interior_rgba = 0;
+    uint32_t* rgba = nullptr;     // may be null
+    float* mu = nullptr;          // may be null
+    unsigned long long* counters = nullptr;  // [kCounterStripes][2]: iterations, escaped pixels
+};
+
+template <typename T>
+__device__ __forceinline__ T fused(T a, T b, T c);
+template <>
+__device__ __forceinline__ float fused<float>(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+template <>
+__device__ __forceinline__ double fused<double>(double a, double b, double c) { return __fma_rn(a, b, c); }
+
+// The orbit state: z and, carried along, the squares of its parts (the next step needs them and
+// so does |z|^2, so each is computed once).
+template <typename T>
+struct Orbit {
+    T zr = 0, zi = 0, zr2 = 0, zi2 = 0;
+};
+
+// One step z <- z^2 + c.
+//   exact (default): zr' = (zr^2 - zi^2) + cr and zi' = fma(2, zr*zi, ci): every operation
+//     rounds as in the reference (2*zr*zi: doubling is exact, so rounding zr*zi then adding
+//     2x it to ci with one FMA gives the reference's bits). 6 FP instructions:
+//     FMUL zr*zi, FADD, FADD, FFMA, FMUL zr'^2, FMUL zi'^2.
+//   fused: zr' = fma(zr, zr, -zi^2) + cr: zr^2 is not rounded on its own, so orbits near the
+//     boundary can differ from the reference in the last bit (a few pixels' escape counts move by
+//     one, see tests/test_mandelbrot_cuda.cpp). 5 instructions: FMUL, FFMA, FADD, FFMA, FMUL;
+//     zr2 is not kept and |z|^2 = fma(zr, zr, zi2).
+template <typename T, bool kFused>
+__device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
+    const T t = o.zr * o.zi;
+    if constexpr (kFused) {
+        o.zr = fused(o.zr, o.zr, -o.zi2) + cr;
+    } else {
+        o.zr = (o.zr2 - o.zi2) + cr;
+        o.zr2 = o.zr * o.zr;
+    }
+    o.zi = fused(T(2), t, ci);
+    o.zi2 = o.zi * o.zi;
+}
+
+template <typename T, bool kFused>
+__device__ __forceinline__ T norm(const Orbit<T>& o) {
+    if constexpr (kFused) return fused(o.zr, o.zr, o.zi2);
+    else return o.zr2 + o.zi2;
+}
+
+template <typename T>
+__device__ __forceinline__ Orbit<T> orbit_at(T zr, T zi) {
+    Orbit<T> o;
+    o.zr = zr;
+    o.zi = zi;
+    o.zr2 = zr * zr;
+    o.zi2 = zi * zi;
+    return o;
+}
+
+__device__ __forceinline__ float log2_approx(float x) {
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// smooth_mu (mandelbrot_math.h) rearranged for the GPU: mu = k + 1 - log2(ln|z|) with
+// ln|z| = 0.5 * ln2 * log2|z|^2, so mu = k + (1 - log2(0.5 ln 2)) - log2(log2 |z|^2).
+// Two hardware log2s (MUFU, absolute error ~2^-22) instead of two double-precision library logs
+// that would cost more than all of an exterior pixel's iterations. mu agrees with smooth_mu to
+// ~1e-6 plus float rounding; k (the integer classification) is the same by construction.
+// norm > kBailoutRadius^2 here, so no subnormal input reaches the .ftz log.
+constexpr float kMuConstant = 2.528766372930583f;  // 1 - log2(0.5 * ln 2)
+
+template <typename T>
+__device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
+    float frac = kMuConstant - log2_approx(log2_approx(float(norm_squared)));
+    float mu = float(k) + frac;
+    return mu > 0.0f ? mu : 0.0f;  // NaN or negative -> 0, like smooth_mu
+}
+
+__device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
+    if (!(mu >= 0.0f)) return p.interior_rgba;
+    double position = __fma_rn(double(mu), p.palette_scale, p.palette_offset);
+    long long entry = __double2ll_rd(position);
+    return __ldg(p.palette + (entry & (kExpandedPaletteSize - 1)));
+}
+
+__device__ __forceinline__ void write_pixel(const KernelParams& p, int x, int y, float mu) {
+    size_t i = size_t(y) * size_t(p.rect_width) + size_t(x);
+    if (p.rgba) p.rgba[i] = colour_of(p, mu);
+    if (p.mu) p.mu[i] = mu;
+}
+
+// Per-lane statistics, reduced per warp and added to one stripe of the counters.
+struct LaneStats {
+    unsigned long long iterations = 0;
+    unsigned escaped = 0;
+};
+
+__device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s) {
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        s.iterations += __shfl_xor_sync(kFullMask, s.iterations, offset);
+        s.escaped += __shfl_xor_sync(kFullMask, s.escaped, offset);
+    }
+    if ((threadIdx.x & 31) == 0 && (s.iterations || s.escaped)) {
+        unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+        unsigned stripe = (block * (blockDim.x / 32) + threadIdx.x / 32) % kCounterStripes;
+        atomicAdd(&p.counters[2 * stripe], s.iterations);
+        atomicAdd(&p.counters[2 * stripe + 1], (unsigned long long)s.escaped);
+    }
+}
+
+// The cardioid/bulb test exactly as the reference calls it (in double, on the rounded c), behind a
+// box that holds both shapes (x in [-1.25, 0.25], |y| <= 3*sqrt(3)/8), so the double-precision
+// test only runs near them.
+template <typename T>
+__device__ __forceinline__ bool known_interior(T cr, T ci) {
+    if (!(cr >= T(-1.26) && cr <= T(0.26) && ci >= T(-0.66) && ci <= T(0.66))) return false;
+    return in_cardioid_or_period2_bulb(double(cr), double(ci));
+}
+
+__device__ __forceinline__ unsigned lanemask_lt() {
+    unsigned m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+// The tile kernel. Template: precision, arithmetic, block length N of phase 2, periodicity.
+template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+__global__ void __launch_bounds__(kBlockThreads)
+mandelbrot_kernel(KernelParams p) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    __shared__ int queue_count, queue_head;
+    const int tile_height = kRoundHeight * p.tile_rounds;
+    const int capacity = kTileWidth * tile_height;
+    T* tile_cr = reinterpret_cast<T*>(shared_bytes);        // kTileWidth
+    T* tile_ci = tile_cr + kTileWidth;                        // tile_height
+    T* queue_zr = tile_ci + tile_height;                      // capacity
+    T* queue_zi = queue_zr + capacity;                        // capacity
+    unsigned short* queue_pixel = reinterpret_cast<unsigned short*>(queue_zi + capacity);
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int tile_x = blockIdx.x * kTileWidth, tile_y = blockIdx.y * tile_height;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const int max_iterations = p.max_iterations;
+
+    // Pixel centres of the tile's columns and rows, computed once (in double, as PixelGrid does
+    // on the host, then rounded to T like the reference).
+    if (threadIdx.x < kTileWidth)
+        tile_cr[threadIdx.x] = T(p.grid.re(p.rect_x + tile_x + int(threadIdx.x)));
+    else if (threadIdx.x < kTileWidth + tile_height)
+        tile_ci[threadIdx.x - kTileWidth] =
+            T(p.grid.im(p.rect_y + tile_y + int(threadIdx.x) - kTileWidth));
+    if (threadIdx.x == 0) queue_count = queue_head = 0;
+    __syncthreads();
+
+    LaneStats stats;
+
+    // ---- Phase 1: S iterations for every pixel, tested one by one ----
+    const int first = p.first_phase_iterations;
+    for (int round = 0; round < p.tile_rounds; ++round) {
+        const int col = (warp & 3) * 8 + (lane & 7);
+        const int row = round * kRoundHeight + (warp >> 2) * 4 + (lane >> 3);
+        const int x = tile_x + col, y = tile_y + row;
+        const bool live = x < p.rect_width && y < p.rect_height;
+        bool survivor = false;
+        Orbit<T> o;
+        if (live) {
+            const T cr = tile_cr[col], ci = tile_ci[row];
+            float mu = kInteriorMu;
+            if (p.cardioid_bulb && known_interior(cr, ci)) {
+                write_pixel(p, x, y, mu);  // interior without iterating: costs 0 iterations
+            } else {
+                int k = 0;
+                // While |c|^2 <= 12, |z_1| <= 3.47, |z_2| <= 15.5, |z_3| <= 243 < 256: the first
+                // three steps cannot escape (a 5% margin, far above rounding), so skip their tests.
+                if (first >= 3 && cr * cr + ci * ci <= T(12)) {
+                    step<T, kFused>(o, cr, ci);
+                    step<T, kFused>(o, cr, ci);
+                    step<T, kFused>(o, cr, ci);
+                    k = 3;
+                }
+                bool escaped = false;
+                T n = 0;
+#pragma unroll 4
+                for (; k < first;) {
+                    step<T, kFused>(o, cr, ci);
+                    ++k;
+                    n = norm<T, kFused>(o);
+                    if (n > bailout_squared) {
+                        escaped = true;
+                        break;
+                    }
+                }
+                if (escaped) {
+                    mu = fast_smooth_mu(k, n);
+                    stats.iterations += unsigned(k);
+                    ++stats.escaped;
+                    write_pixel(p, x, y, mu);
+                } else if (k >= max_iterations) {
+                    stats.iterations += unsigned(k);
+                    write_pixel(p, x, y, mu);
+                } else {
+                    survivor = true;
+                }
+            }
+        }
+        // Queue the survivors, one shared-memory atomic per warp.
+        const unsigned survivors = __ballot_sync(kFullMask, survivor);
+        if (survivors) {
+            int base = 0;
+            if (lane == 0) base = atomicAdd(&queue_count, __popc(survivors));
+            base = __shfl_sync(kFullMask, base, 0);
+            if (survivor) {
+                const int slot = base + __popc(survivors & lanemask_lt());
+                queue_pixel[slot] = (unsigned short)(row * kTileWidth + col);
+                queue_zr[slot] = o.zr;
+                queue_zi[slot] = o.zi;
+            }
+        }
+    }
+    __syncthreads();
+
+    // ---- Phase 2: the survivors, shared out among the warps, N steps per escape test ----
+    // Each lane holds one pixel; when it finishes, the lane takes the next queued one (one
+    // shared-memory atomic per warp and refill). Periodicity (Brent) compares z with a saved value
+    // at the end of every block and saves z after 1, 2, 4, 8... blocks. An orbit that repeats
+    // exactly is periodic in this arithmetic, so the pixel never escapes: the reference, which
+    // compares every step, marks it interior too. Comparing only every N steps finds the same
+    // orbits (every exactly periodic orbit, once the save interval exceeds lcm(period, N)), later
+    // by at most a few blocks; only the iteration statistic differs from the reference's.
+    const int queued = queue_count;
+    if (queued > 0) {
+        bool drained = false;  // warp-uniform: no entries left to take
+        bool have = false;
+        int pixel = 0, k = 0;
+        T cr = 0, ci = 0;
+        Orbit<T> o;
+        T saved_zr = 0, saved_zi = 0;
+        int blocks = 0, next_save = 1;
+        for (;;) {
+            if (!drained) {
+                const unsigned need = __ballot_sync(kFullMask, !have);
+                if (need) {
+                    const int n = __popc(need);
+                    int base = 0;
+                    if (lane == 0) base = atomicAdd(&queue_head, n);
+                    base = __shfl_sync(kFullMask, base, 0);
+                    if (base + n >= queued) drained = true;
+                    const int slot = base + __popc(need & lanemask_lt());
+                    if (!have && slot < queued) {
+                        pixel = queue_pixel[slot];
+                        cr = tile_cr[pixel & (kTileWidth - 1)];
+                        ci = tile_ci[pixel >> 5];
+                        o = orbit_at(queue_zr[slot], queue_zi[slot]);
+                        k = first;
+                        saved_zr = o.zr;
+                        saved_zi = o.zi;
+                        blocks = 0;
+                        next_save = 1;
+                        have = true;
+                    }
+                }
+            }
+            if (!__any_sync(kFullMask, have)) break;
+
+            // Blocks of N steps while no lane needs attention.
+            bool finish = false, periodic = false;
+            for (;;) {
+                bool attention = false;
+                if (have) {
+                    if (k > max_iterations - kBlockSteps) {
+                        attention = finish = true;  // fewer than N steps left: go one by one
+                    } else {
+                        const Orbit<T> start = o;
+#pragma unroll
+                        for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
+                        if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
+                            o = start;
+                            attention = finish = true;
+                        } else {
+                            k += kBlockSteps;
+                            if constexpr (kPeriodicity) {
+                                if (o.zr == saved_zr && o.zi == saved_zi) {
+                                    attention = periodic = true;
+                                } else if (++blocks == next_save) {
+                                    saved_zr = o.zr;
+                                    saved_zi = o.zi;
+                                    next_save *= 2;
+                                }
+                            }
+                        }
+                    }
+                }
+                if (__any_sync(kFullMask, attention || (!have && !drained))) break;
+            }
+
+            if (periodic) {
+                stats.iterations += unsigned(k);
+                write_pixel(p, tile_x + (pixel & (kTileWidth - 1)), tile_y + (pixel >> 5), kInteriorMu);
+                have = false;
+            }
+            if (finish) {
+                // Step by step up to N more iterations (or to max_iterations): after a block that
+                // escaped this finds the exact escape step, since it repeats the same operations.
+                const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
+                bool escaped = false;
+                T n = 0;
+                while (k < limit) {
+                    step<T, kFused>(o, cr, ci);
+                    ++k;
+                    n = norm<T, kFused>(o);
+                    if (n > bailout_squared) {
+                        escaped = true;
+                        break;
+                    }
+                }
+                const int x = tile_x + (pixel & (kTileWidth - 1)), y = tile_y + (pixel >> 5);
+                if (escaped) {
+                    stats.iterations += unsigned(k);
+                    ++stats.escaped;
+                    write_pixel(p, x, y, fast_smooth_mu(k, n));
+                    have = false;
+                } else if (k >= max_iterations) {
+                    stats.iterations += unsigned(k);
+                    write_pixel(p, x, y, kInteriorMu);
+                    have = false;
+                }
+                // else (cannot happen: the redo repeats the block's operations) the pixel simply
+                // goes on in blocks.
+            }
+        }
+    }
+    flush_stats(p, stats);
+}
+
+// The baseline: one pixel per thread in 16x16 blocks, the escape test every iteration, written
+// the way nvcc contracts the reference's expressions by default. Kept to measure the tile
+// kernel against (CudaTuning::naive); same output and statistics (no shortcuts).
+template <typename T>
+__global__ void mandelbrot_naive_kernel(KernelParams p) {
+    const int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+    LaneStats stats;
+    if (x < p.rect_width && y < p.rect_height) {
+        const T cr = T(p.grid.re(p.rect_x + x)), ci = T(p.grid.im(p.rect_y + y));
+        const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+        T zr = 0, zi = 0;
+        float mu = kInteriorMu;
+        int k = 1;
+        for (; k <= p.max_iterations; ++k) {
+            T new_zr = fused(zr, zr, -(zi * zi)) + cr;
+            zi = fused(T(2) * zr, zi, ci);
+            zr = new_zr;
+            T n = fused(zr, zr, zi * zi);
+            if (n > bailout_squared) {
+                mu = fast_smooth_mu(k, n);
+                ++stats.escaped;
+                break;
+            }
+        }
+        stats.iterations = unsigned(k > p.max_iterations ? p.max_iterations : k);
+        write_pixel(p, x, y, mu);
+    }
+    flush_stats(p, stats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers
+
+// Persistent state: device buffers kept between frames (resized only when they must grow), so a
+// frame costs the kernel, one small memset and one small copy of the counters.
+struct CudaState {
+    std::mutex mutex;
+    int device = -1;
+    uint32_t* palette = nullptr;  // kExpandedPaletteSize entries
+    std::vector<uint32_t> palette_source;  // the table it was made from (+ interior colour)
+    unsigned long long* counters = nullptr;
+    unsigned long long* host_counters = nullptr;  // pinned
+    cudaEvent_t start = nullptr, stop = nullptr;
+    uint8_t* rgba = nullptr;  // for mandelbrot_cuda_to_host
+    size_t rgba_bytes = 0;
+    float* mu = nullptr;
+    size_t mu_bytes = 0;
+
+    void release() {
+        // Errors ignored: this also runs at exit, when the runtime may already be gone.
+        cudaFree(palette);
+        cudaFree(counters);
+        cudaFreeHost(host_counters);
+        cudaFree(rgba);
+        cudaFree(mu);
+        if (start) cudaEventDestroy(start);
+        if (stop) cudaEventDestroy(stop);
+        palette = nullptr;
+        counters = nullptr;
+        host_counters = nullptr;
+        rgba = nullptr;
+        mu = nullptr;
+        start = stop = nullptr;
+        rgba_bytes = mu_bytes = 0;
+        palette_source.clear();
+        device = -1;
+    }
+    ~CudaState() { release(); }
+};
+
+CudaState& cuda_state() {
+    static CudaState state;
+    return state;
+}
+
+void ensure_device_state(CudaState& s) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (s.device == device) return;
+    s.release();
+    CUDA_CHECK(cudaMalloc(&s.palette, kExpandedPaletteSize * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&s.counters, 2 * kCounterStripes * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMallocHost(&s.host_counters, 2 * kCounterStripes * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaEventCreate(&s.start));
+    CUDA_CHECK(cudaEventCreate(&s.stop));
+    s.device = device;
+}
+
+// Uploads the expanded palette when it differs from the one on the device.
+void upload_palette(CudaState& s, const PaletteTable& palette) {
+    if (palette.rgba.size() != size_t(kPaletteTableSize))
+        throw std::invalid_argument("the palette table must have " + std::to_string(kPaletteTableSize) +
+                                    " entries (make it with make_palette_table)");
+    std::vector<uint32_t> source = palette.rgba;
+    source.push_back(palette.interior_rgba);
+    if (source == s.palette_source) return;
+    std::vector<uint32_t> expanded(kExpandedPaletteSize);
+    for (int i = 0; i < kExpandedPaletteSize; ++i)
+        expanded[i] = palette_lookup(palette.rgba.data(), (i + 0.5) / kPaletteExpansion);
+    CUDA_CHECK(cudaMemcpy(s.palette, expanded.data(), expanded.size() * sizeof(uint32_t),
+                          cudaMemcpyHostToDevice));
+    s.palette_source = std::move(source);
+}
+
+template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+void launch_tile_kernel(const KernelParams& p, dim3 grid, size_t shared_bytes) {
+    auto kernel = mandelbrot_kernel<T, kFused, kBlockSteps, kPeriodicity>;
+    // Above 48 KB of dynamic shared memory a kernel must opt in (only for 8-round FP64 tiles).
+    if (shared_bytes > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(shared_bytes)));
+    kernel<<<grid, kBlockThreads, shared_bytes>>>(p);
+}
+
+template <typename T, bool kFused, int kBlockSteps>
+void launch_tile_kernel(const KernelParams& p, bool periodicity, dim3 grid, size_t shared_bytes) {
+    if (periodicity) launch_tile_kernel<T, kFused, kBlockSteps, true>(p, grid, shared_bytes);
+    else launch_tile_kernel<T, kFused, kBlockSteps, false>(p, grid, shared_bytes);
+}
+
+template <typename T>
+void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity) {
+    if (tuning.naive) {
+        dim3 grid((p.rect_width + 15) / 16, (p.rect_height + 15) / 16);
+        mandelbrot_naive_kernel<T><<<grid, dim3(16, 16)>>>(p);
+        return;
+    }
+    const int tile_height = kRoundHeight * p.tile_rounds;
+    const int capacity = kTileWidth * tile_height;
+    const size_t shared_bytes = sizeof(T) * (kTileWidth + tile_height + 2 * size_t(capacity)) +
+                                sizeof(unsigned short) * capacity;
+    dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
+    auto go = [&](auto fused_tag) {
+        constexpr bool kFused = decltype(fused_tag)::value;
+        switch (tuning.block_steps) {
+            case 8: launch_tile_kernel<T, kFused, 8>(p, periodicity, grid, shared_bytes); break;
+            case 16: launch_tile_kernel<T, kFused, 16>(p, periodicity, grid, shared_bytes); break;
+            case 32: launch_tile_kernel<T, kFused, 32>(p, periodicity, grid, shared_bytes); break;
+        }
+    };
+    if (tuning.fused_multiply_add) go(std::true_type{});
+    else go(std::false_type{});
+}
+
+void check_tuning(const CudaTuning& t) {
+    if (t.block_steps != 8 && t.block_steps != 16 && t.block_steps != 32)
+        throw std::invalid_argument("CudaTuning::block_steps must be 8, 16 or 32");
+    if (t.first_phase_iterations < 1 || t.first_phase_iterations > 4096)
+        throw std::invalid_argument("CudaTuning::first_phase_iterations must be in 1..4096");
+    if (t.tile_rounds < 1 || t.tile_rounds > kMaxTileRounds)
+        throw std::invalid_argument("CudaTuning::tile_rounds must be in 1..8");
+}
+
+// The render itself; the caller holds the state's mutex.
+FrameStats render_locked(CudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
+                         const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
+                         float* mu_device, const CudaTuning& tuning) {
+    if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
+    check_tuning(tuning);
+    rect = resolve_rect(view, rect);
+    if (reinterpret_cast<uintptr_t>(rgba_device) % 4 != 0)
+        throw std::invalid_argument("the RGBA output must be 4-byte aligned");
+    ensure_device_state(s);
+    upload_palette(s, palette);
+
+    FrameStats stats;
+    stats.precision = resolve_precision(view, precision);
+
+    KernelParams p;
+    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width,
+              0.5 * view.height};
+    p.rect_x = rect.x;
+    p.rect_y = rect.y;
+    p.rect_width = rect.width;
+    p.rect_height = rect.height;
+    p.max_iterations = view.max_iterations;
+    p.first_phase_iterations = std::min(tuning.first_phase_iterations, view.max_iterations);
+    p.tile_rounds = tuning.tile_rounds;
+    p.cardioid_bulb = shortcuts.cardioid_bulb;
+    // colorize(): table position = mu * density / 100 * size + offset * size; here in entries of
+    // the 8x finer table.
+    p.palette_scale = view.palette_density / 100.0 * kExpandedPaletteSize;
+    p.palette_offset = view.palette_offset * kExpandedPaletteSize;
+    p.palette = s.palette;
+    p.interior_rgba = palette.interior_rgba;
+    p.rgba = reinterpret_cast<uint32_t*>(rgba_device);
+    p.mu = mu_device;
+    p.counters = s.counters;
+
+    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 2 * kCounterStripes * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaEventRecord(s.start));
+    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity);
+    else launch<double>(p, tuning, shortcuts.periodicity);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(s.stop));
+    CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * kCounterStripes * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+    stats.compute_ms = ms;
+    for (int i = 0; i < kCounterStripes; ++i) {
+        stats.iterations += s.host_counters[2 * i];
+        stats.escaped_pixels += s.host_counters[2 * i + 1];
+    }
+    return stats;
+}
+
+// A kernel to ask the runtime whether this binary has code the device can run.
+__global__ void probe_kernel() {}
+
+}  // namespace
+
+CudaTuning default_cuda_tuning(Precision precision) {
+    CudaTuning t;
+    t.fused_multiply_add = precision == Precision::Fp64;
+    t.block_steps = 16;
+    t.first_phase_iterations = 32;
+    t.tile_rounds = 4;
+    return t;
+}
+
+// Instructions per iteration of the inner loop (phase 2, shortcuts off), counted in the SASS of
+// the default tuning (cuobjdump -sass on the sm_90 build); the bench divides the machine's
+// lane-cycles by this for its "% of limit" figure. See the comment at the end of this file.
+double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
+    if (precision == Precision::Fp64) return 5.125;  // FP64-pipe instructions: 5 per step + 2 per 16
+    return 6.5;                                      // all issued instructions: 6 per step + 8 per 16
+}
+
+bool cuda_available(std::string* reason) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        std::string why;
+        std::string cuda_says = std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
+        if (driver == 0)
+            why = "no NVIDIA driver is installed: " + cuda_says;
+        else if (err == cudaErrorInsufficientDriver || driver < runtime)
+            why = "the NVIDIA driver (CUDA " + std::to_string(driver / 1000) + "." +
+                  std::to_string(driver % 1000 / 10) + ") is older than this program's CUDA runtime (" +
+                  std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) + "): " + cuda_says;
+        else if (err == cudaErrorNoDevice || count == 0)
+            why = "no CUDA device: the NVIDIA driver reports no GPU" +
+                  (err != cudaSuccess ? ": " + cuda_says : std::string());
+        else
+            why = "the NVIDIA driver cannot be used: " + cuda_says;
+        if (reason) *reason = why;
+        return false;
+    }
+    cudaFuncAttributes attributes{};
+    err = cudaFuncGetAttributes(&attributes, probe_kernel);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        int device = 0, major = 0, minor = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+        if (reason)
+            *reason = "the CUDA device (compute capability " + std::to_string(major) + "." +
+                      std::to_string(minor) + ") cannot run this program's kernels: " +
+                      cudaGetErrorString(err);
+        return false;
+    }
+    if (reason) reason->clear();
+    return true;
+}
+
+FrameStats mandelbrot_cuda_tuned(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                 const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
+                                 float* mu_device, const CudaTuning& tuning) {
+    CudaState& s = cuda_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return render_locked(s, view, precision, shortcuts, palette, rect, rgba_device, mu_device, tuning);
+}
+
+FrameStats mandelbrot_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                           const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
+                           float* mu_device) {
+    Precision resolved = resolve_precision(view, precision);
+    return mandelbrot_cuda_tuned(view, precision, shortcuts, palette, rect, rgba_device, mu_device,
+                                 default_cuda_tuning(resolved));
+}
+
+FrameStats mandelbrot_cuda_tuned_to_host(const View& view, Precision precision,
+                                         const Shortcuts& shortcuts, const PaletteTable& palette,
+                                         PixelRect rect, uint8_t* rgba_host, float* mu_host,
+                                         const CudaTuning& tuning) {
+    if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
+    rect = resolve_rect(view, rect);
+    const size_t pixels = size_t(rect.width) * size_t(rect.height);
+    CudaState& s = cuda_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ensure_device_state(s);
+    auto ensure = [](auto*& buffer, size_t& capacity, size_t bytes) {
+        if (capacity >= bytes) return;
+        CUDA_CHECK(cudaFree(buffer));
+        buffer = nullptr;
+        capacity = 0;
+        CUDA_CHECK(cudaMalloc(&buffer, bytes));
+        capacity = bytes;
+    };
+    if (rgba_host) ensure(s.rgba, s.rgba_bytes, pixels * 4);
+    if (mu_host) ensure(s.mu, s.mu_bytes, pixels * sizeof(float));
+    FrameStats stats = render_locked(s, view, precision, shortcuts, palette, rect,
+                                     rgba_host ? s.rgba : nullptr, mu_host ? s.mu : nullptr, tuning);
+    if (rgba_host) CUDA_CHECK(cudaMemcpy(rgba_host, s.rgba, pixels * 4, cudaMemcpyDeviceToHost));
+    if (mu_host) CUDA_CHECK(cudaMemcpy(mu_host, s.mu, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+    return stats;
+}
+
+FrameStats mandelbrot_cuda_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                   const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host,
+                                   float* mu_host) {
+    return mandelbrot_cuda_tuned_to_host(view, precision, shortcuts, palette, rect, rgba_host, mu_host,
+                                         default_cuda_tuning(resolve_precision(view, precision)));
+}
+
+}  // namespace ms
