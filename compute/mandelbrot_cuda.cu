@@ -12,17 +12,18 @@
 // (PixelGrid), the cardioid test and the default arithmetic round exactly as the host does, and
 // every FMA below is written out on purpose.
 //
-// How it is fast (see the napkin math at mandelbrot_cuda_instructions_per_iteration):
-//  * One block renders a 32 x (8*rounds) tile; each warp takes compact 8x4 sub-tiles, so the
-//    32 lanes of a warp are neighbours and mostly share their fate.
-//  * Phase 1: every pixel gets S iterations tested one by one (most exterior pixels escape within
-//    a handful; the first three skip the test where |c| is too small to escape that early).
-//  * Phase 2: the survivors go to a queue in shared memory and the block's 8 warps share them
-//    out, refilling a lane as soon as its pixel is done: long-lived pixels are packed into full
-//    warps instead of idling 31 lanes beside one slow pixel. Survivors run blocks of N steps with
-//    a single escape test; on escape the lane goes back to the block's start and redoes it step by
-//    step, so k stays exact. Periodicity is tested once per block (see phase2 for why this finds
-//    exactly the orbits the reference finds, a little later).
+// How it is fast (napkin math at mandelbrot_cuda_instructions_per_iteration):
+//  * Phase 1, mandelbrot_kernel: one block per 32 x (8*rounds) tile; each warp takes compact 8x4
+//    sub-tiles, so the 32 lanes of a warp are neighbours and mostly share their fate. Every pixel
+//    gets S iterations tested one by one: most exterior pixels escape within a handful (the first
+//    three tests are skipped where |c| is too small to escape that early). Pixels still running
+//    after S go to a global queue.
+//  * Phase 2, mandelbrot_survivors_kernel: a persistent grid shares the queue out in chunks and
+//    refills a lane as soon as its pixel is done, so slow pixels fill whole warps on every SM.
+//    (A first version kept each tile's survivors inside its block: the few blocks holding the
+//    interior then ran long on a handful of SMs while the others idled, ~2x slower on the full
+//    view.) Survivors run blocks of N steps with a single escape test; on escape the lane redoes
+//    the block step by step from its saved start, so k stays exact.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,9 +58,13 @@ constexpr int kMaxTileRounds = 8;
 // colorize(), i.e. the same colour or one level off in a channel.
 constexpr int kPaletteExpansion = 8;
 constexpr int kExpandedPaletteSize = kPaletteTableSize * kPaletteExpansion;
-// Statistics go to striped counters (one atomicAdd per warp on one of these), summed on the host:
-// a single counter would serialise tens of thousands of atomics in one L2 slice.
-constexpr int kCounterStripes = 128;
+// Statistics: each block sums its threads' counts in shared memory and adds them with one atomic
+// pair to one of kCounterStripes stripes (each on its own 128-byte line, so the atomics spread
+// over L2 slices instead of queueing at one address); the host adds the stripes up.
+constexpr int kCounterStripes = 64;
+constexpr int kStripeWords = 16;  // 128 bytes
+// Two more 128-byte lines after the stripes hold the queue's count and head.
+constexpr size_t kCounterBytes = size_t(kCounterStripes + 2) * kStripeWords * sizeof(unsigned long long);
 
 struct KernelParams {
     PixelGrid grid;
@@ -69,12 +74,20 @@ struct KernelParams {
     int tile_rounds = 4;
     bool cardioid_bulb = true;
     double palette_scale = 0.0;   // expanded-table entries per unit of mu
-    double palette_offset = 0.0;  // expanded-table entries
+    double palette_offset = 0.0;  // expanded-table entries, reduced to [0, kExpandedPaletteSize)
+    float palette_scale_f = 0.0f;
+    float palette_offset_f = 0.0f;
     const uint32_t* palette = nullptr;
     uint32_t interior_rgba = 0;
     uint32_t* rgba = nullptr;     // may be null
     float* mu = nullptr;          // may be null
-    unsigned long long* counters = nullptr;  // [kCounterStripes][2]: iterations, escaped pixels
+    unsigned long long* counters = nullptr;  // [kCounterStripes][kStripeWords]: iterations, escaped
+    // The survivors' queue (phase 1 -> phase 2): pixel index (y * rect_width + x) and z.
+    int* queue_count = nullptr;  // entries appended by the tile kernel
+    int* queue_head = nullptr;   // entries taken by the survivors kernel
+    int* queue_pixel = nullptr;
+    void* queue_zr = nullptr;    // T[]
+    void* queue_zi = nullptr;
 };
 
 template <typename T>
@@ -150,10 +163,16 @@ __device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
     return mu > 0.0f ? mu : 0.0f;  // NaN or negative -> 0, like smooth_mu
 }
 
+// The palette entry for mu. In float while the position stays below 2^19 entries (error < 1/32
+// of an expanded entry: mu below ~6,000 at density 1), else in double like colorize().
 __device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
     if (!(mu >= 0.0f)) return p.interior_rgba;
-    double position = __fma_rn(double(mu), p.palette_scale, p.palette_offset);
-    long long entry = __double2ll_rd(position);
+    const float position = __fmaf_rn(mu, p.palette_scale_f, p.palette_offset_f);
+    long long entry;
+    if (fabsf(position) < 524288.0f)
+        entry = __float2int_rd(position);
+    else
+        entry = __double2ll_rd(__fma_rn(double(mu), p.palette_scale, p.palette_offset));
     return __ldg(p.palette + (entry & (kExpandedPaletteSize - 1)));
 }
 
@@ -163,22 +182,34 @@ __device__ __forceinline__ void write_pixel(const KernelParams& p, int x, int y,
     if (p.mu) p.mu[i] = mu;
 }
 
-// Per-lane statistics, reduced per warp and added to one stripe of the counters.
+// Per-thread statistics, summed per block (shuffles, then shared memory) and added to one stripe.
 struct LaneStats {
     unsigned long long iterations = 0;
     unsigned escaped = 0;
 };
 
-__device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s) {
+// Every thread of the block must call this (it has a barrier). `thread` is the linear thread index.
+__device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s, int thread, int threads) {
+    __shared__ unsigned long long warp_iterations[32];
+    __shared__ unsigned warp_escaped[32];
     for (int offset = 16; offset > 0; offset >>= 1) {
         s.iterations += __shfl_xor_sync(kFullMask, s.iterations, offset);
         s.escaped += __shfl_xor_sync(kFullMask, s.escaped, offset);
     }
-    if ((threadIdx.x & 31) == 0 && (s.iterations || s.escaped)) {
-        unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
-        unsigned stripe = (block * (blockDim.x / 32) + threadIdx.x / 32) % kCounterStripes;
-        atomicAdd(&p.counters[2 * stripe], s.iterations);
-        atomicAdd(&p.counters[2 * stripe + 1], (unsigned long long)s.escaped);
+    if ((thread & 31) == 0) {
+        warp_iterations[thread >> 5] = s.iterations;
+        warp_escaped[thread >> 5] = s.escaped;
+    }
+    __syncthreads();
+    if (thread == 0) {
+        unsigned long long iterations = 0, escaped = 0;
+        for (int w = 0; w < threads / 32; ++w) {
+            iterations += warp_iterations[w];
+            escaped += warp_escaped[w];
+        }
+        const unsigned stripe = (blockIdx.y * gridDim.x + blockIdx.x) % kCounterStripes;
+        if (iterations) atomicAdd(&p.counters[stripe * kStripeWords], iterations);
+        if (escaped) atomicAdd(&p.counters[stripe * kStripeWords + 1], escaped);
     }
 }
 
@@ -197,15 +228,48 @@ __device__ __forceinline__ unsigned lanemask_lt() {
     return m;
 }
 
+// Steps one by one from iteration k up to `limit`, testing every step; returns true at the first
+// escape (k is then its iteration and n its |z|^2). Unrolled by four with one loop test per four
+// steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch).
+template <typename T, bool kFused>
+__device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    while (k <= limit - 4) {
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 1; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 2; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 3; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 4; return true; }
+        k += 4;
+    }
+    while (k < limit) {
+        step<T, kFused>(o, cr, ci);
+        ++k;
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) return true;
+    }
+    return false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-// The tile kernel. Template: precision, arithmetic, block length N of phase 2, periodicity.
-template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
-__global__ void __launch_bounds__(kBlockThreads)
+// Phase 1, the tile kernel: one block per 32 x (8 * rounds) tile, each warp an 8x4 sub-tile per
+// round (neighbours share their fate), S iterations per pixel tested one by one. Escaped and
+// interior pixels are written; the survivors are gathered in shared memory and appended to the
+// global queue with one atomic per block (coalesced copy).
+template <typename T, bool kFused>
+__global__ void __launch_bounds__(kBlockThreads, 8)  // <= 32 registers: full occupancy
 mandelbrot_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    __shared__ int queue_count, queue_head;
+    __shared__ int queue_count, queue_base;
     const int tile_height = kRoundHeight * p.tile_rounds;
     const int capacity = kTileWidth * tile_height;
     T* tile_cr = reinterpret_cast<T*>(shared_bytes);        // kTileWidth
@@ -226,61 +290,50 @@ mandelbrot_kernel(KernelParams p) {
     else if (threadIdx.x < kTileWidth + tile_height)
         tile_ci[threadIdx.x - kTileWidth] =
             T(p.grid.im(p.rect_y + tile_y + int(threadIdx.x) - kTileWidth));
-    if (threadIdx.x == 0) queue_count = queue_head = 0;
+    if (threadIdx.x == 0) queue_count = 0;
     __syncthreads();
 
     LaneStats stats;
-
-    // ---- Phase 1: S iterations for every pixel, tested one by one ----
     const int first = p.first_phase_iterations;
     for (int round = 0; round < p.tile_rounds; ++round) {
         const int col = (warp & 3) * 8 + (lane & 7);
         const int row = round * kRoundHeight + (warp >> 2) * 4 + (lane >> 3);
         const int x = tile_x + col, y = tile_y + row;
-        const bool live = x < p.rect_width && y < p.rect_height;
         bool survivor = false;
         Orbit<T> o;
-        if (live) {
+        if (x < p.rect_width && y < p.rect_height) {
             const T cr = tile_cr[col], ci = tile_ci[row];
-            float mu = kInteriorMu;
             if (p.cardioid_bulb && known_interior(cr, ci)) {
-                write_pixel(p, x, y, mu);  // interior without iterating: costs 0 iterations
+                write_pixel(p, x, y, kInteriorMu);  // interior without iterating: costs 0 iterations
             } else {
-                int k = 0;
-                // While |c|^2 <= 12, |z_1| <= 3.47, |z_2| <= 15.5, |z_3| <= 243 < 256: the first
-                // three steps cannot escape (a 5% margin, far above rounding), so skip their tests.
-                if (first >= 3 && cr * cr + ci * ci <= T(12)) {
-                    step<T, kFused>(o, cr, ci);
-                    step<T, kFused>(o, cr, ci);
-                    step<T, kFused>(o, cr, ci);
-                    k = 3;
-                }
-                bool escaped = false;
-                T n = 0;
-#pragma unroll 4
-                for (; k < first;) {
-                    step<T, kFused>(o, cr, ci);
-                    ++k;
-                    n = norm<T, kFused>(o);
-                    if (n > bailout_squared) {
-                        escaped = true;
-                        break;
+                // z_1 = c (the reference's 0*0 - 0*0 + c has the same value), so k starts at 1.
+                o = orbit_at(cr, ci);
+                int k = 1;
+                T n = norm<T, kFused>(o);
+                bool escaped = n > bailout_squared;
+                if (!escaped) {
+                    // While |c|^2 <= 12: |z_2| <= 15.5 and |z_3| <= 243 < 256, so steps 2 and 3
+                    // cannot escape (a 5% margin, far above rounding): no test for them.
+                    if (first >= 3 && n <= T(12)) {
+                        step<T, kFused>(o, cr, ci);
+                        step<T, kFused>(o, cr, ci);
+                        k = 3;
                     }
+                    escaped = iterate_checked<T, kFused>(o, cr, ci, k, first, n);
                 }
                 if (escaped) {
-                    mu = fast_smooth_mu(k, n);
                     stats.iterations += unsigned(k);
                     ++stats.escaped;
-                    write_pixel(p, x, y, mu);
+                    write_pixel(p, x, y, fast_smooth_mu(k, n));
                 } else if (k >= max_iterations) {
                     stats.iterations += unsigned(k);
-                    write_pixel(p, x, y, mu);
+                    write_pixel(p, x, y, kInteriorMu);
                 } else {
                     survivor = true;
                 }
             }
         }
-        // Queue the survivors, one shared-memory atomic per warp.
+        // Queue the survivors in shared memory, one shared atomic per warp.
         const unsigned survivors = __ballot_sync(kFullMask, survivor);
         if (survivors) {
             int base = 0;
@@ -295,47 +348,90 @@ mandelbrot_kernel(KernelParams p) {
         }
     }
     __syncthreads();
+    // Append them to the global queue: one global atomic per block, then a coalesced copy.
+    const int count = queue_count;
+    if (count > 0) {
+        if (threadIdx.x == 0) queue_base = atomicAdd(p.queue_count, count);
+        __syncthreads();
+        const int base = queue_base;
+        T* global_zr = static_cast<T*>(p.queue_zr);
+        T* global_zi = static_cast<T*>(p.queue_zi);
+        for (int i = threadIdx.x; i < count; i += kBlockThreads) {
+            const int pixel = queue_pixel[i];
+            p.queue_pixel[base + i] = (tile_y + (pixel >> 5)) * p.rect_width + tile_x + (pixel & (kTileWidth - 1));
+            global_zr[base + i] = queue_zr[i];
+            global_zi[base + i] = queue_zi[i];
+        }
+    }
+    flush_stats(p, stats, threadIdx.x, kBlockThreads);
+}
 
-    // ---- Phase 2: the survivors, shared out among the warps, N steps per escape test ----
-    // Each lane holds one pixel; when it finishes, the lane takes the next queued one (one
-    // shared-memory atomic per warp and refill). Periodicity (Brent) compares z with a saved value
-    // at the end of every block and saves z after 1, 2, 4, 8... blocks. An orbit that repeats
-    // exactly is periodic in this arithmetic, so the pixel never escapes: the reference, which
-    // compares every step, marks it interior too. Comparing only every N steps finds the same
-    // orbits (every exactly periodic orbit, once the save interval exceeds lcm(period, N)), later
-    // by at most a few blocks; only the iteration statistic differs from the reference's.
-    const int queued = queue_count;
+// Phase 2, the survivors kernel: a persistent grid shares the queue out. Each warp takes chunks
+// of kChunk entries (one global atomic per chunk) and refills a lane as soon as its pixel is done,
+// so long-lived pixels are packed into full warps spread over every SM, instead of one block
+// working through its own tile's survivors while the rest of the GPU idles. Survivors run blocks
+// of N steps with one escape test; on escape the lane goes back to the block's start and repeats
+// it step by step, so k stays exact. Periodicity (Brent) compares z with a saved value at the end
+// of every block and saves z after 1, 2, 4, 8... blocks. An orbit that repeats exactly is periodic
+// in this arithmetic, so the pixel never escapes: the reference, which compares every step, marks
+// it interior too. Comparing only every N steps finds the same orbits (once the save interval
+// exceeds lcm(period, N)), a few blocks later; only the iteration statistic differs.
+constexpr int kChunk = 32;
+
+template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+__global__ void __launch_bounds__(kBlockThreads)
+mandelbrot_survivors_kernel(KernelParams p) {
+    const int lane = threadIdx.x & 31;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const int max_iterations = p.max_iterations;
+    const int queued = *p.queue_count;  // written by the tile kernel, which has finished
+    LaneStats stats;
     if (queued > 0) {
-        bool drained = false;  // warp-uniform: no entries left to take
+        bool drained = false;                    // warp-uniform: the queue has no entries left
+        int chunk_next = 0, chunk_end = 0;       // warp-uniform: this warp's entries to hand out
         bool have = false;
-        int pixel = 0, k = 0;
+        int x = 0, y = 0, k = 0;
         T cr = 0, ci = 0;
         Orbit<T> o;
         T saved_zr = 0, saved_zi = 0;
         int blocks = 0, next_save = 1;
         for (;;) {
-            if (!drained) {
-                const unsigned need = __ballot_sync(kFullMask, !have);
-                if (need) {
-                    const int n = __popc(need);
-                    int base = 0;
-                    if (lane == 0) base = atomicAdd(&queue_head, n);
-                    base = __shfl_sync(kFullMask, base, 0);
-                    if (base + n >= queued) drained = true;
-                    const int slot = base + __popc(need & lanemask_lt());
-                    if (!have && slot < queued) {
-                        pixel = queue_pixel[slot];
-                        cr = tile_cr[pixel & (kTileWidth - 1)];
-                        ci = tile_ci[pixel >> 5];
-                        o = orbit_at(queue_zr[slot], queue_zi[slot]);
-                        k = first;
-                        saved_zr = o.zr;
-                        saved_zi = o.zi;
-                        blocks = 0;
-                        next_save = 1;
-                        have = true;
+            // Refill the idle lanes from the warp's chunk, taking new chunks as needed.
+            unsigned need = drained ? 0u : __ballot_sync(kFullMask, !have);
+            while (need) {
+                if (chunk_next >= chunk_end) {
+                    int start = 0;
+                    if (lane == 0) start = atomicAdd(p.queue_head, kChunk);
+                    start = __shfl_sync(kFullMask, start, 0);
+                    if (start >= queued) {
+                        drained = true;
+                        break;
                     }
+                    chunk_next = start;
+                    chunk_end = min(start + kChunk, queued);
                 }
+                const int available = chunk_end - chunk_next;
+                const int rank = __popc(need & lanemask_lt());
+                const bool mine = ((need >> lane) & 1u) && rank < available;
+                if (mine) {
+                    const int entry = chunk_next + rank;
+                    const int pixel = p.queue_pixel[entry];
+                    y = pixel / p.rect_width;
+                    x = pixel - y * p.rect_width;
+                    cr = T(p.grid.re(p.rect_x + x));
+                    ci = T(p.grid.im(p.rect_y + y));
+                    o = orbit_at(static_cast<const T*>(p.queue_zr)[entry], static_cast<const T*>(p.queue_zi)[entry]);
+                    k = p.first_phase_iterations;
+                    saved_zr = o.zr;
+                    saved_zi = o.zi;
+                    blocks = 0;
+                    next_save = 1;
+                    have = true;
+                }
+                const int taken = min(__popc(need), available);
+                chunk_next += taken;
+                need = __ballot_sync(kFullMask, !have);
+                if (chunk_next < chunk_end) need = 0;  // every idle lane got an entry
             }
             if (!__any_sync(kFullMask, have)) break;
 
@@ -372,25 +468,15 @@ mandelbrot_kernel(KernelParams p) {
 
             if (periodic) {
                 stats.iterations += unsigned(k);
-                write_pixel(p, tile_x + (pixel & (kTileWidth - 1)), tile_y + (pixel >> 5), kInteriorMu);
+                write_pixel(p, x, y, kInteriorMu);
                 have = false;
             }
             if (finish) {
                 // Step by step up to N more iterations (or to max_iterations): after a block that
                 // escaped this finds the exact escape step, since it repeats the same operations.
                 const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
-                bool escaped = false;
                 T n = 0;
-                while (k < limit) {
-                    step<T, kFused>(o, cr, ci);
-                    ++k;
-                    n = norm<T, kFused>(o);
-                    if (n > bailout_squared) {
-                        escaped = true;
-                        break;
-                    }
-                }
-                const int x = tile_x + (pixel & (kTileWidth - 1)), y = tile_y + (pixel >> 5);
+                const bool escaped = iterate_checked<T, kFused>(o, cr, ci, k, limit, n);
                 if (escaped) {
                     stats.iterations += unsigned(k);
                     ++stats.escaped;
@@ -406,7 +492,7 @@ mandelbrot_kernel(KernelParams p) {
             }
         }
     }
-    flush_stats(p, stats);
+    flush_stats(p, stats, threadIdx.x, kBlockThreads);
 }
 
 // The baseline: one pixel per thread in 16x16 blocks, the escape test every iteration, written
@@ -436,22 +522,27 @@ __global__ void mandelbrot_naive_kernel(KernelParams p) {
         stats.iterations = unsigned(k > p.max_iterations ? p.max_iterations : k);
         write_pixel(p, x, y, mu);
     }
-    flush_stats(p, stats);
+    flush_stats(p, stats, threadIdx.y * 16 + threadIdx.x, 256);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
 // Persistent state: device buffers kept between frames (resized only when they must grow), so a
-// frame costs the kernel, one small memset and one small copy of the counters.
+// frame costs the kernels, one small memset and one small copy of the counters.
 struct CudaState {
     std::mutex mutex;
     int device = -1;
+    int sm_count = 0;
     uint32_t* palette = nullptr;  // kExpandedPaletteSize entries
     std::vector<uint32_t> palette_source;  // the table it was made from (+ interior colour)
     unsigned long long* counters = nullptr;
     unsigned long long* host_counters = nullptr;  // pinned
     cudaEvent_t start = nullptr, stop = nullptr;
+    int* queue_pixel = nullptr;  // the survivors' queue, room for queue_pixels entries
+    void* queue_zr = nullptr;    // 8 bytes per entry, enough for either precision
+    void* queue_zi = nullptr;
+    size_t queue_pixels = 0;
     uint8_t* rgba = nullptr;  // for mandelbrot_cuda_to_host
     size_t rgba_bytes = 0;
     float* mu = nullptr;
@@ -462,6 +553,9 @@ struct CudaState {
         cudaFree(palette);
         cudaFree(counters);
         cudaFreeHost(host_counters);
+        cudaFree(queue_pixel);
+        cudaFree(queue_zr);
+        cudaFree(queue_zi);
         cudaFree(rgba);
         cudaFree(mu);
         if (start) cudaEventDestroy(start);
@@ -469,6 +563,9 @@ struct CudaState {
         palette = nullptr;
         counters = nullptr;
         host_counters = nullptr;
+        queue_pixel = nullptr;
+        queue_zr = queue_zi = nullptr;
+        queue_pixels = 0;
         rgba = nullptr;
         mu = nullptr;
         start = stop = nullptr;
@@ -489,12 +586,28 @@ void ensure_device_state(CudaState& s) {
     CUDA_CHECK(cudaGetDevice(&device));
     if (s.device == device) return;
     s.release();
+    CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaMalloc(&s.palette, kExpandedPaletteSize * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&s.counters, 2 * kCounterStripes * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMallocHost(&s.host_counters, 2 * kCounterStripes * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMalloc(&s.counters, kCounterBytes));
+    CUDA_CHECK(cudaMallocHost(&s.host_counters, kCounterBytes));
     CUDA_CHECK(cudaEventCreate(&s.start));
     CUDA_CHECK(cudaEventCreate(&s.stop));
     s.device = device;
+}
+
+// Room in the survivors' queue for every pixel of a frame (in the worst case all survive phase 1).
+void ensure_queue(CudaState& s, size_t pixels) {
+    if (s.queue_pixels >= pixels) return;
+    CUDA_CHECK(cudaFree(s.queue_pixel));
+    CUDA_CHECK(cudaFree(s.queue_zr));
+    CUDA_CHECK(cudaFree(s.queue_zi));
+    s.queue_pixel = nullptr;
+    s.queue_zr = s.queue_zi = nullptr;
+    s.queue_pixels = 0;
+    CUDA_CHECK(cudaMalloc(&s.queue_pixel, pixels * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&s.queue_zr, pixels * sizeof(double)));
+    CUDA_CHECK(cudaMalloc(&s.queue_zi, pixels * sizeof(double)));
+    s.queue_pixels = pixels;
 }
 
 // Uploads the expanded palette when it differs from the one on the device.
@@ -513,44 +626,52 @@ void upload_palette(CudaState& s, const PaletteTable& palette) {
     s.palette_source = std::move(source);
 }
 
+// The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
 template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
-void launch_tile_kernel(const KernelParams& p, dim3 grid, size_t shared_bytes) {
-    auto kernel = mandelbrot_kernel<T, kFused, kBlockSteps, kPeriodicity>;
-    // Above 48 KB of dynamic shared memory a kernel must opt in (only for 8-round FP64 tiles).
-    if (shared_bytes > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(shared_bytes)));
-    kernel<<<grid, kBlockThreads, shared_bytes>>>(p);
+void launch_survivors_kernel(const KernelParams& p, int sm_count) {
+    auto kernel = mandelbrot_survivors_kernel<T, kFused, kBlockSteps, kPeriodicity>;
+    static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
+    if (blocks_per_sm == 0) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
+        blocks_per_sm = std::max(blocks_per_sm, 1);
+    }
+    kernel<<<sm_count * blocks_per_sm, kBlockThreads>>>(p);
 }
 
-template <typename T, bool kFused, int kBlockSteps>
-void launch_tile_kernel(const KernelParams& p, bool periodicity, dim3 grid, size_t shared_bytes) {
-    if (periodicity) launch_tile_kernel<T, kFused, kBlockSteps, true>(p, grid, shared_bytes);
-    else launch_tile_kernel<T, kFused, kBlockSteps, false>(p, grid, shared_bytes);
+template <typename T, bool kFused>
+void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
+    auto go = [&](auto steps_tag) {
+        constexpr int kSteps = decltype(steps_tag)::value;
+        if (periodicity) launch_survivors_kernel<T, kFused, kSteps, true>(p, sm_count);
+        else launch_survivors_kernel<T, kFused, kSteps, false>(p, sm_count);
+    };
+    switch (tuning.block_steps) {
+        case 8: go(std::integral_constant<int, 8>{}); break;
+        case 16: go(std::integral_constant<int, 16>{}); break;
+        default: go(std::integral_constant<int, 32>{}); break;
+    }
 }
 
 template <typename T>
-void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity) {
+void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
     if (tuning.naive) {
         dim3 grid((p.rect_width + 15) / 16, (p.rect_height + 15) / 16);
         mandelbrot_naive_kernel<T><<<grid, dim3(16, 16)>>>(p);
+        CUDA_CHECK_LAUNCH();
         return;
     }
     const int tile_height = kRoundHeight * p.tile_rounds;
     const int capacity = kTileWidth * tile_height;
     const size_t shared_bytes = sizeof(T) * (kTileWidth + tile_height + 2 * size_t(capacity)) +
                                 sizeof(unsigned short) * capacity;
-    dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
-    auto go = [&](auto fused_tag) {
-        constexpr bool kFused = decltype(fused_tag)::value;
-        switch (tuning.block_steps) {
-            case 8: launch_tile_kernel<T, kFused, 8>(p, periodicity, grid, shared_bytes); break;
-            case 16: launch_tile_kernel<T, kFused, 16>(p, periodicity, grid, shared_bytes); break;
-            case 32: launch_tile_kernel<T, kFused, 32>(p, periodicity, grid, shared_bytes); break;
-        }
-    };
-    if (tuning.fused_multiply_add) go(std::true_type{});
-    else go(std::false_type{});
+    const dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
+    if (tuning.fused_multiply_add) mandelbrot_kernel<T, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+    else mandelbrot_kernel<T, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+    CUDA_CHECK_LAUNCH();
+    if (p.max_iterations <= p.first_phase_iterations) return;  // nobody survives phase 1
+    if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, sm_count);
+    else launch_survivors_kernel<T, false>(p, tuning, periodicity, sm_count);
+    CUDA_CHECK_LAUNCH();
 }
 
 void check_tuning(const CudaTuning& t) {
@@ -573,6 +694,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
         throw std::invalid_argument("the RGBA output must be 4-byte aligned");
     ensure_device_state(s);
     upload_palette(s, palette);
+    ensure_queue(s, size_t(rect.width) * size_t(rect.height));
 
     FrameStats stats;
     stats.precision = resolve_precision(view, precision);
@@ -591,28 +713,34 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     // colorize(): table position = mu * density / 100 * size + offset * size; here in entries of
     // the 8x finer table.
     p.palette_scale = view.palette_density / 100.0 * kExpandedPaletteSize;
-    p.palette_offset = view.palette_offset * kExpandedPaletteSize;
+    p.palette_offset = std::fmod(view.palette_offset * kExpandedPaletteSize, double(kExpandedPaletteSize));
+    if (p.palette_offset < 0.0) p.palette_offset += kExpandedPaletteSize;  // the palette is cyclic
+    p.palette_scale_f = float(p.palette_scale);
+    p.palette_offset_f = float(p.palette_offset);
     p.palette = s.palette;
     p.interior_rgba = palette.interior_rgba;
     p.rgba = reinterpret_cast<uint32_t*>(rgba_device);
     p.mu = mu_device;
     p.counters = s.counters;
+    p.queue_count = reinterpret_cast<int*>(s.counters + kCounterStripes * kStripeWords);
+    p.queue_head = reinterpret_cast<int*>(s.counters + (kCounterStripes + 1) * kStripeWords);
+    p.queue_pixel = s.queue_pixel;
+    p.queue_zr = s.queue_zr;
+    p.queue_zi = s.queue_zi;
 
-    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 2 * kCounterStripes * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, kCounterBytes));
     CUDA_CHECK(cudaEventRecord(s.start));
-    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity);
-    else launch<double>(p, tuning, shortcuts.periodicity);
-    CUDA_CHECK_LAUNCH();
+    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity, s.sm_count);
+    else launch<double>(p, tuning, shortcuts.periodicity, s.sm_count);
     CUDA_CHECK(cudaEventRecord(s.stop));
-    CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * kCounterStripes * sizeof(unsigned long long),
-                               cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, kCounterBytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaStreamSynchronize(0));
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
     stats.compute_ms = ms;
     for (int i = 0; i < kCounterStripes; ++i) {
-        stats.iterations += s.host_counters[2 * i];
-        stats.escaped_pixels += s.host_counters[2 * i + 1];
+        stats.iterations += s.host_counters[i * kStripeWords];
+        stats.escaped_pixels += s.host_counters[i * kStripeWords + 1];
     }
     return stats;
 }
@@ -622,21 +750,26 @@ __global__ void probe_kernel() {}
 
 }  // namespace
 
-CudaTuning default_cuda_tuning(Precision precision) {
+// Exact arithmetic in both precisions: with FMA, last-bit differences grow through chaotic orbits
+// until 0.2% (seahorse valley, FP64) to 2.7% (FP32) of the pixels change their escape count,
+// measured on the H100 (tests/test_mandelbrot_cuda.cpp); the FMA form is ~15% faster.
+CudaTuning default_cuda_tuning(Precision) {
     CudaTuning t;
-    t.fused_multiply_add = precision == Precision::Fp64;
-    t.block_steps = 16;
+    t.fused_multiply_add = false;
+    t.block_steps = 32;
     t.first_phase_iterations = 32;
-    t.tile_rounds = 4;
+    t.tile_rounds = 2;
     return t;
 }
 
-// Instructions per iteration of the inner loop (phase 2, shortcuts off), counted in the SASS of
-// the default tuning (cuobjdump -sass on the sm_90 build); the bench divides the machine's
-// lane-cycles by this for its "% of limit" figure. See the comment at the end of this file.
+// Instructions per iteration of the phase-2 loop (shortcuts off) in the SASS of the default
+// tuning (cuobjdump -sass of the sm_90 build, FP32 exact N=32: 32 x 6 arithmetic + 1 |z|^2 +
+// 1 compare + the loop's bookkeeping, per 32 iterations). FP32 work is issue-bound (every
+// instruction takes an issue slot of a 32-lane FP32 partition), so for FP32 this counts all
+// instructions; for FP64 only those on the FP64 pipe (the integer bookkeeping issues in between).
 double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
-    if (precision == Precision::Fp64) return 5.125;  // FP64-pipe instructions: 5 per step + 2 per 16
-    return 6.5;                                      // all issued instructions: 6 per step + 8 per 16
+    if (precision == Precision::Fp64) return 6.0625;  // (32 x 6 + DADD + DSETP) / 32
+    return 6.625;                                     // (32 x 6 + 20) / 32
 }
 
 bool cuda_available(std::string* reason) {

@@ -12,10 +12,10 @@ struct CudaTuning {
     bool naive = false;              // baseline: one pixel per thread, escape test every iteration
     bool fused_multiply_add = false; // x^2 - y^2 with one FMA (one instruction less per iteration)
                                      // instead of the reference's separately rounded products
-    int block_steps = 16;            // N: iterations between escape tests in the second phase (8, 16, 32)
+    int block_steps = 32;            // N: iterations between escape tests in the second phase (8, 16, 32)
     int first_phase_iterations = 32; // S: iterations every pixel gets, tested one by one, before the
                                      // survivors are queued and shared out among the block's warps
-    int tile_rounds = 4;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
+    int tile_rounds = 2;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
 };
 
 // The tuning mandelbrot_cuda uses for a precision (Fp32 or Fp64).

@@ -390,8 +390,10 @@ TEST(MandelbrotCuda, IterationCountsMatchTheReference) {
 }
 
 // Every knob setting draws the same picture. Variants with the reference's arithmetic must agree
-// with it bit for bit in iterations (a strong check of the block-and-redo logic); the FMA variants
-// and the naive kernel (also FMA) within the 99.9% rule.
+// with it exactly (same escaped pixels and, shortcuts off, the same iteration total: a strong check
+// of the block-and-redo logic). The FMA variants agree bit for bit with each other; against the
+// reference they move chaotic pixels (2.7% of the seahorse valley in FP32), so only a loose sanity
+// bound applies there, as for the naive baseline (also FMA, in nvcc's default contraction order).
 TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
     SKIP_WITHOUT_CUDA();
     std::vector<ms::CudaTuning> tunings;
@@ -415,6 +417,11 @@ TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
     ms::CudaTuning naive;
     naive.naive = true;
     tunings.push_back(naive);
+    ms::CudaTuning fused_reference;  // what every FMA variant must reproduce exactly
+    fused_reference.fused_multiply_add = true;
+    fused_reference.block_steps = 32;
+    fused_reference.first_phase_iterations = 7;
+    fused_reference.tile_rounds = 1;
 
     std::vector<NamedView> views = {
         {"seahorse valley", make_view("-0.7453", "0.1127", 150.0, 301, 187, 700), true},
@@ -428,6 +435,7 @@ TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
             for (bool shortcuts : {false, true}) {
                 const ms::Shortcuts s{shortcuts, shortcuts};
                 Frame ref = reference_frame(v.view, precision, {false, false});
+                Frame fused = gpu_frame_tuned(v.view, precision, {false, false}, fused_reference);
                 for (const ms::CudaTuning& t : tunings) {
                     if (t.naive && shortcuts) continue;  // the baseline has no shortcuts
                     Frame gpu = gpu_frame_tuned(v.view, precision, s, t);
@@ -436,17 +444,27 @@ TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
                                   v.view.max_iterations, ms::precision_name(precision),
                                   shortcuts ? " shortcuts" : "", t.naive ? "naive" : t.fused_multiply_add ? "fma" : "exact",
                                   t.block_steps, t.first_phase_iterations, t.tile_rounds);
-                    Agreement a = compare_to_reference(what, ref.mu, gpu.mu, v.view.width);
-                    EXPECT_EQ(a.mu_mismatches, 0u) << what;
-                    if (!t.naive && !t.fused_multiply_add) {
+                    if (t.naive) {
+                        Agreement a = compare_to_reference(what, ref.mu, gpu.mu, v.view.width);
+                        EXPECT_LE(a.count_mismatch_fraction, 0.05) << what;
+                        EXPECT_NEAR(double(gpu.stats.iterations), double(ref.stats.iterations),
+                                    0.05 * double(ref.stats.iterations)) << what;
+                    } else if (t.fused_multiply_add) {
+                        EXPECT_EQ(ms::test::validate_result(what, fused.mu.data(), gpu.mu.data(), gpu.mu.size(),
+                                                            0.0, 0.0, v.view.width)
+                                      .mismatches,
+                                  0u);
+                        EXPECT_EQ(gpu.stats.escaped_pixels, fused.stats.escaped_pixels) << what;
+                        if (!shortcuts) EXPECT_EQ(gpu.stats.iterations, fused.stats.iterations) << what;
+                    } else {
                         // Counts recovered from mu can flip where mu + log2(ln R) lies within an
                         // ulp of an integer (mu differs from the reference's by ~1e-6): hence not
-                        // exactly 0. The integer statistics below are exact.
+                        // exactly 0. The integer statistics are exact.
+                        Agreement a = compare_to_reference(what, ref.mu, gpu.mu, v.view.width);
                         EXPECT_LE(a.count_mismatch_fraction, 1e-4) << what;
+                        EXPECT_EQ(a.mu_mismatches, 0u) << what;
                         EXPECT_EQ(gpu.stats.escaped_pixels, ref.stats.escaped_pixels) << what;
                         if (!shortcuts) EXPECT_EQ(gpu.stats.iterations, ref.stats.iterations) << what;
-                    } else {
-                        EXPECT_LE(a.count_mismatch_fraction, 0.001) << what;
                     }
                 }
             }
@@ -585,23 +603,23 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
         ms::CudaTuning naive;
         naive.naive = true;
         variants.push_back(naive);
+        variants.push_back(ms::default_cuda_tuning(p));
         for (bool fused : {false, true})
-            for (int steps : {8, 16, 32}) {
+            for (int steps : {16, 32}) {
                 ms::CudaTuning t = ms::default_cuda_tuning(p);
                 t.fused_multiply_add = fused;
                 t.block_steps = steps;
-                variants.push_back(t);
+                if (!(t.fused_multiply_add == variants[1].fused_multiply_add && steps == variants[1].block_steps))
+                    variants.push_back(t);
             }
         double naive_rate = 0.0;
         for (const ms::CudaTuning& t : variants) {
             Measurement m = measure(interior, p, {false, false}, t, rgba, 3);
-            print("all-interior", p, {false, false}, t, m);
+            print(t.naive || &t != &variants[1] ? "all-interior" : "all-interior DEFAULT", p, {false, false}, t, m);
             const double rate = double(m.stats.iterations) / (m.median_ms * 1e-3);
             if (t.naive) naive_rate = rate;
             else std::printf("%64s  %.2fx the naive kernel\n", "", rate / naive_rate);
         }
-        Measurement def = measure(interior, p, {false, false}, ms::default_cuda_tuning(p), rgba, 5);
-        print("all-interior DEFAULT", p, {false, false}, ms::default_cuda_tuning(p), def);
     }
 
     // 2. Default full view at 4K, 1,000 iterations: shortcuts on vs off.
@@ -615,19 +633,17 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
             t.first_phase_iterations = first;
             variants.push_back(t);
         }
-        for (int rounds : {2, 8}) {
+        for (int rounds : {1, 4}) {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
             t.tile_rounds = rounds;
             variants.push_back(t);
         }
-        for (int steps : {8, 32}) {
-            ms::CudaTuning t = ms::default_cuda_tuning(p);
-            t.block_steps = steps;
-            variants.push_back(t);
-        }
         {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
-            t.fused_multiply_add = !t.fused_multiply_add;
+            t.block_steps = 16;
+            variants.push_back(t);
+            t = ms::default_cuda_tuning(p);
+            t.fused_multiply_add = true;
             variants.push_back(t);
         }
         ms::CudaTuning naive;
@@ -637,16 +653,48 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
         for (const ms::CudaTuning& t : variants) {
             Measurement off = measure(full, p, {false, false}, t, rgba, 21);
             Measurement on = measure(full, p, {true, true}, t, rgba, 21);
-            print("default view", p, {false, false}, t, off);
-            print("default view", p, {true, true}, t, on);
+            print(&t == &variants[0] ? "default view DEFAULT" : "default view", p, {false, false}, t, off);
+            print(&t == &variants[0] ? "default view DEFAULT" : "default view", p, {true, true}, t, on);
             std::printf("%64s  shortcuts: %.2fx faster (%.3f -> %.3f ms); vs naive kernel: %.2fx\n", "",
                         off.median_ms / on.median_ms, off.median_ms, on.median_ms, n.median_ms / on.median_ms);
         }
+        // Where the time goes (default tuning): each shortcut alone; no output at all; fewer
+        // iterations (1: only the per-pixel fixed cost; 8 and 32: phase 1 only).
+        const ms::CudaTuning d = ms::default_cuda_tuning(p);
         for (ms::Shortcuts s : {ms::Shortcuts{true, false}, ms::Shortcuts{false, true}}) {
-            Measurement m = measure(full, p, s, ms::default_cuda_tuning(p), rgba, 21);
-            std::printf("  only %s: %.3f ms, %.1f it/px\n", s.cardioid_bulb ? "cardioid/bulb" : "periodicity",
+            Measurement m = measure(full, p, s, d, rgba, 21);
+            std::printf("  only %-13s: %.3f ms, %.1f it/px\n", s.cardioid_bulb ? "cardioid/bulb" : "periodicity",
                         m.median_ms, double(m.stats.iterations) / (double(width) * height));
         }
+        for (bool on : {false, true}) {
+            Measurement m = measure(full, p, {on, on}, d, nullptr, 21);
+            std::printf("  no output, shortcuts %-3s: %.3f ms\n", on ? "on" : "off", m.median_ms);
+        }
+        for (int iterations : {1, 8, 32, 100}) {
+            ms::View v = full;
+            v.max_iterations = iterations;
+            for (bool on : {false, true}) {
+                Measurement m = measure(v, p, {on, on}, d, rgba, 21);
+                std::printf("  %4d iterations, shortcuts %-3s: %.3f ms, %.1f it/px\n", iterations, on ? "on" : "off",
+                            m.median_ms, double(m.stats.iterations) / (double(width) * height));
+            }
+        }
+        std::fflush(stdout);
+    }
+    cudaFree(rgba);
+}
+
+// Not a test: four frames for a profiler (ncu --kernel-name regex:mandelbrot_kernel):
+// the default 4K view in FP32 with the default tuning, shortcuts on, on, off, off.
+TEST(MandelbrotCuda, DISABLED_ProfileDefaultView) {
+    SKIP_WITHOUT_CUDA();
+    const ms::View full = make_view("-0.75", "0", 1.0, 3840, 2160, 1000);
+    uint8_t* rgba = nullptr;
+    ASSERT_EQ(cudaMalloc(&rgba, size_t(full.width) * full.height * 4), cudaSuccess);
+    for (bool on : {true, true, false, false}) {
+        ms::FrameStats st = ms::mandelbrot_cuda_tuned(full, ms::Precision::Fp32, {on, on}, test_palette(), {}, rgba,
+                                                      nullptr, ms::default_cuda_tuning(ms::Precision::Fp32));
+        std::printf("shortcuts %s: %.3f ms\n", on ? "on" : "off", st.compute_ms);
     }
     cudaFree(rgba);
 }
