@@ -72,6 +72,7 @@ struct KernelParams {
     int max_iterations = 0;
     int first_phase_iterations = 0;  // S, already clamped to max_iterations
     int tile_rounds = 4;
+    int service_batch = 8;           // lanes waiting before a warp runs its finish/refill path
     bool cardioid_bulb = true;
     double palette_scale = 0.0;   // expanded-table entries per unit of mu
     double palette_offset = 0.0;  // expanded-table entries, reduced to [0, kExpandedPaletteSize)
@@ -177,9 +178,17 @@ __device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
 }
 
 __device__ __forceinline__ void write_pixel(const KernelParams& p, int x, int y, float mu) {
-    size_t i = size_t(y) * size_t(p.rect_width) + size_t(x);
+    const size_t i = size_t(y) * size_t(p.rect_width) + size_t(x);
     if (p.rgba) p.rgba[i] = colour_of(p, mu);
     if (p.mu) p.mu[i] = mu;
+}
+
+// The same with the outputs known at compile time (the tile kernel writes most pixels; this
+// saves the pointer tests) and a 32-bit pixel offset (frames hold fewer than 2^31 pixels).
+template <bool kRgba, bool kMu>
+__device__ __forceinline__ void write_pixel_at(const KernelParams& p, unsigned offset, float mu) {
+    if constexpr (kRgba) p.rgba[offset] = colour_of(p, mu);
+    if constexpr (kMu) p.mu[offset] = mu;
 }
 
 // Per-thread statistics, summed per block (shuffles, then shared memory) and added to one stripe.
@@ -188,14 +197,28 @@ struct LaneStats {
     unsigned escaped = 0;
 };
 
+__device__ __forceinline__ unsigned warp_sum(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(kFullMask, v);  // one REDUX instruction
+#else
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+#endif
+}
+
 // Every thread of the block must call this (it has a barrier). `thread` is the linear thread index.
+// `small`: every thread's iteration count fits 27 bits, so the warp sums fit 32.
+template <bool kSmall = false>
 __device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s, int thread, int threads) {
     __shared__ unsigned long long warp_iterations[32];
     __shared__ unsigned warp_escaped[32];
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        s.iterations += __shfl_xor_sync(kFullMask, s.iterations, offset);
-        s.escaped += __shfl_xor_sync(kFullMask, s.escaped, offset);
+    if constexpr (kSmall) {
+        s.iterations = warp_sum(unsigned(s.iterations));
+    } else {
+        for (int offset = 16; offset > 0; offset >>= 1)
+            s.iterations += __shfl_xor_sync(kFullMask, s.iterations, offset);
     }
+    s.escaped = warp_sum(s.escaped);
     if ((thread & 31) == 0) {
         warp_iterations[thread >> 5] = s.iterations;
         warp_escaped[thread >> 5] = s.escaped;
@@ -265,7 +288,7 @@ __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k,
 // round (neighbours share their fate), S iterations per pixel tested one by one. Escaped and
 // interior pixels are written; the survivors are gathered in shared memory and appended to the
 // global queue with one atomic per block (coalesced copy).
-template <typename T, bool kFused>
+template <typename T, bool kFused, bool kRgba, bool kMu>
 __global__ void __launch_bounds__(kBlockThreads, 8)  // <= 32 registers: full occupancy
 mandelbrot_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -281,7 +304,6 @@ mandelbrot_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int tile_x = blockIdx.x * kTileWidth, tile_y = blockIdx.y * tile_height;
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
-    const int max_iterations = p.max_iterations;
 
     // Pixel centres of the tile's columns and rows, computed once (in double, as PixelGrid does
     // on the host, then rounded to T like the reference).
@@ -293,45 +315,50 @@ mandelbrot_kernel(KernelParams p) {
     if (threadIdx.x == 0) queue_count = 0;
     __syncthreads();
 
-    LaneStats stats;
+    // This thread's column and first row; each round moves down 8 rows.
+    const int col = (warp & 3) * 8 + (lane & 7);
+    const int x = tile_x + col;
+    const T cr = tile_cr[col];
+    const bool column_live = x < p.rect_width;
     const int first = p.first_phase_iterations;
-    for (int round = 0; round < p.tile_rounds; ++round) {
-        const int col = (warp & 3) * 8 + (lane & 7);
-        const int row = round * kRoundHeight + (warp >> 2) * 4 + (lane >> 3);
-        const int x = tile_x + col, y = tile_y + row;
+    const bool may_skip = first >= 3;
+    unsigned iterations = 0, escaped_pixels = 0;  // at most 8 rounds x S each: fits easily
+    int row = (warp >> 2) * 4 + (lane >> 3);
+    for (int round = 0; round < p.tile_rounds; ++round, row += kRoundHeight) {
+        const int y = tile_y + row;
+        const T ci = tile_ci[row];
         bool survivor = false;
         Orbit<T> o;
-        if (x < p.rect_width && y < p.rect_height) {
-            const T cr = tile_cr[col], ci = tile_ci[row];
-            if (p.cardioid_bulb && known_interior(cr, ci)) {
-                write_pixel(p, x, y, kInteriorMu);  // interior without iterating: costs 0 iterations
-            } else {
+        if (column_live && y < p.rect_height) {
+            float mu = kInteriorMu;
+            if (!(p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
                 // z_1 = c (the reference's 0*0 - 0*0 + c has the same value), so k starts at 1.
                 o = orbit_at(cr, ci);
                 int k = 1;
                 T n = norm<T, kFused>(o);
-                bool escaped = n > bailout_squared;
-                if (!escaped) {
-                    // While |c|^2 <= 12: |z_2| <= 15.5 and |z_3| <= 243 < 256, so steps 2 and 3
-                    // cannot escape (a 5% margin, far above rounding): no test for them.
-                    if (first >= 3 && n <= T(12)) {
-                        step<T, kFused>(o, cr, ci);
-                        step<T, kFused>(o, cr, ci);
-                        k = 3;
-                    }
+                bool escaped;
+                if (may_skip && n <= T(12)) {
+                    // |c|^2 <= 12: |z_2| <= 15.5 and |z_3| <= 243 < 256, so steps 1 to 3 cannot
+                    // escape (a 5% margin, far above rounding): no test for them.
+                    step<T, kFused>(o, cr, ci);
+                    step<T, kFused>(o, cr, ci);
+                    k = 3;
                     escaped = iterate_checked<T, kFused>(o, cr, ci, k, first, n);
+                } else {
+                    escaped = n > bailout_squared || iterate_checked<T, kFused>(o, cr, ci, k, first, n);
                 }
                 if (escaped) {
-                    stats.iterations += unsigned(k);
-                    ++stats.escaped;
-                    write_pixel(p, x, y, fast_smooth_mu(k, n));
-                } else if (k >= max_iterations) {
-                    stats.iterations += unsigned(k);
-                    write_pixel(p, x, y, kInteriorMu);
+                    mu = fast_smooth_mu(k, n);
+                    iterations += unsigned(k);
+                    ++escaped_pixels;
+                } else if (k >= p.max_iterations) {
+                    iterations += unsigned(k);
                 } else {
                     survivor = true;
                 }
             }
+            // One write for every pixel finished here (a single store per warp and round).
+            if (!survivor) write_pixel_at<kRgba, kMu>(p, unsigned(y) * unsigned(p.rect_width) + unsigned(x), mu);
         }
         // Queue the survivors in shared memory, one shared atomic per warp.
         const unsigned survivors = __ballot_sync(kFullMask, survivor);
@@ -347,6 +374,9 @@ mandelbrot_kernel(KernelParams p) {
             }
         }
     }
+    LaneStats stats;
+    stats.iterations = iterations;
+    stats.escaped = escaped_pixels;
     __syncthreads();
     // Append them to the global queue: one global atomic per block, then a coalesced copy.
     const int count = queue_count;
@@ -363,7 +393,7 @@ mandelbrot_kernel(KernelParams p) {
             global_zi[base + i] = queue_zi[i];
         }
     }
-    flush_stats(p, stats, threadIdx.x, kBlockThreads);
+    flush_stats<true>(p, stats, threadIdx.x, kBlockThreads);
 }
 
 // Phase 2, the survivors kernel: a persistent grid shares the queue out. Each warp takes chunks
@@ -435,25 +465,28 @@ mandelbrot_survivors_kernel(KernelParams p) {
             }
             if (!__any_sync(kFullMask, have)) break;
 
-            // Blocks of N steps while no lane needs attention.
+            // Blocks of N steps. A lane that needs attention (its block escaped, fewer than N
+            // iterations left, or its orbit repeated) waits until p.service_batch lanes do (or no
+            // lane is still running): the finish and refill paths below then run once for several
+            // lanes instead of once per lane, which is most of phase 2's cost on boundary pixels.
             bool finish = false, periodic = false;
             for (;;) {
-                bool attention = false;
-                if (have) {
+                const bool running = have && !finish && !periodic;
+                if (running) {
                     if (k > max_iterations - kBlockSteps) {
-                        attention = finish = true;  // fewer than N steps left: go one by one
+                        finish = true;  // fewer than N steps left: go one by one
                     } else {
                         const Orbit<T> start = o;
 #pragma unroll
                         for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
                         if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
                             o = start;
-                            attention = finish = true;
+                            finish = true;
                         } else {
                             k += kBlockSteps;
                             if constexpr (kPeriodicity) {
                                 if (o.zr == saved_zr && o.zi == saved_zi) {
-                                    attention = periodic = true;
+                                    periodic = true;
                                 } else if (++blocks == next_save) {
                                     saved_zr = o.zr;
                                     saved_zi = o.zi;
@@ -463,7 +496,9 @@ mandelbrot_survivors_kernel(KernelParams p) {
                         }
                     }
                 }
-                if (__any_sync(kFullMask, attention || (!have && !drained))) break;
+                const unsigned waiting = __ballot_sync(kFullMask, finish || periodic || (!have && !drained));
+                const unsigned still_running = __ballot_sync(kFullMask, have && !finish && !periodic);
+                if (still_running == 0 || __popc(waiting) >= p.service_batch) break;
             }
 
             if (periodic) {
@@ -665,8 +700,15 @@ void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, i
     const size_t shared_bytes = sizeof(T) * (kTileWidth + tile_height + 2 * size_t(capacity)) +
                                 sizeof(unsigned short) * capacity;
     const dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
-    if (tuning.fused_multiply_add) mandelbrot_kernel<T, true><<<grid, kBlockThreads, shared_bytes>>>(p);
-    else mandelbrot_kernel<T, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+    auto tile = [&](auto fused_tag) {
+        constexpr bool kFused = decltype(fused_tag)::value;
+        if (p.rgba && p.mu) mandelbrot_kernel<T, kFused, true, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+        else if (p.rgba) mandelbrot_kernel<T, kFused, true, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+        else if (p.mu) mandelbrot_kernel<T, kFused, false, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+        else mandelbrot_kernel<T, kFused, false, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+    };
+    if (tuning.fused_multiply_add) tile(std::true_type{});
+    else tile(std::false_type{});
     CUDA_CHECK_LAUNCH();
     if (p.max_iterations <= p.first_phase_iterations) return;  // nobody survives phase 1
     if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, sm_count);
@@ -681,6 +723,8 @@ void check_tuning(const CudaTuning& t) {
         throw std::invalid_argument("CudaTuning::first_phase_iterations must be in 1..4096");
     if (t.tile_rounds < 1 || t.tile_rounds > kMaxTileRounds)
         throw std::invalid_argument("CudaTuning::tile_rounds must be in 1..8");
+    if (t.service_batch < 1 || t.service_batch > 32)
+        throw std::invalid_argument("CudaTuning::service_batch must be in 1..32");
 }
 
 // The render itself; the caller holds the state's mutex.
@@ -690,6 +734,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
     check_tuning(tuning);
     rect = resolve_rect(view, rect);
+    if (int64_t(rect.width) * rect.height >= (int64_t(1) << 31))
+        throw std::invalid_argument("a CUDA frame holds fewer than 2^31 pixels: render it in tiles");
     if (reinterpret_cast<uintptr_t>(rgba_device) % 4 != 0)
         throw std::invalid_argument("the RGBA output must be 4-byte aligned");
     ensure_device_state(s);
@@ -709,6 +755,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.max_iterations = view.max_iterations;
     p.first_phase_iterations = std::min(tuning.first_phase_iterations, view.max_iterations);
     p.tile_rounds = tuning.tile_rounds;
+    p.service_batch = tuning.service_batch;
     p.cardioid_bulb = shortcuts.cardioid_bulb;
     // colorize(): table position = mu * density / 100 * size + offset * size; here in entries of
     // the 8x finer table.
@@ -757,8 +804,9 @@ CudaTuning default_cuda_tuning(Precision) {
     CudaTuning t;
     t.fused_multiply_add = false;
     t.block_steps = 32;
-    t.first_phase_iterations = 32;
-    t.tile_rounds = 2;
+    t.first_phase_iterations = 64;
+    t.tile_rounds = 8;
+    t.service_batch = 8;
     return t;
 }
 

@@ -13,9 +13,10 @@ struct CudaTuning {
     bool fused_multiply_add = false; // x^2 - y^2 with one FMA (one instruction less per iteration)
                                      // instead of the reference's separately rounded products
     int block_steps = 32;            // N: iterations between escape tests in the second phase (8, 16, 32)
-    int first_phase_iterations = 32; // S: iterations every pixel gets, tested one by one, before the
-                                     // survivors are queued and shared out among the block's warps
-    int tile_rounds = 2;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
+    int first_phase_iterations = 64; // S: iterations every pixel gets in the tile kernel, tested one
+                                     // by one, before the survivors are queued for the GPU-wide phase 2
+    int tile_rounds = 8;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
+    int service_batch = 8;           // phase 2: lanes that wait for the finish/refill path (1..32)
 };
 
 // The tuning mandelbrot_cuda uses for a precision (Fp32 or Fp64).

@@ -414,6 +414,11 @@ TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
         t.tile_rounds = rounds;
         tunings.push_back(t);
     }
+    for (int batch : {1, 32}) {
+        ms::CudaTuning t;
+        t.service_batch = batch;
+        tunings.push_back(t);
+    }
     ms::CudaTuning naive;
     naive.naive = true;
     tunings.push_back(naive);
@@ -440,10 +445,10 @@ TEST(MandelbrotCuda, EveryTuningDrawsTheSamePicture) {
                     if (t.naive && shortcuts) continue;  // the baseline has no shortcuts
                     Frame gpu = gpu_frame_tuned(v.view, precision, s, t);
                     char what[256];
-                    std::snprintf(what, sizeof what, "%s (%d it) %s%s: %s N=%d S=%d rounds=%d", v.name,
+                    std::snprintf(what, sizeof what, "%s (%d it) %s%s: %s N=%d S=%d rounds=%d batch=%d", v.name,
                                   v.view.max_iterations, ms::precision_name(precision),
                                   shortcuts ? " shortcuts" : "", t.naive ? "naive" : t.fused_multiply_add ? "fma" : "exact",
-                                  t.block_steps, t.first_phase_iterations, t.tile_rounds);
+                                  t.block_steps, t.first_phase_iterations, t.tile_rounds, t.service_batch);
                     if (t.naive) {
                         Agreement a = compare_to_reference(what, ref.mu, gpu.mu, v.view.width);
                         EXPECT_LE(a.count_mismatch_fraction, 0.05) << what;
@@ -554,8 +559,8 @@ Measurement measure(const ms::View& view, ms::Precision precision, ms::Shortcuts
 std::string describe(const ms::CudaTuning& t) {
     if (t.naive) return "naive (1 px/thread, test every it.)";
     char s[96];
-    std::snprintf(s, sizeof s, "%s N=%d S=%d tile 32x%d", t.fused_multiply_add ? "fma  " : "exact", t.block_steps,
-                  t.first_phase_iterations, 8 * t.tile_rounds);
+    std::snprintf(s, sizeof s, "%s N=%d S=%d 32x%d b%d", t.fused_multiply_add ? "fma  " : "exact", t.block_steps,
+                  t.first_phase_iterations, 8 * t.tile_rounds, t.service_batch);
     return s;
 }
 
@@ -604,14 +609,16 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
         naive.naive = true;
         variants.push_back(naive);
         variants.push_back(ms::default_cuda_tuning(p));
-        for (bool fused : {false, true})
-            for (int steps : {16, 32}) {
-                ms::CudaTuning t = ms::default_cuda_tuning(p);
-                t.fused_multiply_add = fused;
-                t.block_steps = steps;
-                if (!(t.fused_multiply_add == variants[1].fused_multiply_add && steps == variants[1].block_steps))
-                    variants.push_back(t);
-            }
+        for (int steps : {16}) {
+            ms::CudaTuning t = ms::default_cuda_tuning(p);
+            t.block_steps = steps;
+            variants.push_back(t);
+        }
+        {
+            ms::CudaTuning t = ms::default_cuda_tuning(p);
+            t.fused_multiply_add = true;
+            variants.push_back(t);
+        }
         double naive_rate = 0.0;
         for (const ms::CudaTuning& t : variants) {
             Measurement m = measure(interior, p, {false, false}, t, rgba, 3);
@@ -628,14 +635,19 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
     for (ms::Precision p : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         std::vector<ms::CudaTuning> variants;
         variants.push_back(ms::default_cuda_tuning(p));
-        for (int first : {16, 64}) {
+        for (int first : {32, 128}) {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
             t.first_phase_iterations = first;
             variants.push_back(t);
         }
-        for (int rounds : {1, 4}) {
+        for (int rounds : {2, 4}) {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
             t.tile_rounds = rounds;
+            variants.push_back(t);
+        }
+        for (int batch : {1, 4, 16}) {
+            ms::CudaTuning t = ms::default_cuda_tuning(p);
+            t.service_batch = batch;
             variants.push_back(t);
         }
         {
