@@ -797,27 +797,38 @@ __global__ void probe_kernel() {}
 
 }  // namespace
 
-// Exact arithmetic in both precisions: with FMA, last-bit differences grow through chaotic orbits
-// until 0.2% (seahorse valley, FP64) to 2.7% (FP32) of the pixels change their escape count,
-// measured on the H100 (tests/test_mandelbrot_cuda.cpp); the FMA form is ~15% faster.
+// Defaults, from the tuning runs on an H100 (tests/test_mandelbrot_cuda.cpp, DISABLED_Throughput):
+//  * exact arithmetic in both precisions: with FMA, last-bit differences grow through chaotic
+//    orbits until 0.2% (seahorse valley, FP64) to 2.7% (FP32) of the pixels change their escape
+//    count, against the 99.9% the reference comparison asks for; FMA would be ~17% faster;
+//  * N = 32 steps per escape test (all-interior 4K: 4.78e12 it/s FP32 vs 4.25e12 with N = 16);
+//  * S = 64 first-phase iterations, 32x32 tiles, service batch 8 (the fastest measured on the
+//    full view, shortcuts on and off).
 CudaTuning default_cuda_tuning(Precision) {
     CudaTuning t;
     t.fused_multiply_add = false;
     t.block_steps = 32;
     t.first_phase_iterations = 64;
-    t.tile_rounds = 8;
+    t.tile_rounds = 4;
     t.service_batch = 8;
     return t;
 }
 
-// Instructions per iteration of the phase-2 loop (shortcuts off) in the SASS of the default
-// tuning (cuobjdump -sass of the sm_90 build, FP32 exact N=32: 32 x 6 arithmetic + 1 |z|^2 +
-// 1 compare + the loop's bookkeeping, per 32 iterations). FP32 work is issue-bound (every
-// instruction takes an issue slot of a 32-lane FP32 partition), so for FP32 this counts all
-// instructions; for FP64 only those on the FP64 pipe (the integer bookkeeping issues in between).
+// Instructions per iteration of the phase-2 loop (mandelbrot_survivors_kernel, shortcuts off,
+// default tuning), counted in the sm_90 SASS (cuobjdump -sass) of one 32-step block:
+//   FP32: 219 instructions = 96 FMUL + 65 FADD + 32 FFMA (6 per step + |z|^2) + FSETP + 25 for
+//         saving the block's start, the two warp votes and the branch -> 6.84 per iteration.
+//         FP32 is issue-bound (one warp instruction per clock per SM partition = its 32 FP32
+//         lanes), so every instruction counts.
+//   FP64: 194 FP64-pipe instructions = 96 DMUL + 65 DADD + 32 DFMA + DSETP -> 6.06 per iteration.
+//         The FP64 pipe runs at half the issue rate, so the 29 integer/vote instructions issue in
+//         its shadow and only these count.
+// Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.84 = 4.89e12 it/s FP32 and
+// 132 x 64 x 1.98 GHz / 6.06 = 2.76e12 it/s FP64 (the README's 4.2e12 and 2.4e12 assume 8 and 7
+// instructions with an escape test every iteration).
 double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
-    if (precision == Precision::Fp64) return 6.0625;  // (32 x 6 + DADD + DSETP) / 32
-    return 6.625;                                     // (32 x 6 + 20) / 32
+    if (precision == Precision::Fp64) return 194.0 / 32.0;
+    return 219.0 / 32.0;
 }
 
 bool cuda_available(std::string* reason) {

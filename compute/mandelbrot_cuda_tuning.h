@@ -15,7 +15,7 @@ struct CudaTuning {
     int block_steps = 32;            // N: iterations between escape tests in the second phase (8, 16, 32)
     int first_phase_iterations = 64; // S: iterations every pixel gets in the tile kernel, tested one
                                      // by one, before the survivors are queued for the GPU-wide phase 2
-    int tile_rounds = 8;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
+    int tile_rounds = 4;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
     int service_batch = 8;           // phase 2: lanes that wait for the finish/refill path (1..32)
 };
 
