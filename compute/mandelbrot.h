@@ -86,4 +86,10 @@ FrameStats mandelbrot_cuda_to_host(const View& view, Precision precision,
                                    const Shortcuts& shortcuts, const PaletteTable& palette,
                                    PixelRect rect, uint8_t* rgba_host, float* mu_host);
 
+// Instructions the CUDA kernel's inner loop issues per iteration, counted in its SASS (see
+// mandelbrot_cuda.cu): for Fp32 every instruction (FP32 work is issue-bound: one warp
+// instruction per clock per SM sub-partition, as many lanes as FP32 units), for Fp64 the FP64-pipe
+// instructions. The bench divides SMs x FP lanes x clock by this for "% of limit". 0 without CUDA.
+double mandelbrot_cuda_instructions_per_iteration(Precision precision);
+
 }  // namespace ms

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "compute/mandelbrot.h"
+#include "compute/mandelbrot_cuda_tuning.h"
 
 namespace ms {
 
@@ -21,6 +22,21 @@ FrameStats mandelbrot_cuda(const View&, Precision, const Shortcuts&, const Palet
 
 FrameStats mandelbrot_cuda_to_host(const View&, Precision, const Shortcuts&, const PaletteTable&,
                                    PixelRect, uint8_t*, float*) {
+    throw std::runtime_error(kNoCuda);
+}
+
+double mandelbrot_cuda_instructions_per_iteration(Precision) { return 0.0; }
+
+CudaTuning default_cuda_tuning(Precision) { return {}; }
+
+FrameStats mandelbrot_cuda_tuned(const View&, Precision, const Shortcuts&, const PaletteTable&,
+                                 PixelRect, uint8_t*, float*, const CudaTuning&) {
+    throw std::runtime_error(kNoCuda);
+}
+
+FrameStats mandelbrot_cuda_tuned_to_host(const View&, Precision, const Shortcuts&,
+                                         const PaletteTable&, PixelRect, uint8_t*, float*,
+                                         const CudaTuning&) {
     throw std::runtime_error(kNoCuda);
 }
 
