@@ -17,10 +17,15 @@ namespace ms {
 
 enum class Precision { Auto, Fp32, Fp64 };
 
+// The default view is the classic full frame: at 16:9 the real axis runs from -2 to 1 (the
+// frame of the reference figures in ../shared/gpu/README.md: at 4K and 1,000 iterations it
+// averages 306 iterations per pixel). zoom = (4 / 3) * (16 / 9) = 2.370370...
+inline constexpr double kDefaultZoom = 64.0 / 27.0;
+
 struct View {
-    std::string center_re = "-0.75";  // full decimal text, kept verbatim
+    std::string center_re = "-0.5";   // full decimal text, kept verbatim
     std::string center_im = "0";
-    double zoom = 1.0;                // half the image height spans 2/zoom
+    double zoom = kDefaultZoom;       // half the image height spans 2/zoom
     int width = 1280;                 // pixels
     int height = 720;                 // pixels
     int max_iterations = 1000;

@@ -632,8 +632,8 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
     }
 
     // 2. Default full view at 4K, 1,000 iterations: shortcuts on vs off.
-    std::printf("\n-- default view -0.75,0 zoom 1, 3840x2160, 1,000 iterations: shortcuts on vs off --\n");
-    const ms::View full = make_view("-0.75", "0", 1.0, width, height, 1000);
+    std::printf("\n-- default view -0.5,0 zoom 64/27, 3840x2160, 1,000 iterations: shortcuts on vs off --\n");
+    const ms::View full = make_view("-0.5", "0", ms::kDefaultZoom, width, height, 1000);
     for (ms::Precision p : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         std::vector<ms::CudaTuning> variants;
         variants.push_back(ms::default_cuda_tuning(p));
@@ -702,7 +702,7 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
 // the default 4K view in FP32 with the default tuning, shortcuts on, on, off, off.
 TEST(MandelbrotCuda, DISABLED_ProfileDefaultView) {
     SKIP_WITHOUT_CUDA();
-    const ms::View full = make_view("-0.75", "0", 1.0, 3840, 2160, 1000);
+    const ms::View full = make_view("-0.5", "0", ms::kDefaultZoom, 3840, 2160, 1000);
     uint8_t* rgba = nullptr;
     ASSERT_EQ(cudaMalloc(&rgba, size_t(full.width) * full.height * 4), cudaSuccess);
     for (bool on : {true, true, false, false}) {
