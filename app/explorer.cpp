@@ -50,9 +50,10 @@ void show_message(StatusLineState& status, const std::string& text, bool error) 
     std::fflush(error ? stderr : stdout);
 }
 
-// A PNG's view, for drag-and-drop and --open: the place and colours, not the size (the window
-// keeps its own; the zoom is relative to the height, so the same part of the plane shows).
-bool open_png_view(const std::string& path, View* view, StatusLineState& status) {
+// A PNG's view, for drag-and-drop and --open: the place, iterations and colours, not the size
+// (the window keeps its own; the zoom is relative to the height, so the same part of the plane
+// shows). Its iteration count is kept, so automatic iterations are switched off.
+bool open_png_view(const std::string& path, View* view, ExplorerSettings* settings, StatusLineState& status) {
     std::string error;
     std::optional<View> opened = read_png_view(path, &error);
     if (!opened) {
@@ -62,6 +63,7 @@ bool open_png_view(const std::string& path, View* view, StatusLineState& status)
     opened->width = view->width;
     opened->height = view->height;
     *view = *opened;
+    settings->auto_iterations = false;
     show_message(status, "Opened the view saved in " + path + ".", false);
     return true;
 }
@@ -256,7 +258,7 @@ int run_explorer(int argc, char** argv) {
     std::string logged_fallback;
     int frames_shown = 0;
     int exit_code = 0;
-    if (!options.open_path.empty() && open_png_view(options.open_path, &view, status))
+    if (!options.open_path.empty() && open_png_view(options.open_path, &view, &settings, status))
         update_palette(&view, &palette_name, &palette, status);
 
     // Main loop
@@ -287,7 +289,7 @@ int run_explorer(int argc, char** argv) {
                                                   io.WantCaptureKeyboard, glfwGetTime());
         draw_box_zoom_overlay(navigation, pixels_per_unit);
         for (const std::string& path : input.dropped_paths) {
-            if (open_png_view(path, &view, status)) nav.record_history = true;
+            if (open_png_view(path, &view, &settings, status)) nav.record_history = true;
         }
         input.dropped_paths.clear();
 
