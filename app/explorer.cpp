@@ -257,6 +257,7 @@ int run_explorer(int argc, char** argv) {
     bench.frames = options.bench_drag_frames;
     std::string logged_fallback;
     int frames_shown = 0;
+    double first_frame_s = 0.0;
     int exit_code = 0;
     if (!options.open_path.empty() && open_png_view(options.open_path, &view, &settings, status))
         update_palette(&view, &palette_name, &palette, status);
@@ -269,7 +270,8 @@ int run_explorer(int argc, char** argv) {
         int fb_width = 0, fb_height = 0, window_width = 0, window_height = 0;
         glfwGetFramebufferSize(window, &fb_width, &fb_height);
         glfwGetWindowSize(window, &window_width, &window_height);
-        if (fb_width == 0 || fb_height == 0) {  // minimised: nothing to draw, don't spin
+        if (fb_width == 0 || fb_height == 0 || glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+            // Minimised: nothing to draw, and no reason to spin.
             glfwWaitEventsTimeout(0.1);
             continue;
         }
@@ -392,11 +394,14 @@ int run_explorer(int argc, char** argv) {
         ImGui::Render();
         draw_frame(renderer, view, fb_width, fb_height);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        ++frames_shown;
+        if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
             !navigation.panning) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
+            double seconds = glfwGetTime() - first_frame_s;
+            std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
+                        frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
             std::printf("render path: %s\n", render_path_name(renderer.path));
             exit_code = saved ? 0 : 1;
             glfwSetWindowShouldClose(window, GLFW_TRUE);
@@ -409,7 +414,7 @@ int run_explorer(int argc, char** argv) {
                     view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height);
 
     // Cleanup
-    cancel_export_job(export_job);
+    stop_export_job(export_job);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -37,9 +37,10 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     samples.width = s.width * ss;
     samples.height = s.height * ss;
 
-    // Rows per strip: as many output rows as fit kExportStripSamples samples.
+    // Rows per strip: as many output rows as fit kExportStripSamples samples, and at most a
+    // hundredth of the image, so the progress bar moves and Cancel answers quickly.
     const long samples_per_row = long(samples.width) * ss;
-    const int strip_rows = int(std::clamp<long>(kExportStripSamples / samples_per_row, 1, s.height));
+    const int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
     std::vector<float> mu;
     std::vector<uint8_t> sample_rgba(size_t(samples_per_row) * strip_rows * 4);
     bool use_cuda = s.backend == Backend::Cuda && cuda_available(nullptr);
@@ -47,7 +48,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     CpuRenderControl control;
     control.cancel = cancel;
 
-    auto render_samples = [&](PixelRect rect, std::string* error) {
+    auto render_samples = [&](PixelRect rect) {
         if (use_cuda) {
             try {
                 mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
@@ -62,15 +63,14 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         mandelbrot_cpu_adapter(samples, resolve_precision(samples, s.precision), rect, mu.data(), control);
         if (cancel && *cancel) return false;
         colorize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
-        (void)error;
         return true;
     };
 
     PngWriteResult written = write_png_streamed(
         s.path, s.width, s.height, image, strip_rows,
-        [&](int first_row, int rows, uint8_t* rgba, std::string* error) {
+        [&](int first_row, int rows, uint8_t* rgba, std::string*) {
             PixelRect rect{0, first_row * ss, samples.width, rows * ss};
-            if (!render_samples(rect, error)) return false;
+            if (!render_samples(rect)) return false;  // cancelled
             // Box filter: each output pixel is the mean of its ss x ss samples.
             for (int y = 0; y < rows; ++y)
                 for (int x = 0; x < s.width; ++x) {
@@ -100,7 +100,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
 }
 
 void start_export_job(ExportJob& job, const View& view, const PaletteTable& palette, const ExportSettings& settings) {
-    cancel_export_job(job);
+    stop_export_job(job);
     job.cancel = false;
     job.finished = false;
     job.progress = 0.0;
@@ -121,7 +121,9 @@ bool poll_export_job(ExportJob& job, ExportResult* result) {
     return true;
 }
 
-void cancel_export_job(ExportJob& job) {
+void cancel_export_job(ExportJob& job) { job.cancel = true; }
+
+void stop_export_job(ExportJob& job) {
     if (!job.thread.joinable()) return;
     job.cancel = true;
     job.thread.join();

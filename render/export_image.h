@@ -55,6 +55,7 @@ struct ExportJob {
 void start_export_job(ExportJob& job, const View& view, const PaletteTable& palette, const ExportSettings& settings);
 // When the job is done: joins it, sets *result and returns true.
 bool poll_export_job(ExportJob& job, ExportResult* result);
-void cancel_export_job(ExportJob& job);  // asks, and waits for the thread to end
+void cancel_export_job(ExportJob& job);  // asks; poll_export_job reports the cancel when done
+void stop_export_job(ExportJob& job);    // cancels and waits for the thread (shutdown)
 
 }  // namespace ms

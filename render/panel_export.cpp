@@ -15,13 +15,14 @@ void draw_export_dialog(ExportDialogState& s) {
     s.start = s.cancel = false;
     if (!s.open) return;
     ImGui::SetNextWindowPos(ImVec2(420, 10), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(420, 0), ImGuiCond_FirstUseEver);
-    if (!ImGui::Begin("Export PNG", &s.open)) {
+    // Sized to its contents, so the progress bar and the result always show.
+    if (!ImGui::Begin("Export PNG", &s.open, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::End();
         return;
     }
+    const float width = ImGui::GetFontSize() * 26.0f;
     ImGui::BeginDisabled(s.running);
-    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::SetNextItemWidth(width);
     ImGui::InputText("##path", &s.path);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
     int size[2] = {s.width, s.height};
@@ -53,7 +54,7 @@ void draw_export_dialog(ExportDialogState& s) {
     if (s.running) {
         char label[32];
         std::snprintf(label, sizeof label, "%.0f%%", 100.0 * s.progress);
-        ImGui::ProgressBar(float(s.progress), ImVec2(-ImGui::GetFontSize() * 6.0f, 0.0f), label);
+        ImGui::ProgressBar(float(s.progress), ImVec2(width - ImGui::GetFontSize() * 5.0f, 0.0f), label);
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) s.cancel = true;
     } else if (ImGui::Button("Export")) {
@@ -61,7 +62,9 @@ void draw_export_dialog(ExportDialogState& s) {
     }
     if (!s.result.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, s.result_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255));
-        ImGui::TextWrapped("%s", s.result.c_str());
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+        ImGui::TextUnformatted(s.result.c_str());
+        ImGui::PopTextWrapPos();
         ImGui::PopStyleColor();
     }
     ImGui::End();

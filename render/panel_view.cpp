@@ -211,10 +211,11 @@ void draw_view_panel(ViewPanelState& s) {
     if (ImGui::Button("Home")) s.reset = true;
     ImGui::SameLine();
     if (ImGui::Button("Export PNG...")) s.open_export = true;
-    ImGui::TextDisabled("Mouse: drag pans, wheel zooms, right-drag zooms to a box,\n"
-                        "double-click centres.\n"
-                        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back,\n"
-                        "Ctrl+Y forward, C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
+                       "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
+                       "C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
+    ImGui::PopStyleColor();
     ImGui::PopItemWidth();
     ImGui::End();
 }
