@@ -255,7 +255,8 @@ int run_explorer(int argc, char** argv) {
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
-    std::string logged_fallback;
+    std::string logged_fallback;     // printed once each time they change
+    bool logged_beyond_fp64 = false;
     int frames_shown = 0;
     double first_frame_s = 0.0;
     int exit_code = 0;
@@ -373,6 +374,10 @@ int run_explorer(int argc, char** argv) {
         if (std::string reason = fallback_reason(renderer, settings.backend); reason != logged_fallback) {
             if (!reason.empty()) std::fprintf(stderr, "mandelscope: fallback: %s\n", reason.c_str());
             logged_fallback = reason;
+        }
+        if (bool beyond = !fp64_resolves(view); beyond != logged_beyond_fp64) {
+            if (beyond) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
+            logged_beyond_fp64 = beyond;
         }
         // The status line last: it tells what this frame's rendering did.
         status.backend = settings.backend;

@@ -3,7 +3,8 @@
 # Left-drag by (+100, +50) pixels moves the view so the grabbed point follows the mouse;
 # two wheel notches up at another point zoom 1.25^2 about that point; the Right arrow pans
 # a tenth of the width; Ctrl+Q quits; --print-view tells where the view ended up, and the
-# expected place is worked out here independently (awk).
+# expected place is worked out here independently (awk). Then, with the panels shown, the
+# wheel over the View panel belongs to ImGui and leaves the view alone.
 set -u
 bin=$1
 [ -n "${DISPLAY:-}" ] || { echo "SKIP: no DISPLAY (the test command runs window tests under Xvfb)"; exit 77; }
@@ -56,3 +57,18 @@ function check(name, got, want, tol) {
     check("centre im", im, ci, 1e-4 * s)
     exit bad
 }' || { echo "FAIL: the view did not move as the mouse and keys asked"; exit 1; }
+
+# With the panels: the wheel over the View panel (top left) must not zoom; one notch over the
+# picture must.
+"$bin" --backend=cpu --size=800x600 --iter=100 --print-view >"$work/ui.log" 2>&1 &
+pid=$!
+wid=$(timeout 30 xdotool search --sync --onlyvisible --name '^Mandelscope$' | head -1)
+[ -n "$wid" ] || { echo "FAIL: the window did not appear"; exit 1; }
+sleep 0.5
+at 100 100; xdotool click 4; sleep 0.2; xdotool click 4; sleep 0.3
+at 700 300; xdotool click 4; sleep 0.3
+xdotool key ctrl+q
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+wait $pid
+cat "$work/ui.log"
+grep -q '^view: .* zoom=1.25 ' "$work/ui.log" || { echo "FAIL: the wheel over the panel zoomed the picture"; exit 1; }
