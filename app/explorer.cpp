@@ -80,6 +80,54 @@ void update_palette(View* view, std::string* loaded_name, PaletteTable* table, S
     }
 }
 
+// The facts the View panel shows this frame.
+void fill_view_panel(ViewPanelState& panel, const View& view, const ExplorerSettings& settings,
+                     const FrameRenderer& renderer, const ViewHistory& history) {
+    panel.view = view;
+    panel.settings = settings;
+    panel.cuda_unavailable = renderer.cuda_unavailable;
+    panel.precision_in_use = renderer.precision_used;
+    panel.can_back = history_can_back(history, view);
+    panel.can_forward = history_can_forward(history);
+}
+
+// The facts the status line shows this frame.
+void fill_status_line(StatusLineState& status, const View& view, const ExplorerSettings& settings,
+                      const FrameRenderer& renderer, double ui_frame_ms) {
+    status.backend = settings.backend;
+    status.path = renderer.path;
+    status.precision = renderer.precision_used;
+    status.compute_ms = renderer.timings.compute_ms;
+    status.ui_frame_ms = ui_frame_ms;
+    status.width = view.width;
+    status.height = view.height;
+    status.zoom = view.zoom;
+    status.iterations = view.max_iterations;
+    status.rendering = renderer.path == RenderPath::Cpu && !renderer.complete;
+    status.progress = renderer.cpu_progress;
+    status.fallback_reason = fallback_reason(renderer, settings.backend);
+    status.beyond_fp64 = !fp64_resolves(view);
+}
+
+// The Export dialog's requests: start (the view as it is now), cancel, and the result once
+// the job ends.
+void carry_out_export(ExportDialogState& dialog, ExportJob& job, const View& view, const PaletteTable& palette,
+                      const ExplorerSettings& settings, StatusLineState& status) {
+    if (dialog.start) {
+        ExportSettings s{dialog.path, dialog.width, dialog.height, dialog.supersample, settings.backend,
+                         settings.precision};
+        dialog.result = validate_export_settings(s);
+        dialog.result_is_error = !dialog.result.empty();
+        if (dialog.result.empty()) start_export_job(job, view, palette, s);
+    }
+    if (dialog.cancel) cancel_export_job(job);
+    if (ExportResult done; poll_export_job(job, &done)) {
+        dialog.result = done.message;
+        dialog.result_is_error = !done.ok && !done.cancelled;
+        show_message(status, done.message, dialog.result_is_error);
+    }
+}
+
 // F11: fullscreen on the primary monitor and back to the window where it was.
 struct WindowPlacement {
     int x = 0, y = 0, width = 0, height = 0;
@@ -255,8 +303,6 @@ int run_explorer(int argc, char** argv) {
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
-    std::string logged_fallback;     // printed once each time they change
-    bool logged_beyond_fp64 = false;
     int frames_shown = 0;
     double first_frame_s = 0.0;
     int exit_code = 0;
@@ -297,12 +343,7 @@ int run_explorer(int argc, char** argv) {
         input.dropped_paths.clear();
 
         // The panels: filled with the frame's facts, drawn, then their requests carried out.
-        view_panel.view = view;
-        view_panel.settings = settings;
-        view_panel.cuda_unavailable = renderer.cuda_unavailable;
-        view_panel.precision_in_use = renderer.precision_used;
-        view_panel.can_back = history_can_back(history, view);
-        view_panel.can_forward = history_can_forward(history);
+        fill_view_panel(view_panel, view, settings, renderer, history);
         export_dialog.window_width = fb_width;
         export_dialog.window_height = fb_height;
         export_dialog.running = export_job.running;
@@ -334,26 +375,12 @@ int run_explorer(int argc, char** argv) {
         }
         if (nav.toggle_fullscreen) toggle_fullscreen(window, &windowed, settings.vsync);
         if (nav.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
-        if (view_panel.open_export) {
+        if (view_panel.open_export && !export_dialog.open) {
             export_dialog.open = true;
-            if (!export_job.running) {
-                export_dialog.width = fb_width;
-                export_dialog.height = fb_height;
-            }
+            export_dialog.width = fb_width;  // the window's size by default
+            export_dialog.height = fb_height;
         }
-        if (export_dialog.start) {
-            ExportSettings s{export_dialog.path, export_dialog.width, export_dialog.height, export_dialog.supersample,
-                             settings.backend, settings.precision};
-            export_dialog.result = validate_export_settings(s);
-            export_dialog.result_is_error = !export_dialog.result.empty();
-            if (export_dialog.result.empty()) start_export_job(export_job, view, palette, s);
-        }
-        if (export_dialog.cancel) cancel_export_job(export_job);
-        if (ExportResult done; poll_export_job(export_job, &done)) {
-            export_dialog.result = done.message;
-            export_dialog.result_is_error = !done.ok && !done.cancelled;
-            show_message(status, done.message, export_dialog.result_is_error);
-        }
+        carry_out_export(export_dialog, export_job, view, palette, settings, status);
         if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
 
@@ -371,28 +398,13 @@ int run_explorer(int argc, char** argv) {
             exit_code = 1;
             break;
         }
-        if (std::string reason = fallback_reason(renderer, settings.backend); reason != logged_fallback) {
-            if (!reason.empty()) std::fprintf(stderr, "mandelscope: fallback: %s\n", reason.c_str());
-            logged_fallback = reason;
-        }
-        if (bool beyond = !fp64_resolves(view); beyond != logged_beyond_fp64) {
-            if (beyond) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
-            logged_beyond_fp64 = beyond;
-        }
-        // The status line last: it tells what this frame's rendering did.
-        status.backend = settings.backend;
-        status.path = renderer.path;
-        status.precision = renderer.precision_used;
-        status.compute_ms = renderer.timings.compute_ms;
-        status.ui_frame_ms = 1000.0 / std::max(1.0f, io.Framerate);
-        status.width = fb_width;
-        status.height = fb_height;
-        status.zoom = view.zoom;
-        status.iterations = view.max_iterations;
-        status.rendering = renderer.path == RenderPath::Cpu && !renderer.complete;
-        status.progress = renderer.cpu_progress;
-        status.fallback_reason = fallback_reason(renderer, settings.backend);
-        status.beyond_fp64 = !fp64_resolves(view);
+        // The status line last: it tells what this frame's rendering did. Its warnings also go
+        // to the log, once each time they change.
+        const StatusLineState before = status;
+        fill_status_line(status, view, settings, renderer, 1000.0 / std::max(1.0f, io.Framerate));
+        if (status.fallback_reason != before.fallback_reason && !status.fallback_reason.empty())
+            std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
+        if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
         if (!options.no_ui) draw_status_line(status);
         if (status.dismiss_message) status.message.clear();
 

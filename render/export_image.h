@@ -9,7 +9,6 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 

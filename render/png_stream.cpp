@@ -7,7 +7,6 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <memory>
