@@ -1,0 +1,76 @@
+// explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
+#include "app/explorer_options.h"
+
+#include <cstdio>
+
+#include "render/view_math.h"
+
+namespace ms {
+
+void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
+    app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
+    app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
+    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(CLI::PositiveNumber);
+    app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
+    app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt)");
+    app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
+    app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
+    app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
+    app.add_option("--frames", o.frames, "with --screenshot: frames to show at least before saving")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--screenshot", o.screenshot,
+                   "once the view is completely rendered, save the window as this PNG, print the render path, exit");
+    app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG");
+    app.add_flag("--print-view", o.print_view, "print the view on exit");
+    app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
+    app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
+    app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
+        ->check(CLI::Range(1, 4));
+}
+
+bool parse_size(const std::string& text, int* width, int* height) {
+    int w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w <= 0 || h <= 0) return false;
+    *width = w;
+    *height = h;
+    return true;
+}
+
+std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {
+    if (!parse_size(o.size, &view->width, &view->height))
+        return "--size must be WxH with positive numbers, like 1280x720 (got '" + o.size + "')";
+    if (!o.center.empty()) {
+        std::string problem = parse_center_text(o.center, &view->center_re, &view->center_im);
+        if (!problem.empty()) return "--center must be RE,IM: " + problem;
+    }
+    if (o.zoom > 0.0) view->zoom = std::clamp(o.zoom, kMinZoom, kMaxZoom);
+    view->palette = o.palette;
+    settings->auto_iterations = o.iterations == 0;
+    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
+    settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
+    settings->precision = o.precision == "fp32" ? Precision::Fp32 : o.precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    settings->vsync = o.vsync == "on";
+    if (!o.export_size.empty()) {
+        int w, h;
+        if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
+    }
+    return validate_view(*view);
+}
+
+ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings& settings) {
+    ExportSettings s;
+    s.path = o.export_path;
+    if (!parse_size(o.export_size.empty() ? o.size : o.export_size, &s.width, &s.height)) s.width = s.height = 0;
+    s.supersample = o.supersample;
+    s.backend = settings.backend;
+    s.precision = settings.precision;
+    return s;
+}
+
+}  // namespace ms

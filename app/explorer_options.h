@@ -1,0 +1,44 @@
+// explorer_options.h: the explorer window's command-line options and how they set the first
+// view and settings (kept apart from explorer.cpp so the main loop reads straight through).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "compute/view.h"
+#include "render/export_image.h"
+#include "render/panels.h"
+
+namespace ms {
+
+struct ExplorerOptions {
+    std::string backend = "cuda";    // cpu | cuda (falls back, with the reason, where CUDA cannot run)
+    std::string center;              // "RE,IM"; empty: the default view's
+    double zoom = 0.0;               // 0: the default view's
+    int iterations = 0;              // 0: automatic, following the zoom
+    std::string size = "1280x720";   // window size, WxH
+    std::string palette = "classic";
+    std::string precision = "auto";
+    std::string vsync = "on";
+    bool no_ui = false;
+    int frames = 1;
+    std::string screenshot;
+    std::string open_path;
+    bool print_view = false;
+    int bench_drag_frames = 0;
+    std::string export_path;
+    std::string export_size;         // empty: --size
+    int supersample = 1;
+};
+
+void add_explorer_options(CLI::App& app, ExplorerOptions& options);
+// Sets the first view (its size is the window's) and settings; returns "" or the sentence
+// saying which option is wrong.
+std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);
+ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
+
+// "1920x1080" -> 1920, 1080; false when malformed or not positive.
+bool parse_size(const std::string& text, int* width, int* height);
+
+}  // namespace ms
