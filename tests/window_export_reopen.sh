@@ -47,7 +47,7 @@ convert -size 16x16 xc:red "$work/plain.png"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/plain.png" --screenshot="$work/shot3.png" --print-view 2>&1); rc=$?
 echo "$out"
 [ $rc -eq 0 ] && echo "$out" | grep -q 'has no Mandelscope view in it' || fail "a plain PNG must give a clear message"
-echo "$out" | grep -q '^view: center=-0.75,0 zoom=1 ' || fail "after a refused PNG the default view must stay"
+echo "$out" | grep -q '^view: center=-0.5,0 zoom=2.3703703703703702 ' || fail "after a refused PNG the default view must stay"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/none.png" --screenshot="$work/shot4.png" 2>&1); rc=$?
 echo "$out"
 [ $rc -eq 0 ] && echo "$out" | grep -q "cannot open $work/none.png: No such file or directory" || fail "a missing file must give a clear message"

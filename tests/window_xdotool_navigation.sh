@@ -10,7 +10,7 @@ bin=$1
 [ -n "${DISPLAY:-}" ] || { echo "SKIP: no DISPLAY (the test command runs window tests under Xvfb)"; exit 77; }
 command -v xdotool >/dev/null || { echo "SKIP: xdotool is missing (package xdotool)"; exit 77; }
 work=$(mktemp -d)
-"$bin" --no-ui --backend=cpu --size=800x600 --iter=100 --print-view >"$work/out.log" 2>&1 &
+"$bin" --no-ui --backend=cpu --center=-0.75,0 --zoom=1 --size=800x600 --iter=100 --print-view >"$work/out.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 
@@ -60,7 +60,7 @@ function check(name, got, want, tol) {
 
 # With the panels: the wheel over the View panel (top left) must not zoom; one notch over the
 # picture must.
-"$bin" --backend=cpu --size=800x600 --iter=100 --print-view >"$work/ui.log" 2>&1 &
+"$bin" --backend=cpu --center=-0.75,0 --zoom=1 --size=800x600 --iter=100 --print-view >"$work/ui.log" 2>&1 &
 pid=$!
 wid=$(timeout 30 xdotool search --sync --onlyvisible --name '^Mandelscope$' | head -1)
 [ -n "$wid" ] || { echo "FAIL: the window did not appear"; exit 1; }
