@@ -49,12 +49,13 @@ std::string parse_center(const std::string& text, View* view) {
 
 // "WxH" with whole numbers.
 std::string parse_size(const std::string& text, View* view) {
-    static const std::regex pattern(R"(^\s*(\d{1,10})\s*[xX]\s*(\d{1,10})\s*$)");
+    static const std::regex pattern(R"(^\s*(\d+)\s*[xX]\s*(\d+)\s*$)");
     std::smatch m;
     if (!std::regex_match(text, m, pattern))
         return "the size '" + text + "' is not of the form WIDTHxHEIGHT (for example --size=1920x1080)";
+    if (m[1].length() > 10 || m[2].length() > 10 || std::stoll(m[1]) > INT_MAX || std::stoll(m[2]) > INT_MAX)
+        return "the size '" + text + "' is larger than any image Mandelscope can make";
     const long long w = std::stoll(m[1]), h = std::stoll(m[2]);
-    if (w > INT_MAX || h > INT_MAX) return "the size '" + text + "' is larger than any image Mandelscope can make";
     view->width = int(w);
     view->height = int(h);
     return {};

@@ -243,11 +243,15 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
         const auto kd = ToDouble(dd, hn::LoadU(dk, k + x));
         const auto nd = ToDouble(dd, hn::LoadU(dt, norm + x));
         const auto escaped_mask = nd > bailout;
+        sum = hn::Add(sum, kd);
+        if (hn::AllFalse(dd, escaped_mask)) {  // all interior (or settled): no logs to take
+            hn::StoreU(hn::DemoteTo(df, interior), df, mu + x);
+            continue;
+        }
         auto m = hn::Sub(hn::Add(kd, one), hn::Log2(dd, hn::Mul(half, hn::Log(dd, nd))));
         m = hn::IfThenElse(m > zero, m, zero);
         m = hn::IfThenElse(escaped_mask, m, interior);
         hn::StoreU(hn::DemoteTo(df, m), df, mu + x);
-        sum = hn::Add(sum, kd);
         escaped_count += hn::CountTrue(dd, escaped_mask);
     }
     *iterations += hn::GetLane(hn::SumOfLanes(dd, sum));
