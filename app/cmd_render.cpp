@@ -317,7 +317,7 @@ int run_render_command(int argc, char** argv) {
         ->capture_default_str();
     app.add_flag("--no-shortcuts", no_shortcuts, "Switch off the cardioid/bulb test and periodicity checking");
     app.add_option("-o,--output", png, "Output PNG file")->required();
-    app.add_option("--raw", raw, "Also write the smooth iteration values (float32 .npy, interior = -1)");
+    app.add_option("--raw", raw, "Also write the smooth iteration values: float32 .npy of the samples grid (height*K x width*K), interior = -1");
     // For tests of the band-by-band path: output rows per band, and the streaming PNG writer.
     app.add_option("--band-rows", request.band_rows, "Render and write this many rows at a time")->group("");
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;

@@ -47,9 +47,9 @@ struct FrameStats {
     bool cancelled = false;
 };
 
-// Optional hooks for long CPU renders: cancel is polled between rows (rows not started are
-// left as they were, and FrameStats::cancelled is set); progress gets (rows_done, rows_total)
-// from the worker threads and must be thread-safe.
+// Optional hooks for long CPU renders: cancel is polled between jobs of at most 4 rows (rows
+// not started are left as they were, and FrameStats::cancelled is set); progress gets
+// (rows_done, rows_total) from the worker threads after each job and must be thread-safe.
 struct CpuRenderControl {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(int, int)> progress;

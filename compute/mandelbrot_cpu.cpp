@@ -248,7 +248,13 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
             hn::StoreU(hn::DemoteTo(df, interior), df, mu + x);
             continue;
         }
-        auto m = hn::Sub(hn::Add(kd, one), hn::Log2(dd, hn::Mul(half, hn::Log(dd, nd))));
+        // Highway's Log without its subnormal handling: |z_k|^2 > R^2 and ln|z_k| > 5 are
+        // normal numbers (interior lanes, |z|^2 = 0, are overwritten below). Log2 is Log times
+        // 1/ln 2, exactly as Highway's Log2 computes it.
+        const auto ln_norm = hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, nd);
+        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, hn::Mul(half, ln_norm)),
+                                          hn::Set(dd, 1.44269504088896340735992));
+        auto m = hn::Sub(hn::Add(kd, one), log2_half_ln);
         m = hn::IfThenElse(m > zero, m, zero);
         m = hn::IfThenElse(escaped_mask, m, interior);
         hn::StoreU(hn::DemoteTo(df, m), df, mu + x);
