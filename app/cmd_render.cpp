@@ -161,10 +161,14 @@ int render_request(const RenderRequest& request) {
     const size_t available = available_memory_bytes();
     const double usable = available ? 0.8 * double(available) : 4096.0 * kMiB;
     const double sample_row_bytes = double(sample_width64) * k * 8.0 + double(view.width) * 4.0;
-    if (sample_row_bytes > usable)
+    // The CPU kernel's per-thread scratch: up to 4 sample rows, ~144 bytes a sample in FP64
+    // (coordinates, results and two queues of orbit state; see mandelbrot_cpu.cpp).
+    const double kernel_bytes = cuda ? 0.0 : double(omp_get_max_threads()) * 4 * double(sample_width64) * 144;
+    if (sample_row_bytes + kernel_bytes > usable)
         return bad_input("one row of a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
-                         " image with supersampling " + std::to_string(k) + " needs " + describe_mib(sample_row_bytes) +
-                         " of memory but only " + describe_mib(usable) + " are available");
+                         " image with supersampling " + std::to_string(k) + " needs " +
+                         describe_mib(sample_row_bytes + kernel_bytes) + " of memory but only " + describe_mib(usable) +
+                         " are available");
     const double image_bytes = double(view.width) * view.height * 4.0;
     const bool stream_png = request.stream_png || request.band_rows > 0 || image_bytes > 512.0 * kMiB ||
                             image_bytes * 3 + 256.0 * kMiB > usable || image_bytes + view.height > double(INT_MAX);
@@ -174,7 +178,7 @@ int render_request(const RenderRequest& request) {
         band_rows = int(std::clamp(budget / sample_row_bytes, 1.0, double(view.height)));
     }
     band_rows = std::min(band_rows, view.height);
-    const double needed = sample_row_bytes * band_rows + (stream_png ? 0.0 : image_bytes * 3);
+    const double needed = sample_row_bytes * band_rows + kernel_bytes + (stream_png ? 0.0 : image_bytes * 3);
     if (needed > usable)
         return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
                          " are available (use a smaller --size or --supersample)");
