@@ -14,7 +14,8 @@
 //      Packing keeps the long-lived pixels of the boundary side by side, so few lanes idle
 //      beside them, and every round ends on a Brent save step of the reference (a power of
 //      two), so all lanes of a group share one step count and one save schedule.
-//   3. Smooth values for the chunk, vectorised (Highway's Log/Log2, in double).
+//   3. Smooth values for the chunk, vectorised (Highway's Log, in double).
+//   Passes 1 and 3 live in mandelbrot_cpu_rows-inl.h.
 //   The hot loop only steps the vectors and tests for an event (an escape, or a periodicity
 //   candidate); the rare events are settled off the hot path, and finished lanes turn NaN,
 //   which compares false with everything and so raises no further event.
@@ -70,7 +71,7 @@
 namespace ms::cpu_simd {
 
 // Rows of the image to render (shared by every SIMD target's code): y is the first.
-struct RowJob {
+struct ChunkJob {
     PixelGrid grid;
     int y = 0;              // whole-image row
     int x_begin = 0;        // whole-image column of the first pixel
@@ -83,7 +84,7 @@ struct RowJob {
     int mu_stride = 0;        // floats from one row's output to the next
 };
 
-struct RowResult {
+struct ChunkResult {
     uint64_t iterations = 0;
     uint64_t escaped_pixels = 0;
 };
@@ -96,7 +97,8 @@ struct RowResult {
 #define HWY_TARGET_INCLUDE "compute/mandelbrot_cpu.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per SIMD target
 #include <hwy/highway.h>
-#include <hwy/contrib/math/math-inl.h>
+
+#include "compute/mandelbrot_cpu_rows-inl.h"  // RowCoordinates, RowSmoothValues, conversions
 
 HWY_BEFORE_NAMESPACE();
 namespace ms::cpu_simd {
@@ -106,7 +108,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Vectors iterated together (interleaved) by one thread. The dependency chain of one iteration
 // (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, about 14 cycles on this
-// machine, while issuing one vector's ~14 operations takes under 4: four independent vectors
+// machine, while issuing one vector's ~11 operations takes about 3: four independent vectors
 // keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32 registers
 // with c, ci and the saved orbit value as memory operands.
 constexpr int kGroup = 4;
@@ -132,21 +134,6 @@ HWY_INLINE V Step(V& zr, V& zi, V& zr2, V& zi2, const V cr, const V ci) {
         zi2 = hn::Mul(zi, zi);
         return hn::Add(zr2, zi2);
     }
-}
-
-// Conversions between a double vector and the same number of T (or integer) lanes; identity
-// for double (Highway's PromoteTo/DemoteTo only convert between different types).
-template <class DT, class VD>
-HWY_INLINE hn::Vec<DT> FromDouble(DT dt, VD v) {
-    if constexpr (std::is_same_v<hn::TFromD<DT>, double>) return v;
-    else return hn::DemoteTo(dt, v);
-}
-template <class DD, class VT>
-HWY_INLINE hn::Vec<DD> ToDouble(DD dd, VT v) {
-    using From = hn::TFromV<VT>;
-    if constexpr (std::is_same_v<From, double>) return v;
-    else if constexpr (std::is_same_v<From, int64_t>) return hn::ConvertTo(dd, v);
-    else return hn::PromoteTo(dd, v);
 }
 
 // Pixels still iterating after a round, packed (structure of arrays) for the next round.
@@ -183,86 +170,6 @@ struct ChunkScratch {
         queue[1].resize(pixels);
     }
 };
-
-// Row coordinates: c's real part for every pixel, rounded to T exactly as the reference does
-// (the pixel centre computed in double, then converted), and the cardioid/bulb test in double
-// on the rounded coordinates. Pixels the test settles, and the padding, get NaN.
-template <typename T>
-HWY_INLINE void RowCoordinates(const RowJob& job, int y, size_t padded_width, T* cr_out) {
-    const hn::ScalableTag<double> dd;
-    const hn::Rebind<T, decltype(dd)> dt;  // as many T lanes as dd has doubles
-    const size_t n = hn::Lanes(dd);
-    const double ci = double(T(job.grid.im(y)));
-    const auto y2 = hn::Set(dd, ci * ci);
-    const auto quarter_y2 = hn::Set(dd, 0.25 * (ci * ci));
-    const auto half = hn::Set(dd, 0.5), quarter = hn::Set(dd, 0.25), one = hn::Set(dd, 1.0);
-    const auto sixteenth = hn::Set(dd, 0.0625), nan = hn::Set(dd, std::numeric_limits<double>::quiet_NaN());
-    const auto half_width = hn::Set(dd, job.grid.half_width), step = hn::Set(dd, job.grid.step);
-    const auto center = hn::Set(dd, job.grid.center_re);
-    const auto x_begin = hn::Set(dd, double(job.x_begin));
-    const auto width = hn::Set(dd, double(job.width));
-    for (size_t x = 0; x < padded_width; x += n) {
-        const auto column = hn::Iota(dd, double(x));
-        // grid.re(x) = center_re + ((x + 0.5) - half_width) * step, operation for operation.
-        auto re = hn::Add(center, hn::Mul(hn::Sub(hn::Add(hn::Add(column, x_begin), half), half_width), step));
-        re = ToDouble(dd, FromDouble(dt, re));  // round to T (a no-op for double)
-        auto dead = column >= width;
-        if (job.cardioid_bulb) {
-            // in_cardioid_or_period2_bulb(), operation for operation.
-            const auto xq = hn::Sub(re, quarter);
-            const auto q = hn::Add(hn::Mul(xq, xq), y2);
-            const auto cardioid = hn::Mul(q, hn::Add(q, xq)) <= quarter_y2;
-            const auto xb = hn::Add(re, one);
-            const auto bulb = hn::Add(hn::Mul(xb, xb), y2) <= sixteenth;
-            dead = hn::Or(dead, hn::Or(cardioid, bulb));
-        }
-        hn::StoreU(FromDouble(dt, hn::IfThenElse(dead, nan, re)), dt, cr_out + x);
-    }
-}
-
-// Smooth values of one row from (iterations, |z_k|^2), vectorised in double:
-// mu = k + 1 - log2(0.5 * ln|z_k|^2), clamped at 0, for pixels that escaped (|z|^2 > R^2);
-// kInteriorMu for the others. Highway's Log/Log2 are within 4 and 2 ulp (double) of libm's,
-// far below float's rounding: mu comes out as the reference's smooth_mu() except when that
-// double lands within a few ulp of a float rounding boundary (about one pixel in 10^8), and
-// then by one float ulp. Also sums the row's iterations and escaped pixels.
-template <typename T>
-HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k, const T* norm,
-                                float* mu, double* iterations, uint64_t* escaped) {
-    const hn::ScalableTag<double> dd;
-    const hn::Rebind<T, decltype(dd)> dt;
-    const hn::Rebind<hwy::MakeSigned<T>, decltype(dd)> dk;
-    const hn::Rebind<float, decltype(dd)> df;
-    const size_t n = hn::Lanes(dd);
-    const auto one = hn::Set(dd, 1.0), half = hn::Set(dd, 0.5), zero = hn::Zero(dd);
-    const auto bailout = hn::Set(dd, kBailoutRadius * kBailoutRadius);
-    const auto interior = hn::Set(dd, double(kInteriorMu));
-    auto sum = hn::Zero(dd);
-    size_t escaped_count = 0;
-    for (size_t x = 0; x < padded_width; x += n) {
-        const auto kd = ToDouble(dd, hn::LoadU(dk, k + x));
-        const auto nd = ToDouble(dd, hn::LoadU(dt, norm + x));
-        const auto escaped_mask = nd > bailout;
-        sum = hn::Add(sum, kd);
-        if (hn::AllFalse(dd, escaped_mask)) {  // all interior (or settled): no logs to take
-            hn::StoreU(hn::DemoteTo(df, interior), df, mu + x);
-            continue;
-        }
-        // Highway's Log without its subnormal handling: |z_k|^2 > R^2 and ln|z_k| > 5 are
-        // normal numbers (interior lanes, |z|^2 = 0, are overwritten below). Log2 is Log times
-        // 1/ln 2, exactly as Highway's Log2 computes it.
-        const auto ln_norm = hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, nd);
-        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, hn::Mul(half, ln_norm)),
-                                          hn::Set(dd, 1.44269504088896340735992));
-        auto m = hn::Sub(hn::Add(kd, one), log2_half_ln);
-        m = hn::IfThenElse(m > zero, m, zero);
-        m = hn::IfThenElse(escaped_mask, m, interior);
-        hn::StoreU(hn::DemoteTo(df, m), df, mu + x);
-        escaped_count += hn::CountTrue(dd, escaped_mask);
-    }
-    *iterations += hn::GetLane(hn::SumOfLanes(dd, sum));
-    *escaped += escaped_count;
-}
 
 // A group of kGroup vectors iterated together: the per-lane state of its pixels.
 template <class D>
@@ -353,7 +260,7 @@ HWY_INLINE void FinishGroupRound(D d, Group<D>& g, int k_reached, int max_iterat
 }
 
 template <class D, bool kPeriodicity, bool kFma>
-HWY_NOINLINE void RenderChunkImpl(D d, const RowJob& job, int rows, RowResult* result) {
+HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResult* result) {
     using T = hn::TFromD<D>;
     using TI = hwy::MakeSigned<T>;
     const hn::RebindToSigned<D> di;
@@ -475,7 +382,7 @@ HWY_NOINLINE void RenderChunkImpl(D d, const RowJob& job, int rows, RowResult* r
 }
 
 template <typename T>
-void RenderChunk(const RowJob& job, int rows, RowResult* result) {
+void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
     using D = hn::ScalableTag<T>;
     const D d;
     if (job.fused_multiply_add) {
@@ -487,8 +394,8 @@ void RenderChunk(const RowJob& job, int rows, RowResult* result) {
     }
 }
 
-void RenderChunkF32(const RowJob& job, int rows, RowResult* result) { RenderChunk<float>(job, rows, result); }
-void RenderChunkF64(const RowJob& job, int rows, RowResult* result) { RenderChunk<double>(job, rows, result); }
+void RenderChunkF32(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<float>(job, rows, result); }
+void RenderChunkF64(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<double>(job, rows, result); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -543,7 +450,7 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
     stats.precision = resolve_precision(view, precision);
     const auto start = std::chrono::steady_clock::now();
 
-    cpu_simd::RowJob base;
+    cpu_simd::ChunkJob base;
     base.grid = make_pixel_grid(view);
     base.x_begin = rect.x;
     base.width = rect.width;
@@ -574,11 +481,11 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
         }
         const int row = j * rows_per_job;
         const int rows = std::min(rows_per_job, rect.height - row);
-        cpu_simd::RowJob job = base;
+        cpu_simd::ChunkJob job = base;
         job.y = rect.y + row;
         job.mu_out = mu_out + size_t(row) * size_t(rect.width);
         job.mu_stride = rect.width;
-        cpu_simd::RowResult result;
+        cpu_simd::ChunkResult result;
         render_chunk(job, rows, &result);
         iterations += result.iterations;
         escaped += result.escaped_pixels;
