@@ -43,7 +43,6 @@ HWY_INLINE hn::Vec<DD> ToDouble(DD dd, VT v) {
     else return hn::PromoteTo(dd, v);
 }
 
-
 // Row coordinates: c's real part for every pixel, rounded to T exactly as the reference does
 // (the pixel centre computed in double, then converted), and the cardioid/bulb test in double
 // on the rounded coordinates. Pixels the test settles, and the padding, get NaN.
