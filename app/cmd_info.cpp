@@ -1,13 +1,124 @@
-// cmd_info.cpp: `mandelscope info` (placeholder until its issue lands; prints that it is missing).
+// cmd_info.cpp: `mandelscope info [--json]`: the CPU (model, cores, threads, clock, the SIMD set
+// the fast path uses, and its iteration bound) and every CUDA device, or the exact reason no
+// CUDA device can be used. Exits 0 either way: no GPU is a fact to report, not an error.
 #include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "compute/cpu_info.h"
+#include "compute/cuda_info.h"
+#include "compute/mandelbrot.h"
 
 namespace ms {
 
-int run_info_command(int, char**) {
-    std::fprintf(stderr, "mandelscope info: not built yet\n");
-    return 1;
+namespace {
+
+std::string version_text(int v) {  // CUDA encodes 13.0 as 13000
+    return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "none";
+}
+
+nlohmann::ordered_json cpu_json(const CpuInfo& cpu) {
+    nlohmann::ordered_json j;
+    j["model"] = cpu.model;
+    j["vendor"] = cpu.vendor;
+    j["cores"] = cpu.cores;
+    j["threads"] = cpu.threads;
+    j["nominal_mhz"] = cpu.nominal_mhz;
+    j["max_mhz"] = cpu.max_mhz;
+    j["measured_mhz"] = cpu.measured_mhz;
+    j["simd_target"] = cpu.simd_target;
+    j["simd_targets_available"] = mandelbrot_cpu_simd_targets();
+    j["simd_bits"] = cpu.simd_bits;
+    j["fp_pipes_per_core"] = cpu.fp_pipes;
+    j["fp_ops_per_iteration"] = kCpuFpOpsPerIteration;
+    j["iteration_limit_fp32"] = cpu_iteration_limit(cpu, Precision::Fp32);
+    j["iteration_limit_fp64"] = cpu_iteration_limit(cpu, Precision::Fp64);
+    return j;
+}
+
+nlohmann::ordered_json cuda_json(const CudaSystemInfo& cuda) {
+    nlohmann::ordered_json j;
+    j["usable"] = cuda.usable;
+    j["reason"] = cuda.reason;
+    j["driver_version"] = cuda.driver_version;
+    j["runtime_version"] = cuda.runtime_version;
+    j["devices"] = nlohmann::ordered_json::array();
+    for (const auto& d : cuda.devices) {
+        nlohmann::ordered_json dj;
+        dj["index"] = d.index;
+        dj["name"] = d.name;
+        dj["compute_capability"] = std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor);
+        dj["sm_count"] = d.sm_count;
+        dj["fp32_lanes_per_sm"] = d.fp32_lanes_per_sm;
+        dj["fp64_lanes_per_sm"] = d.fp64_lanes_per_sm;
+        dj["clock_khz"] = d.clock_khz;
+        dj["memory_clock_khz"] = d.memory_clock_khz;
+        dj["memory_bus_width_bits"] = d.memory_bus_width_bits;
+        dj["total_memory_bytes"] = d.total_memory_bytes;
+        dj["l2_cache_bytes"] = d.l2_cache_bytes;
+        dj["memory_bytes_per_second"] = d.memory_bytes_per_second;
+        j["devices"].push_back(dj);
+    }
+    return j;
+}
+
+void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
+    std::string clock_source;
+    const double clock_hz = cpu_clock_hz(cpu, &clock_source);
+    std::printf("CPU\n");
+    std::printf("  model          %s\n", cpu.model.c_str());
+    std::printf("  cores          %d (%d threads available)\n", cpu.cores, cpu.threads);
+    std::printf("  clock          %.0f MHz nominal", cpu.nominal_mhz);
+    if (cpu.max_mhz > 0) std::printf(", %.0f MHz maximum", cpu.max_mhz);
+    if (cpu.measured_mhz > 0) std::printf(", %.0f MHz measured", cpu.measured_mhz);
+    std::printf("\n");
+    std::printf("  SIMD in use    %s (%d-bit vectors: %d FP32 / %d FP64 lanes)", cpu.simd_target.c_str(), cpu.simd_bits,
+                cpu_simd_lanes(cpu, Precision::Fp32), cpu_simd_lanes(cpu, Precision::Fp64));
+    std::string others;
+    for (const auto& t : mandelbrot_cpu_simd_targets())
+        if (t != cpu.simd_target) others += (others.empty() ? "" : ", ") + t;
+    if (!others.empty()) std::printf("; also built: %s", others.c_str());
+    std::printf("\n");
+    std::printf("  bound          %.3g FP32 / %.3g FP64 iterations/s = %d cores x lanes x %.2f GHz (%s) x %d FP pipes / %d FP ops per iteration\n",
+                cpu_iteration_limit(cpu, Precision::Fp32), cpu_iteration_limit(cpu, Precision::Fp64), cpu.cores,
+                clock_hz / 1e9, clock_source.c_str(), cpu.fp_pipes, kCpuFpOpsPerIteration);
+    std::printf("CUDA\n");
+    std::printf("  driver %s, runtime %s\n", version_text(cuda.driver_version).c_str(),
+                version_text(cuda.runtime_version).c_str());
+    if (!cuda.usable) std::printf("  no CUDA device can be used: %s\n", cuda.reason.c_str());
+    for (const auto& d : cuda.devices) {
+        std::printf("  device %d       %s, compute capability %d.%d\n", d.index, d.name.c_str(), d.compute_major,
+                    d.compute_minor);
+        std::printf("    SMs          %d (%d FP32 / %d FP64 lanes each), clock %.0f MHz\n", d.sm_count,
+                    d.fp32_lanes_per_sm, d.fp64_lanes_per_sm, d.clock_khz / 1000.0);
+        std::printf("    memory       %.1f GiB, %d-bit bus at %.0f MHz: %.0f GB/s theoretical; L2 %.0f MiB\n",
+                    double(d.total_memory_bytes) / (1 << 30), d.memory_bus_width_bits, d.memory_clock_khz / 1000.0,
+                    d.memory_bytes_per_second / 1e9, d.l2_cache_bytes / double(1 << 20));
+    }
+}
+
+}  // namespace
+
+int run_info_command(int argc, char** argv) {
+    CLI::App app{"Describe this machine's CPU and CUDA devices", "info"};
+    bool json = false;
+    app.add_flag("--json", json, "Print JSON instead of text");
+    if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+
+    const CpuInfo cpu = query_cpu_info();
+    const CudaSystemInfo cuda = query_cuda_system();
+    if (json) {
+        nlohmann::ordered_json j;
+        j["cpu"] = cpu_json(cpu);
+        j["cuda"] = cuda_json(cuda);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        print_text(cpu, cuda);
+    }
+    return 0;
 }
 
 }  // namespace ms

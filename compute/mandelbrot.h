@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "compute/palette.h"
 #include "compute/view.h"
@@ -46,11 +47,17 @@ struct FrameStats {
     bool cancelled = false;
 };
 
-// Optional hooks for long CPU renders: cancel is polled between rows; progress gets
-// (rows_done, rows_total) from the worker threads and must be thread-safe.
+// Optional hooks for long CPU renders: cancel is polled between jobs of at most 4 rows (rows
+// not started are left as they were, and FrameStats::cancelled is set); progress gets
+// (rows_done, rows_total) from the worker threads after each job and must be thread-safe.
 struct CpuRenderControl {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(int, int)> progress;
+    // false (default): multiply and add rounded separately, as the reference does: the same
+    // picture bit for bit on every SIMD target. true: fused multiply-add (one rounding), faster
+    // where adds and FMAs share ports (Intel); escape counts then differ from the reference on
+    // a thin scatter of boundary pixels (see mandelbrot_cpu.cpp).
+    bool fused_multiply_add = false;
 };
 
 // Smooth iteration values for `rect` of `view` (row-major, rect.width * rect.height floats).
@@ -63,6 +70,11 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
 
 // The SIMD target the fast CPU path dispatches to on this machine ("AVX3", "AVX2", "SSE4"...).
 std::string mandelbrot_cpu_simd_target();
+// Every target this binary has code for and this CPU can run, best first.
+std::vector<std::string> mandelbrot_cpu_simd_targets();
+// Makes mandelbrot_cpu use one of those targets (tests and benchmarks compare them); "" goes
+// back to the best. Returns false for a name not in the list. Call between renders only.
+bool mandelbrot_cpu_use_simd_target(const std::string& name);
 
 // Smooth values to RGBA8 through a palette (the CPU side of colouring; CUDA colours in-kernel).
 void colorize(const float* mu, int64_t count, const PaletteTable& palette, const View& view,

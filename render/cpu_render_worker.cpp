@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "render/mandelbrot_cpu_adapter.h"
+
 #include "render/view_math.h"
 
 namespace ms {
@@ -53,7 +53,7 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     if (block > 1) {
         View coarse = coarse_view(view, block);
         mu.resize(size_t(coarse.width) * coarse.height);
-        mandelbrot_cpu_adapter(coarse, precision, full_rect(coarse), mu.data(), control);
+        mandelbrot_cpu(coarse, precision, Shortcuts{}, full_rect(coarse), mu.data(), control);
         if (w.cancel) return false;
         rgba.resize(mu.size() * 4);
         colorize(mu.data(), int64_t(mu.size()), palette, view, rgba.data());
@@ -79,7 +79,7 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     rgba.resize(mu.size() * 4);
     for (int y0 = 0; y0 < view.height; y0 += band_rows) {
         int rows = std::min(band_rows, view.height - y0);
-        mandelbrot_cpu_adapter(view, precision, {0, y0, view.width, rows}, mu.data(), control);
+        mandelbrot_cpu(view, precision, Shortcuts{}, {0, y0, view.width, rows}, mu.data(), control);
         if (w.cancel) return false;
         colorize(mu.data(), int64_t(width * rows), palette, view, rgba.data());
         std::lock_guard lock(w.mutex);

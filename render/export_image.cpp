@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "render/mandelbrot_cpu_adapter.h"
+
 #include "render/png_stream.h"
 
 namespace ms {
@@ -60,7 +60,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         }
         mu.resize(size_t(rect.width) * rect.height);
         // The precision the whole sample grid needs, not what a strip alone would pick.
-        mandelbrot_cpu_adapter(samples, resolve_precision(samples, s.precision), rect, mu.data(), control);
+        mandelbrot_cpu(samples, resolve_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
         if (cancel && *cancel) return false;
         colorize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
         return true;

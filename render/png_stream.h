@@ -1,13 +1,9 @@
-// png_stream.h: PNG files written a strip at a time, and the view read back from them.
+// png_stream.h: the window's PNG export (strip by strip, so a 16384x16384 export never holds
+// the whole image) and reopening a PNG's view; a thin layer over compute/image_io.h, which owns
+// the PNG writer and the view's tEXt format shared with `mandelscope render`.
 //
-// TEMPORARY home, until compute/image_io.h (foundation branch) is merged: that module writes
-// whole images with stb_image_write and owns the tEXt format of the view. The window needs a
-// writer that takes rows as they are computed, so a 16384x16384 export never holds the whole
-// image (1 GiB) in memory; the lead either moves this writer into compute/image_io or makes
-// both agree on one tEXt format (view_to_png_text / view_from_png_text below).
-//
-// Safety: the file is written as NAME.partial beside the target and renamed over it only once
-// complete, so a failure, a cancel or a full disk never destroys a file already on disk.
+// Safety: the file is written under a temporary name beside the target and renamed over it
+// only once complete, so a failure, a cancel or a full disk never destroys a file on disk.
 #pragma once
 
 #include <filesystem>
@@ -19,9 +15,7 @@
 
 namespace ms {
 
-// The view in a PNG tEXt chunk: keyword kPngViewKeyword, text a JSON object of the View's
-// fields (center_re and center_im as the decimal strings they are).
-inline constexpr const char* kPngViewKeyword = "mandelscope-view";
+// The view as the text of the PNG's tEXt chunk (compute/image_io.h: view_to_json).
 std::string view_to_png_text(const View& view);
 // Throws std::runtime_error with a sentence when the text is not a valid view.
 View view_from_png_text(const std::string& text);

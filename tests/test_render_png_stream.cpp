@@ -15,6 +15,7 @@
 
 #include "render/export_image.h"
 #include "render/panels.h"
+#include "compute/image_io.h"
 #include "render/png_stream.h"
 
 namespace ms {
@@ -35,33 +36,11 @@ std::string read_file(const fs::path& path) {
 
 // Decodes our own PNGs (RGB, filter Sub on every row) back to RGB bytes.
 std::vector<uint8_t> decode_rgb(const fs::path& path, int* width, int* height) {
-    std::string file = read_file(path);
-    size_t pos = 8;
-    std::string idat;
-    while (pos + 8 <= file.size()) {
-        uint32_t n = uint32_t(uint8_t(file[pos])) << 24 | uint32_t(uint8_t(file[pos + 1])) << 16 |
-                     uint32_t(uint8_t(file[pos + 2])) << 8 | uint8_t(file[pos + 3]);
-        std::string type = file.substr(pos + 4, 4);
-        if (type == "IHDR") {
-            auto u32 = [&](size_t p) {
-                return int(uint8_t(file[p])) << 24 | int(uint8_t(file[p + 1])) << 16 | int(uint8_t(file[p + 2])) << 8 |
-                       int(uint8_t(file[p + 3]));
-            };
-            *width = u32(pos + 8);
-            *height = u32(pos + 12);
-        }
-        if (type == "IDAT") idat += file.substr(pos + 8, n);
-        pos += 12 + n;
-    }
-    uLongf size = uLongf(*height) * (1 + 3 * *width);
-    std::vector<uint8_t> raw(size);
-    EXPECT_EQ(uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(idat.data()), uLong(idat.size())), Z_OK);
+    PngImage image = read_png(path);  // stb_image: an independent decoder
+    *width = image.width;
+    *height = image.height;
     std::vector<uint8_t> rgb;
-    for (int y = 0; y < *height; ++y) {
-        const uint8_t* row = raw.data() + size_t(y) * (1 + 3 * *width);
-        EXPECT_EQ(row[0], 1);  // filter Sub
-        for (int i = 0; i < 3 * *width; ++i) rgb.push_back(uint8_t(row[1 + i] + (i >= 3 ? rgb[rgb.size() - 3] : 0)));
-    }
+    for (size_t i = 0; i < image.rgba.size(); i += 4) rgb.insert(rgb.end(), {image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]});
     return rgb;
 }
 
@@ -79,6 +58,14 @@ View sample_view() {
     return v;
 }
 
+// Names of the files in `dir`, sorted: a finished or abandoned write leaves no temporary.
+std::vector<std::string> files_in(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 TEST(PngStream, WritesPixelsAndTheViewAndReadsTheViewBack) {
     fs::path dir = temp_dir(), path = dir / "a.png";
     View v = sample_view();
@@ -94,7 +81,7 @@ TEST(PngStream, WritesPixelsAndTheViewAndReadsTheViewBack) {
     });
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(first_rows, (std::vector<int>{0, 2, 4}));
-    EXPECT_FALSE(fs::exists(dir / "a.png.partial"));
+    EXPECT_EQ(files_in(dir), (std::vector<std::string>{"a.png"}));  // no temporary left
     int w = 0, h = 0;
     std::vector<uint8_t> rgb = decode_rgb(path, &w, &h);
     ASSERT_EQ(w, 7);
@@ -128,9 +115,16 @@ TEST(PngStream, RefusesFilesWithoutAView) {
     View v = sample_view();
     ASSERT_TRUE(write_png_streamed(dir / "other.png", 7, 5, v, 5, [](int, int, uint8_t*, std::string*) { return true; }).ok);
     std::string bytes = read_file(dir / "other.png");
-    size_t at = bytes.find(kPngViewKeyword);
+    size_t at = bytes.find(kViewKey);
     ASSERT_NE(at, std::string::npos);
-    bytes[at] = 'X';  // "Xandelscope-view": the CRC no longer matters to a reader that skips it
+    bytes[at] = 'X';  // "Xandelscope-view", with the chunk's CRC made right again
+    {
+        size_t chunk = at - 8;  // length (4 bytes), "tEXt", keyword...
+        uint32_t n = uint32_t(uint8_t(bytes[chunk])) << 24 | uint32_t(uint8_t(bytes[chunk + 1])) << 16 |
+                     uint32_t(uint8_t(bytes[chunk + 2])) << 8 | uint8_t(bytes[chunk + 3]);
+        uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(bytes.data() + chunk + 4), uInt(n + 4));
+        for (int i = 0; i < 4; ++i) bytes[chunk + 8 + n + i] = char((crc >> (24 - 8 * i)) & 0xff);
+    }
     std::ofstream(dir / "other.png", std::ios::binary) << bytes;
     EXPECT_FALSE(read_png_view(dir / "other.png", &error));
     EXPECT_NE(error.find("has no Mandelscope view"), std::string::npos) << error;
@@ -157,11 +151,11 @@ TEST(PngStream, CancelAndFailureLeaveTheOldFile) {
     EXPECT_FALSE(r.cancelled);
     EXPECT_EQ(r.error, "the renderer broke");
     EXPECT_EQ(read_file(path), "precious");
-    EXPECT_FALSE(fs::exists(dir / "keep.png.partial"));
+    EXPECT_EQ(files_in(dir), (std::vector<std::string>{"keep.png"}));  // no temporary left
     // Unwritable: a folder that does not exist.
     r = write_png_streamed(dir / "no" / "such.png", 7, 5, v, 1, [](int, int, uint8_t*, std::string*) { return true; });
     EXPECT_FALSE(r.ok);
-    EXPECT_NE(r.error.find("No such file or directory"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("does not exist"), std::string::npos) << r.error;
     fs::remove_all(dir);
 }
 

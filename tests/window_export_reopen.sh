@@ -12,15 +12,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 view=(--backend=cpu --center=-0.10109636384562,0.95628651080914 --zoom=300 --iter=700 --palette=ocean)
 "$bin" "${view[@]}" --export="$work/a.png" --export-size=300x200 --supersample=2 || fail "export failed"
 [ -s "$work/a.png" ] || fail "no PNG written"
-[ ! -e "$work/a.png.partial" ] || fail "the partial file was left behind"
+[ -z "$(ls -A "$work" | grep -v '^a.png$')" ] || fail "a temporary file was left behind: $(ls -A "$work")"
 identify "$work/a.png" 2>/dev/null | grep -q ' 300x200 ' || fail "wrong size: $(identify "$work/a.png")"
-identify -verbose "$work/a.png" | grep -q 'mandelscope-view: {"center_im":"0.95628651080914","center_re":"-0.10109636384562"' \
+identify -verbose "$work/a.png" | grep -q 'mandelscope-view: {"center_re":"-0.10109636384562","center_im":"0.95628651080914"' \
     || fail "the view is not in the tEXt chunk"
 
 # Unwritable paths: a directory that does not exist, and a directory in the file's place.
 out=$("$bin" "${view[@]}" --export="$work/missing/dir/b.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 1 ] && echo "$out" | grep -q "cannot write $work/missing/dir/b.png: No such file or directory" \
+[ $rc -eq 1 ] && echo "$out" | grep -q "cannot write .*b.png.*: the directory .* does not exist" \
     || fail "an unwritable path must fail with a sentence (rc $rc)"
 mkdir "$work/isdir.png"
 out=$("$bin" "${view[@]}" --export="$work/isdir.png" 2>&1); rc=$?

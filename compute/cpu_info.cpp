@@ -1,0 +1,118 @@
+// cpu_info.cpp: CPU model, cores, clock and SIMD set, and the iteration-issue bound (cpu_info.h).
+#include "compute/cpu_info.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include <omp.h>
+
+#include "compute/mandelbrot.h"
+
+namespace ms {
+
+namespace {
+
+std::string trim(const std::string& s) {
+    size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+double read_khz_as_mhz(const char* path) {
+    std::ifstream in(path);
+    double khz = 0.0;
+    return in >> khz ? khz / 1000.0 : 0.0;
+}
+
+// One dependent integer add per cycle: adds per second is the clock. x86 only (inline asm);
+// elsewhere 0 (not measured).
+double measure_clock_mhz() {
+#if defined(__x86_64__)
+    double best = 0.0;
+    for (int trial = 0; trial < 3; ++trial) {
+        constexpr long kLoops = 2'000'000;
+        unsigned long x = 0;
+        auto start = std::chrono::steady_clock::now();
+        for (long i = 0; i < kLoops; ++i)
+            asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, 8.0 * kLoops / s / 1e6);
+    }
+    return best;
+#else
+    return 0.0;
+#endif
+}
+
+int simd_bits_of(const std::string& target) {
+    if (target.rfind("AVX3", 0) == 0) return 512;
+    if (target == "AVX2") return 256;
+    if (target == "SSE4" || target == "SSSE3" || target == "EMU128" || target == "NEON") return 128;
+    return 64;  // SCALAR
+}
+
+}  // namespace
+
+CpuInfo query_cpu_info(bool measure_clock) {
+    CpuInfo info;
+    std::ifstream in("/proc/cpuinfo");
+    std::set<std::pair<std::string, std::string>> physical_cores;  // (physical id, core id)
+    std::string physical_id, line;
+    double cpuinfo_mhz = 0.0;
+    int processors = 0;
+    while (std::getline(in, line)) {
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+        if (key == "processor") ++processors;
+        else if (key == "model name" && info.model.empty()) info.model = value;
+        else if (key == "vendor_id" && info.vendor.empty()) info.vendor = value;
+        else if (key == "cpu family" && info.family == 0) info.family = std::atoi(value.c_str());
+        else if (key == "cpu MHz" && cpuinfo_mhz == 0.0) cpuinfo_mhz = std::atof(value.c_str());
+        else if (key == "physical id") physical_id = value;
+        else if (key == "core id") physical_cores.insert({physical_id, value});
+    }
+    if (info.model.empty()) info.model = "unknown CPU";
+    info.threads = std::max(1, omp_get_max_threads());
+    int logical = std::max({processors, int(std::thread::hardware_concurrency()), 1});
+    info.cores = physical_cores.empty() ? logical : int(physical_cores.size());
+    info.cores = std::min(info.cores, info.threads);  // the cores this process can keep busy
+
+    info.nominal_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency");
+    if (info.nominal_mhz == 0.0) info.nominal_mhz = cpuinfo_mhz;
+    info.max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+    if (measure_clock) info.measured_mhz = measure_clock_mhz();
+
+    info.simd_target = mandelbrot_cpu_simd_target();
+    info.simd_bits = simd_bits_of(info.simd_target);
+    info.fp_pipes = info.vendor == "AuthenticAMD" && info.family >= 0x17 ? 4 : 2;
+    return info;
+}
+
+double cpu_clock_hz(const CpuInfo& info, std::string* source) {
+    auto pick = [&](double mhz, const char* what) {
+        if (source) *source = what;
+        return mhz * 1e6;
+    };
+    if (info.measured_mhz > 0.0) return pick(info.measured_mhz, "measured");
+    if (info.max_mhz > 0.0) return pick(info.max_mhz, "sysfs maximum");
+    if (info.nominal_mhz > 0.0) return pick(info.nominal_mhz, "nominal");
+    return pick(0.0, "unknown");
+}
+
+int cpu_simd_lanes(const CpuInfo& info, Precision precision) {
+    if (info.simd_bits <= 64) return 1;  // SCALAR: one value at a time
+    return info.simd_bits / (precision == Precision::Fp32 ? 32 : 64);
+}
+
+double cpu_iteration_limit(const CpuInfo& info, Precision precision) {
+    return double(info.cores) * cpu_simd_lanes(info, precision) * cpu_clock_hz(info) * info.fp_pipes /
+           kCpuFpOpsPerIteration;
+}
+
+}  // namespace ms
