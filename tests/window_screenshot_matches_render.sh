@@ -18,16 +18,9 @@ cat "$work/window.log"
 [ $rc -eq 0 ] || { echo "FAIL: the window exited with $rc"; exit 1; }
 grep -q '^render path: cpu$' "$work/window.log" || { echo "FAIL: no 'render path: cpu' line"; exit 1; }
 
-if timeout 300 "$bin" render "${view[@]}" --palette=classic --backend=cpu -o "$work/render.png" >"$work/render.log" 2>&1; then
-    reference="mandelscope render"
-else
-    # Until `mandelscope render` lands (foundation branch), the window's own export path
-    # (compute/ through render/export_image.h, no GL) is the reference.
-    cat "$work/render.log"
-    echo "NOTE: mandelscope render is not available; comparing with the window's --export instead"
-    timeout 300 "$bin" --backend=cpu "${view[@]}" --export="$work/render.png" || { echo "FAIL: --export failed"; exit 1; }
-    reference="the export path"
-fi
+timeout 300 "$bin" render "${view[@]}" --palette=classic --backend=cpu -o "$work/render.png" >"$work/render.log" 2>&1 \
+    || { cat "$work/render.log"; echo "FAIL: mandelscope render failed"; exit 1; }
+reference="mandelscope render"
 psnr=$(compare -metric PSNR "$work/window.png" "$work/render.png" null: 2>&1)
 echo "PSNR window vs $reference: $psnr dB"
 case "$psnr" in
