@@ -39,9 +39,13 @@ constexpr int kPadSide = 16;
 constexpr int kPadPlane = kPadSide * kPadSide;
 constexpr int kPadImage = kCnnConv1Channels * kPadPlane;     // 4096 floats = 16 KB
 constexpr int kConv2Weights = kCnnConv2Channels * kCnnConv1Channels * 9;  // 4608
-constexpr int kDenseRows = 64;       // images per cnn_dense_kernel block
-constexpr int kDenseK = 32;          // k-tile of cnn_dense_kernel
-constexpr int kSmallBatch = 16;      // at or below: the small-batch dense kernels
+constexpr int kDenseRows = 64;       // images per cnn_fc1_partial_kernel block
+constexpr int kDenseK = 32;          // its k-tile
+constexpr int kDenseKTiles = kCnnFlat / kDenseK;  // 49
+static_assert(kCnnFlat % kDenseK == 0);
+// Blocks the fc1 split-K grid aims at: 4 per SM of an H100, so small batches spread fc1's
+// 400 KB of weights over many SMs (one SM alone streams it slowly) and large ones fill the GPU.
+constexpr int kDenseTargetBlocks = 528;
 
 // The 16 pooled conv1 outputs at pooled pixel (py, px) of one image (28x28 floats in [0,1]):
 // out[c] = max over the 2x2 window of ReLU(bias + 3x3 conv). `image` may be shared or global.
@@ -263,19 +267,22 @@ __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
     conv2_pooled_block<IMGS, CPT>(in_s, w_s, b_s, first, count, pool2);
 }
 
-// fc1 + ReLU + fc2 for 64 images per block: a 64x64 tile of fc1 (4x4 outputs per thread,
-// k-tiles of 32 through shared memory), then fc2 from the hidden values in shared memory.
-__global__ void __launch_bounds__(256) cnn_dense_kernel(const float* pool2, int count,
-                                                        const float* fc1_w, const float* fc1_b,
-                                                        const float* fc2_w, const float* fc2_b,
-                                                        float* logits) {
+// fc1, split-K: block (x, y) multiplies images [64x, 64x + 64) by fc1's weights over k-tiles
+// [y * tiles_per_split, ...) of 32 inputs: a 64x64 tile, 4x4 outputs per thread, through
+// shared memory. Partial sums go to partial[y][image][hidden]; cnn_fc_finish_kernel adds them.
+__global__ void __launch_bounds__(256) cnn_fc1_partial_kernel(const float* pool2, int count,
+                                                              const float* fc1_w,
+                                                              int tiles_per_split,
+                                                              float* partial) {
     __shared__ __align__(16) float a_s[kDenseK][kDenseRows + 4];   // [k][image]
     __shared__ __align__(16) float w_s[kDenseK][kCnnHidden + 4];   // [k][hidden]
-    __shared__ float h_s[kDenseRows][kCnnHidden + 1];
     const int first = blockIdx.x * kDenseRows;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;  // 4 hidden x 4 images each
+    const int tile_begin = blockIdx.y * tiles_per_split;
+    const int tile_end = min(kDenseKTiles, tile_begin + tiles_per_split);
     float acc[4][4] = {};
-    for (int k0 = 0; k0 < kCnnFlat; k0 += kDenseK) {
+    for (int tile = tile_begin; tile < tile_end; ++tile) {
+        const int k0 = tile * kDenseK;
 #pragma unroll
         for (int i = 0; i < kDenseRows * kDenseK / 256; ++i) {
             const int idx = threadIdx.x + i * 256;
@@ -297,10 +304,29 @@ __global__ void __launch_bounds__(256) cnn_dense_kernel(const float* pool2, int 
         __syncthreads();
     }
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-            h_s[ty * 4 + i][tx * 4 + j] = fmaxf(acc[i][j] + fc1_b[tx * 4 + j], 0.0f);
+    for (int i = 0; i < 4; ++i) {
+        const int row = first + ty * 4 + i;
+        if (row >= count) continue;
+        *reinterpret_cast<float4*>(&partial[(size_t(blockIdx.y) * count + row) * kCnnHidden + tx * 4]) =
+            make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    }
+}
+
+// fc1's bias + the split-K partial sums (in split order) + ReLU, then fc2, for 64 images per
+// block.
+__global__ void __launch_bounds__(256) cnn_fc_finish_kernel(const float* partial, int splits,
+                                                            int count, const float* fc1_b,
+                                                            const float* fc2_w,
+                                                            const float* fc2_b, float* logits) {
+    __shared__ float h_s[kDenseRows][kCnnHidden + 1];
+    const int first = blockIdx.x * kDenseRows;
+    for (int i = threadIdx.x; i < kDenseRows * kCnnHidden; i += blockDim.x) {
+        const int row = i / kCnnHidden, h = i % kCnnHidden;
+        if (first + row >= count) continue;
+        float s = fc1_b[h];
+        for (int sp = 0; sp < splits; ++sp) s += partial[(size_t(sp) * count + first + row) * kCnnHidden + h];
+        h_s[row][h] = fmaxf(s, 0.0f);
+    }
     __syncthreads();
     for (int o = threadIdx.x; o < kDenseRows * kCnnClasses; o += blockDim.x) {
         const int row = o / kCnnClasses, c = o % kCnnClasses;
@@ -312,51 +338,30 @@ __global__ void __launch_bounds__(256) cnn_dense_kernel(const float* pool2, int 
     }
 }
 
-// fc1 + ReLU for small batches: one warp per hidden unit, float4 dot products over 1568.
-__global__ void __launch_bounds__(256) cnn_fc1_small_kernel(const float* pool2, int count,
-                                                            const float* fc1_w,
-                                                            const float* fc1_b, float* hidden) {
-    const int h = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
-    if (h >= kCnnHidden) return;
-    const float4* w = reinterpret_cast<const float4*>(fc1_w + size_t(h) * kCnnFlat);
-    for (int n = 0; n < count; ++n) {
-        const float4* x = reinterpret_cast<const float4*>(pool2 + size_t(n) * kCnnFlat);
-        float s = 0.0f;
-        for (int i = lane; i < kCnnFlat / 4; i += 32) {
-            const float4 a = x[i], b = w[i];
-            s = fmaf(a.x, b.x, s);
-            s = fmaf(a.y, b.y, s);
-            s = fmaf(a.z, b.z, s);
-            s = fmaf(a.w, b.w, s);
-        }
-#pragma unroll
-        for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xFFFFFFFFu, s, off);
-        if (lane == 0) hidden[n * kCnnHidden + h] = fmaxf(s + fc1_b[h], 0.0f);
-    }
-}
-
-// fc2 for small batches: one thread per logit.
-__global__ void cnn_fc2_small_kernel(const float* hidden, int count, const float* fc2_w,
-                                     const float* fc2_b, float* logits) {
-    const int o = blockIdx.x * blockDim.x + threadIdx.x;
-    if (o >= count * kCnnClasses) return;
-    const int n = o / kCnnClasses, c = o % kCnnClasses;
-    float s = fc2_b[c];
-    for (int j = 0; j < kCnnHidden; ++j) s = fmaf(fc2_w[c * kCnnHidden + j], hidden[n * kCnnHidden + j], s);
-    logits[o] = s;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
 namespace {
 
 constexpr int kEventCount = 6;
+// Batches up to this size run as a captured CUDA graph (launch overhead dominates them).
+constexpr int kGraphMaxImages = 256;
+constexpr size_t kGraphCacheSize = 8;
 
 struct ConvTiling {
     int images_per_block = 4;
     int channels_per_thread = 8;
+    bool operator==(const ConvTiling&) const = default;
+};
+
+// One captured forward pass from pinned staging memory to pinned staging memory.
+struct ForwardGraph {
+    int count = 0;
+    CnnCudaVariant variant = CnnCudaVariant::Fused;
+    ConvTiling tiling;
+    cudaGraphExec_t exec = nullptr;
+    int stages = 0;
+    const char* names[4] = {};
 };
 
 }  // namespace
@@ -367,7 +372,7 @@ struct CnnCuda {
     uint8_t* images = nullptr;
     float* pool1 = nullptr;    // unfused variant only
     float* pool2 = nullptr;
-    float* hidden = nullptr;   // small-batch dense path
+    float* partial = nullptr;  // fc1's split-K partial sums
     float* logits = nullptr;
     uint8_t* images_pinned = nullptr;
     float* logits_pinned = nullptr;
@@ -375,6 +380,8 @@ struct CnnCuda {
     cudaEvent_t events[kEventCount] = {};
     ConvTiling forced_tiling;  // images_per_block 0 = choose by batch size
     bool tiling_forced = false;
+    std::vector<ForwardGraph> graphs;  // small batches, captured on first use
+    size_t next_graph = 0;             // the slot to replace when the cache is full
 
     const float* tensor(CnnTensor t) const { return params + kCnnTensors[t].offset; }
 };
@@ -382,6 +389,7 @@ struct CnnCuda {
 void CnnCudaDeleter::operator()(CnnCuda* c) const {
     if (!c) return;
     // No throwing from a deleter: errors here only mean the context is already gone.
+    for (ForwardGraph& g : c->graphs) cudaGraphExecDestroy(g.exec);
     for (cudaEvent_t e : c->events)
         if (e) cudaEventDestroy(e);
     if (c->stream) cudaStreamDestroy(c->stream);
@@ -389,7 +397,7 @@ void CnnCudaDeleter::operator()(CnnCuda* c) const {
     cudaFree(c->images);
     cudaFree(c->pool1);
     cudaFree(c->pool2);
-    cudaFree(c->hidden);
+    cudaFree(c->partial);
     cudaFree(c->logits);
     cudaFreeHost(c->images_pinned);
     cudaFreeHost(c->logits_pinned);
@@ -483,6 +491,32 @@ void launch_conv(const CnnCuda& c, ConvTiling t, const uint8_t* images, int coun
     throw std::runtime_error("unsupported conv tiling");
 }
 
+// How fc1 is cut: row tiles of 64 images times k-splits, about kDenseTargetBlocks blocks.
+struct DenseSplit {
+    int row_tiles = 1;
+    int splits = 1;
+    int tiles_per_split = kDenseKTiles;
+};
+
+DenseSplit dense_split(int count) {
+    DenseSplit d;
+    d.row_tiles = (count + kDenseRows - 1) / kDenseRows;
+    const int wanted = std::clamp((kDenseTargetBlocks + d.row_tiles - 1) / d.row_tiles, 1, kDenseKTiles);
+    d.tiles_per_split = (kDenseKTiles + wanted - 1) / wanted;
+    d.splits = (kDenseKTiles + d.tiles_per_split - 1) / d.tiles_per_split;
+    return d;
+}
+
+// Floats of partial sums the largest split of any batch up to max_batch needs.
+size_t partial_floats(int max_batch) {
+    size_t most = 0;
+    for (int tiles = 1; tiles <= (max_batch + kDenseRows - 1) / kDenseRows; ++tiles) {
+        const int count = std::min(max_batch, tiles * kDenseRows);
+        most = std::max(most, size_t(dense_split(count).splits) * size_t(count));
+    }
+    return most * kCnnHidden;
+}
+
 ConvTiling choose_tiling(const CnnCuda& c, int count) {
     if (c.tiling_forced) return c.forced_tiling;
     return count >= 1024 ? ConvTiling{4, 8} : ConvTiling{1, 4};
@@ -490,13 +524,24 @@ ConvTiling choose_tiling(const CnnCuda& c, int count) {
 
 // Launches the kernels of one slice (count <= max_batch) on c.stream, recording events
 // `e0` (before), then one after each stage. Returns the stage names.
+// cudaEventRecord inside a stream capture only marks a dependency; an event that must be
+// recorded when the graph runs (for timing) needs cudaEventRecordExternal.
+void record_event(cudaEvent_t event, cudaStream_t stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+    if (status == cudaStreamCaptureStatusActive)
+        CUDA_CHECK(cudaEventRecordWithFlags(event, stream, cudaEventRecordExternal));
+    else
+        CUDA_CHECK(cudaEventRecord(event, stream));
+}
+
 int launch_forward(CnnCuda& c, const uint8_t* images, int count, float* logits,
                    CnnCudaVariant variant, int first_event, const char** names) {
     int stages = 0;
     const ConvTiling tiling = choose_tiling(c, count);
     auto mark = [&](const char* name) {
         names[stages++] = name;
-        CUDA_CHECK(cudaEventRecord(c.events[first_event + stages], c.stream));
+        record_event(c.events[first_event + stages], c.stream);
     };
     if (variant == CnnCudaVariant::Fused) {
         launch_conv(c, tiling, images, count, true, c.stream);
@@ -511,19 +556,14 @@ int launch_forward(CnnCuda& c, const uint8_t* images, int count, float* logits,
         launch_conv(c, tiling, images, count, false, c.stream);
         mark("conv2+relu+pool");
     }
-    if (count <= kSmallBatch) {
-        cnn_fc1_small_kernel<<<kCnnHidden / 8, 256, 0, c.stream>>>(
-            c.pool2, count, c.tensor(kFc1Weight), c.tensor(kFc1Bias), c.hidden);
-        CUDA_CHECK_LAUNCH();
-        cnn_fc2_small_kernel<<<(count * kCnnClasses + 255) / 256, 256, 0, c.stream>>>(
-            c.hidden, count, c.tensor(kFc2Weight), c.tensor(kFc2Bias), logits);
-        CUDA_CHECK_LAUNCH();
-    } else {
-        cnn_dense_kernel<<<(count + kDenseRows - 1) / kDenseRows, 256, 0, c.stream>>>(
-            c.pool2, count, c.tensor(kFc1Weight), c.tensor(kFc1Bias), c.tensor(kFc2Weight),
-            c.tensor(kFc2Bias), logits);
-        CUDA_CHECK_LAUNCH();
-    }
+    const DenseSplit split = dense_split(count);
+    cnn_fc1_partial_kernel<<<dim3(unsigned(split.row_tiles), unsigned(split.splits)), 256, 0, c.stream>>>(
+        c.pool2, count, c.tensor(kFc1Weight), split.tiles_per_split, c.partial);
+    CUDA_CHECK_LAUNCH();
+    cnn_fc_finish_kernel<<<unsigned(split.row_tiles), 256, 0, c.stream>>>(
+        c.partial, split.splits, count, c.tensor(kFc1Bias), c.tensor(kFc2Weight),
+        c.tensor(kFc2Bias), logits);
+    CUDA_CHECK_LAUNCH();
     mark("fc1+relu+fc2");
     return stages;
 }
@@ -537,9 +577,14 @@ void add_stage(CnnForwardStats& stats, const char* name, double ms) {
     stats.layers.push_back({name, ms});
 }
 
+// Time between two recorded events; NaN (and the error cleared) where the runtime cannot say,
+// so a timing problem shows in the figures instead of failing the forward pass.
 float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
     float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+        cudaGetLastError();
+        return NAN;
+    }
     return ms;
 }
 
@@ -581,7 +626,7 @@ CnnCudaHandle cnn_cuda_create(const CnnWeights& weights, int max_batch) {
     CUDA_CHECK(cudaMalloc(&c->images, n * kCnnPixels));
     CUDA_CHECK(cudaMalloc(&c->pool1, sizeof(float) * n * kPool1Size));
     CUDA_CHECK(cudaMalloc(&c->pool2, sizeof(float) * n * kCnnFlat));
-    CUDA_CHECK(cudaMalloc(&c->hidden, sizeof(float) * std::min(n, size_t(kSmallBatch)) * kCnnHidden));
+    CUDA_CHECK(cudaMalloc(&c->partial, sizeof(float) * partial_floats(max_batch)));
     CUDA_CHECK(cudaMalloc(&c->logits, sizeof(float) * n * kCnnClasses));
     const size_t pinned = std::min(n, size_t(kPinnedBelowImages));
     CUDA_CHECK(cudaMallocHost(&c->images_pinned, pinned * kCnnPixels));
@@ -614,6 +659,56 @@ void cnn_cuda_set_conv_tiling(CnnCuda& c, int images_per_block, int channels_per
     c.tiling_forced = true;
 }
 
+namespace {
+
+// Upload from pinned staging memory, kernels, download to pinned staging memory, recording
+// events[0] before and one event after each step. Returns the number of kernel stages.
+int enqueue_pinned_forward(CnnCuda& c, int n, CnnCudaVariant variant, const char** names) {
+    record_event(c.events[0], c.stream);
+    CUDA_CHECK(cudaMemcpyAsync(c.images, c.images_pinned, size_t(n) * kCnnPixels,
+                               cudaMemcpyHostToDevice, c.stream));
+    record_event(c.events[1], c.stream);
+    const int stages = launch_forward(c, c.images, n, c.logits, variant, 1, names);
+    CUDA_CHECK(cudaMemcpyAsync(c.logits_pinned, c.logits, sizeof(float) * n * kCnnClasses,
+                               cudaMemcpyDeviceToHost, c.stream));
+    record_event(c.events[stages + 2], c.stream);
+    return stages;
+}
+
+// The captured graph of enqueue_pinned_forward for this batch size, variant and tiling.
+const ForwardGraph& forward_graph(CnnCuda& c, int n, CnnCudaVariant variant) {
+    const ConvTiling tiling = choose_tiling(c, n);
+    for (const ForwardGraph& g : c.graphs)
+        if (g.count == n && g.variant == variant && g.tiling == tiling) return g;
+    ForwardGraph g;
+    g.count = n;
+    g.variant = variant;
+    g.tiling = tiling;
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal));
+    try {
+        g.stages = enqueue_pinned_forward(c, n, variant, g.names);
+    } catch (...) {
+        cudaStreamEndCapture(c.stream, &graph);
+        if (graph) cudaGraphDestroy(graph);
+        throw;
+    }
+    CUDA_CHECK(cudaStreamEndCapture(c.stream, &graph));
+    const cudaError_t err = cudaGraphInstantiate(&g.exec, graph, 0);
+    cudaGraphDestroy(graph);
+    CUDA_CHECK(err);
+    if (c.graphs.size() < kGraphCacheSize) {
+        c.graphs.push_back(g);
+        return c.graphs.back();
+    }
+    ForwardGraph& slot = c.graphs[c.next_graph++ % kGraphCacheSize];
+    CUDA_CHECK(cudaGraphExecDestroy(slot.exec));
+    slot = g;
+    return slot;
+}
+
+}  // namespace
+
 void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logits,
                       CnnForwardStats* stats, CnnCudaVariant variant) {
     const auto wall_start = std::chrono::steady_clock::now();
@@ -623,21 +718,31 @@ void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logit
         const uint8_t* src = images + size_t(first) * kCnnPixels;
         float* dst = logits + size_t(first) * kCnnClasses;
         const bool pinned = n <= kPinnedBelowImages;
-        CUDA_CHECK(cudaEventRecord(c.events[0], c.stream));
+        const char* names[4] = {};
+        int stages = 0;
         if (pinned) {
             std::memcpy(c.images_pinned, src, size_t(n) * kCnnPixels);
-            src = c.images_pinned;
+            if (n <= kGraphMaxImages) {
+                const ForwardGraph& g = forward_graph(c, n, variant);
+                CUDA_CHECK(cudaGraphLaunch(g.exec, c.stream));
+                stages = g.stages;
+                std::copy(g.names, g.names + 4, names);
+            } else {
+                stages = enqueue_pinned_forward(c, n, variant, names);
+            }
+        } else {
+            CUDA_CHECK(cudaEventRecord(c.events[0], c.stream));
+            CUDA_CHECK(cudaMemcpyAsync(c.images, src, size_t(n) * kCnnPixels,
+                                       cudaMemcpyHostToDevice, c.stream));
+            CUDA_CHECK(cudaEventRecord(c.events[1], c.stream));
+            stages = launch_forward(c, c.images, n, c.logits, variant, 1, names);
+            CUDA_CHECK(cudaMemcpyAsync(dst, c.logits, sizeof(float) * n * kCnnClasses,
+                                       cudaMemcpyDeviceToHost, c.stream));
+            CUDA_CHECK(cudaEventRecord(c.events[stages + 2], c.stream));
         }
-        CUDA_CHECK(cudaMemcpyAsync(c.images, src, size_t(n) * kCnnPixels, cudaMemcpyHostToDevice,
-                                   c.stream));
-        CUDA_CHECK(cudaEventRecord(c.events[1], c.stream));
-        const char* names[4];
-        const int stages = launch_forward(c, c.images, n, c.logits, variant, 1, names);
-        CUDA_CHECK(cudaMemcpyAsync(pinned ? c.logits_pinned : dst, c.logits,
-                                   sizeof(float) * n * kCnnClasses, cudaMemcpyDeviceToHost,
-                                   c.stream));
-        CUDA_CHECK(cudaEventRecord(c.events[stages + 2], c.stream));
-        CUDA_CHECK(cudaEventSynchronize(c.events[stages + 2]));
+        // The whole stream, not only the last event: completion must not depend on how events
+        // inside a graph behave.
+        CUDA_CHECK(cudaStreamSynchronize(c.stream));
         if (pinned) std::memcpy(dst, c.logits_pinned, sizeof(float) * n * kCnnClasses);
         if (stats) {
             add_stage(*stats, "upload", elapsed_ms(c.events[0], c.events[1]));

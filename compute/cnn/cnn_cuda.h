@@ -6,9 +6,12 @@
 //   cnn_conv2_kernel        conv2 + ReLU + pool, implicit GEMM from shared memory
 //   cnn_conv12_kernel       both convolutions fused: conv1's pooled maps never leave shared
 //                           memory (the default variant)
-//   cnn_dense_kernel        fc1 + ReLU + fc2 fused, 64-image tiles (large batches)
-//   cnn_fc1_small_kernel    fc1 + ReLU, a warp per hidden unit (small batches: latency)
-//   cnn_fc2_small_kernel    fc2
+//   cnn_fc1_partial_kernel  fc1 split-K: 64 images x 64 hidden units x a slice of the 1568
+//                           inputs per block, so even one image spreads over ~50 SMs
+//   cnn_fc_finish_kernel    sum of the slices + bias + ReLU, then fc2
+//
+// Batches of up to 256 images run as a CUDA graph (captured once per batch size), which
+// replaces ~10 API calls per batch by one launch: that is most of a batch-1 call's latency.
 //
 // A CnnCuda holds everything the forward pass needs on one device: the weights (uploaded once),
 // buffers for `max_batch` images, pinned staging memory, a stream and timing events. Create one
@@ -32,7 +35,7 @@ bool cnn_cuda_available(std::string* reason);
 std::string cnn_cuda_device_name();
 
 enum class CnnCudaVariant {
-    Fused,    // cnn_conv12_kernel + dense (2 launches; 3 for small batches)
+    Fused,    // cnn_conv12_kernel + the two dense kernels (3 launches)
     Unfused,  // cnn_conv1_kernel + cnn_conv2_kernel + dense: per-layer timings
 };
 const char* cnn_cuda_variant_name(CnnCudaVariant variant);  // "cuda", "cuda-unfused"
