@@ -8,7 +8,8 @@
 namespace ms {
 
 namespace {
-constexpr const char* kNoCuda = "built without CUDA (nvcc was not found at build time)";
+constexpr const char* kNoCuda =
+    "built without CUDA (no nvcc at build time, or MANDELSCOPE_ENABLE_CUDA=OFF)";
 [[noreturn]] void no_cuda() { throw std::runtime_error(std::string("cannot use CUDA: ") + kNoCuda); }
 }  // namespace
 
