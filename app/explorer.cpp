@@ -86,7 +86,7 @@ void fill_view_panel(ViewPanelState& panel, const View& view, const ExplorerSett
     panel.view = view;
     panel.settings = settings;
     panel.cuda_unavailable = renderer.cuda_unavailable;
-    panel.precision_in_use = renderer.precision_used;
+    panel.precision_in_use = resolve_precision(view, settings.precision);  // what this view renders in
     panel.can_back = history_can_back(history, view);
     panel.can_forward = history_can_forward(history);
 }
