@@ -10,7 +10,9 @@
 // Test hooks: --screenshot saves the framebuffer once the view is completely rendered and at
 // least --frames frames were shown, prints "render path: PATH" and exits 0; --print-view
 // prints the view on exit; --bench-drag=N pans every frame for N frames and prints the frame
-// rate; --export writes the PNG through the Export dialog's code without opening a window.
+// rate; --export writes the PNG through the Export dialog's code without opening a window;
+// --panel=cnn opens the CNN demo, --cnn-classify-all=cpu,cuda and --cnn-sweep also start its
+// measurements (and --screenshot waits until they have finished).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
 #include <GLFW/glfw3.h>
@@ -30,6 +32,7 @@
 #include "app/explorer_options.h"
 #include "compute/assets.h"
 #include "compute/palette.h"
+#include "render/cnn_runner.h"
 #include "render/export_image.h"
 #include "render/frame_renderer.h"
 #include "render/glfw_errors.h"
@@ -300,6 +303,9 @@ int run_explorer(int argc, char** argv) {
     view_panel.palettes = list_palettes();
     ExportDialogState export_dialog;
     ExportJob export_job;
+    CnnDemo cnn;
+    CnnRunner cnn_runner;  // the CNN demo's data, CUDA context and measurements, on its thread
+    apply_cnn_panel_options(options, &cnn, &cnn_runner);
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
@@ -348,9 +354,13 @@ int run_explorer(int argc, char** argv) {
         export_dialog.window_height = fb_height;
         export_dialog.running = export_job.running;
         export_dialog.progress = export_job.progress;
+        view_panel.show_cnn = cnn.open;
+        const bool cnn_busy = cnn_demo_busy(cnn_runner);  // as this frame's panel shows it
         if (!options.no_ui) {
             draw_view_panel(view_panel);
+            cnn.open = view_panel.show_cnn;
             draw_export_dialog(export_dialog);
+            draw_cnn_panel(cnn);
         }
 
         if (view_panel.view_edited) {
@@ -381,6 +391,7 @@ int run_explorer(int argc, char** argv) {
             export_dialog.height = fb_height;
         }
         carry_out_export(export_dialog, export_job, view, palette, settings, status);
+        carry_out_cnn_demo(cnn, cnn_runner);
         if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
 
@@ -414,7 +425,7 @@ int run_explorer(int argc, char** argv) {
         if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning) {
+            !navigation.panning && !cnn_busy) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
             double seconds = glfwGetTime() - first_frame_s;
             std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
@@ -432,6 +443,7 @@ int run_explorer(int argc, char** argv) {
 
     // Cleanup
     stop_export_job(export_job);
+    stop_cnn_runner(cnn_runner);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -1,7 +1,10 @@
 // explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
 #include "app/explorer_options.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <sstream>
+#include <vector>
 
 #include "render/view_math.h"
 
@@ -31,6 +34,33 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
+    app.add_option("--panel", o.panel, "open demo panels at start, comma-separated: cnn (the Fashion-MNIST network)");
+    app.add_option("--cnn-classify-all", o.cnn_classify_all,
+                   "open the CNN panel and classify the 10,000 test images at start on cpu, cuda or cpu,cuda; "
+                   "--screenshot waits for it");
+    app.add_flag("--cnn-sweep", o.cnn_sweep,
+                 "open the CNN panel and measure batch sizes 1..10,000 at start; --screenshot waits for it");
+    app.add_option("--cnn-batch", o.cnn_batch, "the CNN panel's batch size (images per call) at start, 1 to 10000")
+        ->check(CLI::Range(1, kCnnMaxBatch));
+    app.add_option("--cnn-data", o.cnn_data,
+                   std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
+    return parts;
+}
+
+}  // namespace
+
+bool panel_requested(const ExplorerOptions& o, const std::string& name) {
+    for (const std::string& part : split_commas(o.panel))
+        if (part == name) return true;
+    return false;
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
@@ -60,7 +90,24 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         int w, h;
         if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
     }
+    for (const std::string& name : split_commas(o.panel))
+        if (std::find(std::begin(kDemoPanelNames), std::end(kDemoPanelNames), name) == std::end(kDemoPanelNames))
+            return "--panel takes demo panel names separated by commas (cnn), not '" + name + "'";
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        if (backend != "cpu" && backend != "cuda")
+            return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";
     return validate_view(*view);
+}
+
+void apply_cnn_panel_options(const ExplorerOptions& o, CnnDemo* demo, CnnRunner* runner) {
+    demo->open = panel_requested(o, "cnn") || !o.cnn_classify_all.empty() || o.cnn_sweep;
+    demo->batch = o.cnn_batch;
+    runner->data_dir = o.cnn_data;
+    // Loading is queued now, not when the panel first draws, so --screenshot waits for it.
+    if (demo->open) queue_cnn_job(*runner, {CnnTask::Load});
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        queue_cnn_job(*runner, {CnnTask::ClassifyAll, backend == "cuda" ? CnnBackend::Cuda : CnnBackend::Cpu, o.cnn_batch});
+    if (o.cnn_sweep) queue_cnn_job(*runner, {CnnTask::Sweep, CnnBackend::Cpu, o.cnn_batch});
 }
 
 ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings& settings) {
