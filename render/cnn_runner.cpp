@@ -186,7 +186,12 @@ void finish_job(CnnDemo& d, CnnRunner& r) {
     const CnnJob job = r.job;
     r.job = CnnJob{};
     if (!r.error.empty()) {
-        say(d, std::string(job.task == CnnTask::Sweep ? "The batch-size sweep" : "Classify all") + " failed: " + r.error + ".",
+        if (job.task == CnnTask::Load) {
+            d.load_error = r.error;
+            std::fprintf(stderr, "cnn: the demo cannot run: %s\n", r.error.c_str());
+            return;
+        }
+        say(d, std::string(job.task == CnnTask::Sweep ? "The batch-size sweep" : "Classify all") + " failed: " + r.error,
             true);
         return;
     }

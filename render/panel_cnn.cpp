@@ -106,7 +106,7 @@ void draw_grid_controls(CnnDemo& d, const CnnGridPage& page) {
     ImGui::Text("of %d", page.pages);
     ImGui::SameLine();
     if (ImGui::Button("Random page")) {
-        static std::mt19937 random{std::random_device{}()};
+        std::minstd_rand random(std::random_device{}());
         d.page = std::uniform_int_distribution<int>(0, page.pages - 1)(random);
     }
     ImGui::SameLine();

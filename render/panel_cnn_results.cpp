@@ -108,7 +108,8 @@ void draw_classify_all(CnnDemo& d, float width) {
     if (d.task == CnnTask::ClassifyAll)
         draw_progress(d, d.task_backend == CnnBackend::Cuda ? "classifying on the GPU" : "classifying on the CPU", width);
 
-    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
+    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
+                                  ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
     if (ImGui::BeginTable("##classify_all", 5, flags)) {
         ImGui::TableSetupColumn("");
         ImGui::TableSetupColumn("accuracy");
@@ -227,7 +228,8 @@ void draw_sweep(CnnDemo& d, float width) {
         return nullptr;
     };
     const bool gpu = !d.cuda_sweep.empty() || d.cuda_unavailable.empty();
-    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
+    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
+                                  ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
     if (ImGui::BeginTable("##sweep", gpu ? 5 : 3, flags)) {
         ImGui::TableSetupColumn("batch");
         ImGui::TableSetupColumn("CPU per call");
