@@ -114,6 +114,7 @@ void draw_grid_controls(CnnDemo& d, const CnnGridPage& page) {
         // Stay with the selected image when it is in the new list; else the first page.
         const int selected_page = cnn_page_of_image(d.wrong_only ? d.misclassified : std::vector<int>{}, d.selected);
         d.page = std::max(0, selected_page);
+        if (selected_page < 0 && d.wrong_only && !d.misclassified.empty()) d.selected = d.misclassified[0];
     }
     ImGui::SameLine();
     ImGui::TextDisabled("(%zu of %d wrong)", d.misclassified.size(), d.test->count);

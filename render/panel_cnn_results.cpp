@@ -141,6 +141,8 @@ void draw_classify_all(CnnDemo& d, float width) {
     ImGui::Dummy(ImVec2(width, 0.0f));  // the block's width, whatever the texts
 }
 
+float confusion_width() { return ImGui::CalcTextSize("9 T-shirt/top ").x + kCnnClasses * ImGui::CalcTextSize("00000").x; }
+
 // Rows: the true class; columns: the prediction; each cell's colour is its share of the row.
 void draw_confusion(CnnDemo& d) {
     if (d.cpu_result && d.cuda_result) {
@@ -156,13 +158,14 @@ void draw_confusion(CnnDemo& d) {
     const std::optional<CnnEvalResult>& r = d.confusion_backend == 1 ? d.cuda_result : d.cpu_result;
     if (!r) {
         ImGui::TextDisabled("It appears once \"Classify all\" has run.");
+        ImGui::Dummy(ImVec2(confusion_width(), 0.0f));  // its place kept: the sweep does not jump
         return;
     }
     ImGui::TextDisabled("rows: true class, columns: predicted class");
     const float line = ImGui::GetTextLineHeight();
     const float cell_w = ImGui::CalcTextSize("00000").x;
     const float cell_h = line + 6.0f;
-    const float label_w = ImGui::CalcTextSize("9 T-shirt/top ").x;
+    const float label_w = confusion_width() - kCnnClasses * cell_w;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 size(label_w + kCnnClasses * cell_w, line + 4.0f + kCnnClasses * cell_h);
     ImGui::InvisibleButton("##confusion", size);
@@ -266,7 +269,7 @@ void draw_cnn_results(CnnDemo& d) {
     ImGui::BeginGroup();
     draw_classify_all(d, classify_w);
     ImGui::EndGroup();
-    cnn_next_block(ImGui::CalcTextSize("9 T-shirt/top ").x + kCnnClasses * ImGui::CalcTextSize("00000").x);
+    cnn_next_block(confusion_width());
     ImGui::BeginGroup();
     draw_confusion(d);
     ImGui::EndGroup();
