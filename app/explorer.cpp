@@ -11,7 +11,8 @@
 // least --frames frames were shown, prints "render path: PATH" and exits 0; --print-view
 // prints the view on exit; --bench-drag=N pans every frame for N frames and prints the frame
 // rate; --export writes the PNG through the Export dialog's code without opening a window;
-// --panel=cnn opens the CNN demo, --cnn-classify-all=cpu,cuda and --cnn-sweep also start its
+// --panel=NAME,... opens demo panels (vecadd, cnn); --vecadd-sweep=SIZES sweeps the vector-add
+// demo at start, --cnn-classify-all=cpu,cuda and --cnn-sweep start the CNN demo's
 // measurements (and --screenshot waits until they have finished).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
@@ -37,8 +38,10 @@
 #include "render/frame_renderer.h"
 #include "render/glfw_errors.h"
 #include "render/navigation.h"
+#include "render/panel_vecadd.h"
 #include "render/panels.h"
 #include "render/png_stream.h"
+#include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
 namespace ms {
@@ -303,6 +306,9 @@ int run_explorer(int argc, char** argv) {
     view_panel.palettes = list_palettes();
     ExportDialogState export_dialog;
     ExportJob export_job;
+    VectorAddDemo vecadd;
+    VecAddRunner vecadd_runner;  // the demo's measurements run on its thread
+    apply_panel_options(options, &vecadd, &vecadd_runner);
     CnnDemo cnn;
     CnnRunner cnn_runner;  // the CNN demo's data, CUDA context and measurements, on its thread
     apply_cnn_panel_options(options, &cnn, &cnn_runner);
@@ -354,12 +360,16 @@ int run_explorer(int argc, char** argv) {
         export_dialog.window_height = fb_height;
         export_dialog.running = export_job.running;
         export_dialog.progress = export_job.progress;
+        view_panel.show_vector_add = vecadd.open;
         view_panel.show_cnn = cnn.open;
-        const bool cnn_busy = cnn_demo_busy(cnn_runner);  // as this frame's panel shows it
+        // Whether the demos' work is running, as this frame's panels show it.
+        const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
         if (!options.no_ui) {
             draw_view_panel(view_panel);
+            vecadd.open = view_panel.show_vector_add;
             cnn.open = view_panel.show_cnn;
             draw_export_dialog(export_dialog);
+            draw_vector_add_panel(vecadd);
             draw_cnn_panel(cnn);
         }
 
@@ -391,6 +401,7 @@ int run_explorer(int argc, char** argv) {
             export_dialog.height = fb_height;
         }
         carry_out_export(export_dialog, export_job, view, palette, settings, status);
+        carry_out_vector_add(vecadd, vecadd_runner);
         carry_out_cnn_demo(cnn, cnn_runner);
         if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
@@ -425,7 +436,7 @@ int run_explorer(int argc, char** argv) {
         if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning && !cnn_busy) {
+            !navigation.panning && !demos_busy) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
             double seconds = glfwGetTime() - first_frame_s;
             std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
@@ -443,6 +454,7 @@ int run_explorer(int argc, char** argv) {
 
     // Cleanup
     stop_export_job(export_job);
+    stop_vecadd_runner(vecadd_runner);
     stop_cnn_runner(cnn_runner);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();

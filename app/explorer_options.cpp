@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
 namespace ms {
@@ -34,7 +35,11 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
-    app.add_option("--panel", o.panel, "open demo panels at start, comma-separated: cnn (the Fashion-MNIST network)");
+    app.add_option("--panel", o.panel,
+                   "open demo panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network)");
+    app.add_option("--vecadd-sweep", o.vecadd_sweep,
+                   "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
+                   "--screenshot waits for the sweep");
     app.add_option("--cnn-classify-all", o.cnn_classify_all,
                    "open the CNN panel and classify the 10,000 test images at start on cpu, cuda or cpu,cuda; "
                    "--screenshot waits for it");
@@ -92,11 +97,23 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     }
     for (const std::string& name : split_commas(o.panel))
         if (std::find(std::begin(kDemoPanelNames), std::end(kDemoPanelNames), name) == std::end(kDemoPanelNames))
-            return "--panel takes demo panel names separated by commas (cnn), not '" + name + "'";
+            return "--panel takes demo panel names separated by commas (vecadd, cnn), not '" + name + "'";
     for (const std::string& backend : split_commas(o.cnn_classify_all))
         if (backend != "cpu" && backend != "cuda")
             return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";
+    if (!o.vecadd_sweep.empty() && o.vecadd_sweep != "default") {
+        std::vector<size_t> sizes;
+        if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
+    }
     return validate_view(*view);
+}
+
+void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {
+    vecadd->open = panel_requested(o, "vecadd") || !o.vecadd_sweep.empty();
+    if (o.vecadd_sweep.empty()) return;
+    vecadd_runner->sweep_at_start = true;
+    vecadd_runner->sweep_at_start_sizes.clear();  // "default": the panel's log scale
+    if (o.vecadd_sweep != "default") vecadd_parse_sizes(o.vecadd_sweep, &vecadd_runner->sweep_at_start_sizes);
 }
 
 void apply_cnn_panel_options(const ExplorerOptions& o, CnnDemo* demo, CnnRunner* runner) {

@@ -13,6 +13,9 @@
 
 namespace ms {
 
+struct VectorAddDemo;  // render/panel_vecadd.h
+struct VecAddRunner;   // render/vecadd_runner.h
+
 struct ExplorerOptions {
     std::string backend = "cuda";    // cpu | cuda (falls back, with the reason, where CUDA cannot run)
     std::string center;              // "RE,IM"; empty: the default view's
@@ -31,7 +34,8 @@ struct ExplorerOptions {
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 1;
-    std::string panel;               // --panel=cnn[,...]: open these demo panels at start
+    std::string panel;               // --panel=vecadd,cnn: open these demo panels at start
+    std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
     std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
     bool cnn_sweep = false;          // measure the batch sizes at start
     int cnn_batch = 1000;            // the CNN panel's batch size at start
@@ -39,12 +43,15 @@ struct ExplorerOptions {
 };
 
 // The demo panels --panel can open (comma-separated).
-inline constexpr const char* kDemoPanelNames[] = {"cnn"};
+inline constexpr const char* kDemoPanelNames[] = {"vecadd", "cnn"};
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence
 // saying which option is wrong.
 std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);
+// Opens the panels the options name and queues --vecadd-sweep (checked by
+// apply_explorer_options first).
+void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner);
 // Opens the CNN panel when the options name it and queues its start-up work (options checked by
 // apply_explorer_options first).
 void apply_cnn_panel_options(const ExplorerOptions& options, CnnDemo* demo, CnnRunner* runner);
