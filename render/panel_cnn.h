@@ -6,10 +6,10 @@
 // grid of test images (predicted label, confidence, true label; wrong ones framed in red),
 // selects one (its class probabilities as bars, the first layer's 16 feature maps as heat
 // maps), and asks for "Classify all 10,000" on the CPU or the GPU, or for a sweep of batch
-// sizes (latency per batch against images/s). The panel computes nothing and owns no GPU
-// resource: the main loop hands its requests to a worker thread (render/cnn_runner.h,
-// carry_out_cnn_demo), which loads the data set and the weights, classifies, and holds the
-// CUDA context, and fills the facts back in each frame.
+// sizes (latency per call against images/s, plotted with render/plot.h). The panel computes
+// nothing and owns no GPU resource: the main loop hands its requests to a worker thread
+// (render/cnn_runner.h, carry_out_cnn_demo), which loads the data set and the weights,
+// classifies, and holds the CUDA context, and fills the facts back in each frame.
 //
 // The layout maths (pages of the grid, the misclassified list, probabilities in order, the
 // sweep's batch sizes, colours) are plain functions below, checked headless by
@@ -54,6 +54,7 @@ struct CnnDemo {
     int selected = 0;                // test image shown in detail
     int batch = 1000;                // "Classify all"'s images per call: 1..kCnnMaxBatch
     int confusion_backend = 0;       // 0: the CPU's confusion matrix, 1: the GPU's
+    bool plot_hidden[2] = {};        // the sweep plots' legend: CPU, GPU hidden
 
     // Facts, filled by the main loop (carry_out_cnn_demo) each frame.
     bool loaded = false;                         // data, weights and the grid's predictions

@@ -5,11 +5,13 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "render/panel_cnn.h"
 #include "render/panel_cnn_parts.h"
+#include "render/plot.h"
 
 namespace ms {
 
@@ -70,21 +72,20 @@ void draw_result_row(const char* side, ImU32 colour, const std::optional<CnnEval
     ImGui::TextUnformatted(rate_text(r->images_per_second).c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%s / %d", ms_text(r->batch_latency_ms).c_str(), r->batch);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r->device.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r->device.c_str());
 }
 
+// One line per stage: its time in the (median) pass over the 10,000 images and its share.
 void draw_stage_times(const char* side, const CnnEvalResult& r) {
     double sum = 0.0;
     for (const CnnLayerTime& l : r.layers) sum += l.ms;
-    std::string text = std::string(side) + " time per stage:";
+    ImGui::Text("%s time per stage:", side);
+    const float name_w = ImGui::CalcTextSize("conv2+relu+pool ").x;
     for (const CnnLayerTime& l : r.layers) {
-        char part[96];
-        std::snprintf(part, sizeof part, "  %s %s (%.0f%%)", l.name.c_str(), ms_text(l.ms).c_str(),
-                      sum > 0.0 ? 100.0 * l.ms / sum : 0.0);
-        text += part;
+        ImGui::TextDisabled("  %s", l.name.c_str());
+        ImGui::SameLine(name_w + ImGui::GetFontSize());
+        ImGui::Text("%10s  %3.0f%%", ms_text(l.ms).c_str(), sum > 0.0 ? 100.0 * l.ms / sum : 0.0);
     }
-    ImGui::TextWrapped("%s", text.c_str());
 }
 
 void draw_classify_all(CnnDemo& d, float width) {
@@ -95,7 +96,7 @@ void draw_classify_all(CnnDemo& d, float width) {
                      ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     help_marker("The batch size: how many images one forward pass takes. A call of 1 image shows the "
                 "latency one request would see; 10,000 at once give the most images per second. The "
-                "sweep on the right measures the whole range.");
+                "batch-size sweep measures the whole range.");
     ImGui::BeginDisabled(busy);
     if (ImGui::Button("Classify on the CPU")) d.classify_all_cpu = true;
     ImGui::SameLine();
@@ -110,12 +111,11 @@ void draw_classify_all(CnnDemo& d, float width) {
 
     const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
                                   ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
-    if (ImGui::BeginTable("##classify_all", 5, flags)) {
+    if (ImGui::BeginTable("##classify_all", 4, flags)) {
         ImGui::TableSetupColumn("");
         ImGui::TableSetupColumn("accuracy");
         ImGui::TableSetupColumn("images/s");
         ImGui::TableSetupColumn("per call / batch");
-        ImGui::TableSetupColumn("device");
         ImGui::TableHeadersRow();
         draw_result_row("CPU", kCnnCpuColour, d.cpu_result);
         draw_result_row("GPU", kCnnGpuColour, d.cuda_result);
@@ -204,7 +204,49 @@ void draw_confusion(CnnDemo& d) {
     }
 }
 
-// The sweep's figures, one row per batch size; the slider's batch highlighted.
+// "1.5 us", "46.3 ms", "1.2 s": a duration given in milliseconds, for ticks and tooltips.
+std::string duration_text(double ms) {
+    char text[32];
+    if (ms >= 1e3)
+        std::snprintf(text, sizeof text, "%.3g s", ms / 1e3);
+    else if (ms >= 1.0)
+        std::snprintf(text, sizeof text, "%.3g ms", ms);
+    else
+        std::snprintf(text, sizeof text, "%.3g us", ms * 1e3);
+    return text;
+}
+
+struct SweepPlots {
+    std::vector<PlotSeries> latency;     // ms per call against the batch
+    std::vector<PlotSeries> throughput;  // images/s against the batch
+};
+
+SweepPlots sweep_plots(const CnnDemo& d) {
+    SweepPlots plots;
+    auto add = [&](const char* label, ImU32 colour, PlotMarker marker, const std::vector<CnnSweepPoint>& points,
+                   bool hidden) {
+        if (points.empty()) return;
+        PlotSeries latency;
+        latency.label = label;
+        latency.color = colour;
+        latency.marker = marker;
+        latency.hidden = hidden;
+        PlotSeries throughput = latency;
+        for (const CnnSweepPoint& p : points) {  // measured in increasing batch order
+            latency.points.push_back({double(p.batch), p.batch_latency_ms});
+            throughput.points.push_back({double(p.batch), p.images_per_second});
+        }
+        plots.latency.push_back(std::move(latency));
+        plots.throughput.push_back(std::move(throughput));
+    };
+    add("CPU", kCnnCpuColour, PlotMarker::Circle, d.cpu_sweep, d.plot_hidden[0]);
+    add("GPU", kCnnGpuColour, PlotMarker::Square, d.cuda_sweep, d.plot_hidden[1]);
+    return plots;
+}
+
+// Latency per call and images/s against the batch size, log-log, side by side; the slider's
+// batch as a vertical line, with the figures there (interpolated between measured sizes). A
+// click on a point sets the slider to that batch.
 void draw_sweep(CnnDemo& d, float width) {
     ImGui::TextUnformatted("Batch size: latency against throughput");
     ImGui::BeginDisabled(d.task != CnnTask::None);
@@ -218,54 +260,51 @@ void draw_sweep(CnnDemo& d, float width) {
         ImGui::TextDisabled("Each size runs a few thousand images (all 10,000 from 1,024 up) and keeps the median call. "
                             "Bigger batches give more images per second, but every image waits for its whole batch.");
         ImGui::PopTextWrapPos();
+        ImGui::Dummy(ImVec2(width, 0.0f));
         return;
     }
-    std::vector<int> batches;
-    for (const auto* side : {&d.cpu_sweep, &d.cuda_sweep})
-        for (const CnnSweepPoint& p : *side) batches.push_back(p.batch);
-    std::sort(batches.begin(), batches.end());
-    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-    auto find = [](const std::vector<CnnSweepPoint>& side, int batch) -> const CnnSweepPoint* {
-        for (const CnnSweepPoint& p : side)
-            if (p.batch == batch) return &p;
-        return nullptr;
-    };
-    const bool gpu = !d.cuda_sweep.empty() || d.cuda_unavailable.empty();
-    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
-                                  ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
-    if (ImGui::BeginTable("##sweep", gpu ? 5 : 3, flags)) {
-        ImGui::TableSetupColumn("batch");
-        ImGui::TableSetupColumn("CPU per call");
-        ImGui::TableSetupColumn("CPU images/s");
-        if (gpu) {
-            ImGui::TableSetupColumn("GPU per call");
-            ImGui::TableSetupColumn("GPU images/s");
-        }
-        ImGui::TableHeadersRow();
-        for (int batch : batches) {
-            ImGui::TableNextRow();
-            if (batch == d.batch)
-                ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, ImGui::GetColorU32(ImGuiCol_HeaderActive, 0.5f));
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", batch);
-            for (const auto* side : {&d.cpu_sweep, &d.cuda_sweep}) {
-                if (side == &d.cuda_sweep && !gpu) break;
-                const CnnSweepPoint* p = find(*side, batch);
-                ImGui::TableNextColumn();
-                if (p) ImGui::TextUnformatted(ms_text(p->batch_latency_ms).c_str());
-                ImGui::TableNextColumn();
-                if (p) ImGui::TextUnformatted(rate_text(p->images_per_second).c_str());
-            }
-        }
-        ImGui::EndTable();
+    SweepPlots plots = sweep_plots(d);
+    const PlotAxis x{.log = true, .title = "images per call", .format = plot_format_si, .name = "batch",
+                     .value_format = [](double b) { return std::to_string(int(b)) + " images"; }};
+    PlotAxis latency_y{.log = true, .title = "latency per call", .format = duration_text, .name = "latency",
+                       .value_format = duration_text};
+    PlotAxis throughput_y{.log = true, .title = "images per second", .format = plot_format_si, .name = "throughput",
+                          .value_format = [](double v) { return rate_text(v) + " images/s"; }};
+    PlotAxis x_latency = x, x_throughput = x;
+    plot_fit_axes(plots.latency, &x_latency, &latency_y);
+    plot_fit_axes(plots.throughput, &x_throughput, &throughput_y);
+    const std::vector<PlotAnnotation> slider = {{double(d.batch), NAN, "", IM_COL32(255, 210, 60, 170)}};
+
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const ImVec2 size(0.5f * (width - spacing), std::max(12.0f * ImGui::GetFontSize(), 0.4f * width));
+    const PlotResult latency_hit = draw_plot("##latency", x_latency, latency_y, plots.latency, slider, size);
+    ImGui::SameLine();
+    const PlotResult throughput_hit = draw_plot("##throughput", x_throughput, throughput_y, plots.throughput, slider, size);
+    for (const PlotResult& hit : {latency_hit, throughput_hit})
+        if (hit.clicked) d.batch = int(plots.latency[size_t(hit.hovered.series)].points[size_t(hit.hovered.point)].x);
+    if (draw_plot_legend(plots.latency))
+        for (const PlotSeries& series : plots.latency) d.plot_hidden[series.label == "GPU"] = series.hidden;
+
+    // The figures at the slider's batch.
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    for (size_t i = 0; i < plots.latency.size(); ++i) {
+        const double ms = plot_series_value_at(plots.latency[i], x_latency, latency_y, d.batch);
+        const double rate = plot_series_value_at(plots.throughput[i], x_throughput, throughput_y, d.batch);
+        if (!std::isfinite(ms) || !std::isfinite(rate)) continue;
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].color), "%s", plots.latency[i].label.c_str());
+        ImGui::SameLine();
+        ImGui::Text("at %d images per call: %s per call, %s images/s", d.batch, duration_text(ms).c_str(),
+                    rate_text(rate).c_str());
     }
+    ImGui::TextDisabled("The yellow line is the slider's batch; click a point to move the slider there.");
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace
 
 void draw_cnn_results(CnnDemo& d) {
     const float font = ImGui::GetFontSize();
-    const float classify_w = font * 34.0f;
+    const float classify_w = font * 28.0f;
     ImGui::BeginGroup();
     draw_classify_all(d, classify_w);
     ImGui::EndGroup();
@@ -273,7 +312,7 @@ void draw_cnn_results(CnnDemo& d) {
     ImGui::BeginGroup();
     draw_confusion(d);
     ImGui::EndGroup();
-    const float sweep_w = font * 30.0f;
+    const float sweep_w = font * 44.0f;
     cnn_next_block(sweep_w);
     ImGui::BeginGroup();
     draw_sweep(d, sweep_w);
