@@ -63,7 +63,7 @@ void draw_result_row(const char* side, ImU32 colour, const std::optional<CnnEval
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colour), "%s", side);
     if (!r) {
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("not run yet");
+        ImGui::TextDisabled("not run");
         return;
     }
     ImGui::TableNextColumn();
@@ -112,10 +112,13 @@ void draw_classify_all(CnnDemo& d, float width) {
     const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
                                   ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
     if (ImGui::BeginTable("##classify_all", 4, flags)) {
-        ImGui::TableSetupColumn("");
-        ImGui::TableSetupColumn("accuracy");
-        ImGui::TableSetupColumn("images/s");
-        ImGui::TableSetupColumn("per call / batch");
+        // Fixed widths, not fitted to the contents: a fitted table is blank on the frame it
+        // first appears, which may be the frame --screenshot saves.
+        const float font = ImGui::GetFontSize();
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, 2.5f * font);
+        ImGui::TableSetupColumn("accuracy", ImGuiTableColumnFlags_WidthFixed, 5.0f * font);
+        ImGui::TableSetupColumn("images/s", ImGuiTableColumnFlags_WidthFixed, 5.0f * font);
+        ImGui::TableSetupColumn("per call / batch", ImGuiTableColumnFlags_WidthFixed, 9.0f * font);
         ImGui::TableHeadersRow();
         draw_result_row("CPU", kCnnCpuColour, d.cpu_result);
         draw_result_row("GPU", kCnnGpuColour, d.cuda_result);
