@@ -6,7 +6,7 @@
 #   the log says it finished with every size and variant, and the size beyond memory is
 #   reported as such (nothing crashes). The GPU rows say why where there is no GPU.
 # - The screenshot shows the panel: the right part of the window differs from the picture
-#   alone (--no-ui) in most pixels.
+#   alone (--no-ui) in most pixels (with ImageMagick's compare; without it, that part is left out).
 # Needs a display for the window part (the test command starts Xvfb); skipped (77) without one.
 set -u
 bin=$1
@@ -21,7 +21,6 @@ for bad in --panel=nonsense --vecadd-sweep=abc --vecadd-sweep=100,,200 --vecadd-
 done
 
 [ -n "${DISPLAY:-}" ] || { echo "SKIP: no DISPLAY (the test command runs window tests under Xvfb)"; exit 77; }
-command -v compare >/dev/null || { echo "SKIP: ImageMagick's compare is missing (package imagemagick)"; exit 77; }
 
 size=1280x720
 common=(--backend=cpu --size=$size --iter=200)
@@ -41,6 +40,10 @@ grep -q '^vecadd lesson: .' "$work/panel.log" || fail "no lesson"
 [ "$(grep -n '^vecadd sweep:' "$work/panel.log" | cut -d: -f1)" -lt "$(grep -n '^screenshot after' "$work/panel.log" | cut -d: -f1)" ] ||
     fail "the screenshot was taken before the sweep finished"
 
+if ! command -v compare >/dev/null; then
+    echo "NOTE: ImageMagick's compare is missing (package imagemagick): the screenshot was not compared"
+    exit 0
+fi
 timeout 300 "$bin" "${common[@]}" --no-ui --screenshot="$work/plain.png" >"$work/plain.log" 2>&1 || fail "the --no-ui window failed"
 # The panel sits in the right part of the window, beside the View panel.
 crop=$((${size%x*} - 440))x$((${size#*x} - 60))+430+10
