@@ -78,16 +78,16 @@ void print_header(const BenchSetup& s) {
                 "of the same precision (FP64 for the reference) / time; same frame and shortcuts.\n\n");
 }
 
-void print_table(const std::vector<BenchRow>& rows, bool cuda_usable) {
-    std::string current;
+// One frame's rows, printed as soon as the frame is done (a long bench shows its results as it goes).
+void print_frame_table(const BenchFrame& frame, const std::vector<BenchRow>& rows, bool cuda_usable) {
+    // The seed frame's size is its name's own ("tutorial frame (1536x1024, ...").
+    const std::string title = frame.seed ? frame.view_name : frame.view_name + " " + frame.size_name;
+    std::printf("%s (%dx%d, centre %s, %s, zoom %g, %d iterations)\n", title.c_str(), frame.view.width,
+                frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(), frame.view.zoom,
+                frame.view.max_iterations);
+    std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms", "iterations",
+                "iter/s", "% limit", "x ref", "x fast", "note");
     for (const auto& r : rows) {
-        const std::string frame = r.view + " " + r.size;
-        if (frame != current) {
-            current = frame;
-            std::printf("%s (%dx%d, %d iterations)\n", frame.c_str(), r.width, r.height, r.max_iterations);
-            std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms",
-                        "iterations", "iter/s", "% limit", "x ref", "x fast", "note");
-        }
         const char* shortcuts = r.shortcuts ? "on" : "off";
         if (!r.ran()) {
             std::printf("  %-14s %-5s %-9s %s\n", bench_path_name(r.path), precision_name(r.precision), shortcuts,
@@ -302,12 +302,13 @@ int run_bench_command(int argc, char** argv) {
             auto frame_rows = run_bench_frame(frame, setup, [&](const std::string& what) {
                 progress.update(double(step++) / total_steps, what);
             });
+            progress.clear();
+            print_frame_table(frame, frame_rows, setup.cuda_usable);
+            std::fflush(stdout);
             rows.insert(rows.end(), frame_rows.begin(), frame_rows.end());
         }
         progress.update(1.0, "done");
     }
-
-    print_table(rows, setup.cuda_usable);
     const std::string largest = quick ? "1080p" : "4K";
     nlohmann::ordered_json seed = seed_comparison(rows);
     nlohmann::ordered_json estimates = estimates_against_measurement(rows, setup, largest);

@@ -41,6 +41,15 @@ void ProgressBar::update(double fraction, const std::string& status) {
     std::fflush(stderr);
 }
 
+void ProgressBar::clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (tty_ && drawn_) {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+    }
+    drawn_ = false;
+}
+
 void ProgressBar::finish(const std::string& final_line) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finished_) return;

@@ -25,6 +25,10 @@ public:
     // "loss 0.312  acc 88.9%"). Thread-safe.
     void update(double fraction, const std::string& status = {});
 
+    // Clears the bar's line so that the caller can print a result on a clean line; the next
+    // update() draws the bar again. Thread-safe.
+    void clear();
+
     // Clears the bar's line, then prints `final_line` (if not empty) on its own line. Later
     // updates are ignored.
     void finish(const std::string& final_line = {});
