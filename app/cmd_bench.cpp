@@ -1,157 +1,276 @@
-// cmd_bench.cpp: `mandelscope bench [--quick] [--json=FILE]` (first version): a fixed set of
-// views through every path (CPU reference, CPU fast FP32/FP64, CUDA FP32/FP64), shortcuts on
-// and off, with the napkin math beside each figure:
-//   iterations/s   executed iterations (the reference's count: k per escaping pixel,
-//                  max_iterations per interior pixel, k at a periodicity hit, 0 in the cardioid)
-//                  over the median time of several runs after a warm-up;
-//   % of limit     CPU: cores x SIMD lanes x clock x FP pipes / 9 FP ops per iteration
-//                  (cpu_info.h; the reference: one core, one lane);
-//                  GPU: SMs x FP lanes x clock / instructions per iteration (kGpuInstructions*);
-//   x reference    the CPU reference's time (FP64, same view and shortcuts) over the path's.
-// The reference is slow: on big views it runs a subset of evenly spaced rows, scaled to the
-// whole frame, and says so. CUDA times are CUDA-event times (FrameStats::compute_ms).
+// cmd_bench.cpp: `mandelscope bench [--quick] [--json=FILE]`: the fixed suite of
+// bench_suite.h (five views at 1080p and 4K plus the GPU tutorial's seed frame, on every path,
+// shortcuts on and off) as a table with the napkin math beside each figure:
+//   iterations/s   executed iterations (k per escaping pixel, max_iterations per interior pixel,
+//                  k at a periodicity hit, 0 where the cardioid test settles it) over the time;
+//   % of limit     over the path's issue bound (compute/perf_model.h, formulas in the header);
+//   x ref          the CPU reference's time (FP64, same frame and shortcuts) over the row's;
+//   x fast         the CPU fast path's time (same precision; FP64 for the reference) over the row's.
+// Then the seed comparison against the tutorial's published times, the back-of-the-envelope
+// GPU-vs-CPU estimates against the measured speedup, and the targets of the earlier issues.
+// A progress bar runs on stderr; --json writes every row, the machine and the limits.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/bench_suite.h"
 #include "app/commands.h"
+#include "app/machine_json.h"
 #include "app/progress.h"
-#include "compute/cpu_info.h"
-#include "compute/cuda_info.h"
 #include "compute/image_io.h"
 #include "compute/mandelbrot.h"
-#include "compute/palette.h"
+#include "compute/perf_model.h"
 
 namespace ms {
 
 namespace {
 
-// GPU instructions per iteration assumed for the bound (FP instructions the SM issues per
-// lane): FP64 z^2 + c with the escape test is ~7 (DMUL, 3 DFMA, DADD, DMUL/DFMA for |z|^2,
-// DSETP); FP32 ~8 (the same plus the loop's predicate/counter work landing on FP32 pipes).
-// They give the issue's H100 bounds: 132 SMs x 64 x 1.98 GHz / 7 = 2.4e12 (FP64) and
-// 132 x 128 x 1.98 GHz / 8 = 4.2e12 (FP32).
-constexpr int kGpuInstructionsFp64 = 7;
-constexpr int kGpuInstructionsFp32 = 8;
-
-struct BenchView {
-    std::string name;
-    View view;
-};
-
-View make_view(const char* re, const char* im, double zoom, int width, int height, int iterations) {
-    View v;
-    v.center_re = re;
-    v.center_im = im;
-    v.zoom = zoom;
-    v.width = width;
-    v.height = height;
-    v.max_iterations = iterations;
-    return v;
+std::string times_text(double x) {
+    char text[32];
+    if (x <= 0.0) return "-";
+    std::snprintf(text, sizeof text, x >= 10.0 ? "%.0fx" : x >= 0.995 ? "%.1fx" : "%.2gx", x);
+    return text;
 }
 
-std::vector<BenchView> bench_views(bool quick) {
-    return {
-        {"full set 4K", make_view("-0.75", "0", 1.0, 3840, 2160, 1000)},
-        {"full set 1080p", make_view("-0.75", "0", 1.0, 1920, 1080, 1000)},
-        {"seahorse valley 1080p", make_view("-0.7436447860", "0.1318252536", 3000.0, 1920, 1080, 1000)},
-        // Inside the main cardioid everywhere: the cardioid test settles it at once, and with
-        // the shortcuts off every pixel runs max_iterations (the issue's CUDA target view).
-        {"all interior 4K", make_view("-0.2", "0", 10.0, 3840, 2160, quick ? 1000 : 10000)},
-    };
+// The table shows a skip reason up to its first parenthesis or semicolon; the JSON has it all.
+std::string short_reason(const BenchRow& r, bool cuda_usable) {
+    if (r.path == BenchPath::Cuda && !cuda_usable) return "skipped: no usable CUDA device (see above)";
+    std::string reason = r.skipped.substr(0, r.skipped.find_first_of("(;"));
+    while (!reason.empty() && reason.back() == ' ') reason.pop_back();
+    return "skipped: " + reason;
 }
 
-struct Row {
-    std::string view;
-    int width = 0, height = 0, max_iterations = 0;
-    std::string path;  // "CPU reference", "CPU fast", "CUDA"
-    Precision precision = Precision::Fp64;
-    bool shortcuts = true;
-    bool available = true;
-    std::string note;
-    double ms = 0.0;
-    uint64_t iterations = 0;
-    double limit = 0.0;  // iterations/s the machine can issue on this path
-    double reference_ms = 0.0;
-    int runs = 0;
-    double iterations_per_second() const { return ms > 0 ? double(iterations) / (ms * 1e-3) : 0.0; }
-    double percent_of_limit() const { return limit > 0 ? 100.0 * iterations_per_second() / limit : 0.0; }
-    double ratio() const { return ms > 0 && reference_ms > 0 ? reference_ms / ms : 0.0; }
-};
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-// Runs `once` (returning the frame's time in ms) after one warm-up, reps times, and takes the
-// median; long frames get fewer repetitions so the whole bench stays within minutes.
-template <typename F>
-double timed_median(F once, int reps, int* runs) {
-    const double warm_ms = once();
-    if (warm_ms > 2000.0) reps = std::min(reps, 1);
-    else if (warm_ms > 500.0) reps = std::min(reps, 3);
-    std::vector<double> times;
-    for (int r = 0; r < reps; ++r) times.push_back(once());
-    *runs = reps;
-    return median(times);
-}
-
-void print_row(const Row& r) {
-    char shortcuts[8];
-    std::snprintf(shortcuts, sizeof shortcuts, "%s", r.shortcuts ? "on" : "off");
-    if (!r.available) {
-        std::printf("  %-14s %-5s %-4s  %s\n", r.path.c_str(), precision_name(r.precision), shortcuts, r.note.c_str());
-        return;
+void print_header(const BenchSetup& s) {
+    std::string clock_source;
+    const double clock_hz = cpu_clock_hz(s.cpu, &clock_source);
+    std::printf("Mandelscope bench%s\n", s.quick ? " --quick: 1080p only (the full bench adds 4K), medians of up to 3 runs, "
+                                                   "CPU reference rows sampled within 0.3 s each"
+                                                 : ": 1080p and 4K, medians of up to 5 runs, CPU reference rows "
+                                                   "sampled within 2 s each");
+    std::printf("CPU   %s: %d cores, %s SIMD (%d-bit), %.2f GHz (%s)\n", s.cpu.model.c_str(), s.cpu.cores,
+                s.cpu.simd_target.c_str(), s.cpu.simd_bits, clock_hz / 1e9, clock_source.c_str());
+    if (s.cuda_usable) {
+        const auto& d = s.cuda.devices.front();
+        std::printf("GPU   %s: compute capability %d.%d, %d SMs x %d FP32 / %d FP64 lanes at %.2f GHz\n", d.name.c_str(),
+                    d.compute_major, d.compute_minor, d.sm_count, d.fp32_lanes_per_sm, d.fp64_lanes_per_sm,
+                    d.clock_khz / 1e6);
+    } else {
+        std::printf("GPU   none usable: %s\n", s.cuda_reason.c_str());
     }
-    std::printf("  %-14s %-5s %-4s %10.1f %11.3g %10.3g %7.1f%% %8.1fx  %s\n", r.path.c_str(),
-                precision_name(r.precision), shortcuts, r.ms, double(r.iterations), r.iterations_per_second(),
-                r.percent_of_limit(), r.ratio(), r.note.c_str());
+    std::printf("Limits (iterations/s each path can issue at most: the %% limit column)\n");
+    auto line = [](const char* what, const IterationLimit& l) {
+        std::printf("  %-14s %9.3g = %s\n", what, l.iterations_per_second, l.formula.c_str());
+    };
+    line("CPU reference", cpu_reference_iteration_limit(s.cpu));
+    line("CPU fast fp32", cpu_fast_iteration_limit(s.cpu, Precision::Fp32));
+    line("CPU fast fp64", cpu_fast_iteration_limit(s.cpu, Precision::Fp64));
+    if (s.cuda_usable) {
+        std::string source;
+        cuda_instructions_per_iteration(Precision::Fp32, &source);
+        line("CUDA fp32", cuda_iteration_limit(s.cuda.devices.front(), Precision::Fp32));
+        line("CUDA fp64", cuda_iteration_limit(s.cuda.devices.front(), Precision::Fp64));
+        std::printf("  (CUDA instructions per iteration: %s)\n", source.c_str());
+    }
+    std::printf("Times: CPU wall time, CUDA events. x ref = CPU reference (FP64) time / time; x fast = CPU fast time "
+                "of the same precision (FP64 for the reference) / time; same frame and shortcuts.\n\n");
 }
 
-nlohmann::ordered_json row_json(const Row& r) {
+// One frame's rows, printed as soon as the frame is done (a long bench shows its results as it goes).
+void print_frame_table(const BenchFrame& frame, const std::vector<BenchRow>& rows, bool cuda_usable) {
+    // The seed frame's size is its name's own ("tutorial frame (1536x1024, ...").
+    const std::string title = frame.seed ? frame.view_name : frame.view_name + " " + frame.size_name;
+    std::printf("%s (%dx%d, centre %s, %s, zoom %g, %d iterations)\n", title.c_str(), frame.view.width,
+                frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(), frame.view.zoom,
+                frame.view.max_iterations);
+    std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms", "iterations",
+                "iter/s", "% limit", "x ref", "x fast", "note");
+    for (const auto& r : rows) {
+        const char* shortcuts = r.shortcuts ? "on" : "off";
+        if (!r.ran()) {
+            std::printf("  %-14s %-5s %-9s %s\n", bench_path_name(r.path), precision_name(r.precision), shortcuts,
+                        short_reason(r, cuda_usable).c_str());
+            continue;
+        }
+        std::printf("  %-14s %-5s %-9s %10.2f %11.3g %10.3g %7.1f%% %7s %7s  %s\n", bench_path_name(r.path),
+                    precision_name(r.precision), shortcuts, r.ms, double(r.iterations), r.iterations_per_second(),
+                    r.percent_of_limit(), times_text(r.speedup_vs_reference).c_str(),
+                    times_text(r.speedup_vs_cpu_fast).c_str(), r.note.c_str());
+    }
+}
+
+const BenchRow* find_row(const std::vector<BenchRow>& rows, const std::string& view, const std::string& size,
+                         BenchPath path, Precision p, bool shortcuts) {
+    for (const auto& r : rows)
+        if (r.view == view && r.size == size && r.path == path && r.precision == p && r.shortcuts == shortcuts &&
+            r.ran())
+            return &r;
+    return nullptr;
+}
+
+nlohmann::ordered_json seed_comparison(const std::vector<BenchRow>& rows) {
+    std::printf("\nSeed comparison: the GPU tutorial's frame (1536x1024, 20 iterations, real axis -2..1, imaginary "
+                "-1..1)\n");
+    std::printf("  The tutorial: %.2f s in pure Python on a CPU, %.4f s on a GPU. Its loop stops at |z| >= 2 and keeps "
+                "the count;\n  ours runs to |z| > 256 and computes a smooth value, a little more work per pixel.\n",
+                kTutorialCpuPythonSeconds, kTutorialGpuSeconds);
+    std::printf("  %-14s %-5s %-9s %10s %16s %16s\n", "path", "prec", "shortcuts", "ms", "x tutorial CPU",
+                "x tutorial GPU");
     nlohmann::ordered_json j;
-    j["view"] = r.view;
-    j["width"] = r.width;
-    j["height"] = r.height;
-    j["max_iterations"] = r.max_iterations;
-    j["path"] = r.path;
-    j["precision"] = precision_name(r.precision);
-    j["shortcuts"] = r.shortcuts;
-    j["available"] = r.available;
-    j["note"] = r.note;
-    if (r.available) {
-        j["ms"] = r.ms;
-        j["runs"] = r.runs;
-        j["iterations"] = r.iterations;
-        j["iterations_per_second"] = r.iterations_per_second();
-        j["limit_iterations_per_second"] = r.limit;
-        j["percent_of_limit"] = r.percent_of_limit();
-        j["ratio_to_reference"] = r.ratio();
+    j["view"] = {{"center_re", "-0.5"}, {"center_im", "0"}, {"zoom", 2.0}, {"width", 1536}, {"height", 1024},
+                 {"max_iterations", 20}};
+    j["tutorial_cpu_python_ms"] = kTutorialCpuPythonSeconds * 1e3;
+    j["tutorial_gpu_ms"] = kTutorialGpuSeconds * 1e3;
+    j["rows"] = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+        if (!r.seed || !r.ran()) continue;
+        const double vs_cpu = kTutorialCpuPythonSeconds * 1e3 / r.ms, vs_gpu = kTutorialGpuSeconds * 1e3 / r.ms;
+        std::printf("  %-14s %-5s %-9s %10.2f %16s %16s\n", bench_path_name(r.path), precision_name(r.precision),
+                    r.shortcuts ? "on" : "off", r.ms, times_text(vs_cpu).c_str(), times_text(vs_gpu).c_str());
+        j["rows"].push_back({{"path", bench_path_name(r.path)},
+                             {"precision", precision_name(r.precision)},
+                             {"shortcuts", r.shortcuts},
+                             {"ms", r.ms},
+                             {"speedup_vs_tutorial_cpu", vs_cpu},
+                             {"speedup_vs_tutorial_gpu", vs_gpu}});
     }
     return j;
 }
 
-const Row* find_row(const std::vector<Row>& rows, const std::string& view, const std::string& path, Precision p,
-                    bool shortcuts) {
-    for (const auto& r : rows)
-        if (r.view == view && r.path == path && r.precision == p && r.shortcuts == shortcuts && r.available) return &r;
-    return nullptr;
+// The napkin estimates against the measured speedup, on the all-interior frame with the
+// shortcuts off (pure iteration throughput: no escapes, no shortcuts).
+nlohmann::ordered_json estimates_against_measurement(const std::vector<BenchRow>& rows, const BenchSetup& s,
+                                                     const std::string& size) {
+    std::printf("\nBack of the envelope: how many times faster than the CPU fast path is the GPU? "
+                "(all interior %s, shortcuts off)\n", size.c_str());
+    nlohmann::ordered_json j;
+    j["frame"] = "all interior " + size + ", shortcuts off";
+    for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+        const BenchRow* cpu = find_row(rows, "all interior", size, BenchPath::CpuFast, p, false);
+        const BenchRow* gpu = find_row(rows, "all interior", size, BenchPath::Cuda, p, false);
+        nlohmann::ordered_json pj;
+        if (cpu) {
+            pj["cpu_fast_iterations_per_second"] = cpu->iterations_per_second();
+            pj["cpu_fast_percent_of_limit"] = cpu->percent_of_limit();
+        }
+        if (!s.cuda_usable) {
+            std::printf("  %s: needs a CUDA device (%s)", precision_name(p), s.cuda_reason.c_str());
+            if (cpu) std::printf("; the CPU fast path ran at %.1f%% of its bound", cpu->percent_of_limit());
+            std::printf("\n");
+            pj["skipped"] = "no usable CUDA device: " + s.cuda_reason;
+            j[precision_name(p)] = pj;
+            continue;
+        }
+        const auto estimates = estimate_gpu_speedup(s.cpu, s.cuda.devices.front(), p);
+        const SpeedupCheck check =
+            check_speedup_estimates(estimates, cpu ? cpu->iterations_per_second() : 0.0,
+                                    gpu ? gpu->iterations_per_second() : 0.0);
+        std::printf("  %s: %s\n", precision_name(p), check.summary.c_str());
+        if (cpu && gpu)
+            std::printf("    CUDA %.3g iterations/s (%.1f%% of its bound) vs CPU fast %.3g (%.1f%% of its bound)\n",
+                        gpu->iterations_per_second(), gpu->percent_of_limit(), cpu->iterations_per_second(),
+                        cpu->percent_of_limit());
+        pj["measured_speedup"] = check.measured_speedup;
+        if (gpu) {
+            pj["cuda_iterations_per_second"] = gpu->iterations_per_second();
+            pj["cuda_percent_of_limit"] = gpu->percent_of_limit();
+        }
+        pj["summary"] = check.summary;
+        pj["estimates"] = nlohmann::ordered_json::array();
+        for (size_t i = 0; i < estimates.size(); ++i) {
+            const auto& e = estimates[i];
+            const auto& c = check.estimates[i];
+            std::printf("    %s\n      GPU %s = %.3g %s/s; CPU %s = %.3g\n", c.sentence.c_str(), e.gpu_formula.c_str(),
+                        e.gpu_per_second, e.unit.c_str(), e.cpu_formula.c_str(), e.cpu_per_second);
+            pj["estimates"].push_back({{"name", e.name},
+                                       {"unit", e.unit},
+                                       {"cpu_per_second", e.cpu_per_second},
+                                       {"gpu_per_second", e.gpu_per_second},
+                                       {"cpu_formula", e.cpu_formula},
+                                       {"gpu_formula", e.gpu_formula},
+                                       {"estimated_speedup", c.estimated_speedup},
+                                       {"ratio_to_measured", c.ratio},
+                                       {"sentence", c.sentence}});
+        }
+        j[precision_name(p)] = pj;
+    }
+    return j;
+}
+
+// The targets of the issues that built the paths (fast CPU path, shortcuts, CUDA).
+nlohmann::ordered_json targets(const std::vector<BenchRow>& rows, const BenchSetup& s, const std::string& size) {
+    nlohmann::ordered_json t;
+    std::printf("\nTargets\n");
+    if (const BenchRow* r = find_row(rows, "seahorse valley", "1080p", BenchPath::CpuFast, Precision::Fp64, false)) {
+        std::printf("  CPU fast fp64 / reference, seahorse valley 1080p, shortcuts off: %.1fx (target >= 12x)\n",
+                    r->speedup_vs_reference);
+        t["cpu_fp64_seahorse_speedup_vs_reference"] = r->speedup_vs_reference;
+    }
+    for (BenchPath path : {BenchPath::CpuFast, BenchPath::Cuda}) {
+        for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+            const BenchRow* on = find_row(rows, "full set", size, path, p, true);
+            const BenchRow* off = find_row(rows, "full set", size, path, p, false);
+            if (!on || !off) continue;
+            const double ratio = off->ms / on->ms;
+            std::printf("  %s %s, full set %s: shortcuts on %.2f ms vs off %.2f ms: %.1fx faster (target >= %dx)\n",
+                        bench_path_name(path), precision_name(p), size.c_str(), on->ms, off->ms, ratio,
+                        path == BenchPath::Cuda ? 4 : 6);
+            t[std::string(path == BenchPath::Cuda ? "cuda_" : "cpu_") + precision_name(p) + "_full_shortcut_speedup"] =
+                ratio;
+        }
+    }
+    for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+        if (const BenchRow* r = find_row(rows, "all interior", size, BenchPath::Cuda, p, false)) {
+            std::printf("  CUDA %s, all interior %s, %d iterations, shortcuts off: %.3g iterations/s (target >= %s)\n",
+                        precision_name(p), size.c_str(), r->max_iterations, r->iterations_per_second(),
+                        p == Precision::Fp32 ? "3.5e12" : "2.0e12");
+            t[std::string("cuda_") + precision_name(p) + "_interior_iterations_per_second"] = r->iterations_per_second();
+        }
+    }
+    if (!s.cuda_usable) std::printf("  CUDA targets: not measured here (%s)\n", s.cuda_reason.c_str());
+    return t;
+}
+
+nlohmann::ordered_json row_json(const BenchRow& r) {
+    nlohmann::ordered_json j;
+    j["view"] = r.view;
+    j["size"] = r.size;
+    j["width"] = r.width;
+    j["height"] = r.height;
+    j["max_iterations"] = r.max_iterations;
+    j["path"] = bench_path_name(r.path);
+    j["precision"] = precision_name(r.precision);
+    j["shortcuts"] = r.shortcuts;
+    if (!r.ran()) {
+        j["skipped"] = r.skipped;
+        return j;
+    }
+    j["ms"] = r.ms;
+    j["runs"] = r.runs;
+    j["iterations"] = r.iterations;
+    j["iterations_per_second"] = r.iterations_per_second();
+    j["limit_iterations_per_second"] = r.limit.iterations_per_second;
+    j["percent_of_limit"] = r.percent_of_limit();
+    j["speedup_vs_reference"] = r.speedup_vs_reference;
+    j["speedup_vs_cpu_fast"] = r.speedup_vs_cpu_fast;
+    j["note"] = r.note;
+    if (r.compared)
+        j["agreement_with_cpu_fast"] = {{"agree", r.agreement.agree},
+                                        {"identical_fraction", r.agreement.identical_fraction},
+                                        {"max_mu_difference", r.agreement.max_mu_difference},
+                                        {"sentence", r.agreement.sentence}};
+    return j;
 }
 
 }  // namespace
 
 int run_bench_command(int argc, char** argv) {
-    CLI::App app{"Benchmark every Mandelbrot path on a fixed set of views", "bench"};
+    CLI::App app{"Benchmark every Mandelbrot path on a fixed suite of views", "bench"};
     bool quick = false;
     std::string json_path;
-    app.add_flag("--quick", quick, "Smaller budget: finishes in under a minute");
+    app.add_flag("--quick", quick, "1080p only, fewer runs, smaller reference samples: under a minute");
     app.add_option("--json", json_path, "Also write the results as JSON to this file");
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
     if (!json_path.empty()) {
@@ -161,211 +280,69 @@ int run_bench_command(int argc, char** argv) {
         }
     }
 
-    const CpuInfo cpu = query_cpu_info();
-    const CudaSystemInfo cuda = query_cuda_system();
-    std::string cuda_reason;
-    const bool have_cuda = cuda_available(&cuda_reason);
-    const PaletteTable palette = make_palette_table(load_palette("classic"));
-    const int reps = quick ? 3 : 5;
-    const double reference_budget_s = quick ? 0.4 : 2.0;  // per reference measurement
-    const double reference_rate_guess = 4e8;              // iterations/s, to size the subset
+    BenchSetup setup;
+    setup.cpu = query_cpu_info();
+    setup.cuda = query_cuda_system();
+    setup.cuda_usable = cuda_available(&setup.cuda_reason) && !setup.cuda.devices.empty();
+    if (!setup.cuda_usable && setup.cuda_reason.empty()) setup.cuda_reason = setup.cuda.reason;
+    setup.palette = make_palette_table(load_palette("classic"));
+    setup.quick = quick;
+    setup.repeats = quick ? 3 : 5;
+    setup.reference_budget_s = quick ? 0.3 : 2.0;
+    print_header(setup);
+    std::fflush(stdout);
 
-    std::string clock_source;
-    const double clock_hz = cpu_clock_hz(cpu, &clock_source);
-    std::printf("Mandelscope bench%s\n", quick ? " (quick)" : "");
-    std::printf("CPU   %s: %d cores, %s SIMD (%d-bit), %.2f GHz (%s)\n", cpu.model.c_str(), cpu.cores,
-                cpu.simd_target.c_str(), cpu.simd_bits, clock_hz / 1e9, clock_source.c_str());
-    std::printf("      limit = cores x lanes x clock x %d FP pipes / %d FP ops per iteration = %.3g FP32, %.3g FP64 "
-                "iterations/s (reference: 1 core, 1 lane: %.3g)\n",
-                cpu.fp_pipes, kCpuFpOpsPerIteration, cpu_iteration_limit(cpu, Precision::Fp32),
-                cpu_iteration_limit(cpu, Precision::Fp64), clock_hz * cpu.fp_pipes / kCpuFpOpsPerIteration);
-    if (have_cuda && !cuda.devices.empty()) {
-        const auto& d = cuda.devices.front();
-        std::printf("GPU   %s: %d SMs x %d FP32 / %d FP64 lanes at %.2f GHz; limit = SMs x lanes x clock / %d (FP32) "
-                    "or %d (FP64) instructions per iteration = %.3g FP32, %.3g FP64 iterations/s\n",
-                    d.name.c_str(), d.sm_count, d.fp32_lanes_per_sm, d.fp64_lanes_per_sm, d.clock_khz / 1e6,
-                    kGpuInstructionsFp32, kGpuInstructionsFp64,
-                    double(d.sm_count) * d.fp32_lanes_per_sm * d.clock_khz * 1e3 / kGpuInstructionsFp32,
-                    double(d.sm_count) * d.fp64_lanes_per_sm * d.clock_khz * 1e3 / kGpuInstructionsFp64);
-    } else {
-        std::printf("GPU   none usable: %s\n", cuda_reason.c_str());
-    }
-    std::printf("Times are medians of up to %d runs after a warm-up; ratio = CPU reference (FP64) time / time.\n\n", reps);
-
-    const auto views = bench_views(quick);
-    // Steps for the progress bar: per view and shortcut setting, reference + 2 CPU + 2 CUDA.
-    const int total_steps = int(views.size()) * 2 * 5;
+    const std::vector<BenchFrame> frames = bench_frames(quick);
+    const int total_steps = int(frames.size()) * kBenchRowsPerFrame;
     int step = 0;
-    ProgressBar progress("bench");
-    std::vector<Row> rows;
-    for (const auto& bv : views) {
-        const View& view = bv.view;
-        std::vector<float> mu(size_t(view.width) * view.height);
-        std::vector<uint8_t> rgba(have_cuda ? mu.size() * 4 : 0);
-        for (bool shortcuts_on : {true, false}) {
-            const Shortcuts shortcuts = shortcuts_on ? Shortcuts{} : Shortcuts{false, false};
-            auto base_row = [&](const char* path, Precision p) {
-                Row r;
-                r.view = bv.name;
-                r.width = view.width;
-                r.height = view.height;
-                r.max_iterations = view.max_iterations;
-                r.path = path;
-                r.precision = p;
-                r.shortcuts = shortcuts_on;
-                return r;
-            };
-            auto label = [&](const std::string& what) {
-                progress.update(double(step) / total_steps,
-                                bv.name + ": " + what + (shortcuts_on ? ", shortcuts on" : ", shortcuts off"));
-                ++step;
-            };
-            std::vector<Row> group;
-            // CPU fast path first: its iteration count (the reference's, exactly) sizes the
-            // reference's subset.
-            uint64_t fp64_iterations = 0;
-            for (Precision p : {Precision::Fp32, Precision::Fp64}) {
-                label(std::string("CPU fast ") + precision_name(p));
-                Row r = base_row("CPU fast", p);
-                FrameStats stats;
-                r.ms = timed_median([&] { return (stats = mandelbrot_cpu(view, p, shortcuts, {}, mu.data())).compute_ms; },
-                                    reps, &r.runs);
-                r.iterations = stats.iterations;
-                r.limit = cpu_iteration_limit(cpu, p);
-                if (p == Precision::Fp64) fp64_iterations = stats.iterations;
-                if (!shortcuts_on && stats.escaped_pixels == 0) r.note = "all interior";
-                group.push_back(r);
-            }
-            {
-                label("CPU reference");
-                Row r = base_row("CPU reference", Precision::Fp64);
-                const double predicted_s = double(fp64_iterations) / reference_rate_guess + 1e-3;
-                const double fraction = std::min(1.0, reference_budget_s / predicted_s);
-                const int sampled = std::clamp(int(std::ceil(view.height * fraction)), 1, view.height);
-                std::vector<float> row_mu(size_t(view.width));
-                auto run = [&] {
-                    double ms = 0.0;
-                    uint64_t iterations = 0;
-                    for (int i = 0; i < sampled; ++i) {
-                        // Evenly spaced rows, each at the centre of its stripe.
-                        const int y = int((i + 0.5) * view.height / sampled);
-                        auto stats = mandelbrot_cpu_reference(view, Precision::Fp64, shortcuts, {0, y, view.width, 1},
-                                                              row_mu.data());
-                        ms += stats.compute_ms;
-                        iterations += stats.iterations;
-                    }
-                    const double scale = double(view.height) / sampled;
-                    r.iterations = uint64_t(double(iterations) * scale);
-                    return ms * scale;
-                };
-                // The reference is deterministic and slow: one run (no warm-up) is its figure.
-                r.ms = run();
-                r.runs = 1;
-                r.limit = clock_hz * cpu.fp_pipes / kCpuFpOpsPerIteration;
-                if (sampled < view.height)
-                    r.note = std::to_string(sampled) + " of " + std::to_string(view.height) + " rows, scaled";
-                group.insert(group.begin(), r);
-            }
-            for (Precision p : {Precision::Fp32, Precision::Fp64}) {
-                label(std::string("CUDA ") + precision_name(p));
-                Row r = base_row("CUDA", p);
-                if (!have_cuda) {
-                    r.available = false;
-                    r.note = "unavailable: " + cuda_reason;
-                } else {
-                    try {
-                        FrameStats stats;
-                        r.ms = timed_median(
-                            [&] {
-                                return (stats = mandelbrot_cuda_to_host(view, p, shortcuts, palette, {}, rgba.data(), nullptr))
-                                    .compute_ms;
-                            },
-                            reps, &r.runs);
-                        r.iterations = stats.iterations;
-                        const auto& d = cuda.devices.front();
-                        r.limit = p == Precision::Fp32
-                                      ? double(d.sm_count) * d.fp32_lanes_per_sm * d.clock_khz * 1e3 / kGpuInstructionsFp32
-                                      : double(d.sm_count) * d.fp64_lanes_per_sm * d.clock_khz * 1e3 / kGpuInstructionsFp64;
-                        r.note = "CUDA events";
-                    } catch (const std::exception& e) {
-                        r.available = false;
-                        r.note = std::string("failed: ") + e.what();
-                    }
-                }
-                group.push_back(r);
-            }
-            const double reference_ms = group.front().ms;
-            for (auto& r : group) {
-                r.reference_ms = reference_ms;
-                rows.push_back(r);
-            }
+    std::vector<BenchRow> rows;
+    {
+        ProgressBar progress("bench");
+        for (const auto& frame : frames) {
+            auto frame_rows = run_bench_frame(frame, setup, [&](const std::string& what) {
+                progress.update(double(step++) / total_steps, what);
+            });
+            progress.clear();
+            print_frame_table(frame, frame_rows, setup.cuda_usable);
+            std::fflush(stdout);
+            rows.insert(rows.end(), frame_rows.begin(), frame_rows.end());
         }
+        progress.update(1.0, "done");
     }
-    progress.finish();
-
-    // --- Table -------------------------------------------------------------------------------
-    std::string current;
-    for (const auto& r : rows) {
-        if (r.view != current) {
-            current = r.view;
-            std::printf("%s (%dx%d, %d iterations)\n", r.view.c_str(), r.width, r.height, r.max_iterations);
-            std::printf("  %-14s %-5s %-4s %10s %11s %10s %8s %9s\n", "path", "prec", "cut", "ms", "iterations",
-                        "iter/s", "% limit", "x ref");
-        }
-        print_row(r);
-    }
-
-    // --- The issue's targets -------------------------------------------------------------
-    nlohmann::ordered_json targets;
-    std::printf("\nTargets\n");
-    if (const Row* r = find_row(rows, "seahorse valley 1080p", "CPU fast", Precision::Fp64, false)) {
-        std::printf("  CPU fast FP64 / reference, seahorse valley, shortcuts off: %.1fx (target >= 12x)\n", r->ratio());
-        targets["cpu_fp64_seahorse_ratio_to_reference"] = r->ratio();
-    }
-    for (const char* path : {"CPU fast", "CUDA"}) {
-        for (Precision p : {Precision::Fp32, Precision::Fp64}) {
-            const Row* on = find_row(rows, "full set 4K", path, p, true);
-            const Row* off = find_row(rows, "full set 4K", path, p, false);
-            if (!on || !off) continue;
-            const double ratio = off->ms / on->ms;
-            std::printf("  %s %s, full set 4K: shortcuts on %.1f ms vs off %.1f ms: %.1fx faster (target >= %dx)\n", path,
-                        precision_name(p), on->ms, off->ms, ratio, std::string(path) == "CUDA" ? 4 : 6);
-            targets[std::string(path == std::string("CUDA") ? "cuda_" : "cpu_") + precision_name(p) +
-                    "_full_4k_shortcut_speedup"] = ratio;
-        }
-    }
-    for (Precision p : {Precision::Fp32, Precision::Fp64}) {
-        if (const Row* r = find_row(rows, "all interior 4K", "CUDA", p, false)) {
-            std::printf("  CUDA %s, all-interior 4K, %d iterations, shortcuts off: %.3g iterations/s (target >= %s)\n",
-                        precision_name(p), r->max_iterations, r->iterations_per_second(),
-                        p == Precision::Fp32 ? "3.5e12" : "2.0e12");
-            targets[std::string("cuda_") + precision_name(p) + "_interior_iterations_per_second"] = r->iterations_per_second();
-        }
-    }
-    if (!have_cuda) std::printf("  CUDA targets: not measured here (%s)\n", cuda_reason.c_str());
+    const std::string largest = quick ? "1080p" : "4K";
+    nlohmann::ordered_json seed = seed_comparison(rows);
+    nlohmann::ordered_json estimates = estimates_against_measurement(rows, setup, largest);
+    nlohmann::ordered_json target_json = targets(rows, setup, largest);
 
     if (!json_path.empty()) {
         nlohmann::ordered_json j;
         j["quick"] = quick;
-        j["cpu"] = {{"model", cpu.model},
-                    {"cores", cpu.cores},
-                    {"threads", cpu.threads},
-                    {"simd_target", cpu.simd_target},
-                    {"simd_bits", cpu.simd_bits},
-                    {"clock_hz", clock_hz},
-                    {"clock_source", clock_source},
-                    {"fp_pipes_per_core", cpu.fp_pipes},
-                    {"fp_ops_per_iteration", kCpuFpOpsPerIteration}};
-        j["cuda"] = {{"usable", have_cuda}, {"reason", cuda_reason}};
-        if (have_cuda && !cuda.devices.empty())
-            j["cuda"]["device"] = {{"name", cuda.devices.front().name},
-                                   {"sm_count", cuda.devices.front().sm_count},
-                                   {"clock_khz", cuda.devices.front().clock_khz},
-                                   {"instructions_per_iteration_fp32", kGpuInstructionsFp32},
-                                   {"instructions_per_iteration_fp64", kGpuInstructionsFp64}};
+        j["suite"] = quick ? "1080p only, medians of up to 3 runs, CPU reference sampled within 0.3 s per row"
+                           : "1080p and 4K, medians of up to 5 runs, CPU reference sampled within 2 s per row";
+        j["machine"] = {{"cpu", cpu_json(setup.cpu)}, {"cuda", cuda_json(setup.cuda)}};
+        j["machine"]["cuda"]["usable"] = setup.cuda_usable;
+        j["machine"]["cuda"]["reason"] = setup.cuda_reason;
+        nlohmann::ordered_json limits;
+        limits["cpu_reference"] = iteration_limit_json(cpu_reference_iteration_limit(setup.cpu));
+        limits["cpu_fast_fp32"] = iteration_limit_json(cpu_fast_iteration_limit(setup.cpu, Precision::Fp32));
+        limits["cpu_fast_fp64"] = iteration_limit_json(cpu_fast_iteration_limit(setup.cpu, Precision::Fp64));
+        for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+            const std::string key = std::string("cuda_") + precision_name(p);
+            if (setup.cuda_usable) {
+                std::string source;
+                cuda_instructions_per_iteration(p, &source);
+                limits[key] = iteration_limit_json(cuda_iteration_limit(setup.cuda.devices.front(), p));
+                limits[key]["instructions_source"] = source;
+            } else {
+                limits[key] = {{"skipped", "no usable CUDA device: " + setup.cuda_reason}};
+            }
+        }
+        j["limits"] = limits;
         j["rows"] = nlohmann::ordered_json::array();
         for (const auto& r : rows) j["rows"].push_back(row_json(r));
-        j["targets"] = targets;
+        j["seed_comparison"] = seed;
+        j["estimates"] = estimates;
+        j["targets"] = target_json;
         try {
             AtomicFile file(json_path);
             const std::string text = j.dump(2) + "\n";

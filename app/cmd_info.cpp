@@ -1,6 +1,8 @@
 // cmd_info.cpp: `mandelscope info [--json]`: the CPU (model, cores, threads, clock, the SIMD set
-// the fast path uses, and its iteration bound) and every CUDA device, or the exact reason no
-// CUDA device can be used. Exits 0 either way: no GPU is a fact to report, not an error.
+// the fast path uses, and its iteration bound) and every CUDA device (with --json, every device
+// attribute), or the exact reason no CUDA device can be used, plus the napkin limits and
+// GPU-vs-CPU estimates of compute/perf_model.h. Exits 0 either way: no GPU is a fact to report,
+// not an error.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -8,62 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/machine_json.h"
 #include "compute/cpu_info.h"
 #include "compute/cuda_info.h"
 #include "compute/mandelbrot.h"
+#include "compute/perf_model.h"
 
 namespace ms {
 
 namespace {
-
-std::string version_text(int v) {  // CUDA encodes 13.0 as 13000
-    return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "none";
-}
-
-nlohmann::ordered_json cpu_json(const CpuInfo& cpu) {
-    nlohmann::ordered_json j;
-    j["model"] = cpu.model;
-    j["vendor"] = cpu.vendor;
-    j["cores"] = cpu.cores;
-    j["threads"] = cpu.threads;
-    j["nominal_mhz"] = cpu.nominal_mhz;
-    j["max_mhz"] = cpu.max_mhz;
-    j["measured_mhz"] = cpu.measured_mhz;
-    j["simd_target"] = cpu.simd_target;
-    j["simd_targets_available"] = mandelbrot_cpu_simd_targets();
-    j["simd_bits"] = cpu.simd_bits;
-    j["fp_pipes_per_core"] = cpu.fp_pipes;
-    j["fp_ops_per_iteration"] = kCpuFpOpsPerIteration;
-    j["iteration_limit_fp32"] = cpu_iteration_limit(cpu, Precision::Fp32);
-    j["iteration_limit_fp64"] = cpu_iteration_limit(cpu, Precision::Fp64);
-    return j;
-}
-
-nlohmann::ordered_json cuda_json(const CudaSystemInfo& cuda) {
-    nlohmann::ordered_json j;
-    j["usable"] = cuda.usable;
-    j["reason"] = cuda.reason;
-    j["driver_version"] = cuda.driver_version;
-    j["runtime_version"] = cuda.runtime_version;
-    j["devices"] = nlohmann::ordered_json::array();
-    for (const auto& d : cuda.devices) {
-        nlohmann::ordered_json dj;
-        dj["index"] = d.index;
-        dj["name"] = d.name;
-        dj["compute_capability"] = std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor);
-        dj["sm_count"] = d.sm_count;
-        dj["fp32_lanes_per_sm"] = d.fp32_lanes_per_sm;
-        dj["fp64_lanes_per_sm"] = d.fp64_lanes_per_sm;
-        dj["clock_khz"] = d.clock_khz;
-        dj["memory_clock_khz"] = d.memory_clock_khz;
-        dj["memory_bus_width_bits"] = d.memory_bus_width_bits;
-        dj["total_memory_bytes"] = d.total_memory_bytes;
-        dj["l2_cache_bytes"] = d.l2_cache_bytes;
-        dj["memory_bytes_per_second"] = d.memory_bytes_per_second;
-        j["devices"].push_back(dj);
-    }
-    return j;
-}
 
 void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
     std::string clock_source;
@@ -86,8 +41,8 @@ void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
                 cpu_iteration_limit(cpu, Precision::Fp32), cpu_iteration_limit(cpu, Precision::Fp64), cpu.cores,
                 clock_hz / 1e9, clock_source.c_str(), cpu.fp_pipes, kCpuFpOpsPerIteration);
     std::printf("CUDA\n");
-    std::printf("  driver %s, runtime %s\n", version_text(cuda.driver_version).c_str(),
-                version_text(cuda.runtime_version).c_str());
+    std::printf("  driver %s, runtime %s\n", cuda_version_text(cuda.driver_version).c_str(),
+                cuda_version_text(cuda.runtime_version).c_str());
     if (!cuda.usable) std::printf("  no CUDA device can be used: %s\n", cuda.reason.c_str());
     for (const auto& d : cuda.devices) {
         std::printf("  device %d       %s, compute capability %d.%d\n", d.index, d.name.c_str(), d.compute_major,
@@ -97,7 +52,19 @@ void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
         std::printf("    memory       %.1f GiB, %d-bit bus at %.0f MHz: %.0f GB/s theoretical; L2 %.0f MiB\n",
                     double(d.total_memory_bytes) / (1 << 30), d.memory_bus_width_bits, d.memory_clock_khz / 1000.0,
                     d.memory_bytes_per_second / 1e9, d.l2_cache_bytes / double(1 << 20));
+        for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+            const IterationLimit limit = cuda_iteration_limit(d, p);
+            std::printf("    bound %s   %.3g iterations/s = %s\n", precision_name(p), limit.iterations_per_second,
+                        limit.formula.c_str());
+        }
+        std::printf("    (%zu device attributes: mandelscope info --json lists them all)\n", d.attributes.size());
     }
+    if (cuda.devices.empty()) return;
+    std::printf("Back of the envelope: how many times faster is the GPU? (measured by mandelscope bench)\n");
+    for (Precision p : {Precision::Fp32, Precision::Fp64})
+        for (const auto& e : estimate_gpu_speedup(cpu, cuda.devices.front(), p))
+            std::printf("  %s %-24s %8.1fx  = %s / %s\n", precision_name(p), e.name.c_str(), e.speedup,
+                        e.gpu_formula.c_str(), e.cpu_formula.c_str());
 }
 
 }  // namespace
@@ -114,6 +81,7 @@ int run_info_command(int argc, char** argv) {
         nlohmann::ordered_json j;
         j["cpu"] = cpu_json(cpu);
         j["cuda"] = cuda_json(cuda);
+        j["speedup_estimates"] = speedup_estimates_json(cpu, cuda);
         std::cout << j.dump(2) << "\n";
     } else {
         print_text(cpu, cuda);

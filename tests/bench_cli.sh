@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # bench_cli.sh: `mandelscope bench --quick --json=FILE` runs (in under a minute on the
-# development machine), prints its table, and writes valid JSON whose figures are real:
-# positive times, iterations per second wherever iterations ran, ratios to the reference.
+# development machine), prints its table, and writes JSON in which every view and path of the
+# suite is present (CUDA rows carry a skip reason where no device is usable; FP32 rows where
+# FP32 cannot resolve the view), every figure that ran is positive, and the speedups agree with
+# the times: speedup_vs_reference = reference ms / ms and speedup_vs_cpu_fast = CPU fast ms / ms
+# of the same frame and shortcuts. Also: the seed comparison quotes the tutorial and its ratios
+# match our times; the limits carry their napkin math; an unwritable --json is refused up front.
 # Usage: bash bench_cli.sh /path/to/mandelscope
 set -u
 bin=$(realpath "${1:?usage: bench_cli.sh /path/to/mandelscope}")
@@ -10,37 +14,109 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
+start=$(date +%s)
 "$bin" bench --quick --json="$work/bench.json" > "$work/out.txt" 2> "$work/err.txt"
 status=$?
+echo "bench --quick took $(( $(date +%s) - start )) s"
 cat "$work/out.txt"
 [ "$status" -eq 0 ] || fail "bench exited $status: $(tail -3 "$work/err.txt")"
-grep -q "CPU fast" "$work/out.txt" || fail "no CPU fast rows in the table"
-grep -q "CPU reference" "$work/out.txt" || fail "no CPU reference rows in the table"
+for text in "CPU reference" "CPU fast" "CUDA" "Seed comparison" "Back of the envelope" "% limit" "x ref" "x fast"; do
+    grep -q "$text" "$work/out.txt" || fail "no '$text' in the table"
+done
+grep -q "bench 100%" "$work/err.txt" || fail "no progress lines on stderr (not a terminal: one per quarter)"
 [ -s "$work/bench.json" ] || fail "no JSON written"
 
-if command -v python3 > /dev/null; then
-    python3 - "$work/bench.json" <<'PY' || fail "bench JSON is not valid or its figures are not positive"
+/usr/bin/python3 - "$work/bench.json" <<'PY' || fail "bench JSON is not what it should be (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
-rows = [r for r in j["rows"] if r["available"]]
-assert rows, "no rows"
-paths = {r["path"] for r in rows}
-assert {"CPU reference", "CPU fast"} <= paths, paths
+rows = j["rows"]
+assert j["quick"] is True
+cuda = j["machine"]["cuda"]
+assert j["machine"]["cpu"]["cores"] >= 1 and j["machine"]["cpu"]["model"]
+assert cuda["usable"] or cuda["reason"], "no CUDA and no reason"
+
+# Every frame of the suite, every path, precision and shortcut setting.
+views = {"tutorial frame", "full set", "seahorse valley", "elephant valley", "minibrot 1e10", "all interior"}
+assert {r["view"] for r in rows} == views, {r["view"] for r in rows}
+frames = {(r["view"], r["size"]) for r in rows}
+assert {s for _, s in frames} == {"1536x1024", "1080p"}, frames  # --quick: 1080p only
+combos = {("CPU reference", "fp64"), ("CPU fast", "fp32"), ("CPU fast", "fp64"), ("CUDA", "fp32"), ("CUDA", "fp64")}
+for f in frames:
+    got = {(r["path"], r["precision"], r["shortcuts"]) for r in rows if (r["view"], r["size"]) == f}
+    want = {(p, q, s) for p, q in combos for s in (True, False)}
+    assert got == want, (f, want - got)
+    assert len([r for r in rows if (r["view"], r["size"]) == f]) == 10, f
+
+def find(r, path, precision):
+    for o in rows:
+        if (o["view"], o["size"], o["shortcuts"], o["path"], o["precision"]) == (r["view"], r["size"], r["shortcuts"], path, precision):
+            return o
+
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+ran = 0
 for r in rows:
-    assert r["ms"] > 0, r
+    what = "%s %s %s %s shortcuts %s" % (r["view"], r["size"], r["path"], r["precision"], r["shortcuts"])
+    if "skipped" in r:
+        assert r["skipped"], what + ": an empty skip reason"
+        if r["path"] == "CUDA" and not cuda["usable"]:
+            assert cuda["reason"] in r["skipped"], what
+        elif r["precision"] == "fp32":
+            assert "FP32 cannot resolve" in r["skipped"], what
+            assert r["view"] == "minibrot 1e10", what + ": FP32 should resolve this view"
+        else:
+            raise AssertionError(what + " skipped: " + r["skipped"])
+        continue
+    ran += 1
+    assert r["path"] != "CUDA" or cuda["usable"], what
+    assert r["precision"] == "fp64" or r["view"] != "minibrot 1e10", what + ": FP32 on a view it cannot resolve"
+    assert r["ms"] > 0 and r["runs"] >= 1, what
+    assert r["iterations"] >= 0, what
     if r["iterations"] > 0:
-        assert r["iterations_per_second"] > 0 and r["percent_of_limit"] > 0, r
-    assert r["ratio_to_reference"] > 0, r
-for r in j["rows"]:
-    if not r["available"]:
-        assert r["note"], "an unavailable row must say why: %r" % r
-t = j["targets"]
-assert t["cpu_fp64_seahorse_ratio_to_reference"] > 1, t
-assert t["cpu_fp64_full_4k_shortcut_speedup"] > 1, t
-print("bench JSON: %d rows, seahorse FP64 %.1fx the reference, shortcuts %.1fx (FP64, full 4K)" % (
-    len(j["rows"]), t["cpu_fp64_seahorse_ratio_to_reference"], t["cpu_fp64_full_4k_shortcut_speedup"]))
+        assert r["iterations_per_second"] > 0 and r["percent_of_limit"] > 0, what
+        assert close(r["iterations_per_second"], r["iterations"] / (r["ms"] * 1e-3), 1e-3), what
+        assert close(r["percent_of_limit"], 100 * r["iterations_per_second"] / r["limit_iterations_per_second"], 1e-6), what
+    ref = find(r, "CPU reference", "fp64")
+    fast = find(r, "CPU fast", "fp64" if r["path"] == "CPU reference" else r["precision"])
+    assert "skipped" not in ref, what
+    assert r["speedup_vs_reference"] > 0 and close(r["speedup_vs_reference"], ref["ms"] / r["ms"]), (what, r["speedup_vs_reference"], ref["ms"], r["ms"])
+    assert r["speedup_vs_cpu_fast"] > 0 and close(r["speedup_vs_cpu_fast"], fast["ms"] / r["ms"]), what
+    if r["path"] == "CPU reference":
+        assert r["speedup_vs_reference"] == 1.0, what
+        # Where it rendered every row (no "scaled" note) it did exactly the fast path's work.
+        if "scaled" not in r["note"]:
+            assert r["iterations"] == fast["iterations"], (what, r["iterations"], fast["iterations"])
+    if r["path"] == "CPU fast":
+        assert r["speedup_vs_cpu_fast"] == 1.0, what
+    if r["path"] == "CUDA":
+        a = r["agreement_with_cpu_fast"]
+        assert a["agree"], what + ": " + a["sentence"]
+assert ran > 0
+
+# The limits and their napkin math.
+limits = j["limits"]
+for key in ("cpu_reference", "cpu_fast_fp32", "cpu_fast_fp64"):
+    assert limits[key]["iterations_per_second"] > 0 and "FP ops per iteration" in limits[key]["formula"], key
+for key in ("cuda_fp32", "cuda_fp64"):
+    if cuda["usable"]:
+        assert limits[key]["iterations_per_second"] > 0 and limits[key]["instructions_per_iteration"] > 0, key
+    else:
+        assert limits[key]["skipped"], key
+
+# The seed comparison: the tutorial's figures and our ratios.
+seed = j["seed_comparison"]
+assert abs(seed["tutorial_cpu_python_ms"] - 4070) < 1e-6 and abs(seed["tutorial_gpu_ms"] - 4.6) < 1e-9
+assert seed["view"]["width"] == 1536 and seed["view"]["height"] == 1024 and seed["view"]["max_iterations"] == 20
+assert seed["rows"], "no seed rows"
+for s in seed["rows"]:
+    assert close(s["speedup_vs_tutorial_cpu"], 4070 / s["ms"]) and close(s["speedup_vs_tutorial_gpu"], 4.6 / s["ms"]), s
+
+for p in ("fp32", "fp64"):
+    e = j["estimates"][p]
+    assert cuda["usable"] or e["skipped"], e
+print("bench JSON: %d rows (%d ran), %d frames, every path present; speedups match the times" % (len(rows), ran, len(frames)))
 PY
-fi
 
 # A JSON path that cannot be written is refused before the work.
 "$bin" bench --quick --json="$work/no-such-dir/x.json" > /dev/null 2> "$work/err2.txt"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # info_cli.sh: `mandelscope info` exits 0 and describes the CPU (model, cores, SIMD set, clock)
 # and either the CUDA devices or, where none can be used (CI: no driver), the exact reason;
-# `info --json` is valid JSON with the same facts.
+# `info --json` is valid JSON with the same facts, every CUDA device attribute, the iteration
+# limits with their formulas, and "usable": false with the reason in words where no device is.
 # Usage: bash info_cli.sh /path/to/mandelscope
 set -u
 bin=$(realpath "${1:?usage: info_cli.sh /path/to/mandelscope}")
@@ -24,19 +25,32 @@ fi
 json=$("$bin" info --json)
 status=$?
 [ "$status" -eq 0 ] || fail "info --json exited $status"
-if command -v python3 > /dev/null; then
-    echo "$json" | python3 -c '
+echo "$json" | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 cpu, cuda = j["cpu"], j["cuda"]
 assert cpu["cores"] >= 1 and cpu["threads"] >= 1, cpu
-assert cpu["simd_target"], cpu
+assert cpu["simd_target"] and cpu["simd_bits"] >= 64 and cpu["fp32_lanes"] >= cpu["fp64_lanes"] >= 1, cpu
+assert cpu["clock_hz"] > 0 and cpu["clock_source"], cpu
 assert cpu["iteration_limit_fp64"] > 0 and cpu["iteration_limit_fp32"] >= cpu["iteration_limit_fp64"], cpu
-assert cuda["usable"] == bool(cuda["devices"]) or not cuda["usable"], cuda
-assert cuda["usable"] or cuda["reason"], "no CUDA and no reason"
-print("info --json: valid,", cpu["simd_target"], "/", "CUDA usable" if cuda["usable"] else "no CUDA: " + cuda["reason"])
+for key in ("cpu_reference", "cpu_fast_fp32", "cpu_fast_fp64"):
+    assert cpu["limits"][key]["iterations_per_second"] > 0 and "per iteration" in cpu["limits"][key]["formula"], key
+assert cuda["runtime_version"] > 0 and cuda["runtime_version_text"], cuda
+assert cuda["instructions_per_iteration"]["fp32"] > 0 and cuda["instructions_per_iteration"]["source"], cuda
+if cuda["usable"]:
+    assert cuda["devices"], "usable CUDA without a device"
+    for d in cuda["devices"]:
+        assert d["name"] and d["sm_count"] > 0 and d["clock_khz"] > 0, d
+        a = d["attributes"]
+        assert len(a) > 100 and a["MULTIPROCESSOR_COUNT"] == d["sm_count"], "device attributes missing"
+        assert d["limits"]["cuda_fp32"]["iterations_per_second"] > 0, d["limits"]
+    assert len(j["speedup_estimates"]["fp32"]) == 3, j["speedup_estimates"]
+    print("info --json: valid,", cpu["simd_target"], "/", len(cuda["devices"]), "CUDA device(s),", len(a), "attributes")
+else:
+    assert cuda["reason"] and len(cuda["reason"].split()) >= 3, "no CUDA and no reason in words: %r" % cuda["reason"]
+    assert j["speedup_estimates"] is None, "estimates without a device"
+    print("info --json: valid,", cpu["simd_target"], "/ no CUDA:", cuda["reason"])
 ' || fail "info --json is not the JSON expected"
-fi
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all info checks passed"
