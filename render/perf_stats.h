@@ -1,0 +1,96 @@
+// perf_stats.h: the plain bookkeeping behind the performance panels, with no ImGui and no GL, so
+// tests/test_render_perf_stats.cpp checks it headless:
+//   SampleRing      the last N values of one measurement (oldest dropped first)
+//   sample_stats    min / median / p95 / max of a ring, skipping NaN ("did not happen")
+//   FrameTimeline   one ring per frame stage (compute, map+unmap, upload, UI, present) over the
+//                   last UI frames, rings over the last rendered frames, iterations per second
+//   filter_attributes  the device panel's filter box over CUDA's attribute list
+//
+// How a frame is recorded: the main loop measures its stages and calls record_ui_frame() once
+// per UI frame; stages that did not run that frame (no new view: no compute) are NaN, so the
+// rolling plot shows gaps and the statistics skip them.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ms {
+
+inline constexpr double kNoSample = NAN;  // a stage that did not run this frame
+
+struct SampleRing {
+    int capacity = 300;
+    std::vector<double> values;  // storage, at most `capacity`; ring order from `next`
+    int next = 0;                // where the next value goes once full
+};
+
+void ring_push(SampleRing& ring, double value);
+int ring_size(const SampleRing& ring);
+// The values oldest first.
+std::vector<double> ring_values(const SampleRing& ring);
+// The newest value that is not NaN; NaN when there is none.
+double ring_latest(const SampleRing& ring);
+
+struct SampleStats {
+    int count = 0;        // values that are not NaN
+    double min = NAN;
+    double median = NAN;  // the mean of the two middle values for an even count
+    double p95 = NAN;     // nearest rank: the ceil(0.95 * count)-th smallest value
+    double max = NAN;
+};
+SampleStats sample_stats(const SampleRing& ring);
+SampleStats sample_stats(std::vector<double> values);
+
+// The stages of a UI frame, in the order they happen.
+enum class FrameStage { Compute, Interop, Upload, Ui, Present };
+inline constexpr int kFrameStages = 5;
+const char* frame_stage_name(FrameStage stage);  // "compute", "map+unmap", "upload", "UI", "present"
+
+// One UI frame's measurements, milliseconds; NaN where the stage did not run.
+struct FrameSample {
+    std::array<double, kFrameStages> stage_ms{kNoSample, kNoSample, kNoSample, kNoSample, kNoSample};
+    bool rendered = false;          // a new picture was finished this frame (compute is its time)
+    bool cuda = false;              // ... by a CUDA path (else the CPU path)
+    double host_launch_ms = kNoSample;  // CUDA: host clock around the launch, no sync (wrong)
+    uint64_t iterations = 0;        // of the finished picture
+    double panel_ms = kNoSample;    // time spent drawing the performance panels this frame
+};
+
+struct FrameTimeline {
+    // Over the last UI frames (the rolling plot): every stage, NaN where it did not run.
+    std::array<SampleRing, kFrameStages> stages;
+    SampleRing frame_ms;            // UI frame to UI frame
+    SampleRing panel_ms;            // the performance panels' own drawing time
+    // Over the last rendered frames (kept while the view stands still, when no UI frame renders).
+    SampleRing compute_ms;          // events (CUDA) or wall time (CPU)
+    SampleRing host_launch_ms;      // CUDA frames: the unsynchronised host timer, NaN on the CPU
+    SampleRing render_interop_ms;
+    SampleRing render_upload_ms;
+    // Iterations per second of the last frames of each path (the window's and Compare's).
+    SampleRing cuda_iterations_per_second;
+    SampleRing cpu_iterations_per_second;
+    uint64_t ui_frames = 0;
+    uint64_t rendered_frames = 0;
+};
+
+// Sets every ring's capacity: `ui_frames` for the per-UI-frame rings, `rendered_frames` for the
+// per-rendered-frame ones, `throughput_frames` for iterations per second.
+void init_frame_timeline(FrameTimeline& timeline, int ui_frames = 300, int rendered_frames = 300,
+                         int throughput_frames = 16);
+void record_ui_frame(FrameTimeline& timeline, const FrameSample& sample, double frame_ms);
+// A measurement from outside the window's own frames (Compare's renders): throughput only.
+void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, double compute_ms);
+
+// Iterations per second of `iterations` done in `ms`; NaN when either is 0.
+double iterations_per_second(uint64_t iterations, double ms);
+
+// The attributes whose name contains every space-separated word of `filter`, case-insensitively
+// ("clock rate" finds CLOCK_RATE and MEMORY_CLOCK_RATE); indices into `attributes`, in order.
+std::vector<int> filter_attributes(const std::vector<std::pair<std::string, int>>& attributes,
+                                   const std::string& filter);
+
+}  // namespace ms
