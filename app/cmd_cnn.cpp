@@ -9,11 +9,12 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "app/cmd_cnn.h"
 #include "app/commands.h"
-#include "app/terminal_progress.h"
+#include "app/progress.h"
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_gemm.h"
 #include "compute/cnn/cnn_train.h"
@@ -70,15 +71,13 @@ int run_cnn_train(const CnnTrainArgs& a) {
     options.threads = a.threads;
     options.augment = !a.no_augment;
     options.max_shift = a.max_shift;
-    TerminalProgress bar;
+    std::optional<ProgressBar> bar;  // one per epoch
     options.on_step = [&](const CnnTrainProgress& p) {
-        if (p.step == 1)
-            bar = progress_begin("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs));
-        progress_update(bar, double(p.step) / p.steps,
-                        format("loss %.4f  acc %.2f%%", p.loss, 100.0 * p.accuracy));
+        if (p.step == 1 || !bar) bar.emplace("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs));
+        bar->update(double(p.step) / p.steps, format("loss %.4f  acc %.2f%%", p.loss, 100.0 * p.accuracy));
     };
     options.on_epoch = [&](const CnnEpochStats& s) {
-        progress_end(bar);
+        bar.reset();
         std::printf("epoch %2d/%d  loss %.4f  train %.2f%%  test %.2f%%  lr %.2e  %.1f s\n",
                     s.epoch, a.epochs, s.train_loss, 100.0 * s.train_accuracy,
                     100.0 * s.test_accuracy, s.learning_rate, s.seconds);
@@ -88,7 +87,7 @@ int run_cnn_train(const CnnTrainArgs& a) {
     try {
         result = cnn_train(train, &test, options);
     } catch (const std::exception& e) {
-        progress_end(bar);
+        bar.reset();
         std::fprintf(stderr, "%s: %s\n", who, e.what());
         return 1;
     }

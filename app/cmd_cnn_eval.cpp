@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/cmd_cnn.h"
-#include "app/terminal_progress.h"
+#include "app/progress.h"
 #include "compute/cnn/cnn_eval.h"
 #include "compute/cnn/cnn_weights_file.h"
 
@@ -204,14 +204,14 @@ int run_cnn_eval(const CnnEvalArgs& a) {
                 }
                 o.cuda = cuda.get();
             }
-            TerminalProgress bar = progress_begin(name + " batch " + std::to_string(o.batch));
+            ProgressBar bar(name + " batch " + std::to_string(o.batch));
             o.on_progress = [&](int done, int total) {
-                progress_update(bar, double(done) / total,
-                                std::to_string(done) + " of " + std::to_string(total) + " images");
+                bar.update(double(done) / total,
+                           std::to_string(done) + " of " + std::to_string(total) + " images");
             };
             runs[i].result = cnn_evaluate(weights, test, o);
             runs[i].ran = true;
-            progress_end(bar);
+            bar.finish();
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s: %s\n", kWho, name.c_str(), e.what());
             return 1;

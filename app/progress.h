@@ -1,58 +1,40 @@
-// progress.h: the progress bar that long command-line work shows on stderr. On a terminal it
-// redraws one line ("label [#######.....]  58%  step"), at most ~10 times a second; otherwise
-// (a pipe, a CI log) it prints one plain line per step, so logs stay readable.
+// progress.h: the one progress bar that long command-line work (render, bench, cnn train/eval)
+// shows on stderr. On a terminal it redraws one line, at most ~10 times a second:
+//     bench [##########....................]  34%  seahorse valley 4K: CUDA fp32, shortcuts off
+// Elsewhere (a pipe, a CI log) it prints a plain line each time the work passes another quarter
+// (25%, 50%, 75%, 100%), so logs stay short even when the status changes at every step.
+//
+// update() may be called from worker threads (mandelbrot_cpu's progress hook does). The bar
+// clears its line when finished or destroyed, so an exception never leaves it half drawn.
 #pragma once
 
 #include <chrono>
-#include <cstdio>
 #include <mutex>
 #include <string>
-
-#include <unistd.h>
 
 namespace ms {
 
 class ProgressBar {
 public:
-    explicit ProgressBar(std::string label) : label_(std::move(label)), tty_(::isatty(2) == 1) {}
+    explicit ProgressBar(std::string label);
     ~ProgressBar() { finish(); }
+    ProgressBar(const ProgressBar&) = delete;
+    ProgressBar& operator=(const ProgressBar&) = delete;
 
-    // fraction in [0, 1]; step names what is being done now. Thread-safe.
-    void update(double fraction, const std::string& step = {}) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (finished_) return;
-        auto now = std::chrono::steady_clock::now();
-        if (tty_) {
-            if (fraction < 1.0 && now - last_draw_ < std::chrono::milliseconds(100)) return;
-            last_draw_ = now;
-            constexpr int kWidth = 30;
-            int filled = int(fraction * kWidth + 0.5);
-            std::string bar(size_t(filled), '#');
-            bar.append(size_t(kWidth - filled), '.');
-            std::fprintf(stderr, "\r%s [%s] %3d%%  %-40.40s", label_.c_str(), bar.c_str(), int(fraction * 100 + 0.5),
-                         step.c_str());
-            std::fflush(stderr);
-            drawn_ = true;
-        } else if (!step.empty() && step != last_step_) {
-            std::fprintf(stderr, "%s: %3d%% %s\n", label_.c_str(), int(fraction * 100 + 0.5), step.c_str());
-            last_step_ = step;
-        }
-    }
+    // fraction in [0, 1] (clamped); status says what is being done now ("band 3 of 12",
+    // "loss 0.312  acc 88.9%"). Thread-safe.
+    void update(double fraction, const std::string& status = {});
 
-    // Ends the bar's line (on a terminal).
-    void finish() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (finished_) return;
-        finished_ = true;
-        if (tty_ && drawn_) std::fprintf(stderr, "\r%*s\r", int(label_.size()) + 80, "");
-    }
+    // Clears the bar's line, then prints `final_line` (if not empty) on its own line. Later
+    // updates are ignored.
+    void finish(const std::string& final_line = {});
 
 private:
     std::string label_;
     bool tty_ = false;
     bool drawn_ = false;
     bool finished_ = false;
-    std::string last_step_;
+    int last_quarter_ = 0;  // not a terminal: the last quarter printed
     std::chrono::steady_clock::time_point last_draw_{};
     std::mutex mutex_;
 };

@@ -91,6 +91,9 @@ CpuInfo query_cpu_info(bool measure_clock) {
     info.simd_target = mandelbrot_cpu_simd_target();
     info.simd_bits = simd_bits_of(info.simd_target);
     info.fp_pipes = info.vendor == "AuthenticAMD" && info.family >= 0x17 ? 4 : 2;
+    // Zen 4 (family 19h) runs a 512-bit operation as two 256-bit halves on one pipe: half the
+    // pipes' worth of 512-bit work per cycle. (Zen 5 server cores have full 512-bit pipes.)
+    if (info.vendor == "AuthenticAMD" && info.family == 0x19 && info.simd_bits >= 512) info.fp_pipes = 2;
     return info;
 }
 

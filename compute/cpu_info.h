@@ -9,7 +9,8 @@
 //   The periodicity check adds a compare; loop control runs on the integer side.
 //   FP pipes per core that can take these operations: AMD Zen (family 17h and later) has 4
 //   (2 FMA/multiply + 2 add); Intel cores have 2 (ports 0 and 1, or 0 and 5 for AVX-512 on
-//   server parts). We assume 2 for anything else.
+//   server parts). We assume 2 for anything else. Zen 4 with 512-bit vectors counts 2: it
+//   splits each 512-bit operation into two 256-bit halves.
 //   Clock: the frequency measured by a dependent-add loop (one add per cycle) when it runs,
 //   because cloud VMs report their nominal clock while the cores boost well above it; else the
 //   maximum from sysfs, else "cpu MHz" from /proc/cpuinfo.
