@@ -21,44 +21,6 @@ namespace ms {
 
 namespace {
 
-// "400", "1000000", "1e6", "2^28" -> elements; "" or the reason in *error.
-bool parse_size(const std::string& text, size_t* n, std::string* error) {
-    auto bad = [&] {
-        *error = "--sizes: \"" + text + "\" is not a size (write 400, 1e6 or 2^28)";
-        return false;
-    };
-    if (text.empty() || text.find_first_not_of("0123456789e^") != std::string::npos) return bad();
-    const size_t caret = text.find('^'), e = text.find('e');
-    auto digits = [](const std::string& s, unsigned long long* v) {
-        if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-            return false;
-        *v = std::strtoull(s.c_str(), nullptr, 10);
-        return true;
-    };
-    unsigned long long base = 0, exponent = 0;
-    double value = 0;
-    if (caret != std::string::npos) {
-        if (!digits(text.substr(0, caret), &base) || !digits(text.substr(caret + 1), &exponent)) return bad();
-        value = std::pow(double(base), double(exponent));
-    } else if (e != std::string::npos) {
-        if (!digits(text.substr(0, e), &base) || !digits(text.substr(e + 1), &exponent)) return bad();
-        value = double(base) * std::pow(10.0, double(exponent));
-    } else {
-        if (!digits(text, &base)) return bad();
-        value = double(base);
-    }
-    if (value < 1) {
-        *error = "--sizes: size " + text + " is too small: an array needs at least 1 element";
-        return false;
-    }
-    if (value > 1e18) {
-        *error = "--sizes: " + text + " elements is beyond any machine's memory";
-        return false;
-    }
-    *n = size_t(value);
-    return true;
-}
-
 // Can we create a file beside `path`? Checked before minutes of measuring, and leaves nothing.
 std::string check_writable(const std::string& path) {
     struct stat st {};
@@ -237,17 +199,8 @@ int run_vecadd_command(int argc, char** argv) {
     };
     std::vector<size_t> sizes;
     if (!sizes_text.empty() || app.count("--sizes")) {
-        size_t start = 0;
-        while (true) {
-            const size_t comma = sizes_text.find(',', start);
-            const std::string token = sizes_text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            size_t n = 0;
-            std::string error;
-            if (!parse_size(token, &n, &error)) return bad_input(error);
-            sizes.push_back(n);
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
+        if (const std::string why = vecadd_parse_sizes(sizes_text, &sizes); !why.empty())
+            return bad_input("--sizes: " + why);
     }
     if (!csv_path.empty()) {
         if (const std::string why = check_writable(csv_path); !why.empty()) return bad_input(why);

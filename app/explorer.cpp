@@ -10,7 +10,9 @@
 // Test hooks: --screenshot saves the framebuffer once the view is completely rendered and at
 // least --frames frames were shown, prints "render path: PATH" and exits 0; --print-view
 // prints the view on exit; --bench-drag=N pans every frame for N frames and prints the frame
-// rate; --export writes the PNG through the Export dialog's code without opening a window.
+// rate; --export writes the PNG through the Export dialog's code without opening a window;
+// --panel=vecadd opens the vector-add demo, --vecadd-sweep=SIZES also sweeps at start (and
+// --screenshot waits until that sweep has finished).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
 #include <GLFW/glfw3.h>
@@ -34,8 +36,10 @@
 #include "render/frame_renderer.h"
 #include "render/glfw_errors.h"
 #include "render/navigation.h"
+#include "render/panel_vecadd.h"
 #include "render/panels.h"
 #include "render/png_stream.h"
+#include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
 namespace ms {
@@ -300,6 +304,9 @@ int run_explorer(int argc, char** argv) {
     view_panel.palettes = list_palettes();
     ExportDialogState export_dialog;
     ExportJob export_job;
+    VectorAddDemo vecadd;
+    VecAddRunner vecadd_runner;  // the demo's measurements run on its thread
+    apply_panel_options(options, &vecadd, &vecadd_runner);
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
@@ -348,9 +355,13 @@ int run_explorer(int argc, char** argv) {
         export_dialog.window_height = fb_height;
         export_dialog.running = export_job.running;
         export_dialog.progress = export_job.progress;
+        view_panel.show_vector_add = vecadd.open;
+        const bool vecadd_busy = vector_add_busy(vecadd_runner);  // as this frame's panel shows it
         if (!options.no_ui) {
             draw_view_panel(view_panel);
+            vecadd.open = view_panel.show_vector_add;
             draw_export_dialog(export_dialog);
+            draw_vector_add_panel(vecadd);
         }
 
         if (view_panel.view_edited) {
@@ -381,6 +392,7 @@ int run_explorer(int argc, char** argv) {
             export_dialog.height = fb_height;
         }
         carry_out_export(export_dialog, export_job, view, palette, settings, status);
+        carry_out_vector_add(vecadd, vecadd_runner);
         if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
 
@@ -414,7 +426,7 @@ int run_explorer(int argc, char** argv) {
         if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning) {
+            !navigation.panning && !vecadd_busy) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
             double seconds = glfwGetTime() - first_frame_s;
             std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
@@ -432,6 +444,7 @@ int run_explorer(int argc, char** argv) {
 
     // Cleanup
     stop_export_job(export_job);
+    stop_vecadd_runner(vecadd_runner);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
 namespace ms {
@@ -31,6 +32,11 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
+    app.add_option("--panel", o.panel, "open a demo panel at start: vecadd (the vector-add demo)")
+        ->check(CLI::IsMember({"vecadd"}));
+    app.add_option("--vecadd-sweep", o.vecadd_sweep,
+                   "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
+                   "--screenshot waits for the sweep");
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
@@ -60,7 +66,19 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         int w, h;
         if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
     }
+    if (!o.vecadd_sweep.empty() && o.vecadd_sweep != "default") {
+        std::vector<size_t> sizes;
+        if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
+    }
     return validate_view(*view);
+}
+
+void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {
+    vecadd->open = o.panel == "vecadd" || !o.vecadd_sweep.empty();
+    if (o.vecadd_sweep.empty()) return;
+    vecadd_runner->sweep_at_start = true;
+    vecadd_runner->sweep_at_start_sizes.clear();  // "default": the panel's log scale
+    if (o.vecadd_sweep != "default") vecadd_parse_sizes(o.vecadd_sweep, &vecadd_runner->sweep_at_start_sizes);
 }
 
 ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings& settings) {

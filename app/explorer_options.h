@@ -12,6 +12,9 @@
 
 namespace ms {
 
+struct VectorAddDemo;  // render/panel_vecadd.h
+struct VecAddRunner;   // render/vecadd_runner.h
+
 struct ExplorerOptions {
     std::string backend = "cuda";    // cpu | cuda (falls back, with the reason, where CUDA cannot run)
     std::string center;              // "RE,IM"; empty: the default view's
@@ -30,12 +33,17 @@ struct ExplorerOptions {
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 1;
+    std::string panel;               // --panel=vecadd: open that demo panel at start
+    std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
 };
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence
 // saying which option is wrong.
 std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);
+// Opens the panels the options name and queues --vecadd-sweep (checked by
+// apply_explorer_options first).
+void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner);
 ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
 
 // "1920x1080" -> 1920, 1080; false when malformed or not positive.

@@ -196,6 +196,12 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep);
 // "400", "20K", "2.1M", "268M": sizes as the sentence writes them.
 std::string vecadd_format_elements(double elements);
 
+// Sizes as people type them, for the command line and the panel: "400", "1000000", "1e6",
+// "2^28". Each returns "" or the sentence saying what is wrong (naming no option: the caller
+// adds that). vecadd_parse_sizes reads a comma-separated list.
+std::string vecadd_parse_size(const std::string& text, size_t* n);
+std::string vecadd_parse_sizes(const std::string& text, std::vector<size_t>* sizes);
+
 // CSV: a header, then one row per result (every variant and size, failed rows with their
 // reason). save_vecadd_csv writes a temporary file beside `path` and renames it, so a failure
 // leaves no partial file; it returns "" or the reason.

@@ -91,13 +91,58 @@ std::string vecadd_format_elements(double n) {
         double scale;
         const char* suffix;
     };
-    for (Unit u : {Unit{1e9, "G"}, Unit{1e6, "M"}, Unit{1e3, "K"}}) {
+    for (Unit u : {Unit{1e12, "T"}, Unit{1e9, "G"}, Unit{1e6, "M"}, Unit{1e3, "K"}}) {
         if (n >= u.scale * 0.9995) {
             const double v = n / u.scale;
             return strip_zero(format_number(v >= 9.95 ? "%.0f" : "%.1f", v)) + u.suffix;
         }
     }
     return format_number("%.0f", n);
+}
+
+std::string vecadd_parse_size(const std::string& text, size_t* n) {
+    const std::string bad = "\"" + text + "\" is not a size (write 400, 1e6 or 2^28)";
+    if (text.empty() || text.find_first_not_of("0123456789e^") != std::string::npos) return bad;
+    const size_t caret = text.find('^'), e = text.find('e');
+    auto digits = [](const std::string& s, unsigned long long* v) {
+        if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        *v = std::strtoull(s.c_str(), nullptr, 10);
+        return true;
+    };
+    unsigned long long base = 0, exponent = 0;
+    double value = 0;
+    if (caret != std::string::npos) {
+        if (!digits(text.substr(0, caret), &base) || !digits(text.substr(caret + 1), &exponent)) return bad;
+        value = std::pow(double(base), double(exponent));
+    } else if (e != std::string::npos) {
+        if (!digits(text.substr(0, e), &base) || !digits(text.substr(e + 1), &exponent)) return bad;
+        value = double(base) * std::pow(10.0, double(exponent));
+    } else {
+        if (!digits(text, &base)) return bad;
+        value = double(base);
+    }
+    if (value < 1) return "size " + text + " is too small: an array needs at least 1 element";
+    if (value > 1e18) return text + " elements is beyond any machine's memory";
+    *n = size_t(value);
+    return "";
+}
+
+std::string vecadd_parse_sizes(const std::string& text, std::vector<size_t>* sizes) {
+    std::vector<size_t> parsed;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = text.find(',', start);
+        size_t n = 0;
+        const std::string why =
+            vecadd_parse_size(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &n);
+        if (!why.empty()) return why;
+        parsed.push_back(n);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    *sizes = std::move(parsed);
+    return "";
 }
 
 VecAddCrossover vecadd_crossover(const VecAddSweep& sweep, VecAddVariant challenger,

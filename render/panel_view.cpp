@@ -211,6 +211,10 @@ void draw_view_panel(ViewPanelState& s) {
     if (ImGui::Button("Home")) s.reset = true;
     ImGui::SameLine();
     if (ImGui::Button("Export PNG...")) s.open_export = true;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Demos");
+    ImGui::SameLine();
+    ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
                        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "

@@ -379,6 +379,21 @@ TEST(VecAddLesson, FormatsSizesTheWayTheSentenceWritesThem) {
     EXPECT_EQ(vecadd_format_elements(20000), "20K");
     EXPECT_EQ(vecadd_format_elements(2.1e6), "2.1M");
     EXPECT_EQ(vecadd_format_elements(268435456), "268M");
+    EXPECT_EQ(vecadd_format_elements(1099511627776.0), "1.1T");  // 2^40, in a "beyond memory" sentence
+}
+
+TEST(VecAddSizes, ParsesWhatPeopleType) {
+    std::vector<size_t> sizes;
+    EXPECT_EQ(vecadd_parse_sizes("400,1e6,2^28,17", &sizes), "");
+    EXPECT_EQ(sizes, (std::vector<size_t>{400, 1000000, size_t(1) << 28, 17}));
+    size_t n = 7;
+    EXPECT_EQ(vecadd_parse_size("abc", &n), "\"abc\" is not a size (write 400, 1e6 or 2^28)");
+    EXPECT_EQ(n, 7u);  // untouched on error
+    EXPECT_NE(vecadd_parse_size("0", &n).find("too small"), std::string::npos);
+    EXPECT_NE(vecadd_parse_size("1e19", &n).find("beyond any machine's memory"), std::string::npos);
+    EXPECT_NE(vecadd_parse_size("-5", &n), "");
+    EXPECT_NE(vecadd_parse_sizes("100,,200", &sizes), "");  // an empty item is an error
+    EXPECT_EQ(sizes.size(), 4u);                            // and leaves the list as it was
 }
 
 TEST(VecAddCsv, HasEveryVariantAndSize) {
