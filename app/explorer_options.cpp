@@ -1,7 +1,10 @@
 // explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
 #include "app/explorer_options.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <sstream>
+#include <vector>
 
 #include "render/vecadd_runner.h"
 #include "render/view_math.h"
@@ -32,11 +35,32 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
-    app.add_option("--panel", o.panel, "open a demo panel at start: vecadd (the vector-add demo)")
-        ->check(CLI::IsMember({"vecadd"}));
+    app.add_option("--panel", o.panel,
+                   "open panels at start, comma-separated: vecadd (the vector-add demo), perf (timings, Compare, "
+                   "device)");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
+    app.add_flag("--compare", o.compare,
+                 "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
+                 "against CUDA; --screenshot waits for it and logs a 'compare:' line");
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
+    return parts;
+}
+
+}  // namespace
+
+bool panel_requested(const ExplorerOptions& o, const std::string& name) {
+    for (const std::string& part : split_commas(o.panel))
+        if (part == name) return true;
+    return false;
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
@@ -70,11 +94,14 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::vector<size_t> sizes;
         if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
     }
+    for (const std::string& name : split_commas(o.panel))
+        if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
+            return "--panel takes panel names separated by commas (vecadd, perf), not '" + name + "'";
     return validate_view(*view);
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {
-    vecadd->open = o.panel == "vecadd" || !o.vecadd_sweep.empty();
+    vecadd->open = panel_requested(o, "vecadd") || !o.vecadd_sweep.empty();
     if (o.vecadd_sweep.empty()) return;
     vecadd_runner->sweep_at_start = true;
     vecadd_runner->sweep_at_start_sizes.clear();  // "default": the panel's log scale

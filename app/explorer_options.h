@@ -33,9 +33,15 @@ struct ExplorerOptions {
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 1;
-    std::string panel;               // --panel=vecadd: open that demo panel at start
+    std::string panel;               // --panel=vecadd,perf: open these panels at start
     std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
+    bool compare = false;            // Compare (every view also on the other path) on at start
 };
+
+// The panels --panel can open (comma-separated).
+inline constexpr const char* kPanelNames[] = {"vecadd", "perf"};
+// Is `name` among --panel's comma-separated names?
+bool panel_requested(const ExplorerOptions& options, const std::string& name);
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence

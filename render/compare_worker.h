@@ -40,9 +40,9 @@ struct CompareStatus {
     uint64_t cuda_iterations = 0;
     uint64_t cpu_iterations = 0;
     double cpu_progress = 0.0;     // 0..1 of the CPU frame while it runs
-    double agreement = 0.0;        // fraction of pixels that agree, 0..1
-    bool agree = false;            // frame_compare's verdict
-    std::string disagreement;      // frame_compare's description when they do not agree
+    double agreement = 0.0;        // fraction of pixels with identical escape counts, 0..1
+    bool agree = false;            // compare_mu_frames' verdict (compute/frame_compare.h)
+    std::string disagreement;      // its sentence (the figures, and where they first differ)
 };
 
 struct CompareWorker {

@@ -99,6 +99,7 @@ void take_cpu_rows(FrameRenderer& r) {
     const bool was_complete = r.complete;
     r.complete = status.frame_id == r.cpu_request_id && status.complete;
     r.cpu_progress = status.frame_id == r.cpu_request_id ? status.progress : 0.0;
+    r.rows_upload_ms = upload_ms;
     if (upload_ms > 0.0) r.timings.upload_ms = upload_ms;
     if (r.complete) {
         r.timings.compute_ms = status.compute_ms;

@@ -67,6 +67,7 @@ struct FrameRenderer {
     Precision precision_used = Precision::Fp64;
     double cpu_progress = 0.0;        // of the CPU frame under way
     FrameTimings timings;
+    double rows_upload_ms = 0.0;      // CPU path: upload time of the rows taken by the last update
     uint64_t frames_finished = 0;     // counts frames completed (CUDA: rendered; CPU: last row in):
                                       // a change means `timings` describe a new frame
 };

@@ -4,9 +4,21 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 namespace ms {
+
+SampleRing make_sample_ring(int capacity) {
+    SampleRing r;
+    r.capacity = capacity;
+    return r;
+}
+
+void ring_clear(SampleRing& r) {
+    r.values.clear();
+    r.next = 0;
+}
 
 void ring_push(SampleRing& r, double value) {
     if (r.capacity <= 0) return;
@@ -101,6 +113,32 @@ void record_ui_frame(FrameTimeline& t, const FrameSample& s, double frame_ms) {
     ring_push(t.render_interop_ms, s.stage_ms[size_t(FrameStage::Interop)]);
     ring_push(t.render_upload_ms, s.stage_ms[size_t(FrameStage::Upload)]);
     record_throughput(t, s.cuda, s.iterations, s.stage_ms[size_t(FrameStage::Compute)]);
+}
+
+double ui_stage_ms(const FrameMarks& m) {
+    return 1e3 * ((m.ui_built - m.frame_start) - (m.render_end - m.render_start) + (m.draw_data_end - m.draw_data_start));
+}
+
+double present_stage_ms(const FrameMarks& m) { return 1e3 * (m.swap_end - m.swap_start); }
+
+double compare_speedup(const CompareRecord& r) {
+    if (!(r.cpu_ms > 0.0) || !(r.cuda_ms > 0.0)) return kNoSample;
+    return r.cpu_ms / r.cuda_ms;
+}
+
+std::string compare_summary(const CompareRecord& r) {
+    char line[160];
+    const double speedup = compare_speedup(r);
+    // Speedups of thousands read better without decimals; below 10, one decimal says more.
+    std::snprintf(line, sizeof line, "cpu %.1f ms, cuda %.*f ms, speedup %.*fx, %s %.2f%%", r.cpu_ms,
+                  r.cuda_ms < 10.0 ? 2 : 1, r.cuda_ms, speedup < 10.0 ? 1 : 0, speedup,
+                  r.agree ? "agree" : "DISAGREE", 100.0 * r.agreement);
+    return line;
+}
+
+bool same_computation(const View& a, const View& b) {
+    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom &&
+           a.max_iterations == b.max_iterations && a.width == b.width && a.height == b.height;
 }
 
 std::vector<int> filter_attributes(const std::vector<std::pair<std::string, int>>& attributes,

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "compute/view.h"
+
 namespace ms {
 
 inline constexpr double kNoSample = NAN;  // a stage that did not run this frame
@@ -28,7 +30,9 @@ struct SampleRing {
     int next = 0;                // where the next value goes once full
 };
 
+SampleRing make_sample_ring(int capacity);
 void ring_push(SampleRing& ring, double value);
+void ring_clear(SampleRing& ring);
 int ring_size(const SampleRing& ring);
 // The values oldest first.
 std::vector<double> ring_values(const SampleRing& ring);
@@ -87,6 +91,46 @@ void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, 
 
 // Iterations per second of `iterations` done in `ms`; NaN when either is 0.
 double iterations_per_second(uint64_t iterations, double ms);
+
+// ---- The UI thread's clock marks of one frame -------------------------------------------
+// The main loop reads a steady clock at these points (seconds); the UI stage is the ImGui
+// frame minus the rendering inside it, plus ImGui's draw calls. GL calls are asynchronous too:
+// what the GPU does for them is paid at the swap, so "present" includes it (and the wait for
+// vsync when it is on).
+struct FrameMarks {
+    double frame_start = 0.0;      // before ImGui::NewFrame
+    double render_start = 0.0;     // around update_frame_renderer (compute, map, upload)
+    double render_end = 0.0;
+    double ui_built = 0.0;         // after ImGui::Render
+    double draw_data_start = 0.0;  // around ImGui_ImplOpenGL3_RenderDrawData
+    double draw_data_end = 0.0;
+    double swap_start = 0.0;       // around glfwSwapBuffers
+    double swap_end = 0.0;
+};
+double ui_stage_ms(const FrameMarks& marks);
+double present_stage_ms(const FrameMarks& marks);
+
+// ---- Compare ---------------------------------------------------------------------------------
+// One compared view: the same frame on the CPU's fast path and on CUDA.
+struct CompareRecord {
+    int view_number = 0;          // 1, 2, ...: the order the views were compared in
+    double zoom = 0.0;
+    int iterations = 0;           // the view's maximum
+    int width = 0;
+    int height = 0;
+    const char* precision = "";   // "fp32" or "fp64": both paths ran in it
+    double cpu_ms = 0.0;
+    double cuda_ms = 0.0;
+    double agreement = 0.0;       // fraction of pixels that agree
+    bool agree = false;
+};
+double compare_speedup(const CompareRecord& record);  // cpu_ms / cuda_ms; NaN when unknown
+// "cpu 812.3 ms, cuda 1.2 ms, speedup 677x, agree 100.00%" ("... DISAGREE 97.10%" when the
+// check failed): the line --screenshot logs after "compare: ".
+std::string compare_summary(const CompareRecord& record);
+
+// Two views that cost the same computation: same place, iterations and size (colours apart).
+bool same_computation(const View& a, const View& b);
 
 // The attributes whose name contains every space-separated word of `filter`, case-insensitively
 // ("clock rate" finds CLOCK_RATE and MEMORY_CLOCK_RATE); indices into `attributes`, in order.

@@ -130,4 +130,52 @@ TEST(FilterAttributes, EveryWordCaseInsensitively) {
     EXPECT_TRUE(ms::filter_attributes(attributes, "texture").empty());
 }
 
+TEST(FrameMarks, UiIsTheImGuiFrameWithoutTheRenderingPlusItsDrawCalls) {
+    ms::FrameMarks m;
+    m.frame_start = 10.000;
+    m.render_start = 10.001;
+    m.render_end = 10.004;     // 3 ms of compute, map and upload inside the ImGui frame
+    m.ui_built = 10.0055;      // 5.5 ms from NewFrame to Render
+    m.draw_data_start = 10.006;
+    m.draw_data_end = 10.0065; // 0.5 ms of ImGui draw calls
+    m.swap_start = 10.007;
+    m.swap_end = 10.0166;
+    EXPECT_NEAR(ms::ui_stage_ms(m), 3.0, 1e-9);
+    EXPECT_NEAR(ms::present_stage_ms(m), 9.6, 1e-9);
+}
+
+TEST(Compare, SummaryLineAndSpeedup) {
+    ms::CompareRecord r;
+    r.cpu_ms = 812.3;
+    r.cuda_ms = 1.2;
+    r.agreement = 1.0;
+    r.agree = true;
+    EXPECT_NEAR(ms::compare_speedup(r), 676.9166, 1e-3);
+    EXPECT_EQ(ms::compare_summary(r), "cpu 812.3 ms, cuda 1.20 ms, speedup 677x, agree 100.00%");
+    r.cpu_ms = 30.0;
+    r.cuda_ms = 12.5;
+    r.agreement = 0.971;
+    r.agree = false;
+    EXPECT_EQ(ms::compare_summary(r), "cpu 30.0 ms, cuda 12.5 ms, speedup 2.4x, DISAGREE 97.10%");
+    r.cuda_ms = 0.0;
+    EXPECT_TRUE(std::isnan(ms::compare_speedup(r)));
+}
+
+TEST(Compare, SameComputationIgnoresColoursOnly) {
+    ms::View a;
+    ms::View b = a;
+    b.palette = "fire";
+    b.palette_offset = 0.5;
+    b.palette_density = 3.0;
+    EXPECT_TRUE(ms::same_computation(a, b));
+    b.max_iterations += 1;
+    EXPECT_FALSE(ms::same_computation(a, b));
+    b = a;
+    b.width += 1;
+    EXPECT_FALSE(ms::same_computation(a, b));
+    b = a;
+    b.center_re = "-0.50000000000000000001";
+    EXPECT_FALSE(ms::same_computation(a, b));
+}
+
 }  // namespace
