@@ -107,8 +107,8 @@ void draw_estimates(const DevicePanelState& s) {
         "lane. The corrected estimate counts lanes and the FP operations one iteration needs. "
         "'Measured' divides iterations by compute time over the last frames of each path (turn "
         "Compare on: both paths then render the same frames). 'est./meas.' is the estimate "
-        "divided by the measured speedup: above 1 the estimate promised too much. Hover a row "
-        "for its arithmetic.");
+        "divided by the measured speedup: above 1 the estimate promised too much. Each row counts "
+        "its own unit per second (core-cycles, FLOP, iterations): hover its name for the arithmetic.");
     const CudaDeviceInfo no_device;
     const CudaDeviceInfo& gpu = s.cuda.devices.empty() ? no_device : s.cuda.devices[size_t(std::clamp(s.device, 0, int(s.cuda.devices.size()) - 1))];
     const std::vector<SpeedupEstimate> estimates = estimate_gpu_speedup(s.cpu, gpu, s.precision);
@@ -123,9 +123,13 @@ void draw_estimates(const DevicePanelState& s) {
         ImGui::TableSetupColumn("GPU/CPU", ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableSetupColumn("est./meas.", ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableHeadersRow();
-        auto number = [](double v, const char* format = "%.3g") {
+        auto number = [](double v) {
             if (!(v > 0.0)) ImGui::TextDisabled("-");
-            else ImGui::Text(format, v);
+            else ImGui::Text("%.3g", v);
+        };
+        auto speedup = [](double v) {
+            if (!(v > 0.0)) ImGui::TextDisabled("-");
+            else ImGui::TextUnformatted(format_speedup(v).c_str());
         };
         for (size_t i = 0; i < estimates.size(); ++i) {
             const SpeedupEstimate& e = estimates[i];
@@ -139,7 +143,7 @@ void draw_estimates(const DevicePanelState& s) {
             ImGui::TableNextColumn();
             number(e.gpu_per_second);
             ImGui::TableNextColumn();
-            number(e.speedup, "%.3gx");
+            speedup(e.speedup);
             ImGui::TableNextColumn();
             if (c.ratio > 0.0) {
                 const bool close = c.ratio < 1.5 && c.ratio > 1.0 / 1.5;
@@ -159,9 +163,8 @@ void draw_estimates(const DevicePanelState& s) {
         ImGui::TableNextColumn();
         number(gpu_rate);
         ImGui::TableNextColumn();
-        number(check.measured_speedup, "%.3gx");
+        speedup(check.measured_speedup);
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("iterations");
         ImGui::EndTable();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -70,6 +70,13 @@ std::string format_ms(double ms) {
     return s;
 }
 
+std::string format_speedup(double times) {
+    if (std::isnan(times)) return "-";
+    char s[32];
+    std::snprintf(s, sizeof s, times < 10.0 ? "%.1fx" : "%.0fx", times);
+    return s;
+}
+
 void draw_perf_panels(PerfPanelsState& s) {
     if (!s.open) return;
     const auto start = std::chrono::steady_clock::now();
@@ -88,7 +95,7 @@ void draw_perf_panels(PerfPanelsState& s) {
                          "window's resolution and precision; a newer view cancels it), checks that the "
                          "two frames agree and shows how much faster CUDA was.");
         // The panel's own cost, right-aligned on the same line.
-        const SampleStats own = sample_stats(s.timings.timeline.panel_ms);
+        const SampleStats& own = s.timings.summary.panel_ms;
         char cost[64];
         std::snprintf(cost, sizeof cost, "this panel: %s/frame", format_ms(own.median).c_str());
         ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x));

@@ -45,14 +45,15 @@ void draw_device_panel(DevicePanelState& state);
 
 // ---- Frame timings (panel_timings.cpp) -----------------------------------------------------
 struct TimingsPanelState {
-    FrameTimeline timeline;           // recorded by the main loop every frame
+    FrameTimeline timeline;           // recorded by the main loop every frame (the plot)
+    TimelineSummary summary;          // its statistics, refreshed ~10 times a second (the tables)
     // Facts of the latest frame.
     RenderPath path = RenderPath::None;
     Precision precision = Precision::Fp64;
     IterationLimit cuda_limit;        // iterations/s each path can issue (compute/perf_model.h);
     IterationLimit cpu_limit;         // 0 when unknown
     // The panel's own.
-    std::array<bool, kFrameStages + 1> hidden{};  // series the legend switched off (+ frame total)
+    std::array<bool, kFrameStages> hidden{};  // plot series the legend switched off, per stage
 };
 void draw_timings_panel(TimingsPanelState& state);
 
@@ -64,6 +65,7 @@ struct ComparePanelState {
     bool waiting_for_frame = false;   // the view is still being rendered: the job starts after it
     std::vector<CompareRecord> history;  // one per compared view, oldest first
     SampleRing ui_ms_while_comparing = make_sample_ring(600);  // UI frame times while a job runs (the 30 fps promise)
+    SampleStats ui_while_comparing;   // its statistics, refreshed with the timings' summary
     // The panel's own.
     std::array<bool, 3> hidden{};     // plot series the legend switched off: speedup, CPU ms, CUDA ms
     // Requests.
@@ -86,5 +88,6 @@ void draw_perf_panels(PerfPanelsState& state);
 void perf_help_marker(const char* text);
 std::string format_rate(double iterations_per_second);   // "2.50e12 it/s", "-" when NaN
 std::string format_ms(double ms);                         // "1.23 ms", "812 ms", "-" when NaN
+std::string format_speedup(double times);                 // "2.4x", "677x", "8330x", "-" when NaN
 
 }  // namespace ms

@@ -24,12 +24,6 @@ const ImU32 kSpeedupColor = IM_COL32(255, 160, 60, 255);
 const ImU32 kCpuColor = IM_COL32(120, 200, 255, 255);
 const ImU32 kCudaColor = IM_COL32(130, 220, 130, 255);
 
-std::string speedup_text(double speedup) {
-    char s[32];
-    std::snprintf(s, sizeof s, speedup < 10.0 ? "%.1fx" : "%.0fx", speedup);
-    return s;
-}
-
 void draw_job(const ComparePanelState& s) {
     const CompareStatus& job = s.status;
     if (s.waiting_for_frame) {
@@ -56,11 +50,10 @@ void draw_latest(const ComparePanelState& s) {
     ImGui::Text("View %d: %dx%d, zoom %.3g, %d iterations, %s", r.view_number, r.width, r.height, r.zoom, r.iterations,
                 r.precision);
     ImGui::PushStyleColor(ImGuiCol_Text, kSpeedupColor);
-    ImGui::Text("CUDA is %s faster", speedup_text(compare_speedup(r)).c_str());
+    ImGui::Text("CUDA is %s faster", format_speedup(compare_speedup(r)).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::Text("(CPU %s, all cores, %s; CUDA %s, events)", format_ms(r.cpu_ms).c_str(), "fast path",
-                format_ms(r.cuda_ms).c_str());
+    ImGui::TextDisabled("CPU %s (fast path, all cores), CUDA %s", format_ms(r.cpu_ms).c_str(), format_ms(r.cuda_ms).c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, r.agree ? kGood : kBad);
     ImGui::Text("%s: %.2f%% of the pixels agree", r.agree ? "The frames agree" : "The frames DISAGREE",
                 100.0 * r.agreement);
@@ -86,20 +79,58 @@ void draw_history_plot(ComparePanelState& s) {
     for (size_t i = 0; i < series.size(); ++i) series[i].hidden = s.hidden[i];
     PlotAxis x;
     x.title = "view (in the order visited)";
+    x.format = [](double v) {  // views are whole numbers: no label between them
+        return std::fabs(v - std::round(v)) < 1e-6 ? std::to_string(std::lround(v)) : std::string();
+    };
     PlotAxis y;
     y.log = true;
     y.title = s.hidden[1] && s.hidden[2] ? "speedup (x)" : "speedup (x); time (ms)";
     plot_fit_axes(series, &x, &y);
     if (x.max - x.min < 4.0) x.max = x.min + 4.0;  // a few views: don't stretch one point over the plot
-    const float height = std::clamp(ImGui::GetContentRegionAvail().y - 2.0f * ImGui::GetFrameHeightWithSpacing(),
-                                    ImGui::GetFontSize() * 8.0f, ImGui::GetFontSize() * 15.0f);
+    const float height = std::clamp(0.55f * ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 8.0f,
+                                    ImGui::GetFontSize() * 15.0f);
     draw_plot("##speedup", x, y, series, {}, ImVec2(ImGui::GetContentRegionAvail().x, height));
     if (draw_plot_legend(series))
         for (size_t i = 0; i < series.size(); ++i) s.hidden[i] = series[i].hidden;
 }
 
+// The views compared, newest first.
+void draw_history_table(const ComparePanelState& s) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                  ImGuiTableFlags_SizingStretchProp;
+    const float height = std::max(ImGui::GetTextLineHeightWithSpacing() * 4.0f,
+                                  ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing());
+    if (!ImGui::BeginTable("##views", 7, flags, ImVec2(0.0f, height))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* c : {"view", "zoom", "iter.", "CPU", "CUDA", "speedup", "agree"}) ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(int(s.history.size()));
+    while (clipper.Step()) {
+        for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+            const CompareRecord& r = s.history[s.history.size() - 1 - size_t(row)];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.view_number);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3g", r.zoom);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.iterations);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(format_ms(r.cpu_ms).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(format_ms(r.cuda_ms).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(format_speedup(compare_speedup(r)).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(r.agree ? kGood : kBad), "%.2f%%", 100.0 * r.agreement);
+        }
+    }
+    ImGui::EndTable();
+}
+
 void draw_ui_rate(const ComparePanelState& s) {
-    const SampleStats st = sample_stats(s.ui_ms_while_comparing);
+    const SampleStats& st = s.ui_while_comparing;
     if (st.count == 0) return;
     ImGui::PushStyleColor(ImGuiCol_Text, st.p95 <= 1000.0 / 30.0 ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
                                                                   : ImGui::ColorConvertU32ToFloat4(kWarning));
@@ -130,7 +161,9 @@ void draw_speedup_panel(ComparePanelState& s) {
     draw_ui_rate(s);
     ImGui::Spacing();
     draw_history_plot(s);
-    if (!s.history.empty() && ImGui::SmallButton("Clear history")) s.clear_history = true;
+    if (s.history.empty()) return;
+    draw_history_table(s);
+    if (ImGui::SmallButton("Clear history")) s.clear_history = true;
 }
 
 }  // namespace ms

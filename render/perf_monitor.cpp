@@ -165,6 +165,7 @@ void update_perf_monitor(PerfMonitor& m, const View& view, Precision precision, 
                          const PaletteTable& palette) {
     PerfPanelsState& p = m.panels;
     take_render_timings(m, r);
+    update_compare(m, view, precision, r, palette);
     if (p.open) ensure_device_facts(p);
     TimingsPanelState& t = p.timings;
     t.path = r.path;
@@ -176,13 +177,20 @@ void update_perf_monitor(PerfMonitor& m, const View& view, Precision precision, 
                            : cuda_iteration_limit(p.device.cuda.devices[size_t(device)], r.precision_used);
         t.cpu_limit = cpu_fast_iteration_limit(p.device.cpu, r.precision_used);
     }
+    // The statistics behind the tables: ~10 times a second, and at once when news arrived.
+    constexpr double kSummaryInterval_s = 0.1;
+    const double now = now_seconds();
+    if (m.news_this_frame || now - m.summary_time >= kSummaryInterval_s) {
+        m.summary_time = now;
+        t.summary = summarize_timeline(t.timeline);
+        p.compare.ui_while_comparing = sample_stats(p.compare.ui_ms_while_comparing);
+    }
     DevicePanelState& d = p.device;
     d.cuda_unavailable = r.cuda_unavailable;
     d.interop_unavailable = r.interop_unavailable;
     d.precision = r.precision_used;
-    d.cuda_iterations_per_second = sample_stats(t.timeline.cuda_iterations_per_second).median;
-    d.cpu_iterations_per_second = sample_stats(t.timeline.cpu_iterations_per_second).median;
-    update_compare(m, view, precision, r, palette);
+    d.cuda_iterations_per_second = t.summary.cuda_iterations_per_second;
+    d.cpu_iterations_per_second = t.summary.cpu_iterations_per_second;
 }
 
 bool perf_settled(const PerfMonitor& m) {

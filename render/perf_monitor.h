@@ -38,6 +38,7 @@ struct PerfMonitor {
     uint64_t frames_finished_seen = 0;  // the renderer's counter at the last frame recorded
     FrameSample sample;              // this frame's stages, filled by update_perf_monitor
     bool news_this_frame = false;    // a new picture or Compare result arrived after the panels drew
+    double summary_time = 0.0;       // when the panels' statistics were last computed (seconds)
     // Compare: the view it is about, and its job.
     bool compare_has_view = false;
     View compare_view;

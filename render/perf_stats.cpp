@@ -115,6 +115,27 @@ void record_ui_frame(FrameTimeline& t, const FrameSample& s, double frame_ms) {
     record_throughput(t, s.cuda, s.iterations, s.stage_ms[size_t(FrameStage::Compute)]);
 }
 
+TimelineSummary summarize_timeline(const FrameTimeline& t) {
+    TimelineSummary s;
+    s.compute_ms = sample_stats(t.compute_ms);
+    s.interop_ms = sample_stats(t.render_interop_ms);
+    s.upload_ms = sample_stats(t.render_upload_ms);
+    s.ui_ms = sample_stats(t.stages[size_t(FrameStage::Ui)]);
+    s.present_ms = sample_stats(t.stages[size_t(FrameStage::Present)]);
+    s.frame_ms = sample_stats(t.frame_ms);
+    s.host_launch_ms = sample_stats(t.host_launch_ms);
+    s.panel_ms = sample_stats(t.panel_ms);
+    s.latest_compute_ms = ring_latest(t.compute_ms);
+    s.latest_interop_ms = ring_latest(t.render_interop_ms);
+    s.latest_upload_ms = ring_latest(t.render_upload_ms);
+    s.latest_ui_ms = ring_latest(t.stages[size_t(FrameStage::Ui)]);
+    s.latest_present_ms = ring_latest(t.stages[size_t(FrameStage::Present)]);
+    s.latest_frame_ms = ring_latest(t.frame_ms);
+    s.cuda_iterations_per_second = sample_stats(t.cuda_iterations_per_second).median;
+    s.cpu_iterations_per_second = sample_stats(t.cpu_iterations_per_second).median;
+    return s;
+}
+
 double ui_stage_ms(const FrameMarks& m) {
     return 1e3 * ((m.ui_built - m.frame_start) - (m.render_end - m.render_start) + (m.draw_data_end - m.draw_data_start));
 }

@@ -92,6 +92,21 @@ void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, 
 // Iterations per second of `iterations` done in `ms`; NaN when either is 0.
 double iterations_per_second(uint64_t iterations, double ms);
 
+// What the panels show of the timeline, computed at most ~10 times a second (sorting a few
+// thousand samples every frame would cost more than the panel's budget, and numbers that change
+// 60 times a second cannot be read anyway).
+struct TimelineSummary {
+    SampleStats compute_ms, interop_ms, upload_ms;  // over the last rendered frames
+    SampleStats ui_ms, present_ms, frame_ms;        // over the last UI frames
+    SampleStats host_launch_ms;                     // CUDA frames only
+    SampleStats panel_ms;
+    double latest_compute_ms = kNoSample, latest_interop_ms = kNoSample, latest_upload_ms = kNoSample;
+    double latest_ui_ms = kNoSample, latest_present_ms = kNoSample, latest_frame_ms = kNoSample;
+    double cuda_iterations_per_second = kNoSample;  // medians of the last frames of each path
+    double cpu_iterations_per_second = kNoSample;
+};
+TimelineSummary summarize_timeline(const FrameTimeline& timeline);
+
 // ---- The UI thread's clock marks of one frame -------------------------------------------
 // The main loop reads a steady clock at these points (seconds); the UI stage is the ImGui
 // frame minus the rendering inside it, plus ImGui's draw calls. GL calls are asynchronous too:

@@ -113,6 +113,36 @@ TEST(FrameTimeline, RenderedFramesFeedTheirOwnRingsAndThroughput) {
     EXPECT_EQ(ms::ring_size(t.cuda_iterations_per_second), 1);
 }
 
+TEST(FrameTimeline, SummaryHoldsTheTablesFigures) {
+    ms::FrameTimeline t;
+    ms::init_frame_timeline(t, 10, 10, 4);
+    for (int i = 1; i <= 5; ++i) {
+        ms::FrameSample s;
+        s.stage_ms[size_t(ms::FrameStage::Ui)] = 0.1 * i;
+        s.stage_ms[size_t(ms::FrameStage::Present)] = 16.0;
+        s.panel_ms = 0.05;
+        if (i % 2) {  // frames 1, 3, 5 render on CUDA in i ms, 1e9 iterations each
+            s.rendered = s.cuda = true;
+            s.stage_ms[size_t(ms::FrameStage::Compute)] = double(i);
+            s.host_launch_ms = 0.01;
+            s.iterations = 1'000'000'000;
+        }
+        ms::record_ui_frame(t, s, 16.5);
+    }
+    ms::TimelineSummary sum = ms::summarize_timeline(t);
+    EXPECT_EQ(sum.compute_ms.count, 3);
+    EXPECT_EQ(sum.compute_ms.median, 3.0);
+    EXPECT_EQ(sum.latest_compute_ms, 5.0);
+    EXPECT_NEAR(sum.ui_ms.median, 0.3, 1e-12);
+    EXPECT_NEAR(sum.latest_ui_ms, 0.5, 1e-12);
+    EXPECT_EQ(sum.present_ms.p95, 16.0);
+    EXPECT_EQ(sum.host_launch_ms.count, 3);
+    EXPECT_EQ(sum.panel_ms.median, 0.05);
+    EXPECT_EQ(sum.interop_ms.count, 0);  // no map+unmap recorded: the copy or CPU path
+    EXPECT_DOUBLE_EQ(sum.cuda_iterations_per_second, 1e9 / 3e-3);  // the median of 1e12, 3.3e11, 2e11
+    EXPECT_TRUE(std::isnan(sum.cpu_iterations_per_second));
+}
+
 TEST(IterationsPerSecond, IsIterationsOverSeconds) {
     EXPECT_DOUBLE_EQ(ms::iterations_per_second(1'000'000, 1.0), 1e9);
     EXPECT_TRUE(std::isnan(ms::iterations_per_second(0, 1.0)));
