@@ -26,8 +26,8 @@ void draw_compare_line(const ComparePanelState& c) {
         return;
     }
     if (!c.enabled) return;
-    if (c.waiting_for_frame) {
-        ImGui::TextDisabled("waiting for this view's frame...");
+    if (c.waiting_for_view) {
+        ImGui::TextDisabled("waiting for the view to settle...");
     } else if (c.status.running) {
         ImGui::TextDisabled("comparing this view: CUDA %s, CPU %.0f%%...",
                             c.status.cuda_done ? format_ms(c.status.cuda_ms).c_str() : "...", 100.0 * c.status.cpu_progress);

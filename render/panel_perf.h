@@ -62,7 +62,8 @@ struct ComparePanelState {
     bool enabled = false;             // the switch (edited in place by the window's checkbox)
     std::string unavailable;          // why Compare cannot run here; "" when it can
     CompareStatus status;             // the job of the current view (or the last one)
-    bool waiting_for_frame = false;   // the view is still being rendered: the job starts after it
+    bool waiting_for_view = false;    // the view is still moving or being rendered: the job starts
+                                      // once it has stood still on screen for a moment
     std::vector<CompareRecord> history;  // one per compared view, oldest first
     SampleRing ui_ms_while_comparing = make_sample_ring(600);  // UI frame times while a job runs (the 30 fps promise)
     SampleStats ui_while_comparing;   // its statistics, refreshed with the timings' summary

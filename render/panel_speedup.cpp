@@ -26,8 +26,8 @@ const ImU32 kCudaColor = IM_COL32(130, 220, 130, 255);
 
 void draw_job(const ComparePanelState& s) {
     const CompareStatus& job = s.status;
-    if (s.waiting_for_frame) {
-        ImGui::TextDisabled("Waiting for the window's frame of this view before comparing...");
+    if (s.waiting_for_view) {
+        ImGui::TextDisabled("Waiting for the view to stand still on screen before comparing...");
         return;
     }
     if (!job.running) return;

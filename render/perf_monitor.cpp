@@ -84,7 +84,7 @@ void update_compare(PerfMonitor& m, const View& view, Precision requested, const
         if (m.compare_id && !m.compare_filed) cancel_compare(m.compare_worker);
         m.compare_has_view = false;  // switched on again, it compares the view on screen
         m.compare_id = 0;
-        c.waiting_for_frame = false;
+        c.waiting_for_view = false;
         c.status.running = false;
         return;
     }
@@ -94,16 +94,20 @@ void update_compare(PerfMonitor& m, const View& view, Precision requested, const
         m.compare_has_view = true;
         m.compare_view = view;
         m.compare_precision = precision;
+        m.compare_view_since = now_seconds();
         m.compare_id = 0;
-        c.waiting_for_frame = true;
+        c.waiting_for_view = true;
         c.status = CompareStatus{};
     }
-    // Started once the window has the view on screen: during a drag only the last view is
-    // compared, and the CPU never competes with the window's own CPU frame.
-    if (c.waiting_for_frame && r.complete) {
+    // Started once the window has had the view on screen for a moment: a drag or a zoom
+    // animation is compared where it stops (not at every frame on the way, where its CUDA half
+    // would queue behind the window's own frames), and the CPU never competes with the window's
+    // own CPU frame.
+    constexpr double kSettle_s = 0.25;
+    if (c.waiting_for_view && r.complete && now_seconds() - m.compare_view_since >= kSettle_s) {
         m.compare_id = request_compare(m.compare_worker, view, requested, palette);
         m.compare_filed = false;
-        c.waiting_for_frame = false;
+        c.waiting_for_view = false;
     }
     if (m.compare_id == 0) return;
     CompareStatus status = poll_compare(m.compare_worker);

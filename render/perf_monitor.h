@@ -43,6 +43,7 @@ struct PerfMonitor {
     bool compare_has_view = false;
     View compare_view;
     Precision compare_precision = Precision::Fp64;
+    double compare_view_since = 0.0; // when compare_view became the view (seconds)
     uint64_t compare_id = 0;         // the job for compare_view; 0: not started yet
     bool compare_filed = false;      // its result is in the history
     int views_compared = 0;
