@@ -73,7 +73,9 @@ void draw_timing_lesson(const TimingsPanelState& s) {
     const SampleStats& events = s.summary.compute_ms;
     const SampleStats& host = s.summary.host_launch_ms;
     if (host.count == 0) {
-        ImGui::TextDisabled("Host timer without synchronisation: shown for CUDA frames only.");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("Host timer without synchronisation: shown for CUDA frames only.");
+        ImGui::PopStyleColor();
         perf_help_marker("A CUDA kernel launch returns as soon as the work is queued; a host clock read "
                          "right after it measures the queuing, not the kernel. The CPU path has no such "
                          "trap: its wall time is the work.");
@@ -158,7 +160,7 @@ void draw_rolling_plot(TimingsPanelState& s) {
     // Compare promises the UI never drops below 30 frames/s: the line a UI frame must stay under.
     std::vector<PlotAnnotation> marks{{NAN, 1000.0 / 30.0, "30 fps", IM_COL32(255, 255, 255, 110)}};
     const float height = std::clamp(ImGui::GetContentRegionAvail().y - 2.0f * ImGui::GetFrameHeightWithSpacing(),
-                                    ImGui::GetFontSize() * 9.0f, ImGui::GetFontSize() * 16.0f);
+                                    ImGui::GetFontSize() * 9.0f, ImGui::GetFontSize() * 26.0f);
     draw_plot("##timeline", x, y, series, marks, ImVec2(ImGui::GetContentRegionAvail().x, height));
     if (draw_plot_legend(series))
         for (size_t i = 0; i < series.size(); ++i) s.hidden[i] = series[i].hidden;

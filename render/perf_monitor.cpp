@@ -160,6 +160,14 @@ void perf_mark(PerfMonitor& m, PerfMark mark) {
             const CompareStatus& job = m.panels.compare.status;
             if (job.running && job.cuda_done && !job.cpu_done && !std::isnan(frame_ms))
                 ring_push(m.panels.compare.ui_ms_while_comparing, frame_ms);
+            // The statistics behind the tables, for the next frame's panels: ~10 times a second,
+            // and at once when this frame brought news.
+            constexpr double kSummaryInterval_s = 0.1;
+            if (m.news_this_frame || t - m.summary_time >= kSummaryInterval_s) {
+                m.summary_time = t;
+                m.panels.timings.summary = summarize_timeline(m.panels.timings.timeline);
+                m.panels.compare.ui_while_comparing = sample_stats(m.panels.compare.ui_ms_while_comparing);
+            }
             break;
         }
     }
@@ -180,14 +188,6 @@ void update_perf_monitor(PerfMonitor& m, const View& view, Precision precision, 
                            ? IterationLimit{}
                            : cuda_iteration_limit(p.device.cuda.devices[size_t(device)], r.precision_used);
         t.cpu_limit = cpu_fast_iteration_limit(p.device.cpu, r.precision_used);
-    }
-    // The statistics behind the tables: ~10 times a second, and at once when news arrived.
-    constexpr double kSummaryInterval_s = 0.1;
-    const double now = now_seconds();
-    if (m.news_this_frame || now - m.summary_time >= kSummaryInterval_s) {
-        m.summary_time = now;
-        t.summary = summarize_timeline(t.timeline);
-        p.compare.ui_while_comparing = sample_stats(p.compare.ui_ms_while_comparing);
     }
     DevicePanelState& d = p.device;
     d.cuda_unavailable = r.cuda_unavailable;
