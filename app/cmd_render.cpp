@@ -299,7 +299,7 @@ int render_request(const RenderRequest& request) {
 int run_render_command(int argc, char** argv) {
     CLI::App app{"Render a view of the Mandelbrot set to a PNG (the view is stored in the PNG's metadata)", "render"};
     RenderRequest request;
-    std::string center = "-0.75,0", size = "1280x720", png, raw;
+    std::string center = View{}.center_re + "," + View{}.center_im, size = "1280x720", png, raw;
     bool no_shortcuts = false;
     std::string precision = "auto";
     app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")

@@ -11,10 +11,11 @@
 // least --frames frames were shown, prints "render path: PATH" and exits 0; --print-view
 // prints the view on exit; --bench-drag=N pans every frame for N frames and prints the frame
 // rate; --export writes the PNG through the Export dialog's code without opening a window;
-// --panel=vecadd opens the vector-add demo, --vecadd-sweep=SIZES also sweeps at start (and
-// --screenshot waits until that sweep has finished); --panel=perf opens the Performance window
-// and --compare switches Compare on (--screenshot then waits for the compare of the view and
-// logs its "compare: ..." line). --panel takes several names: --panel=vecadd,perf.
+// --panel=NAME,... opens demo panels (vecadd, cnn); --vecadd-sweep=SIZES sweeps the vector-add
+// demo at start, --cnn-classify-all=cpu,cuda and --cnn-sweep start the CNN demo's
+// measurements (and --screenshot waits until they have finished); --panel=perf opens the
+// Performance window and --compare switches Compare on (--screenshot then waits for the
+// compare of the view and logs its "compare: ..." line).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
 #include <GLFW/glfw3.h>
@@ -34,6 +35,7 @@
 #include "app/explorer_options.h"
 #include "compute/assets.h"
 #include "compute/palette.h"
+#include "render/cnn_runner.h"
 #include "render/export_image.h"
 #include "render/frame_renderer.h"
 #include "render/glfw_errors.h"
@@ -310,6 +312,9 @@ int run_explorer(int argc, char** argv) {
     VectorAddDemo vecadd;
     VecAddRunner vecadd_runner;  // the demo's measurements run on its thread
     apply_panel_options(options, &vecadd, &vecadd_runner);
+    CnnDemo cnn;
+    CnnRunner cnn_runner;  // the CNN demo's data, CUDA context and measurements, on its thread
+    apply_cnn_panel_options(options, &cnn, &cnn_runner);
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
@@ -362,14 +367,18 @@ int run_explorer(int argc, char** argv) {
         export_dialog.running = export_job.running;
         export_dialog.progress = export_job.progress;
         view_panel.show_vector_add = vecadd.open;
+        view_panel.show_cnn = cnn.open;
         view_panel.show_performance = perf.panels.open;
-        const bool vecadd_busy = vector_add_busy(vecadd_runner);  // as this frame's panel shows it
+        // Whether the demos' work is running, as this frame's panels show it.
+        const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
         if (!options.no_ui) {
             draw_view_panel(view_panel);
             vecadd.open = view_panel.show_vector_add;
+            cnn.open = view_panel.show_cnn;
             perf.panels.open = view_panel.show_performance;
             draw_export_dialog(export_dialog);
             draw_vector_add_panel(vecadd);
+            draw_cnn_panel(cnn);
             draw_perf_panels(perf.panels);
         }
 
@@ -402,6 +411,7 @@ int run_explorer(int argc, char** argv) {
         }
         carry_out_export(export_dialog, export_job, view, palette, settings, status);
         carry_out_vector_add(vecadd, vecadd_runner);
+        carry_out_cnn_demo(cnn, cnn_runner);
         if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
 
@@ -441,7 +451,7 @@ int run_explorer(int argc, char** argv) {
         if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning && !vecadd_busy && perf_settled(perf)) {
+            !navigation.panning && !demos_busy && perf_settled(perf)) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
             double seconds = glfwGetTime() - first_frame_s;
             std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
@@ -463,6 +473,7 @@ int run_explorer(int argc, char** argv) {
     // Cleanup
     stop_export_job(export_job);
     stop_vecadd_runner(vecadd_runner);
+    stop_cnn_runner(cnn_runner);
     stop_perf_monitor(perf);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();

@@ -36,11 +36,20 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
     app.add_option("--panel", o.panel,
-                   "open panels at start, comma-separated: vecadd (the vector-add demo), perf (timings, Compare, "
-                   "device)");
+                   "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
+                   "perf (timings, Compare, device)");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
+    app.add_option("--cnn-classify-all", o.cnn_classify_all,
+                   "open the CNN panel and classify the 10,000 test images at start on cpu, cuda or cpu,cuda; "
+                   "--screenshot waits for it");
+    app.add_flag("--cnn-sweep", o.cnn_sweep,
+                 "open the CNN panel and measure batch sizes 1..10,000 at start; --screenshot waits for it");
+    app.add_option("--cnn-batch", o.cnn_batch, "the CNN panel's batch size (images per call) at start, 1 to 10000")
+        ->check(CLI::Range(1, kCnnMaxBatch));
+    app.add_option("--cnn-data", o.cnn_data,
+                   std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
     app.add_flag("--compare", o.compare,
                  "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
                  "against CUDA; --screenshot waits for it and logs a 'compare:' line");
@@ -90,13 +99,16 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         int w, h;
         if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
     }
+    for (const std::string& name : split_commas(o.panel))
+        if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
+            return "--panel takes panel names separated by commas (vecadd, cnn, perf), not '" + name + "'";
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        if (backend != "cpu" && backend != "cuda")
+            return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";
     if (!o.vecadd_sweep.empty() && o.vecadd_sweep != "default") {
         std::vector<size_t> sizes;
         if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
     }
-    for (const std::string& name : split_commas(o.panel))
-        if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
-            return "--panel takes panel names separated by commas (vecadd, perf), not '" + name + "'";
     return validate_view(*view);
 }
 
@@ -106,6 +118,17 @@ void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAdd
     vecadd_runner->sweep_at_start = true;
     vecadd_runner->sweep_at_start_sizes.clear();  // "default": the panel's log scale
     if (o.vecadd_sweep != "default") vecadd_parse_sizes(o.vecadd_sweep, &vecadd_runner->sweep_at_start_sizes);
+}
+
+void apply_cnn_panel_options(const ExplorerOptions& o, CnnDemo* demo, CnnRunner* runner) {
+    demo->open = panel_requested(o, "cnn") || !o.cnn_classify_all.empty() || o.cnn_sweep;
+    demo->batch = o.cnn_batch;
+    runner->data_dir = o.cnn_data;
+    // Loading is queued now, not when the panel first draws, so --screenshot waits for it.
+    if (demo->open) queue_cnn_job(*runner, {CnnTask::Load});
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        queue_cnn_job(*runner, {CnnTask::ClassifyAll, backend == "cuda" ? CnnBackend::Cuda : CnnBackend::Cpu, o.cnn_batch});
+    if (o.cnn_sweep) queue_cnn_job(*runner, {CnnTask::Sweep, CnnBackend::Cpu, o.cnn_batch});
 }
 
 ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings& settings) {

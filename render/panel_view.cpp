@@ -216,7 +216,10 @@ void draw_view_panel(ViewPanelState& s) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Demos");
     ImGui::SameLine();
+    ImGui::BeginGroup();
     ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
+    ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
+    ImGui::EndGroup();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
                        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "

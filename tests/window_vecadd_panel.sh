@@ -13,7 +13,7 @@ bin=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-for bad in --panel=cnn --vecadd-sweep=abc --vecadd-sweep=100,,200 --vecadd-sweep=0; do
+for bad in --panel=nonsense --vecadd-sweep=abc --vecadd-sweep=100,,200 --vecadd-sweep=0; do
     out=$(env -u DISPLAY "$bin" "$bad" 2>&1); rc=$?
     echo "$bad -> $rc: $out"
     [ $rc -eq 2 ] || fail "$bad gave exit $rc, expected 2"
