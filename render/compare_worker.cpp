@@ -6,8 +6,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <exception>
 #include <vector>
 
@@ -18,8 +16,7 @@ namespace ms {
 
 namespace {
 
-constexpr int kWorkerNice = 5;       // as the window's CPU renderer: below the UI thread
-constexpr int kBandsPerFrame = 32;   // cancellation is checked between bands (and inside them)
+constexpr int kWorkerNice = 5;  // as the window's CPU renderer: below the UI thread
 
 // Publishes `update` into the shared status if the job is still the current one.
 template <typename Update>
@@ -52,27 +49,22 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
         });
         return;
     }
-    // 2. The CPU's fast path over the whole frame, timed as one frame (the bands only make it
-    // cancellable sooner; mandelbrot_cpu also polls the flag every few rows).
+    // 2. The CPU's fast path over the whole frame in one call, as `mandelscope bench` times it
+    // (bands of rows would leave cores idle at the end of every band and flatter CUDA).
+    // mandelbrot_cpu polls the cancel flag between its jobs of a few rows.
     CpuRenderControl control;
     control.cancel = &w.cancel;
+    control.progress = [&w](int rows_done, int) {  // from the OpenMP threads, in any order
+        int seen = w.cpu_rows_done.load();
+        while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {}
+    };
     w.cpu_rows_done = 0;
-    const int band_rows = std::max(8, view.height / kBandsPerFrame);
-    uint64_t cpu_iterations = 0;
-    auto start = std::chrono::steady_clock::now();
-    for (int y0 = 0; y0 < view.height; y0 += band_rows) {
-        const int rows = std::min(band_rows, view.height - y0);
-        FrameStats band = mandelbrot_cpu(view, precision, Shortcuts{}, {0, y0, view.width, rows},
-                                         cpu_mu.data() + size_t(y0) * view.width, control);
-        if (band.cancelled || w.cancel) return;
-        cpu_iterations += band.iterations;
-        w.cpu_rows_done = y0 + rows;
-    }
-    const double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const FrameStats cpu = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), cpu_mu.data(), control);
+    if (cpu.cancelled || w.cancel) return;
     if (!publish(w, id, [&](CompareStatus& s) {
             s.cpu_done = true;
-            s.cpu_ms = cpu_ms;
-            s.cpu_iterations = cpu_iterations;
+            s.cpu_ms = cpu.compute_ms;  // wall time of the whole frame
+            s.cpu_iterations = cpu.iterations;
         }))
         return;
     // 3. Do they agree?

@@ -3,8 +3,8 @@
 //
 // One worker std::thread takes the newest request and
 //   1. renders it with CUDA (mandelbrot_cuda_to_host, smooth values only; CUDA events time it),
-//   2. renders it on the CPU's fast path, all cores, full resolution in one go (wall time),
-//      in bands of rows so that a newer request cancels it within one band,
+//   2. renders it on the CPU's fast path, all cores, full resolution in one call (wall time;
+//      a newer request cancels it within a few rows),
 //   3. checks that the two frames agree (compute/frame_compare.h).
 // A new request or cancel_compare() stops the stale job at once; the UI thread only reads the
 // status under the lock. The worker and its OpenMP team run at a lower priority (nice), like the
