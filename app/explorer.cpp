@@ -14,8 +14,8 @@
 // --panel=NAME,... opens demo panels (vecadd, cnn); --vecadd-sweep=SIZES sweeps the vector-add
 // demo at start, --cnn-classify-all=cpu,cuda and --cnn-sweep start the CNN demo's
 // measurements (and --screenshot waits until they have finished); --panel=perf opens the
-// Performance window and --compare switches Compare on (--screenshot then waits for the
-// compare of the view and logs its "compare: ..." line).
+// Performance window (--perf-tab picks its tab) and --compare switches Compare on (--screenshot
+// then waits for the compare of the view and logs its "compare: ..." line).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
 #include <GLFW/glfw3.h>
@@ -319,7 +319,7 @@ int run_explorer(int argc, char** argv) {
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf_monitor.h)
-    start_perf_monitor(perf, panel_requested(options, "perf"), options.compare);
+    start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
     int frames_shown = 0;
     double first_frame_s = 0.0;
     int exit_code = 0;

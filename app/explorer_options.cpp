@@ -53,6 +53,8 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_flag("--compare", o.compare,
                  "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
                  "against CUDA; --screenshot waits for it and logs a 'compare:' line");
+    app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
+        ->check(CLI::IsMember({"timings", "speedup", "device"}));
 }
 
 namespace {
@@ -70,6 +72,12 @@ bool panel_requested(const ExplorerOptions& o, const std::string& name) {
     for (const std::string& part : split_commas(o.panel))
         if (part == name) return true;
     return false;
+}
+
+PerfTab perf_tab(const ExplorerOptions& o) {
+    for (PerfTab tab : {PerfTab::Timings, PerfTab::Speedup, PerfTab::Device})
+        if (o.perf_tab == perf_tab_name(tab)) return tab;
+    return PerfTab::Timings;
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {

@@ -9,6 +9,7 @@
 #include "compute/view.h"
 #include "render/export_image.h"
 #include "render/cnn_runner.h"
+#include "render/panel_perf.h"
 #include "render/panels.h"
 
 namespace ms {
@@ -41,6 +42,7 @@ struct ExplorerOptions {
     int cnn_batch = 1000;            // the CNN panel's batch size at start
     std::string cnn_data;            // Fashion-MNIST's folder; empty: the Debian package's
     bool compare = false;            // Compare (every view also on the other path) on at start
+    std::string perf_tab = "timings";  // the Performance window's first tab: timings, speedup, device
 };
 
 // The panels --panel can open (comma-separated): the demos and the Performance window.
@@ -58,6 +60,8 @@ void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, 
 void apply_cnn_panel_options(const ExplorerOptions& options, CnnDemo* demo, CnnRunner* runner);
 // Is `name` among --panel's comma-separated names?
 bool panel_requested(const ExplorerOptions& options, const std::string& name);
+// --perf-tab as a PerfTab.
+PerfTab perf_tab(const ExplorerOptions& options);
 ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
 
 // "1920x1080" -> 1920, 1080; false when malformed or not positive.

@@ -70,6 +70,15 @@ std::string format_ms(double ms) {
     return s;
 }
 
+const char* perf_tab_name(PerfTab tab) {
+    switch (tab) {
+        case PerfTab::Timings: return "timings";
+        case PerfTab::Speedup: return "speedup";
+        case PerfTab::Device: return "device";
+    }
+    return "?";
+}
+
 std::string format_speedup(double times) {
     if (std::isnan(times)) return "-";
     char s[32];
@@ -106,15 +115,24 @@ void draw_perf_panels(PerfPanelsState& s) {
                               "%d frames; budget %.1f ms. p95 %s.", own.count, kPanelBudgetMs, format_ms(own.p95).c_str());
         draw_compare_line(s.compare);
         if (ImGui::BeginTabBar("##perf_tabs")) {
-            if (ImGui::BeginTabItem("Timings")) {
+            // `tab` is asked for until the tab bar has shown it (a new tab bar can take a frame
+            // or two); after that it remembers the user's clicks.
+            auto item = [&](const char* label, PerfTab tab) {
+                const bool asked = s.select_tab && s.tab == tab;
+                if (!ImGui::BeginTabItem(label, nullptr, asked ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None))
+                    return false;
+                if (asked) s.select_tab = false;
+                return true;
+            };
+            if (item("Timings", PerfTab::Timings)) {
                 draw_timings_panel(s.timings);
                 ImGui::EndTabItem();
             }
-            if (ImGui::BeginTabItem("Speedup")) {
+            if (item("Speedup", PerfTab::Speedup)) {
                 draw_speedup_panel(s.compare);
                 ImGui::EndTabItem();
             }
-            if (ImGui::BeginTabItem("Device")) {
+            if (item("Device", PerfTab::Device)) {
                 draw_device_panel(s.device);
                 ImGui::EndTabItem();
             }

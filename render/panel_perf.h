@@ -75,8 +75,13 @@ struct ComparePanelState {
 void draw_speedup_panel(ComparePanelState& state);
 
 // ---- The window ----------------------------------------------------------------------------
+enum class PerfTab { Timings, Speedup, Device };
+const char* perf_tab_name(PerfTab tab);  // "timings", "speedup", "device"
+
 struct PerfPanelsState {
     bool open = false;
+    PerfTab tab = PerfTab::Timings;   // the tab to bring to the front (--perf-tab) ...
+    bool select_tab = true;           // ... while this is set (cleared once it is shown)
     DevicePanelState device;
     TimingsPanelState timings;
     ComparePanelState compare;

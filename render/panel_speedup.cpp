@@ -143,11 +143,8 @@ void draw_ui_rate(const ComparePanelState& s) {
 
 void draw_speedup_panel(ComparePanelState& s) {
     s.clear_history = false;
-    if (!s.unavailable.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
-        ImGui::TextWrapped("Compare unavailable: %s.", s.unavailable.c_str());
-        ImGui::PopStyleColor();
-    } else if (!s.enabled) {
+    // Why Compare is unavailable is said above the tabs (panel_perf.cpp), seen from every tab.
+    if (s.unavailable.empty() && !s.enabled) {
         ImGui::TextWrapped("Compare is off. Switch it on to render every new view on the CPU too, in the "
                            "background, and see how much faster CUDA is.");
     }

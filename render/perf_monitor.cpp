@@ -122,9 +122,11 @@ void update_compare(PerfMonitor& m, const View& view, Precision requested, const
 
 }  // namespace
 
-void start_perf_monitor(PerfMonitor& m, bool open, bool compare) {
+void start_perf_monitor(PerfMonitor& m, bool open, bool compare, PerfTab tab) {
     init_frame_timeline(m.panels.timings.timeline);
     m.panels.open = open;
+    m.panels.tab = tab;
+    m.panels.select_tab = true;
     m.panels.compare.enabled = compare;
     start_compare_worker(m.compare_worker);
 }

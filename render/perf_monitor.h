@@ -49,7 +49,7 @@ struct PerfMonitor {
     int views_compared = 0;
 };
 
-void start_perf_monitor(PerfMonitor& monitor, bool open, bool compare);
+void start_perf_monitor(PerfMonitor& monitor, bool open, bool compare, PerfTab tab = PerfTab::Timings);
 void stop_perf_monitor(PerfMonitor& monitor);
 void perf_mark(PerfMonitor& monitor, PerfMark mark);
 // After update_frame_renderer: the frame's facts for the panels, their requests, Compare's

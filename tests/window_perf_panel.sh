@@ -2,7 +2,7 @@
 # window_perf_panel.sh: the Performance window with Compare switched on at startup.
 # `--panel=perf --compare --backend=cpu --screenshot` must save the screenshot, with the
 # Performance window drawn in the top-right corner (that corner differs from the same run
-# without --panel=perf), and log one compare line:
+# without --panel=perf, and again with --perf-tab=device), and log one compare line:
 #   where CUDA cannot render (CI, no GPU): "compare: unavailable: <the reason, in words>";
 #   where it can: "compare: cpu N ms, cuda N ms, speedup Nx, agree P%" after the background
 #   CPU render of the view finished (--screenshot waits for it), P >= 99.9.
@@ -49,4 +49,12 @@ case "$psnr" in
     inf) echo "FAIL: the corner is the same with --panel=perf: no Performance window"; exit 1 ;;
 esac
 awk -v p="$psnr" 'BEGIN { exit !(p < 25) }' || { echo "FAIL: the corner barely changed ($psnr dB)"; exit 1; }
+
+# --perf-tab=device shows another tab: the Device table, not the timings.
+timeout 300 "$bin" "${view[@]}" --panel=perf --perf-tab=device --screenshot="$work/device.png" >"$work/device.log" 2>&1 \
+    || { cat "$work/device.log"; echo "FAIL: the run with --perf-tab=device failed"; exit 1; }
+convert "$work/device.png" "${corner[@]}" "$work/device_corner.png"
+psnr=$(compare -metric PSNR "$work/device_corner.png" "$work/perf_corner.png" null: 2>&1)
+echo "PSNR of the corner, Device tab against Timings tab: $psnr dB"
+[ "$psnr" != inf ] || { echo "FAIL: --perf-tab=device shows the same as the Timings tab"; exit 1; }
 echo "OK"
