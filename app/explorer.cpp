@@ -13,7 +13,9 @@
 // rate; --export writes the PNG through the Export dialog's code without opening a window;
 // --panel=NAME,... opens demo panels (vecadd, cnn); --vecadd-sweep=SIZES sweeps the vector-add
 // demo at start, --cnn-classify-all=cpu,cuda and --cnn-sweep start the CNN demo's
-// measurements (and --screenshot waits until they have finished).
+// measurements (and --screenshot waits until they have finished); --panel=perf opens the
+// Performance window (--perf-tab picks its tab) and --compare switches Compare on (--screenshot
+// then waits for the compare of the view and logs its "compare: ..." line).
 #include <glad/gl.h>
 // glad must come before GLFW, which then includes no GL header of its own.
 #include <GLFW/glfw3.h>
@@ -40,6 +42,7 @@
 #include "render/navigation.h"
 #include "render/panel_vecadd.h"
 #include "render/panels.h"
+#include "render/perf_monitor.h"
 #include "render/png_stream.h"
 #include "render/vecadd_runner.h"
 #include "render/view_math.h"
@@ -315,6 +318,8 @@ int run_explorer(int argc, char** argv) {
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
+    PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf_monitor.h)
+    start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
     int frames_shown = 0;
     double first_frame_s = 0.0;
     int exit_code = 0;
@@ -339,6 +344,7 @@ int run_explorer(int argc, char** argv) {
         const double pixels_per_unit = double(fb_width) / std::max(1, window_width);
 
         // Start the Dear ImGui frame
+        perf_mark(perf, PerfMark::FrameStart);
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -362,15 +368,18 @@ int run_explorer(int argc, char** argv) {
         export_dialog.progress = export_job.progress;
         view_panel.show_vector_add = vecadd.open;
         view_panel.show_cnn = cnn.open;
+        view_panel.show_performance = perf.panels.open;
         // Whether the demos' work is running, as this frame's panels show it.
         const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
         if (!options.no_ui) {
             draw_view_panel(view_panel);
             vecadd.open = view_panel.show_vector_add;
             cnn.open = view_panel.show_cnn;
+            perf.panels.open = view_panel.show_performance;
             draw_export_dialog(export_dialog);
             draw_vector_add_panel(vecadd);
             draw_cnn_panel(cnn);
+            draw_perf_panels(perf.panels);
         }
 
         if (view_panel.view_edited) {
@@ -414,7 +423,9 @@ int run_explorer(int argc, char** argv) {
 
         // Rendering
         try {
+            perf_mark(perf, PerfMark::RenderStart);
             update_frame_renderer(renderer, view, settings.backend, settings.precision, palette);
+            perf_mark(perf, PerfMark::RenderEnd);
         } catch (const std::exception& e) {  // a GL failure: say it, don't show a black window
             std::fprintf(stderr, "mandelscope: %s\n", e.what());
             exit_code = 1;
@@ -429,23 +440,30 @@ int run_explorer(int argc, char** argv) {
         if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
         if (!options.no_ui) draw_status_line(status);
         if (status.dismiss_message) status.message.clear();
+        update_perf_monitor(perf, view, settings.precision, renderer, palette);
 
         ImGui::Render();
+        perf_mark(perf, PerfMark::UiBuilt);
         draw_frame(renderer, view, fb_width, fb_height);
+        perf_mark(perf, PerfMark::DrawDataStart);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        perf_mark(perf, PerfMark::DrawDataEnd);
         if (frames_shown++ == 0) first_frame_s = glfwGetTime();
 
         if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning && !demos_busy) {
+            !navigation.panning && !demos_busy && perf_settled(perf)) {
             bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
             double seconds = glfwGetTime() - first_frame_s;
             std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
                         frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
             std::printf("render path: %s\n", render_path_name(renderer.path));
+            std::printf("%s", perf_compare_log(perf).c_str());
             exit_code = saved ? 0 : 1;
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
+        perf_mark(perf, PerfMark::SwapStart);
         glfwSwapBuffers(window);
+        perf_mark(perf, PerfMark::SwapEnd);
     }
 
     if (options.print_view)
@@ -456,6 +474,7 @@ int run_explorer(int argc, char** argv) {
     stop_export_job(export_job);
     stop_vecadd_runner(vecadd_runner);
     stop_cnn_runner(cnn_runner);
+    stop_perf_monitor(perf);
     shutdown_frame_renderer(renderer);
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();

@@ -36,7 +36,8 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
     app.add_option("--panel", o.panel,
-                   "open demo panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network)");
+                   "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
+                   "perf (timings, Compare, device)");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
@@ -49,6 +50,11 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(CLI::Range(1, kCnnMaxBatch));
     app.add_option("--cnn-data", o.cnn_data,
                    std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
+    app.add_flag("--compare", o.compare,
+                 "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
+                 "against CUDA; --screenshot waits for it and logs a 'compare:' line");
+    app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
+        ->check(CLI::IsMember({"timings", "speedup", "device"}));
 }
 
 namespace {
@@ -66,6 +72,12 @@ bool panel_requested(const ExplorerOptions& o, const std::string& name) {
     for (const std::string& part : split_commas(o.panel))
         if (part == name) return true;
     return false;
+}
+
+PerfTab perf_tab(const ExplorerOptions& o) {
+    for (PerfTab tab : {PerfTab::Timings, PerfTab::Speedup, PerfTab::Device})
+        if (o.perf_tab == perf_tab_name(tab)) return tab;
+    return PerfTab::Timings;
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
@@ -96,8 +108,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
     }
     for (const std::string& name : split_commas(o.panel))
-        if (std::find(std::begin(kDemoPanelNames), std::end(kDemoPanelNames), name) == std::end(kDemoPanelNames))
-            return "--panel takes demo panel names separated by commas (vecadd, cnn), not '" + name + "'";
+        if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
+            return "--panel takes panel names separated by commas (vecadd, cnn, perf), not '" + name + "'";
     for (const std::string& backend : split_commas(o.cnn_classify_all))
         if (backend != "cpu" && backend != "cuda")
             return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";

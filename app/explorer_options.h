@@ -9,6 +9,7 @@
 #include "compute/view.h"
 #include "render/export_image.h"
 #include "render/cnn_runner.h"
+#include "render/panel_perf.h"
 #include "render/panels.h"
 
 namespace ms {
@@ -34,16 +35,18 @@ struct ExplorerOptions {
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 1;
-    std::string panel;               // --panel=vecadd,cnn: open these demo panels at start
+    std::string panel;               // --panel=vecadd,cnn,perf: open these panels at start
     std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
     std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
     bool cnn_sweep = false;          // measure the batch sizes at start
     int cnn_batch = 1000;            // the CNN panel's batch size at start
     std::string cnn_data;            // Fashion-MNIST's folder; empty: the Debian package's
+    bool compare = false;            // Compare (every view also on the other path) on at start
+    std::string perf_tab = "timings";  // the Performance window's first tab: timings, speedup, device
 };
 
-// The demo panels --panel can open (comma-separated).
-inline constexpr const char* kDemoPanelNames[] = {"vecadd", "cnn"};
+// The panels --panel can open (comma-separated): the demos and the Performance window.
+inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf"};
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence
@@ -57,6 +60,8 @@ void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, 
 void apply_cnn_panel_options(const ExplorerOptions& options, CnnDemo* demo, CnnRunner* runner);
 // Is `name` among --panel's comma-separated names?
 bool panel_requested(const ExplorerOptions& options, const std::string& name);
+// --perf-tab as a PerfTab.
+PerfTab perf_tab(const ExplorerOptions& options);
 ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
 
 // "1920x1080" -> 1920, 1080; false when malformed or not positive.

@@ -44,6 +44,11 @@ struct FrameStats {
     uint64_t escaped_pixels = 0;
     Precision precision = Precision::Fp64;  // what ran
     double compute_ms = 0.0;    // wall time (CPU) or CUDA event time (GPU)
+    // CUDA only: host steady_clock time around the kernel launch calls alone, read before any
+    // synchronisation. NOT the kernels' time: launches are asynchronous, so this measures how
+    // long queuing the work took. Kept to show, beside compute_ms, what a host timer without
+    // synchronisation would wrongly report. 0 on the CPU paths.
+    double host_launch_ms = 0.0;
     bool cancelled = false;
 };
 

@@ -75,11 +75,12 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
 
     // Full resolution, band by band.
     const int band_rows = std::max(4, view.height / kBandsPerFrame);
+    uint64_t iterations = 0;
     mu.resize(width * band_rows);
     rgba.resize(mu.size() * 4);
     for (int y0 = 0; y0 < view.height; y0 += band_rows) {
         int rows = std::min(band_rows, view.height - y0);
-        mandelbrot_cpu(view, precision, Shortcuts{}, {0, y0, view.width, rows}, mu.data(), control);
+        iterations += mandelbrot_cpu(view, precision, Shortcuts{}, {0, y0, view.width, rows}, mu.data(), control).iterations;
         if (w.cancel) return false;
         colorize(mu.data(), int64_t(width * rows), palette, view, rgba.data());
         std::lock_guard lock(w.mutex);
@@ -99,6 +100,7 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     std::lock_guard lock(w.mutex);
     w.complete = true;
     w.precision_used = precision;
+    w.iterations = iterations;
     w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return true;
 }
@@ -156,6 +158,7 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
     status.complete = worker.complete;
     status.progress = worker.frame_view.height > 0 ? double(worker.rows_done) / worker.frame_view.height : 0.0;
     status.compute_ms = worker.compute_ms;
+    status.iterations = worker.iterations;
     status.precision_used = worker.precision_used;
     return status;
 }

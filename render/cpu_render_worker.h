@@ -49,6 +49,7 @@ struct CpuRenderWorker {
     int rows_done = 0;         // of the full-resolution pass
     bool complete = false;
     double compute_ms = 0.0;   // wall time of the finished frame, both passes
+    uint64_t iterations = 0;   // of the finished frame's full-resolution pass
     Precision precision_used = Precision::Fp64;
 };
 
@@ -58,6 +59,7 @@ struct CpuRenderStatus {
     bool complete = false;     // every row of that request is done
     double progress = 0.0;     // 0..1 of the full-resolution pass
     double compute_ms = 0.0;
+    uint64_t iterations = 0;
     Precision precision_used = Precision::Fp64;
 };
 

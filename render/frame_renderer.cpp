@@ -60,6 +60,8 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
     upload_frame_from_pixel_buffer(r.texture, r.pixel_buffer);
     r.timings.upload_ms = ms_since(t2);
     r.timings.compute_ms = stats.compute_ms;
+    r.timings.host_launch_ms = stats.host_launch_ms;
+    r.timings.iterations = stats.iterations;
     r.precision_used = stats.precision;
 }
 
@@ -72,6 +74,8 @@ void render_copy(FrameRenderer& r, const View& view, Precision precision, const 
     r.timings.upload_ms = ms_since(t0);
     r.timings.interop_ms = 0.0;
     r.timings.compute_ms = stats.compute_ms;
+    r.timings.host_launch_ms = stats.host_launch_ms;
+    r.timings.iterations = stats.iterations;
     r.precision_used = stats.precision;
 }
 
@@ -92,12 +96,17 @@ void take_cpu_rows(FrameRenderer& r) {
         r.texture_valid = true;
         upload_ms += ms_since(t0);
     });
+    const bool was_complete = r.complete;
     r.complete = status.frame_id == r.cpu_request_id && status.complete;
     r.cpu_progress = status.frame_id == r.cpu_request_id ? status.progress : 0.0;
+    r.rows_upload_ms = upload_ms;
     if (upload_ms > 0.0) r.timings.upload_ms = upload_ms;
     if (r.complete) {
         r.timings.compute_ms = status.compute_ms;
+        r.timings.iterations = status.iterations;
+        r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
         r.precision_used = status.precision_used;
+        if (!was_complete) ++r.frames_finished;
     }
 }
 
@@ -154,6 +163,7 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
                 r.texture_view = view;
                 r.texture_valid = true;
                 r.complete = true;
+                ++r.frames_finished;
             } catch (const std::exception& e) {
                 r.cuda_unavailable = std::string("CUDA failed while rendering: ") + e.what();
                 path = RenderPath::Cpu;

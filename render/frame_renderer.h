@@ -34,6 +34,10 @@ struct FrameTimings {
     double compute_ms = 0.0;  // CUDA events around the kernels, or the CPU frame's wall time
     double interop_ms = 0.0;  // map + unmap of the shared buffer
     double upload_ms = 0.0;   // glTexSubImage2D (from the buffer or from host memory), host time
+    // CUDA paths: the host clock around the launch calls alone, without synchronisation
+    // (FrameStats::host_launch_ms): shown by the performance panel as the wrong measurement.
+    double host_launch_ms = 0.0;
+    uint64_t iterations = 0;  // of the last finished frame
 };
 
 struct FrameRenderer {
@@ -63,6 +67,9 @@ struct FrameRenderer {
     Precision precision_used = Precision::Fp64;
     double cpu_progress = 0.0;        // of the CPU frame under way
     FrameTimings timings;
+    double rows_upload_ms = 0.0;      // CPU path: upload time of the rows taken by the last update
+    uint64_t frames_finished = 0;     // counts frames completed (CUDA: rendered; CPU: last row in):
+                                      // a change means `timings` describe a new frame
 };
 
 // Loads the shaders, creates the texture, asks CUDA whether it is usable, starts the CPU worker.

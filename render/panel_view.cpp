@@ -198,6 +198,8 @@ void draw_view_panel(ViewPanelState& s) {
     ImGui::Separator();
     draw_backend(s);
     if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
+    ImGui::SameLine();
+    ImGui::Checkbox("Performance: timings, CPU vs GPU", &s.show_performance);
     ImGui::Separator();
 
     ImGui::BeginDisabled(!s.can_back);
