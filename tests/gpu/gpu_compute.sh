@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# gpu_compute.sh: on the GPU machine, in a folder made by pack.sh: every test program (the GPU
+# tests run for real there), compute-sanitizer on each kind of kernel, and the Mandelbrot
+# throughput measurement. Copies the folder to /tmp/ms first, for the calls that follow.
+# Logs in $OUT.
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf /tmp/ms && cp -r "$here" /tmp/ms && cd /tmp/ms
+mkdir -p /usr/share/datasets/fashion-mnist && cp data/* /usr/share/datasets/fashion-mnist/
+export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+O=${OUT:-/tmp/out}; mkdir -p "$O"
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    ./mandelscope info
+    for t in ./test_*; do
+        echo "=== $t"
+        timeout 240 "$t" > "/tmp/$(basename "$t").log" 2>&1; echo "exit $?"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|^\[  FAILED" "/tmp/$(basename "$t").log"
+    done
+} > "$O/tests.log" 2>&1
+{
+    echo "=== memcheck, racecheck: Mandelbrot"
+    timeout 200 $SAN --tool memcheck ./test_mandelbrot_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*:*CallersDevice*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+    timeout 200 $SAN --tool racecheck ./test_mandelbrot_cuda --gtest_filter='*Rectangles*' 2>&1 | grep -E "RACECHECK SUMMARY|PASSED|FAILED"
+    timeout 100 $SAN --tool memcheck ./mandelscope render --size=640x360 --backend=cuda -o /tmp/san.png 2>&1 | grep -E "ERROR SUMMARY"
+    echo "=== memcheck: vecadd, cnn, compare worker"
+    timeout 100 $SAN --tool memcheck ./mandelscope vecadd --sizes=400,100000 2>&1 | grep -E "ERROR SUMMARY"
+    timeout 200 $SAN --tool memcheck ./mandelscope cnn eval --backend=all --limit=300 --batch=64 2>&1 | grep -E "ERROR SUMMARY|accuracy"
+    timeout 200 $SAN --tool memcheck ./test_render_compare_worker 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+} > "$O/sanitizer.log" 2>&1
+timeout 200 ./test_mandelbrot_cuda --gtest_also_run_disabled_tests --gtest_filter='*Throughput*' > "$O/throughput.log" 2>&1
+tail -n 4 "$O"/*.log
