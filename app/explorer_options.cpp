@@ -1,4 +1,6 @@
 // explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
+#include <cmath>
+#include <cstdlib>
 #include "app/explorer_options.h"
 
 #include <algorithm>
@@ -11,26 +13,39 @@
 
 namespace ms {
 
+// CLI11's PositiveNumber/NonNegativeNumber print "not in range 0.000000 to 1.79e308": say it plainly.
+CLI::Validator at_least(double minimum, const char* what) {
+    return CLI::Validator(
+        [minimum, what](std::string& text) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !(v >= minimum))
+                return std::string("must be ") + what + ", not '" + text + "'";
+            return {};
+        },
+        what);
+}
+
 void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
-    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(CLI::PositiveNumber);
+    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
     app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt)");
     app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
     app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
     app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
     app.add_option("--frames", o.frames, "with --screenshot: frames to show at least before saving")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--screenshot", o.screenshot,
                    "once the view is completely rendered, save the window as this PNG, print the render path, exit");
     app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG");
     app.add_flag("--print-view", o.print_view, "print the view on exit");
     app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")

@@ -19,8 +19,8 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
         std::cout << app.help("", CLI::AppFormatMode::All);
         return 0;
     } catch (const CLI::ParseError& e) {
-        std::cerr << "mandelscope " << app.get_name() << ": " << e.what()
-                  << " (see --help)\n";
+        std::string who = app.get_name() == "mandelscope" ? "mandelscope" : "mandelscope " + app.get_name();
+        std::cerr << who << ": " << e.what() << " (see --help)\n";
         return 2;
     }
     return -1;
