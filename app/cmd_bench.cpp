@@ -10,6 +10,7 @@
 // GPU-vs-CPU estimates against the measured speedup, and the targets of the earlier issues.
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -292,6 +293,7 @@ int run_bench_command(int argc, char** argv) {
     print_header(setup);
     std::fflush(stdout);
 
+    const auto start = std::chrono::steady_clock::now();
     const std::vector<BenchFrame> frames = bench_frames(quick);
     const int total_steps = int(frames.size()) * kBenchRowsPerFrame;
     int step = 0;
@@ -313,12 +315,15 @@ int run_bench_command(int argc, char** argv) {
     nlohmann::ordered_json seed = seed_comparison(rows);
     nlohmann::ordered_json estimates = estimates_against_measurement(rows, setup, largest);
     nlohmann::ordered_json target_json = targets(rows, setup, largest);
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("\nThe bench took %.0f s.\n", elapsed_s);
 
     if (!json_path.empty()) {
         nlohmann::ordered_json j;
         j["quick"] = quick;
         j["suite"] = quick ? "1080p only, medians of up to 3 runs, CPU reference sampled within 0.3 s per row"
                            : "1080p and 4K, medians of up to 5 runs, CPU reference sampled within 2 s per row";
+        j["elapsed_s"] = elapsed_s;
         j["machine"] = {{"cpu", cpu_json(setup.cpu)}, {"cuda", cuda_json(setup.cuda)}};
         j["machine"]["cuda"]["usable"] = setup.cuda_usable;
         j["machine"]["cuda"]["reason"] = setup.cuda_reason;
