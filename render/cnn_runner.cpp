@@ -1,4 +1,5 @@
 // cnn_runner.cpp: the CNN demo's worker thread and the main loop's side of it (cnn_runner.h).
+#include "render/panels.h"
 #include "render/cnn_runner.h"
 
 #include <omp.h>
@@ -18,16 +19,6 @@ using Clock = std::chrono::steady_clock;
 // Grid predictions are made in slices, so the progress bar moves and shutdown is quick.
 constexpr int kLoadSliceImages = 500;
 
-std::string rate_text(double per_second) {
-    char text[32];
-    if (per_second >= 1e6)
-        std::snprintf(text, sizeof text, "%.2fM", per_second / 1e6);
-    else if (per_second >= 1e3)
-        std::snprintf(text, sizeof text, "%.1fk", per_second / 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.0f", per_second);
-    return text;
-}
 
 // ---- Worker side -----------------------------------------------------------------------------
 

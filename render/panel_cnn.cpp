@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "render/panels.h"
 #include "render/panel_cnn.h"
 #include "render/panel_cnn_parts.h"
 
@@ -48,17 +49,6 @@ void draw_heat_map(ImDrawList* draw, ImVec2 at, float scale, const float* map, f
         }
 }
 
-void help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
-}
 
 int shown_count(const CnnDemo& d) { return d.wrong_only ? int(d.misclassified.size()) : d.test->count; }
 int shown_image(const CnnDemo& d, int position) { return d.wrong_only ? d.misclassified[position] : position; }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "render/panels.h"
 #include "render/panel_cnn.h"
 #include "render/panel_cnn_parts.h"
 #include "render/plot.h"
@@ -17,16 +18,6 @@ namespace ms {
 
 namespace {
 
-std::string rate_text(double per_second) {
-    char text[32];
-    if (per_second >= 1e6)
-        std::snprintf(text, sizeof text, "%.2fM", per_second / 1e6);
-    else if (per_second >= 1e3)
-        std::snprintf(text, sizeof text, "%.1fk", per_second / 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.0f", per_second);
-    return text;
-}
 
 std::string ms_text(double ms) {
     char text[32];
@@ -37,17 +28,6 @@ std::string ms_text(double ms) {
     return text;
 }
 
-void help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
-}
 
 void draw_progress(CnnDemo& d, const char* what, float width) {
     char label[96];

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "compute/perf_model.h"
+#include "render/panels.h"
 #include "render/panel_perf.h"
 
 namespace ms {
@@ -101,7 +102,7 @@ void draw_facts(const DevicePanelState& s) {
 // The napkin maths of GPU tutorials against what this machine measures (compute/perf_model.h).
 void draw_estimates(const DevicePanelState& s) {
     ImGui::TextUnformatted("CPU against GPU: estimates and reality");
-    perf_help_marker(
+    help_marker(
         "GPU tutorials compare cores x clock. That ignores what a core does per clock: a CPU core "
         "works on a whole SIMD vector and may have several FP pipes, a GPU 'core' is one FP32 "
         "lane. The corrected estimate counts lanes and the FP operations one iteration needs. "

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "render/panels.h"
 #include "render/panel_perf.h"
 
 namespace ms {
@@ -41,17 +42,6 @@ void draw_compare_line(const ComparePanelState& c) {
 
 }  // namespace
 
-void perf_help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
-}
 
 std::string format_rate(double iterations_per_second) {
     if (std::isnan(iterations_per_second)) return "-";
@@ -100,7 +90,7 @@ void draw_perf_panels(PerfPanelsState& s) {
         ImGui::BeginDisabled(!s.compare.unavailable.empty());
         ImGui::Checkbox("Compare", &s.compare.enabled);
         ImGui::EndDisabled();
-        perf_help_marker("Renders every new view on the CPU too (all cores, in the background, at the "
+        help_marker("Renders every new view on the CPU too (all cores, in the background, at the "
                          "window's resolution and precision; a newer view cancels it), checks that the "
                          "two frames agree and shows how much faster CUDA was.");
         // The panel's own cost, right-aligned on the same line.

@@ -90,8 +90,6 @@ struct PerfPanelsState {
 // The "Performance" window (when open): Compare switch, then the tabs. Times itself into draw_ms.
 void draw_perf_panels(PerfPanelsState& state);
 
-// Shared by the three panels.
-void perf_help_marker(const char* text);
 std::string format_rate(double iterations_per_second);   // "2.50e12 it/s", "-" when NaN
 std::string format_ms(double ms);                         // "1.23 ms", "812 ms", "-" when NaN
 std::string format_speedup(double times);                 // "2.4x", "677x", "8330x", "-" when NaN

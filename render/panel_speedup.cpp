@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "render/panels.h"
 #include "render/panel_perf.h"
 #include "render/plot.h"
 
@@ -59,7 +60,7 @@ void draw_latest(const ComparePanelState& s) {
                 100.0 * r.agreement);
     ImGui::PopStyleColor();
     if (!r.agree && !s.status.disagreement.empty() && s.status.id > 0) ImGui::TextWrapped("%s", s.status.disagreement.c_str());
-    perf_help_marker("Both paths render the same view at the window's resolution in the same precision, "
+    help_marker("Both paths render the same view at the window's resolution in the same precision, "
                      "from the same smooth-value definition. They agree when the escape counts match "
                      "(and the smooth values within rounding) on nearly every pixel; see "
                      "compute/frame_compare.h. Compute time only: colouring and display are left out.");

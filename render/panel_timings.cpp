@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "render/panels.h"
 #include "render/panel_perf.h"
 #include "render/plot.h"
 
@@ -76,7 +77,7 @@ void draw_timing_lesson(const TimingsPanelState& s) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("Host timer without synchronisation: shown for CUDA frames only.");
         ImGui::PopStyleColor();
-        perf_help_marker("A CUDA kernel launch returns as soon as the work is queued; a host clock read "
+        help_marker("A CUDA kernel launch returns as soon as the work is queued; a host clock read "
                          "right after it measures the queuing, not the kernel. The CPU path has no such "
                          "trap: its wall time is the work.");
         return;
@@ -87,7 +88,7 @@ void draw_timing_lesson(const TimingsPanelState& s) {
     ImGui::PushStyleColor(ImGuiCol_Text, kWrong);
     ImGui::Text("host clock around the launch, no sync: %s  WRONG", format_ms(host.median).c_str());
     ImGui::PopStyleColor();
-    perf_help_marker("Kernel launches are asynchronous: the call returns once the work is queued, "
+    help_marker("Kernel launches are asynchronous: the call returns once the work is queued, "
                      "long before the GPU has done it. A host timer stopped right after the launch "
                      "measures the queuing only. Time GPU work with CUDA events (as here) or stop "
                      "the host clock after cudaDeviceSynchronize().");
@@ -113,7 +114,7 @@ void throughput_line(const char* name, double rate, const IterationLimit& limit)
 
 void draw_throughput(const TimingsPanelState& s) {
     ImGui::TextUnformatted("Iterations per second (median of the last frames)");
-    perf_help_marker("Iterations actually run (shortcut pixels count none) divided by the compute "
+    help_marker("Iterations actually run (shortcut pixels count none) divided by the compute "
                      "time. The limit is what the cores can issue: GPU SMs x FP lanes x clock / "
                      "instructions per iteration (counted in the kernel's SASS); CPU cores x SIMD "
                      "lanes x FP pipes x clock / FP operations per iteration. The CPU figure "
@@ -172,7 +173,7 @@ void draw_timings_panel(TimingsPanelState& s) {
     const FrameTimeline& t = s.timeline;
     ImGui::Text("path: %s, %s | %llu UI frames, %llu rendered", render_path_name(s.path), precision_name(s.precision),
                 (unsigned long long)t.ui_frames, (unsigned long long)t.rendered_frames);
-    perf_help_marker("compute: CUDA events around the kernels (CUDA paths) or the CPU frame's wall time. "
+    help_marker("compute: CUDA events around the kernels (CUDA paths) or the CPU frame's wall time. "
                      "map+unmap: the interop buffer handed to CUDA and back. upload: glTexSubImage2D. "
                      "UI: building and drawing the ImGui frame. present: glfwSwapBuffers, which also "
                      "waits for the GPU's GL work and, with vsync on, for the display. Compute, map and "

@@ -1,6 +1,7 @@
 // panel_vecadd.cpp: the Vector-add demo panel (see panel_vecadd.h): the machine, the size (a
 // log slider from 400 to what memory allows), Run and Sweep with a progress bar and Cancel, the
 // table of variants at one size, Save CSV. The sweep's plots are panel_vecadd_sweep.cpp.
+#include "render/panels.h"
 #include "render/panel_vecadd.h"
 
 #include <imgui.h>
@@ -31,17 +32,6 @@ std::string format_bytes(double bytes) {
     return fmt("%.0f bytes", bytes);
 }
 
-void help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
-}
 
 void colored_wrapped(ImU32 color, const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, color);

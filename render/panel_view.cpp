@@ -14,17 +14,6 @@ namespace ms {
 
 namespace {
 
-void help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
-}
 
 // The centre: two text fields, committed together when either loses focus after an edit (or
 // on Enter); refreshed from the view whenever neither is being edited.

@@ -15,6 +15,11 @@
 
 namespace ms {
 
+// Shared by every panel (panel_widgets.cpp): a "(?)" after the last item whose tooltip shows
+// `text`, and a rate in images or elements per second as "13.78M", "178.6k" or "950".
+void help_marker(const char* text);
+std::string rate_text(double per_second);
+
 // What the user chose, beyond the view itself.
 struct ExplorerSettings {
     Backend backend = Backend::Cuda;       // asked for; the renderer falls back when it must
