@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/text_format.h"
 #include "app/cmd_cnn.h"
 #include "app/progress.h"
 #include "compute/cnn/cnn_eval.h"
@@ -31,16 +32,6 @@ struct Run {
     std::string skipped;  // why not, when !ran
 };
 
-std::string human_rate(double per_second) {
-    char buf[64];
-    if (per_second >= 1e6)
-        std::snprintf(buf, sizeof buf, "%.2fM", per_second / 1e6);
-    else if (per_second >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.1fk", per_second / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f", per_second);
-    return buf;
-}
 
 void print_result(const CnnEvalResult& r) {
     std::printf("\n%s (%s), batch %d: accuracy %.2f%% (%d of %d)%s\n", r.backend.c_str(),
@@ -50,14 +41,14 @@ void print_result(const CnnEvalResult& r) {
     const double tflops = r.compute_ms > 0 ? r.images * kFlopsPerImage / (r.compute_ms * 1e-3) / 1e12 : 0;
     if (gpu) {
         std::printf("  kernels:     %s images/s (%.3f ms for %d images; %.1f GFLOP -> %.1f TFLOP/s FP32)\n",
-                    human_rate(r.compute_images_per_second).c_str(), r.compute_ms, r.images,
+                    format_per_second(r.compute_images_per_second).c_str(), r.compute_ms, r.images,
                     r.images * kFlopsPerImage / 1e9, tflops);
         std::printf("  with copies: %s images/s (%.3f ms; %.1f MB in as bytes, %.2f MB of logits out)\n",
-                    human_rate(r.images_per_second).c_str(), r.wall_ms, r.images * 784.0 / 1e6,
+                    format_per_second(r.images_per_second).c_str(), r.wall_ms, r.images * 784.0 / 1e6,
                     r.images * 40.0 / 1e6);
     } else {
         std::printf("  %s images/s (%.3f ms for %d images; %.1f GFLOP -> %.1f GFLOP/s)\n",
-                    human_rate(r.images_per_second).c_str(), r.wall_ms, r.images,
+                    format_per_second(r.images_per_second).c_str(), r.wall_ms, r.images,
                     r.images * kFlopsPerImage / 1e9, tflops * 1e3);
     }
     if (r.batch_latency_ms < 1.0)

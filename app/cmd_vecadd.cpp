@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/text_format.h"
 #include "app/commands.h"
 #include "compute/vecadd.h"
 
@@ -40,12 +41,6 @@ std::string fmt(const char* format, double v) {
     return buf;
 }
 
-std::string format_time_ms(double ms) {
-    if (ms < 1e-3) return fmt("%.0f ns", ms * 1e6);
-    if (ms < 1.0) return fmt("%.2f us", ms * 1e3);
-    if (ms < 1000.0) return fmt("%.3f ms", ms);
-    return fmt("%.3f s", ms * 1e-3);
-}
 
 // Progress on stderr: a bar redrawn in place on a terminal, one line per finished size otherwise.
 struct ProgressPrinter {
@@ -122,7 +117,7 @@ void print_table(const VecAddSweep& sweep) {
             continue;
         }
         std::printf("%12zu  %-16s %11s %10.1f %8s %10s %10.3g\n", r.elements,
-                    vecadd_variant_name(r.variant), format_time_ms(r.time_ms).c_str(),
+                    vecadd_variant_name(r.variant), format_duration_ms(r.time_ms).c_str(),
                     r.gb_per_second,
                     r.limit_gb_per_second > 0 ? fmt("%.1f%%", r.percent_of_limit).c_str() : "-",
                     r.speedup_vs_one_thread > 0 ? fmt("%.3gx", r.speedup_vs_one_thread).c_str() : "-",
@@ -170,7 +165,7 @@ void print_kernel_configs(const VecAddMachine& machine, size_t n, const VecAddOp
         }
         std::printf("%6d %7d %-10s %6s %11s %10.1f %7.1f%% %10.3g\n", k.block_size, k.unroll,
                     k.blocks_per_sm < 0 ? "one-pass" : "occupancy", k.streaming_hints ? "cs" : "-",
-                    format_time_ms(c.result.time_ms).c_str(), c.result.gb_per_second,
+                    format_duration_ms(c.result.time_ms).c_str(), c.result.gb_per_second,
                     c.result.percent_of_limit, c.result.max_abs_error);
     }
 }

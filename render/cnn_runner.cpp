@@ -1,4 +1,5 @@
 // cnn_runner.cpp: the CNN demo's worker thread and the main loop's side of it (cnn_runner.h).
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/cnn_runner.h"
 
@@ -164,7 +165,7 @@ void say(CnnDemo& d, const std::string& text, bool error) {
 
 void log_classify_all(const CnnDemo& d, const CnnEvalResult& r) {
     std::printf("cnn: accuracy %.2f%% on %d images (%s, %s images/s, batch %d, %.3f ms per batch)\n",
-                100.0 * r.accuracy, r.images, r.backend.c_str(), rate_text(r.images_per_second).c_str(), r.batch,
+                100.0 * r.accuracy, r.images, r.backend.c_str(), format_per_second(r.images_per_second).c_str(), r.batch,
                 r.batch_latency_ms);
     if (double speedup = cnn_speedup(d.cpu_result, d.cuda_result); speedup > 0.0)
         std::printf("cnn: the GPU classifies %.1fx as many images/s as the CPU\n", speedup);
@@ -228,7 +229,7 @@ void finish_job(CnnDemo& d, CnnRunner& r) {
                 for (const CnnSweepPoint& p : *side)
                     std::printf("cnn sweep: %s batch %d: %.4f ms per batch, %s images/s\n",
                                 side == &d.cpu_sweep ? "cpu" : "cuda", p.batch, p.batch_latency_ms,
-                                rate_text(p.images_per_second).c_str());
+                                format_per_second(p.images_per_second).c_str());
             std::printf("cnn sweep: done in %.1f s\n", r.seconds);
             std::fflush(stdout);
             d.message.clear();

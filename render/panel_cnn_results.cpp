@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/panel_cnn.h"
 #include "render/panel_cnn_parts.h"
@@ -19,14 +20,6 @@ namespace ms {
 namespace {
 
 
-std::string ms_text(double ms) {
-    char text[32];
-    if (ms < 1.0)
-        std::snprintf(text, sizeof text, "%.1f us", ms * 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.2f ms", ms);
-    return text;
-}
 
 
 void draw_progress(CnnDemo& d, const char* what, float width) {
@@ -49,9 +42,9 @@ void draw_result_row(const char* side, ImU32 colour, const std::optional<CnnEval
     ImGui::TableNextColumn();
     ImGui::Text("%.2f%%", 100.0 * r->accuracy);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(rate_text(r->images_per_second).c_str());
+    ImGui::TextUnformatted(format_per_second(r->images_per_second).c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%s / %d", ms_text(r->batch_latency_ms).c_str(), r->batch);
+    ImGui::Text("%s / %d", format_duration_ms(r->batch_latency_ms).c_str(), r->batch);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r->device.c_str());
 }
 
@@ -64,7 +57,7 @@ void draw_stage_times(const char* side, const CnnEvalResult& r) {
     for (const CnnLayerTime& l : r.layers) {
         ImGui::TextDisabled("  %s", l.name.c_str());
         ImGui::SameLine(name_w + ImGui::GetFontSize());
-        ImGui::Text("%10s  %3.0f%%", ms_text(l.ms).c_str(), sum > 0.0 ? 100.0 * l.ms / sum : 0.0);
+        ImGui::Text("%10s  %3.0f%%", format_duration_ms(l.ms).c_str(), sum > 0.0 ? 100.0 * l.ms / sum : 0.0);
     }
 }
 
@@ -107,7 +100,7 @@ void draw_classify_all(CnnDemo& d, float width) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     if (d.cuda_result)
         ImGui::Text("GPU kernels alone: %s images/s (the rest is copying images in and logits out).",
-                    rate_text(d.cuda_result->compute_images_per_second).c_str());
+                    format_per_second(d.cuda_result->compute_images_per_second).c_str());
     if (const double speedup = cnn_speedup(d.cpu_result, d.cuda_result); speedup > 0.0) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCnnGpuColour),
                            "Speedup: the GPU classifies %.1fx as many images per second as the CPU.", speedup);
@@ -252,7 +245,7 @@ void draw_sweep(CnnDemo& d, float width) {
     PlotAxis latency_y{.log = true, .title = "latency per call", .format = duration_text, .name = "latency",
                        .value_format = duration_text};
     PlotAxis throughput_y{.log = true, .title = "images per second", .format = plot_format_si, .name = "throughput",
-                          .value_format = [](double v) { return rate_text(v) + " images/s"; }};
+                          .value_format = [](double v) { return format_per_second(v) + " images/s"; }};
     PlotAxis x_latency = x, x_throughput = x;
     plot_fit_axes(plots.latency, &x_latency, &latency_y);
     plot_fit_axes(plots.throughput, &x_throughput, &throughput_y);
@@ -277,7 +270,7 @@ void draw_sweep(CnnDemo& d, float width) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].color), "%s", plots.latency[i].label.c_str());
         ImGui::SameLine();
         ImGui::Text("at %d images per call: %s per call, %s images/s", d.batch, duration_text(ms).c_str(),
-                    rate_text(rate).c_str());
+                    format_per_second(rate).c_str());
     }
     ImGui::TextDisabled("The yellow line is the slider's batch; click a point to move the slider there.");
     ImGui::PopTextWrapPos();

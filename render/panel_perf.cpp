@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/panel_perf.h"
 
@@ -31,7 +32,7 @@ void draw_compare_line(const ComparePanelState& c) {
         ImGui::TextDisabled("waiting for the view to settle...");
     } else if (c.status.running) {
         ImGui::TextDisabled("comparing this view: CUDA %s, CPU %.0f%%...",
-                            c.status.cuda_done ? format_ms(c.status.cuda_ms).c_str() : "...", 100.0 * c.status.cpu_progress);
+                            c.status.cuda_done ? format_duration_ms(c.status.cuda_ms).c_str() : "...", 100.0 * c.status.cpu_progress);
     } else if (!c.history.empty()) {
         const CompareRecord& r = c.history.back();
         ImGui::PushStyleColor(ImGuiCol_Text, r.agree ? IM_COL32(140, 220, 140, 255) : IM_COL32(255, 110, 110, 255));
@@ -50,15 +51,6 @@ std::string format_rate(double iterations_per_second) {
     return s;
 }
 
-std::string format_ms(double ms) {
-    if (std::isnan(ms)) return "-";
-    char s[32];
-    if (ms < 0.1) std::snprintf(s, sizeof s, "%.1f us", ms * 1e3);
-    else if (ms < 10.0) std::snprintf(s, sizeof s, "%.2f ms", ms);
-    else if (ms < 100.0) std::snprintf(s, sizeof s, "%.1f ms", ms);
-    else std::snprintf(s, sizeof s, "%.0f ms", ms);
-    return s;
-}
 
 const char* perf_tab_name(PerfTab tab) {
     switch (tab) {
@@ -96,13 +88,13 @@ void draw_perf_panels(PerfPanelsState& s) {
         // The panel's own cost, right-aligned on the same line.
         const SampleStats& own = s.timings.summary.panel_ms;
         char cost[64];
-        std::snprintf(cost, sizeof cost, "this panel: %s/frame", format_ms(own.median).c_str());
+        std::snprintf(cost, sizeof cost, "this panel: %s/frame", format_duration_ms(own.median).c_str());
         ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x));
         if (own.count > 0 && own.median > kPanelBudgetMs) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kWarning), "%s", cost);
         else ImGui::TextDisabled("%s", cost);
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Median time spent drawing this window (ImGui calls, host clock) over the last "
-                              "%d frames; budget %.1f ms. p95 %s.", own.count, kPanelBudgetMs, format_ms(own.p95).c_str());
+                              "%d frames; budget %.1f ms. p95 %s.", own.count, kPanelBudgetMs, format_duration_ms(own.p95).c_str());
         draw_compare_line(s.compare);
         if (ImGui::BeginTabBar("##perf_tabs")) {
             // `tab` is asked for until the tab bar has shown it (a new tab bar can take a frame

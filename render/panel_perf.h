@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/text_format.h"
 #include "compute/cpu_info.h"
 #include "compute/cuda_info.h"
 #include "compute/perf_model.h"
@@ -91,7 +92,6 @@ struct PerfPanelsState {
 void draw_perf_panels(PerfPanelsState& state);
 
 std::string format_rate(double iterations_per_second);   // "2.50e12 it/s", "-" when NaN
-std::string format_ms(double ms);                         // "1.23 ms", "812 ms", "-" when NaN
 std::string format_speedup(double times);                 // "2.4x", "677x", "8330x", "-" when NaN
 
 }  // namespace ms

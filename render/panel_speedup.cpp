@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/panel_perf.h"
 #include "render/plot.h"
@@ -34,7 +35,7 @@ void draw_job(const ComparePanelState& s) {
     if (!job.running) return;
     ImGui::Text("Comparing this view (%s):", precision_name(job.precision));
     ImGui::SameLine();
-    if (job.cuda_done) ImGui::Text("CUDA %s;", format_ms(job.cuda_ms).c_str());
+    if (job.cuda_done) ImGui::Text("CUDA %s;", format_duration_ms(job.cuda_ms).c_str());
     else ImGui::TextUnformatted("CUDA...");
     ImGui::SameLine();
     char label[48];
@@ -54,7 +55,7 @@ void draw_latest(const ComparePanelState& s) {
     ImGui::Text("CUDA is %s faster", format_speedup(compare_speedup(r)).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::TextDisabled("CPU %s (fast path, all cores), CUDA %s", format_ms(r.cpu_ms).c_str(), format_ms(r.cuda_ms).c_str());
+    ImGui::TextDisabled("CPU %s (fast path, all cores), CUDA %s", format_duration_ms(r.cpu_ms).c_str(), format_duration_ms(r.cuda_ms).c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, r.agree ? kGood : kBad);
     ImGui::Text("%s: %.2f%% of the pixels agree", r.agree ? "The frames agree" : "The frames DISAGREE",
                 100.0 * r.agreement);
@@ -118,9 +119,9 @@ void draw_history_table(const ComparePanelState& s) {
             ImGui::TableNextColumn();
             ImGui::Text("%d", r.iterations);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(format_ms(r.cpu_ms).c_str());
+            ImGui::TextUnformatted(format_duration_ms(r.cpu_ms).c_str());
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(format_ms(r.cuda_ms).c_str());
+            ImGui::TextUnformatted(format_duration_ms(r.cuda_ms).c_str());
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(format_speedup(compare_speedup(r)).c_str());
             ImGui::TableNextColumn();

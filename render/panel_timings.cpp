@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/panel_perf.h"
 #include "render/plot.h"
@@ -45,7 +46,7 @@ void stats_row(const char* name, ImU32 color, const SampleStats& st, double late
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%d samples %s", st.count, over);
     for (double v : {latest, st.min, st.median, st.p95}) {
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_ms(v).c_str());
+        ImGui::TextUnformatted(format_duration_ms(v).c_str());
     }
 }
 
@@ -83,10 +84,10 @@ void draw_timing_lesson(const TimingsPanelState& s) {
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, kRight);
-    ImGui::Text("CUDA events around the kernels: %s (median)", format_ms(events.median).c_str());
+    ImGui::Text("CUDA events around the kernels: %s (median)", format_duration_ms(events.median).c_str());
     ImGui::PopStyleColor();
     ImGui::PushStyleColor(ImGuiCol_Text, kWrong);
-    ImGui::Text("host clock around the launch, no sync: %s  WRONG", format_ms(host.median).c_str());
+    ImGui::Text("host clock around the launch, no sync: %s  WRONG", format_duration_ms(host.median).c_str());
     ImGui::PopStyleColor();
     help_marker("Kernel launches are asynchronous: the call returns once the work is queued, "
                      "long before the GPU has done it. A host timer stopped right after the launch "

@@ -1,6 +1,7 @@
 // panel_vecadd.cpp: the Vector-add demo panel (see panel_vecadd.h): the machine, the size (a
 // log slider from 400 to what memory allows), Run and Sweep with a progress bar and Cancel, the
 // table of variants at one size, Save CSV. The sweep's plots are panel_vecadd_sweep.cpp.
+#include "compute/text_format.h"
 #include "render/panels.h"
 #include "render/panel_vecadd.h"
 
@@ -247,10 +248,10 @@ void draw_variant_table(VectorAddDemo& s) {
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.error.c_str());
                 continue;
             }
-            ImGui::TextUnformatted(vecadd_format_time_ms(r.time_ms).c_str());
+            ImGui::TextUnformatted(format_duration_ms(r.time_ms).c_str());
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("median of %d; fastest %s; %s per call as the host sees it", r.repeats,
-                                  vecadd_format_time_ms(r.min_time_ms).c_str(), vecadd_format_time_ms(r.wall_ms).c_str());
+                                  format_duration_ms(r.min_time_ms).c_str(), format_duration_ms(r.wall_ms).c_str());
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(vecadd_format_gbps(r.gb_per_second).c_str());
             ImGui::TableNextColumn();
@@ -349,14 +350,6 @@ VecAddVariantStyle vecadd_variant_style(VecAddVariant v) {
     return {IM_COL32(255, 255, 255, 255), PlotMarker::Circle, ""};
 }
 
-// Times in the unit that reads best: "85 ns", "4.2 µs", "1.23 ms", "2.5 s".
-std::string vecadd_format_time_ms(double ms) {
-    const double us = ms * 1e3;
-    if (us < 1.0) return fmt("%.3g ns", us * 1e3);
-    if (us < 1e3) return fmt("%.3g \u00b5s", us);
-    if (ms < 1e3) return fmt("%.3g ms", ms);
-    return fmt("%.3g s", ms * 1e-3);
-}
 
 std::string vecadd_format_gbps(double v) { return v >= 1000 ? fmt("%.0f", v) : fmt("%.3g", v); }
 

@@ -25,8 +25,6 @@ struct VecAddVariantStyle {
 };
 VecAddVariantStyle vecadd_variant_style(VecAddVariant variant);
 
-// "85 ns", "4.2 µs", "1.23 ms", "2.5 s" (3 significant digits).
-std::string vecadd_format_time_ms(double ms);
 // "0.79", "46.5", "1728" (GB/s, without the unit).
 std::string vecadd_format_gbps(double gb_per_second);
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compute/text_format.h"
 #include "render/panel_vecadd_parts.h"
 #include "render/plot.h"
 
@@ -77,8 +78,8 @@ void draw_vector_add_sweep(VectorAddDemo& s) {
     SweepSeries series = sweep_series(s);
     PlotAxis x{.log = true, .title = "array size (elements)", .format = plot_format_si, .name = "size",
                .value_format = [](double n) { return fmt("%.0f elements", n); }};
-    PlotAxis time_y{.log = true, .title = "time per add (median)", .format = vecadd_format_time_ms, .name = "time",
-                    .value_format = vecadd_format_time_ms};
+    PlotAxis time_y{.log = true, .title = "time per add (median)", .format = format_duration_ms, .name = "time",
+                    .value_format = format_duration_ms};
     PlotAxis bw_y{.log = true, .title = "bandwidth, GB/s (12 bytes per element)", .format = vecadd_format_gbps,
                   .name = "bandwidth", .value_format = [](double v) { return vecadd_format_gbps(v) + " GB/s"; }};
     PlotAxis x_unused;

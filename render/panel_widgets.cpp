@@ -20,15 +20,5 @@ void help_marker(const char* text) {
     }
 }
 
-std::string rate_text(double per_second) {
-    char text[32];
-    if (per_second >= 1e6)
-        std::snprintf(text, sizeof text, "%.2fM", per_second / 1e6);
-    else if (per_second >= 1e3)
-        std::snprintf(text, sizeof text, "%.1fk", per_second / 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.0f", per_second);
-    return text;
-}
 
 }  // namespace ms

@@ -16,9 +16,8 @@
 namespace ms {
 
 // Shared by every panel (panel_widgets.cpp): a "(?)" after the last item whose tooltip shows
-// `text`, and a rate in images or elements per second as "13.78M", "178.6k" or "950".
+// `text`. Numbers are formatted with compute/text_format.h, as on the command line.
 void help_marker(const char* text);
-std::string rate_text(double per_second);
 
 // What the user chose, beyond the view itself.
 struct ExplorerSettings {
