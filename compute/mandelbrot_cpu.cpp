@@ -4,31 +4,33 @@
 // dynamic dispatch: this file is compiled once per target (foreach_target.h re-includes it).
 //
 // How a chunk of rows is computed (RenderChunkImpl)
-//   1. Coordinates: c's real part for every pixel, rounded to T as the reference rounds it, and
-//      the cardioid/bulb test (in double, as in the reference); settled pixels become NaN.
+//   1. Coordinates: c's real part for every column (once per chunk), rounded to T as the
+//      reference rounds it, and per row the cardioid/bulb test (in double, as in the reference)
+//      where the row crosses those shapes' box; settled pixels become NaN (kDeadLane).
 //   2. Rounds. Round 0 runs every pixel for steps 1..32 in groups of kGroup vectors that are
 //      stepped together, interleaved, so that while one vector's multiply waits on its latency
 //      the others fill the FP pipes. A group stops as soon as all its lanes are done. Pixels
 //      still iterating at the end of a round are packed (Highway CompressStore) into a queue,
 //      and the next round runs the queue for as many steps again: (32, 64], (64, 128], ...
 //      Packing keeps the long-lived pixels of the boundary side by side, so few lanes idle
-//      beside them, and every round ends on a Brent save step of the reference (a power of
-//      two), so all lanes of a group share one step count and one save schedule.
-//   3. Smooth values for the chunk, vectorised (Highway's Log, in double).
+//      beside them, and all lanes of a group share one step count and so one save schedule.
+//   3. Smooth values for the chunk, vectorised (Highway's Log, in float).
 //   Passes 1 and 3 live in mandelbrot_cpu_rows-inl.h.
 //   The hot loop only steps the vectors and tests for an event (an escape, or a periodicity
-//   candidate); the rare events are settled off the hot path, and finished lanes turn NaN,
-//   which compares false with everything and so raises no further event.
+//   candidate) with one integer max/min over the group; the rare events are settled off the hot
+//   path, and finished lanes turn NaN, which compares false with everything and so raises no
+//   further event.
 //
-// Same picture as the reference, bit for bit (by default)
+// Same escape counts as the reference on every pixel (by default)
 //   The iteration is written as the same sequence of IEEE operations as the reference,
 //       zi' = (zr + zr) * zi + ci        ((2 * zr) * zi in the reference: zr + zr == 2 * zr exactly)
 //       zr' = (zr*zr - zi*zi) + cr       (zr*zr and zi*zi kept from the previous norm)
 //       |z'|^2 = zr'*zr' + zi'*zi'
 //   with each multiply and add rounded separately, and this library is compiled with
 //   -ffp-contract=off so that the compiler does not fuse them behind our back. The result is
-//   the reference's escape count, iteration count and (but for the last bit of a log, about
-//   once in 10^8 pixels) smooth value on every pixel and on every SIMD target.
+//   the reference's escape count and iteration count on every pixel and on every SIMD target.
+//   The smooth value's two logs are taken in float (mandelbrot_cpu_rows-inl.h), so mu agrees
+//   with the reference's to a few float ulps.
 //   Why escape counts can differ with FMA: the optional fused path
 //   (CpuRenderControl::fused_multiply_add) uses Highway's MulAdd, which rounds a*b+c once
 //   instead of twice. That changes the last bit of z now and then; near the boundary of the
@@ -43,8 +45,9 @@
 //
 // Shortcuts (each switchable, both leave the picture unchanged):
 //   cardioid/bulb: see 1. above; such pixels cost 0 iterations.
-//   periodicity: Brent's scheme exactly as the reference: z is saved at steps 2, 4, 8, ... and
-//   compared exactly with every later z; a repeat means the orbit is periodic in this arithmetic.
+//   periodicity: exactly as the reference: z is saved on the schedule of next_periodicity_save()
+//   (2, 4, 8, ... then every periodicity_interval() steps) and compared exactly with every later
+//   z; a repeat means the orbit is periodic in this arithmetic.
 // Iterations are counted like the reference: k for a pixel escaping at step k, max_iterations
 // for interior pixels, k at a periodicity hit, 0 for the cardioid/bulb.
 
@@ -84,6 +87,12 @@ struct ChunkJob {
     int mu_stride = 0;        // floats from one row's output to the next
 };
 
+// The value of a lane with nothing (more) to iterate (settled by the cardioid/bulb test, padding,
+// finished): a NaN, which compares false with everything, with the sign bit set, so that read as
+// an integer it is negative (see IterateGroup).
+template <typename T>
+inline constexpr T kDeadLane = -std::numeric_limits<T>::quiet_NaN();
+
 struct ChunkResult {
     uint64_t iterations = 0;
     uint64_t escaped_pixels = 0;
@@ -116,6 +125,7 @@ constexpr int kGroup = 4;
 // First round: steps 1..32. Later rounds double: (32, 64], (64, 128], ... so that every round
 // ends on a Brent save step of the reference (a power of two).
 constexpr int kFirstRoundSteps = 32;
+static_assert(kFirstRoundSteps == kPeriodicityFirstSave, "round 0 ends on the first periodicity save");
 
 // One iteration of z -> z^2 + c on a vector. zr2, zi2 carry zr*zr, zi*zi from the previous
 // step (the unfused form reuses them); returns |z|^2 of the new z.
@@ -155,6 +165,7 @@ struct Queue {
 template <typename T>
 struct ChunkScratch {
     using TI = hwy::MakeSigned<T>;
+    std::vector<T> re;  // c's real part per column (NaN in the padding)
     std::vector<T> cr;
     std::vector<TI> k;
     std::vector<T> norm;
@@ -162,6 +173,7 @@ struct ChunkScratch {
     Queue<T> queue[2];
     void resize(size_t pixels, size_t row) {
         if (cr.size() >= pixels && mu.size() >= row) return;
+        re.resize(row);
         cr.resize(pixels);
         k.resize(pixels + 1);     // + a dummy cell that padding lanes scatter to
         norm.resize(pixels + 1);
@@ -188,40 +200,56 @@ struct Group {
 // Events are rare (a pixel finishes once), so they are handled off the hot path: record the
 // step and |z|^2, confirm a periodicity candidate on the imaginary part, and turn finished lanes
 // to NaN, which compares false with everything and so raises no further event. Saves follow
-// the reference's schedule (next_save, doubled at each save). Returns the step reached.
+// the reference's schedule (next_periodicity_save). Returns the step reached.
 template <class D, bool kPeriodicity, bool kFma>
-HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int& next_save) {
+HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interval) {
+    int next_save = next_periodicity_save(k_begin, interval);
     using T = hn::TFromD<D>;
     const hn::RebindToSigned<D> di;
     const auto bailout = hn::Set(d, T(kBailoutRadius * kBailoutRadius));
-    const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
+    const auto nan = hn::Set(d, kDeadLane<T>);
+    const auto bailout_bits = hn::BitCast(di, bailout);
+    const auto zero_bits = hn::Zero(di);
+    static_assert(kGroup == 4, "the event test below combines four vectors");
     hn::Vec<D> norm[kGroup];
     for (int k = k_begin + 1; k <= k_end; ++k) {
         for (int v = 0; v < kGroup; ++v) norm[v] = Step<kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
-        auto event = norm[0] > bailout;
-        for (int v = 1; v < kGroup; ++v) event = hn::Or(event, norm[v] > bailout);
-        if constexpr (kPeriodicity)
-            for (int v = 0; v < kGroup; ++v) event = hn::Or(event, g.zr[v] == g.sr[v]);
-        if (HWY_UNLIKELY(!hn::AllFalse(d, event))) {
+        // Does any lane need attention: |z|^2 > R^2 (an escape) or, with periodicity, zr exactly
+        // on the saved value? Asked with integer max/min over the four vectors and one compare
+        // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, and the
+        // compiler shuttled the per-vector masks through general registers, which doubled the
+        // cost of a step. Read as integers, non-negative floats order as floats do; dead lanes
+        // hold a NaN with the sign bit set (kDeadLane, and x86's default NaN), a negative
+        // integer that never wins the max. zr - sr is 0 exactly when zr == sr (finite values),
+        // and |zr - sr| as an integer is 0 exactly then. A positive NaN could only raise
+        // needless events: the handler below tests each condition exactly.
+        const auto top = hn::Max(hn::Max(hn::BitCast(di, norm[0]), hn::BitCast(di, norm[1])),
+                                 hn::Max(hn::BitCast(di, norm[2]), hn::BitCast(di, norm[3])));
+        auto event = top > bailout_bits;
+        if constexpr (kPeriodicity) {
+            auto gap = [&](int v) { return hn::BitCast(di, hn::Abs(hn::Sub(g.zr[v], g.sr[v]))); };
+            event = hn::Or(event, hn::Min(hn::Min(gap(0), gap(1)), hn::Min(gap(2), gap(3))) == zero_bits);
+        }        if (HWY_UNLIKELY(!hn::AllFalse(di, event))) {
             const auto kv = hn::Set(di, hwy::MakeSigned<T>(k));
             for (int v = 0; v < kGroup; ++v) {
-                const auto escaped = norm[v] > bailout;  // finished (NaN) lanes never qualify
+                const auto escaped = norm[v] > bailout;  // dead (NaN) lanes never qualify
                 auto finished = escaped;
-                g.norm_out[v] = hn::IfThenElse(escaped, norm[v], g.norm_out[v]);
                 if constexpr (kPeriodicity) {
                     // An exact repeat of the saved value: the orbit is periodic in this
                     // arithmetic and never escapes (interior; |z|^2 stays unrecorded).
                     finished = hn::Or(finished, hn::And(g.zr[v] == g.sr[v], g.zi[v] == g.si[v]));
                 }
+                if (hn::AllFalse(d, finished)) continue;  // usually all but one of the four
+                g.norm_out[v] = hn::IfThenElse(escaped, norm[v], g.norm_out[v]);
                 g.k_out[v] = hn::IfThenElse(hn::RebindMask(di, finished), kv, g.k_out[v]);
+                // A NaN z makes the next step's z and |z|^2 NaN (zr is finite once more, from
+                // the previous zr2 and zi2, which may raise a needless event; zi and |z|^2 are
+                // NaN, so the handler finds nothing).
                 g.zr[v] = hn::IfThenElse(finished, nan, g.zr[v]);
                 g.zi[v] = hn::IfThenElse(finished, nan, g.zi[v]);
-                g.zr2[v] = hn::IfThenElse(finished, nan, g.zr2[v]);
-                g.zi2[v] = hn::IfThenElse(finished, nan, g.zi2[v]);
                 g.done[v] = hn::Or(g.done[v], finished);
             }
-            auto all_done = g.done[0];
-            for (int v = 1; v < kGroup; ++v) all_done = hn::And(all_done, g.done[v]);
+            const auto all_done = hn::And(hn::And(g.done[0], g.done[1]), hn::And(g.done[2], g.done[3]));
             if (hn::AllTrue(d, all_done)) return k;
         }
         if (kPeriodicity && k == next_save) {
@@ -229,7 +257,7 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int& next_
                 g.sr[v] = g.zr[v];
                 g.si[v] = g.zi[v];
             }
-            next_save = next_save <= INT_MAX / 2 ? next_save * 2 : INT_MAX;
+            next_save = next_periodicity_save(k, interval);
         }
     }
     return k_end;
@@ -281,9 +309,15 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     Queue<T>* queue = &scratch.queue[0];
     queue->count = 0;
     int k_end = std::min(kFirstRoundSteps, job.max_iterations);
+    const int interval = periodicity_interval(job.max_iterations);
+    ColumnCoordinates<T>(job, padded_width, scratch.re.data());
+    // The columns that can hold cardioid/bulb pixels (re increases with the column).
+    size_t shapes_begin = 0, shapes_end = 0;
+    while (shapes_begin < size_t(job.width) && !(double(scratch.re[shapes_begin]) >= kShapesMinRe)) ++shapes_begin;
+    for (shapes_end = shapes_begin; shapes_end < size_t(job.width) && double(scratch.re[shapes_end]) <= kShapesMaxRe;) ++shapes_end;
     for (int row = 0; row < rows; ++row) {
         T* cr_row = scratch.cr.data() + size_t(row) * padded_width;
-        RowCoordinates<T>(job, job.y + row, padded_width, cr_row);
+        RowCoordinates<T>(job, job.y + row, padded_width, scratch.re.data(), shapes_begin, shapes_end, cr_row);
         const auto ci = hn::Set(d, T(job.grid.im(job.y + row)));
         for (size_t x = 0; x < padded_width; x += group_pixels) {
             Group<D> g;
@@ -298,8 +332,14 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
             }
             auto live = hn::Not(g.done[0]);
             for (int v = 1; v < kGroup; ++v) live = hn::Or(live, hn::Not(g.done[v]));
-            int next_save = 2;
-            const int k_reached = hn::AllFalse(d, live) ? 0 : IterateGroup<D, kPeriodicity, kFma>(d, g, 0, k_end, next_save);
+            // No repeat test before the first save (step 32, the end of this round): see
+            // next_periodicity_save(). The save itself is made here for the survivors.
+            const int k_reached = hn::AllFalse(d, live) ? 0 : IterateGroup<D, false, kFma>(d, g, 0, k_end, interval);
+            if (kPeriodicity && k_reached == kPeriodicityFirstSave)
+                for (int v = 0; v < kGroup; ++v) {
+                    g.sr[v] = g.zr[v];
+                    g.si[v] = g.zi[v];
+                }
             FinishGroupRound(d, g, k_reached, job.max_iterations, index, queue);
             TI* k_out = scratch.k.data() + size_t(row) * padded_width + x;
             T* norm_out = scratch.norm.data() + size_t(row) * padded_width + x;
@@ -310,16 +350,19 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
         }
     }
 
-    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round.
+    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round. (Rounds capped
+    // at 64 or 128 steps idle fewer lanes but repack the interior pixels of a view with the
+    // shortcuts off over and over: 7-10% slower there, no faster on the full view.)
     for (int round = 1; queue->count > 0; ++round) {
         Queue<T>* next = &scratch.queue[round & 1];
         next->count = 0;
         const int k_begin = k_end;
         k_end = k_begin <= job.max_iterations / 2 ? 2 * k_begin : job.max_iterations;
-        // Pad the queue to whole groups with lanes that have nothing to iterate.
+        // Pad the queue to whole groups with lanes that have nothing to iterate (a saved value
+        // of 0, not a NaN with the same bits as z, so that the repeat test never fires on them).
         for (size_t i = queue->count; i < (queue->count + group_pixels - 1) / group_pixels * group_pixels; ++i) {
-            queue->cr[i] = queue->ci[i] = queue->zr[i] = queue->zi[i] = queue->sr[i] = queue->si[i] =
-                std::numeric_limits<T>::quiet_NaN();
+            queue->cr[i] = queue->ci[i] = queue->zr[i] = queue->zi[i] = kDeadLane<T>;
+            queue->sr[i] = queue->si[i] = T(0);
             queue->index[i] = dummy;
         }
         for (size_t i = 0; i < queue->count; i += group_pixels) {
@@ -340,8 +383,7 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
                 g.done[v] = hn::IsNaN(g.cr[v]);
                 index[v] = hn::LoadU(di, queue->index.data() + at);
             }
-            int next_save = k_end;  // rounds end on the reference's save steps
-            const int k_reached = IterateGroup<D, kPeriodicity, kFma>(d, g, k_begin, k_end, next_save);
+            const int k_reached = IterateGroup<D, kPeriodicity, kFma>(d, g, k_begin, k_end, interval);
             FinishGroupRound(d, g, k_reached, job.max_iterations, index, next);
             // Results of the lanes that finished go back to their pixels (a few per group:
             // scalar stores beat AVX-512 scatters, which write every lane).
@@ -369,15 +411,14 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
         queue = next;
     }
 
-    double iterations = 0.0;
-    uint64_t escaped = 0;
+    uint64_t iterations = 0, escaped = 0;
     for (int row = 0; row < rows; ++row) {
         const size_t at = size_t(row) * padded_width;
         RowSmoothValues<T>(padded_width, scratch.k.data() + at, scratch.norm.data() + at, scratch.mu.data(),
                            &iterations, &escaped);
         std::copy(scratch.mu.data(), scratch.mu.data() + job.width, job.mu_out + size_t(row) * size_t(job.mu_stride));
     }
-    result->iterations = uint64_t(iterations);
+    result->iterations = iterations;
     result->escaped_pixels = escaped;
 }
 

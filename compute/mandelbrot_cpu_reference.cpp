@@ -24,11 +24,13 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
         return kInteriorMu;
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     T zr = 0, zi = 0;
-    // Periodicity (Brent): remember z at steps 2^j and compare every later z with it exactly.
-    // An exact repeat means the floating-point orbit is periodic from there on, so it would
-    // never escape in this arithmetic either: the pixel comes out exactly as without the check.
+    // Periodicity: remember z at the save steps of next_periodicity_save() and compare every
+    // later z with it exactly (from the first save on). An exact repeat means the floating-point orbit is periodic from
+    // there on, so it would never escape in this arithmetic either: the pixel comes out exactly
+    // as without the check.
     T saved_r = 0, saved_i = 0;
-    int next_save = 2;
+    const int interval = periodicity_interval(max_iterations);
+    int next_save = next_periodicity_save(0, interval);
     for (int k = 1; k <= max_iterations; ++k) {
         T new_zr = zr * zr - zi * zi + cr;
         T new_zi = T(2) * zr * zi + ci;
@@ -40,14 +42,14 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
             return smooth_mu(k, double(norm));
         }
         if (shortcuts.periodicity) {
-            if (zr == saved_r && zi == saved_i) {
+            if (k > kPeriodicityFirstSave && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
                 return kInteriorMu;
             }
             if (k == next_save) {
                 saved_r = zr;
                 saved_i = zi;
-                next_save *= 2;
+                next_save = next_periodicity_save(k, interval);
             }
         }
     }

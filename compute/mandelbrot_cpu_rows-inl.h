@@ -1,9 +1,10 @@
 // mandelbrot_cpu_rows-inl.h: the per-row passes of the fast CPU path (mandelbrot_cpu.cpp), one
 // copy per SIMD target (Highway's -inl.h convention: re-included by foreach_target.h):
-//   RowCoordinates   c's real part per pixel, rounded like the reference, and the cardioid/bulb
-//                    test, vectorised in double
-//   RowSmoothValues  the smooth values mu from (iterations, |z_k|^2), vectorised in double
-// Both follow the reference's operations one for one (see mandelbrot_math.h).
+//   ColumnCoordinates  c's real part per column, rounded like the reference (once per chunk)
+//   RowCoordinates     those, with the cardioid/bulb test vectorised in double where it can hit
+//   RowSmoothValues    the smooth values mu from (iterations, |z_k|^2), vectorised in float
+// The coordinates and the test follow the reference's operations one for one (see
+// mandelbrot_math.h); the smooth values agree with it to a few float ulps.
 
 // Per-target include guard (Highway's idiom: toggled once per target).
 #if defined(MANDELSCOPE_MANDELBROT_CPU_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -13,6 +14,8 @@
 #define MANDELSCOPE_MANDELBROT_CPU_ROWS_INL_H_
 #endif
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -35,6 +38,11 @@ HWY_INLINE hn::Vec<DT> FromDouble(DT dt, VD v) {
     if constexpr (std::is_same_v<hn::TFromD<DT>, double>) return v;
     else return hn::DemoteTo(dt, v);
 }
+template <class DF, class VT>
+HWY_INLINE hn::Vec<DF> ToFloat(DF df, VT v) {
+    if constexpr (std::is_same_v<hn::TFromV<VT>, float>) return v;
+    else return hn::DemoteTo(df, v);
+}
 template <class DD, class VT>
 HWY_INLINE hn::Vec<DD> ToDouble(DD dd, VT v) {
     using From = hn::TFromV<VT>;
@@ -43,19 +51,15 @@ HWY_INLINE hn::Vec<DD> ToDouble(DD dd, VT v) {
     else return hn::PromoteTo(dd, v);
 }
 
-// Row coordinates: c's real part for every pixel, rounded to T exactly as the reference does
-// (the pixel centre computed in double, then converted), and the cardioid/bulb test in double
-// on the rounded coordinates. Pixels the test settles, and the padding, get NaN.
+// Column coordinates: c's real part for every column of the chunk, rounded to T exactly as the
+// reference rounds it (the pixel centre computed in double, then converted); the padding gets
+// kDeadLane. The same for every row, so computed once per chunk.
 template <typename T>
-HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, T* cr_out) {
+HWY_INLINE void ColumnCoordinates(const ChunkJob& job, size_t padded_width, T* re_out) {
     const hn::ScalableTag<double> dd;
     const hn::Rebind<T, decltype(dd)> dt;  // as many T lanes as dd has doubles
     const size_t n = hn::Lanes(dd);
-    const double ci = double(T(job.grid.im(y)));
-    const auto y2 = hn::Set(dd, ci * ci);
-    const auto quarter_y2 = hn::Set(dd, 0.25 * (ci * ci));
-    const auto half = hn::Set(dd, 0.5), quarter = hn::Set(dd, 0.25), one = hn::Set(dd, 1.0);
-    const auto sixteenth = hn::Set(dd, 0.0625), nan = hn::Set(dd, std::numeric_limits<double>::quiet_NaN());
+    const auto half = hn::Set(dd, 0.5), nan = hn::Set(dd, kDeadLane<double>);
     const auto half_width = hn::Set(dd, job.grid.half_width), step = hn::Set(dd, job.grid.step);
     const auto center = hn::Set(dd, job.grid.center_re);
     const auto x_begin = hn::Set(dd, double(job.x_begin));
@@ -63,63 +67,95 @@ HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, 
     for (size_t x = 0; x < padded_width; x += n) {
         const auto column = hn::Iota(dd, double(x));
         // grid.re(x) = center_re + ((x + 0.5) - half_width) * step, operation for operation.
-        auto re = hn::Add(center, hn::Mul(hn::Sub(hn::Add(hn::Add(column, x_begin), half), half_width), step));
-        re = ToDouble(dd, FromDouble(dt, re));  // round to T (a no-op for double)
-        auto dead = column >= width;
-        if (job.cardioid_bulb) {
-            // in_cardioid_or_period2_bulb(), operation for operation.
-            const auto xq = hn::Sub(re, quarter);
-            const auto q = hn::Add(hn::Mul(xq, xq), y2);
-            const auto cardioid = hn::Mul(q, hn::Add(q, xq)) <= quarter_y2;
-            const auto xb = hn::Add(re, one);
-            const auto bulb = hn::Add(hn::Mul(xb, xb), y2) <= sixteenth;
-            dead = hn::Or(dead, hn::Or(cardioid, bulb));
-        }
-        hn::StoreU(FromDouble(dt, hn::IfThenElse(dead, nan, re)), dt, cr_out + x);
+        const auto re = hn::Add(center, hn::Mul(hn::Sub(hn::Add(hn::Add(column, x_begin), half), half_width), step));
+        hn::StoreU(FromDouble(dt, hn::IfThenElse(column >= width, nan, re)), dt, re_out + x);
     }
 }
 
-// Smooth values of one row from (iterations, |z_k|^2), vectorised in double:
-// mu = k + 1 - log2(0.5 * ln|z_k|^2), clamped at 0, for pixels that escaped (|z|^2 > R^2);
-// kInteriorMu for the others. Highway's Log/Log2 are within 4 and 2 ulp (double) of libm's,
-// far below float's rounding: mu comes out as the reference's smooth_mu() except when that
-// double lands within a few ulp of a float rounding boundary (about one pixel in 10^8), and
-// then by one float ulp. Also sums the row's iterations and escaped pixels.
+// The box that holds the main cardioid (re in [-0.75, 0.375], |im| <= 3 sqrt(3) / 8 = 0.6495) and
+// the period-2 bulb (re in [-1.25, -0.75], |im| <= 0.25), with a margin far above the test's
+// rounding: no point outside it passes in_cardioid_or_period2_bulb().
+inline constexpr double kShapesMinRe = -1.26, kShapesMaxRe = 0.38, kShapesMaxIm = 0.66;
+
+// Row coordinates: the chunk's column coordinates, with kDeadLane where the cardioid/bulb test (in
+// double on the rounded coordinates, operation for operation as the reference) settles a pixel.
+// Only the columns [shapes_begin, shapes_end) (rounded out to whole vectors) can hold such
+// pixels, and only on rows within the box.
 template <typename T>
-HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k, const T* norm,
-                                float* mu, double* iterations, uint64_t* escaped) {
+HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, const T* re,
+                               size_t shapes_begin, size_t shapes_end, T* cr_out) {
+    std::copy(re, re + padded_width, cr_out);
+    const double ci = double(T(job.grid.im(y)));
+    if (!job.cardioid_bulb || !(std::fabs(ci) <= kShapesMaxIm)) return;
     const hn::ScalableTag<double> dd;
     const hn::Rebind<T, decltype(dd)> dt;
-    const hn::Rebind<hwy::MakeSigned<T>, decltype(dd)> dk;
-    const hn::Rebind<float, decltype(dd)> df;
     const size_t n = hn::Lanes(dd);
-    const auto one = hn::Set(dd, 1.0), half = hn::Set(dd, 0.5), zero = hn::Zero(dd);
-    const auto bailout = hn::Set(dd, kBailoutRadius * kBailoutRadius);
-    const auto interior = hn::Set(dd, double(kInteriorMu));
-    auto sum = hn::Zero(dd);
+    const auto y2 = hn::Set(dd, ci * ci);
+    const auto quarter_y2 = hn::Set(dd, 0.25 * (ci * ci));
+    const auto quarter = hn::Set(dd, 0.25), one = hn::Set(dd, 1.0);
+    const auto sixteenth = hn::Set(dd, 0.0625), nan = hn::Set(dd, kDeadLane<double>);
+    for (size_t x = shapes_begin / n * n; x < shapes_end; x += n) {
+        const auto c = ToDouble(dd, hn::LoadU(dt, re + x));
+        // in_cardioid_or_period2_bulb(), operation for operation (NaN padding fails both).
+        const auto xq = hn::Sub(c, quarter);
+        const auto q = hn::Add(hn::Mul(xq, xq), y2);
+        const auto cardioid = hn::Mul(q, hn::Add(q, xq)) <= quarter_y2;
+        const auto xb = hn::Add(c, one);
+        const auto bulb = hn::Add(hn::Mul(xb, xb), y2) <= sixteenth;
+        hn::StoreU(FromDouble(dt, hn::IfThenElse(hn::Or(cardioid, bulb), nan, c)), dt, cr_out + x);
+    }
+}
+
+// Smooth values of one row from (iterations, |z_k|^2), in float, as many lanes as T has:
+// mu = k + 1 - log2(0.5 * ln|z_k|^2), clamped at 0, for pixels that escaped (|z|^2 > R^2, tested
+// in T); kInteriorMu for the others. Float logs (Highway's, within a few ulp) instead of the
+// reference's double libm logs: two double logs per pixel cost a fifth of a full-view frame,
+// more than most exterior pixels' iterations. mu then differs from smooth_mu() by a few float
+// ulps at most (1e-6 at mu ~ 4, float rounding at larger mu), far inside the 1e-3 the paths are
+// held to; escape counts are integers and exact. Also sums the row's iterations and escaped pixels.
+template <typename T>
+HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k, const T* norm,
+                                float* mu, uint64_t* iterations, uint64_t* escaped) {
+    using TI = hwy::MakeSigned<T>;
+    const hn::ScalableTag<T> dt;
+    const hn::RebindToSigned<decltype(dt)> dk;
+    const hn::Rebind<float, decltype(dt)> df;  // as many float lanes as dt has
+    const hn::ScalableTag<int64_t> d64;
+    const size_t n = hn::Lanes(dt);
+    const auto one = hn::Set(df, 1.0f), half = hn::Set(df, 0.5f), zero = hn::Zero(df);
+    const auto bailout = hn::Set(dt, T(kBailoutRadius * kBailoutRadius));
+    const auto interior = hn::Set(df, kInteriorMu);
+    const auto inv_ln2 = hn::Set(df, 1.44269504088896340736f);
+    auto sum = hn::Zero(d64);
     size_t escaped_count = 0;
     for (size_t x = 0; x < padded_width; x += n) {
-        const auto kd = ToDouble(dd, hn::LoadU(dk, k + x));
-        const auto nd = ToDouble(dd, hn::LoadU(dt, norm + x));
-        const auto escaped_mask = nd > bailout;
-        sum = hn::Add(sum, kd);
-        if (hn::AllFalse(dd, escaped_mask)) {  // all interior (or settled): no logs to take
-            hn::StoreU(hn::DemoteTo(df, interior), df, mu + x);
+        const auto kv = hn::LoadU(dk, k + x);
+        if constexpr (sizeof(TI) == 8) {
+            sum = hn::Add(sum, kv);
+        } else {  // int32 counts, widened to int64 a part at a time
+            const hn::Rebind<TI, decltype(d64)> dk_part;
+            for (size_t j = 0; j < n; j += hn::Lanes(d64)) sum = hn::Add(sum, hn::PromoteTo(d64, hn::LoadU(dk_part, k + x + j)));
+        }
+        const auto nv = hn::LoadU(dt, norm + x);
+        const auto escaped_t = nv > bailout;
+        if (hn::AllFalse(dt, escaped_t)) {  // all interior (or settled): no logs to take
+            hn::StoreU(interior, df, mu + x);
             continue;
         }
-        // Highway's Log without its subnormal handling: |z_k|^2 > R^2 and ln|z_k| > 5 are
-        // normal numbers (interior lanes, |z|^2 = 0, are overwritten below). Log2 is Log times
-        // 1/ln 2, exactly as Highway's Log2 computes it.
-        const auto ln_norm = hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, nd);
-        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(dd), hn::Vec<decltype(dd)>, false>(dd, hn::Mul(half, ln_norm)),
-                                          hn::Set(dd, 1.44269504088896340735992));
-        auto m = hn::Sub(hn::Add(kd, one), log2_half_ln);
+        // |z|^2 in float, 0 where not escaped: rounding never takes an escaped |z|^2 below R^2
+        // (a float), so escaped lanes are those above 0.
+        const auto nf = ToFloat(df, hn::IfThenElseZero(escaped_t, nv));
+        const auto escaped_mask = nf > zero;
+        // Highway's Log without its subnormal handling: |z_k|^2 > R^2 and ln|z_k| > 5 are normal
+        // numbers; interior lanes (|z|^2 = 0) are overwritten below. log2 is ln times 1/ln 2.
+        const auto ln_norm = hn::impl::Log<decltype(df), hn::Vec<decltype(df)>, false>(df, nf);
+        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(df), hn::Vec<decltype(df)>, false>(df, hn::Mul(half, ln_norm)), inv_ln2);
+        auto m = hn::Sub(hn::Add(ToFloat(df, hn::ConvertTo(dt, kv)), one), log2_half_ln);
         m = hn::IfThenElse(m > zero, m, zero);
-        m = hn::IfThenElse(escaped_mask, m, interior);
-        hn::StoreU(hn::DemoteTo(df, m), df, mu + x);
-        escaped_count += hn::CountTrue(dd, escaped_mask);
+        hn::StoreU(hn::IfThenElse(escaped_mask, m, interior), df, mu + x);
+        escaped_count += hn::CountTrue(dt, escaped_t);
     }
-    *iterations += hn::GetLane(hn::SumOfLanes(dd, sum));
+    *iterations += uint64_t(hn::GetLane(hn::SumOfLanes(d64, sum)));
     *escaped += escaped_count;
 }
 
