@@ -122,8 +122,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // with c, ci and the saved orbit value as memory operands.
 constexpr int kGroup = 4;
 
-// First round: steps 1..32. Later rounds double: (32, 64], (64, 128], ... so that every round
-// ends on a Brent save step of the reference (a power of two).
+// First round: steps 1..32, ending on the first periodicity save. Later rounds double:
+// (32, 64], (64, 128], ...
 constexpr int kFirstRoundSteps = 32;
 static_assert(kFirstRoundSteps == kPeriodicityFirstSave, "round 0 ends on the first periodicity save");
 
