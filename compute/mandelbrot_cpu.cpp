@@ -46,8 +46,8 @@
 // Shortcuts (each switchable, both leave the picture unchanged):
 //   cardioid/bulb: see 1. above; such pixels cost 0 iterations.
 //   periodicity: exactly as the reference: z is saved on the schedule of next_periodicity_save()
-//   (2, 4, 8, ... then every periodicity_interval() steps) and compared exactly with every later
-//   z; a repeat means the orbit is periodic in this arithmetic.
+//   (32, 64, ... then every periodicity_interval() steps) and compared exactly with every z
+//   after the first save; a repeat means the orbit is periodic in this arithmetic.
 // Iterations are counted like the reference: k for a pixel escaping at step k, max_iterations
 // for interior pixels, k at a periodicity hit, 0 for the cardioid/bulb.
 
@@ -229,7 +229,8 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interv
         if constexpr (kPeriodicity) {
             auto gap = [&](int v) { return hn::BitCast(di, hn::Abs(hn::Sub(g.zr[v], g.sr[v]))); };
             event = hn::Or(event, hn::Min(hn::Min(gap(0), gap(1)), hn::Min(gap(2), gap(3))) == zero_bits);
-        }        if (HWY_UNLIKELY(!hn::AllFalse(di, event))) {
+        }
+        if (HWY_UNLIKELY(!hn::AllFalse(di, event))) {
             const auto kv = hn::Set(di, hwy::MakeSigned<T>(k));
             for (int v = 0; v < kGroup; ++v) {
                 const auto escaped = norm[v] > bailout;  // dead (NaN) lanes never qualify
