@@ -2,21 +2,16 @@
 // check (see compare_worker.h).
 #include "render/compare_worker.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <exception>
 #include <vector>
 
 #include "compute/frame_compare.h"
 #include "compute/palette.h"
+#include "render/worker_requests.h"
 
 namespace ms {
 
 namespace {
-
-constexpr int kWorkerNice = 5;  // as the window's CPU renderer: below the UI thread
 
 // Publishes `update` into the shared status if the job is still the current one.
 template <typename Update>
@@ -79,32 +74,17 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
 }
 
 void worker_main(CompareWorker* w) {
-    // Linux keeps nice values per thread and new threads inherit them: the OpenMP team too.
-    setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), kWorkerNice);
-    for (;;) {
-        View view;
-        Precision precision;
-        PaletteTable palette;
-        uint64_t id;
-        {
-            std::unique_lock lock(w->mutex);
-            w->wake.wait(lock, [w] { return w->quit || w->has_request; });
-            if (w->quit) return;
-            view = w->request_view;
-            precision = w->request_precision;
-            palette = w->request_palette;
-            id = w->request_id;
-            w->has_request = false;
-            w->cancel = false;
+    serve_worker_requests(
+        *w,
+        [w](const WorkerRequest& r) {
             w->cpu_rows_done = 0;
             w->status = CompareStatus{};
-            w->status.id = id;
-            w->status.view = view;
-            w->status.precision = precision;
+            w->status.id = r.id;
+            w->status.view = r.view;
+            w->status.precision = r.precision;
             w->status.running = true;
-        }
-        run_job(*w, view, precision, palette, id);
-    }
+        },
+        [w](const WorkerRequest& r) { run_job(*w, r.view, r.precision, r.palette, r.id); });
 }
 
 }  // namespace

@@ -1,16 +1,12 @@
 // cpu_render_worker.cpp: progressive CPU rendering on a worker thread (see the header).
 #include "render/cpu_render_worker.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
-
 #include "render/view_math.h"
+#include "render/worker_requests.h"
 
 namespace ms {
 
@@ -18,7 +14,6 @@ namespace {
 
 constexpr int kCoarseBlock = 8;    // the coarse pass samples one pixel per 8x8 block
 constexpr int kBandsPerFrame = 32; // the full pass is shown in about this many bands
-constexpr int kWorkerNice = 5;     // below the UI thread, above background jobs
 
 // The coarse view: one pixel per block x block, on exactly the block centres of `view`'s
 // grid. Its size is rounded up, so its centre moves by half the extra width/height.
@@ -106,27 +101,9 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
 }
 
 void worker_main(CpuRenderWorker* w) {
-    // Linux keeps nice values per thread, and threads inherit them: the OpenMP team this
-    // thread starts runs niced too.
-    setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), kWorkerNice);
-    for (;;) {
-        View view;
-        Precision precision;
-        PaletteTable palette;
-        uint64_t id;
-        {
-            std::unique_lock lock(w->mutex);
-            w->wake.wait(lock, [w] { return w->quit || w->has_request; });
-            if (w->quit) return;
-            view = w->request_view;
-            precision = w->request_precision;
-            palette = w->request_palette;
-            id = w->request_id;
-            w->has_request = false;
-            w->cancel = false;
-        }
-        render_progressively(*w, view, precision, palette, id);
-    }
+    serve_worker_requests(
+        *w, [](const WorkerRequest&) {},
+        [w](const WorkerRequest& r) { render_progressively(*w, r.view, r.precision, r.palette, r.id); });
 }
 
 }  // namespace
