@@ -24,8 +24,8 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
         return kInteriorMu;
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     T zr = 0, zi = 0;
-    // Periodicity: remember z at the save steps of next_periodicity_save() and compare every z
-    // after the first save with it exactly. An exact repeat means the floating-point orbit is
+    // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
+    // it exactly at the steps of periodicity_compare_step(). An exact repeat means the floating-point orbit is
     // periodic from there on, so it would never escape in this arithmetic either: the pixel comes
     // out exactly as without the check.
     T saved_r = 0, saved_i = 0;
@@ -42,7 +42,7 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
             return smooth_mu(k, double(norm));
         }
         if (shortcuts.periodicity) {
-            if (k > kPeriodicityFirstSave && zr == saved_r && zi == saved_i) {
+            if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
                 return kInteriorMu;
             }

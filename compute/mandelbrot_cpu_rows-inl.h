@@ -106,7 +106,17 @@ HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, 
     }
 }
 
-// Smooth values of one row from (iterations, |z_k|^2), in float, as many lanes as T has:
+// Pixels per step of RowSmoothValues<T>, a multiple of T's lanes: a whole float vector where two
+// vectors of T fill one (double), so that the logs run on full vectors.
+template <typename T>
+HWY_INLINE size_t SmoothValuesStep() {
+    const hn::ScalableTag<T> dt;
+    const hn::ScalableTag<float> df;
+    return HWY_TARGET != HWY_SCALAR && hn::MaxLanes(df) == 2 * hn::MaxLanes(dt) ? hn::Lanes(df) : hn::Lanes(dt);
+}
+
+// Smooth values of one row from (iterations, |z_k|^2), in float, SmoothValuesStep<T>() pixels at a
+// time:
 // mu = k + 1 - log2(0.5 * ln|z_k|^2), clamped at 0, for pixels that escaped (|z|^2 > R^2, tested
 // in T); kInteriorMu for the others. Float logs (Highway's, within a few ulp) instead of the
 // reference's double libm logs: two double logs per pixel cost a fifth of a full-view frame,
@@ -119,16 +129,15 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
     using TI = hwy::MakeSigned<T>;
     const hn::ScalableTag<T> dt;
     const hn::RebindToSigned<decltype(dt)> dk;
-    const hn::Rebind<float, decltype(dt)> df;  // as many float lanes as dt has
+    const hn::Rebind<float, decltype(dt)> dh;  // as many float lanes as dt has
     const hn::ScalableTag<int64_t> d64;
     const size_t n = hn::Lanes(dt);
-    const auto one = hn::Set(df, 1.0f), half = hn::Set(df, 0.5f), zero = hn::Zero(df);
     const auto bailout = hn::Set(dt, T(kBailoutRadius * kBailoutRadius));
-    const auto interior = hn::Set(df, kInteriorMu);
-    const auto inv_ln2 = hn::Set(df, 1.44269504088896340736f);
     auto sum = hn::Zero(d64);
     size_t escaped_count = 0;
-    for (size_t x = 0; x < padded_width; x += n) {
+    // n pixels from x: their iteration counts (summed), and |z|^2 in float, 0 where not escaped:
+    // rounding never takes an escaped |z|^2 below R^2 (a float), so escaped lanes are those above 0.
+    auto load = [&](size_t x, hn::Vec<decltype(dh)>* k_float) {
         const auto kv = hn::LoadU(dk, k + x);
         if constexpr (sizeof(TI) == 8) {
             sum = hn::Add(sum, kv);
@@ -136,24 +145,48 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
             const hn::Rebind<TI, decltype(d64)> dk_part;
             for (size_t j = 0; j < n; j += hn::Lanes(d64)) sum = hn::Add(sum, hn::PromoteTo(d64, hn::LoadU(dk_part, k + x + j)));
         }
+        *k_float = ToFloat(dh, hn::ConvertTo(dt, kv));
         const auto nv = hn::LoadU(dt, norm + x);
-        const auto escaped_t = nv > bailout;
-        if (hn::AllFalse(dt, escaped_t)) {  // all interior (or settled): no logs to take
-            hn::StoreU(interior, df, mu + x);
-            continue;
+        return ToFloat(dh, hn::IfThenElseZero(nv > bailout, nv));
+    };
+    // mu from n_float = |z|^2 (0: not escaped) and k_float, stored at mu_out.
+    auto smooth = [&](auto df, auto n_float, auto k_float, float* mu_out) {
+        const auto zero = hn::Zero(df), interior = hn::Set(df, kInteriorMu);
+        const auto escaped_mask = n_float > zero;
+        if (hn::AllFalse(df, escaped_mask)) {  // all interior (or settled): no logs to take
+            hn::StoreU(interior, df, mu_out);
+            return;
         }
-        // |z|^2 in float, 0 where not escaped: rounding never takes an escaped |z|^2 below R^2
-        // (a float), so escaped lanes are those above 0.
-        const auto nf = ToFloat(df, hn::IfThenElseZero(escaped_t, nv));
-        const auto escaped_mask = nf > zero;
         // Highway's Log without its subnormal handling: |z_k|^2 > R^2 and ln|z_k| > 5 are normal
         // numbers; interior lanes (|z|^2 = 0) are overwritten below. log2 is ln times 1/ln 2.
-        const auto ln_norm = hn::impl::Log<decltype(df), hn::Vec<decltype(df)>, false>(df, nf);
-        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(df), hn::Vec<decltype(df)>, false>(df, hn::Mul(half, ln_norm)), inv_ln2);
-        auto m = hn::Sub(hn::Add(ToFloat(df, hn::ConvertTo(dt, kv)), one), log2_half_ln);
+        using VF = hn::Vec<decltype(df)>;
+        const auto ln_norm = hn::impl::Log<decltype(df), VF, false>(df, n_float);
+        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(df), VF, false>(df, hn::Mul(hn::Set(df, 0.5f), ln_norm)),
+                                          hn::Set(df, 1.44269504088896340736f));
+        auto m = hn::Sub(hn::Add(k_float, hn::Set(df, 1.0f)), log2_half_ln);
         m = hn::IfThenElse(m > zero, m, zero);
-        hn::StoreU(hn::IfThenElse(escaped_mask, m, interior), df, mu + x);
-        escaped_count += hn::CountTrue(dt, escaped_t);
+        hn::StoreU(hn::IfThenElse(escaped_mask, m, interior), df, mu_out);
+        escaped_count += hn::CountTrue(df, escaped_mask);
+    };
+#if HWY_TARGET != HWY_SCALAR  // (one lane: no Combine)
+    const hn::ScalableTag<float> df;
+    if constexpr (hn::MaxLanes(df) == 2 * hn::MaxLanes(dt)) {
+        // double: two vectors make one float vector, so the logs run at full width (in double's
+        // own width they were 18% of a full-view frame).
+        for (size_t x = 0; x < padded_width; x += 2 * n) {
+            hn::Vec<decltype(dh)> k_lo, k_hi;
+            const auto n_lo = load(x, &k_lo);
+            const auto n_hi = load(x + n, &k_hi);
+            smooth(df, hn::Combine(df, n_hi, n_lo), hn::Combine(df, k_hi, k_lo), mu + x);
+        }
+    } else
+#endif
+    {
+        for (size_t x = 0; x < padded_width; x += n) {
+            hn::Vec<decltype(dh)> k_float;
+            const auto n_float = load(x, &k_float);
+            smooth(dh, n_float, k_float, mu + x);
+        }
     }
     *iterations += uint64_t(hn::GetLane(hn::SumOfLanes(d64, sum)));
     *escaped += escaped_count;
