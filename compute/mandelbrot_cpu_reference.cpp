@@ -25,9 +25,9 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     T zr = 0, zi = 0;
     // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
-    // it exactly at the steps of periodicity_compare_step(). An exact repeat means the floating-point orbit is
-    // periodic from there on, so it would never escape in this arithmetic either: the pixel comes
-    // out exactly as without the check.
+    // it exactly at the steps of periodicity_compare_step(). An exact repeat means the
+    // floating-point orbit is periodic from there on, so it would never escape in this
+    // arithmetic either: the pixel comes out exactly as without the check.
     T saved_r = 0, saved_i = 0;
     const int interval = periodicity_interval(max_iterations);
     int next_save = next_periodicity_save(0, interval);
