@@ -121,15 +121,6 @@ CompareStatus poll_compare(CompareWorker& worker) {
     return status;
 }
 
-void stop_compare_worker(CompareWorker& worker) {
-    if (!worker.thread.joinable()) return;
-    {
-        std::lock_guard lock(worker.mutex);
-        worker.quit = true;
-        worker.cancel = true;
-        worker.wake.notify_one();
-    }
-    worker.thread.join();
-}
+void stop_compare_worker(CompareWorker& worker) { stop_worker_thread(worker); }
 
 }  // namespace ms

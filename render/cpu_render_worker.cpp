@@ -140,15 +140,6 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
     return status;
 }
 
-void stop_cpu_render_worker(CpuRenderWorker& worker) {
-    if (!worker.thread.joinable()) return;
-    {
-        std::lock_guard lock(worker.mutex);
-        worker.quit = true;
-        worker.cancel = true;
-        worker.wake.notify_one();
-    }
-    worker.thread.join();
-}
+void stop_cpu_render_worker(CpuRenderWorker& worker) { stop_worker_thread(worker); }
 
 }  // namespace ms

@@ -1,4 +1,4 @@
-// worker_requests.h: the request loop the window's background workers share (the progressive
+// worker_requests.h: the request loop (and its stop) the window's background workers share (the progressive
 // CPU renderer, cpu_render_worker; Compare, compare_worker). Each worker struct holds a mutex,
 // a condition variable `wake`, an atomic `cancel`, `quit`, and one pending request
 // (`has_request`, request_view, request_precision, request_palette, request_id).
@@ -47,6 +47,20 @@ void serve_worker_requests(Worker& w, OnTake on_take, Serve serve) {
         }
         serve(request);
     }
+}
+
+// Stops the worker's thread (if it runs): cancels the frame in progress, tells the loop above to
+// quit, and joins.
+template <class Worker>
+void stop_worker_thread(Worker& w) {
+    if (!w.thread.joinable()) return;
+    {
+        std::lock_guard lock(w.mutex);
+        w.quit = true;
+        w.cancel = true;
+        w.wake.notify_one();
+    }
+    w.thread.join();
 }
 
 }  // namespace ms
