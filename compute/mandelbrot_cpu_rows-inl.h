@@ -72,11 +72,6 @@ HWY_INLINE void ColumnCoordinates(const ChunkJob& job, size_t padded_width, T* r
     }
 }
 
-// The box that holds the main cardioid (re in [-0.75, 0.375], |im| <= 3 sqrt(3) / 8 = 0.6495) and
-// the period-2 bulb (re in [-1.25, -0.75], |im| <= 0.25), with a margin far above the test's
-// rounding: no point outside it passes in_cardioid_or_period2_bulb().
-inline constexpr double kShapesMinRe = -1.26, kShapesMaxRe = 0.38, kShapesMaxIm = 0.66;
-
 // Row coordinates: the chunk's column coordinates, with kDeadLane where the cardioid/bulb test (in
 // double on the rounded coordinates, operation for operation as the reference) settles a pixel.
 // Only the columns [shapes_begin, shapes_end) (rounded out to whole vectors) can hold such

@@ -237,12 +237,13 @@ __device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s, 
     }
 }
 
-// The cardioid/bulb test exactly as the reference calls it (in double, on the rounded c), behind a
-// box that holds both shapes (x in [-1.25, 0.25], |y| <= 3*sqrt(3)/8), so the double-precision
+// The cardioid/bulb test exactly as the reference calls it (in double, on the rounded c), behind
+// the box that holds both shapes (kShapesMinRe..., mandelbrot_math.h), so the double-precision
 // test only runs near them.
 template <typename T>
 __device__ __forceinline__ bool known_interior(T cr, T ci) {
-    if (!(cr >= T(-1.26) && cr <= T(0.26) && ci >= T(-0.66) && ci <= T(0.66))) return false;
+    if (!(cr >= T(kShapesMinRe) && cr <= T(kShapesMaxRe) && ci >= T(-kShapesMaxIm) && ci <= T(kShapesMaxIm)))
+        return false;
     return in_cardioid_or_period2_bulb(double(cr), double(ci));
 }
 

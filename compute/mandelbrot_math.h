@@ -39,6 +39,12 @@ MS_HD inline bool in_cardioid_or_period2_bulb(double x, double y) {
     return xb * xb + y2 <= 0.0625;
 }
 
+// The box that holds the main cardioid (re in [-0.75, 0.375], |im| <= 3 sqrt(3) / 8 = 0.6495) and
+// the period-2 bulb (re in [-1.25, -0.75], |im| <= 0.25), with a margin far above the test's
+// rounding: no point outside it passes in_cardioid_or_period2_bulb(). (The cardioid reaches
+// past its cusp at 1/4: its rightmost points are 3/8 +- 0.2165i.)
+inline constexpr double kShapesMinRe = -1.26, kShapesMaxRe = 0.38, kShapesMaxIm = 0.66;
+
 // Periodicity checking, the schedule the CPU paths follow: z is saved at steps 32, 64, 128, ...
 // until the saves are `interval` steps apart, then every `interval` steps, and z is compared
 // exactly with the saved value at every fourth step after the first save (periodicity_compare_step).
