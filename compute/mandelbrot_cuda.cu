@@ -23,7 +23,8 @@
 //    (A first version kept each tile's survivors inside its block: the few blocks holding the
 //    interior then ran long on a handful of SMs while the others idled, ~2x slower on the full
 //    view.) Survivors run blocks of N steps with a single escape test; on escape the lane redoes
-//    the block step by step from its saved start, so k stays exact.
+//    the block step by step from its saved start, so k stays exact. A queue entry carries c as
+//    well as z, so a refill neither divides the pixel index nor recomputes c in double.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -84,12 +85,15 @@ struct KernelParams {
     uint32_t* rgba = nullptr;     // may be null
     float* mu = nullptr;          // may be null
     unsigned long long* counters = nullptr;  // [kCounterStripes][kStripeWords]: iterations, escaped
-    // The survivors' queue (phase 1 -> phase 2): pixel index (y * rect_width + x) and z.
+    // The survivors' queue (phase 1 -> phase 2): pixel index (y * rect_width + x), c and z.
     int* queue_count = nullptr;  // entries appended by the tile kernel
     int* queue_head = nullptr;   // entries taken by the survivors kernel
     int* queue_pixel = nullptr;
     void* queue_zr = nullptr;    // T[]
     void* queue_zi = nullptr;
+    void* queue_cr = nullptr;
+    void* queue_ci = nullptr;
+    bool float_positions = false; // every mu of this frame maps below 2^19 entries: float suffices
 };
 
 template <typename T>
@@ -167,28 +171,30 @@ __device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
 
 // The palette entry for mu. In float while the position stays below 2^19 entries (error < 1/32
 // of an expanded entry: mu below ~6,000 at density 1), else in double like colorize().
+// kFloatOnly: the host has checked that every mu of the frame maps below 2^19 entries
+// (KernelParams::float_positions), so the range test and the double path go.
+template <bool kFloatOnly = false>
 __device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
     if (!(mu >= 0.0f)) return p.interior_rgba;
     const float position = __fmaf_rn(mu, p.palette_scale_f, p.palette_offset_f);
     long long entry;
-    if (fabsf(position) < 524288.0f)
+    if (kFloatOnly || fabsf(position) < 524288.0f)
         entry = __float2int_rd(position);
     else
         entry = __double2ll_rd(__fma_rn(double(mu), p.palette_scale, p.palette_offset));
     return __ldg(p.palette + (entry & (kExpandedPaletteSize - 1)));
 }
 
-__device__ __forceinline__ void write_pixel(const KernelParams& p, int x, int y, float mu) {
-    const size_t i = size_t(y) * size_t(p.rect_width) + size_t(x);
-    if (p.rgba) p.rgba[i] = colour_of(p, mu);
-    if (p.mu) p.mu[i] = mu;
+__device__ __forceinline__ void write_pixel(const KernelParams& p, size_t offset, float mu) {
+    if (p.rgba) p.rgba[offset] = colour_of(p, mu);
+    if (p.mu) p.mu[offset] = mu;
 }
 
 // The same with the outputs known at compile time (the tile kernel writes most pixels; this
-// saves the pointer tests) and a 32-bit pixel offset (frames hold fewer than 2^31 pixels).
-template <bool kRgba, bool kMu>
+// saves the pointer tests). kColour: 0 no RGBA, 1 RGBA with float positions, 2 RGBA in general.
+template <int kColour, bool kMu>
 __device__ __forceinline__ void write_pixel_at(const KernelParams& p, unsigned offset, float mu) {
-    if constexpr (kRgba) p.rgba[offset] = colour_of(p, mu);
+    if constexpr (kColour != 0) p.rgba[offset] = colour_of<kColour == 1>(p, mu);
     if constexpr (kMu) p.mu[offset] = mu;
 }
 
@@ -255,7 +261,9 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 
 // Steps one by one from iteration k up to `limit`, testing every step; returns true at the first
 // escape (k is then its iteration and n its |z|^2). Unrolled by four with one loop test per four
-// steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch).
+// steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch). (Testing only
+// the largest of four |z|^2, with 3 FMNMX, issued fewer instructions per step but ran the steps
+// after an escape for nothing: the tile kernel got 7% slower.)
 template <typename T, bool kFused>
 __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
@@ -290,7 +298,7 @@ __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k,
 // round (neighbours share their fate), S iterations per pixel tested one by one. Escaped and
 // interior pixels are written; the survivors are gathered in shared memory and appended to the
 // global queue with one atomic per block (coalesced copy).
-template <typename T, bool kFused, bool kRgba, bool kMu>
+template <typename T, bool kFused, int kColour, bool kMu>
 __global__ void __launch_bounds__(kBlockThreads, 8)  // <= 32 registers: full occupancy
 mandelbrot_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -317,21 +325,21 @@ mandelbrot_kernel(KernelParams p) {
     if (threadIdx.x == 0) queue_count = 0;
     __syncthreads();
 
-    // This thread's column and first row; each round moves down 8 rows.
+    // This thread's column and first row; each round moves down 8 rows. live_rows: the tile's
+    // rows inside the rectangle, none where the column is outside it (one test per round).
     const int col = (warp & 3) * 8 + (lane & 7);
-    const int x = tile_x + col;
     const T cr = tile_cr[col];
-    const bool column_live = x < p.rect_width;
+    const int live_rows = tile_x + col < p.rect_width ? min(tile_height, p.rect_height - tile_y) : 0;
     const int first = p.first_phase_iterations;
     const bool may_skip = first >= 3;
     unsigned iterations = 0, escaped_pixels = 0;  // at most 8 rounds x S each: fits easily
     int row = (warp >> 2) * 4 + (lane >> 3);
-    for (int round = 0; round < p.tile_rounds; ++round, row += kRoundHeight) {
-        const int y = tile_y + row;
-        const T ci = tile_ci[row];
+    unsigned offset = unsigned(tile_y + row) * unsigned(p.rect_width) + unsigned(tile_x + col);
+    for (int round = 0; round < p.tile_rounds; ++round) {
         bool survivor = false;
         Orbit<T> o;
-        if (column_live && y < p.rect_height) {
+        if (row < live_rows) {
+            const T ci = tile_ci[row];
             float mu = kInteriorMu;
             if (!(p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
                 // z_1 = c (the reference's 0*0 - 0*0 + c has the same value), so k starts at 1.
@@ -360,7 +368,7 @@ mandelbrot_kernel(KernelParams p) {
                 }
             }
             // One write for every pixel finished here (a single store per warp and round).
-            if (!survivor) write_pixel_at<kRgba, kMu>(p, unsigned(y) * unsigned(p.rect_width) + unsigned(x), mu);
+            if (!survivor) write_pixel_at<kColour, kMu>(p, offset, mu);
         }
         // Queue the survivors in shared memory, one shared atomic per warp.
         const unsigned survivors = __ballot_sync(kFullMask, survivor);
@@ -375,24 +383,29 @@ mandelbrot_kernel(KernelParams p) {
                 queue_zi[slot] = o.zi;
             }
         }
+        row += kRoundHeight;
+        offset += unsigned(p.rect_width) * kRoundHeight;
     }
     LaneStats stats;
     stats.iterations = iterations;
     stats.escaped = escaped_pixels;
     __syncthreads();
-    // Append them to the global queue: one global atomic per block, then a coalesced copy.
+    // Append them to the global queue: one global atomic per block, then a coalesced copy (c
+    // comes from the tile's tables, so phase 2 neither divides nor recomputes it).
     const int count = queue_count;
     if (count > 0) {
         if (threadIdx.x == 0) queue_base = atomicAdd(p.queue_count, count);
         __syncthreads();
         const int base = queue_base;
-        T* global_zr = static_cast<T*>(p.queue_zr);
-        T* global_zi = static_cast<T*>(p.queue_zi);
         for (int i = threadIdx.x; i < count; i += kBlockThreads) {
             const int pixel = queue_pixel[i];
-            p.queue_pixel[base + i] = (tile_y + (pixel >> 5)) * p.rect_width + tile_x + (pixel & (kTileWidth - 1));
-            global_zr[base + i] = queue_zr[i];
-            global_zi[base + i] = queue_zi[i];
+            const int pixel_row = pixel >> 5, pixel_col = pixel & (kTileWidth - 1);
+            const int entry = base + i;
+            p.queue_pixel[entry] = (tile_y + pixel_row) * p.rect_width + tile_x + pixel_col;
+            static_cast<T*>(p.queue_cr)[entry] = tile_cr[pixel_col];
+            static_cast<T*>(p.queue_ci)[entry] = tile_ci[pixel_row];
+            static_cast<T*>(p.queue_zr)[entry] = queue_zr[i];
+            static_cast<T*>(p.queue_zi)[entry] = queue_zi[i];
         }
     }
     flush_stats<true>(p, stats, threadIdx.x, kBlockThreads);
@@ -422,14 +435,15 @@ mandelbrot_survivors_kernel(KernelParams p) {
         bool drained = false;                    // warp-uniform: the queue has no entries left
         int chunk_next = 0, chunk_end = 0;       // warp-uniform: this warp's entries to hand out
         bool have = false;
-        int x = 0, y = 0, k = 0;
+        unsigned have_mask = 0;                  // warp-uniform: the lanes that hold a pixel
+        int pixel = 0, k = 0;
         T cr = 0, ci = 0;
         Orbit<T> o;
         T saved_zr = 0, saved_zi = 0;
         int blocks = 0, next_save = 1;
         for (;;) {
             // Refill the idle lanes from the warp's chunk, taking new chunks as needed.
-            unsigned need = drained ? 0u : __ballot_sync(kFullMask, !have);
+            unsigned need = drained ? 0u : ~have_mask;
             while (need) {
                 if (chunk_next >= chunk_end) {
                     int start = 0;
@@ -444,14 +458,11 @@ mandelbrot_survivors_kernel(KernelParams p) {
                 }
                 const int available = chunk_end - chunk_next;
                 const int rank = __popc(need & lanemask_lt());
-                const bool mine = ((need >> lane) & 1u) && rank < available;
-                if (mine) {
+                if (((need >> lane) & 1u) && rank < available) {
                     const int entry = chunk_next + rank;
-                    const int pixel = p.queue_pixel[entry];
-                    y = pixel / p.rect_width;
-                    x = pixel - y * p.rect_width;
-                    cr = T(p.grid.re(p.rect_x + x));
-                    ci = T(p.grid.im(p.rect_y + y));
+                    pixel = p.queue_pixel[entry];
+                    cr = static_cast<const T*>(p.queue_cr)[entry];
+                    ci = static_cast<const T*>(p.queue_ci)[entry];
                     o = orbit_at(static_cast<const T*>(p.queue_zr)[entry], static_cast<const T*>(p.queue_zi)[entry]);
                     k = p.first_phase_iterations;
                     saved_zr = o.zr;
@@ -460,29 +471,29 @@ mandelbrot_survivors_kernel(KernelParams p) {
                     next_save = 1;
                     have = true;
                 }
-                const int taken = min(__popc(need), available);
-                chunk_next += taken;
-                need = __ballot_sync(kFullMask, !have);
-                if (chunk_next < chunk_end) need = 0;  // every idle lane got an entry
+                chunk_next += min(__popc(need), available);
+                have_mask = __ballot_sync(kFullMask, have);
+                need = chunk_next < chunk_end ? 0u : ~have_mask;  // else every idle lane got one
             }
-            if (!__any_sync(kFullMask, have)) break;
+            if (have_mask == 0) break;
 
             // Blocks of N steps. A lane that needs attention (its block escaped, fewer than N
-            // iterations left, or its orbit repeated) waits until p.service_batch lanes do (or no
-            // lane is still running): the finish and refill paths below then run once for several
-            // lanes instead of once per lane, which is most of phase 2's cost on boundary pixels.
+            // iterations left, or its orbit repeated) waits until p.service_batch lanes do (idle
+            // lanes that a refill could serve count too), or no lane is still running: the finish
+            // and refill paths below then run once for several lanes instead of once per lane,
+            // which is most of phase 2's cost on boundary pixels.
+            const int idle = drained ? 0 : 32 - __popc(have_mask);
             bool finish = false, periodic = false;
             for (;;) {
-                const bool running = have && !finish && !periodic;
-                if (running) {
+                if (have && !finish && !periodic) {
                     if (k > max_iterations - kBlockSteps) {
                         finish = true;  // fewer than N steps left: go one by one
                     } else {
-                        const Orbit<T> start = o;
+                        const T start_zr = o.zr, start_zi = o.zi;
 #pragma unroll
                         for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
                         if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
-                            o = start;
+                            o = orbit_at(start_zr, start_zi);
                             finish = true;
                         } else {
                             k += kBlockSteps;
@@ -498,35 +509,31 @@ mandelbrot_survivors_kernel(KernelParams p) {
                         }
                     }
                 }
-                const unsigned waiting = __ballot_sync(kFullMask, finish || periodic || (!have && !drained));
-                const unsigned still_running = __ballot_sync(kFullMask, have && !finish && !periodic);
-                if (still_running == 0 || __popc(waiting) >= p.service_batch) break;
+                const unsigned waiting = __ballot_sync(kFullMask, finish || periodic);
+                if (waiting == have_mask || __popc(waiting) + idle >= p.service_batch) break;
             }
 
-            if (periodic) {
+            // The service: the lanes whose block escaped repeat it step by step (or go one by one
+            // to max_iterations). Its exits differ per lane, so the warp meets again before the
+            // lanes that are done colour and write their pixels together.
+            T n = 0;
+            bool escaped = false;
+            if (finish) {
+                // After a block that escaped this finds the exact escape step, since it repeats
+                // the same operations.
+                const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
+                escaped = iterate_checked<T, kFused>(o, cr, ci, k, limit, n);
+            }
+            __syncwarp();
+            // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
+            // in its redo, so a finishing lane that did not escape is at max_iterations.)
+            if (periodic || escaped || (finish && k >= max_iterations)) {
                 stats.iterations += unsigned(k);
-                write_pixel(p, x, y, kInteriorMu);
+                stats.escaped += escaped ? 1u : 0u;
+                write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu(k, n) : kInteriorMu);
                 have = false;
             }
-            if (finish) {
-                // Step by step up to N more iterations (or to max_iterations): after a block that
-                // escaped this finds the exact escape step, since it repeats the same operations.
-                const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
-                T n = 0;
-                const bool escaped = iterate_checked<T, kFused>(o, cr, ci, k, limit, n);
-                if (escaped) {
-                    stats.iterations += unsigned(k);
-                    ++stats.escaped;
-                    write_pixel(p, x, y, fast_smooth_mu(k, n));
-                    have = false;
-                } else if (k >= max_iterations) {
-                    stats.iterations += unsigned(k);
-                    write_pixel(p, x, y, kInteriorMu);
-                    have = false;
-                }
-                // else (cannot happen: the redo repeats the block's operations) the pixel simply
-                // goes on in blocks.
-            }
+            have_mask = __ballot_sync(kFullMask, have);
         }
     }
     flush_stats(p, stats, threadIdx.x, kBlockThreads);
@@ -557,7 +564,7 @@ __global__ void mandelbrot_naive_kernel(KernelParams p) {
             }
         }
         stats.iterations = unsigned(k > p.max_iterations ? p.max_iterations : k);
-        write_pixel(p, x, y, mu);
+        write_pixel(p, size_t(y) * size_t(p.rect_width) + size_t(x), mu);
     }
     flush_stats(p, stats, threadIdx.y * 16 + threadIdx.x, 256);
 }
@@ -577,7 +584,9 @@ struct CudaState {
     unsigned long long* host_counters = nullptr;  // pinned
     cudaEvent_t start = nullptr, stop = nullptr;
     int* queue_pixel = nullptr;  // the survivors' queue, room for queue_pixels entries
-    void* queue_zr = nullptr;    // 8 bytes per entry, enough for either precision
+    void* queue_cr = nullptr;    // 8 bytes per entry, enough for either precision
+    void* queue_ci = nullptr;
+    void* queue_zr = nullptr;
     void* queue_zi = nullptr;
     size_t queue_pixels = 0;
     uint8_t* rgba = nullptr;  // for mandelbrot_cuda_to_host
@@ -591,6 +600,8 @@ struct CudaState {
         cudaFree(counters);
         cudaFreeHost(host_counters);
         cudaFree(queue_pixel);
+        cudaFree(queue_cr);
+        cudaFree(queue_ci);
         cudaFree(queue_zr);
         cudaFree(queue_zi);
         cudaFree(rgba);
@@ -601,7 +612,7 @@ struct CudaState {
         counters = nullptr;
         host_counters = nullptr;
         queue_pixel = nullptr;
-        queue_zr = queue_zi = nullptr;
+        queue_cr = queue_ci = queue_zr = queue_zi = nullptr;
         queue_pixels = 0;
         rgba = nullptr;
         mu = nullptr;
@@ -635,15 +646,14 @@ void ensure_device_state(CudaState& s) {
 // Room in the survivors' queue for every pixel of a frame (in the worst case all survive phase 1).
 void ensure_queue(CudaState& s, size_t pixels) {
     if (s.queue_pixels >= pixels) return;
-    CUDA_CHECK(cudaFree(s.queue_pixel));
-    CUDA_CHECK(cudaFree(s.queue_zr));
-    CUDA_CHECK(cudaFree(s.queue_zi));
+    for (void* buffer : {static_cast<void*>(s.queue_pixel), s.queue_cr, s.queue_ci, s.queue_zr, s.queue_zi})
+        CUDA_CHECK(cudaFree(buffer));
     s.queue_pixel = nullptr;
-    s.queue_zr = s.queue_zi = nullptr;
+    s.queue_cr = s.queue_ci = s.queue_zr = s.queue_zi = nullptr;
     s.queue_pixels = 0;
     CUDA_CHECK(cudaMalloc(&s.queue_pixel, pixels * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&s.queue_zr, pixels * sizeof(double)));
-    CUDA_CHECK(cudaMalloc(&s.queue_zi, pixels * sizeof(double)));
+    for (void** buffer : {&s.queue_cr, &s.queue_ci, &s.queue_zr, &s.queue_zi})
+        CUDA_CHECK(cudaMalloc(buffer, pixels * sizeof(double)));
     s.queue_pixels = pixels;
 }
 
@@ -664,23 +674,25 @@ void upload_palette(CudaState& s, const PaletteTable& palette) {
 }
 
 // The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
+// (tuning.survivor_blocks_per_sm, if set and lower, caps it: fewer lanes each take more pixels).
 template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
-void launch_survivors_kernel(const KernelParams& p, int sm_count) {
+void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, const CudaState& s) {
     auto kernel = mandelbrot_survivors_kernel<T, kFused, kBlockSteps, kPeriodicity>;
     static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
     if (blocks_per_sm == 0) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
         blocks_per_sm = std::max(blocks_per_sm, 1);
     }
-    kernel<<<sm_count * blocks_per_sm, kBlockThreads>>>(p);
+    const int cap = tuning.survivor_blocks_per_sm;
+    kernel<<<s.sm_count * (cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
 }
 
 template <typename T, bool kFused>
-void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
+void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
     auto go = [&](auto steps_tag) {
         constexpr int kSteps = decltype(steps_tag)::value;
-        if (periodicity) launch_survivors_kernel<T, kFused, kSteps, true>(p, sm_count);
-        else launch_survivors_kernel<T, kFused, kSteps, false>(p, sm_count);
+        if (periodicity) launch_survivors_kernel<T, kFused, kSteps, true>(p, tuning, s);
+        else launch_survivors_kernel<T, kFused, kSteps, false>(p, tuning, s);
     };
     switch (tuning.block_steps) {
         case 8: go(std::integral_constant<int, 8>{}); break;
@@ -690,7 +702,7 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bo
 }
 
 template <typename T>
-void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
+void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
     if (tuning.naive) {
         dim3 grid((p.rect_width + 15) / 16, (p.rect_height + 15) / 16);
         mandelbrot_naive_kernel<T><<<grid, dim3(16, 16)>>>(p);
@@ -704,17 +716,21 @@ void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, i
     const dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
     auto tile = [&](auto fused_tag) {
         constexpr bool kFused = decltype(fused_tag)::value;
-        if (p.rgba && p.mu) mandelbrot_kernel<T, kFused, true, true><<<grid, kBlockThreads, shared_bytes>>>(p);
-        else if (p.rgba) mandelbrot_kernel<T, kFused, true, false><<<grid, kBlockThreads, shared_bytes>>>(p);
-        else if (p.mu) mandelbrot_kernel<T, kFused, false, true><<<grid, kBlockThreads, shared_bytes>>>(p);
-        else mandelbrot_kernel<T, kFused, false, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+        auto go = [&](auto colour_tag) {
+            constexpr int kColour = decltype(colour_tag)::value;
+            if (p.mu) mandelbrot_kernel<T, kFused, kColour, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+            else mandelbrot_kernel<T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+        };
+        if (!p.rgba) go(std::integral_constant<int, 0>{});
+        else if (p.float_positions) go(std::integral_constant<int, 1>{});
+        else go(std::integral_constant<int, 2>{});
     };
     if (tuning.fused_multiply_add) tile(std::true_type{});
     else tile(std::false_type{});
     CUDA_CHECK_LAUNCH();
     if (p.max_iterations <= p.first_phase_iterations) return;  // nobody survives phase 1
-    if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, sm_count);
-    else launch_survivors_kernel<T, false>(p, tuning, periodicity, sm_count);
+    if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, s);
+    else launch_survivors_kernel<T, false>(p, tuning, periodicity, s);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -727,6 +743,8 @@ void check_tuning(const CudaTuning& t) {
         throw std::invalid_argument("CudaTuning::tile_rounds must be in 1..8");
     if (t.service_batch < 1 || t.service_batch > 32)
         throw std::invalid_argument("CudaTuning::service_batch must be in 1..32");
+    if (t.survivor_blocks_per_sm < 0 || t.survivor_blocks_per_sm > 32)
+        throw std::invalid_argument("CudaTuning::survivor_blocks_per_sm must be in 0..32");
 }
 
 // The render itself; the caller holds the state's mutex.
@@ -766,6 +784,9 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     if (p.palette_offset < 0.0) p.palette_offset += kExpandedPaletteSize;  // the palette is cyclic
     p.palette_scale_f = float(p.palette_scale);
     p.palette_offset_f = float(p.palette_offset);
+    // mu < max_iterations (fast_smooth_mu subtracts log2(log2 |z|^2) > 4), so every position is
+    // below this bound; with a margin for the float rounding of mu and of the bound itself.
+    p.float_positions = double(view.max_iterations) * std::fabs(p.palette_scale) + p.palette_offset < 0.99 * 524288.0;
     p.palette = s.palette;
     p.interior_rgba = palette.interior_rgba;
     p.rgba = reinterpret_cast<uint32_t*>(rgba_device);
@@ -774,6 +795,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.queue_count = reinterpret_cast<int*>(s.counters + kCounterStripes * kStripeWords);
     p.queue_head = reinterpret_cast<int*>(s.counters + (kCounterStripes + 1) * kStripeWords);
     p.queue_pixel = s.queue_pixel;
+    p.queue_cr = s.queue_cr;
+    p.queue_ci = s.queue_ci;
     p.queue_zr = s.queue_zr;
     p.queue_zi = s.queue_zi;
 
@@ -782,8 +805,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     // The mistake FrameStats::host_launch_ms exists to show: a host clock read around the
     // launches, before any synchronisation, sees only the time to queue them.
     const auto launch_start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity, s.sm_count);
-    else launch<double>(p, tuning, shortcuts.periodicity, s.sm_count);
+    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity, s);
+    else launch<double>(p, tuning, shortcuts.periodicity, s);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaEventRecord(s.stop));
@@ -810,7 +833,9 @@ __global__ void probe_kernel() {}
 //    count, against the 99.9% the reference comparison asks for; FMA would be ~17% faster;
 //  * N = 32 steps per escape test (all-interior 4K: 4.78e12 it/s FP32 vs 4.25e12 with N = 16);
 //  * S = 64 first-phase iterations, 32x32 tiles, service batch 8 (the fastest measured on the
-//    full view, shortcuts on and off).
+//    full view, shortcuts on and off; S = 32 is as fast in FP32 with the shortcuts on);
+//  * phase 2 on as many blocks per SM as fit: capping them at 2 to 4, so that fewer lanes each
+//    take more pixels, was 5-12% slower on the full view.
 CudaTuning default_cuda_tuning(Precision) {
     CudaTuning t;
     t.fused_multiply_add = false;

@@ -17,6 +17,7 @@ struct CudaTuning {
                                      // by one, before the survivors are queued for the GPU-wide phase 2
     int tile_rounds = 4;             // a block renders a 32 x (8 * tile_rounds) pixel tile (1..8)
     int service_batch = 8;           // phase 2: lanes that wait for the finish/refill path (1..32)
+    int survivor_blocks_per_sm = 0;  // phase 2's persistent grid: blocks per SM (0: as many as fit)
 };
 
 // The tuning mandelbrot_cuda uses for a precision (Fp32 or Fp64).

@@ -591,8 +591,9 @@ Measurement measure(const ms::View& view, ms::Precision precision, ms::Shortcuts
 std::string describe(const ms::CudaTuning& t) {
     if (t.naive) return "naive (1 px/thread, test every it.)";
     char s[96];
-    std::snprintf(s, sizeof s, "%s N=%d S=%d 32x%d b%d", t.fused_multiply_add ? "fma  " : "exact", t.block_steps,
-                  t.first_phase_iterations, 8 * t.tile_rounds, t.service_batch);
+    std::snprintf(s, sizeof s, "%s N=%d S=%d 32x%d b%d%s", t.fused_multiply_add ? "fma  " : "exact", t.block_steps,
+                  t.first_phase_iterations, 8 * t.tile_rounds, t.service_batch,
+                  t.survivor_blocks_per_sm ? (" g" + std::to_string(t.survivor_blocks_per_sm)).c_str() : "");
     return s;
 }
 
@@ -682,6 +683,12 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
             t.service_batch = batch;
             variants.push_back(t);
         }
+        for (int blocks : {2, 3, 4}) {
+            ms::CudaTuning t = ms::default_cuda_tuning(p);
+            t.survivor_blocks_per_sm = blocks;
+            variants.push_back(t);
+        }
+
         {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
             t.block_steps = 16;
