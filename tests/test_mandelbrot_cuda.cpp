@@ -688,7 +688,6 @@ TEST(MandelbrotCuda, DISABLED_Throughput) {
             t.survivor_blocks_per_sm = blocks;
             variants.push_back(t);
         }
-
         {
             ms::CudaTuning t = ms::default_cuda_tuning(p);
             t.block_steps = 16;
