@@ -93,7 +93,6 @@ struct KernelParams {
     void* queue_zi = nullptr;
     void* queue_cr = nullptr;
     void* queue_ci = nullptr;
-    bool float_positions = false; // every mu of this frame maps below 2^19 entries: float suffices
 };
 
 template <typename T>
@@ -172,7 +171,7 @@ __device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
 // The palette entry for mu. In float while the position stays below 2^19 entries (error < 1/32
 // of an expanded entry: mu below ~6,000 at density 1), else in double like colorize().
 // kFloatOnly: the host has checked that every mu of the frame maps below 2^19 entries
-// (KernelParams::float_positions), so the range test and the double path go.
+// (positions_fit_float), so the range test and the double path go.
 template <bool kFloatOnly = false>
 __device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
     if (!(mu >= 0.0f)) return p.interior_rgba;
@@ -701,6 +700,13 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bo
     }
 }
 
+// Whether every palette position of the frame stays below 2^19 entries, where colour_of's float
+// path is exact enough: mu < max_iterations (fast_smooth_mu subtracts log2(log2 |z|^2) > 4), with
+// a margin for the float rounding of mu and of the bound itself.
+bool positions_fit_float(const KernelParams& p) {
+    return double(p.max_iterations) * std::fabs(p.palette_scale) + p.palette_offset < 0.99 * 524288.0;
+}
+
 template <typename T>
 void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
     if (tuning.naive) {
@@ -722,7 +728,7 @@ void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, c
             else mandelbrot_kernel<T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
         };
         if (!p.rgba) go(std::integral_constant<int, 0>{});
-        else if (p.float_positions) go(std::integral_constant<int, 1>{});
+        else if (positions_fit_float(p)) go(std::integral_constant<int, 1>{});
         else go(std::integral_constant<int, 2>{});
     };
     if (tuning.fused_multiply_add) tile(std::true_type{});
@@ -784,9 +790,6 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     if (p.palette_offset < 0.0) p.palette_offset += kExpandedPaletteSize;  // the palette is cyclic
     p.palette_scale_f = float(p.palette_scale);
     p.palette_offset_f = float(p.palette_offset);
-    // mu < max_iterations (fast_smooth_mu subtracts log2(log2 |z|^2) > 4), so every position is
-    // below this bound; with a margin for the float rounding of mu and of the bound itself.
-    p.float_positions = double(view.max_iterations) * std::fabs(p.palette_scale) + p.palette_offset < 0.99 * 524288.0;
     p.palette = s.palette;
     p.interior_rgba = palette.interior_rgba;
     p.rgba = reinterpret_cast<uint32_t*>(rgba_device);
