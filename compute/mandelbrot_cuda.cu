@@ -488,11 +488,11 @@ mandelbrot_survivors_kernel(KernelParams p) {
                     if (k > max_iterations - kBlockSteps) {
                         finish = true;  // fewer than N steps left: go one by one
                     } else {
-                        const T start_zr = o.zr, start_zi = o.zi;
+                        const Orbit<T> start = o;  // register copies: no FP64-pipe work
 #pragma unroll
                         for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
                         if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
-                            o = orbit_at(start_zr, start_zi);
+                            o = start;
                             finish = true;
                         } else {
                             k += kBlockSteps;
@@ -851,19 +851,21 @@ CudaTuning default_cuda_tuning(Precision) {
 
 // Instructions per iteration of the phase-2 loop (mandelbrot_survivors_kernel, shortcuts off,
 // default tuning), counted in the sm_90 SASS (cuobjdump -sass) of one 32-step block:
-//   FP32: 219 instructions = 96 FMUL + 65 FADD + 32 FFMA (6 per step + |z|^2) + FSETP + 25 for
-//         saving the block's start, the two warp votes and the branch -> 6.84 per iteration.
+//   FP32: 218 instructions = 96 FMUL + 65 FADD + 32 FFMA (6 per step + |z|^2) + FSETP + 24 for
+//         saving the block's start, the warp vote and the branch -> 6.81 per iteration.
+//         (Recomputing the start's squares after an escape instead of copying them costs two
+//         FMULs, or DMULs, per block: a copy is cheaper.)
 //         FP32 is issue-bound (one warp instruction per clock per SM partition = its 32 FP32
 //         lanes), so every instruction counts.
 //   FP64: 194 FP64-pipe instructions = 96 DMUL + 65 DADD + 32 DFMA + DSETP -> 6.06 per iteration.
-//         The FP64 pipe runs at half the issue rate, so the 29 integer/vote instructions issue in
+//         The FP64 pipe runs at half the issue rate, so the 28 integer/vote instructions issue in
 //         its shadow and only these count.
-// Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.84 = 4.89e12 it/s FP32 and
+// Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.81 = 4.91e12 it/s FP32 and
 // 132 x 64 x 1.98 GHz / 6.06 = 2.76e12 it/s FP64 (the README's 4.2e12 and 2.4e12 assume 8 and 7
 // instructions with an escape test every iteration).
 double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
     if (precision == Precision::Fp64) return 194.0 / 32.0;
-    return 219.0 / 32.0;
+    return 218.0 / 32.0;
 }
 
 bool cuda_available(std::string* reason) {
