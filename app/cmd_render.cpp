@@ -307,7 +307,7 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
     app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
-    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/)")->capture_default_str();
+    app.add_option("--palette", request.view.palette, "Palette: a name from assets/palettes/ (classic, fire, grayscale, ocean, rainbow) or a file path with a / or ending in .txt")->capture_default_str();
     app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
     app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")

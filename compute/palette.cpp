@@ -65,7 +65,16 @@ std::vector<std::string> list_palettes() {
     return names;
 }
 
+bool palette_is_path(const std::string& name) {
+    return name.find('/') != std::string::npos || (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0);
+}
+
 Palette load_palette(const std::string& name) {
+    if (palette_is_path(name)) {
+        if (!std::filesystem::is_regular_file(name))
+            throw std::invalid_argument("no palette file " + name + " (a palette given as a path must be a readable file)");
+        return load_palette_file(name);
+    }
     auto path = find_data_dir("assets") / "palettes" / (name + ".txt");
     if (!std::filesystem::exists(path)) {
         std::string known;

@@ -36,7 +36,11 @@ struct PaletteTable {
 
 // Throws std::runtime_error with a sentence naming the file and line on bad input.
 Palette load_palette_file(const std::filesystem::path& path);
-Palette load_palette(const std::string& name);             // from assets/palettes/
+// A name (`fire`) is assets/palettes/NAME.txt; text with a '/' or ending in ".txt" is a file
+// path instead (`./mine.txt`, `mine.txt`, `palettes/mine.txt`, `/home/me/mine.txt`), relative
+// to the working directory. Throws with a sentence when neither can be read.
+bool palette_is_path(const std::string& name_or_path);
+Palette load_palette(const std::string& name_or_path);
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
 
