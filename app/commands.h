@@ -15,7 +15,10 @@ int run_cnn_command(int argc, char** argv);      // cmd_cnn.cpp
 int run_explorer(int argc, char** argv);         // explorer.cpp: the window (no mode given)
 
 // Parses with CLI11. Returns -1 when the program should go on, else the exit status to return
-// at once: 0 after --help, 2 after a parse error (printed as one sentence on stderr).
+// at once: 0 after --help or --version, 2 after a parse error (printed as one sentence on stderr).
 int parse_command_line(CLI::App& app, int argc, char** argv);
+
+// The top level's --help footer (the modes, one line each) and its --version flag.
+void add_program_help(CLI::App& app);
 
 }  // namespace ms

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -40,10 +41,12 @@
 #include "render/frame_renderer.h"
 #include "render/glfw_errors.h"
 #include "render/navigation.h"
+#include "render/panel_layout.h"
 #include "render/panel_vecadd.h"
 #include "render/panels.h"
 #include "render/perf_monitor.h"
 #include "render/png_stream.h"
+#include "render/redraw.h"
 #include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
@@ -104,6 +107,7 @@ void fill_view_panel(ViewPanelState& panel, const View& view, const ExplorerSett
 void fill_status_line(StatusLineState& status, const View& view, const ExplorerSettings& settings,
                       const FrameRenderer& renderer, double ui_frame_ms) {
     status.backend = settings.backend;
+    status.cuda_unavailable = renderer.cuda_unavailable;
     status.path = renderer.path;
     status.precision = renderer.precision_used;
     status.compute_ms = renderer.timings.compute_ms;
@@ -171,12 +175,17 @@ bool save_screenshot(const std::string& path, int width, int height, const View&
 }
 
 // --bench-drag: pans a little every frame, as a hand dragging would, and reports frames/s.
+// On the CPU path a view takes longer than a UI frame, so each view is rendered completely
+// before the next pan, and the benchmark reports the window's CPU frame (coarse pass, full
+// pass, colouring) against the same view computed as `mandelscope render` does
+// (one mandelbrot_cpu call over the frame, no window), alternating the two in this run.
 struct DragBenchmark {
     int frames = 0;          // asked for; 0: off
     int done = -1;           // -1: waiting for the first complete frame
     View start_view;
     std::chrono::steady_clock::time_point start;
     std::vector<double> compute_ms, interop_ms, upload_ms;
+    std::vector<double> cpu_frame_ms, render_ms;  // CPU path: the window's frame, `render`'s compute
 };
 
 double median(std::vector<double> v) {
@@ -185,28 +194,52 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// `view` computed as `mandelscope render --backend=cpu` computes it: one call over the whole
+// frame from this (nice 0, normal policy) thread. The pauses let the other OpenMP team's
+// threads stop spinning first, and this one's before the window's next frame.
+double render_compute_ms(const View& view, Precision precision) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::vector<float> mu(size_t(view.width) * view.height);
+    const double ms = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu.data()).compute_ms;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return ms;
+}
+
 // Moves the view for the next benchmark frame; returns true once the benchmark is over.
-bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& renderer, bool vsync) {
+bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& renderer, const ExplorerSettings& settings) {
+    const bool cpu = renderer.path == RenderPath::Cpu;
     if (b.done < 0) {
         if (!renderer.complete) return false;
         b.done = 0;
         b.start_view = *view;
         b.start = std::chrono::steady_clock::now();
-    } else if (renderer.path != RenderPath::Cpu) {
+    } else if (cpu) {
+        if (!renderer.complete) return false;  // the CPU view is still coming in
+        b.cpu_frame_ms.push_back(renderer.timings.compute_ms);
+        b.render_ms.push_back(render_compute_ms(*view, settings.precision));
+    } else {
         b.compute_ms.push_back(renderer.timings.compute_ms);
         b.interop_ms.push_back(renderer.timings.interop_ms);
         b.upload_ms.push_back(renderer.timings.upload_ms);
     }
     if (b.done == b.frames) {
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - b.start).count();
-        std::printf("bench-drag: %d frames at %dx%d in %.3f s: %.1f frames/s (%.2f ms per frame), render path %s%s\n",
-                    b.frames, view->width, view->height, seconds, b.frames / seconds, 1000.0 * seconds / b.frames,
-                    render_path_name(renderer.path), vsync ? ", vsync ON (capped by the display)" : ", vsync off");
-        if (renderer.path == RenderPath::Cpu)
-            std::printf("bench-drag: the CPU path shows the previous frame moved while it computes; these are UI frames\n");
-        else
+        if (cpu) {
+            const double window_ms = median(b.cpu_frame_ms), render_ms = median(b.render_ms);
+            std::printf("bench-drag: %d views at %dx%d on the CPU path, each rendered completely: window frame median %.2f ms "
+                        "(coarse pass, full pass, colouring), the same views computed as `render` does median "
+                        "%.2f ms\n",
+                        b.frames, view->width, view->height, window_ms, render_ms);
+            std::printf("bench-drag: window CPU frame / render compute = %.2f (goal <= 1.3)\n",
+                        render_ms > 0.0 ? window_ms / render_ms : 0.0);
+        } else {
+            std::printf("bench-drag: %d frames at %dx%d in %.3f s: %.1f frames/s (%.2f ms per frame), render path %s%s\n",
+                        b.frames, view->width, view->height, seconds, b.frames / seconds, 1000.0 * seconds / b.frames,
+                        render_path_name(renderer.path),
+                        settings.vsync ? ", vsync ON (capped by the display)" : ", vsync off");
             std::printf("bench-drag: median per frame: compute %.3f ms (CUDA events), map+unmap %.3f ms, texture upload %.3f ms\n",
                         median(b.compute_ms), median(b.interop_ms), median(b.upload_ms));
+        }
         std::fflush(stdout);
         b.frames = 0;
         *view = b.start_view;
@@ -243,6 +276,7 @@ int run_explorer(int argc, char** argv) {
     ExplorerOptions options;
     CLI::App app{"Mandelscope: explore the Mandelbrot set (no mode: the window)", "mandelscope"};
     add_explorer_options(app, options);
+    add_program_help(app);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     View view;
     ExplorerSettings settings;
@@ -290,19 +324,29 @@ int run_explorer(int argc, char** argv) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;  // no imgui.ini in whatever directory we were started from
+    // The panels' sizes and collapsed states are kept between launches in the user's config
+    // folder (never in whatever directory we were started from).
+    std::string ini_error;
+    const std::string ini_path = panel_settings_path(&ini_error);
+    io.IniFilename = ini_path.empty() ? nullptr : ini_path.c_str();
+    if (ini_path.empty()) std::fprintf(stderr, "mandelscope: the panels' layout will not be kept: %s.\n", ini_error.c_str());
     ImGui::StyleColorsDark();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
+    install_key_release_delay(window);  // no key tap is lost between two frames (navigation.h)
     ImGui_ImplOpenGL3_Init("#version 330 core");
 
     // Our state
     FrameRenderer renderer;
+    renderer.cpu.on_news = [] { glfwPostEmptyEvent(); };  // wakes the loop below from its wait
     try {
         init_frame_renderer(renderer, find_data_dir("shaders"));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());
         return 1;
     }
+    // Without --backend, a machine where CUDA cannot run starts on the CPU (the status line
+    // says why); --backend=cuda there falls back, saying so as a warning.
+    if (options.backend.empty() && !renderer.cuda_unavailable.empty()) settings.backend = Backend::Cpu;
     ViewHistory history;
     NavigationState navigation;
     ViewPanelState view_panel;
@@ -316,21 +360,31 @@ int run_explorer(int argc, char** argv) {
     CnnRunner cnn_runner;  // the CNN demo's data, CUDA context and measurements, on its thread
     apply_cnn_panel_options(options, &cnn, &cnn_runner);
     WindowPlacement windowed;
+    float column_width = 0.0f;  // the right column's, as the user left it (panel_layout.h)
+    bool column_was_open[4] = {false, false, false, false};  // Performance, Vector add, CNN, Export
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf_monitor.h)
     start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
     int frames_shown = 0;
     double first_frame_s = 0.0;
+    RedrawState redraw;
+    double ui_frame_ms = 0.0;  // the last frame's own time, from its events to its swap
+    double wait_s = 0.0;  // how long to wait for events before the next frame (render/redraw.h)
     int exit_code = 0;
     if (!options.open_path.empty() && open_png_view(options.open_path, &view, &settings, status))
         update_palette(&view, &palette_name, &palette, status);
 
     // Main loop
     while (!glfwWindowShouldClose(window)) {
-        // Poll and handle events (inputs, window resize, etc.). The callbacks queue them in
-        // `input`; they are applied below, once ImGui has said whether it wants them.
-        glfwPollEvents();
+        // Wait for events (inputs, window resize, etc.), or poll when the next frame is due at
+        // once. The callbacks queue them in `input`; they are applied below, once ImGui has
+        // said whether it wants them. Nothing changing means no frame: an idle window sleeps.
+        replay_delayed_key_releases(window, &input);  // the taps of the last frame end now
+        const uint64_t events_seen = input.event_count;
+        if (wait_s > 0.0) glfwWaitEventsTimeout(wait_s);
+        else glfwPollEvents();
+        const double frame_start_s = glfwGetTime();
         int fb_width = 0, fb_height = 0, window_width = 0, window_height = 0;
         glfwGetFramebufferSize(window, &fb_width, &fb_height);
         glfwGetWindowSize(window, &window_width, &window_height);
@@ -360,7 +414,9 @@ int run_explorer(int argc, char** argv) {
         }
         input.dropped_paths.clear();
 
-        // The panels: filled with the frame's facts, drawn, then their requests carried out.
+        // The panels: filled with the frame's facts, laid out so that none covers another
+        // (panel_layout.h), drawn, then their requests carried out.
+        set_panel_opacity(settings.panel_opacity);
         fill_view_panel(view_panel, view, settings, renderer, history);
         export_dialog.window_width = fb_width;
         export_dialog.window_height = fb_height;
@@ -371,15 +427,28 @@ int run_explorer(int argc, char** argv) {
         view_panel.show_performance = perf.panels.open;
         // Whether the demos' work is running, as this frame's panels show it.
         const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
+        const bool column_open = perf.panels.open || vecadd.open || cnn.open || export_dialog.open;
+        const PanelLayout layout = layout_panels({float(fb_width), float(fb_height), status_line_height(status, float(fb_width)),
+                                                  view_panel.width, column_width, column_open});
         if (!options.no_ui) {
-            draw_view_panel(view_panel);
+            draw_view_panel(view_panel, layout);
             vecadd.open = view_panel.show_vector_add;
             cnn.open = view_panel.show_cnn;
             perf.panels.open = view_panel.show_performance;
-            draw_export_dialog(export_dialog);
-            draw_vector_add_panel(vecadd);
-            draw_cnn_panel(cnn);
-            draw_perf_panels(perf.panels);
+            // A panel just opened comes to the front of the column (the first, where several open at once).
+            bool* opened[4] = {&perf.panels.open, &vecadd.open, &cnn.open, &export_dialog.open};
+            bool* raise[4] = {&perf.panels.raise, &vecadd.raise, &cnn.raise, &export_dialog.raise};
+            bool raised = false;
+            for (int i = 0; i < 4; ++i) {
+                if (*opened[i] && !column_was_open[i] && !raised) raised = *raise[i] = true;
+                column_was_open[i] = *opened[i];
+            }
+            const bool in_column = begin_side_column(layout, column_open, &column_width);
+            draw_perf_panels(perf.panels, in_column);
+            draw_vector_add_panel(vecadd, in_column);
+            draw_cnn_panel(cnn, in_column);
+            draw_export_dialog(export_dialog, in_column);
+            if (in_column) end_side_column();
         }
 
         if (view_panel.view_edited) {
@@ -404,15 +473,18 @@ int run_explorer(int argc, char** argv) {
         }
         if (nav.toggle_fullscreen) toggle_fullscreen(window, &windowed, settings.vsync);
         if (nav.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
-        if (view_panel.open_export && !export_dialog.open) {
-            export_dialog.open = true;
-            export_dialog.width = fb_width;  // the window's size by default
-            export_dialog.height = fb_height;
+        if (view_panel.open_export) {
+            if (!export_dialog.open) {
+                export_dialog.open = true;
+                export_dialog.width = fb_width;  // the window's size by default
+                export_dialog.height = fb_height;
+            }
+            export_dialog.raise = true;
         }
         carry_out_export(export_dialog, export_job, view, palette, settings, status);
         carry_out_vector_add(vecadd, vecadd_runner);
         carry_out_cnn_demo(cnn, cnn_runner);
-        if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
+        if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings) && options.screenshot.empty())
             glfwSetWindowShouldClose(window, GLFW_TRUE);
 
         // The view is settled for this frame: iterations follow the zoom, the history
@@ -434,11 +506,11 @@ int run_explorer(int argc, char** argv) {
         // The status line last: it tells what this frame's rendering did. Its warnings also go
         // to the log, once each time they change.
         const StatusLineState before = status;
-        fill_status_line(status, view, settings, renderer, 1000.0 / std::max(1.0f, io.Framerate));
+        fill_status_line(status, view, settings, renderer, ui_frame_ms);
         if (status.fallback_reason != before.fallback_reason && !status.fallback_reason.empty())
             std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
         if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
-        if (!options.no_ui) draw_status_line(status);
+        if (!options.no_ui) draw_status_line(status, layout.status);
         if (status.dismiss_message) status.message.clear();
         update_perf_monitor(perf, view, settings.precision, renderer, palette);
 
@@ -464,6 +536,21 @@ int run_explorer(int argc, char** argv) {
         perf_mark(perf, PerfMark::SwapStart);
         glfwSwapBuffers(window);
         perf_mark(perf, PerfMark::SwapEnd);
+        submit_frame_request(renderer);  // a new CPU view starts once this frame is on screen
+        ui_frame_ms = 1000.0 * (glfwGetTime() - frame_start_s);  // the work of a frame, not the waits between
+
+        // When to draw the next frame: at once, after a short wait while work shows progress,
+        // or when an event comes.
+        RedrawReasons reasons;
+        reasons.events = input.event_count != events_seen || nav.view_changed || view_panel.view_edited ||
+                         view_panel.settings_edited;
+        // (A benchmark on the CPU path waits for each view like a user would: rows arriving.)
+        reasons.continuous = settings.redraw_continuously || (bench.frames > 0 && renderer.path != RenderPath::Cpu) ||
+                             (!options.screenshot.empty() && frames_shown < options.frames);
+        reasons.progress = (renderer.path == RenderPath::Cpu && !renderer.complete) || export_job.running ||
+                           vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner) ||
+                           !perf_settled(perf) || navigation.last_wheel_time_s >= 0.0 || io.WantTextInput;
+        wait_s = next_frame_wait_s(redraw, reasons);
     }
 
     if (options.print_view)

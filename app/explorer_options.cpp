@@ -27,14 +27,15 @@ CLI::Validator at_least(double minimum, const char* what) {
 }
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
-    app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run)")
+    app.add_option("--backend", o.backend,
+                   "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
     app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
-    app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt)");
+    app.add_option("--palette", o.palette, "palette: a name from assets/palettes/ (classic, fire, grayscale, ocean, rainbow) or a file path with a / or ending in .txt");
     app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
     app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
     app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");

@@ -18,7 +18,8 @@ struct VectorAddDemo;  // render/panel_vecadd.h
 struct VecAddRunner;   // render/vecadd_runner.h
 
 struct ExplorerOptions {
-    std::string backend = "cuda";    // cpu | cuda (falls back, with the reason, where CUDA cannot run)
+    std::string backend;             // cpu | cuda (falls back, with the reason, where CUDA cannot run);
+                                     // "" (not given): CUDA where it can run, else the CPU
     std::string center;              // "RE,IM"; empty: the default view's
     double zoom = 0.0;               // 0: the default view's
     int iterations = 0;              // 0: automatic, following the zoom

@@ -9,9 +9,28 @@
 
 namespace ms {
 
+#ifndef MANDELSCOPE_VERSION
+#define MANDELSCOPE_VERSION "unknown"
+#endif
+
+void add_program_help(CLI::App& app) {
+    app.footer(
+        "Modes (no window; each has its own --help):\n"
+        "  mandelscope render ...   one view to a PNG (and its raw values to .npy)\n"
+        "  mandelscope info         this machine's CPU and CUDA devices (--json)\n"
+        "  mandelscope bench        the fixed benchmark suite over every path (--quick, --json=FILE)\n"
+        "  mandelscope vecadd       vector add on the CPU and the GPU: when does the GPU win?\n"
+        "  mandelscope cnn ...      train or evaluate the Fashion-MNIST CNN (cnn train, cnn eval)\n"
+        "Without a mode: the explorer window, with the options above.");
+    app.set_version_flag("--version", std::string("mandelscope ") + MANDELSCOPE_VERSION, "print the version and exit");
+}
+
 int parse_command_line(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
+    } catch (const CLI::CallForVersion& e) {
+        std::cout << e.what() << "\n";
+        return 0;
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
         return 0;

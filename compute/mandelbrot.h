@@ -55,9 +55,13 @@ struct FrameStats {
 // Optional hooks for long CPU renders: cancel is polled between jobs of at most 4 rows (rows
 // not started are left as they were, and FrameStats::cancelled is set); progress gets
 // (rows_done, rows_total) from the worker threads after each job and must be thread-safe.
+// rows_finished gets (first_row, rows) of each finished job, relative to the rect, from the
+// worker thread that computed them, once mu_out holds them: the window colours and shows
+// rows there while the other threads compute (thread-safe too; jobs finish roughly in order).
 struct CpuRenderControl {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(int, int)> progress;
+    std::function<void(int, int)> rows_finished;
     // false (default): multiply and add rounded separately, as the reference does: the same
     // picture bit for bit on every SIMD target. true: fused multiply-add (one rounding), faster
     // where adds and FMAs share ports (Intel); escape counts then differ from the reference on

@@ -567,6 +567,7 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
         iterations += result.iterations;
         escaped += result.escaped_pixels;
         const int done = rows_done.fetch_add(rows, std::memory_order_relaxed) + rows;
+        if (control.rows_finished) control.rows_finished(row, rows);
         if (control.progress) control.progress(done, rect.height);
     }
     stats.iterations = iterations;

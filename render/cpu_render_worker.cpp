@@ -2,6 +2,7 @@
 #include "render/cpu_render_worker.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 
@@ -13,7 +14,7 @@ namespace ms {
 namespace {
 
 constexpr int kCoarseBlock = 8;    // the coarse pass samples one pixel per 8x8 block
-constexpr int kBandsPerFrame = 32; // the full pass is shown in about this many bands
+constexpr double kPreviewAfterMs = 100.0;  // frames expected to take less skip the coarse pass
 
 // The coarse view: one pixel per block x block, on exactly the block centres of `view`'s
 // grid. Its size is rounded up, so its centre moves by half the extra width/height.
@@ -44,7 +45,12 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     // Coarse pass, replicated into the whole frame.
     std::vector<float> mu;
     std::vector<uint8_t> rgba;
-    int block = view.width * view.height > 256 * 256 ? kCoarseBlock : 1;
+    // The coarse pass is for frames slow enough that the window shows them before they are
+    // done (it redraws every kProgressWaitSeconds, 0.25 s, while a frame computes). Judged by
+    // the last full frame's time per pixel: a frame expected to finish sooner skips it.
+    const double pixels = double(view.width) * view.height;
+    const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;
+    int block = pixels > 256 * 256 && slow ? kCoarseBlock : 1;
     if (block > 1) {
         View coarse = coarse_view(view, block);
         mu.resize(size_t(coarse.width) * coarse.height);
@@ -68,35 +74,54 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
         w.complete = false;
     }
 
-    // Full resolution, band by band.
-    const int band_rows = std::max(4, view.height / kBandsPerFrame);
-    uint64_t iterations = 0;
-    mu.resize(width * band_rows);
-    rgba.resize(mu.size() * 4);
-    for (int y0 = 0; y0 < view.height; y0 += band_rows) {
-        int rows = std::min(band_rows, view.height - y0);
-        iterations += mandelbrot_cpu(view, precision, Shortcuts{}, {0, y0, view.width, rows}, mu.data(), control).iterations;
-        if (w.cancel) return false;
-        colorize(mu.data(), int64_t(width * rows), palette, view, rgba.data());
+    // Full resolution: the whole frame in one call, exactly as `mandelscope render` computes it
+    // (one parallel region, jobs of up to 16 rows handed out dynamically). Each job's rows are
+    // coloured by the thread that computed them and published at once, so the frame appears
+    // top to bottom while every core keeps computing. (Bands of rows, one call each, left the
+    // cores waiting at every band's end while one thread coloured the band, and cut the jobs
+    // to one row, which packs the SIMD lanes' survivors badly.)
+    //
+    // The frame's buffers are kept from frame to frame: fresh ones cost a page fault for every
+    // 4 KiB touched. mandelbrot_cpu writes every value (unless cancelled, and then they are
+    // not used).
+    std::vector<float>& mu_full = w.scratch_mu;
+    std::vector<uint8_t>& rgba_full = w.scratch_rgba;
+    mu_full.resize(width * view.height);
+    rgba_full.resize(mu_full.size() * 4);
+    std::atomic<int> rows_finished{0};
+    control.rows_finished = [&](int first_row, int rows) {
+        const size_t offset = size_t(first_row) * width;
+        colorize(mu_full.data() + offset, int64_t(width * rows), palette, view, rgba_full.data() + offset * 4);
+        const int finished = rows_finished.fetch_add(rows) + rows;
         std::lock_guard lock(w.mutex);
-        if (w.cancel) return false;
-        if (w.frame_id != id) {  // no coarse pass (small frame): start the frame here
+        if (w.cancel) return;
+        if (w.frame_id != id) {  // no coarse pass (small or fast frame): start the frame here
             w.frame_id = id;
             w.frame_view = view;
-            w.rgba.assign(width * view.height * 4, 0);
-            w.dirty_begin = w.dirty_end = y0;
+            // Rows not computed yet keep the previous frame's colours (black for a new size).
+            if (w.rgba.size() != width * view.height * 4) w.rgba.assign(width * view.height * 4, 0);
+            w.dirty_begin = w.dirty_end = first_row;
+            w.rows_done = 0;
             w.complete = false;
         }
-        std::memcpy(w.rgba.data() + size_t(y0) * width * 4, rgba.data(), width * rows * 4);
-        w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, y0) : y0;
-        w.dirty_end = std::max(w.dirty_end, y0 + rows);
-        w.rows_done = y0 + rows;
+        std::memcpy(w.rgba.data() + offset * 4, rgba_full.data() + offset * 4, width * rows * 4);
+        w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, first_row) : first_row;
+        w.dirty_end = std::max(w.dirty_end, first_row + rows);
+        w.rows_done = std::max(w.rows_done, finished);
+    };
+    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full.data(), control);
+    if (stats.cancelled || w.cancel) return false;
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.complete = true;
+        w.precision_used = precision;
+        w.iterations = stats.iterations;
+        w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        w.full_pass_ms = stats.compute_ms;
+        w.last_ms_per_pixel = w.compute_ms / std::max(1.0, pixels);
     }
-    std::lock_guard lock(w.mutex);
-    w.complete = true;
-    w.precision_used = precision;
-    w.iterations = iterations;
-    w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (w.on_news) w.on_news();
     return true;
 }
 
@@ -135,6 +160,7 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
     status.complete = worker.complete;
     status.progress = worker.frame_view.height > 0 ? double(worker.rows_done) / worker.frame_view.height : 0.0;
     status.compute_ms = worker.compute_ms;
+    status.full_pass_ms = worker.full_pass_ms;
     status.iterations = worker.iterations;
     status.precision_used = worker.precision_used;
     return status;

@@ -97,8 +97,9 @@ void take_cpu_rows(FrameRenderer& r) {
         upload_ms += ms_since(t0);
     });
     const bool was_complete = r.complete;
-    r.complete = status.frame_id == r.cpu_request_id && status.complete;
-    r.cpu_progress = status.frame_id == r.cpu_request_id ? status.progress : 0.0;
+    const bool current = !r.cpu_request_pending && status.frame_id == r.cpu_request_id;
+    r.complete = current && status.complete;
+    r.cpu_progress = current ? status.progress : 0.0;
     r.rows_upload_ms = upload_ms;
     if (upload_ms > 0.0) r.timings.upload_ms = upload_ms;
     if (r.complete) {
@@ -169,10 +170,22 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
                 path = RenderPath::Cpu;
             }
         }
-        if (path == RenderPath::Cpu) r.cpu_request_id = request_cpu_render(r.cpu, view, precision, palette);
+        if (path == RenderPath::Cpu) {
+            // The stale frame stops now; the new one starts once this UI frame is on screen
+            // (submit_frame_request), so the two do not compete for the cores.
+            r.cpu.cancel = true;
+            r.cpu_request_pending = true;
+            r.pending_palette = palette;
+        }
         r.path = path;
     }
     if (r.path == RenderPath::Cpu) take_cpu_rows(r);
+}
+
+void submit_frame_request(FrameRenderer& r) {
+    if (!r.cpu_request_pending) return;
+    r.cpu_request_pending = false;
+    r.cpu_request_id = request_cpu_render(r.cpu, r.requested_view, r.requested_precision, r.pending_palette);
 }
 
 void draw_frame(const FrameRenderer& r, const View& shown_view, int window_width, int window_height) {

@@ -50,6 +50,8 @@ struct FrameRenderer {
     std::vector<uint8_t> host_rgba;  // the copy path's frame
     CpuRenderWorker cpu;
     uint64_t cpu_request_id = 0;
+    bool cpu_request_pending = false;  // requested_view goes to the worker after this UI frame
+    PaletteTable pending_palette;
 
     // Why faster paths are out (empty while they are usable). Set once, never retried.
     std::string cuda_unavailable;     // no CUDA here, or CUDA failed while rendering
@@ -79,6 +81,10 @@ void init_frame_renderer(FrameRenderer& renderer, const std::filesystem::path& s
 // worker's finished rows into the texture.
 void update_frame_renderer(FrameRenderer& renderer, const View& view, Backend backend, Precision precision,
                            const PaletteTable& palette);
+// After glfwSwapBuffers: hands the CPU worker the view update_frame_renderer asked for. A UI
+// frame costs tens of milliseconds of CPU under a software GL (Mesa's llvmpipe): starting the
+// worker after it, not during it, keeps the two from sharing the cores.
+void submit_frame_request(FrameRenderer& renderer);
 // Draws what the texture holds, moved onto `shown_view` (the preview while the CPU catches up).
 void draw_frame(const FrameRenderer& renderer, const View& shown_view, int window_width, int window_height);
 // The sentence the window shows when `backend` was asked for but a slower path runs; "" if none.

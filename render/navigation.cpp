@@ -2,7 +2,10 @@
 #include "render/navigation.h"
 
 #include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
 #include <imgui.h>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -28,7 +31,15 @@ void push(GLFWwindow* window, InputEvent event) {
     event.position = input->cursor;
     event.time_s = glfwGetTime();
     input->events.push_back(event);
+    ++input->event_count;
 }
+
+// Events the view does not use, which may still change what ImGui draws.
+void count_event(GLFWwindow* window) { ++input_of(window)->event_count; }
+void on_char(GLFWwindow* window, unsigned int) { count_event(window); }
+void on_focus(GLFWwindow* window, int) { count_event(window); }
+void on_cursor_enter(GLFWwindow* window, int) { count_event(window); }
+void on_framebuffer_size(GLFWwindow* window, int, int) { count_event(window); }
 
 void on_cursor(GLFWwindow* window, double x, double y) {
     input_of(window)->cursor = {x, y};
@@ -49,6 +60,19 @@ void on_key(GLFWwindow* window, int key, int, int action, int mods) {
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
     for (int i = 0; i < count; ++i) input_of(window)->dropped_paths.emplace_back(paths[i]);
+    count_event(window);
+}
+
+void on_key_delaying_release(GLFWwindow* window, int key, int scancode, int action, int mods) {
+    NavigationInput* input = input_of(window);
+    if (action == GLFW_PRESS) input->keys_pressed.push_back(key);
+    if (action == GLFW_RELEASE &&
+        std::find(input->keys_pressed.begin(), input->keys_pressed.end(), key) != input->keys_pressed.end()) {
+        input->delayed_releases.push_back({key, scancode, mods});
+        ++input->event_count;  // a frame must follow to release it
+        return;
+    }
+    ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);  // ImGui, then on_key
 }
 
 void handle_key(const InputEvent& e, NavigationState& state, View* view, NavigationRequests& out) {
@@ -92,6 +116,15 @@ void handle_key(const InputEvent& e, NavigationState& state, View* view, Navigat
 
 }  // namespace
 
+void install_key_release_delay(GLFWwindow* window) { glfwSetKeyCallback(window, on_key_delaying_release); }
+
+void replay_delayed_key_releases(GLFWwindow* window, NavigationInput* input) {
+    input->keys_pressed.clear();
+    std::vector<NavigationInput::KeyRelease> releases;
+    releases.swap(input->delayed_releases);
+    for (const auto& r : releases) ImGui_ImplGlfw_KeyCallback(window, r.key, r.scancode, GLFW_RELEASE, r.mods);
+}
+
 void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input) {
     glfwSetWindowUserPointer(window, input);
     glfwSetCursorPosCallback(window, on_cursor);
@@ -99,6 +132,11 @@ void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input) {
     glfwSetScrollCallback(window, on_scroll);
     glfwSetKeyCallback(window, on_key);
     glfwSetDropCallback(window, on_drop);
+    glfwSetCharCallback(window, on_char);
+    glfwSetWindowFocusCallback(window, on_focus);
+    glfwSetCursorEnterCallback(window, on_cursor_enter);
+    glfwSetFramebufferSizeCallback(window, on_framebuffer_size);
+    glfwSetWindowRefreshCallback(window, count_event);
 }
 
 NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view,

@@ -14,6 +14,7 @@
 //   C  CPU/CUDA;  F11  fullscreen;  Ctrl+Q  quit
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,30 @@ struct NavigationInput {
     std::vector<InputEvent> events;
     std::vector<std::string> dropped_paths;  // files dropped on the window
     glm::dvec2 cursor{0.0, 0.0};             // last known cursor position, window coordinates
+    // Counts everything that reached the window (input, text, focus, the cursor entering or
+    // leaving, a resize, an expose): the main loop redraws when it changes (render/redraw.h).
+    uint64_t event_count = 0;
+    // Keys pressed since the last frame, and releases held back for the next one (see
+    // install_key_release_delay).
+    std::vector<int> keys_pressed;
+    struct KeyRelease { int key, scancode, mods; };
+    std::vector<KeyRelease> delayed_releases;
 };
 
-// Installs the cursor, button, scroll, key and drop callbacks. Call it before
+// Installs the cursor, button, scroll, key and drop callbacks, and the character, focus,
+// cursor-enter, resize and refresh callbacks that only count events. Call it before
 // ImGui_ImplGlfw_InitForOpenGL(window, true), which chains to the callbacks installed before it.
 void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input);
+
+// Dear ImGui 1.86 reads keys as "down or not" once per frame, so a key pressed and released
+// between two frames (a quick tap while a frame takes long, or xdotool) never reaches it: Enter
+// in a text field was lost, the field stayed active and kept its typed text, and the click that
+// finally deactivated it committed that text, snapping the view back. Call this after
+// ImGui_ImplGlfw_InitForOpenGL: a release that follows its press within one frame is held back,
+// and replay_delayed_key_releases() hands it to ImGui (and the callbacks above) before the next
+// frame's events. (ImGui 1.87 queues input events itself.)
+void install_key_release_delay(GLFWwindow* window);
+void replay_delayed_key_releases(GLFWwindow* window, NavigationInput* input);
 
 // Gestures under way, kept between frames.
 struct NavigationState {

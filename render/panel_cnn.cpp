@@ -254,21 +254,13 @@ void cnn_next_block(float width) {
     if (ImGui::GetWindowContentRegionMax().x - right >= width + spacing) ImGui::SameLine(0.0f, spacing);
 }
 
-void draw_cnn_panel(CnnDemo& d) {
+void draw_cnn_panel(CnnDemo& d, bool in_column) {
     d.load = d.classify_all_cpu = d.classify_all_cuda = d.start_sweep = d.cancel = false;
-    if (!d.open) return;
-    // Right of the View panel (which is 390 wide at x = 10), over the rest of the window down to
-    // the status line; the user may move and resize it.
-    const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    const float left = 410.0f;
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + left, viewport->WorkPos.y + 10.0f), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(std::max(480.0f, viewport->WorkSize.x - left - 10.0f),
-                                    std::max(320.0f, viewport->WorkSize.y - 10.0f - 3.0f * ImGui::GetFrameHeightWithSpacing())),
-                             ImGuiCond_FirstUseEver);
-    if (!ImGui::Begin("CNN: Fashion-MNIST on the CPU and the GPU", &d.open)) {
-        ImGui::End();
-        return;
-    }
+    if (!d.open || !in_column) return;
+    if (!ImGui::BeginTabItem("CNN", &d.open, d.raise ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None)) return;
+    d.raise = false;
+    ImGui::BeginChild("##cnn", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::TextUnformatted("CNN: Fashion-MNIST on the CPU and the GPU");
     draw_header(d);
     if (d.loaded && d.test && !d.predicted.empty()) {
         ImGui::Separator();
@@ -282,7 +274,8 @@ void draw_cnn_panel(CnnDemo& d) {
         ImGui::Separator();
         draw_cnn_results(d);
     }
-    ImGui::End();
+    ImGui::EndChild();
+    ImGui::EndTabItem();
 }
 
 }  // namespace ms

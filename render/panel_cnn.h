@@ -47,6 +47,7 @@ struct CnnSweepPoint {
 
 struct CnnDemo {
     bool open = false;
+    bool raise = false;  // request: bring its tab of the right column to the front
 
     // Settings the user edits (kept between frames).
     int page = 0;                    // of the grid (of the misclassified images when wrong_only)
@@ -87,7 +88,8 @@ struct CnnDemo {
     bool cancel = false;
 };
 
-void draw_cnn_panel(CnnDemo& demo);
+// The "CNN" tab of the right column (when open and the column is drawn, panel_layout.h).
+void draw_cnn_panel(CnnDemo& demo, bool in_column);
 
 // ---- Layout maths (no ImGui context needed) ----------------------------------------------------
 

@@ -11,16 +11,13 @@
 
 namespace ms {
 
-void draw_export_dialog(ExportDialogState& s) {
+void draw_export_dialog(ExportDialogState& s, bool in_column) {
     s.start = s.cancel = false;
-    if (!s.open) return;
-    ImGui::SetNextWindowPos(ImVec2(420, 10), ImGuiCond_FirstUseEver);
-    // Sized to its contents, so the progress bar and the result always show.
-    if (!ImGui::Begin("Export PNG", &s.open, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::End();
+    if (!s.open || !in_column) return;
+    if (!ImGui::BeginTabItem("Export PNG", &s.open, s.raise ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None))
         return;
-    }
-    const float width = ImGui::GetFontSize() * 26.0f;
+    s.raise = false;
+    const float width = std::min(ImGui::GetFontSize() * 26.0f, ImGui::GetContentRegionAvail().x);
     ImGui::BeginDisabled(s.running);
     ImGui::SetNextItemWidth(width);
     ImGui::InputText("##path", &s.path);
@@ -67,7 +64,7 @@ void draw_export_dialog(ExportDialogState& s) {
         ImGui::PopTextWrapPos();
         ImGui::PopStyleColor();
     }
-    ImGui::End();
+    ImGui::EndTabItem();
 }
 
 }  // namespace ms

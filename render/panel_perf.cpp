@@ -68,17 +68,11 @@ std::string format_speedup(double times) {
     return s;
 }
 
-void draw_perf_panels(PerfPanelsState& s) {
-    if (!s.open) return;
+void draw_perf_panels(PerfPanelsState& s, bool in_column) {
+    if (!s.open || !in_column) return;
     const auto start = std::chrono::steady_clock::now();
-    const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    const float width = std::min(520.0f, viewport->WorkSize.x * 0.45f);
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - width - 10.0f, viewport->WorkPos.y + 10.0f),
-                            ImGuiCond_FirstUseEver);
-    // Clear of the status line along the bottom (up to four lines).
-    ImGui::SetNextWindowSize(ImVec2(width, std::min(780.0f, viewport->WorkSize.y - 20.0f - 4.0f * ImGui::GetFrameHeightWithSpacing())),
-                             ImGuiCond_FirstUseEver);
-    if (ImGui::Begin("Performance", &s.open)) {
+    if (ImGui::BeginTabItem("Performance", &s.open, s.raise ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None)) {
+        s.raise = false;
         ImGui::BeginDisabled(!s.compare.unavailable.empty());
         ImGui::Checkbox("Compare", &s.compare.enabled);
         ImGui::EndDisabled();
@@ -120,8 +114,8 @@ void draw_perf_panels(PerfPanelsState& s) {
             }
             ImGui::EndTabBar();
         }
+        ImGui::EndTabItem();
     }
-    ImGui::End();
     s.draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -83,13 +83,15 @@ struct PerfPanelsState {
     bool open = false;
     PerfTab tab = PerfTab::Timings;   // the tab to bring to the front (--perf-tab) ...
     bool select_tab = true;           // ... while this is set (cleared once it is shown)
+    bool raise = false;               // request: bring the Performance tab of the column to the front
     DevicePanelState device;
     TimingsPanelState timings;
     ComparePanelState compare;
     double draw_ms = 0.0;             // this window's own drawing time, last frame
 };
-// The "Performance" window (when open): Compare switch, then the tabs. Times itself into draw_ms.
-void draw_perf_panels(PerfPanelsState& state);
+// The "Performance" tab of the right column (when open and the column is drawn, panel_layout.h):
+// Compare switch, then its own tabs. Times itself into draw_ms.
+void draw_perf_panels(PerfPanelsState& state, bool in_column);
 
 std::string format_rate(double iterations_per_second);   // "2.50e12 it/s", "-" when NaN
 std::string format_speedup(double times);                 // "2.4x", "677x", "8330x", "-" when NaN

@@ -360,22 +360,14 @@ std::vector<VecAddVariant> vecadd_enabled_variants(const VectorAddDemo& demo) {
     return variants;
 }
 
-void draw_vector_add_panel(VectorAddDemo& s) {
+void draw_vector_add_panel(VectorAddDemo& s, bool in_column) {
     s.run = s.start_sweep = s.cancel = s.save_csv = false;
-    if (!s.open) return;
-    // Beside the View panel (which is 390 wide at 10, 10), above the status line.
-    const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    const float font = ImGui::GetFontSize();
-    const float width = std::min(75.0f * font, std::max(30.0f * font, viewport->WorkSize.x - 420.0f));
-    const float height = std::max(20.0f * font, viewport->WorkSize.y - 20.0f - 2.5f * font);
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + std::max(10.0f, viewport->WorkSize.x - width - 10.0f),
-                                   viewport->WorkPos.y + 10.0f),
-                            ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(width, height), ImGuiCond_FirstUseEver);
-    if (!ImGui::Begin("Vector add: when does the GPU win?", &s.open)) {
-        ImGui::End();
+    if (!s.open || !in_column) return;
+    if (!ImGui::BeginTabItem("Vector add", &s.open, s.raise ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None))
         return;
-    }
+    s.raise = false;
+    ImGui::BeginChild("##vecadd");  // scrolls inside the tab, under the tab bar
+    ImGui::TextUnformatted("Vector add: when does the GPU win?");
     const std::vector<VecAddVariant> variants = vecadd_enabled_variants(s);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("c = a + b on float32 arrays: each element reads 8 bytes and writes 4, so every variant is "
@@ -390,7 +382,8 @@ void draw_vector_add_panel(VectorAddDemo& s) {
         draw_vector_add_sweep(s);
     ImGui::Separator();
     draw_csv(s);
-    ImGui::End();
+    ImGui::EndChild();
+    ImGui::EndTabItem();
 }
 
 }  // namespace ms

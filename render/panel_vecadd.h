@@ -23,6 +23,7 @@ enum class VecAddTask { None, MachineInfo, Run, Sweep };
 
 struct VectorAddDemo {
     bool open = false;
+    bool raise = false;  // request: bring its tab of the right column to the front
 
     // Settings the user edits (kept between frames).
     size_t elements = kVecAddPanelMinElements;    // Run's size: 400 .. max_elements
@@ -52,7 +53,8 @@ struct VectorAddDemo {
     bool save_csv = false;
 };
 
-void draw_vector_add_panel(VectorAddDemo& demo);
+// The "Vector add" tab of the right column (when open and the column is drawn, panel_layout.h).
+void draw_vector_add_panel(VectorAddDemo& demo, bool in_column);
 
 // The variants ticked in the panel, in the order of VecAddVariant.
 std::vector<VecAddVariant> vecadd_enabled_variants(const VectorAddDemo& demo);

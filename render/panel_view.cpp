@@ -152,11 +152,13 @@ std::string parse_center_text(const std::string& text, std::string* re, std::str
     return {};
 }
 
-void draw_view_panel(ViewPanelState& s) {
+void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     s.view_edited = s.settings_edited = s.back = s.forward = s.reset = s.open_export = false;
-    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(390, 0), ImGuiCond_FirstUseEver);
-    if (!ImGui::Begin("View")) {
+    // Collapsible (the arrow in its title bar, or a double-click on it); ImGui remembers that.
+    place_view_panel(layout);
+    const bool expanded = ImGui::Begin("View");
+    s.width = ImGui::GetWindowWidth();
+    if (!expanded) {
         ImGui::End();
         return;
     }
@@ -188,7 +190,13 @@ void draw_view_panel(ViewPanelState& s) {
     draw_backend(s);
     if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
     ImGui::SameLine();
-    ImGui::Checkbox("Performance: timings, CPU vs GPU", &s.show_performance);
+    if (ImGui::Checkbox("redraw always", &s.settings.redraw_continuously)) s.settings_edited = true;
+    help_marker("Off (default): the window draws only when something changes (input, rows of a CPU frame, "
+                "running work), and an idle window sleeps. On: it draws every frame, so the Timings panel "
+                "shows the UI's full frame rate.");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+    if (ImGui::SliderFloat("panel opacity", &s.settings.panel_opacity, 0.2f, 1.0f, "%.2f")) s.settings_edited = true;
+    help_marker("1: the panels hide the fractal behind them. Lower: the fractal shows through.");
     ImGui::Separator();
 
     ImGui::BeginDisabled(!s.can_back);
@@ -202,13 +210,11 @@ void draw_view_panel(ViewPanelState& s) {
     if (ImGui::Button("Home")) s.reset = true;
     ImGui::SameLine();
     if (ImGui::Button("Export PNG...")) s.open_export = true;
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("Demos");
-    ImGui::SameLine();
-    ImGui::BeginGroup();
+    // The panels that open as tabs of the column on the right.
+    ImGui::TextUnformatted("Panels (tabs on the right)");
+    ImGui::Checkbox("Performance: timings, CPU vs GPU", &s.show_performance);
     ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
     ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
-    ImGui::EndGroup();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
                        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "

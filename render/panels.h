@@ -12,6 +12,7 @@
 
 #include "compute/view.h"
 #include "render/frame_renderer.h"
+#include "render/panel_layout.h"
 
 namespace ms {
 
@@ -25,6 +26,10 @@ struct ExplorerSettings {
     Precision precision = Precision::Auto;
     bool auto_iterations = true;           // iterations follow the zoom (view_math.h)
     bool vsync = true;
+    // Draw every frame even when nothing changes (the Timings panel then shows the UI's full
+    // frame rate). Off: the window draws only on input, arriving rows or running work.
+    bool redraw_continuously = false;
+    float panel_opacity = 1.0f;            // of the panels' backgrounds over the fractal (0.2 to 1)
 };
 
 // Shown where the view is deeper than FP64 resolves (compute/view.h: fp64_resolves).
@@ -59,8 +64,10 @@ struct ViewPanelState {
     std::string center_im_text;
     std::string center_error;               // why the last typed centre was refused
     bool center_being_edited = false;       // a centre field had the keyboard last frame
+    float width = 0.0f;                     // as drawn (the user may resize it); 0: not yet
 };
-void draw_view_panel(ViewPanelState& state);
+// Drawn at layout.view (panel_layout.h); records its width for the next frame's layout.
+void draw_view_panel(ViewPanelState& state, const PanelLayout& layout);
 
 // Parses "RE,IM", "RE, IM" or "RE IM" (as copied by the panel or given to --center) into the
 // two decimal texts. Returns "" on success, else the sentence saying what is wrong.
@@ -69,6 +76,7 @@ std::string parse_center_text(const std::string& text, std::string* re, std::str
 // ---- Status line (panel_status.cpp) --------------------------------------------------------
 struct StatusLineState {
     Backend backend = Backend::Cpu;        // asked for
+    std::string cuda_unavailable;          // why there is no GPU to render on ("" when there is)
     RenderPath path = RenderPath::None;    // what ran
     Precision precision = Precision::Fp64; // in use
     double compute_ms = 0.0;
@@ -85,11 +93,18 @@ struct StatusLineState {
     bool message_is_error = false;
     bool dismiss_message = false;          // request: the user closed the message
 };
-void draw_status_line(StatusLineState& state);
+// Drawn in `area` (layout.status). Its first line is cut with "..." where it does not fit, and
+// shows the whole of it as a tooltip; the warnings and the message below it wrap.
+void draw_status_line(StatusLineState& state, const PanelRect& area);
+// How tall the status line is at `width` pixels, with the text it shows now (call in a frame).
+float status_line_height(const StatusLineState& state, float width);
+// Its first line: backend, path, precision, frame and UI times, size, zoom, iterations.
+std::string status_line_text(const StatusLineState& state);
 
 // ---- Export dialog (panel_export.cpp) ------------------------------------------------------
 struct ExportDialogState {
     bool open = false;
+    bool raise = false;                    // request: bring its tab of the right column to the front
     std::string path = "mandelscope.png";
     int width = 1920;
     int height = 1080;
@@ -105,6 +120,7 @@ struct ExportDialogState {
     bool start = false;
     bool cancel = false;
 };
-void draw_export_dialog(ExportDialogState& state);
+// The "Export PNG" tab of the right column (when open and the column is drawn, panel_layout.h).
+void draw_export_dialog(ExportDialogState& state, bool in_column);
 
 }  // namespace ms

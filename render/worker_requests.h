@@ -4,9 +4,7 @@
 // (`has_request`, request_view, request_precision, request_palette, request_id).
 #pragma once
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include <cstdint>
 #include <mutex>
@@ -16,9 +14,6 @@
 
 namespace ms {
 
-// The workers' nice value: below the UI thread.
-inline constexpr int kWorkerNice = 5;
-
 struct WorkerRequest {
     View view;
     Precision precision = Precision::Auto;
@@ -26,14 +21,20 @@ struct WorkerRequest {
     uint64_t id = 0;
 };
 
-// Lowers the calling thread's priority (Linux keeps nice values per thread and new threads
-// inherit them: the OpenMP team it starts runs niced too), then serves the worker's requests
-// until it quits: waits for one, takes it under the mutex (clearing has_request and cancel;
+// Puts the calling thread in the SCHED_BATCH class (Linux keeps the policy per thread and new
+// threads inherit it: the OpenMP team it starts is batch too), then serves the worker's
+// requests until it quits. SCHED_BATCH keeps the fair share of an ordinary thread, so a frame
+// computes as fast as `mandelscope render` does from a shell, but its threads never preempt
+// the UI thread when they wake. (A nice value was used before: at nice 5 the workers got a
+// quarter of the share of every nice-0 thread, the UI, Mesa's llvmpipe threads and any other
+// program, and the window's CPU frame took 3 to 10 times render's on a busy machine.)
+// Serving: waits for one, takes it under the mutex (clearing has_request and cancel;
 // on_take(request) runs under the lock too, to reset shared status) and calls serve(request)
 // outside the lock.
 template <class Worker, class OnTake, class Serve>
 void serve_worker_requests(Worker& w, OnTake on_take, Serve serve) {
-    setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), kWorkerNice);
+    const sched_param batch{};
+    sched_setscheduler(0, SCHED_BATCH, &batch);  // best effort: where refused, the thread stays as it was
     for (;;) {
         WorkerRequest request;
         {
