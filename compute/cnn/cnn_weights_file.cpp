@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "compute/assets.h"
+#include "compute/io/assets.h"
 
 namespace ms {
 
