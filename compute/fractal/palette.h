@@ -1,0 +1,73 @@
+// palette.h: cyclic colour gradients loaded from assets/palettes/NAME.txt.
+//
+// File format (plain text, one stop per line, '#' starts a comment):
+//     interior R G B          colour of interior pixels (optional, default 0 0 0)
+//     POSITION R G B          a gradient stop: POSITION in [0, 1), R G B in 0..255
+// Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
+// cyclic. A palette is sampled into a PaletteTable of kPaletteTableSize RGBA8 entries, which
+// both the CPU and the CUDA colouring index with linear interpolation.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ms {
+
+inline constexpr int kPaletteTableSize = 1024;
+
+struct PaletteStop {
+    double position = 0.0;  // 0..1
+    uint8_t r = 0, g = 0, b = 0;
+};
+
+struct Palette {
+    std::string name;
+    std::vector<PaletteStop> stops;
+    uint8_t interior_r = 0, interior_g = 0, interior_b = 0;
+};
+
+struct PaletteTable {
+    std::vector<uint32_t> rgba;  // kPaletteTableSize entries, packed R | G<<8 | B<<16 | A<<24
+    uint32_t interior_rgba = 0xff000000u;
+};
+
+// Throws std::runtime_error with a sentence naming the file and line on bad input.
+Palette load_palette_file(const std::filesystem::path& path);
+// A name (`fire`) is assets/palettes/NAME.txt; text with a '/' or ending in ".txt" is a file
+// path instead (`./mine.txt`, `mine.txt`, `palettes/mine.txt`, `/home/me/mine.txt`), relative
+// to the working directory. Throws with a sentence when neither can be read.
+bool palette_is_path(const std::string& name_or_path);
+Palette load_palette(const std::string& name_or_path);
+std::vector<std::string> list_palettes();                  // names found in assets/palettes/
+PaletteTable make_palette_table(const Palette& palette);
+// A grey gradient built into the program, for a window whose palette file cannot be opened:
+// it keeps drawing (and says why) instead of closing.
+Palette builtin_grey_palette();
+
+}  // namespace ms
+
+namespace ms {
+
+// Colour at table position `position` (in table entries, any real value: it wraps), linearly
+// interpolated between the two nearest entries. Shared by the CPU colouring and the CUDA kernel.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline uint32_t palette_lookup(const uint32_t* table, double position) {
+    double wrapped = position - kPaletteTableSize * floor(position / kPaletteTableSize);
+    int i = int(wrapped);
+    if (i >= kPaletteTableSize) i = 0;  // position just below a multiple of the size
+    int j = i + 1 == kPaletteTableSize ? 0 : i + 1;
+    float f = float(wrapped - i);
+    uint32_t a = table[i], b = table[j], out = 0xff000000u;
+    for (int shift = 0; shift < 24; shift += 8) {
+        float ca = float((a >> shift) & 0xff), cb = float((b >> shift) & 0xff);
+        out |= uint32_t(ca + f * (cb - ca) + 0.5f) << shift;
+    }
+    return out;
+}
+
+}  // namespace ms

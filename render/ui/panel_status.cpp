@@ -1,0 +1,106 @@
+// panel_status.cpp: the status line along the bottom of the window: backend and render path,
+// precision, frame times, resolution; why a faster path is not used; the latest message.
+// It is always visible: its first line is cut with "..." where the window is too narrow (the
+// whole line shows as a tooltip), and the lines below it wrap; status_line_height() tells the
+// layout how tall it is, so no panel covers it.
+#include <imgui.h>
+
+#include <cstdio>
+#include <string>
+
+#include "render/ui/panels.h"
+
+namespace ms {
+
+namespace {
+
+const char* kProgressFormat = "rendering %.0f%%";
+
+float progress_bar_width() { return ImGui::GetFontSize() * 10.0f; }
+
+// The lines below the first, in their colours.
+struct StatusExtra {
+    const std::string* text;
+    ImU32 colour;
+};
+int status_extras(const StatusLineState& s, StatusExtra out[3]) {
+    static const std::string beyond = kBeyondFp64Message;
+    int n = 0;
+    if (!s.fallback_reason.empty()) out[n++] = {&s.fallback_reason, IM_COL32(230, 190, 90, 255)};
+    if (s.beyond_fp64) out[n++] = {&beyond, IM_COL32(255, 110, 110, 255)};
+    if (!s.message.empty())
+        out[n++] = {&s.message, s.message_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255)};
+    return n;
+}
+
+}  // namespace
+
+std::string status_line_text(const StatusLineState& s) {
+    std::string backend = s.backend == Backend::Cuda ? "CUDA" : "CPU";
+    if (s.backend == Backend::Cpu && !s.cuda_unavailable.empty()) backend = "CPU (no GPU: " + s.cuda_unavailable + ")";
+    char compute[32] = "-";
+    if (s.compute_ms > 0.0) std::snprintf(compute, sizeof compute, "%.2f ms", s.compute_ms);
+    char rest[256];
+    // The UI's own time per frame: the window draws only when something changes, so a frame
+    // rate would count the idle waits.
+    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %.4g | %d iterations",
+                  render_path_name(s.path), precision_name(s.precision), compute, s.ui_frame_ms, s.width, s.height,
+                  s.zoom, s.iterations);
+    return backend + rest;
+}
+
+float status_line_height(const StatusLineState& s, float width) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float wrap = std::max(1.0f, width - 2.0f * style.WindowPadding.x - ImGui::GetFrameHeight() - style.ItemSpacing.x);
+    float height = 2.0f * style.WindowPadding.y + ImGui::GetFrameHeight();
+    StatusExtra extras[3];
+    for (int i = 0, n = status_extras(s, extras); i < n; ++i)
+        height += style.ItemSpacing.y + ImGui::CalcTextSize(extras[i].text->c_str(), nullptr, false, wrap).y;
+    return height;
+}
+
+void draw_status_line(StatusLineState& s, const PanelRect& area) {
+    s.dismiss_message = false;
+    ImGui::SetNextWindowPos(ImVec2(area.x, area.y));
+    ImGui::SetNextWindowSize(ImVec2(area.width, area.height));
+    ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                             ImGuiWindowFlags_NoNav;
+    if (ImGui::Begin("##status", nullptr, flags)) {
+        // The first line, cut to fit beside the progress bar, whole in the tooltip.
+        const std::string text = status_line_text(s);
+        float room = ImGui::GetContentRegionAvail().x;
+        if (s.rendering) room -= progress_bar_width() + ImGui::GetStyle().ItemSpacing.x;
+        std::string shown = text;
+        if (ImGui::CalcTextSize(text.c_str()).x > room) {
+            const float dots = ImGui::CalcTextSize("...").x;
+            size_t fit = text.size();
+            while (fit > 0 && ImGui::CalcTextSize(text.c_str(), text.c_str() + fit).x + dots > room) --fit;
+            shown = text.substr(0, fit) + "...";
+        }
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(shown.c_str());
+        if (shown.size() != text.size() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+        if (s.rendering) {
+            ImGui::SameLine();
+            char label[32];
+            std::snprintf(label, sizeof label, kProgressFormat, 100.0 * s.progress);
+            ImGui::ProgressBar(float(s.progress), ImVec2(progress_bar_width(), 0.0f), label);
+        }
+        // The warnings and the message, wrapped; the message can be dismissed.
+        StatusExtra extras[3];
+        for (int i = 0, n = status_extras(s, extras); i < n; ++i) {
+            const bool message = extras[i].text == &s.message;
+            if (message && ImGui::SmallButton("x")) s.dismiss_message = true;
+            if (message) ImGui::SameLine();
+            ImGui::PushStyleColor(ImGuiCol_Text, extras[i].colour);
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextUnformatted(extras[i].text->c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::PopStyleColor();
+        }
+    }
+    ImGui::End();
+}
+
+}  // namespace ms
