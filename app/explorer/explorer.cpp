@@ -566,8 +566,10 @@ int run_explorer(int argc, char** argv) {
         RedrawReasons reasons;
         reasons.events = input.event_count != events_seen || nav.view_changed || view_panel.view_edited ||
                          view_panel.settings_edited;
-        // (A benchmark on the CPU path waits for each view like a user would: rows arriving.)
-        reasons.continuous = settings.redraw_continuously || (bench.frames > 0 && renderer.path != RenderPath::Cpu) || soak.frames > 0 ||
+        // (A benchmark on the CPU path waits for each view like a user would, for its rows, and
+        // takes its next step in the frame after the last rows came in.)
+        reasons.continuous = settings.redraw_continuously || soak.frames > 0 ||
+                             (bench.frames > 0 && (renderer.path != RenderPath::Cpu || renderer.complete)) ||
                              (!options.screenshot.empty() && frames_shown < options.frames);
         reasons.progress = (renderer.path == RenderPath::Cpu && !renderer.complete) || export_job.running ||
                            vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner) ||
