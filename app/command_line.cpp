@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/commands.h"
-#include "compute/number_text.h"
+#include "compute/system/number_text.h"
 
 namespace ms {
 

@@ -1,5 +1,5 @@
 // cnn_cuda.cu: the CUDA forward pass of the Fashion-MNIST network (FP32, our own kernels).
-// CPU reference: cnn_forward_cpu_reference (cnn_cpu_reference.cpp); tests/test_cnn.cpp compares
+// CPU reference: cnn_forward_cpu_reference (cnn_cpu_reference.cpp); tests/demos/test_cnn.cpp compares
 // every variant and tiling with it (1e-4 on the logits).
 //
 // Napkin math per image: conv1 0.23 MFLOP, conv2 1.81 MFLOP, fc1 0.20 MFLOP: 2.2 MFLOP, so
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "compute/cnn/cnn_cuda.h"
-#include "compute/cuda_check.h"
-#include "compute/cuda_info.h"
+#include "compute/system/cuda_check.h"
+#include "compute/system/cuda_info.h"
 
 namespace ms {
 

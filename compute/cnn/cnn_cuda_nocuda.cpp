@@ -5,7 +5,7 @@
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_train.h"
 
-#include "compute/cuda_info.h"
+#include "compute/system/cuda_info.h"
 
 namespace ms {
 

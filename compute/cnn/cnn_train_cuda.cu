@@ -2,7 +2,7 @@
 // weights, same shuffling and augmentation, Adam with the same cosine schedule), with straightforward kernels:
 // one thread (or warp, or block) per output element, every sum in a fixed order (loops over
 // the batch, fixed shared-memory trees, no atomics), so a run is reproducible bit for bit.
-// CPU reference: cnn_loss_and_gradient_cpu; tests/test_cnn.cpp compares the gradients.
+// CPU reference: cnn_loss_and_gradient_cpu; tests/demos/test_cnn.cpp compares the gradients.
 //
 // Napkin: 6.6 MFLOP per image per step; a batch of 64 is 0.42 GFLOP, tiny for an H100, so a
 // step is bound by its ~14 launches (a few microseconds each), not by arithmetic.
@@ -18,7 +18,7 @@
 
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_train.h"
-#include "compute/cuda_check.h"
+#include "compute/system/cuda_check.h"
 
 namespace ms {
 

@@ -44,7 +44,7 @@ CnnWeights cnn_weights_from_bytes(const std::string& bytes, const std::string& s
                                   std::string* provenance = nullptr);
 
 // The committed weights: assets/cnn/fashion_mnist.msw beside the executable, else in the source
-// tree (see compute/assets.h). Throws if no assets folder can be found.
+// tree (see compute/io/assets.h). Throws if no assets folder can be found.
 std::filesystem::path cnn_default_weights_path();
 
 }  // namespace ms

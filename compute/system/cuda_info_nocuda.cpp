@@ -1,0 +1,17 @@
+// cuda_info_nocuda.cpp: the CPU-only build's answer to "which CUDA devices are there?".
+#include "compute/system/cuda_info.h"
+
+namespace ms {
+
+CudaSystemInfo query_cuda_system() {
+    CudaSystemInfo info;
+    info.reason = kCudaNotBuiltReason;
+    return info;
+}
+
+std::string cuda_unavailable_reason() { return kCudaNotBuiltReason; }
+
+int cuda_fp32_lanes_per_sm(int, int) { return 0; }
+int cuda_fp64_lanes_per_sm(int, int) { return 0; }
+
+}  // namespace ms
