@@ -3,30 +3,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <iostream>
 
 #include "app/commands.h"
-
-namespace ms {
-
-int parse_command_line(CLI::App& app, int argc, char** argv) {
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        std::cout << app.help();
-        return 0;
-    } catch (const CLI::CallForAllHelp&) {
-        std::cout << app.help("", CLI::AppFormatMode::All);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        std::string who = app.get_name() == "mandelscope" ? "mandelscope" : "mandelscope " + app.get_name();
-        std::cerr << who << ": " << e.what() << " (see --help)\n";
-        return 2;
-    }
-    return -1;
-}
-
-}  // namespace ms
 
 int main(int argc, char** argv) {
     struct Mode {

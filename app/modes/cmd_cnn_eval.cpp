@@ -13,6 +13,7 @@
 
 #include "app/modes/cmd_cnn.h"
 #include "app/modes/progress.h"
+#include "compute/system/number_text.h"
 #include "compute/cnn/cnn_eval.h"
 #include "compute/cnn/cnn_weights_file.h"
 #include "compute/system/text_format.h"
@@ -22,6 +23,8 @@ namespace ms {
 namespace {
 
 constexpr const char* kWho = "mandelscope cnn eval";
+// The largest side of a conv tiling the kernels support (compute/cnn/cnn_cuda.h: up to 4x16).
+constexpr int kCnnMaxConvTiling = 16;
 // Multiply-adds per image: conv1 28*28*16*9, conv2 14*14*32*144, fc1 1568*64, fc2 64*10.
 constexpr double kMacsPerImage = 112896.0 + 903168.0 + 100352.0 + 640.0;
 constexpr double kFlopsPerImage = 2.0 * kMacsPerImage;  // 2.23 MFLOP
@@ -140,13 +143,21 @@ nlohmann::json to_json(const Run& run, const std::string& backend) {
 }  // namespace
 
 int run_cnn_eval(const CnnEvalArgs& a) {
+    // Not sscanf's %d, which wraps 99999999999 silently (issue 16): the one size parser.
     int tiling_images = 0, tiling_channels = 0;
     if (!a.conv_tiling.empty() &&
-        (std::sscanf(a.conv_tiling.c_str(), "%dx%d", &tiling_images, &tiling_channels) != 2 ||
-         tiling_images < 1 || tiling_channels < 1)) {
-        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS such as 4x8, not '%s'.\n",
-                     kWho, a.conv_tiling.c_str());
+        !parse_size_text(a.conv_tiling, kCnnMaxConvTiling, &tiling_images, &tiling_channels).empty()) {
+        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS from 1x1 to %dx%d such as 4x8, not '%s'.\n",
+                     kWho, kCnnMaxConvTiling, kCnnMaxConvTiling, a.conv_tiling.c_str());
         return 2;
+    }
+    // A CUDA backend asked for by name, where none can run: say why now, as bad input. (With
+    // --backend=all the CUDA rows are skipped with the same reason.)
+    if (a.backend == "cuda" || a.backend == "cuda-unfused") {
+        if (std::string reason; !cnn_cuda_available(&reason)) {
+            std::fprintf(stderr, "%s: cannot run on CUDA: %s.\n", kWho, reason.c_str());
+            return 2;
+        }
     }
     CnnWeights weights;
     FashionMnist test;

@@ -17,12 +17,12 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <omp.h>
+#include <sys/statvfs.h>
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
@@ -31,6 +31,7 @@
 #include "compute/io/image_io.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
+#include "compute/system/number_text.h"
 
 namespace ms {
 
@@ -38,28 +39,31 @@ namespace {
 
 constexpr size_t kMiB = size_t(1) << 20;
 
-// "RE,IM" with the text of each part kept verbatim. Returns an empty string or a sentence.
+// "RE,IM" with the text of each part kept verbatim (compute/view.h, the same in every mode).
 std::string parse_center(const std::string& text, View* view) {
-    const size_t comma = text.find(',');
-    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-        return "the centre '" + text + "' is not of the form RE,IM (for example --center=-0.75,0)";
-    view->center_re = text.substr(0, comma);
-    view->center_im = text.substr(comma + 1);
-    return {};
+    return parse_center_option(text, &view->center_re, &view->center_im);
 }
 
-// "WxH" with whole numbers.
+// "WxH" with whole numbers: compute/number_text.h's parser, linear in the text's length (a
+// std::regex recursed once per character and overflowed the stack on 26,000 digits).
 std::string parse_size(const std::string& text, View* view) {
-    static const std::regex pattern(R"(^\s*(\d+)\s*[xX]\s*(\d+)\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, pattern))
-        return "the size '" + text + "' is not of the form WIDTHxHEIGHT (for example --size=1920x1080)";
-    if (m[1].length() > 10 || m[2].length() > 10 || std::stoll(m[1]) > INT_MAX || std::stoll(m[2]) > INT_MAX)
-        return "the size '" + text + "' is larger than any image Mandelscope can make";
-    const long long w = std::stoll(m[1]), h = std::stoll(m[2]);
-    view->width = int(w);
-    view->height = int(h);
-    return {};
+    return parse_size_text(text, INT_MAX, &view->width, &view->height);
+}
+
+// Free bytes on the file system that will hold `path` (0 when unknown).
+double free_bytes_for(const std::filesystem::path& path) {
+    std::filesystem::path dir = path.parent_path();
+    if (dir.empty()) dir = ".";
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) != 0) return 0.0;
+    return double(fs.f_bavail) * double(fs.f_frsize);
+}
+
+std::string describe_bytes(double bytes) {
+    char text[64];
+    if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    else std::snprintf(text, sizeof text, "%.0f MB", std::ceil(bytes / 1e6));
+    return text;
 }
 
 // MemAvailable from /proc/meminfo, in bytes (0 when unknown).
@@ -130,7 +134,12 @@ int render_request(const RenderRequest& request) {
         return bad_input("the backend must be cpu, cuda or auto (got '" + request.backend + "')");
     PaletteTable table;
     try {
-        table = make_palette_table(load_palette(view.palette));
+        if (!request.palette_file.empty()) {
+            table = make_palette_table(load_palette_file(request.palette_file));
+            view.palette = std::filesystem::path(request.palette_file).stem().string();
+        } else {
+            table = make_palette_table(load_palette(view.palette));
+        }
     } catch (const std::exception& e) {
         return bad_input(e.what());
     }
@@ -183,6 +192,29 @@ int render_request(const RenderRequest& request) {
     if (needed > usable)
         return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
                          " are available (use a smaller --size or --supersample)");
+
+    // Disk: a PNG can be as large as its raw pixels (a noisy view barely compresses), and the
+    // .npy is exactly its samples. Refuse up front what the output's file system cannot hold,
+    // rather than fill it after an hour; warn about tens of gigabytes.
+    {
+        const double png_bytes = image_bytes + double(view.height) + 4096.0;
+        const double npy_bytes = request.raw_path.empty() ? 0.0 : double(sample_width64) * double(sample_height64) * 4.0;
+        const double png_free = free_bytes_for(request.png_path);
+        const double npy_free = request.raw_path.empty() ? 0.0 : free_bytes_for(request.raw_path);
+        if (png_free > 0 && png_bytes > png_free)
+            return bad_input("a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
+                             " PNG can take up to " + describe_bytes(png_bytes) + ", but the file system of " +
+                             request.png_path.string() + " has " + describe_bytes(png_free) + " free");
+        if (npy_free > 0 && npy_bytes > npy_free)
+            return bad_input("the raw values take " + describe_bytes(npy_bytes) + ", but the file system of " +
+                             request.raw_path.string() + " has " + describe_bytes(npy_free) + " free");
+        if (png_bytes + npy_bytes >= 10e9)
+            std::fprintf(stderr,
+                         "mandelscope render: warning: this %dx%d image can take up to %s on disk%s and a long time "
+                         "to compute; progress follows.\n",
+                         view.width, view.height, describe_bytes(png_bytes + npy_bytes).c_str(),
+                         request.raw_path.empty() ? "" : " (PNG and raw values)");
+    }
 
     const Precision precision = resolve_precision(samples, request.precision);
     if (!fp64_resolves(samples))
@@ -308,7 +340,9 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
     app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
-    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/)")->capture_default_str();
+    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
+        ->capture_default_str();
+    app.add_option("--palette-file", request.palette_file, "A palette file anywhere (the format of assets/palettes/*.txt)");
     app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
     app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")

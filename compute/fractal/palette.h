@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,17 @@ struct PaletteTable {
     uint32_t interior_rgba = 0xff000000u;
 };
 
-// Throws std::runtime_error with a sentence naming the file and line on bad input.
+inline constexpr int kPaletteMaxStops = 4096;
+
+// Throws std::runtime_error with a sentence naming the file (`source`) and line on bad input.
+Palette parse_palette(std::istream& in, const std::string& source, const std::string& name);
+// Any file (--palette-file): a regular file in the format above.
 Palette load_palette_file(const std::filesystem::path& path);
-Palette load_palette(const std::string& name);             // from assets/palettes/
+// By name (--palette, a PNG's view): assets/palettes/NAME.txt only. A name that is not plain
+// (letters, digits, '-', '_') is refused before the file system sees it.
+Palette load_palette(const std::string& name);
+bool palette_name_is_plain(const std::string& name);
+std::string palette_name_problem(const std::string& name);  // the sentence for a name that is not plain
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
 // A grey gradient built into the program, for a window whose palette file cannot be opened:

@@ -42,13 +42,14 @@ echo "$out" | grep -q '^view: center=-0.10109636384562,0.95628651080914 zoom=300
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/shot.png" --screenshot="$work/shot2.png" --print-view 2>&1)
 echo "$out" | grep -q '^view: center=-0.10109636384562,0.95628651080914 zoom=300 ' || fail "a screenshot does not reopen"
 
-# Not a Mandelscope PNG, and no file at all: a message, the default view, exit 0.
+# Not a Mandelscope PNG, and no file at all: a scripted run (--screenshot) fails with the
+# sentence and exit 2, before any window and without a screenshot (issue 15, section 6).
 convert -size 16x16 xc:red "$work/plain.png"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/plain.png" --screenshot="$work/shot3.png" --print-view 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 0 ] && echo "$out" | grep -q 'has no Mandelscope view in it' || fail "a plain PNG must give a clear message"
-echo "$out" | grep -q '^view: center=-0.5,0 zoom=2.3703703703703702 ' || fail "after a refused PNG the default view must stay"
+[ $rc -eq 2 ] && echo "$out" | grep -q 'has no Mandelscope view in it' || fail "a plain PNG must give a clear message and exit 2 (rc $rc)"
+[ ! -e "$work/shot3.png" ] || fail "a refused --open must not leave a screenshot"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/none.png" --screenshot="$work/shot4.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 0 ] && echo "$out" | grep -q "cannot open $work/none.png: No such file or directory" || fail "a missing file must give a clear message"
+[ $rc -eq 2 ] && echo "$out" | grep -q "cannot open $work/none.png: No such file or directory" || fail "a missing file must give a clear message (rc $rc)"
 echo "$out" | grep -q . && exit 0
