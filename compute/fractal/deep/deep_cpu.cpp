@@ -35,7 +35,7 @@ struct PixelCounters {
 };
 
 // One pixel: returns its escape count (-1 inside) and writes mu.
-template <typename T>
+template <typename T, bool kRebase>
 inline int64_t iterate_pixel(const DeepComplex<T>* Z, int64_t last_index, const BlaView<T>& bla,
                              DeepComplex<T> dc, int64_t max_iterations, double* mu_out,
                              PixelCounters& counters) {
@@ -65,7 +65,7 @@ inline int64_t iterate_pixel(const DeepComplex<T>* Z, int64_t last_index, const 
             *mu_out = mu > 0.0 ? mu : 0.0;
             return n;
         }
-        if (full_norm < deep_norm(z) || m == last_index) {
+        if ((kRebase && full_norm < deep_norm(z)) || m == last_index) {
             z = full;
             m = 0;
             ++counters.rebases;
@@ -120,8 +120,9 @@ void render_pixels(const DeepLocation& location, const ReferenceOrbit& orbit, co
             const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
             const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
             const size_t i = size_t(y) * size_t(width) + size_t(x);
-            frame->escape_count[i] = iterate_pixel<T>(Z, last_index, bla, dc, max_iterations,
-                                                      &frame->mu[i], counters);
+            frame->escape_count[i] =
+                options.rebase ? iterate_pixel<T, true>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters)
+                               : iterate_pixel<T, false>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters);
         }
         iterations += counters.iterations;
         bla_iterations += counters.bla_iterations;

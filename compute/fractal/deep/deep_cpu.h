@@ -33,6 +33,9 @@ const char* deep_number_type_name(DeepNumberType type);  // "auto", "double", "f
 
 struct DeepRenderOptions {
     bool use_bla = true;
+    // false: plain perturbation, rebasing only where the orbit ends (the way renderers without
+    // glitch detection go wrong; tests show the difference at a location that glitches).
+    bool rebase = true;
     double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
     int threads = 0;                    // 0: all cores
