@@ -30,7 +30,9 @@ namespace ms {
 
 inline constexpr int kBlaMaxLevels = 64;
 // 2^-53: the z^2 term dropped is below a double's rounding of the linear part, so BLA is as
-// exact as the perturbation step it replaces.
+// exact as the perturbation step it replaces. Larger epsilons skip more but fail the tests'
+// bar against the MPFR truth: 2^-24 (x5 fewer steps) got 94.8% of the 1e20 frame exact and
+// 92.5% of the 1e50 one, 2^-40 99.1% / 100% but only 99.3% within one iteration at 1e20.
 inline constexpr double kBlaDefaultEpsilon = 1.1102230246251565e-16;
 
 template <typename T>

@@ -20,8 +20,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_location.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/palette.h"
@@ -83,6 +85,35 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
 // Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
                              int64_t precision_bits = 0);
+
+// --- shared by deep_cpu and deep_cuda --------------------------------------------------------
+// What a frame computes before its pixels: checks, output buffers (frame), the reference
+// (cached or new; null when cancelled, with stats.cancelled set), the reference's offset from the
+// view centre, the pixel spacing and the largest |dc|. Throws std::invalid_argument with one
+// sentence on a bad location or size.
+struct DeepFrameSetup {
+    std::shared_ptr<const ReferenceOrbit> orbit;
+    DeepComplex<FloatExp> offset;  // view centre - reference point
+    FloatExp spacing;
+    FloatExp max_dc;
+};
+DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
+                                const DeepRenderOptions& options, DeepFrame* frame);
+// Builds the BLA table (when options.use_bla) for the frame; false when cancelled.
+template <typename T>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
+                    DeepFrameStats* stats);
+
+template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
+template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {
+    return orbit.z.data();
+}
+template <> inline const DeepComplex<FloatExp>* deep_orbit_data<FloatExp>(const ReferenceOrbit& orbit) {
+    return orbit.z_fe.data();
+}
+template <typename T> T deep_from_floatexp(FloatExp x);
+template <> inline double deep_from_floatexp<double>(FloatExp x) { return fe_to_double(x); }
+template <> inline FloatExp deep_from_floatexp<FloatExp>(FloatExp x) { return x; }
 
 // Smooth values (deep_cpu's mu) to RGBA8 through a palette, as colorize() does for View, in
 // double all the way: position = mu * density/100 * table size + offset * table size.

@@ -69,6 +69,7 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
     mpfr_set_zero(r.y.get(), 1);
 
     FloatExp min_norm{};
+    double min_norm_d = 0.0;
     bool have_min = false;
     try {
         size_t reserve = size_t(std::min<int64_t>(max_iterations + 1, int64_t(1) << 20));
@@ -82,12 +83,18 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
             DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
             orbit->z.push_back(zd);
             orbit->z_fe.push_back(zf);
-            FloatExp norm = deep_norm(zf);
-            if (!have_min || norm < min_norm) {
-                min_norm = norm;
-                have_min = true;
+            // The smallest |Z_m|: in double while the square is a normal double (almost always),
+            // in FloatExp where it is not.
+            const double norm_d = zd.re * zd.re + zd.im * zd.im;
+            if (!have_min || !(norm_d > 1e-300) || norm_d < min_norm_d) {
+                FloatExp norm = norm_d > 1e-300 ? fe_from_double(norm_d) : deep_norm(zf);
+                if (!have_min || norm < min_norm) {
+                    min_norm = norm;
+                    min_norm_d = fe_to_double(norm);
+                    have_min = true;
+                }
             }
-            if (zd.re * zd.re + zd.im * zd.im > kBailoutRadius * kBailoutRadius) {
+            if (norm_d > kBailoutRadius * kBailoutRadius) {
                 orbit->escaped = true;
                 break;
             }
