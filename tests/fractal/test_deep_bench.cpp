@@ -3,6 +3,7 @@
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Reference*'
 //   MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
 //       --gtest_filter='*Kf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
 //   MANDELSCOPE_DEEP_PLAIN_STRIDE=1 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
 //       --gtest_filter='*AgainstPlainLoop*'
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "compute/fractal/deep/deep_bench.h"
+#include "compute/fractal/mandelbrot.h"
 
 using namespace ms;
 
@@ -47,6 +49,17 @@ TEST(DeepBench, DISABLED_AgainstPlainLoop) {
     deep_bench_plain(kFolder, "e50", width, height, stride, print);
 }
 
+// The same on CUDA (1024x1024 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise).
+TEST(DeepBench, DISABLED_CudaKf2Locations) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_locations(kFolder, {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
+    deep_bench_locations(kFolder, {"e10000"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 (2.7e10000).
 TEST(DeepBench, DISABLED_PastE10000) {
     int width = 640, height = 360;
     size_from_env(&width, &height);

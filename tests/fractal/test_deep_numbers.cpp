@@ -12,6 +12,7 @@
 
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/deep/deep_mpfr.h"
 #include "compute/fractal/deep/floatexp.h"
 
 using namespace ms;
@@ -242,4 +243,24 @@ TEST(Kfr, BadInputGivesOneSentence) {
     expect_sentence(read_kfr(std::filesystem::temp_directory_path().string(), &location));
     // Writing into a missing folder leaves nothing behind.
     expect_sentence(write_kfr("/nonexistent/folder/x.kfr", DeepLocation{}));
+}
+
+// The reference orbit reads MPFR numbers through their top limb (deep_mpfr.h): within one
+// rounding of mpfr_get_d, at any precision and far outside double's range.
+TEST(FloatExp, FromMpfrMatchesMpfrGetD) {
+    for (long bits : {53L, 64L, 65L, 241L, 3396L}) {
+        MpfrNumber x(bits), y(bits);
+        mpfr_set_str(x.get(), "-1.7692026523595072889383857467776111524931174128810441858206091009582682358", 10,
+                     MPFR_RNDN);
+        for (int k = 0; k < 40; ++k) {
+            mpfr_mul_d(x.get(), x.get(), -1.37e7, MPFR_RNDN);  // walk through magnitudes, both signs
+            double expected = mpfr_get_d(x.get(), MPFR_RNDN);
+            double got = fe_to_double(floatexp_from_mpfr(x.get()));
+            EXPECT_NEAR(got, expected, std::fabs(expected) * 2.3e-16) << bits << " bits, step " << k;
+        }
+        mpfr_set_str(y.get(), "3e-100000", 10, MPFR_RNDN);
+        EXPECT_NEAR(log10_fe(floatexp_from_mpfr(y.get())), std::log10(3.0) - 100000.0, 1e-9);
+        mpfr_set_zero(y.get(), 1);
+        EXPECT_EQ(floatexp_from_mpfr(y.get()).mantissa, 0.0);
+    }
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
 
 namespace ms {
@@ -64,14 +65,21 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
 }
 
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
-                          int width, int height, const DeepBenchPrint& print) {
-    print(format("Deep frames at %dx%d on the CPU (all cores, BLA, nothing cached):", width, height));
+                          int width, int height, const DeepBenchPrint& print, bool use_cuda) {
+    print(format("Deep frames at %dx%d on %s (BLA, nothing cached; reference and BLA table on the CPU):",
+                 width, height, use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)"));
     print(format("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers",
                  "bits", "ref its", "ref ms", "BLA ms", "pixels ms", "frame ms", "iterations",
                  "BLA %", "Git/s eff"));
     for (const std::string& name : names) {
         DeepLocation location = load_location(folder, name);
-        DeepFrame frame = deep_cpu(location, width, height);
+        DeepRenderOptions options;
+        options.reference_progress = [&](int64_t done, int64_t total) {
+            if (done % (int64_t(1) << 18) == 0)
+                print(format("    %s reference: %lld of %lld iterations", name.c_str(), (long long)done, (long long)total));
+        };
+        DeepFrame frame = use_cuda ? deep_cuda(location, width, height, options)
+                                   : deep_cpu(location, width, height, options);
         const DeepFrameStats& s = frame.stats;
         print(format("  %-10s %-9s %6lld %9lld %10.1f %8.1f %10.1f %10.1f %14llu %6.1f%% %10.2f",
                      name.c_str(), deep_number_type_name(s.number_type), (long long)s.precision_bits,

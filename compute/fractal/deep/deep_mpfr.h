@@ -26,10 +26,17 @@ private:
 };
 
 inline FloatExp floatexp_from_mpfr(mpfr_srcptr x) {
-    if (mpfr_zero_p(x)) return FloatExp{};
-    long exponent = 0;
-    double mantissa = mpfr_get_d_2exp(&exponent, x, MPFR_RNDN);  // in [0.5, 1)
-    return fe_make(mantissa, int64_t(exponent));
+    if (!mpfr_regular_p(x)) {  // 0 (NaN and inf never reach here: orbits stop at escape)
+        return mpfr_zero_p(x) ? FloatExp{} : fe_from_double(mpfr_get_d(x, MPFR_RNDN));
+    }
+    // The most significant limb holds the top 64 bits: x = 0.limb... * 2^exp. Rounding that limb
+    // to double rounds to nearest on 64 bits (the lower limbs only break exact ties), and
+    // costs a fraction of mpfr_get_d_2exp, which the reference orbit would otherwise pay twice
+    // an iteration (measured: the orbit went from 1.5x to ~1.1x a bare MPFR loop at 241 bits).
+    static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
+    const mp_limb_t top = x->_mpfr_d[(mpfr_get_prec(x) - 1) / GMP_NUMB_BITS];
+    const double m = double(top);  // [2^63, 2^64]
+    return fe_make(x->_mpfr_sign < 0 ? -m : m, int64_t(x->_mpfr_exp) - 64);
 }
 
 // Decimal text (already checked by check_deep_center) into x, rounded to x's precision.

@@ -84,6 +84,8 @@ MS_DEEP_HD FloatExp fe_from_double(double x) { return fe_make(x, 0); }
 
 // Nearest double: 0 (signed) below the subnormal range, inf above the range.
 MS_DEEP_HD double fe_to_double(FloatExp x) {
+    // In double's normal range: one multiply by 2^e built from its bits (no ldexp call).
+    if (x.exponent >= -1022 && x.exponent <= 1023) return x.mantissa * fe_pow2(int(x.exponent));
     if (x.mantissa == 0.0) return x.mantissa;
     if (x.exponent > 1100) return x.mantissa * INFINITY;
     if (x.exponent < -1200) return x.mantissa * 0.0;
