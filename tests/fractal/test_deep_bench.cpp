@@ -14,12 +14,13 @@
 
 #include "compute/fractal/deep/deep_bench.h"
 #include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
 
 using namespace ms;
 
 namespace {
 
-const std::string kFolder = std::string(MANDELSCOPE_SOURCE_DIR) + "/assets/locations";
+std::string locations_folder() { return (find_data_dir("assets") / "locations").string(); }
 
 void print(const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); }
 
@@ -30,7 +31,7 @@ void size_from_env(int* width, int* height) {
 }  // namespace
 
 TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
-    deep_bench_reference(kFolder, {"e50", "e113", "e533", "e1000", "e1086"}, 1024, print);
+    deep_bench_reference(locations_folder(), {"e50", "e113", "e533", "e1000", "e1086"}, 1024, print);
 }
 
 // Kalles Fraktaler 2's benchmark locations (1e50, 5e113, 5e227, 4e533, 1e1086; the 1e14 one is
@@ -38,7 +39,7 @@ TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
 TEST(DeepBench, DISABLED_Kf2Locations) {
     int width = 640, height = 360;
     size_from_env(&width, &height);
-    deep_bench_locations(kFolder, {"e50", "e113", "e227", "e533", "e1086"}, width, height, print);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print);
 }
 
 TEST(DeepBench, DISABLED_AgainstPlainLoop) {
@@ -46,7 +47,7 @@ TEST(DeepBench, DISABLED_AgainstPlainLoop) {
     size_from_env(&width, &height);
     int stride = 8;
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_STRIDE")) stride = std::atoi(s);
-    deep_bench_plain(kFolder, "e50", width, height, stride, print);
+    deep_bench_plain(locations_folder(), "e50", width, height, stride, print);
 }
 
 // The same on CUDA (1024x1024 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise).
@@ -55,13 +56,13 @@ TEST(DeepBench, DISABLED_CudaKf2Locations) {
     if (!cuda_available(&reason)) GTEST_SKIP() << reason;
     int width = 1024, height = 1024;
     size_from_env(&width, &height);
-    deep_bench_locations(kFolder, {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
-    deep_bench_locations(kFolder, {"e10000"}, width, height, print, true);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print, true);
 }
 
 // rust-fractal-core's e10000 (2.7e10000).
 TEST(DeepBench, DISABLED_PastE10000) {
     int width = 640, height = 360;
     size_from_env(&width, &height);
-    deep_bench_locations(kFolder, {"e10000"}, width, height, print);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print);
 }

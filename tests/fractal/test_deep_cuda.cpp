@@ -12,6 +12,7 @@
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
 #include "tests/validate.h"
 
 using namespace ms;
@@ -20,7 +21,7 @@ namespace {
 
 DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     DeepLocation location;
-    EXPECT_EQ(read_kfr(std::string(MANDELSCOPE_SOURCE_DIR) + "/assets/locations/" + name + ".kfr", &location), "");
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
     if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
     return location;
 }

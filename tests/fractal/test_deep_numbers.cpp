@@ -14,6 +14,7 @@
 #include "compute/fractal/deep/deep_location.h"
 #include "compute/fractal/deep/deep_mpfr.h"
 #include "compute/fractal/deep/floatexp.h"
+#include "compute/io/assets.h"
 
 using namespace ms;
 
@@ -202,7 +203,7 @@ TEST(Kfr, WritesAndReadsBack) {
 TEST(Kfr, EveryPublicLocationInAssetsOpens) {
     int count = 0;
     for (const auto& entry :
-         std::filesystem::directory_iterator(std::string(MANDELSCOPE_SOURCE_DIR) + "/assets/locations")) {
+         std::filesystem::directory_iterator((find_data_dir("assets") / "locations").string())) {
         if (entry.path().extension() != ".kfr") continue;
         DeepLocation location;
         EXPECT_EQ(read_kfr(entry.path().string(), &location), "") << entry.path();

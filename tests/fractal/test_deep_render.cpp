@@ -30,6 +30,7 @@
 
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_kfr.h"
+#include "compute/io/assets.h"
 
 using namespace ms;
 
@@ -37,7 +38,7 @@ namespace {
 
 DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     DeepLocation location;
-    std::string path = std::string(MANDELSCOPE_SOURCE_DIR) + "/assets/locations/" + name + ".kfr";
+    std::string path = (find_data_dir("assets") / "locations").string() + "/" + name + ".kfr";
     std::string error = read_kfr(path, &location);
     EXPECT_EQ(error, "");
     if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
