@@ -28,11 +28,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
 #include "app/explorer/explorer_options.h"
+#include "app/explorer/soak.h"
+#include "compute/system/cuda_info.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/assets.h"
@@ -319,6 +322,11 @@ int run_explorer(int argc, char** argv) {
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
+    SoakTest soak;  // --soak (app/explorer/soak.h)
+    soak.frames = options.soak_frames;
+    soak.seed = options.soak_seed;
+    soak.export_path = (std::filesystem::temp_directory_path() /
+                        ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf/perf_monitor.h)
     start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
     int frames_shown = 0;
@@ -391,6 +399,8 @@ int run_explorer(int argc, char** argv) {
             if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
             settings = view_panel.settings;
         }
+        if (soak.frames > 0 && step_soak(soak, {&view, &nav, &view_panel, &export_dialog, window}))
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
         if (nav.toggle_backend) {
             if (settings.backend == Backend::Cpu && !renderer.cuda_unavailable.empty())
                 show_message(status, "CUDA unavailable: " + renderer.cuda_unavailable, true);
@@ -440,6 +450,9 @@ int run_explorer(int argc, char** argv) {
             std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
         if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
         if (!options.no_ui) draw_status_line(status);
+        if (soak.frames > 0 && status.message_is_error && status.message != before.message &&
+            status.message.rfind("CUDA unavailable", 0) != 0)
+            ++soak.errors;
         if (status.dismiss_message) status.message.clear();
         update_perf_monitor(perf, view, settings.precision, renderer, palette);
 
@@ -465,6 +478,7 @@ int run_explorer(int argc, char** argv) {
         perf_mark(perf, PerfMark::SwapStart);
         glfwSwapBuffers(window);
         perf_mark(perf, PerfMark::SwapEnd);
+        if (soak.frames > 0) sample_soak_memory(soak);
     }
 
     if (options.print_view)
@@ -477,6 +491,12 @@ int run_explorer(int argc, char** argv) {
     stop_cnn_runner(cnn_runner);
     stop_perf_monitor(perf);
     shutdown_frame_renderer(renderer);
+    if (soak.frames > 0) {
+        std::printf("%s", soak_report(soak, cuda_device_memory_used_bytes()).c_str());
+        std::error_code ignored;
+        std::filesystem::remove(soak.export_path, ignored);
+        if (!soak_passed(soak)) exit_code = 1;
+    }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

@@ -12,6 +12,7 @@
 #include "app/commands.h"
 #include "app/modes/machine_json.h"
 #include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
 #include "compute/perf/perf_model.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
@@ -77,14 +78,26 @@ int run_info_command(int argc, char** argv) {
 
     const CpuInfo cpu = query_cpu_info();
     const CudaSystemInfo cuda = query_cuda_system();
+    // Where the data files were found (assets.h gives the order): an installed or moved copy
+    // shows here which tree it reads.
+    auto data_dir = [](const char* sub) {
+        try {
+            return find_data_dir(sub).string();
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+    };
     if (json) {
         nlohmann::ordered_json j;
         j["cpu"] = cpu_json(cpu);
         j["cuda"] = cuda_json(cuda);
         j["speedup_estimates"] = speedup_estimates_json(cpu, cuda);
+        j["data"] = {{"assets", data_dir("assets")}, {"shaders", data_dir("shaders")}};
         std::cout << j.dump(2) << "\n";
     } else {
         print_text(cpu, cuda);
+        std::printf("\nData\n  assets         %s\n  shaders        %s\n", data_dir("assets").c_str(),
+                    data_dir("shaders").c_str());
     }
     return 0;
 }

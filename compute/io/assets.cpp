@@ -1,4 +1,5 @@
-// assets.cpp: locating data directories beside the executable or in the source tree.
+// assets.cpp: locating the data directories beside the executable, in the install prefix or in
+// the source tree (the order is in assets.h).
 #include "compute/io/assets.h"
 
 #include <stdexcept>
@@ -14,19 +15,45 @@ std::filesystem::path executable_dir() {
     return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+std::string places(const std::vector<std::filesystem::path>& candidates) {
+    std::string text;
+    for (size_t i = 0; i < candidates.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == candidates.size() ? " or " : ", ") + candidates[i].string();
+    return text;
+}
+
 }  // namespace
 
+std::vector<std::filesystem::path> data_dir_candidates(const char* sub) {
+    std::vector<std::filesystem::path> dirs;
+    const std::filesystem::path exe = executable_dir();
+    if (!exe.empty()) {
+        dirs.push_back(exe / sub);
+        dirs.push_back((exe / ".." / "share" / "mandelscope" / sub).lexically_normal());
+    }
+    dirs.push_back(std::filesystem::path(MANDELSCOPE_INSTALL_DATADIR) / sub);
+    dirs.push_back(std::filesystem::path(MANDELSCOPE_SOURCE_DIR) / sub);
+    return dirs;
+}
+
 std::filesystem::path find_data_dir(const char* sub) {
-    const std::filesystem::path candidates[] = {
-        executable_dir() / sub,
-        std::filesystem::path(MANDELSCOPE_SOURCE_DIR) / sub,
-    };
+    const auto candidates = data_dir_candidates(sub);
     for (const auto& dir : candidates) {
         std::error_code ec;
-        if (!dir.empty() && std::filesystem::is_directory(dir, ec)) return dir;
+        if (std::filesystem::is_directory(dir, ec)) return dir;
     }
-    throw std::runtime_error(std::string("cannot find the '") + sub + "' directory beside " +
-                             executable_dir().string() + " or in " + MANDELSCOPE_SOURCE_DIR);
+    throw std::runtime_error(std::string("cannot find the '") + sub + "' directory (looked in " +
+                             places(candidates) + ")");
+}
+
+std::filesystem::path find_data_file(const char* sub, const std::filesystem::path& relative) {
+    auto candidates = data_dir_candidates(sub);
+    for (auto& dir : candidates) {
+        dir /= relative;
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir, ec)) return dir;
+    }
+    throw std::runtime_error("cannot find '" + relative.string() + "' (looked in " + places(candidates) + ")");
 }
 
 }  // namespace ms
