@@ -57,6 +57,14 @@ TEST(DeepBench, DISABLED_CudaKf2Locations) {
     int width = 1024, height = 1024;
     size_from_env(&width, &height);
     deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 on CUDA (its reference alone takes minutes on one CPU core).
+TEST(DeepBench, DISABLED_CudaPastE10000) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
     deep_bench_locations(locations_folder(), {"e10000"}, width, height, print, true);
 }
 
