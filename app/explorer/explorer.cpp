@@ -258,7 +258,14 @@ int run_explorer(int argc, char** argv) {
     std::string palette_name;
     PaletteTable palette;
     update_palette(&view, &palette_name, &palette, status);
-    if (palette_name.empty()) return 2;
+    if (palette_name.empty()) {
+        // A scripted run (--export, --screenshot) fails with the sentence already printed; an
+        // interactive window keeps going with a built-in gradient and says so on its status line.
+        if (!options.export_path.empty() || !options.screenshot.empty()) return 2;
+        palette = make_palette_table(builtin_grey_palette());
+        palette_name = view.palette;
+        show_message(status, status.message + "; showing a built-in grey gradient", true);
+    }
     if (!options.export_path.empty()) return export_without_window(view, palette, export_settings(options, settings));
 
     // Setup window

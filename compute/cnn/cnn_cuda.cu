@@ -230,14 +230,14 @@ CnnCudaHandle cnn_cuda_create(const CnnWeights& weights, int max_batch) {
 
     const std::vector<float> host = device_layout(weights);
     const size_t n = size_t(max_batch);
-    CUDA_CHECK(cudaMalloc(&c->params, sizeof(float) * kCnnParameterCount));
+    CUDA_CHECK(cuda_malloc(&c->params, sizeof(float) * kCnnParameterCount));
     CUDA_CHECK(cudaMemcpy(c->params, host.data(), sizeof(float) * kCnnParameterCount,
                           cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMalloc(&c->images, n * kCnnPixels));
-    CUDA_CHECK(cudaMalloc(&c->pool1, sizeof(float) * n * kPool1Size));
-    CUDA_CHECK(cudaMalloc(&c->pool2, sizeof(float) * n * kCnnFlat));
-    CUDA_CHECK(cudaMalloc(&c->partial, sizeof(float) * partial_floats(max_batch)));
-    CUDA_CHECK(cudaMalloc(&c->logits, sizeof(float) * n * kCnnClasses));
+    CUDA_CHECK(cuda_malloc(&c->images, n * kCnnPixels));
+    CUDA_CHECK(cuda_malloc(&c->pool1, sizeof(float) * n * kPool1Size));
+    CUDA_CHECK(cuda_malloc(&c->pool2, sizeof(float) * n * kCnnFlat));
+    CUDA_CHECK(cuda_malloc(&c->partial, sizeof(float) * partial_floats(max_batch)));
+    CUDA_CHECK(cuda_malloc(&c->logits, sizeof(float) * n * kCnnClasses));
     const size_t pinned = std::min(n, size_t(kPinnedBelowImages));
     CUDA_CHECK(cudaMallocHost(&c->images_pinned, pinned * kCnnPixels));
     CUDA_CHECK(cudaMallocHost(&c->logits_pinned, sizeof(float) * pinned * kCnnClasses));
@@ -387,14 +387,14 @@ void cnn_cuda_forward_device(CnnCuda& c, const uint8_t* images_device, int count
 
 uint8_t* cnn_cuda_upload_images(const uint8_t* images, int count) {
     uint8_t* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, size_t(count) * kCnnPixels));
+    CUDA_CHECK(cuda_malloc(&d, size_t(count) * kCnnPixels));
     CUDA_CHECK(cudaMemcpy(d, images, size_t(count) * kCnnPixels, cudaMemcpyHostToDevice));
     return d;
 }
 
 float* cnn_cuda_alloc_logits(int count) {
     float* d = nullptr;
-    CUDA_CHECK(cudaMalloc(&d, sizeof(float) * size_t(count) * kCnnClasses));
+    CUDA_CHECK(cuda_malloc(&d, sizeof(float) * size_t(count) * kCnnClasses));
     return d;
 }
 

@@ -39,6 +39,9 @@ Palette load_palette_file(const std::filesystem::path& path);
 Palette load_palette(const std::string& name);             // from assets/palettes/
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
+// A grey gradient built into the program, for a window whose palette file cannot be opened:
+// it keeps drawing (and says why) instead of closing.
+Palette builtin_grey_palette();
 
 }  // namespace ms
 
