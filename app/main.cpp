@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "compute/image_io.h"
 
 namespace ms {
 
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
         {"bench", ms::run_bench_command},   {"vecadd", ms::run_vecadd_command},
         {"cnn", ms::run_cnn_command},
     };
+    // Ctrl+C or a kill during a long render or export removes the unfinished output file.
+    ms::install_output_cleanup_on_signals();
     try {
         if (argc >= 2) {
             for (const Mode& mode : modes)
