@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "compute/image_io.h"
 #include "render/vecadd_runner.h"
 #include "render/view_math.h"
 
@@ -132,6 +133,11 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::vector<size_t> sizes;
         if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
     }
+    // Output files are checked before the window opens or the export starts, not after.
+    for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--export", &o.export_path},
+                                       std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
+        if (!path->empty())
+            if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
     return validate_view(*view);
 }
 
