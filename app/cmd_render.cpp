@@ -214,7 +214,8 @@ int render_request(const RenderRequest& request) {
 
     // --- Render, band by band ------------------------------------------------------------
     const auto start = std::chrono::steady_clock::now();
-    double write_ms = 0.0;  // colouring, filtering, deflating and writing: everything but the kernels
+    double colour_ms = 0.0;  // smooth values to RGBA (CPU path; CUDA colours in its kernels)
+    double write_ms = 0.0;   // supersampling's box filter, PNG filtering, deflating and writing
     auto since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
     };
@@ -256,7 +257,7 @@ int render_request(const RenderRequest& request) {
                 stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
                 const auto colour_start = std::chrono::steady_clock::now();
                 colorize_parallel(mu.data(), count, table, view, rgba.data());
-                write_ms += since(colour_start);
+                colour_ms += since(colour_start);
             }
             const auto write_start = std::chrono::steady_clock::now();
             total.iterations += stats.iterations;
@@ -295,8 +296,8 @@ int render_request(const RenderRequest& request) {
     std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
     std::printf("precision  %s\n", precision_name(precision));
-    std::printf("time       %.1f ms computing, %.1f ms colouring and writing, %.1f ms in all\n", total.compute_ms,
-                write_ms, wall_ms);
+    std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
+                colour_ms, write_ms, wall_ms);
     std::printf("speed      %.3g iterations/s (%llu iterations executed)\n",
                 total.compute_ms > 0 ? double(total.iterations) / (total.compute_ms * 1e-3) : 0.0,
                 (unsigned long long)total.iterations);
