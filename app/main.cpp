@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "compute/image_io.h"
+#include "compute/io/image_io.h"
 
 namespace ms {
 

@@ -1,7 +1,7 @@
 // cnn_cuda.h: the network's forward pass on the GPU with our own CUDA kernels (FP32),
 // behind a plain C++ header (cnn_cuda.cu; cnn_cuda_nocuda.cpp reports "built without CUDA").
 //
-// Kernels (cnn_cuda.cu), each checked against cnn_forward_cpu_reference by tests/test_cnn.cpp:
+// Kernels (cnn_cuda.cu), each checked against cnn_forward_cpu_reference by tests/demos/test_cnn.cpp:
 //   cnn_conv1_kernel        conv1 + ReLU + pool, one thread per pooled pixel (16 channels)
 //   cnn_conv2_kernel        conv2 + ReLU + pool, implicit GEMM from shared memory
 //   cnn_conv12_kernel       both convolutions fused: conv1's pooled maps never leave shared

@@ -9,7 +9,7 @@
 //
 // 105,866 parameters, stored as one flat float vector in PyTorch's state_dict order and layout
 // (conv weights [out][in][ky][kx], fc weights [out][in]), so the weights file maps 1:1 onto a
-// torch.nn.Sequential of the same layers (tests/cnn_pytorch_compare.py does exactly that).
+// torch.nn.Sequential of the same layers (tests/demos/cnn_pytorch_compare.py does exactly that).
 #pragma once
 
 #include <array>

@@ -2,7 +2,7 @@
 // weights, same shuffling and augmentation, Adam with the same cosine schedule), with straightforward kernels:
 // one thread (or warp, or block) per output element, every sum in a fixed order (loops over
 // the batch, fixed shared-memory trees, no atomics), so a run is reproducible bit for bit.
-// CPU reference: cnn_loss_and_gradient_cpu; tests/test_cnn.cpp compares the gradients.
+// CPU reference: cnn_loss_and_gradient_cpu; tests/demos/test_cnn.cpp compares the gradients.
 //
 // Napkin: 6.6 MFLOP per image per step; a batch of 64 is 0.42 GFLOP, tiny for an H100, so a
 // step is bound by its ~14 launches (a few microseconds each), not by arithmetic.
@@ -18,7 +18,8 @@
 
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_train.h"
-#include "compute/cuda_check.h"
+#include "compute/cnn/cnn_train_loop.h"
+#include "compute/system/cuda_check.h"
 
 namespace ms {
 
@@ -473,68 +474,31 @@ CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* tes
     if (test && test->count > 0) eval = cnn_cuda_create(t.weights(), std::min(test->count, 10000));
     std::vector<float> test_logits(test ? size_t(test->count) * kCnnClasses : 0);
 
-    // The same shuffling and schedule as the CPU trainer (cnn_train.cpp).
-    CnnRng shuffle_rng{options.seed ^ 0x5EEDF00Dull};
-    CnnRng augment_rng{options.seed ^ 0xA06E0000ull};
-    std::vector<int> order(train.count);
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<uint8_t> augmentation(train.count, kCnnAugmentIdentity);
-    const int steps = (train.count + options.batch - 1) / options.batch;
-    const int64_t total_steps = int64_t(steps) * options.epochs;
-    int64_t global_step = 0;
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-        const Clock::time_point epoch_start = Clock::now();
-        for (int i = train.count - 1; i > 0; --i)
-            std::swap(order[i], order[shuffle_rng.next_below(uint32_t(i + 1))]);
+    // The same shuffling, augmentation and schedule as the CPU trainer (cnn_train_loop.h).
+    CnnTrainSteps steps;
+    steps.start_epoch = [&](const std::vector<int>& order, const std::vector<uint8_t>& augmentation) {
         CUDA_CHECK(cudaMemcpy(t.order, order.data(), sizeof(int) * train.count, cudaMemcpyHostToDevice));
-        if (options.augment) {
-            for (uint8_t& code : augmentation)
-                code = cnn_random_augmentation(augment_rng, options.max_shift);
+        if (options.augment)
             CUDA_CHECK(cudaMemcpy(t.augment, augmentation.data(), train.count, cudaMemcpyHostToDevice));
-        }
-        CnnEpochStats stats;
-        stats.epoch = epoch;
-        double loss_sum = 0.0;
-        int seen = 0, correct = 0;
-        for (int step = 0; step < steps; ++step) {
-            if (options.cancel && options.cancel->load()) {
-                result.cancelled = true;
-                break;
-            }
-            const int first = step * options.batch;
-            const int n = std::min(options.batch, train.count - first);
-            int batch_correct = 0;
-            loss_sum += t.loss_and_gradient(first, n, &batch_correct);
-            const double progress = double(global_step) / double(total_steps);
-            const float lr = float(options.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress)));
-            t.adam_step(++global_step, lr);
-            seen += n;
-            correct += batch_correct;
-            stats.learning_rate = lr;
-            if (options.on_step)
-                options.on_step({epoch, options.epochs, step + 1, steps, loss_sum / seen,
-                                 double(correct) / seen});
-        }
-        if (seen == 0) break;
-        CUDA_CHECK(cudaStreamSynchronize(t.stream));
-        stats.train_loss = loss_sum / seen;
-        stats.train_accuracy = double(correct) / seen;
-        stats.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-        if (eval) {
+    };
+    steps.train_batch = [&](int first, int n, float lr, int64_t step, int* correct) {
+        const double loss_sum = t.loss_and_gradient(first, n, correct);
+        t.adam_step(step, lr);
+        return loss_sum;
+    };
+    steps.finish_epoch = [&] { CUDA_CHECK(cudaStreamSynchronize(t.stream)); };
+    if (eval)
+        steps.test_accuracy = [&] {
             cnn_cuda_set_weights(*eval, t.weights());
             cnn_cuda_forward(*eval, test->images.data(), test->count, test_logits.data());
             int right = 0;
             for (int i = 0; i < test->count; ++i)
                 right += cnn_argmax(&test_logits[size_t(i) * kCnnClasses]) == test->labels[i];
-            stats.test_accuracy = double(right) / test->count;
-        }
-        result.epochs.push_back(stats);
-        if (options.on_epoch) options.on_epoch(stats);
-        if (result.cancelled) break;
-    }
+            return double(right) / test->count;
+        };
+    cnn_run_training(train.count, options, steps, start, &result);
     CUDA_CHECK(cudaStreamSynchronize(t.stream));
     result.weights = t.weights();
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
 }
 

@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "compute/assets.h"
-#include "compute/image_io.h"
+#include "compute/io/assets.h"
+#include "compute/io/image_io.h"
 
 namespace ms {
 
@@ -177,14 +177,14 @@ CnnWeights cnn_load_weights(const std::filesystem::path& path, std::string* prov
 }
 
 std::filesystem::path cnn_default_weights_path() {
+    // Looked up file by file, not by directory: build/bin/assets is copied only when
+    // `mandelscope` is relinked, so it may lack the file while the source tree has it.
     const std::filesystem::path relative = std::filesystem::path("cnn") / "fashion_mnist.msw";
-    const std::filesystem::path found = find_data_dir("assets") / relative;
-    std::error_code ec;
-    if (std::filesystem::exists(found, ec)) return found;
-    // build/bin/assets is copied only when `mandelscope` is relinked, so it may lack the file:
-    // fall back to the source tree's copy.
-    const std::filesystem::path source = std::filesystem::path(MANDELSCOPE_SOURCE_DIR) / "assets" / relative;
-    return std::filesystem::exists(source, ec) ? source : found;
+    try {
+        return find_data_file("assets", relative);
+    } catch (const std::runtime_error&) {
+        return data_dir_candidates("assets").front() / relative;  // the reader says it is missing
+    }
 }
 
 }  // namespace ms

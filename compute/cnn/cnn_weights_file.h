@@ -31,7 +31,7 @@ namespace ms {
 inline constexpr char kCnnWeightsMagic[8] = {'M', 'S', 'C', 'N', 'N', 'W', 'T', '\0'};
 inline constexpr uint32_t kCnnWeightsVersion = 1;
 
-// Writes atomically through compute/image_io.h's AtomicFile (a temporary file renamed into
+// Writes atomically through compute/io/image_io.h's AtomicFile (a temporary file renamed into
 // place; removed on failure or a signal; devices refused). Throws with a sentence on I/O errors.
 void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights,
                       const std::string& provenance);
@@ -45,7 +45,7 @@ CnnWeights cnn_weights_from_bytes(const std::string& bytes, const std::string& s
                                   std::string* provenance = nullptr);
 
 // The committed weights: assets/cnn/fashion_mnist.msw beside the executable, else in the source
-// tree (see compute/assets.h). Throws if no assets folder can be found.
+// tree (see compute/io/assets.h). Throws if no assets folder can be found.
 std::filesystem::path cnn_default_weights_path();
 
 }  // namespace ms

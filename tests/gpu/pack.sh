@@ -18,5 +18,5 @@ for lib in libgomp.so.1 libhwy.so.1 libglfw.so.3 libstb.so.0 libX11.so.6 libxcb.
     cp -L "/lib/x86_64-linux-gnu/$lib" "$dest/lib/"
 done
 cp /usr/share/datasets/fashion-mnist/t10k-* "$dest/data/"
-cp "$root"/tests/gpu/*.sh "$root"/tests/*.sh "$root"/tests/cnn_pytorch_compare.py "$dest/"
+cp "$root"/tests/gpu/*.sh "$root"/tests/cli/*.sh "$root"/tests/window/*.sh "$root"/tests/demos/cnn_pytorch_compare.py "$dest/"
 du -sh "$dest"

@@ -1,0 +1,508 @@
+// explorer.cpp: the explorer window, `mandelscope [options]` with no mode.
+//
+// Read it like Dear ImGui's example_glfw_opengl3/main.cpp: set up GLFW, OpenGL (through glad)
+// and ImGui; plain local state; the main loop (poll events, new ImGui frame, turn input into
+// view changes, draw the panels, carry out what they asked for, render the frame, draw,
+// swap); clean up in reverse order. The pieces live in render/: navigation.h (input to view
+// changes), frame_renderer.h (the render paths: interop, copy, cpu), panels.h (the panels),
+// export_image.h (PNG export), png_stream.h (reopening a PNG's view).
+//
+// Test hooks: --screenshot saves the framebuffer once the view is completely rendered and at
+// least --frames frames were shown, prints "render path: PATH" and exits 0; --print-view
+// prints the view on exit; --bench-drag=N pans every frame for N frames and prints the frame
+// rate; --export writes the PNG through the Export dialog's code without opening a window;
+// --panel=NAME,... opens demo panels (vecadd, cnn); --vecadd-sweep=SIZES sweeps the vector-add
+// demo at start, --cnn-classify-all=cpu,cuda and --cnn-sweep start the CNN demo's
+// measurements (and --screenshot waits until they have finished); --panel=perf opens the
+// Performance window (--perf-tab picks its tab) and --compare switches Compare on (--screenshot
+// then waits for the compare of the view and logs its "compare: ..." line).
+#include <glad/gl.h>
+// glad must come before GLFW, which then includes no GL header of its own.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "app/explorer/explorer_options.h"
+#include "app/explorer/soak.h"
+#include "compute/system/cuda_info.h"
+#include "compute/fractal/palette.h"
+#include "compute/fractal/view_record.h"
+#include "compute/io/assets.h"
+#include "render/demos/cnn_runner.h"
+#include "render/demos/panel_vecadd.h"
+#include "render/demos/vecadd_runner.h"
+#include "render/frame/export_image.h"
+#include "render/frame/frame_renderer.h"
+#include "render/frame/navigation.h"
+#include "render/frame/png_stream.h"
+#include "render/frame/view_math.h"
+#include "render/perf/perf_monitor.h"
+#include "render/platform/glfw_errors.h"
+#include "render/ui/panels.h"
+
+namespace ms {
+
+namespace {
+
+// The latest notice for the status line, also printed (errors on stderr).
+void show_message(StatusLineState& status, const std::string& text, bool error) {
+    status.message = text;
+    status.message_is_error = error;
+    std::fprintf(error ? stderr : stdout, "mandelscope: %s\n", text.c_str());
+    std::fflush(error ? stderr : stdout);
+}
+
+// A PNG's view, for drag-and-drop and --open: the place, iterations and colours, not the size
+// (the window keeps its own; the zoom is relative to the height, so the same part of the plane
+// shows). Its iteration count is kept, so automatic iterations are switched off.
+bool open_png_view(const std::string& path, View* view, ExplorerSettings* settings, StatusLineState& status) {
+    std::string error;
+    std::optional<View> opened = read_png_view(path, &error);
+    if (!opened) {
+        show_message(status, "Cannot open that view: " + error + ".", true);
+        return false;
+    }
+    opened->width = view->width;
+    opened->height = view->height;
+    *view = *opened;
+    settings->auto_iterations = false;
+    show_message(status, "Opened the view saved in " + path + ".", false);
+    return true;
+}
+
+// The palette table for view->palette; on failure the previous palette stays.
+void update_palette(View* view, std::string* loaded_name, PaletteTable* table, StatusLineState& status) {
+    if (view->palette == *loaded_name) return;
+    try {
+        *table = make_palette_table(load_palette(view->palette));
+        *loaded_name = view->palette;
+    } catch (const std::exception& e) {
+        show_message(status, std::string("Cannot use that palette: ") + e.what(), true);
+        view->palette = *loaded_name;
+    }
+}
+
+// The facts the View panel shows this frame.
+void fill_view_panel(ViewPanelState& panel, const View& view, const ExplorerSettings& settings,
+                     const FrameRenderer& renderer, const ViewHistory& history) {
+    panel.view = view;
+    panel.settings = settings;
+    panel.cuda_unavailable = renderer.cuda_unavailable;
+    panel.precision_in_use = resolve_precision(view, settings.precision);  // what this view renders in
+    panel.can_back = history_can_back(history, view);
+    panel.can_forward = history_can_forward(history);
+}
+
+// The facts the status line shows this frame.
+void fill_status_line(StatusLineState& status, const View& view, const ExplorerSettings& settings,
+                      const FrameRenderer& renderer, double ui_frame_ms) {
+    status.backend = settings.backend;
+    status.path = renderer.path;
+    status.precision = renderer.precision_used;
+    status.compute_ms = renderer.timings.compute_ms;
+    status.ui_frame_ms = ui_frame_ms;
+    status.width = view.width;
+    status.height = view.height;
+    status.zoom = view.zoom;
+    status.iterations = view.max_iterations;
+    status.rendering = renderer.path == RenderPath::Cpu && !renderer.complete;
+    status.progress = renderer.cpu_progress;
+    status.fallback_reason = fallback_reason(renderer, settings.backend);
+    status.beyond_fp64 = !fp64_resolves(view);
+}
+
+// The Export dialog's requests: start (the view as it is now), cancel, and the result once
+// the job ends.
+void carry_out_export(ExportDialogState& dialog, ExportJob& job, const View& view, const PaletteTable& palette,
+                      const ExplorerSettings& settings, StatusLineState& status) {
+    if (dialog.start) {
+        ExportSettings s{dialog.path, dialog.width, dialog.height, dialog.supersample, settings.backend,
+                         settings.precision};
+        dialog.result = validate_export_settings(s);
+        dialog.result_is_error = !dialog.result.empty();
+        if (dialog.result.empty()) start_export_job(job, view, palette, s);
+    }
+    if (dialog.cancel) cancel_export_job(job);
+    if (ExportResult done; poll_export_job(job, &done)) {
+        dialog.result = done.message;
+        dialog.result_is_error = !done.ok && !done.cancelled;
+        show_message(status, done.message, dialog.result_is_error);
+    }
+}
+
+// F11: fullscreen on the primary monitor and back to the window where it was.
+struct WindowPlacement {
+    int x = 0, y = 0, width = 0, height = 0;
+};
+void toggle_fullscreen(GLFWwindow* window, WindowPlacement* windowed, bool vsync) {
+    if (glfwGetWindowMonitor(window)) {
+        glfwSetWindowMonitor(window, nullptr, windowed->x, windowed->y, windowed->width, windowed->height, 0);
+    } else if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) {
+        glfwGetWindowPos(window, &windowed->x, &windowed->y);
+        glfwGetWindowSize(window, &windowed->width, &windowed->height);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    }
+    glfwSwapInterval(vsync ? 1 : 0);  // some drivers forget it across the switch
+}
+
+// --screenshot: the framebuffer as drawn this frame (back buffer), rows flipped to top-down.
+bool save_screenshot(const std::string& path, int width, int height, const View& view) {
+    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    PngWriteResult written = write_png_streamed(path, width, height, view, height,
+        [&](int first_row, int rows, uint8_t* out, std::string*) {
+            for (int r = 0; r < rows; ++r)
+                std::copy_n(rgba.data() + size_t(height - 1 - (first_row + r)) * width * 4, size_t(width) * 4,
+                            out + size_t(r) * width * 4);
+            return true;
+        });
+    if (!written.ok) std::fprintf(stderr, "mandelscope: cannot save the screenshot: %s\n", written.error.c_str());
+    return written.ok;
+}
+
+// --bench-drag: pans a little every frame, as a hand dragging would, and reports frames/s.
+struct DragBenchmark {
+    int frames = 0;          // asked for; 0: off
+    int done = -1;           // -1: waiting for the first complete frame
+    View start_view;
+    std::chrono::steady_clock::time_point start;
+    std::vector<double> compute_ms, interop_ms, upload_ms;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+// Moves the view for the next benchmark frame; returns true once the benchmark is over.
+bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& renderer, bool vsync) {
+    if (b.done < 0) {
+        if (!renderer.complete) return false;
+        b.done = 0;
+        b.start_view = *view;
+        b.start = std::chrono::steady_clock::now();
+    } else if (renderer.path != RenderPath::Cpu) {
+        b.compute_ms.push_back(renderer.timings.compute_ms);
+        b.interop_ms.push_back(renderer.timings.interop_ms);
+        b.upload_ms.push_back(renderer.timings.upload_ms);
+    }
+    if (b.done == b.frames) {
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - b.start).count();
+        std::printf("bench-drag: %d frames at %dx%d in %.3f s: %.1f frames/s (%.2f ms per frame), render path %s%s\n",
+                    b.frames, view->width, view->height, seconds, b.frames / seconds, 1000.0 * seconds / b.frames,
+                    render_path_name(renderer.path), vsync ? ", vsync ON (capped by the display)" : ", vsync off");
+        if (renderer.path == RenderPath::Cpu)
+            std::printf("bench-drag: the CPU path shows the previous frame moved while it computes; these are UI frames\n");
+        else
+            std::printf("bench-drag: median per frame: compute %.3f ms (CUDA events), map+unmap %.3f ms, texture upload %.3f ms\n",
+                        median(b.compute_ms), median(b.interop_ms), median(b.upload_ms));
+        std::fflush(stdout);
+        b.frames = 0;
+        *view = b.start_view;
+        return true;
+    }
+    // A slow back-and-forth sweep of +-60 pixels: every frame a new view, like a real drag.
+    double dx = 60.0 * std::sin(2.0 * M_PI * (b.done + 1) / 240.0);
+    glm::dvec2 centre{0.5 * view->width, 0.5 * view->height};
+    *view = pan_view(b.start_view, centre, centre + glm::dvec2(dx, 0.0));
+    ++b.done;
+    return false;
+}
+
+// --export without a window, with a progress line on stderr.
+int export_without_window(const View& view, const PaletteTable& palette, const ExportSettings& settings) {
+    bool tty = isatty(2);
+    int last_tenth = -1;
+    ExportResult result = export_view_png(view, palette, settings, nullptr, [&](double p) {
+        if (tty) {
+            std::fprintf(stderr, "\rexporting %3.0f%%", 100.0 * p);
+        } else if (int(p * 10) != last_tenth) {
+            last_tenth = int(p * 10);
+            std::fprintf(stderr, "exporting %d%%\n", last_tenth * 10);
+        }
+    });
+    if (tty) std::fprintf(stderr, "\n");
+    std::fprintf(result.ok ? stdout : stderr, "mandelscope: %s\n", result.message.c_str());
+    return result.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_explorer(int argc, char** argv) {
+    ExplorerOptions options;
+    CLI::App app{"Mandelscope: explore the Mandelbrot set (no mode: the window)", "mandelscope"};
+    add_explorer_options(app, options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+    View view;
+    ExplorerSettings settings;
+    if (std::string problem = apply_explorer_options(options, &view, &settings); !problem.empty()) {
+        std::fprintf(stderr, "mandelscope: %s\n", problem.c_str());
+        return 2;
+    }
+    StatusLineState status;
+    std::string palette_name;
+    PaletteTable palette;
+    update_palette(&view, &palette_name, &palette, status);
+    if (palette_name.empty()) return 2;
+    if (!options.export_path.empty()) return export_without_window(view, palette, export_settings(options, settings));
+
+    // Setup window
+    install_glfw_error_callback();
+    if (!glfwInit()) {
+        std::fprintf(stderr, "mandelscope: no display is available for the window (%s); `mandelscope render` makes images without one.\n",
+                     last_glfw_error().c_str());
+        return 1;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+    GLFWwindow* window = glfwCreateWindow(view.width, view.height, "Mandelscope", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "mandelscope: cannot open an OpenGL 3.3 window here (%s).\n", last_glfw_error().c_str());
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    if (!gladLoadGL(glfwGetProcAddress)) {
+        std::fprintf(stderr, "mandelscope: cannot load the OpenGL functions of this context.\n");
+        glfwDestroyWindow(window);
+        glfwTerminate();
+        return 1;
+    }
+    glfwSwapInterval(settings.vsync ? 1 : 0);
+    std::printf("OpenGL: %s\n", gl_renderer_description().c_str());
+    NavigationInput input;
+    install_navigation_callbacks(window, &input);  // before ImGui, which chains to them
+
+    // Setup Dear ImGui context
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // no imgui.ini in whatever directory we were started from
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    // Our state
+    FrameRenderer renderer;
+    try {
+        init_frame_renderer(renderer, find_data_dir("shaders"));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope: %s\n", e.what());
+        return 1;
+    }
+    ViewHistory history;
+    NavigationState navigation;
+    ViewPanelState view_panel;
+    view_panel.palettes = list_palettes();
+    ExportDialogState export_dialog;
+    ExportJob export_job;
+    VectorAddDemo vecadd;
+    VecAddRunner vecadd_runner;  // the demo's measurements run on its thread
+    apply_panel_options(options, &vecadd, &vecadd_runner);
+    CnnDemo cnn;
+    CnnRunner cnn_runner;  // the CNN demo's data, CUDA context and measurements, on its thread
+    apply_cnn_panel_options(options, &cnn, &cnn_runner);
+    WindowPlacement windowed;
+    DragBenchmark bench;
+    bench.frames = options.bench_drag_frames;
+    SoakTest soak;  // --soak (app/explorer/soak.h)
+    soak.frames = options.soak_frames;
+    soak.seed = options.soak_seed;
+    soak.export_path = (std::filesystem::temp_directory_path() /
+                        ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
+    PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf/perf_monitor.h)
+    start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
+    int frames_shown = 0;
+    double first_frame_s = 0.0;
+    int exit_code = 0;
+    if (!options.open_path.empty() && open_png_view(options.open_path, &view, &settings, status))
+        update_palette(&view, &palette_name, &palette, status);
+
+    // Main loop
+    while (!glfwWindowShouldClose(window)) {
+        // Poll and handle events (inputs, window resize, etc.). The callbacks queue them in
+        // `input`; they are applied below, once ImGui has said whether it wants them.
+        glfwPollEvents();
+        int fb_width = 0, fb_height = 0, window_width = 0, window_height = 0;
+        glfwGetFramebufferSize(window, &fb_width, &fb_height);
+        glfwGetWindowSize(window, &window_width, &window_height);
+        if (fb_width == 0 || fb_height == 0 || glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+            // Minimised: nothing to draw, and no reason to spin.
+            glfwWaitEventsTimeout(0.1);
+            continue;
+        }
+        view.width = fb_width;
+        view.height = fb_height;
+        const double pixels_per_unit = double(fb_width) / std::max(1, window_width);
+
+        // Start the Dear ImGui frame
+        perf_mark(perf, PerfMark::FrameStart);
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+
+        // Mouse and keyboard move the view. When io.WantCaptureMouse is true (the mouse is
+        // over a panel), mouse input belongs to ImGui, not to the picture; the same for the
+        // keyboard while a text field has it.
+        NavigationRequests nav = apply_navigation(input, navigation, &view, pixels_per_unit, io.WantCaptureMouse,
+                                                  io.WantCaptureKeyboard, glfwGetTime());
+        draw_box_zoom_overlay(navigation, pixels_per_unit);
+        for (const std::string& path : input.dropped_paths) {
+            if (open_png_view(path, &view, &settings, status)) nav.record_history = true;
+        }
+        input.dropped_paths.clear();
+
+        // The panels: filled with the frame's facts, drawn, then their requests carried out.
+        fill_view_panel(view_panel, view, settings, renderer, history);
+        export_dialog.window_width = fb_width;
+        export_dialog.window_height = fb_height;
+        export_dialog.running = export_job.running;
+        export_dialog.progress = export_job.progress;
+        view_panel.show_vector_add = vecadd.open;
+        view_panel.show_cnn = cnn.open;
+        view_panel.show_performance = perf.panels.open;
+        // Whether the demos' work is running, as this frame's panels show it.
+        const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
+        if (!options.no_ui) {
+            draw_view_panel(view_panel);
+            vecadd.open = view_panel.show_vector_add;
+            cnn.open = view_panel.show_cnn;
+            perf.panels.open = view_panel.show_performance;
+            draw_export_dialog(export_dialog);
+            draw_vector_add_panel(vecadd);
+            draw_cnn_panel(cnn);
+            draw_perf_panels(perf.panels);
+        }
+
+        if (view_panel.view_edited) {
+            view = view_panel.view;
+            nav.record_history = true;
+        }
+        if (view_panel.settings_edited) {
+            if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
+            settings = view_panel.settings;
+        }
+        if (soak.frames > 0 && step_soak(soak, {&view, &nav, &view_panel, &export_dialog, window}))
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+        if (nav.toggle_backend) {
+            if (settings.backend == Backend::Cpu && !renderer.cuda_unavailable.empty())
+                show_message(status, "CUDA unavailable: " + renderer.cuda_unavailable, true);
+            else
+                settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
+        }
+        if (view_panel.back || nav.back) history_back(history, &view);
+        if (view_panel.forward || nav.forward) history_forward(history, &view);
+        if (view_panel.reset) {
+            view = reset_view(view);
+            nav.record_history = true;
+        }
+        if (nav.toggle_fullscreen) toggle_fullscreen(window, &windowed, settings.vsync);
+        if (nav.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
+        if (view_panel.open_export && !export_dialog.open) {
+            export_dialog.open = true;
+            export_dialog.width = fb_width;  // the window's size by default
+            export_dialog.height = fb_height;
+        }
+        carry_out_export(export_dialog, export_job, view, palette, settings, status);
+        carry_out_vector_add(vecadd, vecadd_runner);
+        carry_out_cnn_demo(cnn, cnn_runner);
+        if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings.vsync) && options.screenshot.empty())
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+
+        // The view is settled for this frame: iterations follow the zoom, the history
+        // remembers where a gesture ended, the palette follows the view.
+        if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
+        if (nav.record_history || history.views.empty()) history_record(history, view);
+        update_palette(&view, &palette_name, &palette, status);
+
+        // Rendering
+        try {
+            perf_mark(perf, PerfMark::RenderStart);
+            update_frame_renderer(renderer, view, settings.backend, settings.precision, palette);
+            perf_mark(perf, PerfMark::RenderEnd);
+        } catch (const std::exception& e) {  // a GL failure: say it, don't show a black window
+            std::fprintf(stderr, "mandelscope: %s\n", e.what());
+            exit_code = 1;
+            break;
+        }
+        // The status line last: it tells what this frame's rendering did. Its warnings also go
+        // to the log, once each time they change.
+        const StatusLineState before = status;
+        fill_status_line(status, view, settings, renderer, 1000.0 / std::max(1.0f, io.Framerate));
+        if (status.fallback_reason != before.fallback_reason && !status.fallback_reason.empty())
+            std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
+        if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
+        if (!options.no_ui) draw_status_line(status);
+        if (soak.frames > 0 && status.message_is_error && status.message != before.message &&
+            status.message.rfind("CUDA unavailable", 0) != 0)
+            ++soak.errors;
+        if (status.dismiss_message) status.message.clear();
+        update_perf_monitor(perf, view, settings.precision, renderer, palette);
+
+        ImGui::Render();
+        perf_mark(perf, PerfMark::UiBuilt);
+        draw_frame(renderer, view, fb_width, fb_height);
+        perf_mark(perf, PerfMark::DrawDataStart);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        perf_mark(perf, PerfMark::DrawDataEnd);
+        if (frames_shown++ == 0) first_frame_s = glfwGetTime();
+
+        if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
+            !navigation.panning && !demos_busy && perf_settled(perf)) {
+            bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
+            double seconds = glfwGetTime() - first_frame_s;
+            std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
+                        frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
+            std::printf("render path: %s\n", render_path_name(renderer.path));
+            std::printf("%s", perf_compare_log(perf).c_str());
+            exit_code = saved ? 0 : 1;
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+        }
+        perf_mark(perf, PerfMark::SwapStart);
+        glfwSwapBuffers(window);
+        perf_mark(perf, PerfMark::SwapEnd);
+        if (soak.frames > 0) sample_soak_memory(soak);
+    }
+
+    if (options.print_view)
+        std::printf("view: center=%s,%s zoom=%.17g iterations=%d size=%dx%d\n", view.center_re.c_str(),
+                    view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height);
+
+    // Cleanup
+    stop_export_job(export_job);
+    stop_vecadd_runner(vecadd_runner);
+    stop_cnn_runner(cnn_runner);
+    stop_perf_monitor(perf);
+    shutdown_frame_renderer(renderer);
+    if (soak.frames > 0) {
+        std::printf("%s", soak_report(soak, cuda_device_memory_used_bytes()).c_str());
+        std::error_code ignored;
+        std::filesystem::remove(soak.export_path, ignored);
+        if (!soak_passed(soak)) exit_code = 1;
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exit_code;
+}
+
+}  // namespace ms

@@ -1,0 +1,178 @@
+// explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
+#include <cmath>
+#include <cstdlib>
+#include "app/explorer/explorer_options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "compute/io/image_io.h"
+#include "render/demos/vecadd_runner.h"
+#include "render/frame/view_math.h"
+
+namespace ms {
+
+// CLI11's PositiveNumber/NonNegativeNumber print "not in range 0.000000 to 1.79e308": say it plainly.
+CLI::Validator at_least(double minimum, const char* what) {
+    return CLI::Validator(
+        [minimum, what](std::string& text) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !(v >= minimum))
+                return std::string("must be ") + what + ", not '" + text + "'";
+            return {};
+        },
+        what);
+}
+
+void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
+    app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
+    app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
+    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
+    app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
+        ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
+    app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
+    app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt)");
+    app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
+    app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
+    app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
+    app.add_option("--frames", o.frames, "with --screenshot: frames to show at least before saving")
+        ->check(at_least(0.0, "a number of at least 0"));
+    app.add_option("--screenshot", o.screenshot,
+                   "once the view is completely rendered, save the window as this PNG, print the render path, exit");
+    app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG");
+    app.add_flag("--print-view", o.print_view, "print the view on exit");
+    app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
+        ->check(at_least(0.0, "a number of at least 0"));
+    app.add_option("--soak", o.soak_frames,
+                   "test hook: N frames of seeded random navigation, exports and resizes; report memory growth, exit "
+                   "(status 1 if anything failed or resident memory grew by 5% or more)")
+        ->check(at_least(0.0, "a number of at least 0"));
+    app.add_option("--soak-seed", o.soak_seed, "with --soak: the seed of its random actions");
+    app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
+    app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
+    app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
+        ->check(CLI::Range(1, 4));
+    app.add_option("--panel", o.panel,
+                   "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
+                   "perf (timings, Compare, device)");
+    app.add_option("--vecadd-sweep", o.vecadd_sweep,
+                   "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
+                   "--screenshot waits for the sweep");
+    app.add_option("--cnn-classify-all", o.cnn_classify_all,
+                   "open the CNN panel and classify the 10,000 test images at start on cpu, cuda or cpu,cuda; "
+                   "--screenshot waits for it");
+    app.add_flag("--cnn-sweep", o.cnn_sweep,
+                 "open the CNN panel and measure batch sizes 1..10,000 at start; --screenshot waits for it");
+    app.add_option("--cnn-batch", o.cnn_batch, "the CNN panel's batch size (images per call) at start, 1 to 10000")
+        ->check(CLI::Range(1, kCnnMaxBatch));
+    app.add_option("--cnn-data", o.cnn_data,
+                   std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
+    app.add_flag("--compare", o.compare,
+                 "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
+                 "against CUDA; --screenshot waits for it and logs a 'compare:' line");
+    app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
+        ->check(CLI::IsMember({"timings", "speedup", "device"}));
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
+    return parts;
+}
+
+}  // namespace
+
+bool panel_requested(const ExplorerOptions& o, const std::string& name) {
+    for (const std::string& part : split_commas(o.panel))
+        if (part == name) return true;
+    return false;
+}
+
+PerfTab perf_tab(const ExplorerOptions& o) {
+    for (PerfTab tab : {PerfTab::Timings, PerfTab::Speedup, PerfTab::Device})
+        if (o.perf_tab == perf_tab_name(tab)) return tab;
+    return PerfTab::Timings;
+}
+
+bool parse_size(const std::string& text, int* width, int* height) {
+    int w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w <= 0 || h <= 0) return false;
+    *width = w;
+    *height = h;
+    return true;
+}
+
+std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {
+    if (!parse_size(o.size, &view->width, &view->height))
+        return "--size must be WxH with positive numbers, like 1280x720 (got '" + o.size + "')";
+    if (!o.center.empty()) {
+        std::string problem = parse_center_text(o.center, &view->center_re, &view->center_im);
+        if (!problem.empty()) return "--center must be RE,IM: " + problem;
+    }
+    if (o.zoom > 0.0) view->zoom = std::clamp(o.zoom, kMinZoom, kMaxZoom);
+    view->palette = o.palette;
+    settings->auto_iterations = o.iterations == 0;
+    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
+    settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
+    settings->precision = o.precision == "fp32" ? Precision::Fp32 : o.precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    settings->vsync = o.vsync == "on";
+    if (!o.export_size.empty()) {
+        int w, h;
+        if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
+    }
+    for (const std::string& name : split_commas(o.panel))
+        if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
+            return "--panel takes panel names separated by commas (vecadd, cnn, perf), not '" + name + "'";
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        if (backend != "cpu" && backend != "cuda")
+            return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";
+    if (!o.vecadd_sweep.empty() && o.vecadd_sweep != "default") {
+        std::vector<size_t> sizes;
+        if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
+    }
+    // Output files are checked before the window opens or the export starts, not after.
+    for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--export", &o.export_path},
+                                       std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
+        if (!path->empty())
+            if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
+    return validate_view(*view);
+}
+
+void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {
+    vecadd->open = panel_requested(o, "vecadd") || !o.vecadd_sweep.empty();
+    if (o.vecadd_sweep.empty()) return;
+    vecadd_runner->sweep_at_start = true;
+    vecadd_runner->sweep_at_start_sizes.clear();  // "default": the panel's log scale
+    if (o.vecadd_sweep != "default") vecadd_parse_sizes(o.vecadd_sweep, &vecadd_runner->sweep_at_start_sizes);
+}
+
+void apply_cnn_panel_options(const ExplorerOptions& o, CnnDemo* demo, CnnRunner* runner) {
+    demo->open = panel_requested(o, "cnn") || !o.cnn_classify_all.empty() || o.cnn_sweep;
+    demo->batch = o.cnn_batch;
+    runner->data_dir = o.cnn_data;
+    // Loading is queued now, not when the panel first draws, so --screenshot waits for it.
+    if (demo->open) queue_cnn_job(*runner, {CnnTask::Load});
+    for (const std::string& backend : split_commas(o.cnn_classify_all))
+        queue_cnn_job(*runner, {CnnTask::ClassifyAll, backend == "cuda" ? CnnBackend::Cuda : CnnBackend::Cpu, o.cnn_batch});
+    if (o.cnn_sweep) queue_cnn_job(*runner, {CnnTask::Sweep, CnnBackend::Cpu, o.cnn_batch});
+}
+
+ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings& settings) {
+    ExportSettings s;
+    s.path = o.export_path;
+    if (!parse_size(o.export_size.empty() ? o.size : o.export_size, &s.width, &s.height)) s.width = s.height = 0;
+    s.supersample = o.supersample;
+    s.backend = settings.backend;
+    s.precision = settings.precision;
+    return s;
+}
+
+}  // namespace ms

@@ -1,0 +1,72 @@
+// explorer_options.h: the explorer window's command-line options and how they set the first
+// view and settings (kept apart from explorer.cpp so the main loop reads straight through).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "compute/fractal/view.h"
+#include "render/demos/cnn_runner.h"
+#include "render/frame/export_image.h"
+#include "render/perf/panel_perf.h"
+#include "render/ui/panels.h"
+
+namespace ms {
+
+struct VectorAddDemo;  // render/demos/panel_vecadd.h
+struct VecAddRunner;   // render/demos/vecadd_runner.h
+
+struct ExplorerOptions {
+    std::string backend = "cuda";    // cpu | cuda (falls back, with the reason, where CUDA cannot run)
+    std::string center;              // "RE,IM"; empty: the default view's
+    double zoom = 0.0;               // 0: the default view's
+    int iterations = 0;              // 0: automatic, following the zoom
+    std::string size = "1280x720";   // window size, WxH
+    std::string palette = "classic";
+    std::string precision = "auto";
+    std::string vsync = "on";
+    bool no_ui = false;
+    int frames = 1;
+    std::string screenshot;
+    std::string open_path;
+    bool print_view = false;
+    int bench_drag_frames = 0;
+    int soak_frames = 0;             // --soak=N: random navigation for N frames (app/explorer/soak.h)
+    uint64_t soak_seed = 1;
+    std::string export_path;
+    std::string export_size;         // empty: --size
+    int supersample = 1;
+    std::string panel;               // --panel=vecadd,cnn,perf: open these panels at start
+    std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
+    std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
+    bool cnn_sweep = false;          // measure the batch sizes at start
+    int cnn_batch = 1000;            // the CNN panel's batch size at start
+    std::string cnn_data;            // Fashion-MNIST's folder; empty: the Debian package's
+    bool compare = false;            // Compare (every view also on the other path) on at start
+    std::string perf_tab = "timings";  // the Performance window's first tab: timings, speedup, device
+};
+
+// The panels --panel can open (comma-separated): the demos and the Performance window.
+inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf"};
+
+void add_explorer_options(CLI::App& app, ExplorerOptions& options);
+// Sets the first view (its size is the window's) and settings; returns "" or the sentence
+// saying which option is wrong.
+std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);
+// Opens the panels the options name and queues --vecadd-sweep (checked by
+// apply_explorer_options first).
+void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner);
+// Opens the CNN panel when the options name it and queues its start-up work (options checked by
+// apply_explorer_options first).
+void apply_cnn_panel_options(const ExplorerOptions& options, CnnDemo* demo, CnnRunner* runner);
+// Is `name` among --panel's comma-separated names?
+bool panel_requested(const ExplorerOptions& options, const std::string& name);
+// --perf-tab as a PerfTab.
+PerfTab perf_tab(const ExplorerOptions& options);
+ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
+
+// "1920x1080" -> 1920, 1080; false when malformed or not positive.
+bool parse_size(const std::string& text, int* width, int* height);
+
+}  // namespace ms

@@ -1,0 +1,351 @@
+// cmd_render.cpp: `mandelscope render`: one view to a PNG (the view in its tEXt chunk) and
+// optionally the smooth values to .npy, on the CPU fast path or CUDA, with supersampling.
+//
+// Large images are rendered in horizontal bands and, beyond a few hundred MiB, written band by
+// band (PngStreamWriter), so memory stays bounded whatever the size; the size is checked against
+// the memory available before any work. Every bad input is found before rendering and reported
+// as one sentence with exit status 2; the output files appear only when complete (AtomicFile).
+#include "app/modes/cmd_render.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "app/commands.h"
+#include "app/modes/progress.h"
+#include "compute/fractal/palette.h"
+#include "compute/fractal/view_record.h"
+#include "compute/io/image_io.h"
+#include "compute/system/cpu_info.h"
+#include "compute/system/cuda_info.h"
+
+namespace ms {
+
+namespace {
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+// "RE,IM" with the text of each part kept verbatim. Returns an empty string or a sentence.
+std::string parse_center(const std::string& text, View* view) {
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+        return "the centre '" + text + "' is not of the form RE,IM (for example --center=-0.75,0)";
+    view->center_re = text.substr(0, comma);
+    view->center_im = text.substr(comma + 1);
+    return {};
+}
+
+// "WxH" with whole numbers.
+std::string parse_size(const std::string& text, View* view) {
+    static const std::regex pattern(R"(^\s*(\d+)\s*[xX]\s*(\d+)\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, pattern))
+        return "the size '" + text + "' is not of the form WIDTHxHEIGHT (for example --size=1920x1080)";
+    if (m[1].length() > 10 || m[2].length() > 10 || std::stoll(m[1]) > INT_MAX || std::stoll(m[2]) > INT_MAX)
+        return "the size '" + text + "' is larger than any image Mandelscope can make";
+    const long long w = std::stoll(m[1]), h = std::stoll(m[2]);
+    view->width = int(w);
+    view->height = int(h);
+    return {};
+}
+
+// MemAvailable from /proc/meminfo, in bytes (0 when unknown).
+size_t available_memory_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    size_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+std::string describe_mib(double bytes) {
+    char text[64];
+    if (bytes >= 1024.0 * kMiB) std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * kMiB));
+    else std::snprintf(text, sizeof text, "%.0f MiB", std::ceil(bytes / kMiB));
+    return text;
+}
+
+int bad_input(const std::string& sentence) {
+    std::fprintf(stderr, "mandelscope render: %s.\n", sentence.c_str());
+    return 2;
+}
+
+// Smooth values to RGBA on every core (colorize() itself is single-threaded).
+void colorize_parallel(const float* mu, int64_t count, const PaletteTable& table, const View& view, uint8_t* rgba) {
+    constexpr int64_t kChunk = 1 << 16;
+    const int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
+        colorize(mu + begin, n, table, view, rgba + begin * 4);
+    }
+}
+
+// Box filter: each output pixel is the rounded mean of its k x k samples, channel by channel.
+void downsample(const uint8_t* samples, int sample_width, int k, int out_width, int out_rows, uint8_t* out) {
+    if (k == 1) {
+        std::memcpy(out, samples, size_t(out_width) * out_rows * 4);
+        return;
+    }
+    const int area = k * k;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < out_rows; ++y) {
+        for (int x = 0; x < out_width; ++x) {
+            int sum[4] = {0, 0, 0, 0};
+            for (int sy = 0; sy < k; ++sy) {
+                const uint8_t* p = samples + (size_t(y * k + sy) * sample_width + size_t(x) * k) * 4;
+                for (int sx = 0; sx < k; ++sx)
+                    for (int c = 0; c < 4; ++c) sum[c] += p[sx * 4 + c];
+            }
+            uint8_t* o = out + (size_t(y) * out_width + x) * 4;
+            for (int c = 0; c < 4; ++c) o[c] = uint8_t((sum[c] + area / 2) / area);
+        }
+    }
+}
+
+}  // namespace
+
+int render_request(const RenderRequest& request) {
+    // --- Check everything before any work ------------------------------------------------
+    View view = request.view;
+    if (std::string problem = validate_view(view); !problem.empty()) return bad_input(problem);
+    const int k = request.supersample;
+    if (k < 1 || k > 4) return bad_input("the supersampling factor must be 1, 2, 3 or 4 (got " + std::to_string(k) + ")");
+    if (request.backend != "cpu" && request.backend != "cuda" && request.backend != "auto")
+        return bad_input("the backend must be cpu, cuda or auto (got '" + request.backend + "')");
+    PaletteTable table;
+    try {
+        table = make_palette_table(load_palette(view.palette));
+    } catch (const std::exception& e) {
+        return bad_input(e.what());
+    }
+    if (request.png_path.empty()) return bad_input("no output file was given (use -o FILE.png)");
+    if (std::string problem = check_writable(request.png_path, ".png"); !problem.empty()) return bad_input(problem);
+    if (!request.raw_path.empty()) {
+        if (std::string problem = check_writable(request.raw_path, ".npy"); !problem.empty()) return bad_input(problem);
+        std::error_code ec;
+        if (std::filesystem::weakly_canonical(request.raw_path, ec) == std::filesystem::weakly_canonical(request.png_path, ec))
+            return bad_input("the PNG and the raw output must be different files");
+    }
+    // The samples grid: K x K samples per pixel over the same region (same zoom).
+    const int64_t sample_width64 = int64_t(view.width) * k, sample_height64 = int64_t(view.height) * k;
+    if (sample_width64 > INT_MAX || sample_height64 > INT_MAX)
+        return bad_input("the size " + std::to_string(view.width) + "x" + std::to_string(view.height) +
+                         " with supersampling " + std::to_string(k) + " is larger than any image Mandelscope can make");
+    View samples = view;
+    samples.width = int(sample_width64);
+    samples.height = int(sample_height64);
+
+    std::string cuda_reason;
+    const bool cuda = request.backend == "cuda" || (request.backend == "auto" && cuda_available(&cuda_reason));
+    if (request.backend == "cuda" && !cuda_available(&cuda_reason))
+        return bad_input("the CUDA backend cannot be used: " + cuda_reason);
+
+    // Memory: one band holds k output rows' worth of samples per output row (smooth values and
+    // RGBA, 8 bytes a sample); the whole-image writer also holds the final RGBA image and
+    // stb's filtered and compressed copies of it (about 3x).
+    const size_t available = available_memory_bytes();
+    const double usable = available ? 0.8 * double(available) : 4096.0 * kMiB;
+    const double sample_row_bytes = double(sample_width64) * k * 8.0 + double(view.width) * 4.0;
+    // The CPU kernel's per-thread scratch: up to 4 sample rows, ~144 bytes a sample in FP64
+    // (coordinates, results and two queues of orbit state; see mandelbrot_cpu.cpp).
+    const double kernel_bytes = cuda ? 0.0 : double(omp_get_max_threads()) * 4 * double(sample_width64) * 144;
+    if (sample_row_bytes + kernel_bytes > usable)
+        return bad_input("one row of a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
+                         " image with supersampling " + std::to_string(k) + " needs " +
+                         describe_mib(sample_row_bytes + kernel_bytes) + " of memory but only " + describe_mib(usable) +
+                         " are available");
+    const double image_bytes = double(view.width) * view.height * 4.0;
+    const bool stream_png = request.stream_png || request.band_rows > 0 || image_bytes > 512.0 * kMiB ||
+                            image_bytes * 3 + 256.0 * kMiB > usable || image_bytes + view.height > double(INT_MAX);
+    int band_rows = request.band_rows;
+    if (band_rows <= 0) {
+        const double budget = std::min(256.0 * kMiB, usable / 4);
+        band_rows = int(std::clamp(budget / sample_row_bytes, 1.0, double(view.height)));
+    }
+    band_rows = std::min(band_rows, view.height);
+    const double needed = sample_row_bytes * band_rows + kernel_bytes + (stream_png ? 0.0 : image_bytes * 3);
+    if (needed > usable)
+        return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
+                         " are available (use a smaller --size or --supersample)");
+
+    const Precision precision = resolve_precision(samples, request.precision);
+    if (!fp64_resolves(samples))
+        std::fprintf(stderr,
+                     "mandelscope render: warning: at zoom %g neighbouring pixels are closer than FP64 can tell "
+                     "apart, so the picture will be blocky (deep zoom comes in a later version).\n",
+                     view.zoom);
+    else if (precision == Precision::Fp32 && !fp32_resolves(samples))
+        std::fprintf(stderr,
+                     "mandelscope render: warning: at zoom %g FP32 cannot tell neighbouring pixels apart; the "
+                     "picture will be blocky (use --precision=fp64 or auto).\n",
+                     view.zoom);
+
+    ViewRecord record{view, precision, k};
+    const std::string view_json = view_to_json(record);
+    std::unique_ptr<PngStreamWriter> png_stream;
+    std::unique_ptr<NpyStreamWriter> npy_stream;
+    std::vector<uint8_t> image;  // whole-image writer only
+    try {
+        if (stream_png) png_stream = std::make_unique<PngStreamWriter>(request.png_path, view.width, view.height, view_json);
+        else image.resize(size_t(view.width) * view.height * 4);
+        if (!request.raw_path.empty())
+            npy_stream = std::make_unique<NpyStreamWriter>(request.raw_path, sample_height64, sample_width64);
+    } catch (const std::bad_alloc&) {
+        return bad_input("there is not enough memory for a " + std::to_string(view.width) + "x" +
+                         std::to_string(view.height) + " image");
+    } catch (const std::exception& e) {
+        return bad_input(e.what());
+    }
+
+    // --- Render, band by band ------------------------------------------------------------
+    const auto start = std::chrono::steady_clock::now();
+    double colour_ms = 0.0;  // smooth values to RGBA (CPU path; CUDA colours in its kernels)
+    double write_ms = 0.0;   // supersampling's box filter, PNG filtering, deflating and writing
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    FrameStats total;
+    total.precision = precision;
+    std::string backend_text;
+    if (cuda) {
+        backend_text = "CUDA";
+        auto system = query_cuda_system();
+        if (!system.devices.empty()) backend_text += " (" + system.devices.front().name + ")";
+    } else {
+        backend_text = "CPU fast path (" + mandelbrot_cpu_simd_target() + " SIMD, " + std::to_string(omp_get_max_threads()) +
+                       " threads)";
+    }
+    if (request.backend == "auto")
+        backend_text += cuda ? ", chosen automatically" : ", chosen automatically: " + cuda_reason;
+    try {
+        const size_t band_samples = size_t(sample_width64) * size_t(band_rows) * k;
+        std::vector<float> mu(cuda && request.raw_path.empty() ? 0 : band_samples);
+        std::vector<uint8_t> rgba(band_samples * 4);
+        std::vector<uint8_t> out(stream_png ? size_t(view.width) * band_rows * 4 : 0);
+        const int bands = (view.height + band_rows - 1) / band_rows;
+        ProgressBar progress("render");
+        for (int band = 0; band < bands; ++band) {
+            const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
+            const PixelRect rect{0, y0 * k, samples.width, rows * k};
+            const int64_t count = int64_t(rect.width) * rect.height;
+            const std::string step = "band " + std::to_string(band + 1) + " of " + std::to_string(bands);
+            progress.update(double(band) / bands, bands > 1 ? step : std::string());
+            FrameStats stats;
+            if (cuda) {
+                stats = mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, rgba.data(),
+                                                mu.empty() ? nullptr : mu.data());
+            } else {
+                CpuRenderControl control;
+                control.progress = [&](int done, int all) {
+                    progress.update((band + double(done) / all) / bands, bands > 1 ? step : std::string());
+                };
+                stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
+                const auto colour_start = std::chrono::steady_clock::now();
+                colorize_parallel(mu.data(), count, table, view, rgba.data());
+                colour_ms += since(colour_start);
+            }
+            const auto write_start = std::chrono::steady_clock::now();
+            total.iterations += stats.iterations;
+            total.escaped_pixels += stats.escaped_pixels;
+            total.compute_ms += stats.compute_ms;
+            if (npy_stream) npy_stream->write_rows(mu.data(), rect.height);
+            if (stream_png) {
+                downsample(rgba.data(), samples.width, k, view.width, rows, out.data());
+                png_stream->write_rows(out.data(), rows);
+            } else {
+                downsample(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
+            }
+            write_ms += since(write_start);
+        }
+        progress.update(1.0, bands > 1 ? "writing" : std::string());
+        const auto write_start = std::chrono::steady_clock::now();
+        if (npy_stream) npy_stream->finish();
+        if (stream_png) png_stream->finish();
+        else write_png(request.png_path, image.data(), view.width, view.height, view_json);
+        write_ms += since(write_start);
+        progress.finish();
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", e.what());
+        return 1;
+    }
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+    // --- Summary -----------------------------------------------------------------------------
+    std::printf("backend    %s\n", backend_text.c_str());
+    std::printf("view       centre %s, %s  zoom %g  %dx%d", view.center_re.c_str(), view.center_im.c_str(), view.zoom,
+                view.width, view.height);
+    if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
+    std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
+                request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
+    std::printf("precision  %s\n", precision_name(precision));
+    std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
+                colour_ms, write_ms, wall_ms);
+    std::printf("speed      %.3g iterations/s (%llu iterations executed)\n",
+                total.compute_ms > 0 ? double(total.iterations) / (total.compute_ms * 1e-3) : 0.0,
+                (unsigned long long)total.iterations);
+    std::printf("output     %s\n", request.png_path.c_str());
+    if (!request.raw_path.empty())
+        std::printf("raw        %s (float32, %lld x %lld samples, interior = -1)\n", request.raw_path.c_str(),
+                    (long long)sample_height64, (long long)sample_width64);
+    return 0;
+}
+
+int run_render_command(int argc, char** argv) {
+    CLI::App app{"Render a view of the Mandelbrot set to a PNG (the view is stored in the PNG's metadata)", "render"};
+    RenderRequest request;
+    std::string center = View{}.center_re + "," + View{}.center_im, size = "1280x720", png, raw;
+    bool no_shortcuts = false;
+    std::string precision = "auto";
+    app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
+        ->capture_default_str();
+    app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
+    app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
+    app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
+    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/)")->capture_default_str();
+    app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
+    app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
+    app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+        ->capture_default_str();
+    app.add_option("--precision", precision, "auto (FP32 while it resolves every pixel), fp32 or fp64")
+        ->check(CLI::IsMember({"auto", "fp32", "fp64"}))
+        ->capture_default_str();
+    app.add_option("--supersample", request.supersample, "K: render K x K samples per pixel and box-filter them (1-4)")
+        ->check(CLI::Range(1, 4))
+        ->capture_default_str();
+    app.add_flag("--no-shortcuts", no_shortcuts, "Switch off the cardioid/bulb test and periodicity checking");
+    app.add_option("-o,--output", png, "Output PNG file")->required();
+    app.add_option("--raw", raw, "Also write the smooth iteration values: float32 .npy of the samples grid (height*K x width*K), interior = -1");
+    // For tests of the band-by-band path: output rows per band, and the streaming PNG writer.
+    app.add_option("--band-rows", request.band_rows, "Render and write this many rows at a time")->group("");
+    if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+
+    if (std::string problem = parse_center(center, &request.view); !problem.empty()) return bad_input(problem);
+    if (std::string problem = parse_size(size, &request.view); !problem.empty()) return bad_input(problem);
+    request.precision = precision == "fp32" ? Precision::Fp32 : precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    request.shortcuts = no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
+    request.png_path = png;
+    request.raw_path = raw;
+    return render_request(request);
+}
+
+}  // namespace ms

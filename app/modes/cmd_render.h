@@ -1,0 +1,29 @@
+// cmd_render.h: rendering a view to files (`mandelscope render`, cmd_render.cpp), in a form
+// other modes can call.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+struct RenderRequest {
+    View view;
+    Precision precision = Precision::Auto;
+    std::string backend = "auto";       // "cpu", "cuda" or "auto" (CUDA when usable)
+    int supersample = 1;                // K: K x K samples per pixel, box-filtered
+    Shortcuts shortcuts;
+    std::filesystem::path png_path;
+    std::filesystem::path raw_path;     // optional .npy of the smooth values (samples grid)
+    int band_rows = 0;                  // output rows per band; 0 = chosen from memory
+    bool stream_png = false;            // force the band-by-band PNG writer (tests)
+};
+
+// Checks and renders a request: one sentence on stderr and 2 for bad input (found before any
+// work), 1 for a failure while working, 0 with a summary on stdout otherwise.
+int render_request(const RenderRequest& request);
+
+}  // namespace ms

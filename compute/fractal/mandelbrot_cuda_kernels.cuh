@@ -1,0 +1,278 @@
+// mandelbrot_cuda_kernels.cuh: what the Mandelbrot kernels share (included by the .cu files of
+// compute/fractal/ only): the launch constants, KernelParams, the device helpers (one step,
+// smooth value, colouring, statistics, the cardioid/bulb test), and the host functions that
+// launch each pass. Split by concept (see mandelbrot_cuda.cu for the whole design):
+//   mandelbrot_cuda_tile.cu       phase 1, the tile pass (and the naive baseline kernel)
+//   mandelbrot_cuda_survivors.cu  phase 2, the survivors' queue
+//   mandelbrot_cuda.cu            the launcher: device state, one frame, the public API
+// Every file is compiled with --fmad=false (compute/CMakeLists.txt): see mandelbrot_cuda.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/mandelbrot_cuda_tuning.h"
+#include "compute/fractal/mandelbrot_math.h"
+#include "compute/system/cuda_check.h"
+
+namespace ms::mandelbrot_cuda_detail {
+
+// ---------------------------------------------------------------------------------------------
+// Shared device helpers
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kTileWidth = 32;       // pixels (a queued pixel is row * 32 + col); a round covers 32 x 8
+constexpr int kRoundHeight = 8;
+constexpr int kBlockThreads = 256;   // 8 warps, each an 8x4 sub-tile per round
+constexpr int kMaxTileRounds = 8;
+// The palette is pre-sampled 8x finer than the 1024-entry table (at the centres of the finer
+// bins), so the kernel picks one entry instead of interpolating: within 1/16 of a table entry of
+// colorize(), i.e. the same colour or one level off in a channel.
+constexpr int kPaletteExpansion = 8;
+constexpr int kExpandedPaletteSize = kPaletteTableSize * kPaletteExpansion;
+// Statistics: each block sums its threads' counts in shared memory and adds them with one atomic
+// pair to one of kCounterStripes stripes (each on its own 128-byte line, so the atomics spread
+// over L2 slices instead of queueing at one address); the host adds the stripes up.
+constexpr int kCounterStripes = 64;
+constexpr int kStripeWords = 16;  // 128 bytes
+// Two more 128-byte lines after the stripes hold the queue's count and head.
+constexpr size_t kCounterBytes = size_t(kCounterStripes + 2) * kStripeWords * sizeof(unsigned long long);
+
+struct KernelParams {
+    PixelGrid grid;
+    int rect_x = 0, rect_y = 0, rect_width = 0, rect_height = 0;
+    int max_iterations = 0;
+    int first_phase_iterations = 0;  // S, already clamped to max_iterations
+    int tile_rounds = 4;
+    int service_batch = 8;           // lanes waiting before a warp runs its finish/refill path
+    bool cardioid_bulb = true;
+    double palette_scale = 0.0;   // expanded-table entries per unit of mu
+    double palette_offset = 0.0;  // expanded-table entries, reduced to [0, kExpandedPaletteSize)
+    float palette_scale_f = 0.0f;
+    float palette_offset_f = 0.0f;
+    const uint32_t* palette = nullptr;
+    uint32_t interior_rgba = 0;
+    uint32_t* rgba = nullptr;     // may be null
+    float* mu = nullptr;          // may be null
+    unsigned long long* counters = nullptr;  // [kCounterStripes][kStripeWords]: iterations, escaped
+    // The survivors' queue (phase 1 -> phase 2): pixel index (y * rect_width + x), c and z.
+    int* queue_count = nullptr;  // entries appended by the tile kernel
+    int* queue_head = nullptr;   // entries taken by the survivors kernel
+    int* queue_pixel = nullptr;
+    void* queue_zr = nullptr;    // T[]
+    void* queue_zi = nullptr;
+    void* queue_cr = nullptr;
+    void* queue_ci = nullptr;
+};
+
+template <typename T>
+__device__ __forceinline__ T fused(T a, T b, T c);
+template <>
+__device__ __forceinline__ float fused<float>(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+template <>
+__device__ __forceinline__ double fused<double>(double a, double b, double c) { return __fma_rn(a, b, c); }
+
+// The orbit state: z and, carried along, the squares of its parts (the next step needs them and
+// so does |z|^2, so each is computed once).
+template <typename T>
+struct Orbit {
+    T zr = 0, zi = 0, zr2 = 0, zi2 = 0;
+};
+
+// One step z <- z^2 + c.
+//   exact (default): zr' = (zr^2 - zi^2) + cr and zi' = fma(2, zr*zi, ci): every operation
+//     rounds as in the reference (2*zr*zi: doubling is exact, so rounding zr*zi then adding
+//     2x it to ci with one FMA gives the reference's bits). 6 FP instructions:
+//     FMUL zr*zi, FADD, FADD, FFMA, FMUL zr'^2, FMUL zi'^2.
+//   fused: zr' = fma(zr, zr, -zi^2) + cr: zr^2 is not rounded on its own, so orbits near the
+//     boundary can differ from the reference in the last bit (a few pixels' escape counts move by
+//     one, see tests/fractal/test_mandelbrot_cuda.cpp). 5 instructions: FMUL, FFMA, FADD, FFMA, FMUL;
+//     zr2 is not kept and |z|^2 = fma(zr, zr, zi2).
+template <typename T, bool kFused>
+__device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
+    const T t = o.zr * o.zi;
+    if constexpr (kFused) {
+        o.zr = fused(o.zr, o.zr, -o.zi2) + cr;
+    } else {
+        o.zr = (o.zr2 - o.zi2) + cr;
+        o.zr2 = o.zr * o.zr;
+    }
+    o.zi = fused(T(2), t, ci);
+    o.zi2 = o.zi * o.zi;
+}
+
+template <typename T, bool kFused>
+__device__ __forceinline__ T norm(const Orbit<T>& o) {
+    if constexpr (kFused) return fused(o.zr, o.zr, o.zi2);
+    else return o.zr2 + o.zi2;
+}
+
+template <typename T>
+__device__ __forceinline__ Orbit<T> orbit_at(T zr, T zi) {
+    Orbit<T> o;
+    o.zr = zr;
+    o.zi = zi;
+    o.zr2 = zr * zr;
+    o.zi2 = zi * zi;
+    return o;
+}
+
+__device__ __forceinline__ float log2_approx(float x) {
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// smooth_mu (mandelbrot_math.h) rearranged for the GPU: mu = k + 1 - log2(ln|z|) with
+// ln|z| = 0.5 * ln2 * log2|z|^2, so mu = k + (1 - log2(0.5 ln 2)) - log2(log2 |z|^2).
+// Two hardware log2s (MUFU, absolute error ~2^-22) instead of two double-precision library logs
+// that would cost more than all of an exterior pixel's iterations. mu agrees with smooth_mu to
+// ~1e-6 plus float rounding; k (the integer classification) is the same by construction.
+// norm > kBailoutRadius^2 here, so no subnormal input reaches the .ftz log.
+constexpr float kMuConstant = 2.528766372930583f;  // 1 - log2(0.5 * ln 2)
+
+template <typename T>
+__device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
+    float frac = kMuConstant - log2_approx(log2_approx(float(norm_squared)));
+    float mu = float(k) + frac;
+    return mu > 0.0f ? mu : 0.0f;  // NaN or negative -> 0, like smooth_mu
+}
+
+// The palette entry for mu. In float while the position stays below 2^19 entries (error < 1/32
+// of an expanded entry: mu below ~6,000 at density 1), else in double like colorize().
+// kFloatOnly: the host has checked that every mu of the frame maps below 2^19 entries
+// (positions_fit_float), so the range test and the double path go.
+template <bool kFloatOnly = false>
+__device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
+    if (!(mu >= 0.0f)) return p.interior_rgba;
+    const float position = __fmaf_rn(mu, p.palette_scale_f, p.palette_offset_f);
+    long long entry;
+    if (kFloatOnly || fabsf(position) < 524288.0f)
+        entry = __float2int_rd(position);
+    else
+        entry = __double2ll_rd(__fma_rn(double(mu), p.palette_scale, p.palette_offset));
+    return __ldg(p.palette + (entry & (kExpandedPaletteSize - 1)));
+}
+
+__device__ __forceinline__ void write_pixel(const KernelParams& p, size_t offset, float mu) {
+    if (p.rgba) p.rgba[offset] = colour_of(p, mu);
+    if (p.mu) p.mu[offset] = mu;
+}
+
+// The same with the outputs known at compile time (the tile kernel writes most pixels; this
+// saves the pointer tests). kColour: 0 no RGBA, 1 RGBA with float positions, 2 RGBA in general.
+template <int kColour, bool kMu>
+__device__ __forceinline__ void write_pixel_at(const KernelParams& p, unsigned offset, float mu) {
+    if constexpr (kColour != 0) p.rgba[offset] = colour_of<kColour == 1>(p, mu);
+    if constexpr (kMu) p.mu[offset] = mu;
+}
+
+// Per-thread statistics, summed per block (shuffles, then shared memory) and added to one stripe.
+struct LaneStats {
+    unsigned long long iterations = 0;
+    unsigned escaped = 0;
+};
+
+__device__ __forceinline__ unsigned warp_sum(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(kFullMask, v);  // one REDUX instruction
+#else
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+#endif
+}
+
+// Every thread of the block must call this (it has a barrier). `thread` is the linear thread index.
+// `small`: every thread's iteration count fits 27 bits, so the warp sums fit 32.
+template <bool kSmall = false>
+__device__ __forceinline__ void flush_stats(const KernelParams& p, LaneStats s, int thread, int threads) {
+    __shared__ unsigned long long warp_iterations[32];
+    __shared__ unsigned warp_escaped[32];
+    if constexpr (kSmall) {
+        s.iterations = warp_sum(unsigned(s.iterations));
+    } else {
+        for (int offset = 16; offset > 0; offset >>= 1)
+            s.iterations += __shfl_xor_sync(kFullMask, s.iterations, offset);
+    }
+    s.escaped = warp_sum(s.escaped);
+    if ((thread & 31) == 0) {
+        warp_iterations[thread >> 5] = s.iterations;
+        warp_escaped[thread >> 5] = s.escaped;
+    }
+    __syncthreads();
+    if (thread == 0) {
+        unsigned long long iterations = 0, escaped = 0;
+        for (int w = 0; w < threads / 32; ++w) {
+            iterations += warp_iterations[w];
+            escaped += warp_escaped[w];
+        }
+        const unsigned stripe = (blockIdx.y * gridDim.x + blockIdx.x) % kCounterStripes;
+        if (iterations) atomicAdd(&p.counters[stripe * kStripeWords], iterations);
+        if (escaped) atomicAdd(&p.counters[stripe * kStripeWords + 1], escaped);
+    }
+}
+
+// The cardioid/bulb test exactly as the reference calls it (in double, on the rounded c), behind
+// the box that holds both shapes (kShapesMinRe..., mandelbrot_math.h), so the double-precision
+// test only runs near them.
+template <typename T>
+__device__ __forceinline__ bool known_interior(T cr, T ci) {
+    if (!(cr >= T(kShapesMinRe) && cr <= T(kShapesMaxRe) && ci >= T(-kShapesMaxIm) && ci <= T(kShapesMaxIm)))
+        return false;
+    return in_cardioid_or_period2_bulb(double(cr), double(ci));
+}
+
+__device__ __forceinline__ unsigned lanemask_lt() {
+    unsigned m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+// Steps one by one from iteration k up to `limit`, testing every step; returns true at the first
+// escape (k is then its iteration and n its |z|^2). Unrolled by four with one loop test per four
+// steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch). (Testing only
+// the largest of four |z|^2, with 3 FMNMX, issued fewer instructions per step but ran the steps
+// after an escape for nothing: the tile kernel got 7% slower.)
+template <typename T, bool kFused>
+__device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    while (k <= limit - 4) {
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 1; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 2; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 3; return true; }
+        step<T, kFused>(o, cr, ci);
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) { k += 4; return true; }
+        k += 4;
+    }
+    while (k < limit) {
+        step<T, kFused>(o, cr, ci);
+        ++k;
+        n = norm<T, kFused>(o);
+        if (n > bailout_squared) return true;
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The passes' launchers (host), each beside its kernel. Each checks its launches.
+
+// Phase 1 (mandelbrot_cuda_tile.cu): one block per tile; picks the colouring variant.
+template <typename T>
+void launch_tile_pass(const KernelParams& p, bool fused_multiply_add);
+// The naive one-pixel-per-thread baseline (mandelbrot_cuda_tile.cu), for CudaTuning::naive.
+template <typename T>
+void launch_naive_kernel(const KernelParams& p);
+// Phase 2 (mandelbrot_cuda_survivors.cu): a persistent grid over the survivors' queue.
+template <typename T>
+void launch_survivors_pass(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count);
+
+}  // namespace ms::mandelbrot_cuda_detail

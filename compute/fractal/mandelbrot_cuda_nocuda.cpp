@@ -1,0 +1,43 @@
+// mandelbrot_cuda_nocuda.cpp: the CPU-only build's CUDA entry points: they say why they cannot run.
+#include <stdexcept>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/mandelbrot_cuda_tuning.h"
+
+namespace ms {
+
+namespace {
+constexpr const char* kNoCuda = "this Mandelscope was built without CUDA (no nvcc at build time)";
+}
+
+bool cuda_available(std::string* reason) {
+    if (reason) *reason = kNoCuda;
+    return false;
+}
+
+FrameStats mandelbrot_cuda(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect,
+                           uint8_t*, float*) {
+    throw std::runtime_error(kNoCuda);
+}
+
+FrameStats mandelbrot_cuda_to_host(const View&, Precision, const Shortcuts&, const PaletteTable&,
+                                   PixelRect, uint8_t*, float*) {
+    throw std::runtime_error(kNoCuda);
+}
+
+double mandelbrot_cuda_instructions_per_iteration(Precision) { return 0.0; }
+
+CudaTuning default_cuda_tuning(Precision) { return {}; }
+
+FrameStats mandelbrot_cuda_tuned(const View&, Precision, const Shortcuts&, const PaletteTable&,
+                                 PixelRect, uint8_t*, float*, const CudaTuning&) {
+    throw std::runtime_error(kNoCuda);
+}
+
+FrameStats mandelbrot_cuda_tuned_to_host(const View&, Precision, const Shortcuts&,
+                                         const PaletteTable&, PixelRect, uint8_t*, float*,
+                                         const CudaTuning&) {
+    throw std::runtime_error(kNoCuda);
+}
+
+}  // namespace ms

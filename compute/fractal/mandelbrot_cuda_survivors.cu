@@ -1,0 +1,175 @@
+// mandelbrot_cuda_survivors.cu: phase 2 of the CUDA Mandelbrot frame. A persistent grid works
+// through the queue of pixels that survived the tile pass (mandelbrot_cuda_tile.cu), refilling
+// a lane as soon as its pixel is done. See mandelbrot_cuda.cu for the whole design.
+#include <algorithm>
+#include <type_traits>
+
+#include "compute/fractal/mandelbrot_cuda_kernels.cuh"
+
+namespace ms::mandelbrot_cuda_detail {
+
+namespace {
+
+constexpr int kChunk = 32;
+
+template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+__global__ void __launch_bounds__(kBlockThreads)
+mandelbrot_survivors_kernel(KernelParams p) {
+    const int lane = threadIdx.x & 31;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const int max_iterations = p.max_iterations;
+    const int queued = *p.queue_count;  // written by the tile kernel, which has finished
+    LaneStats stats;
+    if (queued > 0) {
+        bool drained = false;                    // warp-uniform: the queue has no entries left
+        int chunk_next = 0, chunk_end = 0;       // warp-uniform: this warp's entries to hand out
+        bool have = false;
+        unsigned have_mask = 0;                  // warp-uniform: the lanes that hold a pixel
+        int pixel = 0, k = 0;
+        T cr = 0, ci = 0;
+        Orbit<T> o;
+        T saved_zr = 0, saved_zi = 0;
+        int blocks = 0, next_save = 1;
+        for (;;) {
+            // Refill the idle lanes from the warp's chunk, taking new chunks as needed.
+            unsigned need = drained ? 0u : ~have_mask;
+            while (need) {
+                if (chunk_next >= chunk_end) {
+                    int start = 0;
+                    if (lane == 0) start = atomicAdd(p.queue_head, kChunk);
+                    start = __shfl_sync(kFullMask, start, 0);
+                    if (start >= queued) {
+                        drained = true;
+                        break;
+                    }
+                    chunk_next = start;
+                    chunk_end = min(start + kChunk, queued);
+                }
+                const int available = chunk_end - chunk_next;
+                const int rank = __popc(need & lanemask_lt());
+                if (((need >> lane) & 1u) && rank < available) {
+                    const int entry = chunk_next + rank;
+                    pixel = p.queue_pixel[entry];
+                    cr = static_cast<const T*>(p.queue_cr)[entry];
+                    ci = static_cast<const T*>(p.queue_ci)[entry];
+                    o = orbit_at(static_cast<const T*>(p.queue_zr)[entry], static_cast<const T*>(p.queue_zi)[entry]);
+                    k = p.first_phase_iterations;
+                    saved_zr = o.zr;
+                    saved_zi = o.zi;
+                    blocks = 0;
+                    next_save = 1;
+                    have = true;
+                }
+                chunk_next += min(__popc(need), available);
+                have_mask = __ballot_sync(kFullMask, have);
+                need = chunk_next < chunk_end ? 0u : ~have_mask;  // else every idle lane got one
+            }
+            if (have_mask == 0) break;
+
+            // Blocks of N steps. A lane that needs attention (its block escaped, fewer than N
+            // iterations left, or its orbit repeated) waits until p.service_batch lanes do (idle
+            // lanes that a refill could serve count too), or no lane is still running: the finish
+            // and refill paths below then run once for several lanes instead of once per lane,
+            // which is most of phase 2's cost on boundary pixels.
+            const int idle = drained ? 0 : 32 - __popc(have_mask);
+            bool finish = false, periodic = false;
+            for (;;) {
+                if (have && !finish && !periodic) {
+                    if (k > max_iterations - kBlockSteps) {
+                        finish = true;  // fewer than N steps left: go one by one
+                    } else {
+                        const Orbit<T> start = o;  // register copies: no FP64-pipe work
+#pragma unroll
+                        for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
+                        if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
+                            o = start;
+                            finish = true;
+                        } else {
+                            k += kBlockSteps;
+                            if constexpr (kPeriodicity) {
+                                if (o.zr == saved_zr && o.zi == saved_zi) {
+                                    periodic = true;
+                                } else if (++blocks == next_save) {
+                                    saved_zr = o.zr;
+                                    saved_zi = o.zi;
+                                    next_save *= 2;
+                                }
+                            }
+                        }
+                    }
+                }
+                const unsigned waiting = __ballot_sync(kFullMask, finish || periodic);
+                if (waiting == have_mask || __popc(waiting) + idle >= p.service_batch) break;
+            }
+
+            // The service: the lanes whose block escaped repeat it step by step (or go one by one
+            // to max_iterations). Its exits differ per lane, so the warp meets again before the
+            // lanes that are done colour and write their pixels together.
+            T n = 0;
+            bool escaped = false;
+            if (finish) {
+                // After a block that escaped this finds the exact escape step, since it repeats
+                // the same operations.
+                const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
+                escaped = iterate_checked<T, kFused>(o, cr, ci, k, limit, n);
+            }
+            __syncwarp();
+            // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
+            // in its redo, so a finishing lane that did not escape is at max_iterations.)
+            if (periodic || escaped || (finish && k >= max_iterations)) {
+                stats.iterations += unsigned(k);
+                stats.escaped += escaped ? 1u : 0u;
+                write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu(k, n) : kInteriorMu);
+                have = false;
+            }
+            have_mask = __ballot_sync(kFullMask, have);
+        }
+    }
+    flush_stats(p, stats, threadIdx.x, kBlockThreads);
+}
+
+// The baseline: one pixel per thread in 16x16 blocks, the escape test every iteration, written
+// the way nvcc contracts the reference's expressions by default. Kept to measure the tile
+// kernel against (CudaTuning::naive); same output and statistics (no shortcuts).
+
+// The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
+// (tuning.survivor_blocks_per_sm, if set and lower, caps it: fewer lanes each take more pixels).
+template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, int sm_count) {
+    auto kernel = mandelbrot_survivors_kernel<T, kFused, kBlockSteps, kPeriodicity>;
+    static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
+    if (blocks_per_sm == 0) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
+        blocks_per_sm = std::max(blocks_per_sm, 1);
+    }
+    const int cap = tuning.survivor_blocks_per_sm;
+    kernel<<<sm_count * (cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
+}
+
+template <typename T, bool kFused>
+void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
+    auto go = [&](auto steps_tag) {
+        constexpr int kSteps = decltype(steps_tag)::value;
+        if (periodicity) launch_survivors_kernel<T, kFused, kSteps, true>(p, tuning, sm_count);
+        else launch_survivors_kernel<T, kFused, kSteps, false>(p, tuning, sm_count);
+    };
+    switch (tuning.block_steps) {
+        case 8: go(std::integral_constant<int, 8>{}); break;
+        case 16: go(std::integral_constant<int, 16>{}); break;
+        default: go(std::integral_constant<int, 32>{}); break;
+    }
+}
+
+}  // namespace
+
+template <typename T>
+void launch_survivors_pass(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
+    if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, sm_count);
+    else launch_survivors_kernel<T, false>(p, tuning, periodicity, sm_count);
+    CUDA_CHECK_LAUNCH();
+}
+
+template void launch_survivors_pass<float>(const KernelParams&, const CudaTuning&, bool, int);
+template void launch_survivors_pass<double>(const KernelParams&, const CudaTuning&, bool, int);
+
+}  // namespace ms::mandelbrot_cuda_detail

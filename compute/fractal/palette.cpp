@@ -1,0 +1,112 @@
+// palette.cpp: palette files (format in palette.h), the sampled table, and CPU colouring.
+#include "compute/fractal/palette.h"
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
+
+namespace ms {
+
+namespace {
+
+uint32_t pack_rgba(double r, double g, double b) {
+    auto channel = [](double v) { return uint32_t(std::clamp(std::lround(v), 0L, 255L)); };
+    return channel(r) | channel(g) << 8 | channel(b) << 16 | 0xffu << 24;
+}
+
+}  // namespace
+
+Palette load_palette_file(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open palette file " + path.string());
+    Palette palette;
+    palette.name = path.stem().string();
+    std::string line;
+    for (int line_number = 1; std::getline(in, line); ++line_number) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream fields(line);
+        std::string first;
+        if (!(fields >> first)) continue;  // blank or comment
+        auto fail = [&](const std::string& why) {
+            throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": " + why);
+        };
+        int r = -1, g = -1, b = -1;
+        if (!(fields >> r >> g >> b) || r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255)
+            fail("expected three colour values from 0 to 255");
+        std::string extra;
+        if (fields >> extra) fail("unexpected text '" + extra + "' after the colour");
+        if (first == "interior") {
+            palette.interior_r = uint8_t(r), palette.interior_g = uint8_t(g), palette.interior_b = uint8_t(b);
+            continue;
+        }
+        char* end = nullptr;
+        double position = std::strtod(first.c_str(), &end);
+        if (end != first.c_str() + first.size() || !(position >= 0.0 && position < 1.0))
+            fail("a stop's position must be a number in [0, 1), got '" + first + "'");
+        palette.stops.push_back({position, uint8_t(r), uint8_t(g), uint8_t(b)});
+    }
+    if (palette.stops.empty()) throw std::runtime_error(path.string() + ": the palette has no colour stops");
+    std::stable_sort(palette.stops.begin(), palette.stops.end(),
+                     [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
+    return palette;
+}
+
+std::vector<std::string> list_palettes() {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(find_data_dir("assets") / "palettes"))
+        if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+Palette load_palette(const std::string& name) {
+    auto path = find_data_dir("assets") / "palettes" / (name + ".txt");
+    if (!std::filesystem::exists(path)) {
+        std::string known;
+        for (const auto& n : list_palettes()) known += (known.empty() ? "" : ", ") + n;
+        throw std::invalid_argument("unknown palette '" + name + "' (known: " + known + ")");
+    }
+    return load_palette_file(path);
+}
+
+PaletteTable make_palette_table(const Palette& palette) {
+    PaletteTable table;
+    table.rgba.resize(kPaletteTableSize);
+    table.interior_rgba = pack_rgba(palette.interior_r, palette.interior_g, palette.interior_b);
+    const auto& stops = palette.stops;
+    const size_t n = stops.size();
+    for (int i = 0; i < kPaletteTableSize; ++i) {
+        double t = double(i) / kPaletteTableSize;
+        // The stop at or before t (wrapping to the last stop), and the one after it.
+        size_t next = 0;
+        while (next < n && stops[next].position <= t) ++next;
+        const PaletteStop& a = stops[(next + n - 1) % n];
+        const PaletteStop& b = stops[next % n];
+        double span = b.position - a.position;
+        if (span <= 0.0) span += 1.0;
+        double along = t - a.position;
+        if (along < 0.0) along += 1.0;
+        double f = n == 1 ? 0.0 : along / span;
+        table.rgba[i] = pack_rgba(a.r + f * (b.r - a.r), a.g + f * (b.g - a.g), a.b + f * (b.b - a.b));
+    }
+    return table;
+}
+
+void colorize(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+              uint8_t* rgba_out) {
+    const double scale = view.palette_density / 100.0 * kPaletteTableSize;
+    const double offset = view.palette_offset * kPaletteTableSize;
+    for (int64_t i = 0; i < count; ++i) {
+        uint32_t c = palette.interior_rgba;
+        if (mu[i] >= 0.0f) c = palette_lookup(palette.rgba.data(), double(mu[i]) * scale + offset);
+        std::memcpy(rgba_out + 4 * i, &c, 4);
+    }
+}
+
+}  // namespace ms

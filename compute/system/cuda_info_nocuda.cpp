@@ -1,0 +1,16 @@
+// cuda_info_nocuda.cpp: the CPU-only build's answer to "which CUDA devices are there?".
+#include "compute/system/cuda_info.h"
+
+namespace ms {
+
+CudaSystemInfo query_cuda_system() {
+    CudaSystemInfo info;
+    info.reason = "this Mandelscope was built without CUDA (no nvcc at build time)";
+    return info;
+}
+
+int cuda_fp32_lanes_per_sm(int, int) { return 0; }
+int cuda_fp64_lanes_per_sm(int, int) { return 0; }
+int64_t cuda_device_memory_used_bytes() { return -1; }
+
+}  // namespace ms

@@ -1,0 +1,76 @@
+// cpu_render_worker.h: the CPU path of the window, off the UI thread.
+//
+// One worker std::thread renders the newest requested view progressively: first a coarse pass
+// (one sample per 8x8 block, ~1/64 of the work), then the full-resolution image in bands of
+// rows, each shown as soon as it is done. A new request cancels the stale render at once
+// (CpuRenderControl's cancel flag, polled between rows). The UI thread takes finished rows
+// with take_cpu_render_rows() and uploads them; it never waits for the worker except for
+// that short copy under the lock.
+//
+// The worker runs at a lower scheduling priority (nice), and so do the OpenMP threads it
+// starts, so the UI thread keeps its frame rate while all cores compute.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/palette.h"
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+struct CpuRenderWorker {
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::atomic<bool> cancel{false};  // set when a newer request makes the current one stale
+
+    // Guarded by mutex. The request waiting to be picked up:
+    bool quit = false;
+    bool has_request = false;
+    View request_view;
+    Precision request_precision = Precision::Auto;
+    PaletteTable request_palette;
+    uint64_t request_id = 0;
+
+    // Guarded by mutex. The frame being produced (or finished): rgba holds frame_view's
+    // width*height pixels, rows [dirty_begin, dirty_end) changed since the UI last took them.
+    uint64_t frame_id = 0;     // request_id of frame_view; 0: nothing yet
+    View frame_view;
+    std::vector<uint8_t> rgba;
+    int dirty_begin = 0;
+    int dirty_end = 0;
+    int rows_done = 0;         // of the full-resolution pass
+    bool complete = false;
+    double compute_ms = 0.0;   // wall time of the finished frame, both passes
+    uint64_t iterations = 0;   // of the finished frame's full-resolution pass
+    Precision precision_used = Precision::Fp64;
+};
+
+// What the UI learns each frame.
+struct CpuRenderStatus {
+    uint64_t frame_id = 0;     // which request the uploaded rows belong to
+    bool complete = false;     // every row of that request is done
+    double progress = 0.0;     // 0..1 of the full-resolution pass
+    double compute_ms = 0.0;
+    uint64_t iterations = 0;
+    Precision precision_used = Precision::Fp64;
+};
+
+void start_cpu_render_worker(CpuRenderWorker& worker);
+// Asks for `view`; returns its request id. Cancels whatever is being rendered.
+uint64_t request_cpu_render(CpuRenderWorker& worker, const View& view, Precision precision,
+                            const PaletteTable& palette);
+// Calls upload(frame_view, rgba, first_row, rows) for the rows finished since the last call
+// (under the worker's lock: upload should copy, not keep the pointer).
+using CpuRowsUpload = std::function<void(const View&, const uint8_t*, int, int)>;
+CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUpload& upload);
+void stop_cpu_render_worker(CpuRenderWorker& worker);
+
+}  // namespace ms

@@ -1,0 +1,133 @@
+// export_image.cpp: tiled, supersampled PNG export (see export_image.h).
+#include "render/frame/export_image.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+
+#include "render/frame/png_stream.h"
+
+namespace ms {
+
+std::string validate_export_settings(const ExportSettings& s) {
+    if (s.path.empty()) return "choose a file name for the PNG";
+    if (s.width < 1 || s.height < 1 || s.width > kMaxExportSide || s.height > kMaxExportSide)
+        return "the export size must be between 1x1 and " + std::to_string(kMaxExportSide) + "x" +
+               std::to_string(kMaxExportSide) + " pixels";
+    if (s.supersample < 1 || s.supersample > 4) return "supersampling goes from 1x1 to 4x4";
+    return {};
+}
+
+ExportResult export_view_png(const View& view, const PaletteTable& palette, const ExportSettings& s,
+                             const std::atomic<bool>* cancel, const std::function<void(double)>& progress) {
+    ExportResult result;
+    result.message = validate_export_settings(s);
+    if (!result.message.empty()) return result;
+    // The image's own view, and the finer grid of its samples: same centre and zoom (the zoom
+    // is relative to the height, so the extent is the same), ss times the pixels each way.
+    View image = view;
+    image.width = s.width;
+    image.height = s.height;
+    const int ss = s.supersample;
+    View samples = image;
+    samples.width = s.width * ss;
+    samples.height = s.height * ss;
+
+    // Rows per strip: as many output rows as fit kExportStripSamples samples, and at most a
+    // hundredth of the image, so the progress bar moves and Cancel answers quickly.
+    const long samples_per_row = long(samples.width) * ss;
+    const int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
+    std::vector<float> mu;
+    std::vector<uint8_t> sample_rgba(size_t(samples_per_row) * strip_rows * 4);
+    bool use_cuda = s.backend == Backend::Cuda && cuda_available(nullptr);
+    std::string cuda_note;
+    CpuRenderControl control;
+    control.cancel = cancel;
+
+    auto render_samples = [&](PixelRect rect) {
+        if (use_cuda) {
+            try {
+                mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
+                return true;
+            } catch (const std::exception& e) {
+                use_cuda = false;  // carry on with the CPU, and say so at the end
+                cuda_note = std::string(" (CUDA failed: ") + e.what() + "; the CPU rendered it)";
+            }
+        }
+        mu.resize(size_t(rect.width) * rect.height);
+        // The precision the whole sample grid needs, not what a strip alone would pick.
+        mandelbrot_cpu(samples, resolve_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
+        if (cancel && *cancel) return false;
+        colorize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
+        return true;
+    };
+
+    PngWriteResult written = write_png_streamed(
+        s.path, s.width, s.height, image, strip_rows,
+        [&](int first_row, int rows, uint8_t* rgba, std::string*) {
+            PixelRect rect{0, first_row * ss, samples.width, rows * ss};
+            if (!render_samples(rect)) return false;  // cancelled
+            // Box filter: each output pixel is the mean of its ss x ss samples.
+            for (int y = 0; y < rows; ++y)
+                for (int x = 0; x < s.width; ++x) {
+                    unsigned sum[4] = {0, 0, 0, 0};
+                    for (int sy = 0; sy < ss; ++sy) {
+                        const uint8_t* p = sample_rgba.data() + (size_t(y * ss + sy) * samples.width + size_t(x) * ss) * 4;
+                        for (int sx = 0; sx < ss; ++sx)
+                            for (int c = 0; c < 4; ++c) sum[c] += p[4 * sx + c];
+                    }
+                    uint8_t* out = rgba + (size_t(y) * s.width + x) * 4;
+                    for (int c = 0; c < 4; ++c) out[c] = uint8_t((sum[c] + ss * ss / 2) / (ss * ss));
+                }
+            if (progress) progress(double(first_row + rows) / s.height);
+            return !(cancel && *cancel);
+        });
+    result.ok = written.ok;
+    result.cancelled = written.cancelled;
+    if (written.ok)
+        result.message = "exported " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+                         (ss > 1 ? " (" + std::to_string(ss) + "x" + std::to_string(ss) + " supersampled)" : "") +
+                         " to " + s.path.string() + cuda_note;
+    else if (written.cancelled)
+        result.message = "export cancelled; nothing was written";
+    else
+        result.message = written.error;
+    return result;
+}
+
+void start_export_job(ExportJob& job, const View& view, const PaletteTable& palette, const ExportSettings& settings) {
+    stop_export_job(job);
+    job.cancel = false;
+    job.finished = false;
+    job.progress = 0.0;
+    job.running = true;
+    job.thread = std::thread([&job, view, palette, settings] {
+        // Below the window's CPU renders: the picture on screen stays lively while exporting.
+        setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
+        job.result = export_view_png(view, palette, settings, &job.cancel, [&job](double p) { job.progress = p; });
+        job.finished = true;
+    });
+}
+
+bool poll_export_job(ExportJob& job, ExportResult* result) {
+    if (!job.running || !job.finished) return false;
+    job.thread.join();
+    job.running = false;
+    *result = job.result;
+    return true;
+}
+
+void cancel_export_job(ExportJob& job) { job.cancel = true; }
+
+void stop_export_job(ExportJob& job) {
+    if (!job.thread.joinable()) return;
+    job.cancel = true;
+    job.thread.join();
+    job.running = false;
+}
+
+}  // namespace ms

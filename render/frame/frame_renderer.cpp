@@ -1,0 +1,202 @@
+// frame_renderer.cpp: the render paths and the fallback chain interop -> copy -> cpu
+// (see frame_renderer.h).
+#include "render/frame/frame_renderer.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "render/frame/view_math.h"
+
+namespace ms {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+bool same_request(const FrameRenderer& r, const View& view, Backend backend, Precision precision) {
+    return r.has_request && same_place(r.requested_view, view) && r.requested_view.width == view.width &&
+           r.requested_view.height == view.height && r.requested_backend == backend &&
+           r.requested_precision == precision;
+}
+
+void ensure_texture_size(FrameRenderer& r, int width, int height) {
+    if (r.texture.width == width && r.texture.height == height) return;
+    resize_frame_texture(r.texture, width, height);
+    r.texture_valid = false;
+}
+
+// The pixel buffer object shared with CUDA, (re)registered when the size changes.
+void ensure_interop_buffer(FrameRenderer& r, int width, int height) {
+    if (r.cuda_buffer.resource && r.pixel_buffer_width == width && r.pixel_buffer_height == height) return;
+    cuda_unregister_gl_buffer(r.cuda_buffer);
+    if (!r.pixel_buffer) GL_CHECK(glGenBuffers(1, &r.pixel_buffer));
+    GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r.pixel_buffer));
+    GL_CHECK(glBufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(width) * height * 4, nullptr, GL_STREAM_DRAW));
+    GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
+    r.pixel_buffer_width = r.pixel_buffer_height = 0;
+    r.cuda_buffer = cuda_register_gl_buffer(r.pixel_buffer);
+    r.pixel_buffer_width = width;
+    r.pixel_buffer_height = height;
+}
+
+void render_interop(FrameRenderer& r, const View& view, Precision precision, const PaletteTable& palette) {
+    auto t0 = Clock::now();
+    uint8_t* device_rgba = cuda_map_gl_buffer(r.cuda_buffer, nullptr);
+    double map_ms = ms_since(t0);
+    FrameStats stats;
+    try {
+        stats = mandelbrot_cuda(view, precision, Shortcuts{}, palette, full_rect(view), device_rgba, nullptr);
+    } catch (...) {
+        try { cuda_unmap_gl_buffer(r.cuda_buffer); } catch (...) {}
+        throw;
+    }
+    auto t1 = Clock::now();
+    cuda_unmap_gl_buffer(r.cuda_buffer);
+    r.timings.interop_ms = map_ms + ms_since(t1);
+    auto t2 = Clock::now();
+    upload_frame_from_pixel_buffer(r.texture, r.pixel_buffer);
+    r.timings.upload_ms = ms_since(t2);
+    r.timings.compute_ms = stats.compute_ms;
+    r.timings.host_launch_ms = stats.host_launch_ms;
+    r.timings.iterations = stats.iterations;
+    r.precision_used = stats.precision;
+}
+
+void render_copy(FrameRenderer& r, const View& view, Precision precision, const PaletteTable& palette) {
+    r.host_rgba.resize(size_t(view.width) * view.height * 4);
+    FrameStats stats = mandelbrot_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view),
+                                               r.host_rgba.data(), nullptr);
+    auto t0 = Clock::now();
+    upload_frame_rows(r.texture, r.host_rgba.data(), 0, view.height);
+    r.timings.upload_ms = ms_since(t0);
+    r.timings.interop_ms = 0.0;
+    r.timings.compute_ms = stats.compute_ms;
+    r.timings.host_launch_ms = stats.host_launch_ms;
+    r.timings.iterations = stats.iterations;
+    r.precision_used = stats.precision;
+}
+
+// Takes the CPU worker's finished rows into the texture.
+void take_cpu_rows(FrameRenderer& r) {
+    double upload_ms = 0.0;
+    CpuRenderStatus status = take_cpu_render_rows(r.cpu, [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
+        auto t0 = Clock::now();
+        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
+            // A frame of a new size: the whole of it replaces the texture (rows not computed
+            // yet hold the worker's placeholder).
+            resize_frame_texture(r.texture, frame_view.width, frame_view.height);
+            first_row = 0;
+            rows = frame_view.height;
+        }
+        upload_frame_rows(r.texture, rgba, first_row, rows);
+        r.texture_view = frame_view;
+        r.texture_valid = true;
+        upload_ms += ms_since(t0);
+    });
+    const bool was_complete = r.complete;
+    r.complete = status.frame_id == r.cpu_request_id && status.complete;
+    r.cpu_progress = status.frame_id == r.cpu_request_id ? status.progress : 0.0;
+    r.rows_upload_ms = upload_ms;
+    if (upload_ms > 0.0) r.timings.upload_ms = upload_ms;
+    if (r.complete) {
+        r.timings.compute_ms = status.compute_ms;
+        r.timings.iterations = status.iterations;
+        r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
+        r.precision_used = status.precision_used;
+        if (!was_complete) ++r.frames_finished;
+    }
+}
+
+}  // namespace
+
+const char* backend_name(Backend backend) { return backend == Backend::Cuda ? "cuda" : "cpu"; }
+
+const char* render_path_name(RenderPath path) {
+    switch (path) {
+        case RenderPath::None: return "none";
+        case RenderPath::Interop: return "interop";
+        case RenderPath::Copy: return "copy";
+        case RenderPath::Cpu: return "cpu";
+    }
+    return "?";
+}
+
+void init_frame_renderer(FrameRenderer& r, const std::filesystem::path& shader_dir) {
+    r.texture = create_frame_texture(shader_dir);
+    std::string reason;
+    if (!cuda_available(&reason)) r.cuda_unavailable = reason;
+    start_cpu_render_worker(r.cpu);
+}
+
+void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, Precision precision,
+                           const PaletteTable& palette) {
+    if (!same_request(r, view, backend, precision)) {
+        r.has_request = true;
+        r.requested_view = view;
+        r.requested_backend = backend;
+        r.requested_precision = precision;
+        r.complete = false;
+        RenderPath path = RenderPath::Cpu;
+        if (backend == Backend::Cuda && r.cuda_unavailable.empty())
+            path = r.interop_unavailable.empty() ? RenderPath::Interop : RenderPath::Copy;
+        if (path == RenderPath::Interop) {
+            try {
+                ensure_interop_buffer(r, view.width, view.height);
+            } catch (const std::exception& e) {
+                r.interop_unavailable = e.what();
+                if (!gl_context_is_nvidia())
+                    r.interop_unavailable += " (the OpenGL context is " + gl_renderer_description() +
+                                             ", not NVIDIA's driver, so CUDA cannot share its buffers)";
+                path = RenderPath::Copy;
+            }
+        }
+        if (path != RenderPath::Cpu) {
+            try {
+                ensure_texture_size(r, view.width, view.height);
+                if (path == RenderPath::Interop)
+                    render_interop(r, view, precision, palette);
+                else
+                    render_copy(r, view, precision, palette);
+                r.texture_view = view;
+                r.texture_valid = true;
+                r.complete = true;
+                ++r.frames_finished;
+            } catch (const std::exception& e) {
+                r.cuda_unavailable = std::string("CUDA failed while rendering: ") + e.what();
+                path = RenderPath::Cpu;
+            }
+        }
+        if (path == RenderPath::Cpu) r.cpu_request_id = request_cpu_render(r.cpu, view, precision, palette);
+        r.path = path;
+    }
+    if (r.path == RenderPath::Cpu) take_cpu_rows(r);
+}
+
+void draw_frame(const FrameRenderer& r, const View& shown_view, int window_width, int window_height) {
+    GL_CHECK(glViewport(0, 0, window_width, window_height));
+    GL_CHECK(glClearColor(0.08f, 0.08f, 0.09f, 1.0f));
+    GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
+    if (!r.texture_valid) return;
+    draw_frame_texture(r.texture, window_width, window_height, frame_mapping(shown_view, r.texture_view));
+}
+
+std::string fallback_reason(const FrameRenderer& r, Backend backend) {
+    if (backend != Backend::Cuda) return {};
+    if (!r.cuda_unavailable.empty()) return "CUDA unavailable (" + r.cuda_unavailable + "): rendering on the CPU";
+    if (!r.interop_unavailable.empty())
+        return "CUDA-GL interop unavailable (" + r.interop_unavailable + "): CUDA frames are copied through host memory";
+    return {};
+}
+
+void shutdown_frame_renderer(FrameRenderer& r) {
+    stop_cpu_render_worker(r.cpu);
+    cuda_unregister_gl_buffer(r.cuda_buffer);
+    if (r.pixel_buffer) glDeleteBuffers(1, &r.pixel_buffer);
+    r.pixel_buffer = 0;
+    destroy_frame_texture(r.texture);
+}
+
+}  // namespace ms

@@ -1,0 +1,88 @@
+// frame_renderer.h: turns the current view into the picture on screen, by the best path that
+// works here, and says which one ran and why the faster ones did not:
+//
+//   interop  CUDA writes RGBA8 straight into an OpenGL pixel buffer object (no host copy),
+//            then glTexSubImage2D from it, all on the GPU;
+//   copy     CUDA renders into device memory and the frame comes through host memory
+//            (when the GL context is not NVIDIA's, e.g. Mesa, and cannot share buffers);
+//   cpu      compute/'s CPU path on a worker thread, shown coarse to fine
+//            (no CUDA device, a CPU-only build, a CUDA failure, or the user's choice).
+//
+// A failure on the way down is remembered with its reason (shown in the window and logged)
+// and that path is not retried. The renderer owns the GL and CUDA resources; the main loop
+// calls update_frame_renderer() and draw_frame() once per frame.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/mandelbrot.h"
+#include "render/frame/cpu_render_worker.h"
+#include "render/frame/cuda_interop.h"
+#include "render/frame/frame_texture.h"
+
+namespace ms {
+
+enum class Backend { Cpu, Cuda };
+enum class RenderPath { None, Interop, Copy, Cpu };
+const char* backend_name(Backend backend);        // "cpu", "cuda"
+const char* render_path_name(RenderPath path);    // "none", "interop", "copy", "cpu"
+
+// Where the last frame's time went (milliseconds; 0 where a step did not happen).
+struct FrameTimings {
+    double compute_ms = 0.0;  // CUDA events around the kernels, or the CPU frame's wall time
+    double interop_ms = 0.0;  // map + unmap of the shared buffer
+    double upload_ms = 0.0;   // glTexSubImage2D (from the buffer or from host memory), host time
+    // CUDA paths: the host clock around the launch calls alone, without synchronisation
+    // (FrameStats::host_launch_ms): shown by the performance panel as the wrong measurement.
+    double host_launch_ms = 0.0;
+    uint64_t iterations = 0;  // of the last finished frame
+};
+
+struct FrameRenderer {
+    FrameTexture texture;
+    // Interop: one pixel buffer object, registered with CUDA once per size.
+    GLuint pixel_buffer = 0;
+    CudaGlBuffer cuda_buffer;
+    int pixel_buffer_width = 0;
+    int pixel_buffer_height = 0;
+    std::vector<uint8_t> host_rgba;  // the copy path's frame
+    CpuRenderWorker cpu;
+    uint64_t cpu_request_id = 0;
+
+    // Why faster paths are out (empty while they are usable). Set once, never retried.
+    std::string cuda_unavailable;     // no CUDA here, or CUDA failed while rendering
+    std::string interop_unavailable;  // buffer sharing with this GL context failed
+
+    // The last request, and what the texture shows.
+    bool has_request = false;
+    View requested_view;
+    Backend requested_backend = Backend::Cpu;
+    Precision requested_precision = Precision::Auto;
+    View texture_view;
+    bool texture_valid = false;
+    bool complete = false;            // the texture holds all of requested_view
+    RenderPath path = RenderPath::None;
+    Precision precision_used = Precision::Fp64;
+    double cpu_progress = 0.0;        // of the CPU frame under way
+    FrameTimings timings;
+    double rows_upload_ms = 0.0;      // CPU path: upload time of the rows taken by the last update
+    uint64_t frames_finished = 0;     // counts frames completed (CUDA: rendered; CPU: last row in):
+                                      // a change means `timings` describe a new frame
+};
+
+// Loads the shaders, creates the texture, asks CUDA whether it is usable, starts the CPU worker.
+void init_frame_renderer(FrameRenderer& renderer, const std::filesystem::path& shader_dir);
+// Once per frame, with the GL context current: renders `view` if it differs from the last
+// request (CUDA paths: synchronously; CPU path: hands it to the worker) and takes the CPU
+// worker's finished rows into the texture.
+void update_frame_renderer(FrameRenderer& renderer, const View& view, Backend backend, Precision precision,
+                           const PaletteTable& palette);
+// Draws what the texture holds, moved onto `shown_view` (the preview while the CPU catches up).
+void draw_frame(const FrameRenderer& renderer, const View& shown_view, int window_width, int window_height);
+// The sentence the window shows when `backend` was asked for but a slower path runs; "" if none.
+std::string fallback_reason(const FrameRenderer& renderer, Backend backend);
+void shutdown_frame_renderer(FrameRenderer& renderer);
+
+}  // namespace ms

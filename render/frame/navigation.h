@@ -1,0 +1,85 @@
+// navigation.h: mouse and keyboard to view changes.
+//
+// GLFW callbacks only queue what happened (NavigationInput); once per frame, after ImGui has
+// decided who owns the mouse and keyboard, apply_navigation() turns the queue into view
+// changes through render/view_math.h. Queuing keeps fast sequences exact (a press, moves and
+// a release within one frame, as xdotool sends them) and keeps the order of events.
+//
+//   left drag       pan (the point under the cursor stays under it)
+//   wheel           zoom about the cursor
+//   right drag      box zoom
+//   double click    centre on the point
+//   arrows          pan a tenth of the window;  + / -  zoom 2x;  Home  the default view
+//   Backspace, Ctrl+Z  back;  Ctrl+Y, Ctrl+Shift+Z  forward
+//   C  CPU/CUDA;  F11  fullscreen;  Ctrl+Q  quit
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <glm/vec2.hpp>
+
+#include "compute/fractal/view.h"
+
+struct GLFWwindow;
+
+namespace ms {
+
+struct InputEvent {
+    enum class Type { Move, Button, Scroll, Key } type = Type::Move;
+    glm::dvec2 position{0.0, 0.0};  // cursor, window coordinates, at the event
+    int button = 0;                 // GLFW_MOUSE_BUTTON_*
+    int key = 0;                    // GLFW_KEY_*
+    int action = 0;                 // GLFW_PRESS / GLFW_RELEASE / GLFW_REPEAT
+    int mods = 0;                   // GLFW_MOD_*
+    double scroll = 0.0;            // wheel notches, positive away from the user
+    double time_s = 0.0;            // glfwGetTime()
+};
+
+// What the callbacks collect between two frames.
+struct NavigationInput {
+    std::vector<InputEvent> events;
+    std::vector<std::string> dropped_paths;  // files dropped on the window
+    glm::dvec2 cursor{0.0, 0.0};             // last known cursor position, window coordinates
+};
+
+// Installs the cursor, button, scroll, key and drop callbacks. Call it before
+// ImGui_ImplGlfw_InitForOpenGL(window, true), which chains to the callbacks installed before it.
+void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input);
+
+// Gestures under way, kept between frames.
+struct NavigationState {
+    bool panning = false;
+    View pan_start_view;
+    glm::dvec2 pan_grab{0.0, 0.0};    // framebuffer pixels
+    bool boxing = false;
+    glm::dvec2 box_start{0.0, 0.0};   // framebuffer pixels
+    glm::dvec2 box_end{0.0, 0.0};
+    double last_click_time_s = -1.0;
+    glm::dvec2 last_click{0.0, 0.0};
+    double last_wheel_time_s = -1.0;  // a wheel burst is recorded in the history once it pauses
+};
+
+// What the frame's input asks of the main loop, beyond the view changes already made.
+struct NavigationRequests {
+    bool view_changed = false;
+    bool record_history = false;   // a gesture ended: remember where it left the view
+    bool back = false;
+    bool forward = false;
+    bool toggle_backend = false;
+    bool toggle_fullscreen = false;
+    bool quit = false;
+};
+
+// Consumes input.events. `pixels_per_unit` converts window coordinates to framebuffer pixels
+// (HiDPI). When ImGui wants the mouse (a panel under it) or the keyboard (a text field), the
+// matching events are ignored, as the imgui examples advise; a drag that started on the
+// picture keeps going over a panel.
+NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view,
+                                    double pixels_per_unit, bool imgui_wants_mouse, bool imgui_wants_keyboard,
+                                    double now_s);
+
+// The rubber band of a box zoom, drawn over everything (ImGui foreground draw list).
+void draw_box_zoom_overlay(const NavigationState& state, double pixels_per_unit);
+
+}  // namespace ms

@@ -1,0 +1,95 @@
+// view_math.h: the explorer's navigation as pure functions of a View (no GL, no window): pan,
+// zoom about a point, box zoom, keyboard steps, automatic iterations, the history of views,
+// and how the last finished frame maps onto a view that has moved since (the preview while
+// a new frame is being computed).
+//
+// Pixel coordinates are continuous framebuffer coordinates of the image: origin at its top-left
+// corner, y down, so pixel (x, y) covers [x, x+1) x [y, y+1) and its centre is (x+0.5, y+0.5).
+// That is the convention of compute/fractal/view.h's grid, so a point given here samples exactly what
+// the renderers sample.
+//
+// The centre stays decimal text (compute/fractal/view.h): moving the view adds the offset to the text
+// in decimal (add_to_decimal), rounded to a thousandth of a pixel or finer, so no digit the
+// user typed is ever lost to a double round trip, and the text grows only as deep as the zoom
+// needs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <glm/vec2.hpp>
+
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+// Zoom limits: below kMinZoom the set is a dot; past kMaxZoom the pixel step leaves double's
+// range long after FP64 stopped resolving pixels (the window says so well before).
+inline constexpr double kMinZoom = 1e-3;
+inline constexpr double kMaxZoom = 1e300;
+
+// Complex-plane offset (re, im) of a pixel position from the view's centre, and back.
+glm::dvec2 pixel_to_plane_offset(const View& view, glm::dvec2 pixel);
+glm::dvec2 plane_offset_to_pixel(const View& view, glm::dvec2 offset);
+
+// The view with its centre moved by `offset` in the plane (decimal text arithmetic).
+View move_center(const View& view, glm::dvec2 offset);
+
+// Left-drag: the point that was under `grab_pixel` comes to lie under `cursor_pixel`.
+View pan_view(const View& view, glm::dvec2 grab_pixel, glm::dvec2 cursor_pixel);
+// Wheel: zoom by `factor` (> 1 zooms in) keeping the point under `pixel` where it is.
+View zoom_view_about(const View& view, glm::dvec2 pixel, double factor);
+// Right-drag box: the box between two corners fills the window (whole box visible, centred;
+// the window's aspect ratio is kept). A box thinner than kMinBoxPixels changes nothing.
+inline constexpr double kMinBoxPixels = 4.0;
+View box_zoom_view(const View& view, glm::dvec2 corner_a, glm::dvec2 corner_b);
+// Double-click: the point under `pixel` becomes the centre.
+View center_view_on(const View& view, glm::dvec2 pixel);
+// Arrow keys: move by a fraction of the window (x right, y down).
+View pan_view_by_fraction(const View& view, glm::dvec2 fraction);
+// Home: the default place (compute/fractal/view.h's View{}) at the current size, colours and
+// iteration count kept.
+View reset_view(const View& view);
+
+// Iterations that follow the zoom: deeper views need more before their detail escapes.
+// 1000 at zoom <= 1, plus 600 per decade of zoom, rounded to hundreds.
+int auto_iterations(double zoom);
+
+// Decimal text arithmetic for the centre.
+// text + delta, with delta rounded to `fraction_digits` digits after the point; every digit
+// of `text` is kept. Accepts what strtod accepts for finite decimals ("-0.75", "1e-5", "+.5");
+// prints plain fixed-point text without trailing zeros. Throws std::invalid_argument.
+std::string add_to_decimal(const std::string& text, double delta, int fraction_digits);
+// Digits after the point the centre needs at this zoom: a ten-thousandth of a pixel.
+int center_fraction_digits(const View& view);
+
+// Where the view is in the plane, not how it is coloured or how big the window is: what the
+// history compares and restores.
+bool same_place(const View& a, const View& b);
+
+// History of views for Back/Forward (Backspace, Ctrl+Z, Ctrl+Y). The current view is
+// recorded when a navigation gesture ends; going back first records the view on screen if
+// it is new, so the forward step returns to it.
+struct ViewHistory {
+    std::vector<View> views;
+    std::size_t current = 0;        // index into views (meaningless while views is empty)
+    std::size_t max_views = 1000;   // oldest entries are dropped past this
+};
+void history_record(ViewHistory& history, const View& view);
+// On success replaces *view by the older/newer view (keeping view->width/height: the window's
+// size is not history) and returns true; false when there is nothing further.
+bool history_back(ViewHistory& history, View* view);
+bool history_forward(ViewHistory& history, View* view);
+bool history_can_back(const ViewHistory& history, const View& shown);
+bool history_can_forward(const ViewHistory& history);
+
+// How a frame computed for `frame_view` shows in `shown_view` (same centre units, any sizes):
+// frame pixel = shown pixel * scale + offset. Identity when the views are the same.
+struct FrameMapping {
+    double scale = 1.0;
+    glm::dvec2 offset{0.0, 0.0};
+};
+FrameMapping frame_mapping(const View& shown_view, const View& frame_view);
+
+}  // namespace ms

@@ -1,0 +1,72 @@
+// compare_worker.h: Compare's background job: renders one view on both paths, off the UI thread,
+// and says how much faster CUDA was and whether the two pictures agree.
+//
+// One worker std::thread takes the newest request and
+//   1. renders it with CUDA (mandelbrot_cuda_to_host, smooth values only; CUDA events time it),
+//   2. renders it on the CPU's fast path, all cores, full resolution in one call (wall time;
+//      a newer request cancels it within a few rows),
+//   3. checks that the two frames agree (compute/fractal/frame_compare.h).
+// A new request or cancel_compare() stops the stale job at once; the UI thread only reads the
+// status under the lock. The worker and its OpenMP team run at a lower priority (nice), like the
+// window's CPU renderer, so the UI keeps its frame rate while every core computes.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/palette.h"
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+// Where a job stands and what it found. Times in milliseconds.
+struct CompareStatus {
+    uint64_t id = 0;               // the request it belongs to; 0: none yet
+    View view;
+    Precision precision = Precision::Fp64;  // resolved: both paths ran in it
+    bool running = false;
+    bool cuda_done = false;
+    bool cpu_done = false;
+    bool finished = false;         // both rendered and compared (or failed)
+    bool cancelled = false;
+    std::string error;             // a sentence when a path failed; finished is then set
+    double cuda_ms = 0.0;          // CUDA events around the kernels
+    double cpu_ms = 0.0;           // wall time of mandelbrot_cpu over the whole frame
+    uint64_t cuda_iterations = 0;
+    uint64_t cpu_iterations = 0;
+    double cpu_progress = 0.0;     // 0..1 of the CPU frame while it runs
+    double agreement = 0.0;        // fraction of pixels with identical escape counts, 0..1
+    bool agree = false;            // compare_mu_frames' verdict (compute/fractal/frame_compare.h)
+    std::string disagreement;      // its sentence (the figures, and where they first differ)
+};
+
+struct CompareWorker {
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::atomic<bool> cancel{false};
+    std::atomic<int> cpu_rows_done{0};
+    // Guarded by mutex.
+    bool quit = false;
+    bool has_request = false;
+    View request_view;
+    Precision request_precision = Precision::Fp64;
+    PaletteTable request_palette;
+    uint64_t request_id = 0;
+    CompareStatus status;
+};
+
+void start_compare_worker(CompareWorker& worker);
+// Compares `view` in `precision` (Auto is resolved here); cancels the job under way. Returns its id.
+uint64_t request_compare(CompareWorker& worker, const View& view, Precision precision, const PaletteTable& palette);
+// Stops the job under way, if any (its status says cancelled).
+void cancel_compare(CompareWorker& worker);
+CompareStatus poll_compare(CompareWorker& worker);
+void stop_compare_worker(CompareWorker& worker);
+
+}  // namespace ms

@@ -1,0 +1,221 @@
+// panel_view.cpp: the View panel: centre as full-precision text (copy/paste), zoom,
+// iterations (auto), palette, offset and density, backend, precision, history buttons.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+
+#include "render/ui/panels.h"
+
+namespace ms {
+
+namespace {
+
+
+// The centre: two text fields, committed together when either loses focus after an edit (or
+// on Enter); refreshed from the view whenever neither is being edited.
+void draw_center(ViewPanelState& s) {
+    if (!s.center_being_edited) {
+        s.center_re_text = s.view.center_re;
+        s.center_im_text = s.view.center_im;
+    }
+    ImGui::TextUnformatted("Centre");
+    help_marker("The exact decimal text of the centre: every digit is kept as you pan and zoom. "
+                "Type or paste into a field and press Enter, or use Copy/Paste for both parts "
+                "as \"RE, IM\".");
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    bool commit = false;
+    ImGui::InputText("##re", &s.center_re_text);
+    commit |= ImGui::IsItemDeactivatedAfterEdit();
+    s.center_being_edited = ImGui::IsItemActive();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputText("##im", &s.center_im_text);
+    commit |= ImGui::IsItemDeactivatedAfterEdit();
+    s.center_being_edited |= ImGui::IsItemActive();
+    if (ImGui::Button("Copy")) ImGui::SetClipboardText((s.view.center_re + ", " + s.view.center_im).c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Paste")) {
+        const char* clip = ImGui::GetClipboardText();
+        std::string re, im;
+        std::string problem = parse_center_text(clip ? clip : "", &re, &im);
+        if (problem.empty()) {
+            s.center_re_text = re;
+            s.center_im_text = im;
+            commit = true;
+        } else {
+            s.center_error = "The clipboard holds no centre: " + problem;
+        }
+    }
+    if (commit) {
+        View edited = s.view;
+        edited.center_re = s.center_re_text;
+        edited.center_im = s.center_im_text;
+        std::string problem = validate_view(edited);
+        if (problem.empty()) {
+            s.view = edited;
+            s.view_edited = true;
+            s.center_error.clear();
+        } else {
+            s.center_error = "Centre not changed: " + problem + ".";
+        }
+    }
+    if (!s.center_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", s.center_error.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+void draw_colours(ViewPanelState& s) {
+    int current = int(std::find(s.palettes.begin(), s.palettes.end(), s.view.palette) - s.palettes.begin());
+    if (ImGui::BeginCombo("palette", s.view.palette.c_str())) {
+        for (int i = 0; i < int(s.palettes.size()); ++i) {
+            if (ImGui::Selectable(s.palettes[i].c_str(), i == current)) {
+                s.view.palette = s.palettes[i];
+                s.view_edited = true;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    float offset = float(s.view.palette_offset);
+    if (ImGui::SliderFloat("offset", &offset, 0.0f, 1.0f, "%.3f")) {
+        s.view.palette_offset = offset;
+        s.view_edited = true;
+    }
+    float density = float(s.view.palette_density);
+    if (ImGui::SliderFloat("density", &density, 0.05f, 20.0f, "%.3f", ImGuiSliderFlags_Logarithmic)) {
+        s.view.palette_density = density;
+        s.view_edited = true;
+    }
+    help_marker("Palette cycles per 100 iterations of the smooth count.");
+}
+
+void draw_backend(ViewPanelState& s) {
+    ImGui::TextUnformatted("Backend");
+    ImGui::SameLine();
+    int backend = int(s.settings.backend);
+    if (ImGui::RadioButton("CPU", &backend, int(Backend::Cpu))) s.settings_edited = true;
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!s.cuda_unavailable.empty());
+    if (ImGui::RadioButton("CUDA", &backend, int(Backend::Cuda))) s.settings_edited = true;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled("(C)");
+    s.settings.backend = Backend(backend);
+    if (!s.cuda_unavailable.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(230, 190, 90, 255));
+        ImGui::TextWrapped("CUDA unavailable: %s", s.cuda_unavailable.c_str());
+        ImGui::PopStyleColor();
+    }
+
+    const char* names[] = {"auto", "fp32", "fp64"};
+    int precision = int(s.settings.precision);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+    if (ImGui::Combo("precision", &precision, names, 3)) {
+        s.settings.precision = Precision(precision);
+        s.settings_edited = true;
+    }
+    ImGui::SameLine();
+    ImGui::Text("in use: %s", precision_name(s.precision_in_use));
+    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64.");
+    if (!fp64_resolves(s.view)) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", kBeyondFp64Message);
+        ImGui::PopStyleColor();
+    }
+}
+
+}  // namespace
+
+std::string parse_center_text(const std::string& text, std::string* re, std::string* im) {
+    std::string t = text;
+    for (char& ch : t)
+        if (ch == ',' || ch == ';' || ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+    size_t a = t.find_first_not_of(' ');
+    if (a == std::string::npos) return "it is empty";
+    size_t b = t.find(' ', a);
+    size_t c = b == std::string::npos ? b : t.find_first_not_of(' ', b);
+    if (c == std::string::npos) return "it needs two numbers, the real and the imaginary part";
+    size_t d = t.find(' ', c);
+    if (d != std::string::npos && t.find_first_not_of(' ', d) != std::string::npos)
+        return "it has more than two numbers";
+    View probe;
+    probe.center_re = t.substr(a, b - a);
+    probe.center_im = t.substr(c, d == std::string::npos ? std::string::npos : d - c);
+    std::string problem = validate_view(probe);
+    if (!problem.empty()) return problem;
+    *re = probe.center_re;
+    *im = probe.center_im;
+    return {};
+}
+
+void draw_view_panel(ViewPanelState& s) {
+    s.view_edited = s.settings_edited = s.back = s.forward = s.reset = s.open_export = false;
+    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(390, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("View")) {
+        ImGui::End();
+        return;
+    }
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 12.0f);
+    draw_center(s);
+
+    // Number fields apply on Enter or when they lose focus, not at every keystroke.
+    double zoom = s.view.zoom;
+    bool zoom_entered = ImGui::InputDouble("zoom", &zoom, 0.0, 0.0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
+    if ((zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) && zoom > 0.0 && std::isfinite(zoom)) {
+        s.view.zoom = zoom;
+        s.view_edited = true;
+    }
+    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention).");
+
+    ImGui::BeginDisabled(s.settings.auto_iterations);
+    int iterations = s.view.max_iterations;
+    bool iterations_entered = ImGui::InputInt("iterations", &iterations, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (iterations_entered || ImGui::IsItemDeactivatedAfterEdit()) {
+        s.view.max_iterations = std::max(1, iterations);
+        s.view_edited = true;
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Checkbox("auto", &s.settings.auto_iterations)) s.settings_edited = true;
+
+    draw_colours(s);
+    ImGui::Separator();
+    draw_backend(s);
+    if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
+    ImGui::SameLine();
+    ImGui::Checkbox("Performance: timings, CPU vs GPU", &s.show_performance);
+    ImGui::Separator();
+
+    ImGui::BeginDisabled(!s.can_back);
+    if (ImGui::Button("Back")) s.back = true;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!s.can_forward);
+    if (ImGui::Button("Forward")) s.forward = true;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Home")) s.reset = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Export PNG...")) s.open_export = true;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Demos");
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
+    ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
+    ImGui::EndGroup();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
+                       "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
+                       "C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
+    ImGui::PopStyleColor();
+    ImGui::PopItemWidth();
+    ImGui::End();
+}
+
+}  // namespace ms

@@ -1,0 +1,110 @@
+// panels.h: the explorer's ImGui panels, each one function over a small plain struct
+// (the imgui demo's ShowExampleAppX(bool*) pattern).
+//
+// The main loop fills each state with the facts of the frame (the current view, what the
+// renderer did), calls draw_X(state), then reads back what the user edited and the requests
+// raised (bool fields, cleared by the panel at the start of each draw) and carries them out.
+// Panels own no GPU resource and change nothing themselves.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compute/fractal/view.h"
+#include "render/frame/frame_renderer.h"
+
+namespace ms {
+
+// Shared by every panel (panel_widgets.cpp): a "(?)" after the last item whose tooltip shows
+// `text`. Numbers are formatted with compute/system/text_format.h, as on the command line.
+void help_marker(const char* text);
+
+// What the user chose, beyond the view itself.
+struct ExplorerSettings {
+    Backend backend = Backend::Cuda;       // asked for; the renderer falls back when it must
+    Precision precision = Precision::Auto;
+    bool auto_iterations = true;           // iterations follow the zoom (view_math.h)
+    bool vsync = true;
+};
+
+// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves).
+inline constexpr const char* kBeyondFp64Message =
+    "Past FP64's resolution: neighbouring pixels are closer together than double precision can "
+    "tell apart, so the picture turns blocky. Zoom out (Backspace); deeper zooms need a "
+    "high-precision path Mandelscope does not have yet.";
+
+// ---- View panel (panel_view.cpp) ---------------------------------------------------------
+struct ViewPanelState {
+    // Filled by the main loop each frame; the panel edits them in place.
+    View view;
+    ExplorerSettings settings;
+    // Facts shown.
+    std::vector<std::string> palettes;
+    std::string cuda_unavailable;           // why CUDA cannot be chosen; "" when it can
+    Precision precision_in_use = Precision::Fp64;
+    bool can_back = false;
+    bool can_forward = false;
+    // Requests raised this frame.
+    bool view_edited = false;               // `view` was changed: apply it
+    bool settings_edited = false;           // `settings` was changed: apply them
+    bool back = false;
+    bool forward = false;
+    bool reset = false;
+    bool open_export = false;
+    bool show_vector_add = false;           // the Vector-add demo panel's toggle (edited in place)
+    bool show_cnn = false;                  // the CNN demo panel's toggle (edited in place)
+    bool show_performance = false;          // the Performance window's toggle (edited in place)
+    // The panel's own, kept between frames: the centre being typed or pasted.
+    std::string center_re_text;
+    std::string center_im_text;
+    std::string center_error;               // why the last typed centre was refused
+    bool center_being_edited = false;       // a centre field had the keyboard last frame
+};
+void draw_view_panel(ViewPanelState& state);
+
+// Parses "RE,IM", "RE, IM" or "RE IM" (as copied by the panel or given to --center) into the
+// two decimal texts. Returns "" on success, else the sentence saying what is wrong.
+std::string parse_center_text(const std::string& text, std::string* re, std::string* im);
+
+// ---- Status line (panel_status.cpp) --------------------------------------------------------
+struct StatusLineState {
+    Backend backend = Backend::Cpu;        // asked for
+    RenderPath path = RenderPath::None;    // what ran
+    Precision precision = Precision::Fp64; // in use
+    double compute_ms = 0.0;
+    double ui_frame_ms = 0.0;
+    int width = 0;
+    int height = 0;
+    double zoom = 1.0;
+    int iterations = 0;
+    bool rendering = false;                // a CPU frame is under way
+    double progress = 0.0;
+    std::string fallback_reason;
+    bool beyond_fp64 = false;
+    std::string message;                   // the latest notice (an export, a dropped file...)
+    bool message_is_error = false;
+    bool dismiss_message = false;          // request: the user closed the message
+};
+void draw_status_line(StatusLineState& state);
+
+// ---- Export dialog (panel_export.cpp) ------------------------------------------------------
+struct ExportDialogState {
+    bool open = false;
+    std::string path = "mandelscope.png";
+    int width = 1920;
+    int height = 1080;
+    int supersample = 1;
+    int window_width = 0;                  // for the "window size" button
+    int window_height = 0;
+    // Facts shown.
+    bool running = false;
+    double progress = 0.0;
+    std::string result;
+    bool result_is_error = false;
+    // Requests.
+    bool start = false;
+    bool cancel = false;
+};
+void draw_export_dialog(ExportDialogState& state);
+
+}  // namespace ms
