@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "app/commands.h"
+#include "compute/io/image_io.h"
 
 int main(int argc, char** argv) {
     struct Mode {
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
         {"bench", ms::run_bench_command},   {"vecadd", ms::run_vecadd_command},
         {"cnn", ms::run_cnn_command},
     };
+    // Ctrl+C or a kill during a long render or export removes the unfinished output file.
+    ms::install_output_cleanup_on_signals();
     try {
         if (argc >= 2) {
             for (const Mode& mode : modes)

@@ -12,6 +12,7 @@
 
 #include "compute/fractal/palette.h"
 #include "compute/system/number_text.h"
+#include "compute/io/image_io.h"
 #include "render/demos/vecadd_runner.h"
 #include "render/frame/view_math.h"
 
@@ -163,6 +164,11 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::vector<size_t> sizes;
         if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
     }
+    // Output files are checked before the window opens or the export starts, not after.
+    for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--export", &o.export_path},
+                                       std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
+        if (!path->empty())
+            if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
     return validate_view(*view);
 }
 

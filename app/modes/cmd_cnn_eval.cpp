@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "compute/system/number_text.h"
 #include "compute/cnn/cnn_eval.h"
 #include "compute/cnn/cnn_weights_file.h"
+#include "compute/io/image_io.h"
 #include "compute/system/text_format.h"
 
 namespace ms {
@@ -106,17 +106,26 @@ void print_agreement(const std::vector<Run>& runs) {
     }
 }
 
-bool write_logits(const std::string& path, const CnnEvalResult& r, int count) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) return false;
+// Through the shared atomic writer: all or nothing, and the error as a sentence.
+std::string write_logits(const std::string& path, const CnnEvalResult& r, int count) {
     count = std::min(count, r.images);
-    std::fprintf(f, "# mandelscope cnn eval logits: backend %s, %d images, %d logits per line\n",
-                 r.backend.c_str(), count, kCnnClasses);
+    std::string text = "# mandelscope cnn eval logits: backend " + r.backend + ", " + std::to_string(count) +
+                       " images, " + std::to_string(kCnnClasses) + " logits per line\n";
+    char value[32];
     for (int n = 0; n < count; ++n)
-        for (int c = 0; c < kCnnClasses; ++c)
-            std::fprintf(f, "%.9g%c", r.logits[size_t(n) * kCnnClasses + c],
-                         c + 1 == kCnnClasses ? '\n' : ' ');
-    return std::fclose(f) == 0;
+        for (int c = 0; c < kCnnClasses; ++c) {
+            std::snprintf(value, sizeof value, "%.9g%c", r.logits[size_t(n) * kCnnClasses + c],
+                          c + 1 == kCnnClasses ? '\n' : ' ');
+            text += value;
+        }
+    try {
+        AtomicFile file(path);
+        file.write(text.data(), text.size());
+        file.commit();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
 }
 
 nlohmann::json to_json(const Run& run, const std::string& backend) {
@@ -156,6 +165,14 @@ int run_cnn_eval(const CnnEvalArgs& a) {
     if (a.backend == "cuda" || a.backend == "cuda-unfused") {
         if (std::string reason; !cnn_cuda_available(&reason)) {
             std::fprintf(stderr, "%s: cannot run on CUDA: %s.\n", kWho, reason.c_str());
+            return 2;
+        }
+    }
+    // Output paths are checked before minutes of work, not after.
+    for (const std::string* path : {&a.json, &a.dump_logits}) {
+        if (path->empty()) continue;
+        if (const std::string problem = check_writable(*path); !problem.empty()) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, problem.c_str());
             return 2;
         }
     }
@@ -230,8 +247,8 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         print_agreement(runs);
     }
     if (!a.dump_logits.empty() && first) {
-        if (!write_logits(a.dump_logits, first->result, a.dump_count)) {
-            std::fprintf(stderr, "%s: cannot write %s\n", kWho, a.dump_logits.c_str());
+        if (const std::string problem = write_logits(a.dump_logits, first->result, a.dump_count); !problem.empty()) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, problem.c_str());
             return 1;
         }
         std::printf("Wrote the logits of %d images (%s) to %s\n",
@@ -242,10 +259,13 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         nlohmann::json j;
         j["weights"] = weights_path;
         for (size_t i = 0; i < runs.size(); ++i) j["runs"].push_back(to_json(runs[i], backends[i]));
-        std::ofstream out(a.json);
-        out << j.dump(2) << "\n";
-        if (!out) {
-            std::fprintf(stderr, "%s: cannot write %s\n", kWho, a.json.c_str());
+        const std::string text = j.dump(2) + "\n";
+        try {
+            AtomicFile file(a.json);  // checks every write and the final flush
+            file.write(text.data(), text.size());
+            file.commit();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, e.what());
             return 1;
         }
     }

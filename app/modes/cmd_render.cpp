@@ -144,9 +144,9 @@ int render_request(const RenderRequest& request) {
         return bad_input(e.what());
     }
     if (request.png_path.empty()) return bad_input("no output file was given (use -o FILE.png)");
-    if (std::string problem = check_writable(request.png_path); !problem.empty()) return bad_input(problem);
+    if (std::string problem = check_writable(request.png_path, ".png"); !problem.empty()) return bad_input(problem);
     if (!request.raw_path.empty()) {
-        if (std::string problem = check_writable(request.raw_path); !problem.empty()) return bad_input(problem);
+        if (std::string problem = check_writable(request.raw_path, ".npy"); !problem.empty()) return bad_input(problem);
         std::error_code ec;
         if (std::filesystem::weakly_canonical(request.raw_path, ec) == std::filesystem::weakly_canonical(request.png_path, ec))
             return bad_input("the PNG and the raw output must be different files");
@@ -247,6 +247,11 @@ int render_request(const RenderRequest& request) {
 
     // --- Render, band by band ------------------------------------------------------------
     const auto start = std::chrono::steady_clock::now();
+    double colour_ms = 0.0;  // smooth values to RGBA (CPU path; CUDA colours in its kernels)
+    double write_ms = 0.0;   // supersampling's box filter, PNG filtering, deflating and writing
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
     FrameStats total;
     total.precision = precision;
     std::string backend_text;
@@ -283,8 +288,11 @@ int render_request(const RenderRequest& request) {
                     progress.update((band + double(done) / all) / bands, bands > 1 ? step : std::string());
                 };
                 stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
+                const auto colour_start = std::chrono::steady_clock::now();
                 colorize_parallel(mu.data(), count, table, view, rgba.data());
+                colour_ms += since(colour_start);
             }
+            const auto write_start = std::chrono::steady_clock::now();
             total.iterations += stats.iterations;
             total.escaped_pixels += stats.escaped_pixels;
             total.compute_ms += stats.compute_ms;
@@ -295,11 +303,14 @@ int render_request(const RenderRequest& request) {
             } else {
                 downsample(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
             }
+            write_ms += since(write_start);
         }
         progress.update(1.0, bands > 1 ? "writing" : std::string());
+        const auto write_start = std::chrono::steady_clock::now();
         if (npy_stream) npy_stream->finish();
         if (stream_png) png_stream->finish();
         else write_png(request.png_path, image.data(), view.width, view.height, view_json);
+        write_ms += since(write_start);
         progress.finish();
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
@@ -318,7 +329,8 @@ int render_request(const RenderRequest& request) {
     std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
     std::printf("precision  %s\n", precision_name(precision));
-    std::printf("time       %.1f ms computing, %.1f ms in all\n", total.compute_ms, wall_ms);
+    std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
+                colour_ms, write_ms, wall_ms);
     std::printf("speed      %.3g iterations/s (%llu iterations executed)\n",
                 total.compute_ms > 0 ? double(total.iterations) / (total.compute_ms * 1e-3) : 0.0,
                 (unsigned long long)total.iterations);

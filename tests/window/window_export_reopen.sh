@@ -17,15 +17,16 @@ identify "$work/a.png" 2>/dev/null | grep -q ' 300x200 ' || fail "wrong size: $(
 identify -verbose "$work/a.png" | grep -q 'mandelscope-view: {"center_re":"-0.10109636384562","center_im":"0.95628651080914"' \
     || fail "the view is not in the tEXt chunk"
 
-# Unwritable paths: a directory that does not exist, and a directory in the file's place.
+# Unwritable paths: a directory that does not exist, and a directory in the file's place. Both are
+# bad input, found before the export starts: exit 2.
 out=$("$bin" "${view[@]}" --export="$work/missing/dir/b.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 1 ] && echo "$out" | grep -q "cannot write .*b.png.*: the directory .* does not exist" \
+[ $rc -eq 2 ] && echo "$out" | grep -q "cannot write .*b.png.*: the directory .* does not exist" \
     || fail "an unwritable path must fail with a sentence (rc $rc)"
 mkdir "$work/isdir.png"
 out=$("$bin" "${view[@]}" --export="$work/isdir.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 1 ] && [ -d "$work/isdir.png" ] || fail "exporting onto a directory must fail and leave it (rc $rc)"
+[ $rc -eq 2 ] && [ -d "$work/isdir.png" ] || fail "exporting onto a directory must fail and leave it (rc $rc)"
 # Overwriting a file replaces it only once the new one is complete.
 cp "$work/a.png" "$work/keep.png"
 "$bin" "${view[@]}" --export="$work/keep.png" --export-size=30x20 || fail "re-export failed"
