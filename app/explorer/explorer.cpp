@@ -28,12 +28,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
 #include "app/explorer/explorer_options.h"
+#include "app/explorer/soak.h"
+#include "compute/system/cuda_info.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/assets.h"
@@ -286,7 +289,14 @@ int run_explorer(int argc, char** argv) {
         }
     }
     update_palette(&view, &palette_name, &palette, status);
-    if (palette_name.empty()) return 2;
+    if (palette_name.empty()) {
+        // A scripted run (--export, --screenshot) fails with the sentence already printed; an
+        // interactive window keeps going with a built-in gradient and says so on its status line.
+        if (!options.export_path.empty() || !options.screenshot.empty() || options.frames > 0) return 2;
+        palette = make_palette_table(builtin_grey_palette());
+        palette_name = view.palette;
+        show_message(status, status.message + "; showing a built-in grey gradient", true);
+    }
     if (!options.export_path.empty()) return export_without_window(view, palette, export_settings(options, settings));
 
     // Setup window
@@ -370,6 +380,11 @@ int run_explorer(int argc, char** argv) {
     WindowPlacement windowed;
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
+    SoakTest soak;  // --soak (app/explorer/soak.h)
+    soak.frames = options.soak_frames;
+    soak.seed = options.soak_seed;
+    soak.export_path = (std::filesystem::temp_directory_path() /
+                        ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf/perf_monitor.h)
     start_perf_monitor(perf, panel_requested(options, "perf"), options.compare, perf_tab(options));
     int frames_shown = 0;
@@ -442,6 +457,8 @@ int run_explorer(int argc, char** argv) {
                 if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
                 settings = view_panel.settings;
             }
+            if (soak.frames > 0 && step_soak(soak, {&view, &nav, &view_panel, &export_dialog, window}))
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
             if (nav.toggle_backend) {
                 if (settings.backend == Backend::Cpu && !renderer.cuda_unavailable.empty())
                     show_message(status, "CUDA unavailable: " + renderer.cuda_unavailable, true);
@@ -491,6 +508,9 @@ int run_explorer(int argc, char** argv) {
                 std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
             if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
             if (!options.no_ui) draw_status_line(status);
+            if (soak.frames > 0 && status.message_is_error && status.message != before.message &&
+                status.message.rfind("CUDA unavailable", 0) != 0)
+                ++soak.errors;
             if (status.dismiss_message) status.message.clear();
             update_perf_monitor(perf, view, settings.precision, renderer, palette);
 
@@ -514,11 +534,13 @@ int run_explorer(int argc, char** argv) {
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
             }
             // --frames without --screenshot: show that many frames, then exit (a scripted run).
-            if (options.screenshot.empty() && options.frames > 0 && frames_shown >= options.frames && bench.frames == 0)
+            if (options.screenshot.empty() && options.frames > 0 && frames_shown >= options.frames && bench.frames == 0 &&
+                soak.frames == 0)
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
             perf_mark(perf, PerfMark::SwapStart);
             glfwSwapBuffers(window);
             perf_mark(perf, PerfMark::SwapEnd);
+            if (soak.frames > 0) sample_soak_memory(soak);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());
@@ -535,6 +557,12 @@ int run_explorer(int argc, char** argv) {
     stop_cnn_runner(cnn_runner);
     stop_perf_monitor(perf);
     shutdown_frame_renderer(renderer);
+    if (soak.frames > 0) {
+        std::printf("%s", soak_report(soak, cuda_device_memory_used_bytes()).c_str());
+        std::error_code ignored;
+        std::filesystem::remove(soak.export_path, ignored);
+        if (!soak_passed(soak)) exit_code = 1;
+    }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

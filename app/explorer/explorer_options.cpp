@@ -51,6 +51,11 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_flag("--print-view", o.print_view, "print the view on exit");
     app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
         ->check(at_least(0.0, "a number of at least 0"));
+    app.add_option("--soak", o.soak_frames,
+                   "test hook: N frames of seeded random navigation, exports and resizes; report memory growth, exit "
+                   "(status 1 if anything failed or resident memory grew by 5% or more)")
+        ->check(at_least(0.0, "a number of at least 0"));
+    app.add_option("--soak-seed", o.soak_seed, "with --soak: the seed of its random actions");
     app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")

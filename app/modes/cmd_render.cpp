@@ -303,10 +303,10 @@ int render_request(const RenderRequest& request) {
         progress.finish();
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
-        return 1;
-    } catch (const std::exception& e) {
+        return 2;
+    } catch (const std::exception& e) {  // a CUDA failure, a full disk: one sentence, status 2 as for bad input
         std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", e.what());
-        return 1;
+        return 2;
     }
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 

@@ -21,6 +21,7 @@
 #include "compute/cnn/cnn_cpu.h"
 #include "compute/cnn/cnn_cpu_layers.h"
 #include "compute/cnn/cnn_gemm.h"
+#include "compute/cnn/cnn_train_loop.h"
 
 namespace ms {
 
@@ -290,60 +291,26 @@ CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test,
     CnnAdamState adam;
     CnnWeights gradient;
     TrainWorkspace ws = make_workspace(options.threads);
-    CnnRng shuffle_rng{options.seed ^ 0x5EEDF00Dull};
-    CnnRng augment_rng{options.seed ^ 0xA06E0000ull};
-    std::vector<int> order(train.count);
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<uint8_t> augmentation(train.count, kCnnAugmentIdentity);
-
-    const int steps = (train.count + options.batch - 1) / options.batch;
-    const int64_t total_steps = int64_t(steps) * options.epochs;
-    int64_t global_step = 0;
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-        const Clock::time_point epoch_start = Clock::now();
-        for (int i = train.count - 1; i > 0; --i)  // Fisher-Yates with our own generator
-            std::swap(order[i], order[shuffle_rng.next_below(uint32_t(i + 1))]);
-        if (options.augment)
-            for (uint8_t& code : augmentation)
-                code = cnn_random_augmentation(augment_rng, options.max_shift);
-        CnnEpochStats stats;
-        stats.epoch = epoch;
-        double loss_sum = 0.0;
-        int seen = 0, correct = 0;
-        for (int step = 0; step < steps; ++step) {
-            if (options.cancel && options.cancel->load()) {
-                result.cancelled = true;
-                break;
-            }
-            const int first = step * options.batch;
-            const int n = std::min(options.batch, train.count - first);
-            int batch_correct = 0;
-            double loss = batch_loss_and_gradient(result.weights, train, &order[first],
-                                                  augmentation.data(), n, ws, gradient,
-                                                  &batch_correct);
-            // Cosine decay over the whole run (from the full rate to zero).
-            const double progress = double(global_step) / double(total_steps);
-            const float lr = float(options.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress)));
-            cnn_adam_step(result.weights, gradient, adam, lr);
-            ++global_step;
-            loss_sum += loss * n;
-            seen += n;
-            correct += batch_correct;
-            stats.learning_rate = lr;
-            if (options.on_step)
-                options.on_step({epoch, options.epochs, step + 1, steps, loss_sum / seen,
-                                 double(correct) / seen});
-        }
-        if (seen == 0) break;
-        stats.train_loss = loss_sum / seen;
-        stats.train_accuracy = double(correct) / seen;
-        stats.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-        if (test && test->count > 0) cnn_mean_loss_cpu(result.weights, *test, test->count, &stats.test_accuracy);
-        result.epochs.push_back(stats);
-        if (options.on_epoch) options.on_epoch(stats);
-        if (result.cancelled) break;
-    }
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const std::vector<int>* order = nullptr;
+    const std::vector<uint8_t>* augmentation = nullptr;
+    CnnTrainSteps steps;
+    steps.start_epoch = [&](const std::vector<int>& o, const std::vector<uint8_t>& a) {
+        order = &o;
+        augmentation = &a;
+    };
+    steps.train_batch = [&](int first, int n, float lr, int64_t, int* correct) {
+        const double loss = batch_loss_and_gradient(result.weights, train, order->data() + first,
+                                                    augmentation->data(), n, ws, gradient, correct);
+        cnn_adam_step(result.weights, gradient, adam, lr);
+        return loss * n;
+    };
+    if (test && test->count > 0)
+        steps.test_accuracy = [&] {
+            double accuracy = -1.0;
+            cnn_mean_loss_cpu(result.weights, *test, test->count, &accuracy);
+            return accuracy;
+        };
+    cnn_run_training(train.count, options, steps, start, &result);
     return result;
 }
 

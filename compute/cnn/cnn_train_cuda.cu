@@ -18,6 +18,7 @@
 
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_train.h"
+#include "compute/cnn/cnn_train_loop.h"
 #include "compute/system/cuda_check.h"
 
 namespace ms {
@@ -310,30 +311,30 @@ struct CudaTrainer {
         max_batch = batch;
         const size_t n = size_t(batch);
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        CUDA_CHECK(cudaMalloc(&images, data.images.size()));
+        CUDA_CHECK(cuda_malloc(&images, data.images.size()));
         CUDA_CHECK(cudaMemcpy(images, data.images.data(), data.images.size(), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMalloc(&labels, data.labels.size()));
+        CUDA_CHECK(cuda_malloc(&labels, data.labels.size()));
         CUDA_CHECK(cudaMemcpy(labels, data.labels.data(), data.labels.size(), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMalloc(&order, sizeof(int) * std::max(data.count, 1)));
-        CUDA_CHECK(cudaMalloc(&augment, std::max(data.count, 1)));
+        CUDA_CHECK(cuda_malloc(&order, sizeof(int) * std::max(data.count, 1)));
+        CUDA_CHECK(cuda_malloc(&augment, std::max(data.count, 1)));
         CUDA_CHECK(cudaMemset(augment, kCnnAugmentIdentity, std::max(data.count, 1)));
         for (float** p : {&params, &grads, &adam_m, &adam_v})
-            CUDA_CHECK(cudaMalloc(p, sizeof(float) * kCnnParameterCount));
+            CUDA_CHECK(cuda_malloc(p, sizeof(float) * kCnnParameterCount));
         CUDA_CHECK(cudaMemset(adam_m, 0, sizeof(float) * kCnnParameterCount));
         CUDA_CHECK(cudaMemset(adam_v, 0, sizeof(float) * kCnnParameterCount));
-        CUDA_CHECK(cudaMalloc(&pool1, sizeof(float) * n * kPool1));
-        CUDA_CHECK(cudaMalloc(&pool2, sizeof(float) * n * kCnnFlat));
-        CUDA_CHECK(cudaMalloc(&hidden, sizeof(float) * n * kCnnHidden));
-        CUDA_CHECK(cudaMalloc(&dlogits, sizeof(float) * n * kCnnClasses));
-        CUDA_CHECK(cudaMalloc(&dhidden, sizeof(float) * n * kCnnHidden));
-        CUDA_CHECK(cudaMalloc(&dpool2, sizeof(float) * n * kCnnFlat));
-        CUDA_CHECK(cudaMalloc(&dout2, sizeof(float) * n * kCnnConv2Channels * kP1));
-        CUDA_CHECK(cudaMalloc(&dpool1, sizeof(float) * n * kPool1));
-        CUDA_CHECK(cudaMalloc(&dout1, sizeof(float) * n * kCnnConv1Channels * kCnnPixels));
-        CUDA_CHECK(cudaMalloc(&loss, sizeof(float) * n));
-        CUDA_CHECK(cudaMalloc(&arg1, n * kPool1));
-        CUDA_CHECK(cudaMalloc(&arg2, n * kCnnFlat));
-        CUDA_CHECK(cudaMalloc(&correct, sizeof(int) * n));
+        CUDA_CHECK(cuda_malloc(&pool1, sizeof(float) * n * kPool1));
+        CUDA_CHECK(cuda_malloc(&pool2, sizeof(float) * n * kCnnFlat));
+        CUDA_CHECK(cuda_malloc(&hidden, sizeof(float) * n * kCnnHidden));
+        CUDA_CHECK(cuda_malloc(&dlogits, sizeof(float) * n * kCnnClasses));
+        CUDA_CHECK(cuda_malloc(&dhidden, sizeof(float) * n * kCnnHidden));
+        CUDA_CHECK(cuda_malloc(&dpool2, sizeof(float) * n * kCnnFlat));
+        CUDA_CHECK(cuda_malloc(&dout2, sizeof(float) * n * kCnnConv2Channels * kP1));
+        CUDA_CHECK(cuda_malloc(&dpool1, sizeof(float) * n * kPool1));
+        CUDA_CHECK(cuda_malloc(&dout1, sizeof(float) * n * kCnnConv1Channels * kCnnPixels));
+        CUDA_CHECK(cuda_malloc(&loss, sizeof(float) * n));
+        CUDA_CHECK(cuda_malloc(&arg1, n * kPool1));
+        CUDA_CHECK(cuda_malloc(&arg2, n * kCnnFlat));
+        CUDA_CHECK(cuda_malloc(&correct, sizeof(int) * n));
         host_loss.resize(n);
         host_correct.resize(n);
     }
@@ -473,68 +474,31 @@ CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* tes
     if (test && test->count > 0) eval = cnn_cuda_create(t.weights(), std::min(test->count, 10000));
     std::vector<float> test_logits(test ? size_t(test->count) * kCnnClasses : 0);
 
-    // The same shuffling and schedule as the CPU trainer (cnn_train.cpp).
-    CnnRng shuffle_rng{options.seed ^ 0x5EEDF00Dull};
-    CnnRng augment_rng{options.seed ^ 0xA06E0000ull};
-    std::vector<int> order(train.count);
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<uint8_t> augmentation(train.count, kCnnAugmentIdentity);
-    const int steps = (train.count + options.batch - 1) / options.batch;
-    const int64_t total_steps = int64_t(steps) * options.epochs;
-    int64_t global_step = 0;
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-        const Clock::time_point epoch_start = Clock::now();
-        for (int i = train.count - 1; i > 0; --i)
-            std::swap(order[i], order[shuffle_rng.next_below(uint32_t(i + 1))]);
+    // The same shuffling, augmentation and schedule as the CPU trainer (cnn_train_loop.h).
+    CnnTrainSteps steps;
+    steps.start_epoch = [&](const std::vector<int>& order, const std::vector<uint8_t>& augmentation) {
         CUDA_CHECK(cudaMemcpy(t.order, order.data(), sizeof(int) * train.count, cudaMemcpyHostToDevice));
-        if (options.augment) {
-            for (uint8_t& code : augmentation)
-                code = cnn_random_augmentation(augment_rng, options.max_shift);
+        if (options.augment)
             CUDA_CHECK(cudaMemcpy(t.augment, augmentation.data(), train.count, cudaMemcpyHostToDevice));
-        }
-        CnnEpochStats stats;
-        stats.epoch = epoch;
-        double loss_sum = 0.0;
-        int seen = 0, correct = 0;
-        for (int step = 0; step < steps; ++step) {
-            if (options.cancel && options.cancel->load()) {
-                result.cancelled = true;
-                break;
-            }
-            const int first = step * options.batch;
-            const int n = std::min(options.batch, train.count - first);
-            int batch_correct = 0;
-            loss_sum += t.loss_and_gradient(first, n, &batch_correct);
-            const double progress = double(global_step) / double(total_steps);
-            const float lr = float(options.learning_rate * 0.5 * (1.0 + std::cos(M_PI * progress)));
-            t.adam_step(++global_step, lr);
-            seen += n;
-            correct += batch_correct;
-            stats.learning_rate = lr;
-            if (options.on_step)
-                options.on_step({epoch, options.epochs, step + 1, steps, loss_sum / seen,
-                                 double(correct) / seen});
-        }
-        if (seen == 0) break;
-        CUDA_CHECK(cudaStreamSynchronize(t.stream));
-        stats.train_loss = loss_sum / seen;
-        stats.train_accuracy = double(correct) / seen;
-        stats.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-        if (eval) {
+    };
+    steps.train_batch = [&](int first, int n, float lr, int64_t step, int* correct) {
+        const double loss_sum = t.loss_and_gradient(first, n, correct);
+        t.adam_step(step, lr);
+        return loss_sum;
+    };
+    steps.finish_epoch = [&] { CUDA_CHECK(cudaStreamSynchronize(t.stream)); };
+    if (eval)
+        steps.test_accuracy = [&] {
             cnn_cuda_set_weights(*eval, t.weights());
             cnn_cuda_forward(*eval, test->images.data(), test->count, test_logits.data());
             int right = 0;
             for (int i = 0; i < test->count; ++i)
                 right += cnn_argmax(&test_logits[size_t(i) * kCnnClasses]) == test->labels[i];
-            stats.test_accuracy = double(right) / test->count;
-        }
-        result.epochs.push_back(stats);
-        if (options.on_epoch) options.on_epoch(stats);
-        if (result.cancelled) break;
-    }
+            return double(right) / test->count;
+        };
+    cnn_run_training(train.count, options, steps, start, &result);
     CUDA_CHECK(cudaStreamSynchronize(t.stream));
     result.weights = t.weights();
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
 }
 

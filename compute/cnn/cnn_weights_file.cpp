@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "compute/io/assets.h"
+#include "compute/system/fault_injection.h"
 
 namespace ms {
 
@@ -161,7 +162,7 @@ void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weigh
 
 CnnWeights cnn_load_weights(const std::filesystem::path& path, std::string* provenance) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    if (!in || fault_injected(Fault::AssetOpen)) {  // (a test can make this fail: fault_injection.h)
         std::error_code ec;
         throw std::runtime_error(path.string() + (std::filesystem::exists(path, ec)
                                                       ? ": cannot open the weights file"

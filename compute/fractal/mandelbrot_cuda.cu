@@ -117,8 +117,8 @@ void ensure_device_state(CudaState& s) {
     if (s.device == device) return;
     s.release();
     CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaMalloc(&s.palette, kExpandedPaletteSize * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&s.counters, kCounterBytes));
+    CUDA_CHECK(cuda_malloc(&s.palette, kExpandedPaletteSize * sizeof(uint32_t)));
+    CUDA_CHECK(cuda_malloc(&s.counters, kCounterBytes));
     CUDA_CHECK(cudaMallocHost(&s.host_counters, kCounterBytes));
     CUDA_CHECK(cudaEventCreate(&s.start));
     CUDA_CHECK(cudaEventCreate(&s.stop));
@@ -133,9 +133,9 @@ void ensure_queue(CudaState& s, size_t pixels) {
     s.queue_pixel = nullptr;
     s.queue_cr = s.queue_ci = s.queue_zr = s.queue_zi = nullptr;
     s.queue_pixels = 0;
-    CUDA_CHECK(cudaMalloc(&s.queue_pixel, pixels * sizeof(int)));
+    CUDA_CHECK(cuda_malloc(&s.queue_pixel, pixels * sizeof(int)));
     for (void** buffer : {&s.queue_cr, &s.queue_ci, &s.queue_zr, &s.queue_zi})
-        CUDA_CHECK(cudaMalloc(buffer, pixels * sizeof(double)));
+        CUDA_CHECK(cuda_malloc(buffer, pixels * sizeof(double)));
     s.queue_pixels = pixels;
 }
 
@@ -353,7 +353,7 @@ FrameStats mandelbrot_cuda_tuned_to_host(const View& view, Precision precision,
         CUDA_CHECK(cudaFree(buffer));
         buffer = nullptr;
         capacity = 0;
-        CUDA_CHECK(cudaMalloc(&buffer, bytes));
+        CUDA_CHECK(cuda_malloc(&buffer, bytes));
         capacity = bytes;
     };
     if (rgba_host) ensure(s.rgba, s.rgba_bytes, pixels * 4);

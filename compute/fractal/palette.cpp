@@ -10,6 +10,7 @@
 
 #include "compute/fractal/mandelbrot.h"
 #include "compute/io/assets.h"
+#include "compute/system/fault_injection.h"
 #include "compute/system/number_text.h"
 
 namespace ms {
@@ -63,7 +64,8 @@ Palette load_palette_file(const std::filesystem::path& path) {
     if (!std::filesystem::is_regular_file(path, ec))
         throw std::runtime_error("cannot open palette file " + path.string() + ": it is not a regular file");
     std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open palette file " + path.string());
+    if (!in || fault_injected(Fault::AssetOpen))  // (a test can make this fail: fault_injection.h)
+        throw std::runtime_error("cannot open palette file " + path.string());
     return parse_palette(in, path.string(), path.stem().string());
 }
 
@@ -134,6 +136,13 @@ void colorize(const float* mu, int64_t count, const PaletteTable& palette, const
         if (mu[i] >= 0.0f) c = palette_lookup(palette.rgba.data(), double(mu[i]) * scale + offset);
         std::memcpy(rgba_out + 4 * i, &c, 4);
     }
+}
+
+Palette builtin_grey_palette() {
+    Palette p;
+    p.name = "built-in grey";
+    p.stops = {{0.0, 16, 16, 16}, {0.5, 235, 235, 235}};
+    return p;
 }
 
 }  // namespace ms

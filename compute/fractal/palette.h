@@ -48,6 +48,9 @@ bool palette_name_is_plain(const std::string& name);
 std::string palette_name_problem(const std::string& name);  // the sentence for a name that is not plain
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
+// A grey gradient built into the program, for a window whose palette file cannot be opened:
+// it keeps drawing (and says why) instead of closing.
+Palette builtin_grey_palette();
 
 }  // namespace ms
 

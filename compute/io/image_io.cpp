@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compute/system/fault_injection.h"
+
 // stb_image_write compresses with zlib's compress2 (faster and smaller than its own deflate).
 static unsigned char* ms_zlib_compress(unsigned char* data, int data_len, int* out_len, int quality);
 #define STBIW_ZLIB_COMPRESS ms_zlib_compress
@@ -140,6 +142,8 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, size_t bytes) {
     if (!file_) throw std::runtime_error("internal error: write to " + quoted(target_) + " after commit");
+    if (fault_injected(Fault::PngWrite))  // a test's full disk (compute/system/fault_injection.h)
+        throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(ENOSPC));
     if (bytes && std::fwrite(data, 1, bytes, file_) != bytes)
         throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(errno));
 }

@@ -2,15 +2,32 @@
 // CUDA_CHECK(expr) throws std::runtime_error carrying the call, file, line and CUDA's own
 // message, so a failure reaches the user as a sentence rather than a black frame.
 // CUDA_CHECK_LAUNCH() follows every kernel launch (launch errors are only reported by
-// cudaGetLastError()).
+// cudaGetLastError()). Device memory is allocated through cuda_malloc(), the fault-injection
+// seam of compute/system/fault_injection.h (as is CUDA_CHECK_LAUNCH).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
+#include "compute/system/fault_injection.h"
+
 namespace ms {
+
+// cudaMalloc, or cudaErrorMemoryAllocation when a test injects that fault.
+template <typename T>
+cudaError_t cuda_malloc(T** pointer, std::size_t bytes) {
+    if (fault_injected(Fault::CudaMalloc)) return cudaErrorMemoryAllocation;
+    return cudaMalloc(pointer, bytes);
+}
+
+// The launch status (cudaGetLastError), or a launch failure when a test injects one.
+inline cudaError_t cuda_launch_status() {
+    if (fault_injected(Fault::KernelLaunch)) return cudaErrorLaunchOutOfResources;
+    return cudaGetLastError();
+}
 
 [[noreturn]] inline void cuda_fail(cudaError_t err, const char* expr, const char* file, int line) {
     throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" +
@@ -27,4 +44,4 @@ namespace ms {
             ::ms::cuda_fail(cuda_check_err_, #expr, __FILE__, __LINE__);   \
     } while (0)
 
-#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(::ms::cuda_launch_status())

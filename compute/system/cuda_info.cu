@@ -257,4 +257,18 @@ CudaSystemInfo query_cuda_system() {
     return info;
 }
 
+int64_t cuda_device_memory_used_bytes() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();  // clear the error: this is a question, not a failure
+        return -1;
+    }
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return int64_t(total_bytes - free_bytes);
+}
+
 }  // namespace ms

@@ -46,6 +46,11 @@ inline constexpr const char* kCudaNotBuiltReason =
 
 // FP32 and FP64 lanes per SM for a compute capability (0 when unknown).
 int cuda_fp32_lanes_per_sm(int major, int minor);
+
+// Bytes of the current device's memory in use (total - free, as cudaMemGetInfo reports it: every
+// process's allocations and the context). -1 without a usable device. Soak tests compare it
+// before and after a session to see that nothing leaks.
+int64_t cuda_device_memory_used_bytes();
 int cuda_fp64_lanes_per_sm(int major, int minor);
 
 }  // namespace ms

@@ -13,5 +13,6 @@ std::string cuda_unavailable_reason() { return kCudaNotBuiltReason; }
 
 int cuda_fp32_lanes_per_sm(int, int) { return 0; }
 int cuda_fp64_lanes_per_sm(int, int) { return 0; }
+int64_t cuda_device_memory_used_bytes() { return -1; }
 
 }  // namespace ms

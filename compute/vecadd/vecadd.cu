@@ -145,7 +145,7 @@ std::string gb(double bytes) {
 struct DeviceBuffer {
     float* ptr = nullptr;
     explicit DeviceBuffer(size_t n) {
-        const cudaError_t err = cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(float));
+        const cudaError_t err = cuda_malloc(&ptr, std::max<size_t>(n, 1) * sizeof(float));
         if (err != cudaSuccess) {
             cudaGetLastError();  // clear it: running out of memory is not fatal
             throw std::runtime_error("cannot allocate " + gb(double(n) * 4) + " on the GPU: " +

@@ -30,7 +30,9 @@ void cuda_unregister_gl_buffer(CudaGlBuffer& buffer) {
 
 uint8_t* cuda_map_gl_buffer(CudaGlBuffer& buffer, std::size_t* bytes) {
     auto resource = static_cast<cudaGraphicsResource_t>(buffer.resource);
-    CUDA_CHECK(cudaGraphicsMapResources(1, &resource, 0));
+    // (A test can make the mapping fail: compute/system/fault_injection.h.)
+    CUDA_CHECK(fault_injected(Fault::MapResources) ? cudaErrorMapBufferObjectFailed
+                                                   : cudaGraphicsMapResources(1, &resource, 0));
     void* pointer = nullptr;
     std::size_t size = 0;
     CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&pointer, &size, resource));

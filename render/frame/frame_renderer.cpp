@@ -153,7 +153,8 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
                 path = RenderPath::Copy;
             }
         }
-        if (path != RenderPath::Cpu) {
+        // Down the chain on a failure: interop -> copy (CUDA without the shared GL buffer) -> CPU.
+        while (path != RenderPath::Cpu) {
             try {
                 ensure_texture_size(r, view.width, view.height);
                 if (path == RenderPath::Interop)
@@ -164,9 +165,15 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
                 r.texture_valid = true;
                 r.complete = true;
                 ++r.frames_finished;
+                break;
             } catch (const std::exception& e) {
-                r.cuda_unavailable = std::string("CUDA failed while rendering: ") + e.what();
-                path = RenderPath::Cpu;
+                if (path == RenderPath::Interop) {
+                    r.interop_unavailable = std::string("interop failed while rendering: ") + e.what();
+                    path = RenderPath::Copy;
+                } else {
+                    r.cuda_unavailable = std::string("CUDA failed while rendering: ") + e.what();
+                    path = RenderPath::Cpu;
+                }
             }
         }
         if (path == RenderPath::Cpu) r.cpu_request_id = request_cpu_render(r.cpu, view, precision, palette);

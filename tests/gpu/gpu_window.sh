@@ -8,8 +8,14 @@ O=${OUT:-/tmp/out}; mkdir -p "$O"
 M=./mandelscope
 run() { timeout 150 "$@"; echo "[exit $?]"; }
 {
-    for t in window_*.sh; do echo "=== $t"; timeout 200 bash "$t" "$PWD/$M" > "/tmp/$t.log" 2>&1; echo "exit $?"; tail -n 3 "/tmp/$t.log"; done
+    for t in window_*.sh; do
+        [ "$t" = window_soak.sh ] && continue  # run below, at full length with interop
+        echo "=== $t"; timeout 200 bash "$t" "$PWD/$M" > "/tmp/$t.log" 2>&1; echo "exit $?"; tail -n 3 "/tmp/$t.log"
+    done
 } > "$O/window_tests.log" 2>&1
+# The soak at the full length, on CUDA with interop (resident and GPU memory figures).
+SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_BACKEND=cuda timeout 400 bash window_soak.sh "$PWD/$M" > "$O/soak.log" 2>&1
+echo "soak exit $?" >> "$O/soak.log"
 {
     echo "=== screenshot: CUDA interop vs mandelscope render on the CPU"
     run $M --backend=cuda --no-ui --size=1920x1080 --frames=10 --screenshot=/tmp/cuda.png

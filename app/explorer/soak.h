@@ -1,0 +1,73 @@
+// soak.h: `--soak=N` (a test hook): N frames of scripted random navigation in the real window,
+// to show that a long session neither crashes, errs nor grows. Every frame one action is drawn
+// from a seeded generator and carried out through the same requests the mouse, the keys and
+// the panels raise: pan, zoom in and out about a random pixel, box zoom, back, forward, reset,
+// backend toggle, palette change, window resize, an export started and one cancelled.
+//
+// It measures what a leak would show: the most resident memory of the warm-up (the first quarter
+// of the frames, at least 200) against the most it reaches afterwards. High-water marks, not
+// single readings: an export in flight or a larger window holds buffers for a while, and both
+// phases see such moments; a leak raises the mark again and again. and the GPU's used memory
+// after the warm-up against the end, once the window's renderer has released its buffers. The
+// verdict: pass when every frame ran, no error was shown and the resident memory grew by less
+// than 5%. (The GPU figure is reported, not judged: the CUDA frame keeps its scratch buffers
+// between frames and grows them with the window, so it is read on the GPU machine's run.)
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/view.h"
+#include "render/frame/navigation.h"
+#include "render/ui/panels.h"
+
+struct GLFWwindow;
+
+namespace ms {
+
+enum class SoakAction { Pan, ZoomIn, ZoomOut, BoxZoom, Back, Forward, Reset, ToggleBackend, Palette, Resize,
+                        ExportStart, ExportCancel, Count };
+const char* soak_action_name(SoakAction action);
+
+struct SoakTest {
+    int frames = 0;                 // 0: off
+    uint64_t seed = 1;
+    std::string export_path;        // where the exports it starts go (removed at the end)
+    // Progress and findings.
+    int frame = 0;
+    std::mt19937_64 rng;
+    std::array<int, int(SoakAction::Count)> actions{};  // how often each ran
+    int errors = 0;                 // error messages shown (other than "CUDA unavailable")
+    int64_t rss_warm_bytes = -1;    // the most resident memory during the warm-up
+    int64_t rss_peak_bytes = -1;    // the most seen after it
+    int64_t gpu_used_start_bytes = -1;  // at the end of the warm-up
+    std::array<int64_t, 4> rss_quarter_peak_bytes{};  // the high-water mark in each quarter
+    std::array<int64_t, 4> heap_quarter_peak_bytes{}; // the same for the heap in use (malloc)
+};
+
+int soak_warmup_frames(const SoakTest& soak);
+
+// Everything a soak action may touch this frame.
+struct SoakTargets {
+    View* view = nullptr;
+    NavigationRequests* nav = nullptr;
+    ViewPanelState* view_panel = nullptr;      // reset, and the palette names
+    ExportDialogState* export_dialog = nullptr;
+    GLFWwindow* window = nullptr;
+};
+
+// Draws and applies this frame's action; returns true once all frames are done.
+bool step_soak(SoakTest& soak, const SoakTargets& targets);
+// Records the memory after this frame (call once per frame, after it is drawn).
+void sample_soak_memory(SoakTest& soak);
+
+// The growth of the resident memory after the warm-up, in percent of the warm figure.
+double soak_rss_growth_percent(const SoakTest& soak);
+bool soak_passed(const SoakTest& soak);
+// The report printed at the end (several lines: actions, memory, the verdict).
+std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes);
+
+}  // namespace ms
