@@ -292,7 +292,7 @@ int run_explorer(int argc, char** argv) {
     if (palette_name.empty()) {
         // A scripted run (--export, --screenshot) fails with the sentence already printed; an
         // interactive window keeps going with a built-in gradient and says so on its status line.
-        if (!options.export_path.empty() || !options.screenshot.empty()) return 2;
+        if (!options.export_path.empty() || !options.screenshot.empty() || options.frames > 0) return 2;
         palette = make_palette_table(builtin_grey_palette());
         palette_name = view.palette;
         show_message(status, status.message + "; showing a built-in grey gradient", true);
@@ -534,7 +534,8 @@ int run_explorer(int argc, char** argv) {
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
             }
             // --frames without --screenshot: show that many frames, then exit (a scripted run).
-            if (options.screenshot.empty() && options.frames > 0 && frames_shown >= options.frames && bench.frames == 0)
+            if (options.screenshot.empty() && options.frames > 0 && frames_shown >= options.frames && bench.frames == 0 &&
+                soak.frames == 0)
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
             perf_mark(perf, PerfMark::SwapStart);
             glfwSwapBuffers(window);

@@ -98,7 +98,7 @@ void CnnCudaDeleter::operator()(CnnCuda* c) const {
 }
 
 bool cnn_cuda_available(std::string* reason) {
-    // compute/cuda_info.h's words, the same in every mode.
+    // compute/system/cuda_info.h's words, the same in every mode.
     const std::string why = cuda_unavailable_reason();
     if (reason) *reason = why;
     return why.empty();

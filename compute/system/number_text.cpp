@@ -33,6 +33,7 @@ int compare_magnitudes(const std::string& a, const std::string& b) {
 
 std::string add_magnitudes(const std::string& a, const std::string& b) {
     std::string out;
+    out.reserve(std::max(a.size(), b.size()) + 1);
     int carry = 0;
     for (size_t k = 0; k < std::max(a.size(), b.size()) || carry; ++k) {
         int s = carry;
@@ -47,6 +48,7 @@ std::string add_magnitudes(const std::string& a, const std::string& b) {
 
 std::string subtract_magnitudes(const std::string& larger, const std::string& smaller) {
     std::string out;
+    out.reserve(larger.size());
     int borrow = 0;
     for (size_t k = 0; k < larger.size(); ++k) {
         int s = (larger[larger.size() - 1 - k] - '0') - borrow;
