@@ -11,7 +11,9 @@ mode=${1:-run}
 packages=(build-essential cmake pkg-config git
           libglfw3-dev libimgui-dev libglm-dev libstb-dev python3-glad
           libhwy-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
-          libgtest-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist)
+          libgtest-dev libmpfr-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist
+          clang-14 libclang-rt-14-dev libomp-14-dev)
+# Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

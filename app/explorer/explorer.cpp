@@ -30,14 +30,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
 #include "app/explorer/explorer_options.h"
 #include "app/explorer/soak.h"
-#include "compute/system/cuda_info.h"
 #include "compute/fractal/palette.h"
+#include "compute/system/cuda_info.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/assets.h"
 #include "render/demos/cnn_runner.h"
@@ -289,13 +290,43 @@ int run_explorer(int argc, char** argv) {
         return 2;
     }
     StatusLineState status;
+    // --open first: the export, the screenshot and the window all start at the PNG's view.
+    if (!options.open_path.empty()) {
+        std::string error;
+        std::optional<View> opened = read_png_view(options.open_path, &error);
+        // A scripted run (--export, --screenshot, --frames) fails on a PNG it cannot open; the
+        // window says so and starts at the default view.
+        const bool scripted = !options.export_path.empty() || !options.screenshot.empty() || options.frames > 0;
+        if (!opened && scripted) {
+            std::fprintf(stderr, "mandelscope: cannot open that view: %s.\n", error.c_str());
+            return 2;
+        }
+        if (!opened) {
+            show_message(status, "Cannot open that view: " + error + ".", true);
+        } else {
+            opened->width = view.width;
+            opened->height = view.height;
+            view = *opened;
+            settings.auto_iterations = false;
+            show_message(status, "Opened the view saved in " + options.open_path + ".", false);
+        }
+    }
     std::string palette_name;
     PaletteTable palette;
+    if (!options.palette_file.empty() && options.open_path.empty()) {
+        try {
+            palette = make_palette_table(load_palette_file(options.palette_file));
+            palette_name = view.palette;  // the file's stem (apply_explorer_options)
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "mandelscope: --palette-file: %s.\n", e.what());
+            return 2;
+        }
+    }
     update_palette(&view, &palette_name, &palette, status);
     if (palette_name.empty()) {
         // A scripted run (--export, --screenshot) fails with the sentence already printed; an
         // interactive window keeps going with a built-in gradient and says so on its status line.
-        if (!options.export_path.empty() || !options.screenshot.empty()) return 2;
+        if (!options.export_path.empty() || !options.screenshot.empty() || options.frames > 0) return 2;
         palette = make_palette_table(builtin_grey_palette());
         palette_name = view.palette;
         show_message(status, status.message + "; showing a built-in grey gradient", true);
@@ -313,6 +344,14 @@ int run_explorer(int argc, char** argv) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+    // A window larger than the screen (or than GL can draw, checked below) fails with a raw X
+    // or GL error deep inside the first frame: clamp it here and say so.
+    if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) {
+        if (const GLFWvidmode* mode = glfwGetVideoMode(monitor))
+            if (std::string clamped = clamp_window_size(&view.width, &view.height, mode->width, mode->height, "the screen");
+                !clamped.empty())
+                std::fprintf(stderr, "mandelscope: %s.\n", clamped.c_str());
+    }
     GLFWwindow* window = glfwCreateWindow(view.width, view.height, "Mandelscope", nullptr, nullptr);
     if (!window) {
         std::fprintf(stderr, "mandelscope: cannot open an OpenGL 3.3 window here (%s).\n", last_glfw_error().c_str());
@@ -328,6 +367,18 @@ int run_explorer(int argc, char** argv) {
     }
     glfwSwapInterval(settings.vsync ? 1 : 0);
     std::printf("OpenGL: %s\n", gl_renderer_description().c_str());
+    {
+        GLint max_texture = 0, max_viewport[2] = {0, 0};
+        glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+        glGetIntegerv(GL_MAX_VIEWPORT_DIMS, max_viewport);
+        int width = view.width, height = view.height;
+        if (std::string clamped = clamp_window_size(&width, &height, std::min(max_texture, max_viewport[0]),
+                                                    std::min(max_texture, max_viewport[1]), "what OpenGL can draw here");
+            !clamped.empty()) {
+            std::fprintf(stderr, "mandelscope: %s.\n", clamped.c_str());
+            glfwSetWindowSize(window, width, height);
+        }
+    }
     NavigationInput input;
     install_navigation_callbacks(window, &input);  // before ImGui, which chains to them
 
@@ -388,193 +439,202 @@ int run_explorer(int argc, char** argv) {
     double ui_frame_ms = 0.0;  // the last frame's own time, from its events to its swap
     double wait_s = 0.0;  // how long to wait for events before the next frame (render/platform/redraw.h)
     int exit_code = 0;
-    if (!options.open_path.empty() && open_png_view(options.open_path, &view, &settings, status))
-        update_palette(&view, &palette_name, &palette, status);
 
-    // Main loop
-    while (!glfwWindowShouldClose(window)) {
-        // Wait for events (inputs, window resize, etc.), or poll when the next frame is due at
-        // once. The callbacks queue them in `input`; they are applied below, once ImGui has
-        // said whether it wants them. Nothing changing means no frame: an idle window sleeps.
-        replay_delayed_key_releases(window, &input);  // the taps of the last frame end now
-        const uint64_t events_seen = input.event_count;
-        if (wait_s > 0.0) glfwWaitEventsTimeout(wait_s);
-        else glfwPollEvents();
-        const double frame_start_s = glfwGetTime();
-        int fb_width = 0, fb_height = 0, window_width = 0, window_height = 0;
-        glfwGetFramebufferSize(window, &fb_width, &fb_height);
-        glfwGetWindowSize(window, &window_width, &window_height);
-        if (fb_width == 0 || fb_height == 0 || glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
-            // Minimised: nothing to draw, and no reason to spin.
-            glfwWaitEventsTimeout(0.1);
-            continue;
-        }
-        view.width = fb_width;
-        view.height = fb_height;
-        const double pixels_per_unit = double(fb_width) / std::max(1, window_width);
-
-        // Start the Dear ImGui frame
-        perf_mark(perf, PerfMark::FrameStart);
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        ImGui::NewFrame();
-
-        // Mouse and keyboard move the view. When io.WantCaptureMouse is true (the mouse is
-        // over a panel), mouse input belongs to ImGui, not to the picture; the same for the
-        // keyboard while a text field has it.
-        NavigationRequests nav = apply_navigation(input, navigation, &view, pixels_per_unit, io.WantCaptureMouse,
-                                                  io.WantCaptureKeyboard, glfwGetTime());
-        draw_box_zoom_overlay(navigation, pixels_per_unit);
-        for (const std::string& path : input.dropped_paths) {
-            if (open_png_view(path, &view, &settings, status)) nav.record_history = true;
-        }
-        input.dropped_paths.clear();
-
-        // The panels: filled with the frame's facts, laid out so that none covers another
-        // (render/ui/panel_layout.h), drawn, then their requests carried out.
-        set_panel_opacity(settings.panel_opacity);
-        fill_view_panel(view_panel, view, settings, renderer, history);
-        export_dialog.window_width = fb_width;
-        export_dialog.window_height = fb_height;
-        export_dialog.running = export_job.running;
-        export_dialog.progress = export_job.progress;
-        view_panel.show_vector_add = vecadd.open;
-        view_panel.show_cnn = cnn.open;
-        view_panel.show_performance = perf.panels.open;
-        // Whether the demos' work is running, as this frame's panels show it.
-        const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
-        const bool column_open = perf.panels.open || vecadd.open || cnn.open || export_dialog.open;
-        const PanelLayout layout = layout_panels({float(fb_width), float(fb_height), status_line_height(status, float(fb_width)),
-                                                  view_panel.width, column_width, column_open});
-        if (!options.no_ui) {
-            draw_view_panel(view_panel, layout);
-            vecadd.open = view_panel.show_vector_add;
-            cnn.open = view_panel.show_cnn;
-            perf.panels.open = view_panel.show_performance;
-            // A panel just opened comes to the front of the column (the first, where several open at once).
-            bool* opened[4] = {&perf.panels.open, &vecadd.open, &cnn.open, &export_dialog.open};
-            bool* raise[4] = {&perf.panels.raise, &vecadd.raise, &cnn.raise, &export_dialog.raise};
-            bool raised = false;
-            for (int i = 0; i < 4; ++i) {
-                if (*opened[i] && !column_was_open[i] && !raised) raised = *raise[i] = true;
-                column_was_open[i] = *opened[i];
+    // Main loop. Anything thrown out of it (a GL failure, a view the renderer cannot take)
+    // ends the program with its sentence, after the cleanup below has stopped every worker.
+    try {
+        while (!glfwWindowShouldClose(window)) {
+            // Wait for events (inputs, window resize, etc.), or poll when the next frame is due
+            // at once. The callbacks queue them in `input`; they are applied below, once ImGui
+            // has said whether it wants them. Nothing changing means no frame: an idle window
+            // sleeps.
+            replay_delayed_key_releases(window, &input);  // the taps of the last frame end now
+            const uint64_t events_seen = input.event_count;
+            if (wait_s > 0.0) glfwWaitEventsTimeout(wait_s);
+            else glfwPollEvents();
+            const double frame_start_s = glfwGetTime();
+            int fb_width = 0, fb_height = 0, window_width = 0, window_height = 0;
+            glfwGetFramebufferSize(window, &fb_width, &fb_height);
+            glfwGetWindowSize(window, &window_width, &window_height);
+            if (fb_width == 0 || fb_height == 0 || glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+                // Minimised: nothing to draw, and no reason to spin.
+                glfwWaitEventsTimeout(0.1);
+                continue;
             }
-            const bool in_column = begin_side_column(layout, column_open, &column_width);
-            draw_perf_panels(perf.panels, in_column);
-            draw_vector_add_panel(vecadd, in_column);
-            draw_cnn_panel(cnn, in_column);
-            draw_export_dialog(export_dialog, in_column);
-            if (in_column) end_side_column();
-        }
+            view.width = fb_width;
+            view.height = fb_height;
+            const double pixels_per_unit = double(fb_width) / std::max(1, window_width);
 
-        if (view_panel.view_edited) {
-            view = view_panel.view;
-            nav.record_history = true;
-        }
-        if (view_panel.settings_edited) {
-            if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
-            settings = view_panel.settings;
-        }
-        if (soak.frames > 0 && step_soak(soak, {&view, &nav, &view_panel, &export_dialog, window}))
-            glfwSetWindowShouldClose(window, GLFW_TRUE);
-        if (nav.toggle_backend) {
-            if (settings.backend == Backend::Cpu && !renderer.cuda_unavailable.empty())
-                show_message(status, "CUDA unavailable: " + renderer.cuda_unavailable, true);
-            else
-                settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
-        }
-        if (view_panel.back || nav.back) history_back(history, &view);
-        if (view_panel.forward || nav.forward) history_forward(history, &view);
-        if (view_panel.reset) {
-            view = reset_view(view);
-            nav.record_history = true;
-        }
-        if (nav.toggle_fullscreen) toggle_fullscreen(window, &windowed, settings.vsync);
-        if (nav.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
-        if (view_panel.open_export) {
-            if (!export_dialog.open) {
+            // Start the Dear ImGui frame
+            perf_mark(perf, PerfMark::FrameStart);
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            ImGui::NewFrame();
+
+            // Mouse and keyboard move the view. When io.WantCaptureMouse is true (the mouse is
+            // over a panel), mouse input belongs to ImGui, not to the picture; the same for the
+            // keyboard while a text field has it.
+            NavigationRequests nav = apply_navigation(input, navigation, &view, pixels_per_unit, io.WantCaptureMouse,
+                                                      io.WantCaptureKeyboard, glfwGetTime());
+            draw_box_zoom_overlay(navigation, pixels_per_unit);
+            for (const std::string& path : input.dropped_paths) {
+                if (open_png_view(path, &view, &settings, status)) nav.record_history = true;
+            }
+            input.dropped_paths.clear();
+
+            // The panels: filled with the frame's facts, laid out so that none covers another
+            // (render/ui/panel_layout.h), drawn, then their requests carried out.
+            set_panel_opacity(settings.panel_opacity);
+            fill_view_panel(view_panel, view, settings, renderer, history);
+            export_dialog.window_width = fb_width;
+            export_dialog.window_height = fb_height;
+            export_dialog.running = export_job.running;
+            export_dialog.progress = export_job.progress;
+            view_panel.show_vector_add = vecadd.open;
+            view_panel.show_cnn = cnn.open;
+            view_panel.show_performance = perf.panels.open;
+            // Whether the demos' work is running, as this frame's panels show it.
+            const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
+            const bool column_open = perf.panels.open || vecadd.open || cnn.open || export_dialog.open;
+            const PanelLayout layout = layout_panels({float(fb_width), float(fb_height), status_line_height(status, float(fb_width)),
+                                                      view_panel.width, column_width, column_open});
+            if (!options.no_ui) {
+                draw_view_panel(view_panel, layout);
+                vecadd.open = view_panel.show_vector_add;
+                cnn.open = view_panel.show_cnn;
+                perf.panels.open = view_panel.show_performance;
+                // A panel just opened comes to the front of the column (the first, where several open at once).
+                bool* opened[4] = {&perf.panels.open, &vecadd.open, &cnn.open, &export_dialog.open};
+                bool* raise[4] = {&perf.panels.raise, &vecadd.raise, &cnn.raise, &export_dialog.raise};
+                bool raised = false;
+                for (int i = 0; i < 4; ++i) {
+                    if (*opened[i] && !column_was_open[i] && !raised) raised = *raise[i] = true;
+                    column_was_open[i] = *opened[i];
+                }
+                const bool in_column = begin_side_column(layout, column_open, &column_width);
+                draw_perf_panels(perf.panels, in_column);
+                draw_vector_add_panel(vecadd, in_column);
+                draw_cnn_panel(cnn, in_column);
+                draw_export_dialog(export_dialog, in_column);
+                if (in_column) end_side_column();
+            }
+
+            if (view_panel.view_edited) {
+                view = view_panel.view;
+                nav.record_history = true;
+            }
+            if (view_panel.settings_edited) {
+                if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
+                settings = view_panel.settings;
+            }
+            if (soak.frames > 0 && step_soak(soak, {&view, &nav, &view_panel, &export_dialog, window}))
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            if (nav.toggle_backend) {
+                if (settings.backend == Backend::Cpu && !renderer.cuda_unavailable.empty())
+                    show_message(status, "CUDA unavailable: " + renderer.cuda_unavailable, true);
+                else
+                    settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
+            }
+            if (view_panel.back || nav.back) history_back(history, &view);
+            if (view_panel.forward || nav.forward) history_forward(history, &view);
+            if (view_panel.reset) {
+                view = reset_view(view);
+                nav.record_history = true;
+            }
+            if (nav.toggle_fullscreen) toggle_fullscreen(window, &windowed, settings.vsync);
+            if (nav.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
+            if (view_panel.open_export) {
+                if (!export_dialog.open) {
                 export_dialog.open = true;
                 export_dialog.width = fb_width;  // the window's size by default
                 export_dialog.height = fb_height;
             }
-            export_dialog.raise = true;
+                export_dialog.raise = true;
+            }
+            carry_out_export(export_dialog, export_job, view, palette, settings, status);
+            carry_out_vector_add(vecadd, vecadd_runner);
+            carry_out_cnn_demo(cnn, cnn_runner);
+            if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings) && options.screenshot.empty())
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+
+            // The view is settled for this frame: iterations follow the zoom, the history
+            // remembers where a gesture ended, the palette follows the view.
+            if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
+            if (nav.record_history || history.views.empty()) history_record(history, view);
+            update_palette(&view, &palette_name, &palette, status);
+
+            // Rendering
+            try {
+                perf_mark(perf, PerfMark::RenderStart);
+                update_frame_renderer(renderer, view, settings.backend, settings.precision, palette);
+                perf_mark(perf, PerfMark::RenderEnd);
+            } catch (const std::exception& e) {  // a GL failure: say it, don't show a black window
+                std::fprintf(stderr, "mandelscope: %s\n", e.what());
+                exit_code = 1;
+                break;
+            }
+            // The status line last: it tells what this frame's rendering did. Its warnings also go
+            // to the log, once each time they change.
+            const StatusLineState before = status;
+            fill_status_line(status, view, settings, renderer, ui_frame_ms);
+            if (status.fallback_reason != before.fallback_reason && !status.fallback_reason.empty())
+                std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
+            if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
+            if (!options.no_ui) draw_status_line(status, layout.status);
+            if (soak.frames > 0 && status.message_is_error && status.message != before.message &&
+                status.message.rfind("CUDA unavailable", 0) != 0)
+                ++soak.errors;
+            if (status.dismiss_message) status.message.clear();
+            update_perf_monitor(perf, view, settings.precision, renderer, palette);
+
+            ImGui::Render();
+            perf_mark(perf, PerfMark::UiBuilt);
+            draw_frame(renderer, view, fb_width, fb_height);
+            perf_mark(perf, PerfMark::DrawDataStart);
+            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            perf_mark(perf, PerfMark::DrawDataEnd);
+            if (frames_shown++ == 0) first_frame_s = glfwGetTime();
+
+            if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
+                !navigation.panning && !demos_busy && perf_settled(perf)) {
+                bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
+                double seconds = glfwGetTime() - first_frame_s;
+                std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
+                            frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
+                std::printf("render path: %s\n", render_path_name(renderer.path));
+                std::printf("%s", perf_compare_log(perf).c_str());
+                exit_code = saved ? 0 : 1;
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            }
+            // --frames without --screenshot: show that many frames, then exit (a scripted run).
+            if (options.screenshot.empty() && options.frames > 0 && frames_shown >= options.frames && bench.frames == 0 &&
+                soak.frames == 0)
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            perf_mark(perf, PerfMark::SwapStart);
+            glfwSwapBuffers(window);
+            perf_mark(perf, PerfMark::SwapEnd);
+            if (soak.frames > 0) sample_soak_memory(soak);
+            submit_frame_request(renderer);  // a new CPU view starts once this frame is on screen
+            ui_frame_ms = 1000.0 * (glfwGetTime() - frame_start_s);  // the work of a frame, not the waits between
+
+            // When to draw the next frame: at once, after a short wait while work shows
+            // progress, or when an event comes.
+            RedrawReasons reasons;
+            reasons.events = input.event_count != events_seen || nav.view_changed || view_panel.view_edited ||
+                             view_panel.settings_edited;
+            // (A benchmark on the CPU path waits for each view like a user would, for its rows,
+            // and takes its next step in the frame after the last rows came in.)
+            reasons.continuous = settings.redraw_continuously || soak.frames > 0 ||
+                                 (bench.frames > 0 && (renderer.path != RenderPath::Cpu || renderer.complete)) ||
+                                 frames_shown < options.frames;  // --frames: a scripted run
+            reasons.progress = (renderer.path == RenderPath::Cpu && !renderer.complete) || export_job.running ||
+                               vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner) ||
+                               !perf_settled(perf) || navigation.last_wheel_time_s >= 0.0 || io.WantTextInput;
+            wait_s = next_frame_wait_s(redraw, reasons);
         }
-        carry_out_export(export_dialog, export_job, view, palette, settings, status);
-        carry_out_vector_add(vecadd, vecadd_runner);
-        carry_out_cnn_demo(cnn, cnn_runner);
-        if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings) && options.screenshot.empty())
-            glfwSetWindowShouldClose(window, GLFW_TRUE);
-
-        // The view is settled for this frame: iterations follow the zoom, the history
-        // remembers where a gesture ended, the palette follows the view.
-        if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
-        if (nav.record_history || history.views.empty()) history_record(history, view);
-        update_palette(&view, &palette_name, &palette, status);
-
-        // Rendering
-        try {
-            perf_mark(perf, PerfMark::RenderStart);
-            update_frame_renderer(renderer, view, settings.backend, settings.precision, palette);
-            perf_mark(perf, PerfMark::RenderEnd);
-        } catch (const std::exception& e) {  // a GL failure: say it, don't show a black window
-            std::fprintf(stderr, "mandelscope: %s\n", e.what());
-            exit_code = 1;
-            break;
-        }
-        // The status line last: it tells what this frame's rendering did. Its warnings also go
-        // to the log, once each time they change.
-        const StatusLineState before = status;
-        fill_status_line(status, view, settings, renderer, ui_frame_ms);
-        if (status.fallback_reason != before.fallback_reason && !status.fallback_reason.empty())
-            std::fprintf(stderr, "mandelscope: fallback: %s\n", status.fallback_reason.c_str());
-        if (status.beyond_fp64 && !before.beyond_fp64) std::fprintf(stderr, "mandelscope: %s\n", kBeyondFp64Message);
-        if (!options.no_ui) draw_status_line(status, layout.status);
-        if (soak.frames > 0 && status.message_is_error && status.message != before.message &&
-            status.message.rfind("CUDA unavailable", 0) != 0)
-            ++soak.errors;
-        if (status.dismiss_message) status.message.clear();
-        update_perf_monitor(perf, view, settings.precision, renderer, palette);
-
-        ImGui::Render();
-        perf_mark(perf, PerfMark::UiBuilt);
-        draw_frame(renderer, view, fb_width, fb_height);
-        perf_mark(perf, PerfMark::DrawDataStart);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        perf_mark(perf, PerfMark::DrawDataEnd);
-        if (frames_shown++ == 0) first_frame_s = glfwGetTime();
-
-        if (!options.screenshot.empty() && frames_shown >= options.frames && renderer.complete && bench.frames == 0 &&
-            !navigation.panning && !demos_busy && perf_settled(perf)) {
-            bool saved = save_screenshot(options.screenshot, fb_width, fb_height, view);
-            double seconds = glfwGetTime() - first_frame_s;
-            std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
-                        frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
-            std::printf("render path: %s\n", render_path_name(renderer.path));
-            std::printf("%s", perf_compare_log(perf).c_str());
-            exit_code = saved ? 0 : 1;
-            glfwSetWindowShouldClose(window, GLFW_TRUE);
-        }
-        perf_mark(perf, PerfMark::SwapStart);
-        glfwSwapBuffers(window);
-        perf_mark(perf, PerfMark::SwapEnd);
-        if (soak.frames > 0) sample_soak_memory(soak);
-        submit_frame_request(renderer);  // a new CPU view starts once this frame is on screen
-        ui_frame_ms = 1000.0 * (glfwGetTime() - frame_start_s);  // the work of a frame, not the waits between
-
-        // When to draw the next frame: at once, after a short wait while work shows progress,
-        // or when an event comes.
-        RedrawReasons reasons;
-        reasons.events = input.event_count != events_seen || nav.view_changed || view_panel.view_edited ||
-                         view_panel.settings_edited;
-        // (A benchmark on the CPU path waits for each view like a user would, for its rows, and
-        // takes its next step in the frame after the last rows came in.)
-        reasons.continuous = settings.redraw_continuously || soak.frames > 0 ||
-                             (bench.frames > 0 && (renderer.path != RenderPath::Cpu || renderer.complete)) ||
-                             (!options.screenshot.empty() && frames_shown < options.frames);
-        reasons.progress = (renderer.path == RenderPath::Cpu && !renderer.complete) || export_job.running ||
-                           vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner) ||
-                           !perf_settled(perf) || navigation.last_wheel_time_s >= 0.0 || io.WantTextInput;
-        wait_s = next_frame_wait_s(redraw, reasons);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope: %s\n", e.what());
+        exit_code = 1;
     }
 
     if (options.print_view)

@@ -1,13 +1,18 @@
 // explorer_options.cpp: parsing and applying the explorer's options (see explorer_options.h).
-#include <cmath>
-#include <cstdlib>
 #include "app/explorer/explorer_options.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
+#include "compute/fractal/palette.h"
+#include "compute/system/number_text.h"
+#include "compute/io/image_io.h"
 #include "render/demos/vecadd_runner.h"
 #include "render/frame/view_math.h"
 
@@ -17,29 +22,29 @@ namespace ms {
 CLI::Validator at_least(double minimum, const char* what) {
     return CLI::Validator(
         [minimum, what](std::string& text) -> std::string {
-            char* end = nullptr;
-            double v = std::strtod(text.c_str(), &end);
-            if (end == text.c_str() || *end != '\0' || !(v >= minimum))
-                return std::string("must be ") + what + ", not '" + text + "'";
+            double v = 0.0;
+            if (std::string problem = parse_finite_double(text, &v); !problem.empty()) return problem;
+            if (!(v >= minimum)) return std::string("must be ") + what + ", not '" + text + "'";
             return {};
         },
         what);
 }
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
-    app.add_option("--backend", o.backend,
-                   "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
+    app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
     app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
-    app.add_option("--palette", o.palette, "palette: a name from assets/palettes/ (classic, fire, grayscale, ocean, rainbow) or a file path with a / or ending in .txt");
+    app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt; a name, not a path)");
+    app.add_option("--palette-file", o.palette_file, "a palette file anywhere (the format of assets/palettes/*.txt)");
     app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
     app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
     app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
-    app.add_option("--frames", o.frames, "with --screenshot: frames to show at least before saving")
+    app.add_option("--frames", o.frames,
+                   "with --screenshot: frames to show at least before saving; without it: show N frames, then exit")
         ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--screenshot", o.screenshot,
                    "once the view is completely rendered, save the window as this PNG, print the render path, exit");
@@ -102,23 +107,43 @@ PerfTab perf_tab(const ExplorerOptions& o) {
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
-    int w = 0, h = 0;
-    char tail = 0;
-    if (std::sscanf(text.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w <= 0 || h <= 0) return false;
+    // Not sscanf's %d: it wraps 4294967297 to 1 without a word (issue 16).
+    return parse_size_text(text, INT_MAX, width, height).empty();
+}
+
+std::string clamp_window_size(int* width, int* height, int max_width, int max_height, const char* limit_name) {
+    const int w = max_width > 0 ? std::min(*width, max_width) : *width;
+    const int h = max_height > 0 ? std::min(*height, max_height) : *height;
+    if (w == *width && h == *height) return {};
+    std::string sentence = "the window size " + std::to_string(*width) + "x" + std::to_string(*height) +
+                           " is larger than " + limit_name + " (" + std::to_string(max_width) + "x" +
+                           std::to_string(max_height) + "), so the window opens at " + std::to_string(w) + "x" +
+                           std::to_string(h);
     *width = w;
     *height = h;
-    return true;
+    return sentence;
 }
 
 std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {
-    if (!parse_size(o.size, &view->width, &view->height))
-        return "--size must be WxH with positive numbers, like 1280x720 (got '" + o.size + "')";
+    if (std::string problem = parse_size_text(o.size, INT_MAX, &view->width, &view->height); !problem.empty())
+        return "--size: " + problem;
     if (!o.center.empty()) {
-        std::string problem = parse_center_text(o.center, &view->center_re, &view->center_im);
-        if (!problem.empty()) return "--center must be RE,IM: " + problem;
+        std::string problem = parse_center_option(o.center, &view->center_re, &view->center_im);
+        if (!problem.empty()) return "--center: " + problem;
     }
-    if (o.zoom > 0.0) view->zoom = std::clamp(o.zoom, kMinZoom, kMaxZoom);
+    // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_view).
+    if (o.zoom > 0.0) view->zoom = o.zoom;
     view->palette = o.palette;
+    if (!o.palette_file.empty()) {
+        // The view names the palette by the file's stem; the colours come from the file.
+        view->palette = std::filesystem::path(o.palette_file).stem().string();
+    } else if (!palette_name_is_plain(o.palette)) {
+        return "--palette: " + palette_name_problem(o.palette);
+    }
+    if (o.supersample != 0 && o.export_path.empty())
+        return "--supersample applies to --export only (the window's Export dialog has its own setting)";
+    if (!o.export_path.empty() && (o.frames != 0 || !o.screenshot.empty() || o.bench_drag_frames != 0))
+        return "--export writes the PNG without a window, so --frames, --screenshot and --bench-drag do not apply";
     settings->auto_iterations = o.iterations == 0;
     view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
     settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
@@ -126,7 +151,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     settings->vsync = o.vsync == "on";
     if (!o.export_size.empty()) {
         int w, h;
-        if (!parse_size(o.export_size, &w, &h)) return "--export-size must be WxH with positive numbers";
+        if (std::string problem = parse_size_text(o.export_size, INT_MAX, &w, &h); !problem.empty())
+            return "--export-size: " + problem;
     }
     for (const std::string& name : split_commas(o.panel))
         if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
@@ -138,6 +164,11 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::vector<size_t> sizes;
         if (std::string why = vecadd_parse_sizes(o.vecadd_sweep, &sizes); !why.empty()) return "--vecadd-sweep: " + why;
     }
+    // Output files are checked before the window opens or the export starts, not after.
+    for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--export", &o.export_path},
+                                       std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
+        if (!path->empty())
+            if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
     return validate_view(*view);
 }
 
@@ -164,7 +195,7 @@ ExportSettings export_settings(const ExplorerOptions& o, const ExplorerSettings&
     ExportSettings s;
     s.path = o.export_path;
     if (!parse_size(o.export_size.empty() ? o.size : o.export_size, &s.width, &s.height)) s.width = s.height = 0;
-    s.supersample = o.supersample;
+    s.supersample = std::max(1, o.supersample);
     s.backend = settings.backend;
     s.precision = settings.precision;
     return s;

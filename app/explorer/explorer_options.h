@@ -25,10 +25,11 @@ struct ExplorerOptions {
     int iterations = 0;              // 0: automatic, following the zoom
     std::string size = "1280x720";   // window size, WxH
     std::string palette = "classic";
+    std::string palette_file;        // a palette file anywhere (explicit); overrides --palette
     std::string precision = "auto";
     std::string vsync = "on";
     bool no_ui = false;
-    int frames = 1;
+    int frames = 0;                  // 0: not given. With --screenshot: frames before saving; alone: exit after them
     std::string screenshot;
     std::string open_path;
     bool print_view = false;
@@ -37,7 +38,7 @@ struct ExplorerOptions {
     uint64_t soak_seed = 1;
     std::string export_path;
     std::string export_size;         // empty: --size
-    int supersample = 1;
+    int supersample = 0;             // 0: not given (1); only with --export
     std::string panel;               // --panel=vecadd,cnn,perf: open these panels at start
     std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
     std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
@@ -67,7 +68,13 @@ bool panel_requested(const ExplorerOptions& options, const std::string& name);
 PerfTab perf_tab(const ExplorerOptions& options);
 ExportSettings export_settings(const ExplorerOptions& options, const ExplorerSettings& settings);
 
-// "1920x1080" -> 1920, 1080; false when malformed or not positive.
+// "1920x1080" -> 1920, 1080 (compute/number_text.h's parse_size_text, any side up to INT_MAX);
+// false when malformed, not positive or too large.
 bool parse_size(const std::string& text, int* width, int* height);
+
+// The window's size within what the screen and GL can show: each side at most `max_width` and
+// `max_height` (0: no limit). Returns "" when the size fits, else the sentence saying what it
+// was clamped to and why (the window then opens at *width x *height).
+std::string clamp_window_size(int* width, int* height, int max_width, int max_height, const char* limit_name);
 
 }  // namespace ms

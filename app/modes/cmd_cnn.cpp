@@ -20,6 +20,7 @@
 #include "compute/cnn/cnn_train.h"
 #include "compute/cnn/cnn_weights_file.h"
 #include "compute/cnn/fashion_mnist.h"
+#include "compute/io/image_io.h"
 
 namespace ms {
 
@@ -39,6 +40,11 @@ int run_cnn_train(const CnnTrainArgs& a) {
     std::string reason;
     if (backend == CnnBackend::Cuda && !cnn_cuda_available(&reason)) {
         std::fprintf(stderr, "%s: cannot train on CUDA: %s.\n", who, reason.c_str());
+        return 2;
+    }
+    // The weights file is written after minutes of training: check its path first.
+    if (const std::string problem = check_writable(a.out); !problem.empty()) {
+        std::fprintf(stderr, "%s: %s.\n", who, problem.c_str());
         return 2;
     }
     FashionMnist train, test;

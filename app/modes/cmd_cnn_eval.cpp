@@ -7,14 +7,15 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "app/modes/cmd_cnn.h"
 #include "app/modes/progress.h"
+#include "compute/system/number_text.h"
 #include "compute/cnn/cnn_eval.h"
 #include "compute/cnn/cnn_weights_file.h"
+#include "compute/io/image_io.h"
 #include "compute/system/text_format.h"
 
 namespace ms {
@@ -22,6 +23,8 @@ namespace ms {
 namespace {
 
 constexpr const char* kWho = "mandelscope cnn eval";
+// The largest side of a conv tiling the kernels support (compute/cnn/cnn_cuda.h: up to 4x16).
+constexpr int kCnnMaxConvTiling = 16;
 // Multiply-adds per image: conv1 28*28*16*9, conv2 14*14*32*144, fc1 1568*64, fc2 64*10.
 constexpr double kMacsPerImage = 112896.0 + 903168.0 + 100352.0 + 640.0;
 constexpr double kFlopsPerImage = 2.0 * kMacsPerImage;  // 2.23 MFLOP
@@ -103,17 +106,26 @@ void print_agreement(const std::vector<Run>& runs) {
     }
 }
 
-bool write_logits(const std::string& path, const CnnEvalResult& r, int count) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) return false;
+// Through the shared atomic writer: all or nothing, and the error as a sentence.
+std::string write_logits(const std::string& path, const CnnEvalResult& r, int count) {
     count = std::min(count, r.images);
-    std::fprintf(f, "# mandelscope cnn eval logits: backend %s, %d images, %d logits per line\n",
-                 r.backend.c_str(), count, kCnnClasses);
+    std::string text = "# mandelscope cnn eval logits: backend " + r.backend + ", " + std::to_string(count) +
+                       " images, " + std::to_string(kCnnClasses) + " logits per line\n";
+    char value[32];
     for (int n = 0; n < count; ++n)
-        for (int c = 0; c < kCnnClasses; ++c)
-            std::fprintf(f, "%.9g%c", r.logits[size_t(n) * kCnnClasses + c],
-                         c + 1 == kCnnClasses ? '\n' : ' ');
-    return std::fclose(f) == 0;
+        for (int c = 0; c < kCnnClasses; ++c) {
+            std::snprintf(value, sizeof value, "%.9g%c", r.logits[size_t(n) * kCnnClasses + c],
+                          c + 1 == kCnnClasses ? '\n' : ' ');
+            text += value;
+        }
+    try {
+        AtomicFile file(path);
+        file.write(text.data(), text.size());
+        file.commit();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
 }
 
 nlohmann::json to_json(const Run& run, const std::string& backend) {
@@ -140,13 +152,29 @@ nlohmann::json to_json(const Run& run, const std::string& backend) {
 }  // namespace
 
 int run_cnn_eval(const CnnEvalArgs& a) {
+    // Not sscanf's %d, which wraps 99999999999 silently (issue 16): the one size parser.
     int tiling_images = 0, tiling_channels = 0;
     if (!a.conv_tiling.empty() &&
-        (std::sscanf(a.conv_tiling.c_str(), "%dx%d", &tiling_images, &tiling_channels) != 2 ||
-         tiling_images < 1 || tiling_channels < 1)) {
-        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS such as 4x8, not '%s'.\n",
-                     kWho, a.conv_tiling.c_str());
+        !parse_size_text(a.conv_tiling, kCnnMaxConvTiling, &tiling_images, &tiling_channels).empty()) {
+        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS from 1x1 to %dx%d such as 4x8, not '%s'.\n",
+                     kWho, kCnnMaxConvTiling, kCnnMaxConvTiling, a.conv_tiling.c_str());
         return 2;
+    }
+    // A CUDA backend asked for by name, where none can run: say why now, as bad input. (With
+    // --backend=all the CUDA rows are skipped with the same reason.)
+    if (a.backend == "cuda" || a.backend == "cuda-unfused") {
+        if (std::string reason; !cnn_cuda_available(&reason)) {
+            std::fprintf(stderr, "%s: cannot run on CUDA: %s.\n", kWho, reason.c_str());
+            return 2;
+        }
+    }
+    // Output paths are checked before minutes of work, not after.
+    for (const std::string* path : {&a.json, &a.dump_logits}) {
+        if (path->empty()) continue;
+        if (const std::string problem = check_writable(*path); !problem.empty()) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, problem.c_str());
+            return 2;
+        }
     }
     CnnWeights weights;
     FashionMnist test;
@@ -219,8 +247,8 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         print_agreement(runs);
     }
     if (!a.dump_logits.empty() && first) {
-        if (!write_logits(a.dump_logits, first->result, a.dump_count)) {
-            std::fprintf(stderr, "%s: cannot write %s\n", kWho, a.dump_logits.c_str());
+        if (const std::string problem = write_logits(a.dump_logits, first->result, a.dump_count); !problem.empty()) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, problem.c_str());
             return 1;
         }
         std::printf("Wrote the logits of %d images (%s) to %s\n",
@@ -231,10 +259,13 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         nlohmann::json j;
         j["weights"] = weights_path;
         for (size_t i = 0; i < runs.size(); ++i) j["runs"].push_back(to_json(runs[i], backends[i]));
-        std::ofstream out(a.json);
-        out << j.dump(2) << "\n";
-        if (!out) {
-            std::fprintf(stderr, "%s: cannot write %s\n", kWho, a.json.c_str());
+        const std::string text = j.dump(2) + "\n";
+        try {
+            AtomicFile file(a.json);  // checks every write and the final flush
+            file.write(text.data(), text.size());
+            file.commit();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s.\n", kWho, e.what());
             return 1;
         }
     }

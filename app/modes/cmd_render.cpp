@@ -17,12 +17,12 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <omp.h>
+#include <sys/statvfs.h>
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
@@ -31,6 +31,7 @@
 #include "compute/io/image_io.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
+#include "compute/system/number_text.h"
 
 namespace ms {
 
@@ -38,28 +39,31 @@ namespace {
 
 constexpr size_t kMiB = size_t(1) << 20;
 
-// "RE,IM" with the text of each part kept verbatim. Returns an empty string or a sentence.
+// "RE,IM" with the text of each part kept verbatim (compute/view.h, the same in every mode).
 std::string parse_center(const std::string& text, View* view) {
-    const size_t comma = text.find(',');
-    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
-        return "the centre '" + text + "' is not of the form RE,IM (for example --center=-0.75,0)";
-    view->center_re = text.substr(0, comma);
-    view->center_im = text.substr(comma + 1);
-    return {};
+    return parse_center_option(text, &view->center_re, &view->center_im);
 }
 
-// "WxH" with whole numbers.
+// "WxH" with whole numbers: compute/number_text.h's parser, linear in the text's length (a
+// std::regex recursed once per character and overflowed the stack on 26,000 digits).
 std::string parse_size(const std::string& text, View* view) {
-    static const std::regex pattern(R"(^\s*(\d+)\s*[xX]\s*(\d+)\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, pattern))
-        return "the size '" + text + "' is not of the form WIDTHxHEIGHT (for example --size=1920x1080)";
-    if (m[1].length() > 10 || m[2].length() > 10 || std::stoll(m[1]) > INT_MAX || std::stoll(m[2]) > INT_MAX)
-        return "the size '" + text + "' is larger than any image Mandelscope can make";
-    const long long w = std::stoll(m[1]), h = std::stoll(m[2]);
-    view->width = int(w);
-    view->height = int(h);
-    return {};
+    return parse_size_text(text, INT_MAX, &view->width, &view->height);
+}
+
+// Free bytes on the file system that will hold `path` (0 when unknown).
+double free_bytes_for(const std::filesystem::path& path) {
+    std::filesystem::path dir = path.parent_path();
+    if (dir.empty()) dir = ".";
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) != 0) return 0.0;
+    return double(fs.f_bavail) * double(fs.f_frsize);
+}
+
+std::string describe_bytes(double bytes) {
+    char text[64];
+    if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    else std::snprintf(text, sizeof text, "%.0f MB", std::ceil(bytes / 1e6));
+    return text;
 }
 
 // MemAvailable from /proc/meminfo, in bytes (0 when unknown).
@@ -130,14 +134,19 @@ int render_request(const RenderRequest& request) {
         return bad_input("the backend must be cpu, cuda or auto (got '" + request.backend + "')");
     PaletteTable table;
     try {
-        table = make_palette_table(load_palette(view.palette));
+        if (!request.palette_file.empty()) {
+            table = make_palette_table(load_palette_file(request.palette_file));
+            view.palette = std::filesystem::path(request.palette_file).stem().string();
+        } else {
+            table = make_palette_table(load_palette(view.palette));
+        }
     } catch (const std::exception& e) {
         return bad_input(e.what());
     }
     if (request.png_path.empty()) return bad_input("no output file was given (use -o FILE.png)");
-    if (std::string problem = check_writable(request.png_path); !problem.empty()) return bad_input(problem);
+    if (std::string problem = check_writable(request.png_path, ".png"); !problem.empty()) return bad_input(problem);
     if (!request.raw_path.empty()) {
-        if (std::string problem = check_writable(request.raw_path); !problem.empty()) return bad_input(problem);
+        if (std::string problem = check_writable(request.raw_path, ".npy"); !problem.empty()) return bad_input(problem);
         std::error_code ec;
         if (std::filesystem::weakly_canonical(request.raw_path, ec) == std::filesystem::weakly_canonical(request.png_path, ec))
             return bad_input("the PNG and the raw output must be different files");
@@ -184,6 +193,29 @@ int render_request(const RenderRequest& request) {
         return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
                          " are available (use a smaller --size or --supersample)");
 
+    // Disk: a PNG can be as large as its raw pixels (a noisy view barely compresses), and the
+    // .npy is exactly its samples. Refuse up front what the output's file system cannot hold,
+    // rather than fill it after an hour; warn about tens of gigabytes.
+    {
+        const double png_bytes = image_bytes + double(view.height) + 4096.0;
+        const double npy_bytes = request.raw_path.empty() ? 0.0 : double(sample_width64) * double(sample_height64) * 4.0;
+        const double png_free = free_bytes_for(request.png_path);
+        const double npy_free = request.raw_path.empty() ? 0.0 : free_bytes_for(request.raw_path);
+        if (png_free > 0 && png_bytes > png_free)
+            return bad_input("a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
+                             " PNG can take up to " + describe_bytes(png_bytes) + ", but the file system of " +
+                             request.png_path.string() + " has " + describe_bytes(png_free) + " free");
+        if (npy_free > 0 && npy_bytes > npy_free)
+            return bad_input("the raw values take " + describe_bytes(npy_bytes) + ", but the file system of " +
+                             request.raw_path.string() + " has " + describe_bytes(npy_free) + " free");
+        if (png_bytes + npy_bytes >= 10e9)
+            std::fprintf(stderr,
+                         "mandelscope render: warning: this %dx%d image can take up to %s on disk%s and a long time "
+                         "to compute; progress follows.\n",
+                         view.width, view.height, describe_bytes(png_bytes + npy_bytes).c_str(),
+                         request.raw_path.empty() ? "" : " (PNG and raw values)");
+    }
+
     const Precision precision = resolve_precision(samples, request.precision);
     if (!fp64_resolves(samples))
         std::fprintf(stderr,
@@ -215,6 +247,11 @@ int render_request(const RenderRequest& request) {
 
     // --- Render, band by band ------------------------------------------------------------
     const auto start = std::chrono::steady_clock::now();
+    double colour_ms = 0.0;  // smooth values to RGBA (CPU path; CUDA colours in its kernels)
+    double write_ms = 0.0;   // supersampling's box filter, PNG filtering, deflating and writing
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
     FrameStats total;
     total.precision = precision;
     std::string backend_text;
@@ -251,8 +288,11 @@ int render_request(const RenderRequest& request) {
                     progress.update((band + double(done) / all) / bands, bands > 1 ? step : std::string());
                 };
                 stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
+                const auto colour_start = std::chrono::steady_clock::now();
                 colorize_parallel(mu.data(), count, table, view, rgba.data());
+                colour_ms += since(colour_start);
             }
+            const auto write_start = std::chrono::steady_clock::now();
             total.iterations += stats.iterations;
             total.escaped_pixels += stats.escaped_pixels;
             total.compute_ms += stats.compute_ms;
@@ -263,11 +303,14 @@ int render_request(const RenderRequest& request) {
             } else {
                 downsample(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
             }
+            write_ms += since(write_start);
         }
         progress.update(1.0, bands > 1 ? "writing" : std::string());
+        const auto write_start = std::chrono::steady_clock::now();
         if (npy_stream) npy_stream->finish();
         if (stream_png) png_stream->finish();
         else write_png(request.png_path, image.data(), view.width, view.height, view_json);
+        write_ms += since(write_start);
         progress.finish();
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
@@ -286,7 +329,8 @@ int render_request(const RenderRequest& request) {
     std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
     std::printf("precision  %s\n", precision_name(precision));
-    std::printf("time       %.1f ms computing, %.1f ms in all\n", total.compute_ms, wall_ms);
+    std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
+                colour_ms, write_ms, wall_ms);
     std::printf("speed      %.3g iterations/s (%llu iterations executed)\n",
                 total.compute_ms > 0 ? double(total.iterations) / (total.compute_ms * 1e-3) : 0.0,
                 (unsigned long long)total.iterations);
@@ -308,7 +352,9 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
     app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
-    app.add_option("--palette", request.view.palette, "Palette: a name from assets/palettes/ (classic, fire, grayscale, ocean, rainbow) or a file path with a / or ending in .txt")->capture_default_str();
+    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
+        ->capture_default_str();
+    app.add_option("--palette-file", request.palette_file, "A palette file anywhere (the format of assets/palettes/*.txt)");
     app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
     app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")

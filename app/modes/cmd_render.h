@@ -18,6 +18,7 @@ struct RenderRequest {
     Shortcuts shortcuts;
     std::filesystem::path png_path;
     std::filesystem::path raw_path;     // optional .npy of the smooth values (samples grid)
+    std::filesystem::path palette_file; // --palette-file: colours from this file, not view.palette
     int band_rows = 0;                  // output rows per band; 0 = chosen from memory
     bool stream_png = false;            // force the band-by-band PNG writer (tests)
 };

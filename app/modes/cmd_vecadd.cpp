@@ -15,25 +15,13 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "compute/io/image_io.h"
 #include "compute/system/text_format.h"
 #include "compute/vecadd/vecadd.h"
 
 namespace ms {
 
 namespace {
-
-// Can we create a file beside `path`? Checked before minutes of measuring, and leaves nothing.
-std::string check_writable(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        return "cannot write " + path + ": it is a directory";
-    std::string probe = path + ".XXXXXX";
-    const int fd = mkstemp(probe.data());
-    if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
-    close(fd);
-    unlink(probe.c_str());
-    return "";
-}
 
 std::string fmt(const char* format, double v) {
     char buf[64];
@@ -198,7 +186,7 @@ int run_vecadd_command(int argc, char** argv) {
             return bad_input("--sizes: " + why);
     }
     if (!csv_path.empty()) {
-        if (const std::string why = check_writable(csv_path); !why.empty()) return bad_input(why);
+        if (const std::string why = check_writable(csv_path); !why.empty()) return bad_input(why + ".");
     }
 
     const std::vector<VecAddVariant> variants = vecadd_all_variants();

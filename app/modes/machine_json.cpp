@@ -52,6 +52,7 @@ nlohmann::ordered_json cpu_json(const CpuInfo& cpu) {
 nlohmann::ordered_json cuda_json(const CudaSystemInfo& cuda) {
     nlohmann::ordered_json j;
     j["usable"] = cuda.usable;
+    j["built_with_cuda"] = bool(MANDELSCOPE_HAVE_CUDA);  // a CPU-only build has no runtime at all
     j["reason"] = cuda.reason;
     j["driver_version"] = cuda.driver_version;
     j["driver_version_text"] = cuda_version_text(cuda.driver_version);

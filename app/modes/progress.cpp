@@ -13,6 +13,7 @@ namespace ms {
 namespace {
 constexpr int kBarWidth = 30;
 constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
+constexpr auto kQuietInterval = std::chrono::seconds(10);  // not a terminal: a line at least this often
 }  // namespace
 
 ProgressBar::ProgressBar(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) == 1) {}
@@ -24,8 +25,10 @@ void ProgressBar::update(double fraction, const std::string& status) {
     const int percent = int(fraction * 100.0 + 0.5);
     if (!tty_) {
         const int quarter = int(fraction * 4.0);
-        if (quarter <= last_quarter_) return;
-        last_quarter_ = quarter;
+        const auto now = std::chrono::steady_clock::now();
+        if (quarter <= last_quarter_ && now - last_line_ < kQuietInterval) return;
+        last_quarter_ = std::max(quarter, last_quarter_);
+        last_line_ = now;
         std::fprintf(stderr, "%s %3d%%  %s\n", label_.c_str(), percent, status.c_str());
         return;
     }

@@ -1,8 +1,9 @@
 // progress.h: the one progress bar that long command-line work (render, bench, cnn train/eval)
 // shows on stderr. On a terminal it redraws one line, at most ~10 times a second:
 //     bench [##########....................]  34%  seahorse valley 4K: CUDA fp32, shortcuts off
-// Elsewhere (a pipe, a CI log) it prints a plain line each time the work passes another quarter
-// (25%, 50%, 75%, 100%), so logs stay short even when the status changes at every step.
+// Elsewhere (a pipe, a CI log) it prints a plain line when the work starts, each time it passes
+// another quarter (25%, 50%, 75%, 100%), and at least every 10 s in between, so logs stay
+// short even when the status changes at every step, and a long job shows life from its start.
 //
 // update() may be called from worker threads (mandelbrot_cpu's progress hook does). The bar
 // clears its line when finished or destroyed, so an exception never leaves it half drawn.
@@ -38,7 +39,8 @@ private:
     bool tty_ = false;
     bool drawn_ = false;
     bool finished_ = false;
-    int last_quarter_ = 0;  // not a terminal: the last quarter printed
+    int last_quarter_ = -1;  // not a terminal: the last quarter printed (-1: nothing yet)
+    std::chrono::steady_clock::time_point last_line_{};  // not a terminal: when it last printed
     std::chrono::steady_clock::time_point last_draw_{};
     std::mutex mutex_;
 };

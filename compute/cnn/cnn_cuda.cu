@@ -15,7 +15,6 @@
 // weights of several output channels of one tap with one float4 load (a broadcast: every
 // thread of a warp reads the same address).
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +25,7 @@
 
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_cuda_kernels.cuh"
+#include "compute/system/cuda_info.h"
 
 namespace ms {
 
@@ -98,26 +98,10 @@ void CnnCudaDeleter::operator()(CnnCuda* c) const {
 }
 
 bool cnn_cuda_available(std::string* reason) {
-    // The runtime reports a missing driver as "insufficient driver"; say what is really wrong.
-    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
-        dlclose(driver);
-    } else {
-        if (reason) *reason = "no NVIDIA driver (libcuda.so.1 not found)";
-        return false;
-    }
-    int devices = 0;
-    cudaError_t err = cudaGetDeviceCount(&devices);
-    std::string why;
-    if (err == cudaErrorNoDevice || (err == cudaSuccess && devices == 0))
-        why = "no CUDA device";
-    else if (err == cudaErrorInsufficientDriver)
-        why = "the NVIDIA driver is too old for this CUDA runtime";
-    else if (err != cudaSuccess)
-        why = std::string("CUDA is not usable: ") + cudaGetErrorString(err);
-    if (why.empty()) return true;
-    cudaGetLastError();  // clear the sticky error
+    // compute/system/cuda_info.h's words, the same in every mode.
+    const std::string why = cuda_unavailable_reason();
     if (reason) *reason = why;
-    return false;
+    return why.empty();
 }
 
 std::string cnn_cuda_device_name() {

@@ -5,11 +5,12 @@
 #include "compute/cnn/cnn_cuda.h"
 #include "compute/cnn/cnn_train.h"
 
+#include "compute/system/cuda_info.h"
+
 namespace ms {
 
 namespace {
-constexpr const char* kNoCuda =
-    "built without CUDA (no nvcc at build time, or MANDELSCOPE_ENABLE_CUDA=OFF)";
+constexpr const char* kNoCuda = kCudaNotBuiltReason;
 [[noreturn]] void no_cuda() { throw std::runtime_error(std::string("cannot use CUDA: ") + kNoCuda); }
 }  // namespace
 

@@ -14,6 +14,7 @@
 
 #include "compute/io/assets.h"
 #include "compute/system/fault_injection.h"
+#include "compute/io/image_io.h"
 
 namespace ms {
 
@@ -146,29 +147,34 @@ CnnWeights cnn_weights_from_bytes(const std::string& in, const std::string& sour
 void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights,
                       const std::string& provenance) {
     std::string bytes = cnn_weights_to_bytes(weights, provenance);
-    std::filesystem::path tmp = path;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write " + tmp.string());
-        out.write(bytes.data(), std::streamsize(bytes.size()));
-        if (!out) throw std::runtime_error("error while writing " + tmp.string());
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() +
-                                     ": " + ec.message());
+    // The shared atomic writer: a temporary file that a failure (disk full) or a signal removes,
+    // renamed into place only when complete; devices and FIFOs are refused.
+    AtomicFile file(path);
+    file.write(bytes.data(), bytes.size());
+    file.commit();
 }
 
 CnnWeights cnn_load_weights(const std::filesystem::path& path, std::string* provenance) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status)) throw std::runtime_error(path.string() + ": weights file not found");
+    if (!std::filesystem::is_regular_file(status))
+        throw std::runtime_error(path.string() + ": not a regular file, so not a weights file");
+    // The largest valid file: header, the longest provenance, the tensor table, the values and
+    // the CRC. Nothing larger is read (a weights "file" of /dev/zero or a video stops here).
+    const uint64_t max_bytes = sizeof kCnnWeightsMagic + 12 + kMaxProvenanceBytes +
+                               kCnnTensors.size() * kTableEntryBytes + 4 * kCnnParameterCount + 4;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw std::runtime_error(path.string() + ": cannot read the weights file (" + ec.message() + ")");
+    if (size > max_bytes)
+        throw std::runtime_error(path.string() + ": is " + std::to_string(size) + " bytes, more than any weights file (" +
+                                 std::to_string(max_bytes) + " at most)");
     std::ifstream in(path, std::ios::binary);
-    if (!in || fault_injected(Fault::AssetOpen)) {  // (a test can make this fail: fault_injection.h)
-        std::error_code ec;
-        throw std::runtime_error(path.string() + (std::filesystem::exists(path, ec)
-                                                      ? ": cannot open the weights file"
-                                                      : ": weights file not found"));
-    }
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in || fault_injected(Fault::AssetOpen))  // (a test can make this fail: fault_injection.h)
+        throw std::runtime_error(path.string() + ": cannot open the weights file");
+    std::string bytes(size_t(size), '\0');
+    if (!in.read(bytes.data(), std::streamsize(size)))
+        throw std::runtime_error(path.string() + ": cannot read the weights file");
     return cnn_weights_from_bytes(bytes, path.string(), provenance);
 }
 

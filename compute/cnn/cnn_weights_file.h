@@ -31,7 +31,8 @@ namespace ms {
 inline constexpr char kCnnWeightsMagic[8] = {'M', 'S', 'C', 'N', 'N', 'W', 'T', '\0'};
 inline constexpr uint32_t kCnnWeightsVersion = 1;
 
-// Writes atomically enough for our use (to FILE.tmp, then renamed). Throws on I/O errors.
+// Writes atomically through compute/io/image_io.h's AtomicFile (a temporary file renamed into
+// place; removed on failure or a signal; devices refused). Throws with a sentence on I/O errors.
 void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights,
                       const std::string& provenance);
 

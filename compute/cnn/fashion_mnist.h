@@ -35,7 +35,8 @@ struct FashionMnist {
 };
 
 // Reads an IDX file of u8 images (rank 3, 28x28) or u8 labels (rank 1). Gzipped or plain
-// (zlib reads both). Throws std::runtime_error with a sentence on any problem.
+// (zlib's inflate checks the gzip trailer). Throws std::runtime_error with a sentence on any
+// problem, including a count the file cannot hold, before allocating for it.
 std::vector<uint8_t> read_idx_images(const std::filesystem::path& path, int* count);
 std::vector<uint8_t> read_idx_labels(const std::filesystem::path& path, int* count);
 

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "compute/fractal/mandelbrot_cuda_kernels.cuh"
+#include "compute/system/cuda_info.h"
 
 namespace ms {
 
@@ -297,29 +298,12 @@ double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
 }
 
 bool cuda_available(std::string* reason) {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        int driver = 0, runtime = 0;
-        cudaDriverGetVersion(&driver);
-        cudaRuntimeGetVersion(&runtime);
-        std::string why;
-        std::string cuda_says = std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
-        if (driver == 0)
-            why = "no NVIDIA driver is installed: " + cuda_says;
-        else if (err == cudaErrorInsufficientDriver || driver < runtime)
-            why = "the NVIDIA driver (CUDA " + std::to_string(driver / 1000) + "." +
-                  std::to_string(driver % 1000 / 10) + ") is older than this program's CUDA runtime (" +
-                  std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) + "): " + cuda_says;
-        else if (err == cudaErrorNoDevice || count == 0)
-            why = "no CUDA device: the NVIDIA driver reports no GPU" +
-                  (err != cudaSuccess ? ": " + cuda_says : std::string());
-        else
-            why = "the NVIDIA driver cannot be used: " + cuda_says;
+    // The device's absence in compute/system/cuda_info.h's words, the same in every mode.
+    if (std::string why = cuda_unavailable_reason(); !why.empty()) {
         if (reason) *reason = why;
         return false;
     }
+    cudaError_t err = cudaSuccess;
     cudaFuncAttributes attributes{};
     err = cudaFuncGetAttributes(&attributes, probe_kernel);
     if (err != cudaSuccess) {

@@ -4,10 +4,12 @@
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_cuda_tuning.h"
 
+#include "compute/system/cuda_info.h"
+
 namespace ms {
 
 namespace {
-constexpr const char* kNoCuda = "this Mandelscope was built without CUDA (no nvcc at build time)";
+constexpr const char* kNoCuda = kCudaNotBuiltReason;
 }
 
 bool cuda_available(std::string* reason) {

@@ -11,6 +11,7 @@
 #include "compute/fractal/mandelbrot.h"
 #include "compute/io/assets.h"
 #include "compute/system/fault_injection.h"
+#include "compute/system/number_text.h"
 
 namespace ms {
 
@@ -23,12 +24,9 @@ uint32_t pack_rgba(double r, double g, double b) {
 
 }  // namespace
 
-Palette load_palette_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in || fault_injected(Fault::AssetOpen))  // (a test can make this fail: fault_injection.h)
-        throw std::runtime_error("cannot open palette file " + path.string());
+Palette parse_palette(std::istream& in, const std::string& source, const std::string& name) {
     Palette palette;
-    palette.name = path.stem().string();
+    palette.name = name;
     std::string line;
     for (int line_number = 1; std::getline(in, line); ++line_number) {
         line = line.substr(0, line.find('#'));
@@ -36,7 +34,7 @@ Palette load_palette_file(const std::filesystem::path& path) {
         std::string first;
         if (!(fields >> first)) continue;  // blank or comment
         auto fail = [&](const std::string& why) {
-            throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": " + why);
+            throw std::runtime_error(source + ":" + std::to_string(line_number) + ": " + why);
         };
         int r = -1, g = -1, b = -1;
         if (!(fields >> r >> g >> b) || r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255)
@@ -47,16 +45,42 @@ Palette load_palette_file(const std::filesystem::path& path) {
             palette.interior_r = uint8_t(r), palette.interior_g = uint8_t(g), palette.interior_b = uint8_t(b);
             continue;
         }
-        char* end = nullptr;
-        double position = std::strtod(first.c_str(), &end);
-        if (end != first.c_str() + first.size() || !(position >= 0.0 && position < 1.0))
+        // The decimal grammar of every other number Mandelscope reads (compute/number_text.h).
+        double position = -1.0;
+        if (!parse_finite_double(first, &position).empty() || !(position >= 0.0 && position < 1.0))
             fail("a stop's position must be a number in [0, 1), got '" + first + "'");
+        if (palette.stops.size() >= size_t(kPaletteMaxStops))
+            fail("more than " + std::to_string(kPaletteMaxStops) + " colour stops");
         palette.stops.push_back({position, uint8_t(r), uint8_t(g), uint8_t(b)});
     }
-    if (palette.stops.empty()) throw std::runtime_error(path.string() + ": the palette has no colour stops");
+    if (palette.stops.empty()) throw std::runtime_error(source + ": the palette has no colour stops");
     std::stable_sort(palette.stops.begin(), palette.stops.end(),
                      [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
     return palette;
+}
+
+Palette load_palette_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw std::runtime_error("cannot open palette file " + path.string() + ": it is not a regular file");
+    std::ifstream in(path);
+    if (!in || fault_injected(Fault::AssetOpen))  // (a test can make this fail: fault_injection.h)
+        throw std::runtime_error("cannot open palette file " + path.string());
+    return parse_palette(in, path.string(), path.stem().string());
+}
+
+bool palette_name_is_plain(const std::string& name) {
+    return !name.empty() && name.size() <= 64 && name.front() != '-' &&
+           std::all_of(name.begin(), name.end(), [](char ch) {
+               return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+                      ch == '-';
+           });
+}
+
+std::string palette_name_problem(const std::string& name) {
+    std::string shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
+    return "'" + shown + "' is not a palette name (letters, digits, '-' and '_' only: a file in assets/palettes/; "
+           "use --palette-file for a file elsewhere)";
 }
 
 std::vector<std::string> list_palettes() {
@@ -67,16 +91,10 @@ std::vector<std::string> list_palettes() {
     return names;
 }
 
-bool palette_is_path(const std::string& name) {
-    return name.find('/') != std::string::npos || (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0);
-}
-
 Palette load_palette(const std::string& name) {
-    if (palette_is_path(name)) {
-        if (!std::filesystem::is_regular_file(name))
-            throw std::invalid_argument("no palette file " + name + " (a palette given as a path must be a readable file)");
-        return load_palette_file(name);
-    }
+    // A name, never a path: "../x" or "/etc/passwd" from the command line or from a PNG's view
+    // must not reach the file system. Files elsewhere come only through load_palette_file.
+    if (!palette_name_is_plain(name)) throw std::invalid_argument(palette_name_problem(name));
     auto path = find_data_dir("assets") / "palettes" / (name + ".txt");
     if (!std::filesystem::exists(path)) {
         std::string known;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,17 @@ struct PaletteTable {
     uint32_t interior_rgba = 0xff000000u;
 };
 
-// Throws std::runtime_error with a sentence naming the file and line on bad input.
+inline constexpr int kPaletteMaxStops = 4096;
+
+// Throws std::runtime_error with a sentence naming the file (`source`) and line on bad input.
+Palette parse_palette(std::istream& in, const std::string& source, const std::string& name);
+// Any file (--palette-file): a regular file in the format above.
 Palette load_palette_file(const std::filesystem::path& path);
-// A name (`fire`) is assets/palettes/NAME.txt; text with a '/' or ending in ".txt" is a file
-// path instead (`./mine.txt`, `mine.txt`, `palettes/mine.txt`, `/home/me/mine.txt`), relative
-// to the working directory. Throws with a sentence when neither can be read.
-bool palette_is_path(const std::string& name_or_path);
-Palette load_palette(const std::string& name_or_path);
+// By name (--palette, a PNG's view): assets/palettes/NAME.txt only. A name that is not plain
+// (letters, digits, '-', '_') is refused before the file system sees it.
+Palette load_palette(const std::string& name);
+bool palette_name_is_plain(const std::string& name);
+std::string palette_name_problem(const std::string& name);  // the sentence for a name that is not plain
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
 // A grey gradient built into the program, for a window whose palette file cannot be opened:
@@ -56,8 +61,16 @@ namespace ms {
 #ifdef __CUDACC__
 __host__ __device__
 #endif
+// floor(), exactly, without the libm call that the portable build (no SSE4.1) makes of it: it
+// was most of colouring's time, which `render` spends on every pixel.
+inline double palette_floor(double x) {
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return floor(x);  // |x| >= 2^52, NaN
+    const double t = double(int64_t(x));  // truncated toward zero: exact in this range
+    return t > x ? t - 1.0 : t;
+}
+
 inline uint32_t palette_lookup(const uint32_t* table, double position) {
-    double wrapped = position - kPaletteTableSize * floor(position / kPaletteTableSize);
+    double wrapped = position - kPaletteTableSize * palette_floor(position / kPaletteTableSize);
     int i = int(wrapped);
     if (i >= kPaletteTableSize) i = 0;  // position just below a multiple of the size
     int j = i + 1 == kPaletteTableSize ? 0 : i + 1;

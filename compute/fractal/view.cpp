@@ -1,8 +1,10 @@
 // view.cpp: view geometry, precision choice and validation (see view.h for the conventions).
 #include "compute/fractal/view.h"
 
+#include "compute/system/number_text.h"
+
 #include <algorithm>
-#include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -14,12 +16,9 @@ namespace {
 
 double parse_coordinate(const std::string& text, const char* what) {
     if (text.empty()) throw std::invalid_argument(std::string("the centre's ") + what + " part is empty");
-    errno = 0;
-    char* end = nullptr;
-    double value = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
-        throw std::invalid_argument(std::string("the centre's ") + what + " part '" + text +
-                                    "' is not a finite decimal number");
+    double value = 0.0;
+    if (std::string problem = parse_finite_double(text, &value); !problem.empty())
+        throw std::invalid_argument(std::string("the centre's ") + what + " part: " + problem);
     return value;
 }
 
@@ -70,13 +69,36 @@ const char* precision_name(Precision precision) {
     return "?";
 }
 
+std::string parse_center_option(const std::string& text, std::string* re, std::string* im) {
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+        return "the centre '" + (text.size() > 60 ? text.substr(0, 60) + "..." : text) +
+               "' is not of the form RE,IM (for example --center=-0.75,0)";
+    View probe;
+    probe.center_re = text.substr(0, comma);
+    probe.center_im = text.substr(comma + 1);
+    try {
+        center_re_value(probe);
+        center_im_value(probe);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    *re = probe.center_re;
+    *im = probe.center_im;
+    return {};
+}
+
 std::string validate_view(const View& view) {
     if (view.width <= 0 || view.height <= 0)
         return "the image size must be at least 1x1 pixels (got " + std::to_string(view.width) +
                "x" + std::to_string(view.height) + ")";
     if (view.max_iterations <= 0)
         return "the iteration count must be at least 1 (got " + std::to_string(view.max_iterations) + ")";
-    if (!(view.zoom > 0.0) || !std::isfinite(view.zoom)) return "the zoom must be a positive finite number";
+    if (!(view.zoom >= kMinZoom && view.zoom <= kMaxZoom)) {
+        char text[160];
+        std::snprintf(text, sizeof text, "the zoom must be between %g and %g (got %g)", kMinZoom, kMaxZoom, view.zoom);
+        return text;
+    }
     if (!std::isfinite(view.palette_offset) || !std::isfinite(view.palette_density))
         return "the palette offset and density must be finite numbers";
     try {

@@ -8,6 +8,7 @@
 //
 // The centre is kept as the user's full decimal text (center_re, center_im) so that a later
 // high-precision path can take it over without loss; center_re_value() parses it to double.
+// Its grammar is compute/number_text.h's, the same for every mode and for the PNG reader.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,12 @@ enum class Precision { Auto, Fp32, Fp64 };
 // frame of the reference figures in ../shared/gpu/README.md: at 4K and 1,000 iterations it
 // averages 306 iterations per pixel). zoom = (4 / 3) * (16 / 9) = 2.370370...
 inline constexpr double kDefaultZoom = 64.0 / 27.0;
+
+// Zoom limits, the same in every mode (validate_view checks them): below kMinZoom the set is a
+// dot; past kMaxZoom the pixel step leaves double's range long after FP64 stopped resolving
+// pixels (the window and `render` say so well before).
+inline constexpr double kMinZoom = 1e-3;
+inline constexpr double kMaxZoom = 1e300;
 
 struct View {
     std::string center_re = "-0.5";   // full decimal text, kept verbatim
@@ -58,7 +65,12 @@ bool fp64_resolves(const View& view);
 Precision resolve_precision(const View& view, Precision requested);
 const char* precision_name(Precision precision);   // "auto", "fp32", "fp64"
 
-// Checks a view for use: sizes > 0, iterations > 0, zoom > 0 and finite, centre parses.
+// "RE,IM" as the command line gives it (--center in every mode): exactly one comma, each part
+// kept verbatim and checked by the decimal grammar (no spaces). Returns "" or one sentence.
+std::string parse_center_option(const std::string& text, std::string* re, std::string* im);
+
+// Checks a view for use: sizes > 0, iterations > 0, zoom in [kMinZoom, kMaxZoom], centre
+// parses (decimal text, finite as a double).
 // Returns an empty string when valid, else one sentence saying what is wrong.
 std::string validate_view(const View& view);
 

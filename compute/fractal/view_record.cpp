@@ -1,10 +1,13 @@
 // view_record.cpp: the view as JSON text and back, and reading it from a PNG (view_record.h).
 #include "compute/fractal/view_record.h"
 
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "compute/fractal/palette.h"
 #include "compute/io/image_io.h"
 
 namespace ms {
@@ -44,27 +47,72 @@ std::string view_to_json(const ViewRecord& record) {
     return j.dump();
 }
 
+namespace {
+
+// A JSON number that must be a whole number in [minimum, maximum]. nlohmann's get<int>() casts
+// a float such as 3e9 to int, which is undefined (UBSan: float-cast-overflow), and wraps a
+// large integer silently: check the value as it was written instead.
+int json_int(const nlohmann::json& j, const char* key, int minimum, int maximum) {
+    const nlohmann::json& v = j.at(key);
+    const std::string where = std::string("'") + key + "'";
+    if (v.is_number_unsigned()) {
+        const uint64_t u = v.get<uint64_t>();
+        if (u <= uint64_t(maximum) && int64_t(u) >= minimum) return int(u);
+    } else if (v.is_number_integer()) {
+        const int64_t i = v.get<int64_t>();
+        if (i >= minimum && i <= maximum) return int(i);
+    } else if (!v.is_number()) {
+        throw std::runtime_error(where + " is not a number");
+    }
+    throw std::runtime_error(where + " must be a whole number from " + std::to_string(minimum) + " to " +
+                             std::to_string(maximum));
+}
+
+double json_double(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = j.at(key);
+    if (!v.is_number()) throw std::runtime_error(std::string("'") + key + "' is not a number");
+    return v.get<double>();
+}
+
+std::string json_string(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = j.at(key);
+    if (!v.is_string()) throw std::runtime_error(std::string("'") + key + "' is not a string");
+    return v.get<std::string>();
+}
+
+}  // namespace
+
 ViewRecord view_from_json(const std::string& json) {
     ViewRecord record;
     try {
-        const auto j = nlohmann::json::parse(json);
+        // No exceptions from the parser itself (its messages name library internals): a
+        // discarded value says "not JSON" in our words.
+        const auto j = nlohmann::json::parse(json, nullptr, false);
+        if (j.is_discarded()) throw std::runtime_error("it is not JSON");
+        if (!j.is_object()) throw std::runtime_error("it is not a JSON object");
+        for (const char* key : {"center_re", "center_im", "zoom", "width", "height", "iterations", "palette", "offset",
+                                "density", "precision"})
+            if (!j.contains(key)) throw std::runtime_error(std::string("'") + key + "' is missing");
         View& v = record.view;
-        v.center_re = j.at("center_re").get<std::string>();
-        v.center_im = j.at("center_im").get<std::string>();
-        v.zoom = j.at("zoom").get<double>();
-        v.width = j.at("width").get<int>();
-        v.height = j.at("height").get<int>();
-        v.max_iterations = j.at("iterations").get<int>();
-        v.palette = j.at("palette").get<std::string>();
-        v.palette_offset = j.at("offset").get<double>();
-        v.palette_density = j.at("density").get<double>();
-        record.precision = precision_from_name(j.at("precision").get<std::string>());
-        record.supersample = j.value("supersample", 1);
+        v.center_re = json_string(j, "center_re");
+        v.center_im = json_string(j, "center_im");
+        v.zoom = json_double(j, "zoom");
+        v.width = json_int(j, "width", 1, INT_MAX);
+        v.height = json_int(j, "height", 1, INT_MAX);
+        v.max_iterations = json_int(j, "iterations", 1, INT_MAX);
+        v.palette = json_string(j, "palette");
+        v.palette_offset = json_double(j, "offset");
+        v.palette_density = json_double(j, "density");
+        record.precision = precision_from_name(json_string(j, "precision"));
+        record.supersample = j.contains("supersample") ? json_int(j, "supersample", 1, 4) : 1;
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("the view metadata is malformed (") + e.what() + ")");
     }
     std::string problem = validate_view(record.view);
     if (!problem.empty()) throw std::runtime_error("the view metadata is invalid: " + problem);
+    // A name, never a path: the palette is looked up in assets/palettes/ (issue 16, item 10).
+    if (!palette_name_is_plain(record.view.palette))
+        throw std::runtime_error("the view metadata is invalid: " + palette_name_problem(record.view.palette));
     return record;
 }
 

@@ -1,12 +1,16 @@
-// image_io.cpp: PNG (stb_image_write / stb_image, plus a streaming zlib writer for huge
-// images) with a metadata tEXt chunk, NumPy .npy, and atomic writes (see image_io.h).
+// image_io.cpp: PNG (our own writer over compute/io/png_encode.h; stb_image to read pixels)
+// with a metadata tEXt chunk, NumPy .npy, and safe atomic writes (see image_io.h).
 #include "compute/io/image_io.h"
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cctype>
 #include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -18,31 +22,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <omp.h>
+
+#include "compute/io/png_encode.h"
 #include "compute/system/fault_injection.h"
 
-// stb_image_write compresses with zlib's compress2 (faster and smaller than its own deflate).
-static unsigned char* ms_zlib_compress(unsigned char* data, int data_len, int* out_len, int quality);
-#define STBIW_ZLIB_COMPRESS ms_zlib_compress
-#define STB_IMAGE_WRITE_STATIC
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_PNG
 #include <stb/stb_image.h>
-
-static unsigned char* ms_zlib_compress(unsigned char* data, int data_len, int* out_len, int quality) {
-    uLongf size = compressBound(uLong(data_len));
-    auto* out = static_cast<unsigned char*>(STBIW_MALLOC(size));
-    if (!out) return nullptr;
-    int level = quality < 1 ? 1 : quality > 9 ? 9 : quality;
-    if (compress2(out, &size, data, uLong(data_len), level) != Z_OK || size > uLongf(INT_MAX)) {
-        STBIW_FREE(out);
-        return nullptr;
-    }
-    *out_len = int(size);
-    return out;
-}
 
 namespace ms {
 
@@ -86,48 +74,157 @@ std::string text_chunk(const std::string& keyword, const std::string& text) {
     return png_chunk("tEXt", data);
 }
 
-// Offset just past the IHDR chunk (signature 8 + length 4 + type 4 + data 13 + CRC 4).
-constexpr size_t kAfterIhdr = 33;
-
 }  // namespace
 
 // --- Atomic files ---------------------------------------------------------------------------
 
-std::string check_writable(const std::filesystem::path& path) {
-    std::error_code ec;
+namespace {
+
+// Temporary files in progress, for the signal handler. A slot goes free -> claimed (its path
+// being copied in) -> ready; the handler reads only ready slots, with async-signal-safe calls.
+constexpr int kMaxTempFiles = 32;
+struct TempFileSlot {
+    std::atomic<int> state{0};  // 0 free, 1 claimed, 2 ready
+    char path[PATH_MAX];
+};
+TempFileSlot g_temp_files[kMaxTempFiles];
+
+int register_temp_file(const std::filesystem::path& temp) {
+    const std::string& text = temp.native();
+    if (text.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < kMaxTempFiles; ++i) {
+        int expected = 0;
+        if (g_temp_files[i].state.compare_exchange_strong(expected, 1)) {
+            std::memcpy(g_temp_files[i].path, text.c_str(), text.size() + 1);
+            g_temp_files[i].state.store(2);
+            return i;
+        }
+    }
+    return -1;  // more than kMaxTempFiles at once: this one is not removed on a signal
+}
+
+void unregister_temp_file(int slot) {
+    if (slot >= 0) g_temp_files[slot].state.store(0);
+}
+
+extern "C" void remove_temp_files_and_exit(int signal_number) {
+    int removed = 0;
+    for (TempFileSlot& slot : g_temp_files)
+        if (slot.state.load() == 2 && ::unlink(slot.path) == 0) ++removed;
+    static const char kRemoved[] = "\nmandelscope: interrupted; the unfinished output file was removed.\n";
+    static const char kPlain[] = "\nmandelscope: interrupted.\n";
+    if (removed) (void)!::write(STDERR_FILENO, kRemoved, sizeof kRemoved - 1);
+    else (void)!::write(STDERR_FILENO, kPlain, sizeof kPlain - 1);
+    ::_exit(128 + signal_number);
+}
+
+std::string describe_file_type(mode_t mode) {
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+bool ends_with_ignoring_case(const std::string& text, const std::string& suffix) {
+    if (text.size() < suffix.size()) return false;
+    for (size_t i = 0; i < suffix.size(); ++i)
+        if (std::tolower(uint8_t(text[text.size() - suffix.size() + i])) != std::tolower(uint8_t(suffix[i]))) return false;
+    return true;
+}
+
+}  // namespace
+
+void install_output_cleanup_on_signals() {
+    struct sigaction action {};
+    action.sa_handler = remove_temp_files_and_exit;
+    sigemptyset(&action.sa_mask);
+    for (int signal_number : {SIGINT, SIGTERM}) {
+        // A signal ignored when we started stays ignored (`nohup`, a script's background job).
+        struct sigaction current {};
+        if (sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+        sigaction(signal_number, &action, nullptr);
+    }
+}
+
+std::filesystem::path resolve_output_path(const std::filesystem::path& path) {
+    std::filesystem::path current = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st {};
+        if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+        std::error_code ec;
+        const std::filesystem::path next = std::filesystem::read_symlink(current, ec);
+        if (ec) return current;
+        current = next.is_absolute() ? next : current.parent_path() / next;
+    }
+    throw std::runtime_error("cannot write " + quoted(path) + ": it is a loop of symbolic links");
+}
+
+std::string check_writable(const std::filesystem::path& path, const std::string& extension) {
     if (path.empty()) return "no output file was given";
-    if (std::filesystem::is_directory(path, ec)) return "the output path " + quoted(path) + " is a directory";
-    auto dir = path.parent_path();
+    std::filesystem::path resolved;
+    try {
+        resolved = resolve_output_path(path);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    const std::string name = resolved == path ? quoted(path) : quoted(path) + " (a link to " + quoted(resolved) + ")";
+    struct stat st {};
+    if (::stat(resolved.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return "the output path " + name + " is a directory";
+        if (!S_ISREG(st.st_mode))
+            return "cannot write " + name + ": it is " + describe_file_type(st.st_mode) +
+                   ", not a regular file, and Mandelscope replaces only regular files";
+        if (::access(resolved.c_str(), W_OK) != 0) return "cannot write " + name + ": the existing file is not writable";
+    } else if (errno != ENOENT) {
+        return "cannot write " + name + ": " + std::strerror(errno);
+    }
+    if (!extension.empty() && !ends_with_ignoring_case(path.filename().string(), extension))
+        return "the output file " + quoted(path) + " must end in " + extension + " (Mandelscope writes " +
+               (extension == ".png" ? std::string("PNG images") : extension + " files") + " only)";
+    std::filesystem::path dir = resolved.parent_path();
     if (dir.empty()) dir = ".";
+    std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
-        return "cannot write " + quoted(path) + ": the directory " + quoted(dir) + " does not exist";
-    if (::access(dir.c_str(), W_OK) != 0)
-        return "cannot write " + quoted(path) + ": the directory " + quoted(dir) + " is not writable";
-    if (std::filesystem::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-        return "cannot write " + quoted(path) + ": the existing file is not writable";
+        return "cannot write " + name + ": the directory " + quoted(dir) + " does not exist";
+    // The only sure test of the directory: create a file there (root passes access() even on
+    // /proc or a read-only mount).
+    std::string probe = (dir / ".mandelscope-probe-XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return "cannot write " + name + ": no file can be created in " + quoted(dir) + " (" + std::strerror(errno) + ")";
+    ::close(fd);
+    ::unlink(probe.c_str());
     return {};
 }
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
     std::string problem = check_writable(target_);
     if (!problem.empty()) throw std::runtime_error(problem);
-    auto dir = target_.parent_path();
-    std::string pattern = (dir.empty() ? std::filesystem::path(".") : dir) / ("." + target_.filename().string() + ".tmp-XXXXXX");
+    resolved_ = resolve_output_path(target_);
+    auto dir = resolved_.parent_path();
+    std::string pattern = (dir.empty() ? std::filesystem::path(".") : dir) / ("." + resolved_.filename().string() + ".tmp-XXXXXX");
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     int fd = ::mkstemp(name.data());
     if (fd < 0)
         throw std::runtime_error("cannot create a temporary file beside " + quoted(target_) + ": " + std::strerror(errno));
     temp_ = name.data();
-    // mkstemp creates the file 0600; give it the usual permissions (umask applies).
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    signal_slot_ = register_temp_file(temp_);
+    // mkstemp creates the file 0600: give it the replaced file's permissions, or the usual ones
+    // (umask applies).
+    struct stat st {};
+    if (::stat(resolved_.c_str(), &st) == 0) {
+        ::fchmod(fd, st.st_mode & 07777);
+    } else {
+        mode_t mask = ::umask(0);
+        ::umask(mask);
+        ::fchmod(fd, 0666 & ~mask);
+    }
     file_ = ::fdopen(fd, "wb");
     if (!file_) {
         ::close(fd);
         std::error_code ec;
         std::filesystem::remove(temp_, ec);
+        unregister_temp_file(signal_slot_);
         throw std::runtime_error("cannot open a temporary file beside " + quoted(target_));
     }
 }
@@ -138,6 +235,7 @@ AtomicFile::~AtomicFile() {
         std::error_code ec;
         std::filesystem::remove(temp_, ec);
     }
+    unregister_temp_file(signal_slot_);
 }
 
 void AtomicFile::write(const void* data, size_t bytes) {
@@ -156,86 +254,83 @@ void AtomicFile::commit() {
     file_ = nullptr;
     if (!ok) throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(saved_errno));
     std::error_code ec;
-    std::filesystem::rename(temp_, target_, ec);
+    std::filesystem::rename(temp_, resolved_, ec);
     if (ec) throw std::runtime_error("cannot move the finished file into place as " + quoted(target_) + ": " + ec.message());
     temp_.clear();
+    unregister_temp_file(signal_slot_);
+    signal_slot_ = -1;
 }
 
 // --- PNG out --------------------------------------------------------------------------------
 
-void write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
-               const std::string& metadata) {
-    if (width <= 0 || height <= 0) throw std::runtime_error("cannot write an empty image to " + quoted(path));
-    if (int64_t(width) * 4 * height + height > INT_MAX)
-        throw std::runtime_error("the image is too large to encode in one piece; use PngStreamWriter");
-    AtomicFile file(path);
-    int length = 0;
-    unsigned char* png = stbi_write_png_to_mem(rgba, width * 4, width, height, 4, &length);
-    if (!png || length < int(kAfterIhdr)) {
-        if (png) STBIW_FREE(png);
-        throw std::runtime_error("cannot encode the PNG for " + quoted(path) + " (out of memory)");
-    }
-    std::unique_ptr<unsigned char, void (*)(void*)> owner(png, [](void* p) { STBIW_FREE(p); });
-    file.write(png, kAfterIhdr);
-    if (!metadata.empty()) {
-        std::string chunk = text_chunk(kMetadataKey, metadata);
+namespace {
+
+// Signature, IHDR (8-bit RGB, no interlace) and the metadata tEXt chunk.
+std::string png_head(int width, int height, const std::string& metadata) {
+    std::string head(reinterpret_cast<const char*>(kPngSignature), 8);
+    std::string ihdr;
+    put_be32(&ihdr, uint32_t(width));
+    put_be32(&ihdr, uint32_t(height));
+    ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8 bits, RGB, deflate, adaptive filters, no interlace
+    head += png_chunk("IHDR", ihdr);
+    if (!metadata.empty()) head += text_chunk(kMetadataKey, metadata);
+    return head;
+}
+
+// The zlib bytes as IDAT chunks of at most 8 MiB.
+void write_idat(AtomicFile& file, const std::vector<uint8_t>& bytes) {
+    constexpr size_t kMaxChunk = size_t(8) << 20;
+    for (size_t at = 0; at < bytes.size(); at += kMaxChunk) {
+        const size_t n = std::min(kMaxChunk, bytes.size() - at);
+        std::string chunk = png_chunk("IDAT", std::string(reinterpret_cast<const char*>(bytes.data() + at), n));
         file.write(chunk.data(), chunk.size());
     }
-    file.write(png + kAfterIhdr, size_t(length) - kAfterIhdr);
-    file.commit();
+}
+
+void check_png_size(const std::filesystem::path& path, int width, int height) {
+    if (width <= 0 || height <= 0) throw std::runtime_error("cannot write an empty image to " + quoted(path));
+    if (std::string problem = check_writable(path, ".png"); !problem.empty()) throw std::runtime_error(problem);
+}
+
+}  // namespace
+
+void write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
+               const std::string& metadata) {
+    PngStreamWriter writer(path, width, height, metadata);
+    writer.write_rows(rgba, height);
+    writer.finish();
 }
 
 struct PngStreamWriter::Impl {
     AtomicFile file;
+    PngEncoder encoder;
     int width = 0;
     int rows_left = 0;
-    z_stream zs{};
-    bool zs_open = false;
-    std::vector<uint8_t> previous, filtered, out;
+    int batch_rows = 0;               // rows gathered before they are encoded together
+    std::vector<uint8_t> pending;     // up to batch_rows rows of RGBA
+    int pending_rows = 0;
+    std::vector<uint8_t> out;
 
-    Impl(const std::filesystem::path& path, int w, int h) : file(path), width(w), rows_left(h) {}
-    ~Impl() {
-        if (zs_open) deflateEnd(&zs);
-    }
+    Impl(const std::filesystem::path& path, int w, int h) : file(path), encoder(w), width(w), rows_left(h) {}
 
-    void write_idat(const uint8_t* data, size_t bytes) {
-        std::string chunk = png_chunk("IDAT", std::string(reinterpret_cast<const char*>(data), bytes));
-        file.write(chunk.data(), chunk.size());
-    }
-
-    // Feeds `bytes` to deflate (flush = Z_NO_FLUSH or Z_FINISH) and writes what comes out.
-    void deflate_bytes(const uint8_t* data, size_t bytes, int flush) {
-        zs.next_in = const_cast<Bytef*>(data);
-        zs.avail_in = uInt(bytes);
-        int status = Z_OK;
-        do {
-            zs.next_out = out.data();
-            zs.avail_out = uInt(out.size());
-            status = deflate(&zs, flush);
-            if (status == Z_STREAM_ERROR) throw std::runtime_error("zlib failed while compressing " + quoted(file.target()));
-            size_t produced = out.size() - zs.avail_out;
-            if (produced) write_idat(out.data(), produced);
-        } while (zs.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
+    void encode(const uint8_t* rgba, int rows) {
+        out.clear();
+        encoder.encode_rows(rgba, rows, &out);
+        write_idat(file, out);
     }
 };
 
 PngStreamWriter::PngStreamWriter(const std::filesystem::path& path, int width, int height,
                                  const std::string& metadata) {
-    if (width <= 0 || height <= 0) throw std::runtime_error("cannot write an empty image to " + quoted(path));
+    check_png_size(path, width, height);
     impl_ = std::make_unique<Impl>(path, width, height);
     Impl& m = *impl_;
-    if (deflateInit(&m.zs, 6) != Z_OK) throw std::runtime_error("zlib could not start compressing " + quoted(path));
-    m.zs_open = true;
-    m.previous.assign(size_t(width) * 4, 0);
-    m.filtered.resize(size_t(width) * 4 + 1);
-    m.out.resize(1 << 16);
-    std::string head(reinterpret_cast<const char*>(kPngSignature), 8);
-    std::string ihdr;
-    put_be32(&ihdr, uint32_t(width));
-    put_be32(&ihdr, uint32_t(height));
-    ihdr += std::string("\x08\x06\x00\x00\x00", 5);  // 8 bits, RGBA, deflate, adaptive filters, no interlace
-    head += png_chunk("IHDR", ihdr);
-    if (!metadata.empty()) head += text_chunk(kMetadataKey, metadata);
+    // A batch gives every core two segments to deflate, within 64 MiB of RGBA.
+    const size_t row_bytes = size_t(width) * 4;
+    const size_t segment_rows = std::max<size_t>(1, kPngSegmentBytes / (size_t(width) * 3 + 1));
+    const size_t wanted = segment_rows * 2 * size_t(std::max(1, omp_get_max_threads()));
+    m.batch_rows = int(std::clamp<size_t>(std::min(wanted, (size_t(64) << 20) / row_bytes), 1, size_t(height)));
+    std::string head = png_head(width, height, metadata);
     m.file.write(head.data(), head.size());
 }
 
@@ -244,27 +339,36 @@ PngStreamWriter::~PngStreamWriter() = default;
 void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     Impl& m = *impl_;
     if (rows > m.rows_left) throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
-    const size_t stride = size_t(m.width) * 4;
-    for (int r = 0; r < rows; ++r) {
-        const uint8_t* row = rgba + size_t(r) * stride;
-        // Paeth filter (type 4): predicts each byte from left, up and upper-left neighbours.
-        m.filtered[0] = 4;
-        for (size_t i = 0; i < stride; ++i) {
-            int a = i >= 4 ? row[i - 4] : 0, b = m.previous[i], c = i >= 4 ? m.previous[i - 4] : 0;
-            int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-            int predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-            m.filtered[i + 1] = uint8_t(row[i] - predictor);
-        }
-        m.deflate_bytes(m.filtered.data(), m.filtered.size(), Z_NO_FLUSH);
-        std::memcpy(m.previous.data(), row, stride);
-    }
     m.rows_left -= rows;
+    const size_t row_bytes = size_t(m.width) * 4;
+    // Large calls go straight to the encoder; small ones are gathered into a batch first, so
+    // that every core has work.
+    if (m.pending_rows == 0 && rows >= m.batch_rows) {
+        m.encode(rgba, rows);
+        return;
+    }
+    while (rows > 0) {
+        if (m.pending.empty()) m.pending.resize(size_t(m.batch_rows) * row_bytes);
+        const int take = std::min(rows, m.batch_rows - m.pending_rows);
+        std::memcpy(m.pending.data() + size_t(m.pending_rows) * row_bytes, rgba, size_t(take) * row_bytes);
+        m.pending_rows += take;
+        rgba += size_t(take) * row_bytes;
+        rows -= take;
+        if (m.pending_rows == m.batch_rows) {
+            m.encode(m.pending.data(), m.pending_rows);
+            m.pending_rows = 0;
+        }
+    }
 }
 
 void PngStreamWriter::finish() {
     Impl& m = *impl_;
     if (m.rows_left != 0) throw std::runtime_error("internal error: " + quoted(m.file.target()) + " is missing rows");
-    m.deflate_bytes(nullptr, 0, Z_FINISH);
+    if (m.pending_rows > 0) m.encode(m.pending.data(), m.pending_rows);
+    m.pending_rows = 0;
+    m.out.clear();
+    m.encoder.finish(&m.out);
+    write_idat(m.file, m.out);
     std::string end = png_chunk("IEND", "");
     m.file.write(end.data(), end.size());
     m.file.commit();
@@ -272,7 +376,46 @@ void PngStreamWriter::finish() {
 
 // --- PNG in ---------------------------------------------------------------------------------
 
+namespace {
+
+// The size of a regular file, or a sentence-carrying exception: readers allocate nothing until
+// they know how much the file can hold.
+uint64_t readable_file_size(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot open " + quoted(path) + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw std::runtime_error("cannot read " + quoted(path) + ": it is a directory");
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot read " + quoted(path) + ": it is " + describe_file_type(st.st_mode) + ", not a regular file");
+    return uint64_t(st.st_size);
+}
+
+// A chunk type for a message: its four letters, or "corrupt" when they are not letters.
+std::string printable_chunk_type(const std::string& type) {
+    for (char c : type)
+        if (!std::isalpha(uint8_t(c))) return "corrupt";
+    return type;
+}
+
+// Deflate expands at most 1032:1; a PNG's pixels can be no larger than that times its size.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+}  // namespace
+
 PngImage read_png(const std::filesystem::path& path) {
+    const uint64_t file_bytes = readable_file_size(path);
+    // Check the declared size against the file before stb_image allocates it.
+    {
+        std::ifstream in(path, std::ios::binary);
+        uint8_t head[33];
+        if (!in.read(reinterpret_cast<char*>(head), sizeof head) || std::memcmp(head, kPngSignature, 8) != 0 ||
+            std::memcmp(head + 12, "IHDR", 4) != 0)
+            throw std::runtime_error("cannot read " + quoted(path) + " as a PNG (not a PNG file)");
+        const uint64_t w = get_be32(head + 16), h = get_be32(head + 20);
+        if (w == 0 || h == 0 || w > (1u << 24) || h > (1u << 24) ||
+            (w * 8 + 1) * h > (file_bytes + 64) * kMaxDeflateRatio)  // at most 8 bytes a pixel
+            throw std::runtime_error("cannot read " + quoted(path) + " as a PNG (it declares " + std::to_string(w) + "x" +
+                                     std::to_string(h) + " pixels, more than its " + std::to_string(file_bytes) +
+                                     " bytes can hold: it is corrupt or truncated)");
+    }
     int w = 0, h = 0, channels = 0;
     unsigned char* data = stbi_load(path.c_str(), &w, &h, &channels, 4);
     if (!data) throw std::runtime_error("cannot read " + quoted(path) + " as a PNG (" + stbi_failure_reason() + ")");
@@ -285,26 +428,33 @@ PngImage read_png(const std::filesystem::path& path) {
 }
 
 bool read_png_text(const std::filesystem::path& path, const std::string& keyword, std::string* text) {
+    const uint64_t file_bytes = readable_file_size(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open " + quoted(path));
     uint8_t signature[8];
     if (!in.read(reinterpret_cast<char*>(signature), 8) || std::memcmp(signature, kPngSignature, 8) != 0)
         throw std::runtime_error(quoted(path) + " is not a PNG file");
+    uint64_t at = 8;  // where the next chunk starts
     for (;;) {
         uint8_t head[8];
         if (!in.read(reinterpret_cast<char*>(head), 8))
             throw std::runtime_error(quoted(path) + " is truncated (no IEND chunk)");
-        const uint32_t length = get_be32(head);
+        const uint64_t length = get_be32(head);
         const std::string type(reinterpret_cast<char*>(head + 4), 4);
-        if (length > (1u << 31)) throw std::runtime_error(quoted(path) + " has a corrupt chunk length");
+        // Every length is checked against what is left of the file before anything is read
+        // or allocated for it.
+        if (length > (1u << 31) || at + 12 + length > file_bytes)
+            throw std::runtime_error(quoted(path) + " is corrupt or truncated (its " + printable_chunk_type(type) +
+                                     " chunk declares " + std::to_string(length) + " bytes, more than the rest of the file)");
+        at += 12 + length;
         if (type == "IEND") return false;
-        if (type != "tEXt") {
-            in.seekg(std::streamoff(length) + 4, std::ios::cur);  // data and CRC
+        if (type != "tEXt" || int64_t(length) > kMaxPngTextBytes) {
+            in.seekg(std::streamoff(at));  // past data and CRC
             continue;
         }
         std::string data(length, '\0');
         uint8_t crc_bytes[4];
-        if (!in.read(data.data(), length) || !in.read(reinterpret_cast<char*>(crc_bytes), 4))
+        if (!in.read(data.data(), std::streamsize(length)) || !in.read(reinterpret_cast<char*>(crc_bytes), 4))
             throw std::runtime_error(quoted(path) + " is truncated inside a tEXt chunk");
         uLong crc = crc32(0L, Z_NULL, 0);
         crc = crc32(crc, head + 4, 4);
@@ -366,25 +516,47 @@ void NpyStreamWriter::finish() {
 }
 
 NpyArray read_npy_f32(const std::filesystem::path& path) {
+    const uint64_t file_bytes = readable_file_size(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open " + quoted(path));
     char magic[10];
     if (!in.read(magic, 10) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
         throw std::runtime_error(quoted(path) + " is not a .npy file");
     if (magic[6] != 1) throw std::runtime_error(quoted(path) + " is a .npy file of a version other than 1.0");
-    const size_t header_length = uint8_t(magic[8]) | size_t(uint8_t(magic[9])) << 8;
+    const size_t header_length = uint8_t(magic[8]) | size_t(uint8_t(magic[9])) << 8;  // at most 65535
+    if (10 + header_length > file_bytes) throw std::runtime_error(quoted(path) + " is truncated inside its header");
     std::string header(header_length, '\0');
     if (!in.read(header.data(), std::streamsize(header_length))) throw std::runtime_error(quoted(path) + " is truncated");
     if (header.find("'descr': '<f4'") == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
         throw std::runtime_error(quoted(path) + " does not hold little-endian float32 in C order");
-    NpyArray array;
+    // 'shape': (H, W): two decimal whole numbers, each checked before any arithmetic on them.
     const size_t open = header.find("'shape': (");
-    if (open == std::string::npos || std::sscanf(header.c_str() + open, "'shape': (%lld, %lld)",
-                                                 reinterpret_cast<long long*>(&array.height),
-                                                 reinterpret_cast<long long*>(&array.width)) != 2)
-        throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
-    array.values.resize(size_t(array.height * array.width));
-    if (!in.read(reinterpret_cast<char*>(array.values.data()), std::streamsize(array.values.size() * sizeof(float))))
+    if (open == std::string::npos) throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
+    const char* p = header.c_str() + open + 10;
+    int64_t dims[2] = {0, 0};
+    for (int d = 0; d < 2; ++d) {
+        while (*p == ' ') ++p;
+        if (*p < '0' || *p > '9') throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
+        for (; *p >= '0' && *p <= '9'; ++p)  // saturates past the cap instead of overflowing
+            dims[d] = std::min(dims[d] * 10 + (*p - '0'), kMaxNpyValues + 1);
+        while (*p == ' ') ++p;
+        if (*p != (d == 0 ? ',' : ')')) throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
+        ++p;
+    }
+    NpyArray array;
+    array.height = dims[0];
+    array.width = dims[1];
+    if (array.height > kMaxNpyValues || array.width > kMaxNpyValues ||
+        (array.width > 0 && array.height > kMaxNpyValues / array.width))
+        throw std::runtime_error(quoted(path) + " declares a " + std::to_string(array.height) + " x " + std::to_string(array.width) +
+                                 " array, more than the " + std::to_string(kMaxNpyValues) + " values Mandelscope reads");
+    const uint64_t count = uint64_t(array.height) * uint64_t(array.width);
+    if (10 + header_length + count * sizeof(float) > file_bytes)
+        throw std::runtime_error(quoted(path) + " is shorter than its shape says (" + std::to_string(array.height) + " x " +
+                                 std::to_string(array.width) + " floats need " + std::to_string(count * sizeof(float)) +
+                                 " bytes after the header)");
+    array.values.resize(size_t(count));
+    if (!in.read(reinterpret_cast<char*>(array.values.data()), std::streamsize(count * sizeof(float))))
         throw std::runtime_error(quoted(path) + " is shorter than its shape says");
     return array;
 }

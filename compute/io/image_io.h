@@ -1,17 +1,22 @@
 // image_io.h: images in and out of Mandelscope, never leaving a partial file behind.
 //
-//   PNG out   write_png(): the whole image through stb_image_write (zlib as its compressor);
-//             PngStreamWriter: band by band, for images too large to hold (bounded memory).
-//             Both insert a tEXt chunk right after IHDR carrying Mandelscope's metadata (key
-//             kMetadataKey). What the text says is not io's business: the view's text form and
-//             read_png_view() live with the view (compute/fractal/view_record.h).
+//   PNG out   write_png(): the whole image; PngStreamWriter: band by band, for images too
+//             large to hold (bounded memory). Both filter and deflate on every core
+//             (compute/io/png_encode.h), write RGB (the frames are opaque), and insert a tEXt
+//             chunk right after IHDR carrying Mandelscope's metadata (key kMetadataKey). What
+//             the text says is not io's business: the view's text form and read_png_view() live
+//             with the view (compute/fractal/view_record.h).
 //   PNG in    read_png() (pixels, via stb_image), read_png_text() (a tEXt chunk's text).
 //   NumPy     .npy v1.0, '<f4', shape (height, width), C order, rows top to bottom:
 //             write_npy_f32() whole, NpyStreamWriter band by band, read_npy_f32().
 //
 // Every writer writes to a temporary file beside the target and renames it into place only
 // once everything is written (AtomicFile): a failure never leaves a partial file and never
-// clobbers an existing one. Errors are std::runtime_error with one sentence naming the file.
+// clobbers an existing one. A symbolic link at the output path is followed, and its target is
+// replaced; a device, FIFO, socket or directory there is refused (check_writable). SIGINT and
+// SIGTERM remove the temporary files in progress before the process exits with 130 or 143
+// (install_output_cleanup_on_signals). Errors are std::runtime_error with one sentence naming
+// the file. Readers bound every length they read by the file's size before allocating.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +32,10 @@ namespace ms {
 inline constexpr const char* kMetadataKey = "mandelscope-view";
 
 // A file written under a temporary name in the target's directory and renamed over the target
-// by commit(). Opening creates the temporary file, which proves the directory writable before
-// any work is done; destroying an uncommitted AtomicFile removes it.
+// by commit(). The target is the file that `target` names after following symbolic links, so a
+// link stays a link. Opening creates the temporary file, which proves the directory writable
+// before any work is done; destroying an uncommitted AtomicFile removes it, and so does SIGINT
+// or SIGTERM once install_output_cleanup_on_signals() has run.
 class AtomicFile {
 public:
     explicit AtomicFile(std::filesystem::path target);  // throws with a sentence
@@ -40,21 +47,36 @@ public:
     const std::filesystem::path& target() const { return target_; }
 
 private:
-    std::filesystem::path target_;
+    std::filesystem::path target_;    // as given, for messages
+    std::filesystem::path resolved_;  // after following symbolic links: what commit() replaces
     std::filesystem::path temp_;
     std::FILE* file_ = nullptr;
+    int signal_slot_ = -1;
 };
 
-// Checks that `path` can be written (its directory exists and is writable, and it is not a
-// directory) without creating anything. Returns an empty string, or one sentence saying why not.
-std::string check_writable(const std::filesystem::path& path);
+// Checks, before any work, that `path` can be written: following symbolic links, what is there
+// is nothing or a writable regular file (not a directory, device, FIFO or socket), and a file
+// can be created in its directory (tried with a probe file that is removed at once). With an
+// `extension` (".png"), the name must end in it, in any case. Returns an empty string, or one
+// sentence saying why not.
+std::string check_writable(const std::filesystem::path& path, const std::string& extension = "");
+
+// The file a path names once its chain of symbolic links is followed (it need not exist).
+// Throws std::runtime_error with a sentence on a loop of links.
+std::filesystem::path resolve_output_path(const std::filesystem::path& path);
+
+// SIGINT and SIGTERM handlers that remove the temporary files of every AtomicFile in progress,
+// say so on stderr and exit with 128 + the signal (130, 143). Call once from main(). A signal
+// that was ignored at start (nohup, a background job of a script) is left ignored.
+void install_output_cleanup_on_signals();
 
 // Whole image, RGBA8, rows top to bottom. metadata may be empty (no tEXt chunk).
 void write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
                const std::string& metadata);
 
-// Band-by-band PNG: rows are filtered (Paeth) and deflated as they come; memory stays at a row
-// or two whatever the image size.
+// Band-by-band PNG: rows are gathered into batches of a few MiB, each filtered and deflated on
+// every core (compute/io/png_encode.h) and written as IDAT chunks; memory stays at one batch
+// whatever the image size. The path must end in .png.
 class PngStreamWriter {
 public:
     PngStreamWriter(const std::filesystem::path& path, int width, int height, const std::string& metadata);
@@ -74,8 +96,13 @@ struct PngImage {
     int height = 0;
     std::vector<uint8_t> rgba;  // width * height * 4
 };
+// Caps on what the readers accept (the file's size bounds everything else).
+inline constexpr int64_t kMaxPngTextBytes = int64_t(1) << 20;    // a tEXt chunk we read whole
+inline constexpr int64_t kMaxNpyValues = int64_t(1) << 32;       // 16 GiB of float32
 PngImage read_png(const std::filesystem::path& path);
-// The raw text of a tEXt chunk, or false when the file has none with that keyword.
+// The raw text of a tEXt chunk, or false when the file has none with that keyword. A chunk
+// longer than the rest of the file is an error; tEXt chunks over kMaxPngTextBytes are skipped
+// unread.
 bool read_png_text(const std::filesystem::path& path, const std::string& keyword, std::string* text);
 
 // NumPy .npy, float32, shape (height, width).

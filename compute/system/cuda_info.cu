@@ -190,30 +190,33 @@ int cuda_fp64_lanes_per_sm(int major, int minor) {
     }
 }
 
+std::string cuda_unavailable_reason() {
+    int runtime_version = 0, driver_version = 0;
+    cudaRuntimeGetVersion(&runtime_version);
+    // cudaDriverGetVersion reports 0 (and succeeds) when no driver is installed at all.
+    if (cudaDriverGetVersion(&driver_version) != cudaSuccess) driver_version = 0;
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count > 0) return {};
+    cudaGetLastError();  // clear the sticky error for later calls
+    if (driver_version == 0) return "no NVIDIA driver is installed";
+    if (err == cudaErrorInsufficientDriver || driver_version < runtime_version)
+        return "the NVIDIA driver (CUDA " + version_text(driver_version) + ") is older than this program's CUDA runtime (" +
+               version_text(runtime_version) + "): " + runtime_error_sentence(err);
+    if (err == cudaErrorNoDevice || count == 0)
+        return "no CUDA device: the NVIDIA driver is installed but reports no GPU" +
+               (err != cudaSuccess ? ": " + runtime_error_sentence(err) : std::string());
+    return "the NVIDIA driver cannot be used: " + runtime_error_sentence(err);
+}
+
 CudaSystemInfo query_cuda_system() {
     CudaSystemInfo info;
     cudaRuntimeGetVersion(&info.runtime_version);
-    // cudaDriverGetVersion reports 0 (and succeeds) when no driver is installed at all.
     if (cudaDriverGetVersion(&info.driver_version) != cudaSuccess) info.driver_version = 0;
-
+    info.reason = cuda_unavailable_reason();
+    if (!info.reason.empty()) return info;
     int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        cudaGetLastError();  // clear the sticky error for later calls
-        if (info.driver_version == 0)
-            info.reason = "no NVIDIA driver is installed (the CUDA driver library libcuda was not found): " +
-                          runtime_error_sentence(err);
-        else if (err == cudaErrorInsufficientDriver || info.driver_version < info.runtime_version)
-            info.reason = "the NVIDIA driver (CUDA " + version_text(info.driver_version) +
-                          ") is older than this program's CUDA runtime (" +
-                          version_text(info.runtime_version) + "): " + runtime_error_sentence(err);
-        else if (err == cudaErrorNoDevice || count == 0)
-            info.reason = "no CUDA device: the NVIDIA driver is installed but reports no GPU" +
-                          (err != cudaSuccess ? ": " + runtime_error_sentence(err) : std::string());
-        else
-            info.reason = "the NVIDIA driver cannot be used: " + runtime_error_sentence(err);
-        return info;
-    }
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;  // succeeded just above
 
     for (int d = 0; d < count; ++d) {
         CudaDeviceInfo dev;

@@ -38,6 +38,12 @@ struct CudaSystemInfo {
 
 CudaSystemInfo query_cuda_system();
 
+// Why no CUDA device can be used, in the words every mode prints (render, cnn, vecadd, the
+// window, info): "" when one can. A missing driver is said once, in one clause.
+std::string cuda_unavailable_reason();
+inline constexpr const char* kCudaNotBuiltReason =
+    "this Mandelscope was built without CUDA (no nvcc at build time, or MANDELSCOPE_ENABLE_CUDA=OFF)";
+
 // FP32 and FP64 lanes per SM for a compute capability (0 when unknown).
 int cuda_fp32_lanes_per_sm(int major, int minor);
 

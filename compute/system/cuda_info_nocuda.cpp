@@ -5,9 +5,11 @@ namespace ms {
 
 CudaSystemInfo query_cuda_system() {
     CudaSystemInfo info;
-    info.reason = "this Mandelscope was built without CUDA (no nvcc at build time)";
+    info.reason = kCudaNotBuiltReason;
     return info;
 }
+
+std::string cuda_unavailable_reason() { return kCudaNotBuiltReason; }
 
 int cuda_fp32_lanes_per_sm(int, int) { return 0; }
 int cuda_fp64_lanes_per_sm(int, int) { return 0; }

@@ -19,6 +19,7 @@
 
 #include "compute/vecadd/vecadd.h"
 #include "compute/system/cuda_check.h"
+#include "compute/system/cuda_info.h"
 
 namespace ms {
 
@@ -330,12 +331,8 @@ VecAddDevice vecadd_device_info(bool measure_link_now) {
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         cudaGetLastError();
-        if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-            info.reason = "no CUDA device found";
-        else if (err == cudaErrorInsufficientDriver)
-            info.reason = "no NVIDIA driver, or one too old for this program's CUDA runtime";
-        else
-            info.reason = std::string("CUDA cannot start: ") + cudaGetErrorString(err);
+        info.reason = cuda_unavailable_reason();  // compute/cuda_info.h's words, as in every mode
+        if (info.reason.empty()) info.reason = std::string("CUDA cannot start: ") + cudaGetErrorString(err);
         return info;
     }
     try {

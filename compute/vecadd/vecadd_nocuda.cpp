@@ -4,10 +4,12 @@
 
 #include "compute/vecadd/vecadd.h"
 
+#include "compute/system/cuda_info.h"
+
 namespace ms {
 
 namespace {
-constexpr const char* kNoCuda = "built without CUDA (no nvcc at build time)";
+constexpr const char* kNoCuda = kCudaNotBuiltReason;
 
 VecAddResult no_cuda(VecAddVariant variant, size_t n) {
     VecAddResult r;

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "compute/io/image_io.h"
 #include "compute/vecadd/vecadd.h"
 
 namespace ms {
@@ -369,29 +370,19 @@ void write_vecadd_csv(std::ostream& out, const VecAddSweep& sweep) {
 }
 
 std::string save_vecadd_csv(const std::string& path, const VecAddSweep& sweep) {
-    // mkstemp beside the target, so the final rename stays on one file system (atomic).
-    std::string tmp = path + ".XXXXXX";
-    const int fd = mkstemp(tmp.data());
-    if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
-    // mkstemp makes the file private (0600); give it the mode a plain fopen would have.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    // The shared atomic writer (compute/io/image_io.h): a temporary file beside the target, renamed
+    // into place when complete, removed on failure or a signal; devices and FIFOs are refused.
     std::ostringstream text;
     write_vecadd_csv(text, sweep);
     const std::string data = text.str();
-    bool ok = true;
-    for (size_t done = 0; ok && done < data.size();) {
-        const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-        if (w <= 0) ok = false;
-        else done += size_t(w);
+    try {
+        AtomicFile file(path);
+        file.write(data.data(), data.size());
+        file.commit();
+    } catch (const std::exception& e) {
+        return e.what();
     }
-    const int saved_errno = errno;
-    if (::close(fd) != 0) ok = false;
-    if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return "";
-    const std::string why = std::strerror(ok ? errno : saved_errno);
-    std::remove(tmp.c_str());
-    return "cannot write " + path + ": " + why;
+    return "";
 }
 
 }  // namespace ms

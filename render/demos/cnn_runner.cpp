@@ -316,6 +316,8 @@ void carry_out_cnn_demo(CnnDemo& d, CnnRunner& r) {
     }
 }
 
+CnnRunner::~CnnRunner() { stop_cnn_runner(*this); }
+
 void stop_cnn_runner(CnnRunner& runner) {
     runner.queue.clear();
     if (!runner.thread.joinable()) return;

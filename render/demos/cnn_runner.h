@@ -35,6 +35,7 @@ struct CnnJob {
 };
 
 struct CnnRunner {
+    ~CnnRunner();  // stop_cnn_runner: the thread never outlives the runner it writes into
     // Shared between the UI thread and the worker.
     std::thread thread;
     std::atomic<bool> cancel{false};

@@ -222,6 +222,8 @@ void carry_out_vector_add(VectorAddDemo& demo, VecAddRunner& r) {
 
 bool vector_add_busy(const VecAddRunner& r) { return r.task != VecAddTask::None || r.sweep_at_start; }
 
+VecAddRunner::~VecAddRunner() { stop_vecadd_runner(*this); }
+
 void stop_vecadd_runner(VecAddRunner& r) {
     if (!r.thread.joinable()) return;
     r.cancel = true;

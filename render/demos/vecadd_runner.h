@@ -20,6 +20,7 @@
 namespace ms {
 
 struct VecAddRunner {
+    ~VecAddRunner();  // stop_vecadd_runner: the thread never outlives the runner it writes into
     // Shared between the UI thread and the worker.
     std::thread thread;
     std::atomic<bool> cancel{false};

@@ -168,4 +168,6 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
 
 void stop_cpu_render_worker(CpuRenderWorker& worker) { stop_worker_thread(worker); }
 
+CpuRenderWorker::~CpuRenderWorker() { stop_worker_thread(*this); }
+
 }  // namespace ms

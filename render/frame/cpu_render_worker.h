@@ -28,6 +28,9 @@
 namespace ms {
 
 struct CpuRenderWorker {
+    // Stops the thread if it still runs: the worker never outlives the mutex and condition
+    // variable it waits on, even when an exception skips stop_cpu_render_worker.
+    ~CpuRenderWorker();
     std::thread thread;
     std::mutex mutex;
     std::condition_variable wake;

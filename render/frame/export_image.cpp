@@ -123,6 +123,8 @@ bool poll_export_job(ExportJob& job, ExportResult* result) {
 
 void cancel_export_job(ExportJob& job) { job.cancel = true; }
 
+ExportJob::~ExportJob() { stop_export_job(*this); }
+
 void stop_export_job(ExportJob& job) {
     if (!job.thread.joinable()) return;
     job.cancel = true;

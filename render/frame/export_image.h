@@ -44,6 +44,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
 
 // The same on a thread, for the window.
 struct ExportJob {
+    ~ExportJob();  // stop_export_job: the thread never outlives the job it writes into
     std::thread thread;
     std::atomic<bool> cancel{false};
     std::atomic<bool> finished{false};

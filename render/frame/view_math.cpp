@@ -1,6 +1,8 @@
 // view_math.cpp: navigation maths and the decimal centre arithmetic (see view_math.h).
 #include "render/frame/view_math.h"
 
+#include "compute/system/number_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -14,134 +16,24 @@
 namespace ms {
 
 // ---------------------------------------------------------------------------------------
-// Decimal text arithmetic. A decimal is sign * digits * 10^exponent, digits without leading
-// zeros. Only addition is needed: the centre moves by offsets computed in double, which are
-// small next to the centre's own digits, and the sum must keep every digit of both.
+// Decimal text arithmetic (compute/number_text.h: the one decimal grammar of every mode). Only
+// addition is needed: the centre moves by offsets computed in double, which are small next to
+// the centre's own digits, and the sum must keep every digit of both.
 
 namespace {
 
-struct Decimal {
-    bool negative = false;
-    std::string digits;  // most significant first; "" means zero
-    int exponent = 0;    // value = digits * 10^exponent
-};
-
-Decimal parse_decimal(const std::string& text) {
-    Decimal d;
-    size_t i = 0;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) d.negative = text[i++] == '-';
-    bool seen_digit = false, seen_point = false;
-    int fraction_digits = 0;
-    for (; i < text.size(); ++i) {
-        char ch = text[i];
-        if (std::isdigit(static_cast<unsigned char>(ch))) {
-            seen_digit = true;
-            if (!(d.digits.empty() && ch == '0')) d.digits += ch;
-            if (seen_point) ++fraction_digits;
-        } else if (ch == '.' && !seen_point) {
-            seen_point = true;
-        } else {
-            break;
-        }
-    }
-    int exponent = 0;
-    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-        ++i;
-        size_t start = i;
-        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-        if (i == text.size()) throw std::invalid_argument("'" + text + "' is not a decimal number");
-        for (; i < text.size(); ++i) {
-            if (!std::isdigit(static_cast<unsigned char>(text[i]))) break;
-            if (i - start > 6) throw std::invalid_argument("'" + text + "' has an absurd exponent");
-        }
-        exponent = std::atoi(text.c_str() + start);
-    }
-    if (!seen_digit || i != text.size()) throw std::invalid_argument("'" + text + "' is not a decimal number");
-    d.exponent = exponent - fraction_digits;
-    if (d.digits.empty()) d.negative = false;
+DecimalNumber parse_decimal_or_throw(const std::string& text) {
+    DecimalNumber d;
+    if (std::string problem = parse_decimal(text, &d); !problem.empty()) throw std::invalid_argument(problem);
     return d;
-}
-
-// Magnitudes as digit strings aligned to the same exponent: compare and add/subtract.
-std::string pad_to_exponent(const Decimal& d, int exponent) {
-    return d.digits + std::string(size_t(d.exponent - exponent), '0');
-}
-
-int compare_magnitudes(const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-    return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
-}
-
-std::string add_magnitudes(const std::string& a, const std::string& b) {
-    std::string out;
-    int carry = 0;
-    for (size_t k = 0; k < std::max(a.size(), b.size()) || carry; ++k) {
-        int s = carry;
-        if (k < a.size()) s += a[a.size() - 1 - k] - '0';
-        if (k < b.size()) s += b[b.size() - 1 - k] - '0';
-        out += char('0' + s % 10);
-        carry = s / 10;
-    }
-    std::reverse(out.begin(), out.end());
-    return out;
-}
-
-std::string subtract_magnitudes(const std::string& larger, const std::string& smaller) {
-    std::string out;
-    int borrow = 0;
-    for (size_t k = 0; k < larger.size(); ++k) {
-        int s = (larger[larger.size() - 1 - k] - '0') - borrow;
-        if (k < smaller.size()) s -= smaller[smaller.size() - 1 - k] - '0';
-        borrow = s < 0;
-        out += char('0' + (s + 10) % 10);
-    }
-    std::reverse(out.begin(), out.end());
-    return out;
-}
-
-Decimal add_decimals(const Decimal& a, const Decimal& b) {
-    if (a.digits.empty()) return b;
-    if (b.digits.empty()) return a;
-    int exponent = std::min(a.exponent, b.exponent);
-    std::string ma = pad_to_exponent(a, exponent), mb = pad_to_exponent(b, exponent);
-    Decimal sum;
-    sum.exponent = exponent;
-    if (a.negative == b.negative) {
-        sum.digits = add_magnitudes(ma, mb);
-        sum.negative = a.negative;
-    } else {
-        int c = compare_magnitudes(ma, mb);
-        if (c == 0) return Decimal{};
-        sum.digits = c > 0 ? subtract_magnitudes(ma, mb) : subtract_magnitudes(mb, ma);
-        sum.negative = c > 0 ? a.negative : b.negative;
-    }
-    sum.digits.erase(0, std::min(sum.digits.find_first_not_of('0'), sum.digits.size()));
-    if (sum.digits.empty()) return Decimal{};
-    return sum;
-}
-
-// Plain fixed-point text: "-0.0125", "3", "0"; no exponent, no trailing fraction zeros.
-std::string format_decimal(const Decimal& d) {
-    if (d.digits.empty()) return "0";
-    std::string digits = d.digits;
-    int exponent = d.exponent;
-    while (exponent < 0 && digits.size() > 1 && digits.back() == '0') {
-        digits.pop_back();
-        ++exponent;
-    }
-    std::string out = d.negative ? "-" : "";
-    if (exponent >= 0) return out + digits + std::string(size_t(exponent), '0');
-    size_t fraction = size_t(-exponent);
-    if (digits.size() <= fraction) return out + "0." + std::string(fraction - digits.size(), '0') + digits;
-    return out + digits.substr(0, digits.size() - fraction) + "." + digits.substr(digits.size() - fraction);
 }
 
 // a - b in double, computed in decimal first so nearby centres with many digits subtract
 // exactly before the one rounding to double.
 double decimal_difference(const std::string& a, const std::string& b) {
-    Decimal nb = parse_decimal(b);
+    DecimalNumber nb = parse_decimal_or_throw(b);
     if (!nb.digits.empty()) nb.negative = !nb.negative;
-    return std::strtod(format_decimal(add_decimals(parse_decimal(a), nb)).c_str(), nullptr);
+    return decimal_to_double(add_decimals(parse_decimal_or_throw(a), nb));
 }
 
 }  // namespace
@@ -154,12 +46,14 @@ std::string add_to_decimal(const std::string& text, double delta, int fraction_d
     char delta_text[1400];  // %.1000f of a |delta| < 1e300... fits; larger deltas are absurd
     if (std::fabs(delta) >= 1e300) throw std::invalid_argument("the centre cannot move that far");
     std::snprintf(delta_text, sizeof delta_text, "%.*f", fraction_digits, delta);
-    return format_decimal(add_decimals(parse_decimal(text), parse_decimal(delta_text)));
+    return format_decimal(add_decimals(parse_decimal_or_throw(text), parse_decimal_or_throw(delta_text)));
 }
 
 int center_fraction_digits(const View& view) {
-    double step = pixel_step(view);
-    return std::max(0, int(std::ceil(-std::log10(step))) + 4);
+    // Clamped in double before the conversion: a step of 0 or inf (a zoom near double's limit)
+    // would otherwise convert an infinity to int, which is undefined (UBSan's float-cast-overflow).
+    const double digits = std::ceil(-std::log10(pixel_step(view))) + 4.0;
+    return int(std::clamp(std::isnan(digits) ? 0.0 : digits, 0.0, 1000.0));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -229,7 +123,9 @@ View reset_view(const View& view) {
 }
 
 int auto_iterations(double zoom) {
-    double decades = std::max(0.0, std::log10(zoom));
+    // At most 1e6 iterations (zoom 1e1665, far past double): finite and inside int whatever zoom is.
+    double decades = std::clamp(std::log10(zoom), 0.0, 1665.0);
+    if (std::isnan(decades)) decades = 0.0;
     return int(std::lround((1000.0 + 600.0 * decades) / 100.0)) * 100;
 }
 

@@ -24,11 +24,6 @@
 
 namespace ms {
 
-// Zoom limits: below kMinZoom the set is a dot; past kMaxZoom the pixel step leaves double's
-// range long after FP64 stopped resolving pixels (the window says so well before).
-inline constexpr double kMinZoom = 1e-3;
-inline constexpr double kMaxZoom = 1e300;
-
 // Complex-plane offset (re, im) of a pixel position from the view's centre, and back.
 glm::dvec2 pixel_to_plane_offset(const View& view, glm::dvec2 pixel);
 glm::dvec2 plane_offset_to_pixel(const View& view, glm::dvec2 offset);
@@ -58,7 +53,7 @@ int auto_iterations(double zoom);
 
 // Decimal text arithmetic for the centre.
 // text + delta, with delta rounded to `fraction_digits` digits after the point; every digit
-// of `text` is kept. Accepts what strtod accepts for finite decimals ("-0.75", "1e-5", "+.5");
+// of `text` is kept. Accepts compute/number_text.h's decimal grammar ("-0.75", "1e-5", "+.5");
 // prints plain fixed-point text without trailing zeros. Throws std::invalid_argument.
 std::string add_to_decimal(const std::string& text, double delta, int fraction_digits);
 // Digits after the point the centre needs at this zoom: a ten-thousandth of a pixel.

@@ -123,4 +123,6 @@ CompareStatus poll_compare(CompareWorker& worker) {
 
 void stop_compare_worker(CompareWorker& worker) { stop_worker_thread(worker); }
 
+CompareWorker::~CompareWorker() { stop_worker_thread(*this); }
+
 }  // namespace ms

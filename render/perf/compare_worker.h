@@ -46,6 +46,9 @@ struct CompareStatus {
 };
 
 struct CompareWorker {
+    // Stops the thread if it still runs (an exception skipped stop_compare_worker): without it
+    // ~PerfMonitor blocked forever destroying the condition variable the worker waited on.
+    ~CompareWorker();
     std::thread thread;
     std::mutex mutex;
     std::condition_variable wake;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # info_cli.sh: `mandelscope info` exits 0 and describes the CPU (model, cores, SIMD set, clock)
 # and either the CUDA devices or, where none can be used (CI: no driver), the exact reason;
-# `info --json` is valid JSON with the same facts, every CUDA device attribute, the iteration
+# `info --json` is valid JSON (in a CPU-only build too: "built_with_cuda": false) with the same facts, every CUDA device attribute, the iteration
 # limits with their formulas, and "usable": false with the reason in words where no device is.
 # Usage: bash info_cli.sh /path/to/mandelscope
 set -u
@@ -35,7 +35,11 @@ assert cpu["clock_hz"] > 0 and cpu["clock_source"], cpu
 assert cpu["iteration_limit_fp64"] > 0 and cpu["iteration_limit_fp32"] >= cpu["iteration_limit_fp64"], cpu
 for key in ("cpu_reference", "cpu_fast_fp32", "cpu_fast_fp64"):
     assert cpu["limits"][key]["iterations_per_second"] > 0 and "per iteration" in cpu["limits"][key]["formula"], key
-assert cuda["runtime_version"] > 0 and cuda["runtime_version_text"], cuda
+# A build without CUDA (MANDELSCOPE_ENABLE_CUDA=OFF, or no nvcc) has no runtime: it says so.
+if cuda["built_with_cuda"]:
+    assert cuda["runtime_version"] > 0 and cuda["runtime_version_text"], cuda
+else:
+    assert cuda["runtime_version"] == 0 and not cuda["usable"] and "built without CUDA" in cuda["reason"], cuda
 assert cuda["instructions_per_iteration"]["fp32"] > 0 and cuda["instructions_per_iteration"]["source"], cuda
 if cuda["usable"]:
     assert cuda["devices"], "usable CUDA without a device"

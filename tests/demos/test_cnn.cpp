@@ -8,9 +8,12 @@
 // The data set is read from $MANDELSCOPE_FASHION_MNIST or /usr/share/datasets/fashion-mnist;
 // tests that need it skip with the package name where it is missing.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -214,6 +217,49 @@ TEST(FashionMnistIdx, RejectsCorruptAndCutGzipStreams) {
     fs::remove_all(dir);
 }
 
+// issue 16 item 3: a 31-byte .gz declaring 2^20 images allocated 822 MB before reading.
+TEST(FashionMnistIdx, CountsBeyondWhatTheFileHoldsAreRefusedBeforeAllocating) {
+    fs::path dir = make_temp_dir("bigcount");
+    fs::path images = dir / "images.gz", labels = dir / "labels.gz";
+    write_gz(images, idx_images(0x803, 1u << 20, 28, 28, 0));
+    ASSERT_LT(fs::file_size(images), 64u);
+    int count = 0;
+    std::string e = error_of([&] { read_idx_images(images, &count); });
+    EXPECT_NE(e.find("more than the file can hold"), std::string::npos) << e;
+    write_gz(labels, idx_labels(0x801, 1u << 20, 0));
+    e = error_of([&] { read_idx_labels(labels, &count); });
+    EXPECT_NE(e.find("more than the file can hold"), std::string::npos) << e;
+    fs::remove_all(dir);
+}
+
+// issue 16 item 8: a .gz with its last bytes cut was accepted (gzread stops without an error
+// when the input ends inside the gzip trailer). This file, 3000 images of a hashed pattern, was
+// accepted with 1 to 8 bytes cut. Every cut of the last 64 bytes must be an error.
+TEST(FashionMnistIdx, EveryCutOfTheLastBytesIsAnError) {
+    fs::path dir = make_temp_dir("cuts");
+    fs::path images = dir / "images.gz", cut = dir / "cut.gz";
+    std::string idx = idx_images(0x803, 3000, 28, 28, 0);
+    for (uint64_t i = 0; i < 3000u * 784u; ++i) idx.push_back(char(((i * 2654435761u) >> 13) & 0xff));
+    write_gz(images, idx);
+    std::string bytes;
+    {
+        std::FILE* f = std::fopen(images.c_str(), "rb");
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+        std::fclose(f);
+    }
+    int count = 0;
+    ASSERT_EQ(error_of([&] { read_idx_images(images, &count); }), "");
+    for (size_t c = 1; c <= 64 && c < bytes.size(); ++c) {
+        std::FILE* f = std::fopen(cut.c_str(), "wb");
+        std::fwrite(bytes.data(), 1, bytes.size() - c, f);
+        std::fclose(f);
+        EXPECT_NE(error_of([&] { read_idx_images(cut, &count); }), "") << "accepted with " << c << " bytes cut";
+    }
+    fs::remove_all(dir);
+}
+
 TEST(FashionMnistIdx, MissingFilesNameThePackage) {
     fs::path dir = make_temp_dir("missing");
     std::string e = error_of([&] { load_fashion_mnist(dir, FashionMnistSplit::Train); });
@@ -282,6 +328,45 @@ TEST(CnnWeightsFile, RejectsCorruption) {
     EXPECT_NE(load_error(good.substr(0, good.size() - 100)).find("truncated"), std::string::npos);
     EXPECT_NE(load_error(good + "x").find("expected"), std::string::npos);
     EXPECT_NE(load_error("MSC").find("bad magic"), std::string::npos);
+}
+
+// issue 16 item 3: the weights reader read any "file" whole; /dev/zero grew until bad_alloc.
+TEST(CnnWeightsFile, RefusesDevicesAndOversizeFilesBeforeReading) {
+    if (fs::exists("/dev/zero")) {
+        const std::string e = error_of([] { cnn_load_weights("/dev/zero"); });
+        EXPECT_NE(e.find("not a regular file"), std::string::npos) << e;
+    }
+    fs::path dir = make_temp_dir("oversize");
+    fs::path big = dir / "big.msw";
+    { std::FILE* f = std::fopen(big.c_str(), "wb"); std::fclose(f); }
+    fs::resize_file(big, 64u << 20);  // sparse: 64 MiB of zeros
+    const std::string e = error_of([&] { cnn_load_weights(big); });
+    EXPECT_NE(e.find("more than any weights file"), std::string::npos) << e;
+    fs::remove_all(dir);
+}
+
+// issue 16 item 8: a full disk left w.msw.tmp behind.
+TEST(CnnWeightsFile, AFullDiskLeavesNoTemporaryFile) {
+    fs::path dir = make_temp_dir("fulldisk");
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // RLIMIT_FSIZE makes write() fail as a full disk does (EFBIG rather than ENOSPC).
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit{16 * 1024, 16 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            cnn_save_weights(dir / "w.msw", cnn_init_weights(1), "p");
+        } catch (const std::runtime_error&) {
+            ::_exit(3);
+        }
+        ::_exit(4);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << "status " << status;
+    EXPECT_TRUE(fs::is_empty(dir)) << "a temporary file was left behind";
+    fs::remove_all(dir);
 }
 
 // ---- forward passes ------------------------------------------------------------------------

@@ -1,18 +1,30 @@
 // test_image_io.cpp: PNG and .npy files round-trip (pixels, the view in the tEXt chunk, the
 // .npy header and values), a PNG without our chunk is refused with a clear error, and a failed
-// or abandoned write leaves neither a partial file nor a clobbered one.
+// or abandoned write leaves neither a partial file nor a clobbered one. The parallel PNG encoder
+// gives zlib-valid streams across its segments. Output paths: symbolic links are written
+// through, devices, FIFOs and other extensions refused, a signal or a full disk leaves no
+// temporary file. Readers refuse lengths their file cannot hold before allocating them
+// (regression inputs of issue 16 item 3).
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compute/fractal/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/io/png_encode.h"
 
 namespace fs = std::filesystem;
 
@@ -34,6 +46,34 @@ std::vector<uint8_t> test_pattern(int width, int height) {
         for (int x = 0; x < width; ++x) {
             uint8_t* p = &rgba[(size_t(y) * width + x) * 4];
             p[0] = uint8_t(x * 7 + y), p[1] = uint8_t(y * 13), p[2] = uint8_t((x ^ y) * 3), p[3] = 255;
+        }
+    return rgba;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+size_t entries(const fs::path& dir) { return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
+
+// A smooth picture with bands and noise, like a rendered frame: every filter type has rows to win.
+std::vector<uint8_t> frame_like_pattern(int width, int height) {
+    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    uint32_t noise = 12345;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            uint8_t* p = &rgba[(size_t(y) * width + x) * 4];
+            noise = noise * 1664525u + 1013904223u;
+            const bool noisy = (x / 64 + y / 48) % 5 == 0;
+            p[0] = uint8_t(x / 3 + y / 5 + (noisy ? noise >> 28 : 0));
+            p[1] = uint8_t((x * y) >> 9);
+            p[2] = uint8_t(y < height / 3 ? 40 : x);
+            p[3] = 255;
         }
     return rgba;
 }
@@ -184,6 +224,232 @@ TEST(ImageIo, UnwritablePathsAreRefusedBeforeAnyWork) {
     EXPECT_FALSE(ms::check_writable(dir.path).empty());  // a directory
     EXPECT_TRUE(ms::check_writable(dir.path / "fine.png").empty());
     EXPECT_THROW(ms::AtomicFile(dir.path / "no-such-dir" / "x.png"), std::runtime_error);
+}
+
+// --- The parallel encoder ----------------------------------------------------------------------
+
+TEST(PngEncode, SegmentsJoinIntoOneValidZlibStream) {
+    // Wide enough that one call is cut into several deflate segments; zlib's own inflate then
+    // checks the joined stream and its combined Adler-32, and the filters undo to the pixels.
+    const int w = 1500, h = 700;
+    ASSERT_GT(size_t(h) * (size_t(w) * 3 + 1), 2 * ms::kPngSegmentBytes);
+    auto rgba = frame_like_pattern(w, h);
+    ms::PngEncoder encoder(w);
+    std::vector<uint8_t> stream;
+    encoder.encode_rows(rgba.data(), 333, &stream);           // two calls: the row above the
+    encoder.encode_rows(rgba.data() + size_t(333) * w * 4, h - 333, &stream);  // second comes from the first
+    encoder.finish(&stream);
+    std::vector<uint8_t> filtered(size_t(h) * (size_t(w) * 3 + 1) + 1);
+    uLongf length = uLongf(filtered.size());
+    ASSERT_EQ(uncompress(filtered.data(), &length, stream.data(), uLong(stream.size())), Z_OK);
+    ASSERT_EQ(length, size_t(h) * (size_t(w) * 3 + 1));
+    const uint64_t* counts = encoder.filter_counts();
+    EXPECT_EQ(counts[0] + counts[1] + counts[2] + counts[3] + counts[4], uint64_t(h));
+    // Each row is what png_filter_row makes of it with the row above.
+    std::vector<uint8_t> rgb(size_t(w) * 3), above(size_t(w) * 3, 0), row(size_t(w) * 3 + 1);
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) std::memcpy(&rgb[size_t(x) * 3], &rgba[(size_t(y) * w + x) * 4], 3);
+        ms::png_filter_row(rgb.data(), above.data(), w, row.data());
+        ASSERT_EQ(0, std::memcmp(row.data(), filtered.data() + size_t(y) * row.size(), row.size())) << "row " << y;
+        above = rgb;
+    }
+}
+
+TEST(PngEncode, LargeImageRoundTripsThroughTheWholeImageWriter) {
+    TempDir dir;
+    const int w = 1280, h = 960;
+    auto rgba = frame_like_pattern(w, h);
+    fs::path path = dir.path / "large.png";
+    ms::write_png(path, rgba.data(), w, h, ms::view_to_json(test_record()));
+    auto image = ms::read_png(path);
+    EXPECT_EQ(image.width, w);
+    EXPECT_EQ(image.height, h);
+    EXPECT_TRUE(image.rgba == rgba);
+    expect_same_record(ms::read_png_view(path), test_record());
+}
+
+// --- Output paths -------------------------------------------------------------------------------
+
+TEST(OutputPaths, SymbolicLinksAreWrittenThroughToTheirTarget) {
+    TempDir dir;
+    auto rgba = test_pattern(8, 8);
+    write_file(dir.path / "real.png", "old");
+    fs::create_symlink("real.png", dir.path / "link.png");
+    ms::write_png(dir.path / "link.png", rgba.data(), 8, 8, "");
+    EXPECT_TRUE(fs::is_symlink(dir.path / "link.png"));
+    EXPECT_EQ(ms::read_png(dir.path / "real.png").rgba, rgba);
+    // A dangling link: the file it names is created, and the link stays.
+    fs::create_symlink("sub/new.png", dir.path / "dangling.png");
+    fs::create_directory(dir.path / "sub");
+    ms::write_png(dir.path / "dangling.png", rgba.data(), 8, 8, "");
+    EXPECT_TRUE(fs::is_symlink(dir.path / "dangling.png"));
+    EXPECT_EQ(ms::read_png(dir.path / "sub" / "new.png").rgba, rgba);
+    EXPECT_EQ(entries(dir.path), 4u);  // real, link, dangling, sub: no temporary file
+    // A loop of links is a sentence, not a hang.
+    fs::create_symlink("loop-b.png", dir.path / "loop-a.png");
+    fs::create_symlink("loop-a.png", dir.path / "loop-b.png");
+    EXPECT_NE(ms::check_writable(dir.path / "loop-a.png").find("loop"), std::string::npos);
+}
+
+TEST(OutputPaths, DevicesFifosAndDirectoriesAreRefused) {
+    TempDir dir;
+    auto rgba = test_pattern(8, 8);
+    // issue 15: `render -o /dev/full` as root replaced the device node with a PNG.
+    for (const char* device : {"/dev/null", "/dev/full"}) {
+        if (!fs::exists(device)) continue;
+        std::string problem = ms::check_writable(device);
+        EXPECT_NE(problem.find("a device"), std::string::npos) << problem;
+        EXPECT_THROW(ms::AtomicFile{fs::path(device)}, std::runtime_error);
+        EXPECT_TRUE(fs::is_character_file(device));
+        fs::create_symlink(device, dir.path / (fs::path(device).filename().string() + ".png"));
+        problem = ms::check_writable(dir.path / (fs::path(device).filename().string() + ".png"));
+        EXPECT_NE(problem.find("a link to"), std::string::npos) << problem;
+    }
+    ASSERT_EQ(::mkfifo((dir.path / "fifo.png").c_str(), 0644), 0);
+    std::string problem = ms::check_writable(dir.path / "fifo.png");
+    EXPECT_NE(problem.find("FIFO"), std::string::npos) << problem;
+    EXPECT_THROW(ms::write_png(dir.path / "fifo.png", rgba.data(), 8, 8, ""), std::runtime_error);
+    EXPECT_TRUE(fs::is_fifo(dir.path / "fifo.png"));
+    fs::create_directory(dir.path / "folder.png");
+    EXPECT_NE(ms::check_writable(dir.path / "folder.png").find("is a directory"), std::string::npos);
+    // /proc: root passes access(W_OK) there, but no file can be created.
+    if (fs::is_directory("/proc")) EXPECT_FALSE(ms::check_writable("/proc/a.png").empty());
+}
+
+TEST(OutputPaths, PngWritersRefuseOtherExtensions) {
+    TempDir dir;
+    auto rgba = test_pattern(8, 8);
+    std::string problem = ms::check_writable(dir.path / "picture.jpg", ".png");
+    EXPECT_NE(problem.find("must end in .png"), std::string::npos) << problem;
+    EXPECT_TRUE(ms::check_writable(dir.path / "PICTURE.PNG", ".png").empty());
+    EXPECT_THROW(ms::write_png(dir.path / "picture.jpg", rgba.data(), 8, 8, ""), std::runtime_error);
+    EXPECT_EQ(entries(dir.path), 0u);
+}
+
+// Runs `body` in a child process and returns its exit status (or 1000 + a signal that killed it).
+template <typename Body>
+int in_child(Body body) {
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        body();
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+TEST(OutputPaths, SignalsRemoveTheTemporaryFileAndExitWith128PlusTheSignal) {
+    for (int signal_number : {SIGINT, SIGTERM}) {
+        TempDir dir;
+        write_file(dir.path / "keep.png", "precious");
+        const int status = in_child([&] {
+            ms::install_output_cleanup_on_signals();
+            ms::PngStreamWriter writer(dir.path / "keep.png", 64, 64, "");
+            ms::NpyStreamWriter raw(dir.path / "raw.npy", 4, 4);
+            auto rgba = test_pattern(64, 32);
+            writer.write_rows(rgba.data(), 32);
+            std::raise(signal_number);  // as a Ctrl+C or `kill` half-way through
+            ::_exit(99);
+        });
+        EXPECT_EQ(status, 128 + signal_number);
+        EXPECT_EQ(read_file(dir.path / "keep.png"), "precious");
+        EXPECT_EQ(entries(dir.path), 1u) << "a temporary file was left behind";
+    }
+}
+
+TEST(OutputPaths, AFullDiskLeavesNoTemporaryFile) {
+    // RLIMIT_FSIZE makes write() fail as a full disk would (EFBIG instead of ENOSPC). The image
+    // is one deflate segment: a forked child must not start an OpenMP team its parent had.
+    TempDir dir;
+    const int status = in_child([&] {
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit{4096, 4096};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        auto rgba = frame_like_pattern(400, 300);
+        try {
+            ms::write_png(dir.path / "big.png", rgba.data(), 400, 300, "");
+        } catch (const std::runtime_error& e) {
+            ::_exit(std::strstr(e.what(), "big.png") ? 3 : 4);  // the sentence names the file
+        }
+        ::_exit(5);
+    });
+    EXPECT_EQ(status, 3);
+    EXPECT_EQ(entries(dir.path), 0u);
+}
+
+// --- Readers bound what they allocate (issue 16 item 3) ----------------------------------------
+
+std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
+const std::string kSignature("\x89PNG\r\n\x1a\n", 8);
+
+TEST(ReaderBounds, PngTextLengthBeyondTheFileIsRefusedUnread) {
+    TempDir dir;
+    // The fuzzer's input: a signature and a tEXt chunk header declaring 2^31 bytes, 16 bytes in
+    // all. It used to allocate 2 GiB before reading.
+    write_file(dir.path / "text.png", kSignature + be32(0x80000000u) + "tEXt");
+    std::string text;
+    try {
+        ms::read_png_text(dir.path / "text.png", ms::kMetadataKey, &text);
+        FAIL() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("corrupt or truncated"), std::string::npos) << e.what();
+    }
+    write_file(dir.path / "text2.png", kSignature + be32(1000) + "tEXt" + "mandelscope-view");
+    EXPECT_THROW(ms::read_png_text(dir.path / "text2.png", ms::kMetadataKey, &text), std::runtime_error);
+    // A directory is a sentence too.
+    EXPECT_THROW(ms::read_png_text(dir.path, ms::kMetadataKey, &text), std::runtime_error);
+}
+
+TEST(ReaderBounds, PngDimensionsBeyondTheFileAreRefusedBeforeDecoding) {
+    TempDir dir;
+    std::string ihdr = be32(1u << 24) + be32(1u << 24) + std::string("\x08\x06\x00\x00\x00", 5);
+    std::string chunk = be32(13) + "IHDR" + ihdr;
+    uLong crc = crc32(0, reinterpret_cast<const Bytef*>(chunk.data() + 4), uInt(chunk.size() - 4));
+    write_file(dir.path / "huge.png", kSignature + chunk + be32(uint32_t(crc)));
+    try {
+        ms::read_png(dir.path / "huge.png");
+        FAIL() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("more than its"), std::string::npos) << e.what();
+    }
+}
+
+std::string npy_with_shape(const std::string& shape) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+    dict.push_back('\n');
+    return std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xff) + char(dict.size() >> 8) + dict;
+}
+
+TEST(ReaderBounds, NpyShapesAreCheckedAgainstTheFileAndForOverflow) {
+    TempDir dir;
+    const fs::path path = dir.path / "a.npy";
+    auto error_of = [&](const std::string& bytes) -> std::string {
+        write_file(path, bytes);
+        try {
+            ms::read_npy_f32(path);
+        } catch (const std::runtime_error& e) {
+            return e.what();
+        } catch (const std::exception& e) {
+            return std::string("escaped: ") + e.what();  // std::length_error and friends
+        }
+        return "";
+    };
+    // A header alone asking for 8.4 GB.
+    EXPECT_NE(error_of(npy_with_shape("(46000, 46000)")).find("shorter than its shape"), std::string::npos);
+    // height * width overflowing int64, and each beyond the cap.
+    EXPECT_NE(error_of(npy_with_shape("(4294967296, 4294967296)")).find("declares"), std::string::npos);
+    EXPECT_NE(error_of(npy_with_shape("(9223372036854775807, 2)")).find("declares"), std::string::npos);
+    EXPECT_NE(error_of(npy_with_shape("(99999999999999999999999, 1)")).find("declares"), std::string::npos);
+    EXPECT_NE(error_of(npy_with_shape("(-1, 4)")).find("two-dimensional"), std::string::npos);
+    // A header length past the end of the file.
+    std::string cut = npy_with_shape("(1, 1)");
+    EXPECT_NE(error_of(cut.substr(0, 20)).find("truncated"), std::string::npos);
+    // Right: 2 x 3 floats.
+    std::string good = npy_with_shape("(2, 3)") + std::string(24, '\0');
+    EXPECT_EQ(error_of(good), "");
 }
 
 }  // namespace

@@ -17,15 +17,16 @@ identify "$work/a.png" 2>/dev/null | grep -q ' 300x200 ' || fail "wrong size: $(
 identify -verbose "$work/a.png" | grep -q 'mandelscope-view: {"center_re":"-0.10109636384562","center_im":"0.95628651080914"' \
     || fail "the view is not in the tEXt chunk"
 
-# Unwritable paths: a directory that does not exist, and a directory in the file's place.
+# Unwritable paths: a directory that does not exist, and a directory in the file's place. Both are
+# bad input, found before the export starts: exit 2.
 out=$("$bin" "${view[@]}" --export="$work/missing/dir/b.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 1 ] && echo "$out" | grep -q "cannot write .*b.png.*: the directory .* does not exist" \
+[ $rc -eq 2 ] && echo "$out" | grep -q "cannot write .*b.png.*: the directory .* does not exist" \
     || fail "an unwritable path must fail with a sentence (rc $rc)"
 mkdir "$work/isdir.png"
 out=$("$bin" "${view[@]}" --export="$work/isdir.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 1 ] && [ -d "$work/isdir.png" ] || fail "exporting onto a directory must fail and leave it (rc $rc)"
+[ $rc -eq 2 ] && [ -d "$work/isdir.png" ] || fail "exporting onto a directory must fail and leave it (rc $rc)"
 # Overwriting a file replaces it only once the new one is complete.
 cp "$work/a.png" "$work/keep.png"
 "$bin" "${view[@]}" --export="$work/keep.png" --export-size=30x20 || fail "re-export failed"
@@ -42,13 +43,14 @@ echo "$out" | grep -q '^view: center=-0.10109636384562,0.95628651080914 zoom=300
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/shot.png" --screenshot="$work/shot2.png" --print-view 2>&1)
 echo "$out" | grep -q '^view: center=-0.10109636384562,0.95628651080914 zoom=300 ' || fail "a screenshot does not reopen"
 
-# Not a Mandelscope PNG, and no file at all: a message, the default view, exit 0.
+# Not a Mandelscope PNG, and no file at all: a scripted run (--screenshot) fails with the
+# sentence and exit 2, before any window and without a screenshot (issue 15, section 6).
 convert -size 16x16 xc:red "$work/plain.png"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/plain.png" --screenshot="$work/shot3.png" --print-view 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 0 ] && echo "$out" | grep -q 'has no Mandelscope view in it' || fail "a plain PNG must give a clear message"
-echo "$out" | grep -q '^view: center=-0.5,0 zoom=2.3703703703703702 ' || fail "after a refused PNG the default view must stay"
+[ $rc -eq 2 ] && echo "$out" | grep -q 'has no Mandelscope view in it' || fail "a plain PNG must give a clear message and exit 2 (rc $rc)"
+[ ! -e "$work/shot3.png" ] || fail "a refused --open must not leave a screenshot"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/none.png" --screenshot="$work/shot4.png" 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 0 ] && echo "$out" | grep -q "cannot open $work/none.png: No such file or directory" || fail "a missing file must give a clear message"
+[ $rc -eq 2 ] && echo "$out" | grep -q "cannot open $work/none.png: No such file or directory" || fail "a missing file must give a clear message (rc $rc)"
 echo "$out" | grep -q . && exit 0

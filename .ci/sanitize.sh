@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# sanitize.sh: the second half of CI (.ci/run calls it after the normal tree's suite).
+#   1. build-san: clang, CPU-only (MANDELSCOPE_ENABLE_CUDA=OFF), -fsanitize=address,undefined
+#      plus float-cast-overflow, and the libFuzzer targets of tests/fuzz (MANDELSCOPE_FUZZ);
+#      the whole CTest suite runs in it, window tests included (Xvfb), except the long
+#      benchmarks named in SKIP_IN_SANITIZER below. Any sanitizer report fails the test.
+#   2. each fuzz target for FUZZ_SECONDS (default 60) from its seed corpus
+#      (tests/fuzz/corpus/NAME; new inputs go to a temporary folder, the tree stays clean),
+#      with the issue's limits: 256 MB per allocation, 1 s per input.
+#   3. build-tsan: the background workers' tests under ThreadSanitizer (OpenMP through
+#      LLVM's Archer tool, so the OpenMP runtime's own synchronisation is understood).
+# Why clang: GCC's -fsanitize=undefined has no float-cast-overflow, and libFuzzer is clang's.
+# Usage: bash .ci/sanitize.sh        (FUZZ_SECONDS=10 for a quicker pass)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+fuzz_seconds=${FUZZ_SECONDS:-60}
+# The benchmark (figures, not checks) and the soak (its memory figure means nothing under ASan's
+# quarantine and shadow memory): the normal tree runs both; the rest of the suite runs here.
+SKIP_IN_SANITIZER='^(bench_cli|window_soak)$'
+clang_env=(env CC=clang-14 CXX=clang++-14)
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+t0=$(date +%s)
+stamp() { echo "== $1 ($(( $(date +%s) - t0 )) s since sanitize.sh started)"; }
+
+# --- 1. ASan + UBSan tree, whole suite ------------------------------------------------------
+"${clang_env[@]}" cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANDELSCOPE_ENABLE_CUDA=OFF \
+    -DMANDELSCOPE_SANITIZE=address,undefined -DMANDELSCOPE_FUZZ=ON "${launcher[@]}" > build-san.cmake.log
+cmake --build build-san -j"$(nproc)"
+stamp "build-san built"
+
+if [ -z "${DISPLAY:-}" ]; then
+    display=:$((80 + RANDOM % 9))
+    Xvfb "$display" -screen 0 1920x1080x24 -nolisten tcp > /tmp/mandelscope-xvfb-san.log 2>&1 &
+    xvfb_pid=$!
+    trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
+    export DISPLAY=$display
+    for _ in $(seq 50); do xdpyinfo > /dev/null 2>&1 && break; sleep 0.1; done
+fi
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+export LSAN_OPTIONS=suppressions=$root/.ci/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-san && ctest --output-on-failure -j1 -E "$SKIP_IN_SANITIZER")
+stamp "sanitizer suite passed"
+
+# --- 2. fuzz targets ----------------------------------------------------------------------------
+bash .ci/fuzz.sh build-san/bin "$fuzz_seconds"
+stamp "fuzz targets passed"
+
+# --- 3. ThreadSanitizer on the background workers' tests --------------------------------------
+"${clang_env[@]}" cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANDELSCOPE_ENABLE_CUDA=OFF \
+    -DMANDELSCOPE_SANITIZE=thread "${launcher[@]}" > build-tsan.cmake.log
+tsan_tests=(test_render_workers_stop test_render_compare_worker)
+cmake --build build-tsan -j"$(nproc)" --target "${tsan_tests[@]}"
+archer=$(ls /usr/lib/llvm-14/lib/libarcher.so 2> /dev/null || true)
+for t in "${tsan_tests[@]}"; do
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" OMP_TOOL_LIBRARIES=$archer build-tsan/bin/$t
+done
+stamp "ThreadSanitizer: no reports"

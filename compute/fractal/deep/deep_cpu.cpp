@@ -1,0 +1,191 @@
+// deep_cpu.cpp: the deep frame on the CPU: reference, BLA table, then perturbation with
+// rebasing and BLA skips per pixel (see deep_cpu.h for the maths).
+#include "compute/fractal/deep/deep_cpu.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstring>
+#include <cmath>
+#include <stdexcept>
+
+#include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_perturbation.h"
+#include "compute/fractal/mandelbrot.h"
+
+namespace ms {
+
+namespace {
+
+static_assert(kDeepBailoutSquared == kBailoutRadius * kBailoutRadius);
+// Double deltas down to this pixel spacing; FloatExp below (the products of perturbation must
+// stay clear of double's subnormals, 2.2e-308).
+constexpr double kDoubleMinSpacing = 1e-290;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+template <typename T>
+void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
+                   DeepFrame* frame) {
+    const int width = frame->width, height = frame->height;
+    DeepFrameStats& stats = frame->stats;
+    const ReferenceOrbit& orbit = *setup.orbit;
+    const DeepComplex<T>* Z = deep_orbit_data<T>(orbit);
+    BlaTable<T> table;
+    if (!deep_frame_bla(setup, options, &table, &stats)) return;
+    const BlaView<T> bla = options.use_bla ? bla_view(&table) : BlaView<T>{};
+    const T spacing = deep_from_floatexp<T>(setup.spacing);
+    const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
+    const int64_t last_index = orbit.last_index();
+    const int64_t max_iterations = location.max_iterations;
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+
+    auto start = Clock::now();
+    uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
+    std::atomic<int> rows_done{0};
+    bool cancelled = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
+    reduction(+ : iterations, bla_iterations, bla_skips, steps, rebases, escaped) reduction(|| : cancelled)
+    for (int y = 0; y < height; ++y) {
+        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+            cancelled = true;
+            continue;
+        }
+        DeepPixelCounters counters;
+        const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
+        for (int x = 0; x < width; ++x) {
+            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+            const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+            const size_t i = size_t(y) * size_t(width) + size_t(x);
+            frame->escape_count[i] =
+                options.rebase ? deep_iterate_pixel<T, true>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters)
+                               : deep_iterate_pixel<T, false>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters);
+        }
+        iterations += counters.iterations;
+        bla_iterations += counters.bla_iterations;
+        bla_skips += counters.bla_skips;
+        steps += counters.steps;
+        rebases += counters.rebases;
+        escaped += counters.escaped;
+        int done = rows_done.fetch_add(1) + 1;
+        if (options.row_progress) options.row_progress(done, height);
+    }
+    stats.pixels_ms = ms_since(start);
+    stats.iterations = iterations;
+    stats.bla_iterations = bla_iterations;
+    stats.bla_skips = bla_skips;
+    stats.perturbation_steps = steps;
+    stats.rebases = rebases;
+    stats.escaped_pixels = escaped;
+    stats.cancelled = stats.cancelled || cancelled;
+}
+
+}  // namespace
+
+const char* deep_number_type_name(DeepNumberType type) {
+    switch (type) {
+        case DeepNumberType::Auto: return "auto";
+        case DeepNumberType::Double: return "double";
+        case DeepNumberType::FloatExp: return "floatexp";
+    }
+    return "?";
+}
+
+DeepNumberType deep_resolve_number_type(DeepZoom zoom, int height, const ReferenceOrbit& orbit,
+                                        DeepNumberType requested) {
+    if (requested != DeepNumberType::Auto) return requested;
+    FloatExp spacing = deep_pixel_spacing(zoom, height);
+    if (spacing >= fe_from_double(kDoubleMinSpacing) && orbit.fits_double()) return DeepNumberType::Double;
+    return DeepNumberType::FloatExp;
+}
+
+DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
+                                const DeepRenderOptions& options, DeepFrame* frame) {
+    std::string error = validate_deep_location(location);
+    if (error.empty() && (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 30)))
+        error = "The image size must be between 1x1 pixels and 2^30 pixels in all.";
+    if (!error.empty()) throw std::invalid_argument(error);
+    frame->width = width;
+    frame->height = height;
+    frame->escape_count.assign(size_t(width) * size_t(height), -1);
+    frame->mu.assign(size_t(width) * size_t(height), -1.0);
+
+    DeepFrameSetup setup;
+    ReferenceControl control{options.cancel, options.reference_progress};
+    bool cached = false;
+    setup.orbit = reference_for(options.cache, location, width, height, control, &cached);
+    DeepFrameStats& stats = frame->stats;
+    if (!setup.orbit) {
+        stats.cancelled = true;
+        return setup;
+    }
+    const ReferenceOrbit& orbit = *setup.orbit;
+    stats.reference_cached = cached;
+    stats.reference_ms = cached ? 0.0 : orbit.compute_ms;
+    stats.reference_iterations = orbit.last_index();
+    stats.precision_bits = orbit.precision_bits;
+    stats.number_type = deep_resolve_number_type(location.zoom, height, orbit, options.number_type);
+    if (orbit.center_re != location.center_re || orbit.center_im != location.center_im)
+        setup.offset = deep_center_offset(location, orbit);
+    setup.spacing = deep_pixel_spacing(location.zoom, height);
+    // The frame's largest |dc|: the reference's offset plus the half diagonal.
+    setup.max_dc = deep_cabs(setup.offset) +
+                   setup.spacing * fe_from_double(0.5 * std::hypot(double(width), double(height)));
+    return setup;
+}
+
+template <typename T>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
+                    DeepFrameStats* stats) {
+    if (!options.use_bla) return true;
+    double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
+    if (!build_bla_table(deep_orbit_data<T>(*setup.orbit), setup.orbit->last_index(),
+                         deep_from_floatexp<T>(setup.max_dc), epsilon, options.cancel, table)) {
+        stats->cancelled = true;
+        return false;
+    }
+    stats->bla_ms = table->build_ms;
+    stats->bla_levels = table->view.levels;
+    return true;
+}
+
+template bool deep_frame_bla<double>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<double>*,
+                                     DeepFrameStats*);
+template bool deep_frame_bla<FloatExp>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<FloatExp>*,
+                                       DeepFrameStats*);
+
+DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
+                   const DeepRenderOptions& options) {
+    auto start = Clock::now();
+    DeepFrame frame;
+    DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    if (setup.orbit) {
+        if (frame.stats.number_type == DeepNumberType::Double)
+            render_pixels<double>(location, setup, options, &frame);
+        else
+            render_pixels<FloatExp>(location, setup, options, &frame);
+    }
+    frame.stats.frame_ms = ms_since(start);
+    return frame;
+}
+
+void colorize_deep(const double* mu, int64_t count, const PaletteTable& palette,
+                   double palette_density, double palette_offset, uint8_t* rgba_out) {
+    const double scale = palette_density / 100.0 * kPaletteTableSize;
+    const double offset = palette_offset * kPaletteTableSize;
+    for (int64_t i = 0; i < count; ++i) {
+        uint32_t c = palette.interior_rgba;
+        if (mu[i] >= 0.0) {
+            // Reduce the position modulo the table before it meets float maths anywhere:
+            // mu * scale reaches 1e9 at 1e7 iterations and keeps its fraction only in double.
+            double position = std::fmod(mu[i] * scale + offset, double(kPaletteTableSize));
+            c = palette_lookup(palette.rgba.data(), position);
+        }
+        std::memcpy(rgba_out + 4 * i, &c, 4);
+    }
+}
+
+}  // namespace ms

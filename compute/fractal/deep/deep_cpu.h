@@ -1,0 +1,123 @@
+// deep_cpu.h: deep-zoom frames on the CPU, two siblings computing the same picture:
+//   deep_cpu_reference  brute force: every pixel iterated in MPFR at a given precision
+//                       (slow; the truth the tests hold the fast path to)
+//   deep_cpu            MPFR reference orbit (deep_reference.h), then per pixel perturbation
+//                       with rebasing and BLA skips (deep_bla.h), OpenMP over rows
+//
+// Both produce per pixel the escape count k (int64; -1 inside) and the smooth value
+// mu = k + 1 - log2(ln|z_k|) in double (exact fractions at counts past 2^24), with the
+// conventions of compute/fractal/mandelbrot.h (bailout 256, z_0 = 0, escape at the first k with
+// |z_k| > 256, interior mu = -1). Pixel sampling is View's (deep_location.h).
+//
+// Perturbation: with the reference Z_m and a pixel's dc = c - C, the pixel's z_n = Z_m + z:
+//     z <- 2 Z_m z + z^2 + dc,   m <- m + 1
+// Rebasing (Zhuoran, 2021): when |Z_m + z| < |z|, or m reaches the orbit's end, z <- Z_m + z and
+// m <- 0; one reference serves the whole frame and no glitch detection is needed.
+// Number type: double deltas while the pixel spacing is above 1e-290 and the orbit fits double
+// (ReferenceOrbit::fits_double); FloatExp past that. One template runs both.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/deep/deep_reference.h"
+#include "compute/fractal/palette.h"
+
+namespace ms {
+
+enum class DeepNumberType { Auto, Double, FloatExp };
+const char* deep_number_type_name(DeepNumberType type);  // "auto", "double", "floatexp"
+
+struct DeepRenderOptions {
+    bool use_bla = true;
+    // false: plain perturbation, rebasing only where the orbit ends (the way renderers without
+    // glitch detection go wrong; tests show the difference at a location that glitches).
+    bool rebase = true;
+    double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
+    DeepNumberType number_type = DeepNumberType::Auto;
+    int threads = 0;                    // 0: all cores
+    ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
+    const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
+    std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
+    std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe
+};
+
+struct DeepFrameStats {
+    uint64_t iterations = 0;             // sum over pixels of the iterations they ran (k or max)
+    uint64_t bla_iterations = 0;         // of those, covered by BLA skips
+    uint64_t bla_skips = 0;              // BLA steps taken
+    uint64_t perturbation_steps = 0;     // ordinary perturbation steps
+    uint64_t rebases = 0;
+    uint64_t escaped_pixels = 0;
+    int64_t reference_iterations = 0;    // the orbit's last index
+    int64_t precision_bits = 0;          // the reference's
+    bool reference_cached = false;
+    int bla_levels = 0;
+    DeepNumberType number_type = DeepNumberType::Double;  // what ran
+    double reference_ms = 0.0;           // 0 when cached
+    double bla_ms = 0.0;
+    double pixels_ms = 0.0;              // the per-pixel loop alone
+    double frame_ms = 0.0;               // all of it, reference and BLA included
+    bool cancelled = false;
+};
+
+struct DeepFrame {
+    int width = 0;
+    int height = 0;
+    std::vector<int64_t> escape_count;  // row-major; -1 inside
+    std::vector<double> mu;             // row-major; -1 inside
+    DeepFrameStats stats;
+};
+
+// The number type the frame would run in (Auto resolved) for a given orbit.
+DeepNumberType deep_resolve_number_type(DeepZoom zoom, int height, const ReferenceOrbit& orbit,
+                                        DeepNumberType requested);
+
+// Throws std::invalid_argument with the sentence of validate_deep_location on a bad location.
+DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
+                   const DeepRenderOptions& options = {});
+
+// Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
+DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
+                             int64_t precision_bits = 0);
+
+// --- shared by deep_cpu and deep_cuda --------------------------------------------------------
+// What a frame computes before its pixels: checks, output buffers (frame), the reference
+// (cached or new; null when cancelled, with stats.cancelled set), the reference's offset from the
+// view centre, the pixel spacing and the largest |dc|. Throws std::invalid_argument with one
+// sentence on a bad location or size.
+struct DeepFrameSetup {
+    std::shared_ptr<const ReferenceOrbit> orbit;
+    DeepComplex<FloatExp> offset;  // view centre - reference point
+    FloatExp spacing;
+    FloatExp max_dc;
+};
+DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
+                                const DeepRenderOptions& options, DeepFrame* frame);
+// Builds the BLA table (when options.use_bla) for the frame; false when cancelled.
+template <typename T>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
+                    DeepFrameStats* stats);
+
+template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
+template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {
+    return orbit.z.data();
+}
+template <> inline const DeepComplex<FloatExp>* deep_orbit_data<FloatExp>(const ReferenceOrbit& orbit) {
+    return orbit.z_fe.data();
+}
+template <typename T> T deep_from_floatexp(FloatExp x);
+template <> inline double deep_from_floatexp<double>(FloatExp x) { return fe_to_double(x); }
+template <> inline FloatExp deep_from_floatexp<FloatExp>(FloatExp x) { return x; }
+
+// Smooth values (deep_cpu's mu) to RGBA8 through a palette, as colorize() does for View, in
+// double all the way: position = mu * density/100 * table size + offset * table size.
+void colorize_deep(const double* mu, int64_t count, const PaletteTable& palette,
+                   double palette_density, double palette_offset, uint8_t* rgba_out);
+
+}  // namespace ms

@@ -1,0 +1,173 @@
+// deep_cuda.cu: the deep frame on CUDA (see deep_cuda.h). Host part: setup and BLA (shared with
+// the CPU path), device buffers, one launch, copies back. Device part: one thread per pixel
+// running deep_iterate_pixel, per-warp sums of the counters added atomically.
+#include "compute/fractal/deep/deep_cuda.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "compute/fractal/deep/deep_perturbation.h"
+#include "compute/fractal/mandelbrot.h"
+#include "compute/system/cuda_check.h"
+
+namespace ms {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// GPU kernel
+
+struct DeviceCounters {
+    unsigned long long iterations, bla_iterations, bla_skips, steps, rebases, escaped;
+};
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+constexpr int kBlockWidth = 16;
+constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
+
+template <typename T, bool kRebase>
+__global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T> bla,
+                                   DeepComplex<T> offset, T spacing, int width, int height,
+                                   int64_t max_iterations, int64_t* counts, double* mu,
+                                   DeviceCounters* totals) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    DeepPixelCounters c;
+    if (x < width && y < height) {
+        // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
+        const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
+        const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+        const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+        const size_t i = size_t(y) * size_t(width) + size_t(x);
+        double pixel_mu;
+        counts[i] = deep_iterate_pixel<T, kRebase>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c);
+        mu[i] = pixel_mu;
+    }
+    // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
+    unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
+                                  warp_sum(c.bla_skips),  warp_sum(c.steps),
+                                  warp_sum(c.rebases),    warp_sum(c.escaped)};
+    if ((threadIdx.y * blockDim.x + threadIdx.x) % 32 == 0) {
+        atomicAdd(&totals->iterations, sums[0]);
+        atomicAdd(&totals->bla_iterations, sums[1]);
+        atomicAdd(&totals->bla_skips, sums[2]);
+        atomicAdd(&totals->steps, sums[3]);
+        atomicAdd(&totals->rebases, sums[4]);
+        atomicAdd(&totals->escaped, sums[5]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launcher
+
+// A device allocation freed on scope exit (also when a CUDA_CHECK throws).
+template <typename T>
+struct DeviceArray {
+    T* ptr = nullptr;
+    explicit DeviceArray(size_t count) { CUDA_CHECK(cudaMalloc(&ptr, (count ? count : 1) * sizeof(T))); }
+    ~DeviceArray() { cudaFree(ptr); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+struct EventPair {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    EventPair() {
+        CUDA_CHECK(cudaEventCreate(&start));
+        CUDA_CHECK(cudaEventCreate(&stop));
+    }
+    ~EventPair() {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+};
+
+template <typename T>
+void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
+                        const DeepRenderOptions& options, DeepFrame* frame) {
+    DeepFrameStats& stats = frame->stats;
+    BlaTable<T> table;
+    if (!deep_frame_bla(setup, options, &table, &stats)) return;
+    if (options.cancel && options.cancel->load()) {
+        stats.cancelled = true;
+        return;
+    }
+    const ReferenceOrbit& orbit = *setup.orbit;
+    const size_t orbit_size = orbit.z.size();
+    const size_t pixels = size_t(frame->width) * size_t(frame->height);
+
+    DeviceArray<DeepComplex<T>> z_device(orbit_size);
+    CUDA_CHECK(cudaMemcpy(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
+                          cudaMemcpyHostToDevice));
+    DeviceArray<BlaStep<T>> bla_device(table.entries.size());
+    BlaView<T> bla{};
+    if (options.use_bla && !table.entries.empty()) {
+        CUDA_CHECK(cudaMemcpy(bla_device.ptr, table.entries.data(),
+                              table.entries.size() * sizeof(BlaStep<T>), cudaMemcpyHostToDevice));
+        bla = bla_view(&table);
+        bla.entries = bla_device.ptr;
+    }
+    DeviceArray<int64_t> counts_device(pixels);
+    DeviceArray<double> mu_device(pixels);
+    DeviceArray<DeviceCounters> totals_device(1);
+    CUDA_CHECK(cudaMemset(totals_device.ptr, 0, sizeof(DeviceCounters)));
+
+    const T spacing = deep_from_floatexp<T>(setup.spacing);
+    const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
+    const dim3 block(kBlockWidth, kBlockHeight);
+    const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth,
+                    (frame->height + kBlockHeight - 1) / kBlockHeight);
+    EventPair events;
+    CUDA_CHECK(cudaEventRecord(events.start));
+    if (options.rebase)
+        deep_pixels_kernel<T, true><<<grid, block>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
+                                                     frame->width, frame->height, location.max_iterations,
+                                                     counts_device.ptr, mu_device.ptr, totals_device.ptr);
+    else
+        deep_pixels_kernel<T, false><<<grid, block>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
+                                                      frame->width, frame->height, location.max_iterations,
+                                                      counts_device.ptr, mu_device.ptr, totals_device.ptr);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(events.stop));
+    CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float kernel_ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
+    stats.pixels_ms = kernel_ms;
+
+    CUDA_CHECK(cudaMemcpy(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost));
+    DeviceCounters totals{};
+    CUDA_CHECK(cudaMemcpy(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost));
+    stats.iterations = totals.iterations;
+    stats.bla_iterations = totals.bla_iterations;
+    stats.bla_skips = totals.bla_skips;
+    stats.perturbation_steps = totals.steps;
+    stats.rebases = totals.rebases;
+    stats.escaped_pixels = totals.escaped;
+}
+
+}  // namespace
+
+DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options) {
+    std::string reason;
+    if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+    auto start = std::chrono::steady_clock::now();
+    DeepFrame frame;
+    DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    if (setup.orbit) {
+        if (frame.stats.number_type == DeepNumberType::Double)
+            render_pixels_cuda<double>(location, setup, options, &frame);
+        else
+            render_pixels_cuda<FloatExp>(location, setup, options, &frame);
+    }
+    frame.stats.frame_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return frame;
+}
+
+}  // namespace ms

@@ -1,0 +1,25 @@
+// deep_cuda.h: the CUDA sibling of deep_cpu (deep_cpu.h): the same frame, the same numbers.
+// The reference orbit (MPFR) and the BLA table are computed on the CPU (deep_frame_setup,
+// deep_frame_bla) and copied to the device once per frame; every pixel then runs
+// deep_iterate_pixel (deep_perturbation.h), the very loop the CPU runs, one thread per pixel.
+// Kernels are compiled without FMA contraction (--fmad=false, as the CPU builds with
+// -ffp-contract=off), so escape counts match the CPU's bit for bit; mu may differ in the last
+// bits (device log/log2).
+// What is not here yet: the BLA build on the GPU, a stream of the caller's, cancel during the
+// kernel (the cancel flag is polled before the launch only), progress, writing RGBA.
+#pragma once
+
+#include <string>
+
+#include "compute/fractal/deep/deep_cpu.h"
+
+namespace ms {
+
+// Throws std::runtime_error with a sentence where CUDA cannot run (the reason from
+// cuda_available()) or on any CUDA error; std::invalid_argument on a bad location.
+// pixels_ms is the kernel's time from CUDA events; frame_ms includes the reference, the BLA
+// build and the copies.
+DeepFrame deep_cuda(const DeepLocation& location, int width, int height,
+                    const DeepRenderOptions& options = {});
+
+}  // namespace ms

@@ -1,0 +1,13 @@
+// deep_cuda_nocuda.cpp: the CPU-only build's deep_cuda: it says why it cannot run.
+#include <stdexcept>
+
+#include "compute/fractal/deep/deep_cuda.h"
+
+namespace ms {
+
+DeepFrame deep_cuda(const DeepLocation&, int, int, const DeepRenderOptions&) {
+    throw std::runtime_error(
+        "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
+}
+
+}  // namespace ms

@@ -1,0 +1,92 @@
+// deep_reference.h: the reference orbit of perturbation, in MPFR, and its cache.
+//
+// The reference is one point C (by default the view centre) iterated in full precision,
+// Z_0 = 0, Z_{m+1} = Z_m^2 + C, until |Z_m| > kBailoutRadius or max_iterations. Every pixel then
+// iterates only its small difference from this orbit (deep_cpu.h). Its precision follows the
+// depth (deep_reference_precision_bits): log2(zoom) + log2(height) bits place a pixel, and a
+// margin of 64 bits absorbs the orbit's own rounding over long orbits.
+// Each Z_m is stored twice, rounded to double and to FloatExp: the double copy feeds the
+// double-delta path (while it fits: min_abs tells), the FloatExp copy the deep path.
+//
+// Cost: three squarings and five adds per iteration at the working precision (the same count
+// as a bare MPFR loop; bench: deep_reference_bench), plus two roundings to store Z_m.
+//
+// The cache keeps recent orbits keyed on (reference point text, precision, iterations). A frame
+// reuses an orbit whose point lies inside its image (panning), whose precision is at least what
+// its depth needs (same or shallower depth) and that ran at least as many iterations (or
+// escaped before them). A cancelled computation returns null and never reaches the cache.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/deep/floatexp.h"
+
+namespace ms {
+
+struct ReferenceOrbit {
+    std::string center_re;             // the reference point C, as text
+    std::string center_im;
+    int64_t precision_bits = 0;
+    int64_t max_iterations = 0;        // what it was asked to run
+    bool escaped = false;              // Z_{size-1} escaped; else it ran max_iterations
+    std::vector<DeepComplex<double>> z;        // Z_0 .. Z_last, rounded to double
+    std::vector<DeepComplex<FloatExp>> z_fe;   // the same in FloatExp
+    FloatExp min_abs;                  // smallest |Z_m| over m >= 1 (0 if some Z_m is 0)
+    double compute_ms = 0.0;
+
+    int64_t last_index() const { return int64_t(z.size()) - 1; }
+    // Every nonzero Z_m is a normal double (>= 1e-300): the double path may use z.
+    bool fits_double() const;
+};
+
+// Progress is called from the computing thread with (iterations done, iterations asked).
+struct ReferenceControl {
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(int64_t, int64_t)> progress;
+};
+
+int64_t deep_reference_precision_bits(DeepZoom zoom, int height);
+
+// Null when cancelled. Throws std::runtime_error with a sentence when memory runs out.
+std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string& center_re,
+                                                              const std::string& center_im,
+                                                              int64_t precision_bits,
+                                                              int64_t max_iterations,
+                                                              const ReferenceControl& control = {});
+
+// The same loop without storing anything: three squarings and the adds per iteration, the
+// yardstick compute_reference_orbit is measured against. Returns the iterations run.
+int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im,
+                        int64_t precision_bits, int64_t max_iterations);
+
+// (view centre - reference point), exact to the reference's precision, in FloatExp.
+DeepComplex<FloatExp> deep_center_offset(const DeepLocation& location, const ReferenceOrbit& orbit);
+
+struct ReferenceCache {
+    size_t capacity = 4;  // orbits kept, most recently used first
+
+    // An orbit usable for `location` at `height` pixels (see the header comment), or null.
+    std::shared_ptr<const ReferenceOrbit> find(const DeepLocation& location, int width, int height);
+    void insert(std::shared_ptr<const ReferenceOrbit> orbit);
+    size_t size();
+    void clear();
+
+    std::mutex mutex;
+    std::vector<std::shared_ptr<const ReferenceOrbit>> orbits;
+};
+
+// find(), else compute at the view centre and insert (unless cancelled: then null).
+// *cached says which.
+std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
+                                                    const DeepLocation& location, int width,
+                                                    int height, const ReferenceControl& control,
+                                                    bool* cached);
+
+}  // namespace ms

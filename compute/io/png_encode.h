@@ -1,0 +1,51 @@
+// png_encode.h: the image data of a PNG (the zlib stream that its IDAT chunks carry), filtered
+// and deflated on every core. compute/io/image_io.cpp wraps it in chunks and files.
+//
+// How it goes parallel (pigz's scheme): the rows are cut into segments of about
+// kPngSegmentBytes. Each segment is filtered and deflated on its own (raw deflate, ended with a
+// sync flush so that it stops on a byte boundary with no final block), and the segments are
+// concatenated into one zlib stream behind one header; their Adler-32 checksums are combined
+// with adler32_combine. A segment starts with an empty history window, which costs a fraction of
+// a percent of the file's size at these segment sizes.
+//
+// Filters: Paeth on every row (the cheapest choice is none: see png_filter_row for the
+// measurement), and zlib level kPngDeflateLevel with Z_FILTERED, the smallest files that stay
+// below the size stb_image_write gave before. Alpha is dropped: the frames are opaque, so the
+// PNG is RGB (colour type 2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ms {
+
+inline constexpr size_t kPngSegmentBytes = size_t(1) << 20;  // filtered bytes per deflate segment
+inline constexpr int kPngDeflateLevel = 4;  // zlib level: see README "Writing PNGs" for the choice
+
+class PngEncoder {
+public:
+    explicit PngEncoder(int width);
+    // Filters and deflates `rows` rows of RGBA8 (width * 4 bytes each, alpha ignored) on every
+    // core and appends the resulting bytes of the zlib stream to *out. The first call also
+    // writes the zlib header. Memory: the rows' filtered bytes and their compressed copy.
+    void encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>* out);
+    // Appends the final (empty) deflate block and the Adler-32 of everything: the stream is done.
+    void finish(std::vector<uint8_t>* out);
+
+    // How the rows so far were filtered: counts of filter types 0..4 (for tests and benchmarks).
+    const uint64_t* filter_counts() const { return filter_counts_; }
+
+private:
+    int width_ = 0;
+    bool started_ = false;
+    uint32_t adler_ = 1;
+    std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
+    uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
+};
+
+// One row of RGB pixels filtered for PNG: out[0] is the filter type, out[1..3*width] the bytes.
+// `previous` is the row above (all zero for the first row). Exposed for the tests.
+void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
+
+}  // namespace ms

@@ -1,0 +1,76 @@
+// test_deep_bench.cpp: the deep zoom's benchmark, as DISABLED_ tests (never run by CTest; run by
+// hand). Prints figures, asserts only that the runs completed.
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Reference*'
+//   MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
+//       --gtest_filter='*Kf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
+//   MANDELSCOPE_DEEP_PLAIN_STRIDE=1 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
+//       --gtest_filter='*AgainstPlainLoop*'
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "compute/fractal/deep/deep_bench.h"
+#include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
+
+using namespace ms;
+
+namespace {
+
+std::string locations_folder() { return (find_data_dir("assets") / "locations").string(); }
+
+void print(const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); }
+
+void size_from_env(int* width, int* height) {
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_BENCH_SIZE")) std::sscanf(s, "%dx%d", width, height);
+}
+
+}  // namespace
+
+TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
+    deep_bench_reference(locations_folder(), {"e50", "e113", "e533", "e1000", "e1086"}, 1024, print);
+}
+
+// Kalles Fraktaler 2's benchmark locations (1e50, 5e113, 5e227, 4e533, 1e1086; the 1e14 one is
+// not among the public files found) at 640x360 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise.
+TEST(DeepBench, DISABLED_Kf2Locations) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print);
+}
+
+TEST(DeepBench, DISABLED_AgainstPlainLoop) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    int stride = 8;
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_STRIDE")) stride = std::atoi(s);
+    deep_bench_plain(locations_folder(), "e50", width, height, stride, print);
+}
+
+// The same on CUDA (1024x1024 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise).
+TEST(DeepBench, DISABLED_CudaKf2Locations) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 on CUDA (its reference alone takes minutes on one CPU core).
+TEST(DeepBench, DISABLED_CudaPastE10000) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 (2.7e10000).
+TEST(DeepBench, DISABLED_PastE10000) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print);
+}

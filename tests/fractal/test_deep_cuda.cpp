@@ -1,0 +1,97 @@
+// test_deep_cuda.cpp: the CUDA deep path (deep_cuda) against the CPU deep path (deep_cpu), its
+// reference: same locations, same sizes, escape counts equal pixel for pixel (both compile
+// without FMA contraction, so they run the same IEEE operations), the same iteration and BLA
+// counts, mu within 1e-9. Double deltas (1e20, 4.1e158 glitch location) and FloatExp deltas
+// (1e300, 1e1000), BLA on and off, rebasing off. Skips with the reason where CUDA cannot run.
+// The CPU path itself is held to the MPFR truth in test_deep_render.cpp.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
+#include "tests/validate.h"
+
+using namespace ms;
+
+namespace {
+
+DeepLocation load(const std::string& name, const char* zoom = nullptr) {
+    DeepLocation location;
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
+    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    return location;
+}
+
+#define SKIP_WITHOUT_CUDA()                                     \
+    do {                                                        \
+        std::string reason;                                     \
+        if (!cuda_available(&reason)) GTEST_SKIP() << reason;   \
+    } while (0)
+
+void expect_same_frame(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
+                       DeepNumberType expected_type) {
+    DeepFrame cpu = deep_cpu(location, width, height, options);
+    DeepFrame gpu = deep_cuda(location, width, height, options);
+    EXPECT_EQ(gpu.stats.number_type, expected_type);
+    EXPECT_EQ(cpu.stats.number_type, expected_type);
+    // Through the shared validator: counts exactly, mu to 1e-9 (device log/log2).
+    auto counts = test::validate_result("escape count", cpu.escape_count.data(), gpu.escape_count.data(),
+                                        cpu.escape_count.size(), 0.0, 0.0, width);
+    auto mu = test::validate_result("mu", cpu.mu.data(), gpu.mu.data(), cpu.mu.size(), 1e-9, 0.0, width);
+    EXPECT_EQ(counts.mismatches, 0u);
+    EXPECT_EQ(mu.mismatches, 0u);
+    EXPECT_EQ(gpu.stats.iterations, cpu.stats.iterations);
+    EXPECT_EQ(gpu.stats.bla_iterations, cpu.stats.bla_iterations);
+    EXPECT_EQ(gpu.stats.perturbation_steps, cpu.stats.perturbation_steps);
+    EXPECT_EQ(gpu.stats.rebases, cpu.stats.rebases);
+    std::printf("  %dx%d %s: cpu pixels %.1f ms, cuda kernel %.2f ms; %llu iterations, %.1f%% by BLA\n",
+                width, height, deep_number_type_name(gpu.stats.number_type), cpu.stats.pixels_ms,
+                gpu.stats.pixels_ms, (unsigned long long)gpu.stats.iterations,
+                100.0 * double(gpu.stats.bla_iterations) / double(gpu.stats.iterations));
+}
+
+}  // namespace
+
+TEST(DeepCuda, MatchesCpuAt1e20) {
+    SKIP_WITHOUT_CUDA();
+    expect_same_frame(load("e50", "1E20"), 64, 36, {}, DeepNumberType::Double);
+}
+
+TEST(DeepCuda, MatchesCpuAtGlitchLocation) {
+    SKIP_WITHOUT_CUDA();
+    expect_same_frame(load("glitch_test_3"), 64, 36, {}, DeepNumberType::Double);
+    DeepRenderOptions plain;
+    plain.rebase = false;
+    plain.use_bla = false;
+    expect_same_frame(load("glitch_test_3"), 32, 18, plain, DeepNumberType::Double);
+}
+
+TEST(DeepCuda, MatchesCpuWithoutBla) {
+    SKIP_WITHOUT_CUDA();
+    DeepRenderOptions options;
+    options.use_bla = false;
+    expect_same_frame(load("e113"), 48, 27, options, DeepNumberType::Double);
+}
+
+TEST(DeepCuda, MatchesCpuWithFloatExpAt1e300And1e1000) {
+    SKIP_WITHOUT_CUDA();
+    expect_same_frame(load("e1000", "1E300"), 64, 36, {}, DeepNumberType::FloatExp);
+    expect_same_frame(load("e1000"), 48, 27, {}, DeepNumberType::FloatExp);
+}
+
+TEST(DeepCuda, ReportsWhyWithoutCuda) {
+    std::string reason;
+    if (cuda_available(&reason)) GTEST_SKIP() << "CUDA is available here";
+    try {
+        deep_cuda(load("e113"), 8, 5);
+        FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+        std::string s = e.what();
+        EXPECT_NE(s.find("CUDA"), std::string::npos) << s;
+        EXPECT_EQ(s.back(), '.') << s;
+    }
+}
