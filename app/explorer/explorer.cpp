@@ -408,7 +408,10 @@ int run_explorer(int argc, char** argv) {
     }
     // Without --backend, a machine where CUDA cannot run starts on the CPU (the status line
     // says why); --backend=cuda there falls back, saying so as a warning.
-    if (options.backend.empty() && !renderer.cuda_unavailable.empty()) settings.backend = Backend::Cpu;
+    if (options.backend.empty() && !renderer.cuda_unavailable.empty()) {
+        settings.backend = Backend::Cpu;
+        std::printf("backend: CPU (no GPU: %s)\n", renderer.cuda_unavailable.c_str());
+    }
     ViewHistory history;
     NavigationState navigation;
     ViewPanelState view_panel;
