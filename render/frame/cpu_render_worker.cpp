@@ -81,13 +81,10 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     // cores waiting at every band's end while one thread coloured the band, and cut the jobs
     // to one row, which packs the SIMD lanes' survivors badly.)
     //
-    // The frame's buffers are kept from frame to frame: fresh ones cost a page fault for every
-    // 4 KiB touched. mandelbrot_cpu writes every value (unless cancelled, and then they are
-    // not used).
-    std::vector<float>& mu_full = w.scratch_mu;
-    std::vector<uint8_t>& rgba_full = w.scratch_rgba;
-    mu_full.resize(width * view.height);
-    rgba_full.resize(mu_full.size() * 4);
+    // The frame's buffers (a reused pair, kept at the largest size seen, made the soak test's
+    // resident memory grow; fresh ones cost a few page faults per frame).
+    std::vector<float> mu_full(width * view.height);
+    std::vector<uint8_t> rgba_full(mu_full.size() * 4);
     std::atomic<int> rows_finished{0};
     control.rows_finished = [&](int first_row, int rows) {
         const size_t offset = size_t(first_row) * width;

@@ -38,9 +38,6 @@ struct CpuRenderWorker {
     // Called from the worker when a frame is complete (the window posts
     // an empty GLFW event so that its loop, waiting for events, wakes up). Set before start.
     std::function<void()> on_news;
-    // The worker thread's own: the full frame's smooth values and colours, reused.
-    std::vector<float> scratch_mu;
-    std::vector<uint8_t> scratch_rgba;
     double last_ms_per_pixel = 0.0;  // the last finished frame's wall time per pixel (0: none yet)
 
     // Guarded by mutex. The request waiting to be picked up:
