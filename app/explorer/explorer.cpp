@@ -383,6 +383,10 @@ int run_explorer(int argc, char** argv) {
     SoakTest soak;  // --soak (app/explorer/soak.h)
     soak.frames = options.soak_frames;
     soak.seed = options.soak_seed;
+    if (std::string problem = parse_soak_skip(options.soak_skip, &soak.skipped_actions); !problem.empty()) {
+        std::fprintf(stderr, "mandelscope: %s.\n", problem.c_str());
+        return 2;
+    }
     soak.export_path = (std::filesystem::temp_directory_path() /
                         ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf/perf_monitor.h)

@@ -26,13 +26,15 @@ constexpr int kWeights[int(SoakAction::Count)] = {
 constexpr double kSoakMaxZoom = 1e9;
 constexpr double kSoakMinZoom = 0.5;
 
-SoakAction draw_action(std::mt19937_64& rng) {
+SoakAction draw_action(std::mt19937_64& rng, uint32_t skipped) {
+    auto weight = [&](int i) { return (skipped >> i) & 1u ? 0 : kWeights[i]; };
     int total = 0;
-    for (int w : kWeights) total += w;
+    for (int i = 0; i < int(SoakAction::Count); ++i) total += weight(i);
+    if (total == 0) return SoakAction::Pan;
     int pick = int(rng() % uint64_t(total));
     for (int i = 0; i < int(SoakAction::Count); ++i) {
-        if (pick < kWeights[i]) return SoakAction(i);
-        pick -= kWeights[i];
+        if (pick < weight(i)) return SoakAction(i);
+        pick -= weight(i);
     }
     return SoakAction::Pan;
 }
@@ -53,6 +55,26 @@ const char* soak_action_name(SoakAction action) {
     return names[int(action)];
 }
 
+std::string parse_soak_skip(const std::string& names, uint32_t* skipped) {
+    *skipped = 0;
+    size_t start = 0;
+    while (start < names.size()) {
+        size_t end = names.find(',', start);
+        if (end == std::string::npos) end = names.size();
+        const std::string name = names.substr(start, end - start);
+        bool known = false;
+        for (int i = 0; i < int(SoakAction::Count); ++i)
+            if (name == soak_action_name(SoakAction(i))) {
+                *skipped |= 1u << i;
+                known = true;
+            }
+        if (!known) return "--soak-skip: unknown action '" + name + "' (pan, zoom in, zoom out, box zoom, back, "
+                           "forward, reset, backend, palette, resize, export, cancel)";
+        start = end + 1;
+    }
+    return {};
+}
+
 int soak_warmup_frames(const SoakTest& soak) { return std::min(soak.frames, std::max(200, soak.frames / 4)); }
 
 bool step_soak(SoakTest& soak, const SoakTargets& t) {
@@ -60,7 +82,7 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     if (soak.frame >= soak.frames) return true;
     ++soak.frame;
     View& view = *t.view;
-    const SoakAction action = draw_action(soak.rng);
+    const SoakAction action = draw_action(soak.rng, soak.skipped_actions);
     ++soak.actions[int(action)];
     switch (action) {
         case SoakAction::Pan:

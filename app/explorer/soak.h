@@ -31,11 +31,15 @@ namespace ms {
 enum class SoakAction { Pan, ZoomIn, ZoomOut, BoxZoom, Back, Forward, Reset, ToggleBackend, Palette, Resize,
                         ExportStart, ExportCancel, Count };
 const char* soak_action_name(SoakAction action);
+// Parses --soak-skip's comma-separated action names ("resize,export") into bits; returns "" or
+// the sentence naming an unknown action.
+std::string parse_soak_skip(const std::string& names, uint32_t* skipped);
 
 struct SoakTest {
     int frames = 0;                 // 0: off
     uint64_t seed = 1;
     std::string export_path;        // where the exports it starts go (removed at the end)
+    uint32_t skipped_actions = 0;   // bit per SoakAction never drawn (--soak-skip), to isolate a cause
     // Progress and findings.
     int frame = 0;
     std::mt19937_64 rng;
