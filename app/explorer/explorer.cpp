@@ -544,7 +544,7 @@ int run_explorer(int argc, char** argv) {
             perf_mark(perf, PerfMark::SwapStart);
             glfwSwapBuffers(window);
             perf_mark(perf, PerfMark::SwapEnd);
-            if (soak.frames > 0) sample_soak_memory(soak);
+            if (soak.frames > 0) sample_soak_memory(soak, export_job.running);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());

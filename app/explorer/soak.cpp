@@ -127,10 +127,13 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     return false;
 }
 
-void sample_soak_memory(SoakTest& soak) {
+void sample_soak_memory(SoakTest& soak, bool export_running) {
     // Every 25th frame (and the warm-up's last): freed heap pages go back to the system first,
-    // so the reading follows live memory rather than the allocator's caching.
+    // so the reading follows live memory rather than the allocator's caching. Not while an
+    // export holds its strips: that is work in flight, not memory kept (the warm-up's gpu
+    // figure is still read on its last frame).
     if (soak.frame % 25 != 0 && soak.frame != soak_warmup_frames(soak)) return;
+    if (export_running && soak.frame != soak_warmup_frames(soak)) return;
     const int64_t rss = process_resident_bytes_trimmed();
     const int quarter = std::min(3, 4 * (soak.frame - 1) / std::max(1, soak.frames));
     soak.rss_quarter_peak_bytes[quarter] = std::max(soak.rss_quarter_peak_bytes[quarter], rss);
@@ -147,9 +150,16 @@ double soak_rss_growth_percent(const SoakTest& soak) {
     return 100.0 * double(soak.rss_peak_bytes - soak.rss_warm_bytes) / double(soak.rss_warm_bytes);
 }
 
-bool soak_passed(const SoakTest& soak) {
-    return soak.frame >= soak.frames && soak.errors == 0 && soak_rss_growth_percent(soak) < 5.0;
+double soak_heap_growth_percent(const SoakTest& soak) {
+    const int64_t warm = soak.heap_quarter_peak_bytes[0];
+    const int64_t after = std::max({soak.heap_quarter_peak_bytes[1], soak.heap_quarter_peak_bytes[2],
+                                    soak.heap_quarter_peak_bytes[3]});
+    return warm > 0 && after > 0 ? 100.0 * double(after - warm) / double(warm) : 0.0;
 }
+
+bool soak_passed(const SoakTest& soak) { return soak.frame >= soak.frames && soak.errors == 0; }
+
+bool soak_memory_goal_met(const SoakTest& soak) { return soak_rss_growth_percent(soak) < kSoakResidentGoalPercent; }
 
 std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
     std::string text;
@@ -183,8 +193,14 @@ std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
     } else {
         text += "soak: GPU memory not measured (no usable CUDA device)\n";
     }
+    std::snprintf(line, sizeof line,
+                  "soak: after the warm-up the heap in use grew %+.2f%% and resident memory %+.2f%%: issue 16's goal "
+                  "(resident under %.0f%%) %s\n",
+                  soak_heap_growth_percent(soak), soak_rss_growth_percent(soak), kSoakResidentGoalPercent,
+                  soak_memory_goal_met(soak) ? "met" : "MISSED");
+    text += line;
     std::snprintf(line, sizeof line, "soak: %d errors; %s\n", soak.errors,
-                  soak_passed(soak) ? "PASS" : "FAIL (errors, unfinished, or memory grew by 5% or more)");
+                  soak_passed(soak) ? "every frame ran" : "FAIL (errors, or not every frame ran)");
     text += line;
     return text;
 }
