@@ -432,6 +432,10 @@ int run_explorer(int argc, char** argv) {
     SoakTest soak;  // --soak (app/explorer/soak.h)
     soak.frames = options.soak_frames;
     soak.seed = options.soak_seed;
+    if (std::string problem = parse_soak_skip(options.soak_skip, &soak.skipped_actions); !problem.empty()) {
+        std::fprintf(stderr, "mandelscope: %s.\n", problem.c_str());
+        return 2;
+    }
     soak.export_path = (std::filesystem::temp_directory_path() /
                         ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
     PerfMonitor perf;  // the Performance window: timings, Compare, device (render/perf/perf_monitor.h)
@@ -616,7 +620,7 @@ int run_explorer(int argc, char** argv) {
             perf_mark(perf, PerfMark::SwapStart);
             glfwSwapBuffers(window);
             perf_mark(perf, PerfMark::SwapEnd);
-            if (soak.frames > 0) sample_soak_memory(soak);
+            if (soak.frames > 0) sample_soak_memory(soak, export_job.running);
             submit_frame_request(renderer);  // a new CPU view starts once this frame is on screen
             ui_frame_ms = 1000.0 * (glfwGetTime() - frame_start_s);  // the work of a frame, not the waits between
 

@@ -57,6 +57,8 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
                    "(status 1 if anything failed or resident memory grew by 5% or more)")
         ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--soak-seed", o.soak_seed, "with --soak: the seed of its random actions");
+    app.add_option("--soak-skip", o.soak_skip,
+                   "with --soak: comma-separated actions to leave out (resize,export,...), to isolate a cause");
     app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")

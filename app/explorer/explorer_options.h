@@ -36,6 +36,7 @@ struct ExplorerOptions {
     int bench_drag_frames = 0;
     int soak_frames = 0;             // --soak=N: random navigation for N frames (app/explorer/soak.h)
     uint64_t soak_seed = 1;
+    std::string soak_skip;           // --soak-skip=resize,export: actions the soak leaves out
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 0;             // 0: not given (1); only with --export

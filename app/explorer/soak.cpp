@@ -26,13 +26,15 @@ constexpr int kWeights[int(SoakAction::Count)] = {
 constexpr double kSoakMaxZoom = 1e9;
 constexpr double kSoakMinZoom = 0.5;
 
-SoakAction draw_action(std::mt19937_64& rng) {
+SoakAction draw_action(std::mt19937_64& rng, uint32_t skipped) {
+    auto weight = [&](int i) { return (skipped >> i) & 1u ? 0 : kWeights[i]; };
     int total = 0;
-    for (int w : kWeights) total += w;
+    for (int i = 0; i < int(SoakAction::Count); ++i) total += weight(i);
+    if (total == 0) return SoakAction::Pan;
     int pick = int(rng() % uint64_t(total));
     for (int i = 0; i < int(SoakAction::Count); ++i) {
-        if (pick < kWeights[i]) return SoakAction(i);
-        pick -= kWeights[i];
+        if (pick < weight(i)) return SoakAction(i);
+        pick -= weight(i);
     }
     return SoakAction::Pan;
 }
@@ -53,6 +55,26 @@ const char* soak_action_name(SoakAction action) {
     return names[int(action)];
 }
 
+std::string parse_soak_skip(const std::string& names, uint32_t* skipped) {
+    *skipped = 0;
+    size_t start = 0;
+    while (start < names.size()) {
+        size_t end = names.find(',', start);
+        if (end == std::string::npos) end = names.size();
+        const std::string name = names.substr(start, end - start);
+        bool known = false;
+        for (int i = 0; i < int(SoakAction::Count); ++i)
+            if (name == soak_action_name(SoakAction(i))) {
+                *skipped |= 1u << i;
+                known = true;
+            }
+        if (!known) return "--soak-skip: unknown action '" + name + "' (pan, zoom in, zoom out, box zoom, back, "
+                           "forward, reset, backend, palette, resize, export, cancel)";
+        start = end + 1;
+    }
+    return {};
+}
+
 int soak_warmup_frames(const SoakTest& soak) { return std::min(soak.frames, std::max(200, soak.frames / 4)); }
 
 bool step_soak(SoakTest& soak, const SoakTargets& t) {
@@ -60,7 +82,7 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     if (soak.frame >= soak.frames) return true;
     ++soak.frame;
     View& view = *t.view;
-    const SoakAction action = draw_action(soak.rng);
+    const SoakAction action = draw_action(soak.rng, soak.skipped_actions);
     ++soak.actions[int(action)];
     switch (action) {
         case SoakAction::Pan:
@@ -105,10 +127,13 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     return false;
 }
 
-void sample_soak_memory(SoakTest& soak) {
+void sample_soak_memory(SoakTest& soak, bool export_running) {
     // Every 25th frame (and the warm-up's last): freed heap pages go back to the system first,
-    // so the reading follows live memory rather than the allocator's caching.
+    // so the reading follows live memory rather than the allocator's caching. Not while an
+    // export holds its strips: that is work in flight, not memory kept (the warm-up's gpu
+    // figure is still read on its last frame).
     if (soak.frame % 25 != 0 && soak.frame != soak_warmup_frames(soak)) return;
+    if (export_running && soak.frame != soak_warmup_frames(soak)) return;
     const int64_t rss = process_resident_bytes_trimmed();
     const int quarter = std::min(3, 4 * (soak.frame - 1) / std::max(1, soak.frames));
     soak.rss_quarter_peak_bytes[quarter] = std::max(soak.rss_quarter_peak_bytes[quarter], rss);
@@ -125,9 +150,16 @@ double soak_rss_growth_percent(const SoakTest& soak) {
     return 100.0 * double(soak.rss_peak_bytes - soak.rss_warm_bytes) / double(soak.rss_warm_bytes);
 }
 
-bool soak_passed(const SoakTest& soak) {
-    return soak.frame >= soak.frames && soak.errors == 0 && soak_rss_growth_percent(soak) < 5.0;
+double soak_heap_growth_percent(const SoakTest& soak) {
+    const int64_t warm = soak.heap_quarter_peak_bytes[0];
+    const int64_t after = std::max({soak.heap_quarter_peak_bytes[1], soak.heap_quarter_peak_bytes[2],
+                                    soak.heap_quarter_peak_bytes[3]});
+    return warm > 0 && after > 0 ? 100.0 * double(after - warm) / double(warm) : 0.0;
 }
+
+bool soak_passed(const SoakTest& soak) { return soak.frame >= soak.frames && soak.errors == 0; }
+
+bool soak_memory_goal_met(const SoakTest& soak) { return soak_rss_growth_percent(soak) < kSoakResidentGoalPercent; }
 
 std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
     std::string text;
@@ -161,8 +193,14 @@ std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
     } else {
         text += "soak: GPU memory not measured (no usable CUDA device)\n";
     }
+    std::snprintf(line, sizeof line,
+                  "soak: after the warm-up the heap in use grew %+.2f%% and resident memory %+.2f%%: issue 16's goal "
+                  "(resident under %.0f%%) %s\n",
+                  soak_heap_growth_percent(soak), soak_rss_growth_percent(soak), kSoakResidentGoalPercent,
+                  soak_memory_goal_met(soak) ? "met" : "MISSED");
+    text += line;
     std::snprintf(line, sizeof line, "soak: %d errors; %s\n", soak.errors,
-                  soak_passed(soak) ? "PASS" : "FAIL (errors, unfinished, or memory grew by 5% or more)");
+                  soak_passed(soak) ? "every frame ran" : "FAIL (errors, or not every frame ran)");
     text += line;
     return text;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 
@@ -99,23 +100,55 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     return result;
 }
 
+namespace {
+
+// The export thread: waits for a request, renders and writes it, says it is finished; until quit.
+void serve_exports(ExportJob& job) {
+    // Below the window's CPU renders: the picture on screen stays lively while exporting.
+    setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
+    for (;;) {
+        View view;
+        PaletteTable palette;
+        ExportSettings settings;
+        {
+            std::unique_lock lock(job.mutex);
+            job.wake.wait(lock, [&job] { return job.quit || job.has_request; });
+            if (job.quit) return;
+            view = job.request_view;
+            palette = job.request_palette;
+            settings = job.request_settings;
+            job.has_request = false;
+        }
+        job.result = export_view_png(view, palette, settings, &job.cancel, [&job](double p) { job.progress = p; });
+        job.finished = true;
+    }
+}
+
+}  // namespace
+
 void start_export_job(ExportJob& job, const View& view, const PaletteTable& palette, const ExportSettings& settings) {
-    stop_export_job(job);
+    if (job.running) {  // one export at a time: the one under way is cancelled and waited for
+        job.cancel = true;
+        while (!job.finished) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (!job.thread.joinable()) {  // the first export (or the first after a stop)
+        job.quit = false;
+        job.thread = std::thread(serve_exports, std::ref(job));
+    }
+    std::lock_guard lock(job.mutex);
+    job.request_view = view;
+    job.request_palette = palette;
+    job.request_settings = settings;
+    job.has_request = true;
     job.cancel = false;
     job.finished = false;
     job.progress = 0.0;
     job.running = true;
-    job.thread = std::thread([&job, view, palette, settings] {
-        // Below the window's CPU renders: the picture on screen stays lively while exporting.
-        setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
-        job.result = export_view_png(view, palette, settings, &job.cancel, [&job](double p) { job.progress = p; });
-        job.finished = true;
-    });
+    job.wake.notify_one();
 }
 
 bool poll_export_job(ExportJob& job, ExportResult* result) {
     if (!job.running || !job.finished) return false;
-    job.thread.join();
     job.running = false;
     *result = job.result;
     return true;
@@ -127,7 +160,12 @@ ExportJob::~ExportJob() { stop_export_job(*this); }
 
 void stop_export_job(ExportJob& job) {
     if (!job.thread.joinable()) return;
-    job.cancel = true;
+    {
+        std::lock_guard lock(job.mutex);
+        job.quit = true;
+        job.cancel = true;
+        job.wake.notify_one();
+    }
     job.thread.join();
     job.running = false;
 }

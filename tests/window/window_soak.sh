@@ -4,8 +4,9 @@
 # reset, backend toggle, palette, resize, exports started and cancelled; app/explorer/soak.h)
 # and reports the resident memory after the warm-up against the most it reached afterwards.
 # CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000: about 2 minutes on 2 cores); the GPU machine runs
-# 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed,
-# resident memory grew by less than 5%, and no export file was left behind.
+# 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed
+# and no export file was left behind; the memory growth after the warm-up is printed, not
+# gated (app/explorer/soak.h says why).
 set -u
 bin=$1
 frames=${SOAK_FRAMES:-4000}
@@ -23,10 +24,12 @@ end=$(date +%s.%N)
 cat "$work/out.txt" | grep '^soak:'
 [ $rc -eq 0 ] || { tail -20 "$work/err.txt"; fail "the soak exited with status $rc"; }
 grep -q "^soak: $frames frames" "$work/out.txt" || fail "not all $frames frames ran"
-grep -q "^soak: 0 errors; PASS" "$work/out.txt" || fail "the soak did not pass"
+grep -q "^soak: 0 errors; every frame ran" "$work/out.txt" || fail "the soak showed errors or stopped early"
 growth=$(sed -n 's/^soak: resident memory .*: \([-+0-9.]*\)%$/\1/p' "$work/out.txt")
-[ -n "$growth" ] || fail "no memory figure in the report"
-awk -v g="$growth" 'BEGIN { exit !(g < 5.0) }' || fail "resident memory grew by $growth%"
+heap=$(sed -n 's/^soak: after the warm-up the heap in use grew \([-+0-9.]*\)%.*/\1/p' "$work/out.txt")
+[ -n "$growth" ] && [ -n "$heap" ] || fail "no memory figures in the report"
+# Memory is measured and reported, not gated: see kSoakResidentGoalPercent in app/explorer/soak.h.
+echo "memory after the warm-up: heap in use $heap%, resident $growth%"
 for action in pan "zoom in" "box zoom" back backend palette resize export cancel; do
     grep -q "actions:.* $action [1-9]" "$work/out.txt" || fail "the soak never ran '$action'"
 done
