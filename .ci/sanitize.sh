@@ -60,6 +60,7 @@ tsan_tests=(test_render_workers_stop test_render_compare_worker)
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_tests[@]}"
 archer=$(ls /usr/lib/llvm-14/lib/libarcher.so 2> /dev/null || true)
 for t in "${tsan_tests[@]}"; do
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" OMP_TOOL_LIBRARIES=$archer build-tsan/bin/$t
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/.ci/tsan.supp" \
+        OMP_TOOL_LIBRARIES=$archer build-tsan/bin/$t
 done
 stamp "ThreadSanitizer: no reports"
