@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "compute/fractal/mandelbrot.h"
+#include "compute/system/text_format.h"
 
 namespace ms {
 
@@ -27,16 +28,8 @@ namespace {
 constexpr double kReadmeInstructionsFp32 = 8.0;
 constexpr double kReadmeInstructionsFp64 = 7.0;
 
-std::string printf_string(const char* format, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(buffer, sizeof buffer, format, args);
-    va_end(args);
-    return buffer;
-}
 
-std::string ghz(double hz) { return printf_string("%.2f GHz", hz / 1e9); }
+std::string ghz(double hz) { return printf_text("%.2f GHz", hz / 1e9); }
 
 double gpu_clock_hz(const CudaDeviceInfo& device) { return double(device.clock_khz) * 1e3; }
 
@@ -46,9 +39,9 @@ int gpu_lanes_per_sm(const CudaDeviceInfo& device, Precision precision) {
 
 // "704x", "95.2x", "0.53x": enough digits to read, not more.
 std::string times(double x) {
-    if (x >= 100.0) return printf_string("%.0fx", x);
-    if (x >= 10.0) return printf_string("%.1fx", x);
-    return printf_string("%.2gx", x);
+    if (x >= 100.0) return printf_text("%.0fx", x);
+    if (x >= 10.0) return printf_text("%.1fx", x);
+    return printf_text("%.2gx", x);
 }
 
 }  // namespace
@@ -58,7 +51,7 @@ IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu) {
     const double clock = cpu_clock_hz(cpu);
     limit.instructions_per_iteration = kCpuFpOpsPerIteration;
     limit.iterations_per_second = clock * cpu.fp_pipes / kCpuFpOpsPerIteration;
-    limit.formula = printf_string("1 core x 1 lane x %s x %d FP pipes / %d FP ops per iteration", ghz(clock).c_str(),
+    limit.formula = printf_text("1 core x 1 lane x %s x %d FP pipes / %d FP ops per iteration", ghz(clock).c_str(),
                                   cpu.fp_pipes, kCpuFpOpsPerIteration);
     return limit;
 }
@@ -69,7 +62,7 @@ IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision)
     const double clock = cpu_clock_hz(cpu);
     limit.instructions_per_iteration = kCpuFpOpsPerIteration;
     limit.iterations_per_second = double(cpu.cores) * lanes * clock * cpu.fp_pipes / kCpuFpOpsPerIteration;
-    limit.formula = printf_string("%d cores x %d %s lanes x %s x %d FP pipes / %d FP ops per iteration", cpu.cores,
+    limit.formula = printf_text("%d cores x %d %s lanes x %s x %d FP pipes / %d FP ops per iteration", cpu.cores,
                                   lanes, precision == Precision::Fp32 ? "FP32" : "FP64", ghz(clock).c_str(),
                                   cpu.fp_pipes, kCpuFpOpsPerIteration);
     return limit;
@@ -83,7 +76,7 @@ IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision prec
     if (lanes > 0 && instructions_per_iteration > 0.0)
         limit.iterations_per_second =
             double(device.sm_count) * lanes * gpu_clock_hz(device) / instructions_per_iteration;
-    limit.formula = printf_string("%d SMs x %d %s lanes x %s / %.2f instructions per iteration", device.sm_count,
+    limit.formula = printf_text("%d SMs x %d %s lanes x %s / %.2f instructions per iteration", device.sm_count,
                                   lanes, precision == Precision::Fp32 ? "FP32" : "FP64",
                                   ghz(gpu_clock_hz(device)).c_str(), instructions_per_iteration);
     if (lanes == 0) limit.formula += " (lanes unknown for compute capability " + std::to_string(device.compute_major) +
@@ -131,8 +124,8 @@ std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const Cuda
     naive.unit = "core-cycles";
     naive.cpu_per_second = double(cpu.cores) * cpu_clock;
     naive.gpu_per_second = double(device.sm_count) * device.fp32_lanes_per_sm * gpu_clock;
-    naive.cpu_formula = printf_string("%d cores x %s", cpu.cores, ghz(cpu_clock).c_str());
-    naive.gpu_formula = printf_string("%d CUDA cores (%d SMs x %d) x %s", device.sm_count * device.fp32_lanes_per_sm,
+    naive.cpu_formula = printf_text("%d cores x %s", cpu.cores, ghz(cpu_clock).c_str());
+    naive.gpu_formula = printf_text("%d CUDA cores (%d SMs x %d) x %s", device.sm_count * device.fp32_lanes_per_sm,
                                       device.sm_count, device.fp32_lanes_per_sm, ghz(gpu_clock).c_str());
     out.push_back(finish(naive));
 
@@ -143,9 +136,9 @@ std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const Cuda
     const int gpu_lanes = gpu_lanes_per_sm(device, precision);
     flops.cpu_per_second = double(cpu.cores) * cpu_lanes * fma * 2.0 * cpu_clock;
     flops.gpu_per_second = double(device.sm_count) * gpu_lanes * 2.0 * gpu_clock;
-    flops.cpu_formula = printf_string("%d cores x %d lanes x %d FMA pipes x 2 FLOP x %s", cpu.cores, cpu_lanes, fma,
+    flops.cpu_formula = printf_text("%d cores x %d lanes x %d FMA pipes x 2 FLOP x %s", cpu.cores, cpu_lanes, fma,
                                       ghz(cpu_clock).c_str());
-    flops.gpu_formula = printf_string("%d SMs x %d lanes x 2 FLOP x %s", device.sm_count, gpu_lanes,
+    flops.gpu_formula = printf_text("%d SMs x %d lanes x 2 FLOP x %s", device.sm_count, gpu_lanes,
                                       ghz(gpu_clock).c_str());
     out.push_back(finish(flops));
 

@@ -2,6 +2,7 @@
 #include "compute/system/text_format.h"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 namespace ms {
@@ -30,6 +31,19 @@ std::string format_per_second(double per_second) {
     if (per_second >= 1e6) return printed("%.2fM", per_second / 1e6);
     if (per_second >= 1e3) return printed("%.1fk", per_second / 1e3);
     return printed("%.0f", per_second);
+}
+
+std::string printf_text(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string text(length > 0 ? size_t(length) : 0, '\0');
+    if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+    va_end(again);
+    return text;
 }
 
 }  // namespace ms

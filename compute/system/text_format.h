@@ -13,4 +13,7 @@ std::string format_duration_ms(double ms);
 // A rate with a k or M suffix: "13.78M", "178.6k", "950"; "-" for NaN.
 std::string format_per_second(double per_second);
 
+// printf into a std::string, of any length (formulas, table rows, panel facts).
+std::string printf_text(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
 }  // namespace ms

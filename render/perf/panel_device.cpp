@@ -12,6 +12,7 @@
 #include <string>
 
 #include "compute/perf/perf_model.h"
+#include "compute/system/text_format.h"
 #include "render/perf/panel_perf.h"
 #include "render/ui/panels.h"
 
@@ -44,15 +45,6 @@ void fact_row(const char* what, const std::string& gpu, const std::string& cpu) 
     ImGui::TextWrapped("%s", cpu.c_str());
 }
 
-std::string printf_text(const char* format, ...) IM_FMTARGS(1);
-std::string printf_text(const char* format, ...) {
-    char s[256];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(s, sizeof s, format, args);
-    va_end(args);
-    return s;
-}
 
 // Why no GPU figures: in words, from the CUDA query and from the renderer.
 void draw_unavailable(const DevicePanelState& s) {

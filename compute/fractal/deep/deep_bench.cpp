@@ -1,5 +1,6 @@
 // deep_bench.cpp: the deep zoom's benchmark (see deep_bench.h).
 #include "compute/fractal/deep/deep_bench.h"
+#include "compute/system/text_format.h"
 
 #include <chrono>
 #include <cstdarg>
@@ -25,15 +26,6 @@ DeepLocation load_location(const std::string& folder, const std::string& name) {
     return location;
 }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-    char buffer[1024];
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buffer, sizeof buffer, fmt, args);
-    va_end(args);
-    return buffer;
-}
 
 }  // namespace
 
@@ -41,7 +33,7 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
                           int height, const DeepBenchPrint& print) {
     print("Reference orbit against a bare MPFR loop (3 squarings + 6 adds per iteration, same "
           "precision, one thread; best of 3):");
-    print(format("  %-14s %8s %10s %12s %12s %8s %12s", "location", "bits", "iterations",
+    print(printf_text("  %-14s %8s %10s %12s %12s %8s %12s", "location", "bits", "iterations",
                  "orbit ms", "bare ms", "ratio", "ns/iter"));
     for (const std::string& name : names) {
         DeepLocation location = load_location(folder, name);
@@ -58,7 +50,7 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
             bare_mpfr_orbit(location.center_re, location.center_im, bits, iterations);
             bare_ms = std::min(bare_ms, ms_since(start));
         }
-        print(format("  %-14s %8lld %10lld %12.1f %12.1f %7.2fx %12.0f", name.c_str(), (long long)bits,
+        print(printf_text("  %-14s %8lld %10lld %12.1f %12.1f %7.2fx %12.0f", name.c_str(), (long long)bits,
                      (long long)iterations, orbit_ms, bare_ms, orbit_ms / bare_ms,
                      orbit_ms * 1e6 / double(iterations)));
     }
@@ -66,9 +58,9 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
 
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
                           int width, int height, const DeepBenchPrint& print, bool use_cuda) {
-    print(format("Deep frames at %dx%d on %s (BLA, nothing cached; reference and BLA table on the CPU):",
+    print(printf_text("Deep frames at %dx%d on %s (BLA, nothing cached; reference and BLA table on the CPU):",
                  width, height, use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)"));
-    print(format("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers",
+    print(printf_text("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers",
                  "bits", "ref its", "ref ms", "BLA ms", "pixels ms", "frame ms", "iterations",
                  "BLA %", "Git/s eff"));
     for (const std::string& name : names) {
@@ -76,12 +68,12 @@ void deep_bench_locations(const std::string& folder, const std::vector<std::stri
         DeepRenderOptions options;
         options.reference_progress = [&](int64_t done, int64_t total) {
             if (done % (int64_t(1) << 18) == 0)
-                print(format("    %s reference: %lld of %lld iterations", name.c_str(), (long long)done, (long long)total));
+                print(printf_text("    %s reference: %lld of %lld iterations", name.c_str(), (long long)done, (long long)total));
         };
         DeepFrame frame = use_cuda ? deep_cuda(location, width, height, options)
                                    : deep_cpu(location, width, height, options);
         const DeepFrameStats& s = frame.stats;
-        print(format("  %-10s %-9s %6lld %9lld %10.1f %8.1f %10.1f %10.1f %14llu %6.1f%% %10.2f",
+        print(printf_text("  %-10s %-9s %6lld %9lld %10.1f %8.1f %10.1f %10.1f %14llu %6.1f%% %10.2f",
                      name.c_str(), deep_number_type_name(s.number_type), (long long)s.precision_bits,
                      (long long)s.reference_iterations, s.reference_ms, s.bla_ms, s.pixels_ms,
                      s.frame_ms, (unsigned long long)s.iterations,
@@ -100,7 +92,7 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
     // The full pipeline, reference included (the cache starts empty).
     DeepFrame fast = deep_cpu(location, width, height, full);
     const DeepFrameStats& f = fast.stats;
-    print(format("%s at %dx%d, full pipeline (%s deltas, BLA, all cores): reference %.1f ms "
+    print(printf_text("%s at %dx%d, full pipeline (%s deltas, BLA, all cores): reference %.1f ms "
                  "(%lld iterations, %lld bits), BLA %.1f ms (%d levels), pixels %.1f ms, frame %.1f ms; "
                  "%llu iterations, %llu (%.1f%%) skipped by BLA in %llu skips, %llu perturbation steps",
                  name.c_str(), width, height, deep_number_type_name(f.number_type), f.reference_ms,
@@ -141,14 +133,14 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
         plain_iterations = uint64_t(double(slow.stats.iterations) * double(height) / double(band_height));
     }
     double plain_frame_ms = f.reference_ms + plain_pixels_ms;
-    print(format("  plain loop (MPFR reference, double deltas, rebasing, no BLA, 1 thread)%s: pixels "
+    print(printf_text("  plain loop (MPFR reference, double deltas, rebasing, no BLA, 1 thread)%s: pixels "
                  "%.1f ms, frame %.1f ms with the same reference; %llu iterations, %.2f ns each",
-                 rows_stride > 1 ? format(", estimated from the middle %d of %d rows",
+                 rows_stride > 1 ? printf_text(", estimated from the middle %d of %d rows",
                                           height / rows_stride, height).c_str() : "",
                  plain_pixels_ms, plain_frame_ms, (unsigned long long)plain_iterations,
                  plain_pixels_ms * 1e6 / double(plain_iterations)));
-    if (compared) print(format("  escape counts: %d of %d pixels differ between the two", mismatches, compared));
-    print(format("  speedup of the full pipeline over the plain loop: %.1fx end to end, %.1fx pixels alone",
+    if (compared) print(printf_text("  escape counts: %d of %d pixels differ between the two", mismatches, compared));
+    print(printf_text("  speedup of the full pipeline over the plain loop: %.1fx end to end, %.1fx pixels alone",
                  plain_frame_ms / f.frame_ms, plain_pixels_ms / f.pixels_ms));
 }
 
