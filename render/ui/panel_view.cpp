@@ -119,9 +119,14 @@ void draw_backend(ViewPanelState& s) {
         s.settings_edited = true;
     }
     ImGui::SameLine();
-    ImGui::Text("in use: %s", precision_name(s.precision_in_use));
-    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64.");
-    if (!fp64_resolves(s.view)) {
+    if (s.deep_path)
+        ImGui::TextUnformatted("in use: perturbation");
+    else
+        ImGui::Text("in use: %s", precision_name(s.precision_in_use));
+    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64, then perturbation from a "
+                "high-precision reference orbit (MPFR) with BLA: double deltas, then floatexp (an extended "
+                "exponent) past 1e290. The status line shows the reference and BLA figures.");
+    if (!fp64_resolves(s.view) && !s.deep_path) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
         ImGui::TextWrapped("%s", kBeyondFp64Message);
         ImGui::PopStyleColor();

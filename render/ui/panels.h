@@ -32,11 +32,12 @@ struct ExplorerSettings {
     float panel_opacity = 1.0f;            // of the panels' backgrounds over the fractal (0.2 to 1)
 };
 
-// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves).
+// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves)
+// and a direct precision was forced (automatic precision renders it on a deep path).
 inline constexpr const char* kBeyondFp64Message =
     "Past FP64's resolution: neighbouring pixels are closer together than double precision can "
-    "tell apart, so the picture turns blocky. Zoom out (Backspace); deeper zooms need a "
-    "high-precision path Mandelscope does not have yet.";
+    "tell apart, so the picture turns blocky. Set the precision to auto: deeper views then render "
+    "by perturbation from a high-precision reference (the deep path).";
 
 // ---- View panel (panel_view.cpp) ---------------------------------------------------------
 struct ViewPanelState {
@@ -47,6 +48,7 @@ struct ViewPanelState {
     std::vector<std::string> palettes;
     std::string cuda_unavailable;           // why CUDA cannot be chosen; "" when it can
     Precision precision_in_use = Precision::Fp64;
+    bool deep_path = false;                 // the view renders on a deep path (perturbation)
     bool can_back = false;
     bool can_forward = false;
     // Requests raised this frame.
@@ -85,8 +87,13 @@ struct StatusLineState {
     int height = 0;
     double zoom = 1.0;
     int iterations = 0;
-    bool rendering = false;                // a CPU frame is under way
+    bool rendering = false;                // a CPU or deep frame is under way
     double progress = 0.0;
+    std::string progress_label;            // what the progress bar counts ("" : "rendering")
+    // Deep paths: the last finished frame's figures (reference, BLA, skipped share).
+    bool deep = false;
+    bool deep_frame_done = false;          // deep_stats describe a finished frame
+    DeepFrameStats deep_stats;
     std::string fallback_reason;
     bool beyond_fp64 = false;
     std::string message;                   // the latest notice (an export, a dropped file...)
@@ -98,7 +105,9 @@ struct StatusLineState {
 void draw_status_line(StatusLineState& state, const PanelRect& area);
 // How tall the status line is at `width` pixels, with the text it shows now (call in a frame).
 float status_line_height(const StatusLineState& state, float width);
-// Its first line: backend, path, precision, frame and UI times, size, zoom, iterations.
+// Its first line: backend, path, precision, frame and UI times, size, zoom, iterations; on a
+// deep path the precision is the perturbation's number type, and the reference (digits,
+// iterations, ms, new or cached), the BLA levels and the share of iterations BLA skipped follow.
 std::string status_line_text(const StatusLineState& state);
 
 // ---- Export dialog (panel_export.cpp) ------------------------------------------------------
