@@ -83,8 +83,8 @@ std::optional<View> read_view_file(const std::string& path, std::string* error) 
     View view;
     view.center_re = location.center_re;
     view.center_im = location.center_im;
-    view.zoom = location.zoom.mantissa * std::pow(10.0, double(location.zoom.exponent10));
-    view.max_iterations = int(std::min<int64_t>(location.max_iterations, INT32_MAX));
+    view.zoom = ViewZoom::from_deep(location.zoom);
+    view.max_iterations = location.max_iterations;
     if (std::string problem = validate_view(view); !problem.empty()) {
         *error = path + ": " + problem;
         return std::nullopt;
@@ -707,8 +707,9 @@ int run_explorer(int argc, char** argv) {
     }
 
     if (options.print_view)
-        std::printf("view: center=%s,%s zoom=%.17g iterations=%d size=%dx%d\n", view.center_re.c_str(),
-                    view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height);
+        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d\n", view.center_re.c_str(),
+                    view.center_im.c_str(), view.zoom.text().c_str(), (long long)view.max_iterations, view.width,
+                    view.height);
 
     // Cleanup
     stop_export_job(export_job);

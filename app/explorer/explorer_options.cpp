@@ -34,13 +34,14 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
-    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
+    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom; any depth up to 1E60000 (\"4.00000000000E533\")");
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
     app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt; a name, not a path)");
     app.add_option("--palette-file", o.palette_file, "a palette file anywhere (the format of assets/palettes/*.txt)");
-    app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
+    app.add_option("--precision", o.precision, "auto, fp32, fp64, deep-double or deep-floatexp (perturbation)")
+        ->check(CLI::IsMember({"auto", "fp32", "fp64", "deep-double", "deep-floatexp"}));
     app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
     app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
     app.add_option("--frames", o.frames,
@@ -134,7 +135,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         if (!problem.empty()) return "--center: " + problem;
     }
     // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_view).
-    if (o.zoom > 0.0) view->zoom = o.zoom;
+    if (!o.zoom.empty())
+        if (std::string problem = ViewZoom::parse(o.zoom, &view->zoom); !problem.empty()) return "--zoom: " + problem;
     view->palette = o.palette;
     if (!o.palette_file.empty()) {
         // The view names the palette by the file's stem; the colours come from the file.
@@ -149,7 +151,7 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     settings->auto_iterations = o.iterations == 0;
     view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
     settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
-    settings->precision = o.precision == "fp32" ? Precision::Fp32 : o.precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    if (!precision_from_name(o.precision, &settings->precision)) settings->precision = Precision::Auto;
     settings->vsync = o.vsync == "on";
     if (!o.export_size.empty()) {
         int w, h;
@@ -171,7 +173,9 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
                                        std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
         if (!path->empty())
             if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
-    return validate_view(*view);
+    // The window renders any depth (deep paths past FP64); --export renders with the direct
+    // kernels, which stop at double's range (`mandelscope render` makes deep PNGs).
+    return o.export_path.empty() ? validate_view(*view) : validate_double_view(*view);
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {

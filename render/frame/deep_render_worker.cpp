@@ -82,9 +82,14 @@ void set_progress(DeepRenderWorker& w, DeepPhase phase, double progress) {
 bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda) {
     const auto start = Clock::now();
     const View& view = request.view;
-    const DeepLocation location = deep_location_of(view);
+    const DeepLocation location = deep_location(view);
     const int width = view.width, height = view.height;
     DeepRenderOptions options;
+    // Automatic: the deep path picks double or FloatExp deltas by depth; a deep precision chosen
+    // in the View panel (or --precision) forces one.
+    options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
+                          : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+                                                                          : DeepNumberType::Auto;
     options.cache = &w.cache;
     options.cancel = &w.cancel;
     options.reference_progress = [&w](int64_t done, int64_t total) {
@@ -184,15 +189,6 @@ void worker_main(DeepRenderWorker* w) {
 }
 
 }  // namespace
-
-DeepLocation deep_location_of(const View& view) {
-    DeepLocation location;
-    location.center_re = view.center_re;
-    location.center_im = view.center_im;
-    location.zoom = deep_zoom_from_double(view.zoom);
-    location.max_iterations = view.max_iterations;
-    return location;
-}
 
 void start_deep_render_worker(DeepRenderWorker& worker) { worker.thread = std::thread(worker_main, &worker); }
 

@@ -87,9 +87,6 @@ struct DeepRenderStatus {
     std::string error;
 };
 
-// The deep description of a view (centre texts, zoom, iterations).
-DeepLocation deep_location_of(const View& view);
-
 void start_deep_render_worker(DeepRenderWorker& worker);
 // Asks for `view` on CUDA (use_cuda) or the CPU; cancels the frame under way. Returns its id.
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,

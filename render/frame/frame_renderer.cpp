@@ -146,7 +146,7 @@ void take_deep_frame(FrameRenderer& r) {
 bool is_deep_path(RenderPath path) { return path == RenderPath::DeepCuda || path == RenderPath::DeepCpu; }
 
 bool view_needs_deep_path(const View& view, Precision precision) {
-    return precision == Precision::Auto && !fp64_resolves(view);
+    return is_deep(resolve_precision(view, precision));
 }
 
 const char* backend_name(Backend backend) { return backend == Backend::Cuda ? "cuda" : "cpu"; }

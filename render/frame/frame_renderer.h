@@ -35,8 +35,9 @@ const char* backend_name(Backend backend);        // "cpu", "cuda"
 // "none", "interop", "copy", "cpu", "deep-cuda", "deep-cpu"
 const char* render_path_name(RenderPath path);
 bool is_deep_path(RenderPath path);
-// Whether `view` renders on a deep path: automatic precision past FP64's resolution. (A forced
-// FP32 or FP64 keeps the direct kernels, blocky as they are there.)
+// Whether `view` renders on a deep path (compute/fractal/view.h's resolve_precision: automatic
+// precision past FP64's resolution or past the direct kernels' iterations, or a deep precision
+// chosen). A forced FP32 or FP64 keeps the direct kernels, blocky as they are past FP64.
 bool view_needs_deep_path(const View& view, Precision precision);
 
 // Where the last frame's time went (milliseconds; 0 where a step did not happen).

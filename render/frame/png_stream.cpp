@@ -61,7 +61,12 @@ std::optional<View> read_png_view(const std::filesystem::path& path, std::string
                                          "so there is no place to go back to";
             return std::nullopt;
         }
-        return view_from_png_text(text);
+        View view = view_from_png_text(text);
+        if (std::string problem = validate_view(view); !problem.empty()) {
+            if (error) *error = path.string() + ": " + problem;
+            return std::nullopt;
+        }
+        return view;
     } catch (const std::exception& e) {
         if (error) *error = e.what();
         return std::nullopt;

@@ -35,9 +35,8 @@ DecimalNumber parse_decimal_or_throw(const std::string& text) {
 DeepZoom view_zoom(const View& view) {
     // A zoom validate_view would refuse (0, negative, inf, NaN) still converts to something
     // finite: the navigation maths must not feed an infinity to an integer conversion.
-    if (!(view.zoom > 0.0)) return DeepZoom{1.0, kDeepZoomMinExponent10};
-    if (!std::isfinite(view.zoom)) return DeepZoom{1.0, kDeepZoomMaxExponent10};
-    return deep_zoom_from_double(view.zoom);
+    if (view.zoom.is_valid()) return view.zoom.deep();
+    return view.zoom.value() > 0.0 ? DeepZoom{1.0, kDeepZoomMaxExponent10} : DeepZoom{1.0, kDeepZoomMinExponent10};
 }
 
 std::string add_to_decimal(const std::string& text, double delta, int fraction_digits) {
@@ -96,8 +95,19 @@ View pan_view(const View& view, glm::dvec2 grab_pixel, glm::dvec2 cursor_pixel) 
 
 View zoom_view_about(const View& view, glm::dvec2 pixel, double factor) {
     if (!(factor > 0.0) || !std::isfinite(factor)) return view;
-    double zoom = std::clamp(view.zoom * factor, kMinZoom, kMaxZoom);
-    factor = zoom / view.zoom;
+    // Shallow zooms stay doubles (exactly as before); past kMaxDoubleZoom the zoom scales in
+    // extended range, up to DeepLocation's limit.
+    ViewZoom zoom;
+    if (view.zoom.fits_double() && view.zoom.value() * factor <= kMaxDoubleZoom) {
+        zoom = std::max(view.zoom.value() * factor, kMinZoom);
+    } else {
+        DeepZoom deep = deep_zoom_scaled(view.zoom.deep(), factor);
+        const DeepZoom deepest{1.0, kDeepZoomMaxExponent10};
+        if (deep_zoom_compare(deep, deepest) > 0) deep = deepest;
+        zoom = ViewZoom::from_deep(deep);
+    }
+    factor = deep_zoom_ratio(zoom.deep(), view.zoom.deep());
+    if (!(factor > 0.0) || !std::isfinite(factor)) return view;
     // The point p = centre + d must stay at offset d / factor from the new centre: the centre
     // moves by d (1 - 1/factor), d in the old view's pixels.
     const glm::dvec2 d = pixel - glm::dvec2(0.5 * view.width, 0.5 * view.height);
@@ -137,11 +147,12 @@ View reset_view(const View& view) {
     return reset;
 }
 
-int auto_iterations(double zoom) {
-    // At most 1e6 iterations (zoom 1e1665, far past double): finite and inside int whatever zoom is.
-    double decades = std::clamp(std::log10(zoom), 0.0, 1665.0);
+int64_t auto_iterations(const ViewZoom& zoom) {
+    // 600 a decade up to DeepLocation's deepest zoom (36 million iterations at 1E60000); an
+    // invalid zoom (NaN, 0, inf from a double) counts as zoom 1.
+    double decades = zoom.is_valid() ? std::clamp(zoom.log10(), 0.0, double(kDeepZoomMaxExponent10)) : 0.0;
     if (std::isnan(decades)) decades = 0.0;
-    return int(std::lround((1000.0 + 600.0 * decades) / 100.0)) * 100;
+    return int64_t(std::llround((1000.0 + 600.0 * decades) / 100.0)) * 100;
 }
 
 bool same_place(const View& a, const View& b) {

@@ -56,7 +56,7 @@ View reset_view(const View& view);
 
 // Iterations that follow the zoom: deeper views need more before their detail escapes.
 // 1000 at zoom <= 1, plus 600 per decade of zoom, rounded to hundreds.
-int auto_iterations(double zoom);
+int64_t auto_iterations(const ViewZoom& zoom);
 
 // Decimal text arithmetic for the centre.
 // text + delta, with delta rounded to `fraction_digits` digits after the point; every digit

@@ -48,9 +48,15 @@ std::string status_line_text(const StatusLineState& s) {
                                           ? "perturbation floatexp"
                                           : "perturbation double")
                                    : precision_name(s.precision);
-    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %.4g | %d iterations",
+    // The zoom in 4 digits: a double's %g while it is one, mantissa and decimal exponent past it.
+    char zoom[48];
+    if (s.zoom.fits_double())
+        std::snprintf(zoom, sizeof zoom, "%.4g", s.zoom.value());
+    else
+        std::snprintf(zoom, sizeof zoom, "%.4gE%lld", s.zoom.deep().mantissa, (long long)s.zoom.deep().exponent10);
+    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %s | %lld iterations",
                   render_path_name(s.path), precision, compute, s.ui_frame_ms, s.width, s.height,
-                  s.zoom, s.iterations);
+                  zoom, (long long)s.iterations);
     std::string text = backend + rest;
     if (s.deep && s.deep_frame_done) {
         const DeepFrameStats& d = s.deep_stats;

@@ -111,10 +111,10 @@ void draw_backend(ViewPanelState& s) {
         ImGui::PopStyleColor();
     }
 
-    const char* names[] = {"auto", "fp32", "fp64"};
+    const char* names[] = {"auto", "fp32", "fp64", "deep-double", "deep-floatexp"};
     int precision = int(s.settings.precision);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    if (ImGui::Combo("precision", &precision, names, 3)) {
+    if (ImGui::Combo("precision", &precision, names, 5)) {
         s.settings.precision = Precision(precision);
         s.settings_edited = true;
     }
@@ -170,20 +170,37 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::PushItemWidth(ImGui::GetFontSize() * 12.0f);
     draw_center(s);
 
-    // Number fields apply on Enter or when they lose focus, not at every keystroke.
-    double zoom = s.view.zoom;
-    bool zoom_entered = ImGui::InputDouble("zoom", &zoom, 0.0, 0.0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
-    if ((zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) && zoom > 0.0 && std::isfinite(zoom)) {
-        s.view.zoom = zoom;
-        s.view_edited = true;
+    // Number fields apply on Enter or when they lose focus, not at every keystroke. The zoom is
+    // text, as the centre is: any depth up to 1E60000 ("4.00000000000E533").
+    if (!s.zoom_being_edited) s.zoom_text = s.view.zoom.text();
+    bool zoom_entered = ImGui::InputText("zoom", &s.zoom_text, ImGuiInputTextFlags_EnterReturnsTrue);
+    s.zoom_being_edited = ImGui::IsItemActive();
+    if (zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) {
+        ViewZoom zoom;
+        if (std::string problem = ViewZoom::parse(s.zoom_text, &zoom); !problem.empty()) {
+            s.zoom_error = "Zoom not changed: " + problem;
+        } else {
+            s.view.zoom = zoom;
+            s.view_edited = true;
+            s.zoom_error.clear();
+        }
+        s.zoom_being_edited = false;
     }
-    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention).");
+    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention). Any depth up to "
+                "1E60000: past FP64 the view renders by perturbation (the deep path).");
+    if (!s.zoom_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", s.zoom_error.c_str());
+        ImGui::PopStyleColor();
+    }
 
     ImGui::BeginDisabled(s.settings.auto_iterations);
-    int iterations = s.view.max_iterations;
-    bool iterations_entered = ImGui::InputInt("iterations", &iterations, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue);
+    int64_t iterations = s.view.max_iterations;
+    const int64_t step = 100, step_fast = 1000;
+    bool iterations_entered = ImGui::InputScalar("iterations", ImGuiDataType_S64, &iterations, &step, &step_fast, "%lld",
+                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     if (iterations_entered || ImGui::IsItemDeactivatedAfterEdit()) {
-        s.view.max_iterations = std::max(1, iterations);
+        s.view.max_iterations = std::clamp<int64_t>(iterations, 1, kDeepMaxIterations);
         s.view_edited = true;
     }
     ImGui::EndDisabled();

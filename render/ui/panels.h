@@ -66,6 +66,9 @@ struct ViewPanelState {
     std::string center_im_text;
     std::string center_error;               // why the last typed centre was refused
     bool center_being_edited = false;       // a centre field had the keyboard last frame
+    std::string zoom_text;                  // the zoom being typed
+    std::string zoom_error;                 // why the last typed zoom was refused
+    bool zoom_being_edited = false;
     float width = 0.0f;                     // as drawn (the user may resize it); 0: not yet
 };
 // Drawn at layout.view (panel_layout.h); records its width for the next frame's layout.
@@ -85,8 +88,8 @@ struct StatusLineState {
     double ui_frame_ms = 0.0;
     int width = 0;
     int height = 0;
-    double zoom = 1.0;
-    int iterations = 0;
+    ViewZoom zoom = 1.0;
+    int64_t iterations = 0;
     bool rendering = false;                // a CPU or deep frame is under way
     double progress = 0.0;
     std::string progress_label;            // what the progress bar counts ("" : "rendering")

@@ -91,13 +91,11 @@ double deep_decimal_difference_pixels(const std::string& a, const std::string& b
 
 DeepZoom deep_zoom_scaled(DeepZoom zoom, double factor) {
     if (!(factor > 0.0) || !std::isfinite(factor)) return zoom;
-    double mantissa = zoom.mantissa * factor;
-    int64_t exponent10 = zoom.exponent10;
-    const int shift = int(std::floor(std::log10(mantissa)));
-    if (shift != 0) {
-        mantissa /= std::pow(10.0, shift);
-        exponent10 += shift;
-    }
+    // In long double, whose range (1e+-4932) holds any double factor times a mantissa < 10.
+    const long double product = (long double)zoom.mantissa * (long double)factor;
+    const int shift = int(std::floor(std::log10(product)));
+    double mantissa = double(product / std::pow(10.0L, shift));
+    int64_t exponent10 = zoom.exponent10 + shift;
     // log10 and pow may leave the mantissa a rounding outside [1, 10).
     if (mantissa >= 10.0) {
         mantissa /= 10.0;
