@@ -666,6 +666,7 @@ int run_explorer(int argc, char** argv) {
                 std::printf("screenshot after %d frames in %.2f s (%.1f UI frames/s while the view was computed)\n",
                             frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
                 std::printf("render path: %s\n", render_path_name(renderer.path));
+                std::printf("status: %s\n", status_line_text(status).c_str());
                 std::printf("%s", perf_compare_log(perf).c_str());
                 exit_code = saved ? 0 : 1;
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
