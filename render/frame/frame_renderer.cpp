@@ -134,8 +134,12 @@ void take_deep_frame(FrameRenderer& r) {
     if (r.path == RenderPath::DeepCuda && !status.cuda_error.empty()) r.path = RenderPath::DeepCpu;
     r.deep_status = status;
     if (r.complete && !was_complete) {
-        r.timings.compute_ms = status.compute_ms;
+        // The frame's own figure, reference (when new) and BLA build included; the coarse pass
+        // and the colouring are in status.compute_ms.
+        r.timings.compute_ms = status.stats.frame_ms;
         r.timings.iterations = status.stats.iterations;
+        r.precision_used = status.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
+                                                                                 : Precision::DeepDouble;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
         ++r.frames_finished;
     }
