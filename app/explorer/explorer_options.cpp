@@ -173,9 +173,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
                                        std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
         if (!path->empty())
             if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
-    // The window renders any depth (deep paths past FP64); --export renders with the direct
-    // kernels, which stop at double's range (`mandelscope render` makes deep PNGs).
-    return o.export_path.empty() ? validate_view(*view) : validate_double_view(*view);
+    // The window and its export render any depth (deep paths past FP64).
+    return validate_view(*view);
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {

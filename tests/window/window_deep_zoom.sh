@@ -5,6 +5,8 @@
 #    blank (many colours) and not blocky (few pixels equal to both neighbours: the coarse pass's
 #    8x8 blocks would make ~77% so), and the status line names the path, the number type, the
 #    reference (digits, iterations, new) and the BLA levels and skipped share.
+#    The same view exported (the Export dialog's code, --export): a PNG with colours and the
+#    zoom in its metadata.
 # 2. xdotool at zoom 1e500: a left-drag by (+100, +50) and two wheel notches at (600, 200); the
 #    centre printed by --print-view is checked in 600-digit decimal arithmetic (python's decimal)
 #    against the drag moving by exactly the dragged pixels and the wheel keeping its point fixed.
@@ -46,6 +48,21 @@ share = same / ((w - 1) * (h - 1))
 print(f"picture: {colours} colours, {100 * share:.1f}% of pixels equal to both neighbours")
 sys.exit(0 if colours >= 100 and share < 0.5 else 1)
 ' || fail "the deep picture is blank or blocky"
+
+# The Export dialog's code at that depth (--export: no window): a deep PNG whose metadata
+# carries the zoom as text.
+timeout 300 "$bin" --backend=cpu --open="$here/assets/locations/e1000.kfr" --export="$work/export.png" \
+    --export-size=96x54 >"$work/export.log" 2>&1 || { cat "$work/export.log"; fail "the deep export failed"; }
+grep -q 'exported 96x54' "$work/export.log" || { cat "$work/export.log"; fail "the deep export said nothing"; }
+identify -verbose "$work/export.png" | grep -q '"zoom":"1e+1000"\|"zoom":"1.00000000000E1000"' \
+    || { identify -verbose "$work/export.png" | grep mandelscope-view; fail "the exported PNG lacks the deep zoom"; }
+convert "$work/export.png" -depth 8 rgb:- | python3 -c '
+import sys
+data = sys.stdin.buffer.read()
+colours = len(set(data[i:i + 3] for i in range(0, len(data), 3)))
+print(f"export: {colours} colours")
+sys.exit(0 if colours >= 50 else 1)
+' || fail "the deep export is blank"
 
 # --- 2. Drag and wheel at zoom 1e500 --------------------------------------------------------
 re=$(sed -n 's/^Re: *//p' "$here/assets/locations/e533.kfr" | tr -d '\r')
