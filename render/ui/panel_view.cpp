@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compute/fractal/deep/deep_kfr.h"
 #include "render/ui/panels.h"
 
 namespace ms {
@@ -25,7 +26,8 @@ void draw_center(ViewPanelState& s) {
     ImGui::TextUnformatted("Centre");
     help_marker("The exact decimal text of the centre: every digit is kept as you pan and zoom. "
                 "Type or paste into a field and press Enter, or use Copy/Paste for both parts "
-                "as \"RE, IM\".");
+                "as \"RE, IM\". Copy location copies the whole place (centre, zoom, iterations) "
+                "as a Kalles Fraktaler .kfr text; Paste takes that too.");
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool commit = false;
     ImGui::InputText("##re", &s.center_re_text);
@@ -37,14 +39,28 @@ void draw_center(ViewPanelState& s) {
     s.center_being_edited |= ImGui::IsItemActive();
     if (ImGui::Button("Copy")) ImGui::SetClipboardText((s.view.center_re + ", " + s.view.center_im).c_str());
     ImGui::SameLine();
+    // The whole place, every digit, as a Kalles Fraktaler location (Re, Im, Zoom, Iterations).
+    if (ImGui::Button("Copy location")) ImGui::SetClipboardText(format_kfr(deep_location(s.view)).c_str());
+    ImGui::SameLine();
     if (ImGui::Button("Paste")) {
         const char* clip = ImGui::GetClipboardText();
+        const std::string text = clip ? clip : "";
         std::string re, im;
-        std::string problem = parse_center_text(clip ? clip : "", &re, &im);
+        std::string problem = parse_center_text(text, &re, &im);
+        DeepLocation location;
         if (problem.empty()) {
             s.center_re_text = re;
             s.center_im_text = im;
             commit = true;
+        } else if (text.find("Re:") != std::string::npos && parse_kfr(text, &location).empty()) {
+            // A location (Copy location, or a .kfr file's text): centre, zoom and iterations.
+            s.view.center_re = location.center_re;
+            s.view.center_im = location.center_im;
+            s.view.zoom = ViewZoom::from_deep(location.zoom);
+            s.view.max_iterations = location.max_iterations;
+            s.settings.auto_iterations = false;
+            s.view_edited = s.settings_edited = true;
+            s.center_error.clear();
         } else {
             s.center_error = "The clipboard holds no centre: " + problem;
         }
