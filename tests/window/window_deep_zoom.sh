@@ -13,9 +13,12 @@
 # 3. --bench-drag=3 at the 1e50 location (20,000 iterations, 320x180): each view of a drag is
 #    rendered completely on the deep path while the UI draws; prints the views/s and the UI
 #    frames/s meanwhile (figures, not asserted: the machine is shared) and checks they came.
+# Parts 1 and 3 run on the CPU; DEEP_BACKEND=cuda runs them on CUDA (the GPU machine), where the
+# path must then be deep-cuda.
 # Needs a display (the test command starts Xvfb); skipped (77) without one.
 set -u
 bin=$1
+backend=${DEEP_BACKEND:-cpu}
 [ -n "${DISPLAY:-}" ] || { echo "SKIP: no DISPLAY (the test command runs window tests under Xvfb)"; exit 77; }
 command -v convert >/dev/null || { echo "SKIP: ImageMagick's convert is missing"; exit 77; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,12 +29,12 @@ trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # --- 1. A deep location opened from a .kfr file --------------------------------------------
-timeout 300 "$bin" --backend=cpu --no-ui --open="$here/assets/locations/e1000.kfr" --size=320x180 \
+timeout 300 "$bin" --backend=$backend --no-ui --open="$here/assets/locations/e1000.kfr" --size=320x180 \
     --screenshot="$work/e1000.png" >"$work/open.log" 2>&1 || { cat "$work/open.log"; fail "the window exited with $?"; }
 cat "$work/open.log"
-grep -q '^render path: deep-cpu$' "$work/open.log" || fail "the 1E1000 view did not render on the deep path"
+grep -q "^render path: deep-$backend\$" "$work/open.log" || fail "the 1E1000 view did not render on the deep-$backend path"
 status=$(sed -n 's/^status: //p' "$work/open.log")
-for want in 'path: deep-cpu' 'perturbation floatexp' 'zoom 1E1000' '32000 iterations' \
+for want in "path: deep-$backend" 'perturbation floatexp' 'zoom 1E1000' '32000 iterations' \
             'reference [0-9]* digits, [0-9]* iterations, [0-9]* ms, new' 'BLA [0-9]* levels, [0-9.]*% of iterations skipped'; do
     echo "$status" | grep -q "$want" || fail "the status line lacks '$want': $status"
 done
@@ -51,7 +54,7 @@ sys.exit(0 if colours >= 100 and share < 0.5 else 1)
 
 # The Export dialog's code at that depth (--export: no window): a deep PNG whose metadata
 # carries the zoom as text.
-timeout 300 "$bin" --backend=cpu --open="$here/assets/locations/e1000.kfr" --export="$work/export.png" \
+timeout 300 "$bin" --backend=$backend --open="$here/assets/locations/e1000.kfr" --export="$work/export.png" \
     --export-size=96x54 >"$work/export.log" 2>&1 || { cat "$work/export.log"; fail "the deep export failed"; }
 grep -q 'exported 96x54' "$work/export.log" || { cat "$work/export.log"; fail "the deep export said nothing"; }
 identify -verbose "$work/export.png" | grep -q '"zoom":"1e+1000"\|"zoom":"1.00000000000E1000"' \
@@ -112,9 +115,9 @@ PY
 # --- 3. The UI while deep frames compute ----------------------------------------------------
 re=$(sed -n 's/^Re: *//p' "$here/assets/locations/e50.kfr" | tr -d '\r')
 im=$(sed -n 's/^Im: *//p' "$here/assets/locations/e50.kfr" | tr -d '\r')
-timeout 600 "$bin" --no-ui --backend=cpu --center="$re,$im" --zoom=1e50 --iter=20000 --size=320x180 --vsync=off \
+timeout 600 "$bin" --no-ui --backend=$backend --center="$re,$im" --zoom=1e50 --iter=20000 --size=320x180 --vsync=off \
     --bench-drag=3 >"$work/bench.log" 2>&1 || { cat "$work/bench.log"; fail "--bench-drag exited with $?"; }
 cat "$work/bench.log"
-grep -Eq '^bench-drag: 3 views at 320x180 on the deep-cpu path, each rendered completely: [0-9.]+ views/s .* UI [0-9.]+ frames/s meanwhile' \
+grep -Eq "^bench-drag: 3 views at 320x180 on the deep-$backend path, each rendered completely: [0-9.]+ views/s .* UI [0-9.]+ frames/s meanwhile" \
     "$work/bench.log" || fail "--bench-drag on the deep path printed no figures"
 echo "OK: deep location opened, navigated at 1e500, dragged at 1e50"
