@@ -45,7 +45,7 @@ size_t fraction_length(const std::string& text) {
 
 }  // namespace
 
-// (assets/locations/e533.kfr's neighbourhood: a centre with the digits such a depth needs.)
+// A centre of 130 digits, as deep views carry (the arithmetic is tested, not the place).
 const char* kDeepRe =
     "-1.7490121133583474918553394693508097099785014614578155369227418148917656193213580599131549718"
     "1027628913146212806225738396437478113";

@@ -21,7 +21,7 @@ namespace {
 
 View deep_view(const char* zoom) {
     View v;
-    // (Near assets/locations/e533.kfr: a centre with the digits such a depth needs.)
+    // A centre of ~190 digits, as deep views carry (the arithmetic is tested, not the place).
     v.center_re =
         "-1.7691083304074772808923062435577784835600639118623400650778788340418929715985908084423460199088"
         "6820204375798539711744042815186207867460953613415842432757944592767829349335811233344529101414";
