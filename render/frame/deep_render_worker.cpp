@@ -47,7 +47,9 @@ DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int wid
                       const DeepRenderOptions& options, bool* use_cuda) {
     if (*use_cuda) {
         try {
-            return deep_cuda(location, width, height, options);
+            DeepRenderOptions on_stream = options;
+            on_stream.cuda_stream = w.cuda_stream.get();  // the worker's own stream
+            return deep_cuda(location, width, height, on_stream);
         } catch (const std::runtime_error& e) {
             std::lock_guard lock(w.mutex);
             w.cuda_error = e.what();

@@ -8,8 +8,8 @@
 //      headroom in precision and iterations so that the next wheel notches reuse it too;
 //   2. renders a coarse pass (one pixel per 8x8 block, ~1/64 of the work) of slow frames and
 //      hands it to the display at once;
-//   3. renders the full frame, on CUDA (deep_cuda) or the CPU (deep_cpu, OpenMP over rows),
-//      colours it (colorize_deep) and hands it over.
+//   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
+//      the CPU (deep_cpu, OpenMP over rows), colours it (colorize_deep) and hands it over.
 // A newer request cancels the stale one (the cancel flag is polled by the reference every 4096
 // iterations and by the CPU between rows; a CUDA kernel under way finishes first). Progress
 // (the reference's iterations, then the rows) and the frame's figures (deep_cpu.h's
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view.h"
@@ -44,6 +45,7 @@ struct DeepRenderWorker {
     std::atomic<bool> cancel{false};
     std::function<void()> on_news;    // called from the worker when pixels arrive (set before start)
     ReferenceCache cache;             // shared by every frame of the window (its own lock)
+    DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
     double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
 
     // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields) and

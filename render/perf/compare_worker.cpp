@@ -71,7 +71,9 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
     if (!reference_for(&w.cache, location, view.width, view.height, {&w.cancel, nullptr}, &cached)) return;
     DeepFrame gpu;
     try {
-        gpu = deep_cuda(location, view.width, view.height, options);
+        DeepRenderOptions on_stream = options;
+        on_stream.cuda_stream = w.cuda_stream.get();  // the worker's own stream
+        gpu = deep_cuda(location, view.width, view.height, on_stream);
         if (gpu.stats.cancelled) return;
         if (!publish(w, id, [&](CompareStatus& s) {
                 s.cuda_done = true;

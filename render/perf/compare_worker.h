@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/palette.h"
@@ -59,6 +60,7 @@ struct CompareWorker {
     std::atomic<bool> cancel{false};
     std::atomic<int> cpu_rows_done{0};
     ReferenceCache cache;  // deep views: the reference both deep paths use (kept across jobs)
+    DeepCudaStream cuda_stream;  // deep views: deep_cuda runs on it (created on first use)
     // Guarded by mutex.
     bool quit = false;
     bool has_request = false;
