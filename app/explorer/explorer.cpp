@@ -158,6 +158,12 @@ void fill_status_line(StatusLineState& status, const View& view, const ExplorerS
                                                                                  : "pixels";
     status.deep_frame_done = status.deep && renderer.deep_status.frame_id != 0 && renderer.deep_status.complete;
     status.deep_stats = renderer.deep_status.stats;
+    // The number type of the frame shown, or, while the first comes, the one it will run in.
+    if (status.deep)
+        status.precision = status.deep_frame_done ? (status.deep_stats.number_type == DeepNumberType::FloatExp
+                                                         ? Precision::DeepFloatExp
+                                                         : Precision::DeepDouble)
+                                                  : resolve_precision(view, settings.precision);
     if (status.deep) status.compute_ms = renderer.deep_status.stats.frame_ms;
     status.fallback_reason = fallback_reason(renderer, settings.backend);
     status.beyond_fp64 = !fp64_resolves(view) && !status.deep;

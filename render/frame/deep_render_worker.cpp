@@ -68,6 +68,8 @@ bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uin
         w.frame_view = view;
         w.rgba = std::move(rgba);
         w.fresh = true;
+        w.dirty_begin = 0;
+        w.dirty_end = view.height;
         w.complete = complete;
     }
     if (w.on_news) w.on_news();
@@ -135,6 +137,18 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
             for (int x = 0; x < width; ++x) dst[x] = src[x / kCoarseBlock];
         }
         if (!publish(w, request.id, view, std::move(rgba), false)) return false;
+        // The full pass's rows replace the coarse ones as they come (the CPU's rows; a CUDA
+        // frame arrives whole).
+        options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
+            std::vector<uint8_t> row(size_t(width) * 4);
+            colorize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
+            std::lock_guard lock(w.mutex);
+            if (w.cancel || w.frame_id != request.id || w.rgba.size() != size_t(width) * view.height * 4) return;
+            std::copy(row.begin(), row.end(), w.rgba.begin() + ptrdiff_t(size_t(y) * width * 4));
+            w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, y) : y;
+            w.dirty_end = std::max(w.dirty_end, y + 1);
+            w.fresh = true;
+        };
     }
 
     // 3. The full frame.
@@ -212,9 +226,10 @@ DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFram
     std::lock_guard lock(worker.mutex);
     DeepRenderStatus status;
     status.frame_id = worker.frame_id;
-    if (worker.fresh && worker.frame_id != 0) {
-        upload(worker.frame_view, worker.rgba.data());
+    if (worker.fresh && worker.frame_id != 0 && worker.dirty_end > worker.dirty_begin) {
+        upload(worker.frame_view, worker.rgba.data(), worker.dirty_begin, worker.dirty_end - worker.dirty_begin);
         worker.fresh = false;
+        worker.dirty_begin = worker.dirty_end = 0;
     }
     status.complete = worker.complete;
     status.working_id = worker.working_id;

@@ -9,7 +9,8 @@
 //   2. renders a coarse pass (one pixel per 8x8 block, ~1/64 of the work) of slow frames and
 //      hands it to the display at once;
 //   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
-//      the CPU (deep_cpu, OpenMP over rows), colours it (colorize_deep) and hands it over.
+//      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
+//      coarse row at once), colours it (colorize_deep) and hands it over.
 // A newer request cancels the stale one (the cancel flag is polled by the reference every 4096
 // iterations and by the CPU between rows; a CUDA kernel under way finishes first). Progress
 // (the reference's iterations, then the rows) and the frame's figures (deep_cpu.h's
@@ -64,6 +65,8 @@ struct DeepRenderWorker {
     View frame_view;
     std::vector<uint8_t> rgba;
     bool fresh = false;
+    int dirty_begin = 0;              // rows [dirty_begin, dirty_end) changed since the UI took them
+    int dirty_end = 0;
     bool complete = false;            // the full pass is in rgba
     uint64_t working_id = 0;          // the request being computed (progress belongs to it)
     DeepPhase phase = DeepPhase::Idle;
@@ -93,9 +96,9 @@ void start_deep_render_worker(DeepRenderWorker& worker);
 // Asks for `view` on CUDA (use_cuda) or the CPU; cancels the frame under way. Returns its id.
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
                              const PaletteTable& palette, bool use_cuda);
-// Calls upload(frame_view, rgba) when new pixels arrived since the last call (under the lock:
-// upload copies), and returns the status.
-using DeepFrameUpload = std::function<void(const View&, const uint8_t*)>;
+// Calls upload(frame_view, rgba, first_row, rows) for the rows that changed since the last call
+// (under the lock: upload copies; rgba is the whole frame, row 0 first), and returns the status.
+using DeepFrameUpload = std::function<void(const View&, const uint8_t*, int, int)>;
 DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload);
 void stop_deep_render_worker(DeepRenderWorker& worker);
 

@@ -114,11 +114,16 @@ void take_cpu_rows(FrameRenderer& r) {
 // Takes the deep worker's newest pixels into the texture and its status into the renderer.
 void take_deep_frame(FrameRenderer& r) {
     double upload_ms = 0.0;
-    DeepRenderStatus status = take_deep_render_frame(r.deep, [&](const View& frame_view, const uint8_t* rgba) {
+    DeepRenderStatus status = take_deep_render_frame(r.deep, [&](const View& frame_view, const uint8_t* rgba,
+                                                                 int first_row, int rows) {
         auto t0 = Clock::now();
-        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height)
+        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
             resize_frame_texture(r.texture, frame_view.width, frame_view.height);
-        upload_frame_rows(r.texture, rgba, 0, frame_view.height);
+            first_row = 0;
+            rows = frame_view.height;
+        }
+        // Rows of the frame under way; a frame of another view comes whole (publish marks it so).
+        upload_frame_rows(r.texture, rgba, first_row, rows);  // rgba is the whole frame
         r.texture_view = frame_view;
         r.texture_valid = true;
         upload_ms += ms_since(t0);

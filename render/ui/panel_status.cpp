@@ -44,10 +44,9 @@ std::string status_line_text(const StatusLineState& s) {
     char rest[256];
     // The UI's own time per frame: the window draws only when something changes, so a frame
     // rate would count the idle waits.
-    const char* precision = s.deep ? (s.deep_frame_done && s.deep_stats.number_type == DeepNumberType::FloatExp
-                                          ? "perturbation floatexp"
-                                          : "perturbation double")
-                                   : precision_name(s.precision);
+    const char* precision = !s.deep                                 ? precision_name(s.precision)
+                            : s.precision == Precision::DeepFloatExp ? "perturbation floatexp"
+                                                                     : "perturbation double";
     // The zoom in 4 digits: a double's %g while it is one, mantissa and decimal exponent past it.
     char zoom[48];
     if (s.zoom.fits_double())

@@ -83,7 +83,7 @@ struct StatusLineState {
     Backend backend = Backend::Cpu;        // asked for
     std::string cuda_unavailable;          // why there is no GPU to render on ("" when there is)
     RenderPath path = RenderPath::None;    // what ran
-    Precision precision = Precision::Fp64; // in use
+    Precision precision = Precision::Fp64; // in use (deep paths: DeepDouble or DeepFloatExp)
     double compute_ms = 0.0;
     double ui_frame_ms = 0.0;
     int width = 0;

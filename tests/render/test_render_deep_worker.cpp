@@ -44,7 +44,7 @@ View deep_view(int width, int height, int64_t iterations) {
 DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vector<uint8_t>* rgba, View* frame_view) {
     DeepRenderStatus status;
     for (int i = 0; i < 6000; ++i) {
-        status = take_deep_render_frame(worker, [&](const View& view, const uint8_t* pixels) {
+        status = take_deep_render_frame(worker, [&](const View& view, const uint8_t* pixels, int, int) {
             *frame_view = view;
             rgba->assign(pixels, pixels + size_t(view.width) * view.height * 4);
         });

@@ -48,6 +48,9 @@ struct DeepRenderOptions {
     const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe
+    // deep_cpu only: called with each finished row (y, its escape counts, its mu), from the
+    // OpenMP thread that computed it, so a window can show rows as they come.
+    std::function<void(int, const int64_t*, const double*)> row_done;
 };
 
 struct DeepFrameStats {
