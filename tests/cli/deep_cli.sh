@@ -8,7 +8,8 @@
 #   - every bad input of the issue's list (malformed .kfr, zoom "1e", "1e99999999999" or
 #     negative, a 100,000-digit centre, iterations 0 or past the limit, ...) exits 2 with one
 #     line on stderr and no file;
-#   - Ctrl-C during a deep render leaves no file.
+#   - Ctrl-C during a deep render leaves no file;
+#   - where CUDA is usable, deep_cuda renders the same smooth values as deep_cpu.
 # The pictures themselves are checked against the MPFR brute force in
 # tests/fractal/test_view_deep.cpp (the same View, the same deep_cpu).
 # Usage: bash deep_cli.sh /path/to/mandelscope
@@ -73,6 +74,35 @@ grep -aq '"zoom":"4.00000000000E533"' d.png || fail "the PNG's metadata does not
 "$bin" render --location="$locations/e50.kfr" --iter=2000 --size=16x9 --backend=cpu --precision=deep-floatexp \
     -o e.png > e.out 2> e.err || fail "forced deep-floatexp failed: $(cat e.err)"
 grep -q '^precision  deep-floatexp' e.out || fail "--precision=deep-floatexp did not run FloatExp"
+
+# --- CUDA, where a device is usable: the same picture as the CPU's --------------------------
+# deep_cuda's escape counts equal deep_cpu's bit for bit; the smooth values may differ in their
+# last bits (the device's log), so the .npy values must agree to 1e-6 and the PNGs nearly.
+"$bin" render --location="$locations/e50.kfr" --iter=20000 --size=48x27 --backend=cpu -o cpu.png --raw=cpu.npy \
+    > /dev/null 2>&1 || fail "CPU render with --raw failed"
+"$bin" render --location="$locations/e50.kfr" --iter=20000 --size=48x27 --backend=cuda -o gpu.png --raw=gpu.npy \
+    > gpu.out 2> gpu.err
+status=$?
+if [ "$status" -eq 2 ] && grep -q "CUDA backend cannot be used" gpu.err; then
+    echo "skipped the CUDA comparison: $(cat gpu.err)"
+elif [ "$status" -ne 0 ]; then
+    fail "CUDA deep render exited $status: $(cat gpu.err)"
+elif command -v python3 > /dev/null; then
+    grep -q '^precision  deep-double' gpu.out || fail "the CUDA render did not take the deep path"
+    python3 - cpu.npy gpu.npy <<'PY' || fail "CUDA and CPU deep renders differ"
+import struct, sys
+def load(path):
+    data = open(path, "rb").read()
+    header_len = struct.unpack("<H", data[8:10])[0]
+    body = data[10 + header_len:]
+    return struct.unpack("<%df" % (len(body) // 4), body)
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert len(a) == len(b) == 48 * 27
+bad = [i for i in range(len(a)) if abs(a[i] - b[i]) > 1e-6 * max(1.0, abs(a[i]))]
+print("CUDA vs CPU: %d of %d smooth values differ by more than 1e-6" % (len(bad), len(a)))
+sys.exit(1 if bad else 0)
+PY
+fi
 
 # --- bad input: exit 2, one line, no file -----------------------------------------------------
 expect_bad() {  # args...
