@@ -175,7 +175,8 @@ bool save_screenshot(const std::string& path, int width, int height, const View&
                             out + size_t(r) * width * 4);
             return true;
         });
-    if (!written.ok) std::fprintf(stderr, "mandelscope: cannot save the screenshot: %s\n", written.error.c_str());
+    if (!written.ok)
+        std::fprintf(stderr, "mandelscope: cannot save the screenshot: %s; no file was written.\n", written.error.c_str());
     return written.ok;
 }
 
@@ -258,7 +259,9 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
     return false;
 }
 
-// --export without a window, with a progress line on stderr.
+// --export without a window, with a progress line on stderr. A failure (a full disk, an
+// unwritable path) exits 2 with one sentence, as `render` does; the file appears only when
+// complete, so nothing is left behind.
 int export_without_window(const View& view, const PaletteTable& palette, const ExportSettings& settings) {
     bool tty = isatty(2);
     int last_tenth = -1;
@@ -271,8 +274,12 @@ int export_without_window(const View& view, const PaletteTable& palette, const E
         }
     });
     if (tty) std::fprintf(stderr, "\n");
-    std::fprintf(result.ok ? stdout : stderr, "mandelscope: %s\n", result.message.c_str());
-    return result.ok ? 0 : 1;
+    if (result.ok) {
+        std::printf("mandelscope: %s\n", result.message.c_str());
+        return 0;
+    }
+    std::fprintf(stderr, "mandelscope: %s; no file was written.\n", result.message.c_str());
+    return 2;
 }
 
 }  // namespace
@@ -610,7 +617,7 @@ int run_explorer(int argc, char** argv) {
                             frames_shown, seconds, frames_shown > 1 ? (frames_shown - 1) / seconds : 0.0);
                 std::printf("render path: %s\n", render_path_name(renderer.path));
                 std::printf("%s", perf_compare_log(perf).c_str());
-                exit_code = saved ? 0 : 1;
+                exit_code = saved ? 0 : 2;  // a scripted run that cannot write its file: as bad output, 2
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
             }
             // --frames without --screenshot: show that many frames, then exit (a scripted run).
