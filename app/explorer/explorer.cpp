@@ -633,7 +633,9 @@ int run_explorer(int argc, char** argv) {
             perf_mark(perf, PerfMark::SwapStart);
             glfwSwapBuffers(window);
             perf_mark(perf, PerfMark::SwapEnd);
-            if (soak.frames > 0) sample_soak_memory(soak, export_job.running);
+            if (soak.frames > 0)
+                sample_soak_memory(soak, export_job.running,
+                                   window_width == soak.base_width && window_height == soak.base_height);
             submit_frame_request(renderer);  // a new CPU view starts once this frame is on screen
             ui_frame_ms = 1000.0 * (glfwGetTime() - frame_start_s);  // the work of a frame, not the waits between
 
