@@ -54,6 +54,8 @@ Palette parse_palette(std::istream& in, const std::string& source, const std::st
         palette.stops.push_back({position, uint8_t(r), uint8_t(g), uint8_t(b)});
     }
     if (palette.stops.empty()) throw std::runtime_error(source + ": the palette has no colour stops");
+    if (palette.stops.size() < 2)
+        throw std::runtime_error(source + ": the palette has only one colour stop (a gradient needs at least two)");
     std::stable_sort(palette.stops.begin(), palette.stops.end(),
                      [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
     return palette;

@@ -3,7 +3,7 @@
 // File format (plain text, one stop per line, '#' starts a comment):
 //     interior R G B          colour of interior pixels (optional, default 0 0 0)
 //     POSITION R G B          a gradient stop: POSITION in [0, 1), R G B in 0..255
-// Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
+// At least two stops. Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
 // cyclic. A palette is sampled into a PaletteTable of kPaletteTableSize RGBA8 entries, which
 // both the CPU and the CUDA colouring index with linear interpolation.
 #pragma once

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compute/fractal/colouring.h"
+
 namespace ms {
 
 enum class Precision { Auto, Fp32, Fp64 };
@@ -39,6 +41,7 @@ struct View {
     std::string palette = "classic";  // a file name (without .txt) in assets/palettes/
     double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
     double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
+    Colouring colouring;              // methods and layers beyond the plain palette (colouring.h)
 };
 
 // A sub-rectangle of a view's pixel grid: tiles of a large export, or rows of a progressive
