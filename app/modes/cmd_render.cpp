@@ -86,7 +86,9 @@ std::string describe_mib(double bytes) {
 }
 
 int bad_input(const std::string& sentence) {
-    std::fprintf(stderr, "mandelscope render: %s.\n", sentence.c_str());
+    // Sentences from compute/fractal/deep/ end with their own full stop.
+    const bool stop = !sentence.empty() && sentence.back() == '.';
+    std::fprintf(stderr, "mandelscope render: %s%s\n", sentence.c_str(), stop ? "" : ".");
     return 2;
 }
 
@@ -128,7 +130,7 @@ void downsample(const uint8_t* samples, int sample_width, int k, int out_width, 
 int render_request(const RenderRequest& request) {
     // --- Check everything before any work ------------------------------------------------
     View view = request.view;
-    if (std::string problem = validate_view(view); !problem.empty()) return bad_input(problem);
+    if (std::string problem = validate_double_view(view); !problem.empty()) return bad_input(problem);
     const int k = request.supersample;
     if (k < 1 || k > 4) return bad_input("the supersampling factor must be 1, 2, 3 or 4 (got " + std::to_string(k) + ")");
     if (request.backend != "cpu" && request.backend != "cuda" && request.backend != "auto")
@@ -228,17 +230,17 @@ int render_request(const RenderRequest& request) {
                          request.raw_path.empty() ? "" : " (PNG and raw values)");
     }
 
-    const Precision precision = resolve_precision(samples, request.precision);
+    const Precision precision = resolve_direct_precision(samples, request.precision);
     if (!fp64_resolves(samples))
         std::fprintf(stderr,
                      "mandelscope render: warning: at zoom %g neighbouring pixels are closer than FP64 can tell "
                      "apart, so the picture will be blocky (deep zoom comes in a later version).\n",
-                     view.zoom);
+                     view.zoom.value());
     else if (precision == Precision::Fp32 && !fp32_resolves(samples))
         std::fprintf(stderr,
                      "mandelscope render: warning: at zoom %g FP32 cannot tell neighbouring pixels apart; the "
                      "picture will be blocky (use --precision=fp64 or auto).\n",
-                     view.zoom);
+                     view.zoom.value());
 
     ViewRecord record{view, precision, k};
     const std::string view_json = view_to_json(record);
@@ -348,10 +350,10 @@ int render_request(const RenderRequest& request) {
 
     // --- Summary -----------------------------------------------------------------------------
     std::printf("backend    %s\n", backend_text.c_str());
-    std::printf("view       centre %s, %s  zoom %g  %dx%d", view.center_re.c_str(), view.center_im.c_str(), view.zoom,
-                view.width, view.height);
+    std::printf("view       centre %s, %s  zoom %s  %dx%d", view.center_re.c_str(), view.center_im.c_str(),
+                view.zoom.text().c_str(), view.width, view.height);
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
-    std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
+    std::printf("  %lld iterations  palette %s%s\n", (long long)view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
     if (!colouring_is_plain(view.colouring))
         std::printf("colouring  %s  interior %s\n", colouring_methods_text(view.colouring).c_str(),
@@ -373,13 +375,15 @@ int run_render_command(int argc, char** argv) {
     CLI::App app{"Render a view of the Mandelbrot set to a PNG (the view is stored in the PNG's metadata)", "render"};
     RenderRequest request;
     std::string center = View{}.center_re + "," + View{}.center_im, size = "1280x720", png, raw;
+    std::string zoom = View{}.zoom.text();
     bool no_shortcuts = false;
     std::string precision = "auto";
     std::string colouring = "smooth", interior = "flat";
     Colouring& colour = request.view.colouring;
     app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
         ->capture_default_str();
-    app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
+    app.add_option("--zoom", zoom, "Zoom: half the image height spans 2/zoom; any depth (4.00000000000E533)")
+        ->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
     app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
     app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
@@ -419,6 +423,7 @@ int run_render_command(int argc, char** argv) {
 
     if (std::string problem = parse_center(center, &request.view); !problem.empty()) return bad_input(problem);
     if (std::string problem = parse_size(size, &request.view); !problem.empty()) return bad_input(problem);
+    if (std::string problem = ViewZoom::parse(zoom, &request.view.zoom); !problem.empty()) return bad_input(problem);
     if (std::string problem = parse_colouring_methods(colouring, &colour); !problem.empty()) return bad_input(problem);
     if (std::string problem = parse_interior_colour(interior, &colour.interior); !problem.empty())
         return bad_input(problem);

@@ -99,12 +99,12 @@ unsigned colouring_orbit_features(const Colouring& c) {
            (c.interior == InteriorColour::Period ? kFeaturePeriod : 0u);
 }
 
-double histogram_bins_per_log2(int max_iterations) {
+double histogram_bins_per_log2(int64_t max_iterations) {
     // mu <= max_iterations + 1, so log2(1 + mu) < log2(2 + max_iterations).
     return kHistogramBins / std::log2(2.0 + double(max_iterations));
 }
 
-HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int max_iterations) {
+HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int64_t max_iterations) {
     HistogramCdf h;
     h.bins_per_log2 = float(histogram_bins_per_log2(max_iterations));
     h.cdf.assign(kHistogramBins + 1, 0.0f);
@@ -120,7 +120,7 @@ HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int 
     return h;
 }
 
-HistogramCdf histogram_cdf(const float* mu, int64_t count, int max_iterations) {
+HistogramCdf histogram_cdf(const float* mu, int64_t count, int64_t max_iterations) {
     const float bins_per_log2 = float(histogram_bins_per_log2(max_iterations));
     std::vector<uint64_t> counts(kHistogramBins, 0);
 #pragma omp parallel

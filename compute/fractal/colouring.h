@@ -83,11 +83,11 @@ struct HistogramCdf {
     std::vector<float> cdf;     // kHistogramBins + 1 entries, 0 ... 1
     float bins_per_log2 = 0.f;  // bin index = log2(1 + mu) * bins_per_log2
 };
-double histogram_bins_per_log2(int max_iterations);
+double histogram_bins_per_log2(int64_t max_iterations);
 // Counts (kHistogramBins entries) to the CDF; all-zero counts give an all-zero CDF.
-HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int max_iterations);
+HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int64_t max_iterations);
 // The pass over a frame's smooth values (escaped pixels only), on every core.
-HistogramCdf histogram_cdf(const float* mu, int64_t count, int max_iterations);
+HistogramCdf histogram_cdf(const float* mu, int64_t count, int64_t max_iterations);
 
 // --- The CPU colour pass -----------------------------------------------------------------
 // Colours a width x height frame (row-major, as the kernels write it) with every layer of

@@ -85,11 +85,12 @@ template <typename T>
 void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                       FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
+    const int max_iterations = direct_iterations(view);
     for (int y = 0; y < rect.height; ++y) {
         for (int x = 0; x < rect.width; ++x) {
             T cr = T(grid.re(rect.x + x));
             T ci = T(grid.im(rect.y + y));
-            float mu = iterate_point<T>(cr, ci, view.max_iterations, shortcuts, &stats->iterations);
+            float mu = iterate_point<T>(cr, ci, max_iterations, shortcuts, &stats->iterations);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[size_t(y) * rect.width + x] = mu;
         }
@@ -101,6 +102,7 @@ template <typename T, unsigned kFeatures>
 void render_features_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                                const OrbitFeatureOutputs& out, FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
+    const int max_iterations = direct_iterations(view);
     PixelFeatures f;
     f.stripe_density = view.colouring.stripe_density;
     f.pixel_step = grid.step;
@@ -112,7 +114,7 @@ void render_features_reference(const View& view, const Shortcuts& shortcuts, Pix
             f.period = out.period ? out.period + i : nullptr;
             T cr = T(grid.re(rect.x + x));
             T ci = T(grid.im(rect.y + y));
-            float mu = iterate_point<T, kFeatures>(cr, ci, view.max_iterations, shortcuts, &stats->iterations, f);
+            float mu = iterate_point<T, kFeatures>(cr, ci, max_iterations, shortcuts, &stats->iterations, f);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[i] = mu;
         }
@@ -155,7 +157,7 @@ FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
                                     const Shortcuts& shortcuts, PixelRect rect, float* mu_out) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
     if (stats.precision == Precision::Fp32)
         render_reference<float>(view, shortcuts, rect, mu_out, &stats);

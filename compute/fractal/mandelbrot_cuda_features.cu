@@ -212,7 +212,7 @@ FrameStats features_locked(ColourCudaState& s, const View& view, Precision preci
     p.rect_y = rect.y;
     p.rect_width = rect.width;
     p.rect_height = rect.height;
-    p.max_iterations = view.max_iterations;
+    p.max_iterations = direct_iterations(view);
     p.cardioid_bulb = shortcuts.cardioid_bulb;
     p.periodicity = shortcuts.periodicity;
     p.stripe_density = view.colouring.stripe_density;

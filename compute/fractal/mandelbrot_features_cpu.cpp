@@ -20,6 +20,7 @@ void render_rows(const View& view, const Shortcuts& shortcuts, PixelRect rect, f
                  const OrbitFeatureOutputs& out, const CpuRenderControl& control, FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
     const int density = view.colouring.stripe_density;
+    const int max_iterations = direct_iterations(view);
     const int rows_per_job = 4;
     const int jobs = (rect.height + rows_per_job - 1) / rows_per_job;
     uint64_t iterations = 0, escaped = 0;
@@ -39,7 +40,7 @@ void render_rows(const View& view, const Shortcuts& shortcuts, PixelRect rect, f
             for (int x = 0; x < rect.width; ++x) {
                 const size_t i = size_t(y) * rect.width + x;
                 const float mu = orbit_point_features<T, kFeatures>(
-                    T(grid.re(rect.x + x)), ci, view.max_iterations, shortcuts.cardioid_bulb, shortcuts.periodicity,
+                    T(grid.re(rect.x + x)), ci, max_iterations, shortcuts.cardioid_bulb, shortcuts.periodicity,
                     density, grid.step, &iterations, out.distance ? out.distance + i : &scratch,
                     out.stripe ? out.stripe + i : &scratch, out.period ? out.period + i : &scratch);
                 if (mu >= 0.0f) ++escaped;

@@ -97,7 +97,7 @@ while pos < len(data):
         view = json.loads(body.split(b"\0", 1)[1])
     pos += 12 + length
 v = view
-print(f"--center={v['center_re']},{v['center_im']} --zoom={v['zoom']!r} --size={v['width']}x{v['height']} "
+print(f"--center={v['center_re']},{v['center_im']} --zoom={v['zoom']} --size={v['width']}x{v['height']} "
       f"--iter={v['iterations']} --palette={v['palette']} --offset={v['offset']!r} --density={v['density']!r} "
       f"--precision={v['precision']} --supersample={v['supersample']}")
 PY
