@@ -195,7 +195,10 @@ int render_request(const RenderRequest& request) {
     // neighbouring rows: both colour the image as one frame.
     const bool whole_frame = view.colouring.base == ColourBase::Histogram || view.colouring.slopes;
     if (whole_frame && band_rows < view.height) {
-        if (request.band_rows > 0 || sample_row_bytes * view.height > usable / 2)
+        if (request.band_rows > 0)
+            return bad_input("the " + colouring_methods_text(view.colouring) +
+                             " colouring looks at the whole image, so it cannot be rendered in bands (--band-rows)");
+        if (sample_row_bytes * view.height > usable / 2)
             return bad_input("the " + colouring_methods_text(view.colouring) + " colouring of a " +
                              std::to_string(view.width) + "x" + std::to_string(view.height) +
                              " image needs it in memory as one frame (" +
