@@ -1,7 +1,7 @@
 // test_colouring.cpp: the colouring layers of issue 14 (colouring.h, orbit_features.h,
 // colouring_render.h) on the CPU:
-//   * the fast orbit-features path matches the reference (mu, distance, stripe, period), and its
-//     mu is the smooth reference's, bit for bit;
+//   * the fast orbit-features path matches the reference (mu, distance, stripe, period) bit for
+//     bit on every SIMD target, and its mu is the smooth reference's;
 //   * every method's fast coloured frame matches its reference frame;
 //   * the distance estimate bounds the distance to the nearest interior pixel (brute force)
 //     within the factor the theory gives;
@@ -55,6 +55,11 @@ ms::PaletteTable classic() { return ms::make_palette_table(ms::load_palette("cla
 }  // namespace
 
 TEST(Colouring, FastFeaturesMatchTheReference) {
+  // On every SIMD target this machine runs (mandelbrot_cpu_use_simd_target steers Highway's
+  // choice for the features path too).
+  for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
+    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+    SCOPED_TRACE(target);
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         for (ms::View view : test_views()) {
             view.colouring.stripe_density = 7;
@@ -78,6 +83,8 @@ TEST(Colouring, FastFeaturesMatchTheReference) {
             EXPECT_GT(*std::max_element(ref.distance.begin(), ref.distance.end()), 1.0f);
         }
     }
+  }
+  ms::mandelbrot_cpu_use_simd_target("");
 }
 
 TEST(Colouring, EveryMethodsFastFrameMatchesItsReference) {
