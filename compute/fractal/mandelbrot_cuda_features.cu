@@ -1,8 +1,10 @@
 // mandelbrot_cuda_features.cu: the colouring layers on CUDA (colouring_render.h,
 // orbit_features.h). Four parts, llm.c style:
-//   features kernel   one thread per pixel runs orbit_point_features<T, kFeatures>(), the
-//                     function the CPU features path runs: mu plus the distance estimate, the
-//                     stripe average and the atom period, accumulated in the iteration loop.
+//   features kernels  mu plus the distance estimate, the stripe average and the period,
+//                     accumulated in the iteration loop: the persistent kernel (the default:
+//                     lanes refilled from a pixel counter as their pixels finish) and the
+//                     one-thread-per-pixel kernel running orbit_point_features(), kept as the
+//                     yardstick the tests compare the persistent one with.
 //                     kFeatures is a template parameter, so each colouring pays only for what it
 //                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
 //                     untouched.
@@ -16,6 +18,7 @@
 // iteration rounds as the CPU's does and mu matches the CPU reference.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -79,6 +82,105 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
 
 constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 
+// The persistent variant: a grid sized to the device, each lane iterating one pixel and taking
+// the next one from a global counter as soon as its pixel is done (warp-aggregated: one atomic
+// per warp and refill), so lanes do not idle beside a slow neighbour until the warp's slowest
+// pixel finishes, which is what makes the one-pixel-per-thread kernel above slow on frames
+// with long orbits. Up to kStepsPerRefill steps between refills: the vote and the refill cost a
+// few instructions, paid once per 8 steps. The per-pixel arithmetic is orbit_point_features()'s,
+// step by step in the same order (the same roundings), so the results are the same.
+constexpr int kStepsPerRefill = 8;
+
+template <typename T, unsigned kFeatures>
+__global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
+                                                                              unsigned long long* next_pixel) {
+    const long long total = (long long)p.rect_width * p.rect_height;
+    const unsigned lane = threadIdx.x % 32;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const int interval = periodicity_interval(p.max_iterations);
+    float scratch = 0.0f;
+    uint64_t iterations = 0;
+    unsigned long long escaped_pixels = 0;
+    // The lane's pixel and its orbit.
+    bool need = true, exhausted = false;
+    long long pixel = 0;
+    T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
+    int k = 0, next_save = 0;
+    OrbitAccumulator<T, kFeatures> acc;
+    for (;;) {
+        // Refill the lanes whose pixel is done: one atomic for the warp.
+        const bool wants = need && !exhausted;
+        const unsigned want = __ballot_sync(0xffffffffu, wants);
+        if (want) {
+            const int leader = __ffs(want) - 1;
+            unsigned long long base = 0;
+            if (int(lane) == leader) base = atomicAdd(next_pixel, (unsigned long long)__popc(want));
+            base = __shfl_sync(0xffffffffu, base, leader);
+            if (wants) {
+                pixel = (long long)(base + __popc(want & ((1u << lane) - 1u)));
+                if (pixel >= total) {
+                    exhausted = true;
+                } else {
+                    const int x = int(pixel % p.rect_width), y = int(pixel / p.rect_width);
+                    cr = T(p.grid.re(p.rect_x + x));
+                    ci = T(p.grid.im(p.rect_y + y));
+                    zr = zi = saved_r = saved_i = T(0);
+                    k = 0;
+                    next_save = next_periodicity_save(0, interval);
+                    acc = OrbitAccumulator<T, kFeatures>{};
+                    acc.stripe_density = p.stripe_density;
+                    need = false;
+                    if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+                        finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)),
+                                                   p.distance ? p.distance + pixel : &scratch,
+                                                   p.stripe ? p.stripe + pixel : &scratch,
+                                                   p.period ? p.period + pixel : &scratch);
+                        p.mu[pixel] = kInteriorMu;
+                        need = true;
+                    }
+                }
+            }
+        }
+        if (__all_sync(0xffffffffu, exhausted)) break;
+        for (int step = 0; step < kStepsPerRefill && !need && !exhausted; ++step) {
+            ++k;
+            acc.before_step(zr, zi);
+            const T new_zr = zr * zr - zi * zi + cr;
+            const T new_zi = T(2) * zr * zi + ci;
+            zr = new_zr;
+            zi = new_zi;
+            const T norm = zr * zr + zi * zi;
+            acc.after_step(zr, zi, norm);
+            float* distance = p.distance ? p.distance + pixel : &scratch;
+            float* stripe = p.stripe ? p.stripe + pixel : &scratch;
+            float* period = p.period ? p.period + pixel : &scratch;
+            if (norm > bailout_squared) {
+                iterations += uint64_t(k);
+                finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, distance, stripe, period);
+                p.mu[pixel] = smooth_mu(k, double(norm));
+                ++escaped_pixels;
+                need = true;
+            } else if (p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
+                iterations += uint64_t(k);
+                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                p.mu[pixel] = kInteriorMu;
+                need = true;
+            } else if (k >= p.max_iterations) {
+                iterations += uint64_t(p.max_iterations);
+                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                p.mu[pixel] = kInteriorMu;
+                need = true;
+            } else if (p.periodicity && k == next_save) {
+                saved_r = zr;
+                saved_i = zi;
+                next_save = next_periodicity_save(k, interval);
+            }
+        }
+    }
+    add_per_warp(&p.counters[0], iterations);
+    add_per_warp(&p.counters[1], escaped_pixels);
+}
+
 __global__ void histogram_kernel(const float* mu, long long count, float bins_per_log2, unsigned long long* counts) {
     extern __shared__ unsigned int local[];  // kHistogramBins counters: 64 KiB, above the static 48 KiB
     for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x) local[i] = 0;
@@ -125,7 +227,8 @@ struct ColourCudaState {
     uint32_t* table = nullptr;  // kPaletteTableSize entries
     float* cdf = nullptr;       // kHistogramBins + 1
     unsigned long long* counts = nullptr;    // kHistogramBins
-    unsigned long long* counters = nullptr;  // 2
+    unsigned long long* counters = nullptr;  // 3
+    int sm_count = 0;
     cudaEvent_t start = nullptr, stop = nullptr;
 
     void release() {
@@ -137,6 +240,7 @@ struct ColourCudaState {
         if (start) cudaEventDestroy(start);
         if (stop) cudaEventDestroy(stop);
         mu = distance = stripe = period = cdf = nullptr;
+        sm_count = 0;
         rgba = nullptr;
         table = nullptr;
         counts = counters = nullptr;
@@ -160,7 +264,8 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         CUDA_CHECK(cuda_malloc(&s.table, kPaletteTableSize * sizeof(uint32_t)));
         CUDA_CHECK(cuda_malloc(&s.cdf, (kHistogramBins + 1) * sizeof(float)));
         CUDA_CHECK(cuda_malloc(&s.counts, kHistogramBins * sizeof(unsigned long long)));
-        CUDA_CHECK(cuda_malloc(&s.counters, 2 * sizeof(unsigned long long)));
+        CUDA_CHECK(cuda_malloc(&s.counters, 3 * sizeof(unsigned long long)));  // iterations, escaped, next pixel
+        CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaEventCreate(&s.start));
         CUDA_CHECK(cudaEventCreate(&s.stop));
         CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -180,30 +285,40 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
 }
 
 template <typename T, unsigned kFeatures>
-void launch_features(const FeatureParams& p) {
-    const dim3 block(32, 8);
-    const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
-    mandelbrot_features_kernel<T, kFeatures><<<grid, block>>>(p);
+void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
+    if (persistent) {
+        // As many resident blocks as fit (the occupancy API), every SM kept busy.
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures>
+            <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
+    } else {
+        const dim3 block(32, 8);
+        const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
+        mandelbrot_features_kernel<T, kFeatures><<<grid, block>>>(p);
+    }
     CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void launch_features_any(unsigned features, const FeatureParams& p) {
+void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count) {
     switch (features) {
-        case 1: return launch_features<T, 1>(p);
-        case 2: return launch_features<T, 2>(p);
-        case 3: return launch_features<T, 3>(p);
-        case 4: return launch_features<T, 4>(p);
-        case 5: return launch_features<T, 5>(p);
-        case 6: return launch_features<T, 6>(p);
-        default: return launch_features<T, 7>(p);
+        case 1: return launch_features<T, 1>(p, persistent, sm_count);
+        case 2: return launch_features<T, 2>(p, persistent, sm_count);
+        case 3: return launch_features<T, 3>(p, persistent, sm_count);
+        case 4: return launch_features<T, 4>(p, persistent, sm_count);
+        case 5: return launch_features<T, 5>(p, persistent, sm_count);
+        case 6: return launch_features<T, 6>(p, persistent, sm_count);
+        default: return launch_features<T, 7>(p, persistent, sm_count);
     }
 }
 
 // The features kernel into s's buffers (mu into mu_device); the caller holds the mutex and has
 // made the state. Returns the statistics with compute_ms from CUDA events.
 FrameStats features_locked(ColourCudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
-                           PixelRect rect, unsigned features, float* mu_device, const OrbitFeatureOutputs& out) {
+                           PixelRect rect, unsigned features, float* mu_device, const OrbitFeatureOutputs& out,
+                           bool persistent = true) {
     FrameStats stats;
     stats.precision = resolve_precision(view, precision);
     FeatureParams p;
@@ -221,11 +336,11 @@ FrameStats features_locked(ColourCudaState& s, const View& view, Precision preci
     p.stripe = out.stripe;
     p.period = out.period;
     p.counters = s.counters;
-    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 2 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 3 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaEventRecord(s.start));
     const auto launch_start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p);
-    else launch_features_any<double>(features, p);
+    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count);
+    else launch_features_any<double>(features, p, persistent, s.sm_count);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaEventRecord(s.stop));
@@ -302,14 +417,15 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
 }  // namespace
 
 FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device) {
+                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
+                                    bool persistent) {
     check_frame(view, &rect);
     if (!mu_device) throw std::invalid_argument("mandelbrot_features_cuda needs a device buffer for mu");
     ColourCudaState& s = colour_state();
     std::lock_guard<std::mutex> lock(s.mutex);
     ensure_state(s, 0);
     return features_locked(s, view, precision, shortcuts, rect, requested_features(outputs_device), mu_device,
-                           outputs_device);
+                           outputs_device, persistent);
 }
 
 FrameStats render_coloured_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,

@@ -8,7 +8,7 @@
 namespace ms {
 
 FrameStats mandelbrot_features_cuda(const View&, Precision, const Shortcuts&, PixelRect, float*,
-                                    const OrbitFeatureOutputs&) {
+                                    const OrbitFeatureOutputs&, bool) {
     throw std::runtime_error(kCudaNotBuiltReason);
 }
 

@@ -60,8 +60,11 @@ FrameStats mandelbrot_features_cpu(const View& view, Precision precision, const 
                                    const CpuRenderControl& control = {});
 // Device pointers (mu_device required, outputs' pointers device memory). Synchronous; throws
 // std::runtime_error with a sentence on a CUDA error or without CUDA.
+// persistent (default): the kernel whose lanes take the next pixel as soon as theirs is done;
+// false: one thread per pixel (the simple kernel, a yardstick for tests and benchmarks).
 FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device);
+                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
+                                    bool persistent = true);
 
 // --- What every path accumulates (host and device) ----------------------------------------
 

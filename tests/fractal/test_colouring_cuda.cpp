@@ -47,6 +47,8 @@ ms::View seahorse() {
 #if MANDELSCOPE_HAVE_CUDA
 TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
     SKIP_WITHOUT_CUDA();
+    // Both kernels: the persistent one (the default) and the one-thread-per-pixel yardstick.
+    for (bool persistent : {true, false})
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         ms::View view = seahorse();
         view.colouring.stripe_density = 6;
@@ -56,14 +58,15 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
                                                                {distance.data(), stripe.data(), period.data()});
         float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
         for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
-        const auto got = ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period});
+        const auto got =
+            ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
         std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
         cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
         cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
         cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
         cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
         for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
-        SCOPED_TRACE(ms::precision_name(precision));
+        SCOPED_TRACE(std::string(ms::precision_name(precision)) + (persistent ? " persistent" : " one thread per pixel"));
         EXPECT_EQ(ref.iterations, got.iterations);
         EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
         EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 0.0, 1e-5, view.width).mismatches, 0u);
