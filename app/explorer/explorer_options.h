@@ -21,8 +21,8 @@ struct ExplorerOptions {
     std::string backend;             // cpu | cuda (falls back, with the reason, where CUDA cannot run);
                                      // "" (not given): CUDA where it can run, else the CPU
     std::string center;              // "RE,IM"; empty: the default view's
-    double zoom = 0.0;               // 0: the default view's
-    int iterations = 0;              // 0: automatic, following the zoom
+    std::string zoom;                // "": the default view's; else ViewZoom's text ("1e50", "4.0E533")
+    int64_t iterations = 0;          // 0: automatic, following the zoom
     std::string size = "1280x720";   // window size, WxH
     std::string palette = "classic";
     std::string palette_file;        // a palette file anywhere (explicit); overrides --palette
