@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compute/fractal/formula.h"
+
 namespace ms {
 
 enum class Precision { Auto, Fp32, Fp64 };
@@ -39,6 +41,10 @@ struct View {
     std::string palette = "classic";  // a file name (without .txt) in assets/palettes/
     double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
     double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
+    Formula formula = Formula::Mandelbrot;  // the map iterated (formula.h)
+    bool julia = false;               // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
+    std::string julia_re = "0";       // the Julia parameter c, full decimal text like the centre
+    std::string julia_im = "0";
 };
 
 // A sub-rectangle of a view's pixel grid: tiles of a large export, or rows of a progressive
@@ -52,6 +58,8 @@ struct PixelRect {
 
 double center_re_value(const View& view);           // parsed centre (throws std::invalid_argument)
 double center_im_value(const View& view);
+double julia_re_value(const View& view);            // parsed Julia c (throws std::invalid_argument)
+double julia_im_value(const View& view);
 double pixel_step(const View& view);                 // 4 / (zoom * height)
 PixelRect full_rect(const View& view);               // {0, 0, width, height}
 PixelRect resolve_rect(const View& view, PixelRect rect);  // expands 0 sizes, checks bounds
@@ -69,8 +77,11 @@ const char* precision_name(Precision precision);   // "auto", "fp32", "fp64"
 // kept verbatim and checked by the decimal grammar (no spaces). Returns "" or one sentence.
 std::string parse_center_option(const std::string& text, std::string* re, std::string* im);
 
+// "RE,IM" for --julia: the same grammar as the centre's. Returns "" or one sentence.
+std::string parse_julia_option(const std::string& text, std::string* re, std::string* im);
+
 // Checks a view for use: sizes > 0, iterations > 0, zoom in [kMinZoom, kMaxZoom], centre
-// parses (decimal text, finite as a double).
+// (and, for a Julia view, the parameter c) parses (decimal text, finite as a double).
 // Returns an empty string when valid, else one sentence saying what is wrong.
 std::string validate_view(const View& view);
 
