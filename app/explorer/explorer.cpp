@@ -46,6 +46,7 @@
 #include "render/demos/vecadd_runner.h"
 #include "render/frame/export_image.h"
 #include "render/frame/frame_renderer.h"
+#include "render/frame/julia_preview.h"
 #include "render/frame/navigation.h"
 #include "render/frame/png_stream.h"
 #include "render/frame/view_math.h"
@@ -416,6 +417,10 @@ int run_explorer(int argc, char** argv) {
     NavigationState navigation;
     ViewPanelState view_panel;
     view_panel.palettes = list_palettes();
+    view_panel.julia_preview = options.julia_preview;
+    JuliaPreview julia_preview;       // the inset's picture (render/frame/julia_preview.h)
+    JuliaPreviewState julia_panel;
+    View julia_target;                // the Julia view of the point under the mouse
     ExportDialogState export_dialog;
     ExportJob export_job;
     VectorAddDemo vecadd;
@@ -524,6 +529,34 @@ int run_explorer(int argc, char** argv) {
                 draw_cnn_panel(cnn, in_column);
                 draw_export_dialog(export_dialog, in_column);
                 if (in_column) end_side_column();
+                // The Julia preview inset, while the main view is a parameter plane: the Julia set
+                // of the point under the mouse. Over a panel the point stays, so the mouse can
+                // reach the inset and click it.
+                if (view_panel.julia_preview && !view.julia) {
+                    if (!io.WantCaptureMouse || !julia_target.julia) {
+                        const glm::dvec2 mouse = io.WantCaptureMouse ? glm::dvec2(0.5 * fb_width, 0.5 * fb_height)
+                                                                     : input.cursor * pixels_per_unit;
+                        julia_target = julia_view_at(view, mouse, julia_preview.width, julia_preview.height);
+                    }
+                    update_julia_preview(julia_preview, julia_target, palette,
+                                         settings.backend == Backend::Cuda && renderer.cuda_unavailable.empty());
+                    julia_panel.texture = julia_preview.texture;
+                    julia_panel.width = julia_preview.width;
+                    julia_panel.height = julia_preview.height;
+                    julia_panel.c_re = julia_preview.shown.julia_re;
+                    julia_panel.c_im = julia_preview.shown.julia_im;
+                    julia_panel.backend = julia_preview.cuda ? "CUDA" : "CPU";
+                    julia_panel.render_ms = julia_preview.render_ms;
+                    draw_julia_preview(julia_panel, layout);
+                    if (julia_panel.make_main) {  // the click: this Julia set becomes the view (Back returns)
+                        View opened = julia_preview.shown;
+                        opened.width = view.width;
+                        opened.height = view.height;
+                        opened.max_iterations = view.max_iterations;
+                        view = opened;
+                        nav.record_history = true;
+                    }
+                }
             }
 
             if (view_panel.view_edited) {
@@ -645,14 +678,17 @@ int run_explorer(int argc, char** argv) {
     }
 
     if (options.print_view)
-        std::printf("view: center=%s,%s zoom=%.17g iterations=%d size=%dx%d\n", view.center_re.c_str(),
-                    view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height);
+        std::printf("view: center=%s,%s zoom=%.17g iterations=%d size=%dx%d formula=%s%s%s%s%s\n", view.center_re.c_str(),
+                    view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height,
+                    formula_name(view.formula), view.julia ? " julia=" : "", view.julia ? view.julia_re.c_str() : "",
+                    view.julia ? "," : "", view.julia ? view.julia_im.c_str() : "");
 
     // Cleanup
     stop_export_job(export_job);
     stop_vecadd_runner(vecadd_runner);
     stop_cnn_runner(cnn_runner);
     stop_perf_monitor(perf);
+    destroy_julia_preview(julia_preview);
     shutdown_frame_renderer(renderer);
     if (soak.frames > 0) {
         std::printf("%s", soak_report(soak, cuda_device_memory_used_bytes()).c_str());

@@ -57,6 +57,35 @@ constexpr int formula_degree(Formula formula) {
     }
 }
 
+// The performance model's operation counts (compute/perf/perf_model.h), from formula_step
+// (formula_math.h) as the paths compile it.
+//   CPU (SIMD path, unfused): one iteration = the step + |z|^2 (zr*zr, zi*zi, +) + the escape
+//   compare. Degree 2: (zr+zr), *zi, +ci, zr2-zi2, +cr, two squares, +, compare = 9 vector ops;
+//   the Burning Ship's |.| is one more (an AND on the FP ports), the Tricorn's ci - t is the same
+//   count. z^d adds to z^2 (3 of those ops) a complex product (4 multiplies, 2 adds) or a
+//   square (3 multiplies, 2 adds) per square-and-multiply stage.
+constexpr int formula_cpu_ops_per_iteration(Formula formula) {
+    switch (formula) {
+        case Formula::Mandelbrot: return 9;
+        case Formula::Multibrot3: return 15;  // z^2 z
+        case Formula::Multibrot4: return 14;  // (z^2)^2
+        case Formula::Multibrot5: return 20;  // (z^2)^2 z
+        case Formula::Multibrot6: return 20;  // (z^2 z)^2
+        case Formula::Multibrot7: return 26;  // (z^2 z)^2 z
+        case Formula::Multibrot8: return 19;  // ((z^2)^2)^2
+        case Formula::BurningShip: return 10;
+        case Formula::Tricorn: return 9;
+    }
+    return 9;
+}
+//   CUDA (phase 2's block of steps): the FP instructions of one step without the escape test,
+//   which runs once per block. Degree 2: 6 (FMUL zr*zi, FADD, FADD, FFMA 2t + ci, two FMUL
+//   squares; |t| and -t are operand modifiers of that FFMA); z^d: the CPU count less the |z|^2
+//   add and the compare (--fmad=false: nothing is fused).
+constexpr int formula_cuda_step_instructions(Formula formula) {
+    return formula_degree(formula) == 2 ? 6 : formula_cpu_ops_per_iteration(formula) - 2;
+}
+
 // Where a formula's picture opens: the whole set in a 16:9 frame. Julia sets of every formula
 // open centred on 0 (they lie within the escape radius around it).
 struct FormulaFrame {

@@ -44,6 +44,13 @@ std::string view_to_json(const ViewRecord& record) {
     j["density"] = v.palette_density;
     j["precision"] = precision_name(record.precision);
     j["supersample"] = record.supersample;
+    // The formula family (formula.h): written always, read as Mandelbrot where absent (files
+    // from before it). The Julia parameter only for a Julia view.
+    j["formula"] = formula_name(v.formula);
+    if (v.julia) {
+        j["julia_re"] = v.julia_re;
+        j["julia_im"] = v.julia_im;
+    }
     return j.dump();
 }
 
@@ -105,6 +112,16 @@ ViewRecord view_from_json(const std::string& json) {
         v.palette_density = json_double(j, "density");
         record.precision = precision_from_name(json_string(j, "precision"));
         record.supersample = j.contains("supersample") ? json_int(j, "supersample", 1, 4) : 1;
+        if (j.contains("formula")) {
+            const std::string name = json_string(j, "formula");
+            if (!parse_formula(name, &v.formula))
+                throw std::runtime_error("'formula' is '" + name.substr(0, 60) + "', not one of " + formula_names());
+        }
+        if (j.contains("julia_re") || j.contains("julia_im")) {
+            v.julia = true;
+            v.julia_re = json_string(j, "julia_re");
+            v.julia_im = json_string(j, "julia_im");
+        }
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("the view metadata is malformed (") + e.what() + ")");
     }

@@ -19,7 +19,8 @@ struct ViewRecord {
 };
 
 // JSON object: center_re, center_im (full text), zoom, width, height, iterations, palette,
-// offset, density, precision ("fp32"/"fp64"), supersample. view_from_json throws
+// offset, density, precision ("fp32"/"fp64"), supersample, formula (formula_name; absent: Mandelbrot),
+// and for a Julia view julia_re, julia_im (full text). view_from_json throws
 // std::runtime_error with a sentence on anything missing or malformed.
 std::string view_to_json(const ViewRecord& record);
 ViewRecord view_from_json(const std::string& json);
