@@ -104,7 +104,7 @@ void fill_view_panel(ViewPanelState& panel, const View& view, const ExplorerSett
     panel.view = view;
     panel.settings = settings;
     panel.cuda_unavailable = renderer.cuda_unavailable;
-    panel.precision_in_use = resolve_precision(view, settings.precision);  // what this view renders in
+    panel.precision_in_use = resolve_direct_precision(view, settings.precision);  // what this view renders in
     panel.can_back = history_can_back(history, view);
     panel.can_forward = history_can_forward(history);
 }
@@ -120,7 +120,7 @@ void fill_status_line(StatusLineState& status, const View& view, const ExplorerS
     status.ui_frame_ms = ui_frame_ms;
     status.width = view.width;
     status.height = view.height;
-    status.zoom = view.zoom;
+    status.zoom = view.zoom.value();
     status.iterations = view.max_iterations;
     status.rendering = renderer.path == RenderPath::Cpu && !renderer.complete;
     status.progress = renderer.cpu_progress;
@@ -599,7 +599,7 @@ int run_explorer(int argc, char** argv) {
 
             // The view is settled for this frame: iterations follow the zoom, the history
             // remembers where a gesture ended, the palette follows the view.
-            if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
+            if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom.value());
             if (nav.record_history || history.views.empty()) history_record(history, view);
             update_palette(&view, &palette_name, &palette, status);
 
@@ -678,10 +678,10 @@ int run_explorer(int argc, char** argv) {
     }
 
     if (options.print_view)
-        std::printf("view: center=%s,%s zoom=%.17g iterations=%d size=%dx%d formula=%s%s%s%s%s\n", view.center_re.c_str(),
-                    view.center_im.c_str(), view.zoom, view.max_iterations, view.width, view.height,
-                    formula_name(view.formula), view.julia ? " julia=" : "", view.julia ? view.julia_re.c_str() : "",
-                    view.julia ? "," : "", view.julia ? view.julia_im.c_str() : "");
+        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d formula=%s%s%s%s%s\n", view.center_re.c_str(),
+                    view.center_im.c_str(), view.zoom.text().c_str(), (long long)view.max_iterations, view.width,
+                    view.height, formula_name(view.formula), view.julia ? " julia=" : "",
+                    view.julia ? view.julia_re.c_str() : "", view.julia ? "," : "", view.julia ? view.julia_im.c_str() : "");
 
     // Cleanup
     stop_export_job(export_job);

@@ -150,7 +150,7 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::string problem = parse_center_option(o.center, &view->center_re, &view->center_im);
         if (!problem.empty()) return "--center: " + problem;
     }
-    // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_view).
+    // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_double_view).
     if (o.zoom > 0.0) view->zoom = o.zoom;
     view->palette = o.palette;
     if (!o.palette_file.empty()) {
@@ -164,7 +164,7 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     if (!o.export_path.empty() && (o.frames != 0 || !o.screenshot.empty() || o.bench_drag_frames != 0))
         return "--export writes the PNG without a window, so --frames, --screenshot and --bench-drag do not apply";
     settings->auto_iterations = o.iterations == 0;
-    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
+    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom.value());
     settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
     settings->precision = o.precision == "fp32" ? Precision::Fp32 : o.precision == "fp64" ? Precision::Fp64 : Precision::Auto;
     settings->vsync = o.vsync == "on";
@@ -188,7 +188,7 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
                                        std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
         if (!path->empty())
             if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
-    return validate_view(*view);
+    return validate_double_view(*view);
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {

@@ -123,7 +123,7 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
         case SoakAction::Count: break;
     }
     // Keep the walk inside the depths the direct kernels resolve.
-    if (!(view.zoom <= kSoakMaxZoom && view.zoom >= kSoakMinZoom)) t.view_panel->reset = true;
+    if (!(view.zoom.value() <= kSoakMaxZoom && view.zoom.value() >= kSoakMinZoom)) t.view_panel->reset = true;
     return false;
 }
 

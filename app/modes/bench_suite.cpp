@@ -130,7 +130,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
             r.size = frame.size_name;
             r.width = view.width;
             r.height = view.height;
-            r.max_iterations = view.max_iterations;
+            r.max_iterations = int(view.max_iterations);
             r.formula = view.formula;
             r.seed = frame.seed;
             r.path = path;

@@ -9,6 +9,9 @@
 // Then the seed comparison against the tutorial's published times, the back-of-the-envelope
 // GPU-vs-CPU estimates against the measured speedup, and the targets of the earlier issues.
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
+// `bench --deep [--size=WxH] [--backend=auto|cpu|cuda]` runs the deep zoom's benchmark instead:
+// Kalles Fraktaler 2's benchmark locations end to end and with the reference cached, against KF
+// 2.12.11's published times (compute/fractal/deep/deep_bench.h: deep_bench_kf2).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,7 +25,10 @@
 #include "app/modes/bench_suite.h"
 #include "app/modes/machine_json.h"
 #include "app/modes/progress.h"
+#include "compute/fractal/deep/deep_bench.h"
 #include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
+#include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
 #include "compute/perf/perf_model.h"
 
@@ -84,10 +90,10 @@ void print_header(const BenchSetup& s) {
 void print_frame_table(const BenchFrame& frame, const std::vector<BenchRow>& rows, bool cuda_usable) {
     // The seed frame's size is its name's own ("tutorial frame (1536x1024, ...").
     const std::string title = frame.seed ? frame.view_name : frame.view_name + " " + frame.size_name;
-    std::printf("%s (%s%dx%d, centre %s, %s, zoom %g, %d iterations)\n", title.c_str(),
+    std::printf("%s (%s%dx%d, centre %s, %s, zoom %g, %lld iterations)\n", title.c_str(),
                 frame.view.formula == Formula::Mandelbrot ? "" : (std::string(formula_title(frame.view.formula)) + ", ").c_str(),
                 frame.view.width, frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(),
-                frame.view.zoom, frame.view.max_iterations);
+                frame.view.zoom.value(), (long long)frame.view.max_iterations);
     std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms", "iterations",
                 "iter/s", "% limit", "x ref", "x fast", "note");
     for (const auto& r : rows) {
@@ -292,18 +298,118 @@ nlohmann::ordered_json row_json(const BenchRow& r) {
 
 }  // namespace
 
+namespace {
+
+// `bench --deep`: the kf2 locations (deep_bench_kf2) with a progress bar, and the JSON.
+int run_deep_bench(const std::string& size, const std::string& backend, const std::string& json_path) {
+    int width = 0, height = 0;
+    if (std::string problem = parse_size_text(size, 1 << 15, &width, &height); !problem.empty()) {
+        std::fprintf(stderr, "mandelscope bench: --size: %s.\n", problem.c_str());
+        return 2;
+    }
+    std::string reason;
+    const bool cuda_usable = cuda_available(&reason);
+    if (backend == "cuda" && !cuda_usable) {
+        std::fprintf(stderr, "mandelscope bench: the CUDA backend cannot be used: %s.\n", reason.c_str());
+        return 2;
+    }
+    const bool use_cuda = backend == "cuda" || (backend == "auto" && cuda_usable);
+    const CpuInfo cpu = query_cpu_info();
+    std::printf("Mandelscope bench --deep\nCPU   %s: %d cores\n", cpu.model.c_str(), cpu.cores);
+    if (use_cuda) std::printf("GPU   %s\n", query_cuda_system().devices.front().name.c_str());
+    else std::printf("GPU   not used (%s)\n", backend == "cpu" ? "--backend=cpu" : reason.c_str());
+    std::fflush(stdout);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<DeepKf2Row> rows;
+    try {
+        ProgressBar progress("bench --deep");
+        rows = deep_bench_kf2(
+            (find_data_dir("assets") / "locations").string(), width, height, use_cuda,
+            [&](const std::string& line) {
+                progress.clear();
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+            },
+            [&](double fraction, const std::string& what) { progress.update(fraction, what); });
+        progress.update(1.0, "done");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
+        return 1;
+    }
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("\nThe deep bench took %.0f s.\n", elapsed_s);
+    if (json_path.empty()) return 0;
+    nlohmann::ordered_json j;
+    j["width"] = width;
+    j["height"] = height;
+    j["backend"] = use_cuda ? "cuda" : "cpu";
+    j["machine"] = {{"cpu", cpu_json(cpu)}};
+    j["rows"] = nlohmann::ordered_json::array();
+    for (const DeepKf2Row& r : rows) {
+        nlohmann::ordered_json row = {{"location", r.location.label}, {"kf_seconds", r.location.kf_seconds}};
+        if (!r.missing.empty()) {
+            row["skipped"] = r.missing;
+        } else {
+            const DeepFrameStats& e = r.end_to_end;
+            row["numbers"] = deep_number_type_name(e.number_type);
+            row["reference_bits"] = e.precision_bits;
+            row["reference_iterations"] = e.reference_iterations;
+            row["reference_ms"] = e.reference_ms;
+            row["bla_ms"] = e.bla_ms;
+            row["pixels_ms"] = e.pixels_ms;
+            row["end_to_end_ms"] = e.frame_ms;
+            row["iterations"] = e.iterations;
+            row["bla_iterations"] = e.bla_iterations;
+            row["ratio_vs_kf"] = r.ratio;
+            row["cached_frame_ms"] = r.cached.frame_ms;
+        }
+        j["rows"].push_back(row);
+    }
+    try {
+        AtomicFile file(json_path);
+        const std::string text = j.dump(2) + "\n";
+        file.write(text.data(), text.size());
+        file.commit();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
+        return 1;
+    }
+    std::printf("JSON written to %s\n", json_path.c_str());
+    return 0;
+}
+
+}  // namespace
+
 int run_bench_command(int argc, char** argv) {
     CLI::App app{"Benchmark every Mandelbrot path on a fixed suite of views", "bench"};
-    bool quick = false;
-    std::string json_path;
+    bool quick = false, deep = false;
+    std::string json_path, deep_size = "1024x1024", backend = "auto";
     app.add_flag("--quick", quick, "1080p only, fewer runs, smaller reference samples: under a minute");
     app.add_option("--json", json_path, "Also write the results as JSON to this file");
+    app.add_flag("--deep", deep,
+                 "The deep zoom's benchmark instead: Kalles Fraktaler 2's benchmark locations against KF 2.12.11");
+    app.add_option("--size", deep_size, "--deep: image size WIDTHxHEIGHT (KF's times are for 1024x1024)")
+        ->capture_default_str();
+    app.add_option("--backend", backend, "--deep: cpu, cuda, or auto (CUDA when a device is usable)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+        ->capture_default_str();
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
     if (!json_path.empty()) {
         if (std::string problem = check_writable(json_path); !problem.empty()) {
             std::fprintf(stderr, "mandelscope bench: %s.\n", problem.c_str());
             return 2;
         }
+    }
+    if (!deep && (app.get_option("--size")->count() > 0 || app.get_option("--backend")->count() > 0)) {
+        std::fprintf(stderr, "mandelscope bench: --size and --backend apply to --deep only.\n");
+        return 2;
+    }
+    if (deep) {
+        if (quick) {
+            std::fprintf(stderr, "mandelscope bench: --quick does not apply to --deep (use a smaller --size).\n");
+            return 2;
+        }
+        return run_deep_bench(deep_size, backend, json_path);
     }
 
     BenchSetup setup;

@@ -26,6 +26,7 @@
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
+#include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/image_io.h"
@@ -84,10 +85,7 @@ std::string describe_mib(double bytes) {
     return text;
 }
 
-int bad_input(const std::string& sentence) {
-    std::fprintf(stderr, "mandelscope render: %s.\n", sentence.c_str());
-    return 2;
-}
+int bad_input(const std::string& sentence) { return render_bad_input(sentence); }
 
 // Smooth values to RGBA on every core (colorize() itself is single-threaded).
 void colorize_parallel(const float* mu, int64_t count, const PaletteTable& table, const View& view, uint8_t* rgba) {
@@ -124,6 +122,13 @@ void downsample(const uint8_t* samples, int sample_width, int k, int out_width, 
 
 }  // namespace
 
+int render_bad_input(const std::string& sentence) {
+    // Sentences from compute/fractal/deep/ end with their own full stop.
+    const bool stop = !sentence.empty() && sentence.back() == '.';
+    std::fprintf(stderr, "mandelscope render: %s%s\n", sentence.c_str(), stop ? "" : ".");
+    return 2;
+}
+
 int render_request(const RenderRequest& request) {
     // --- Check everything before any work ------------------------------------------------
     View view = request.view;
@@ -151,6 +156,8 @@ int render_request(const RenderRequest& request) {
         if (std::filesystem::weakly_canonical(request.raw_path, ec) == std::filesystem::weakly_canonical(request.png_path, ec))
             return bad_input("the PNG and the raw output must be different files");
     }
+    if (!request.save_location.empty())
+        if (std::string problem = check_writable(request.save_location, ".kfr"); !problem.empty()) return bad_input(problem);
     // The samples grid: K x K samples per pixel over the same region (same zoom).
     const int64_t sample_width64 = int64_t(view.width) * k, sample_height64 = int64_t(view.height) * k;
     if (sample_width64 > INT_MAX || sample_height64 > INT_MAX)
@@ -164,6 +171,35 @@ int render_request(const RenderRequest& request) {
     const bool cuda = request.backend == "cuda" || (request.backend == "auto" && cuda_available(&cuda_reason));
     if (request.backend == "cuda" && !cuda_available(&cuda_reason))
         return bad_input("the CUDA backend cannot be used: " + cuda_reason);
+    std::string backend_text;
+    if (cuda) {
+        backend_text = "CUDA";
+        auto system = query_cuda_system();
+        if (!system.devices.empty()) backend_text += " (" + system.devices.front().name + ")";
+    } else {
+        backend_text = "CPU fast path (" + mandelbrot_cpu_simd_target() + " SIMD, " + std::to_string(omp_get_max_threads()) +
+                       " threads)";
+    }
+    if (request.backend == "auto")
+        backend_text += cuda ? ", chosen automatically" : ", chosen automatically: " + cuda_reason;
+
+    // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
+    // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
+    const Precision precision = resolve_precision(samples, request.precision);
+    // The deep path perturbs Mandelbrot's parameter plane only (formula.h's family: direct kernels).
+    if (is_deep(precision) && (view.formula != Formula::Mandelbrot || view.julia))
+        return bad_input(std::string("deep zoom (perturbation) draws the Mandelbrot set only for now, and this ") +
+                         (view.julia ? "Julia set" : formula_title(view.formula)) + " view needs " +
+                         precision_name(precision) + ": zoom out, or ask for --precision=fp64");
+    if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
+    if (!samples.zoom.fits_double() || !(pixel_step(samples) > 0.0))
+        return bad_input("the direct " + std::string(precision_name(precision)) + " kernels cannot reach zoom " +
+                         view.zoom.text() + " (the pixel step is past double's range); use --precision=auto, " +
+                         "deep-double or deep-floatexp");
+    if (view.max_iterations > kMaxDirectIterations)
+        return bad_input("the direct " + std::string(precision_name(precision)) + " kernels count at most " +
+                         std::to_string(kMaxDirectIterations) + " iterations (got " +
+                         std::to_string(view.max_iterations) + "); use --precision=auto or a deep one");
 
     // Memory: one band holds k output rows' worth of samples per output row (smooth values and
     // RGBA, 8 bytes a sample); the whole-image writer also holds the final RGBA image and
@@ -216,17 +252,16 @@ int render_request(const RenderRequest& request) {
                          request.raw_path.empty() ? "" : " (PNG and raw values)");
     }
 
-    const Precision precision = resolve_precision(samples, request.precision);
     if (!fp64_resolves(samples))
         std::fprintf(stderr,
                      "mandelscope render: warning: at zoom %g neighbouring pixels are closer than FP64 can tell "
-                     "apart, so the picture will be blocky (deep zoom comes in a later version).\n",
-                     view.zoom);
+                     "apart, so the picture will be blocky (--precision=auto takes the deep path there).\n",
+                     view.zoom.value());
     else if (precision == Precision::Fp32 && !fp32_resolves(samples))
         std::fprintf(stderr,
                      "mandelscope render: warning: at zoom %g FP32 cannot tell neighbouring pixels apart; the "
                      "picture will be blocky (use --precision=fp64 or auto).\n",
-                     view.zoom);
+                     view.zoom.value());
 
     ViewRecord record{view, precision, k};
     const std::string view_json = view_to_json(record);
@@ -254,17 +289,6 @@ int render_request(const RenderRequest& request) {
     };
     FrameStats total;
     total.precision = precision;
-    std::string backend_text;
-    if (cuda) {
-        backend_text = "CUDA";
-        auto system = query_cuda_system();
-        if (!system.devices.empty()) backend_text += " (" + system.devices.front().name + ")";
-    } else {
-        backend_text = "CPU fast path (" + mandelbrot_cpu_simd_target() + " SIMD, " + std::to_string(omp_get_max_threads()) +
-                       " threads)";
-    }
-    if (request.backend == "auto")
-        backend_text += cuda ? ", chosen automatically" : ", chosen automatically: " + cuda_reason;
     try {
         const size_t band_samples = size_t(sample_width64) * size_t(band_rows) * k;
         std::vector<float> mu(cuda && request.raw_path.empty() ? 0 : band_samples);
@@ -310,6 +334,9 @@ int render_request(const RenderRequest& request) {
         if (npy_stream) npy_stream->finish();
         if (stream_png) png_stream->finish();
         else write_png(request.png_path, image.data(), view.width, view.height, view_json);
+        if (!request.save_location.empty())
+            if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
+                throw std::runtime_error(error);
         write_ms += since(write_start);
         progress.finish();
     } catch (const std::bad_alloc&) {
@@ -326,10 +353,10 @@ int render_request(const RenderRequest& request) {
     std::printf("formula    %s", formula_name(view.formula));
     if (view.julia) std::printf(", Julia set of c = %s, %s", view.julia_re.c_str(), view.julia_im.c_str());
     std::printf("\n");
-    std::printf("view       centre %s, %s  zoom %g  %dx%d", view.center_re.c_str(), view.center_im.c_str(), view.zoom,
-                view.width, view.height);
+    std::printf("view       centre %s, %s  zoom %s  %dx%d", view.center_re.c_str(), view.center_im.c_str(),
+                view.zoom.text().c_str(), view.width, view.height);
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
-    std::printf("  %d iterations  palette %s%s\n", view.max_iterations, view.palette.c_str(),
+    std::printf("  %lld iterations  palette %s%s\n", (long long)view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
     std::printf("precision  %s\n", precision_name(precision));
     std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
@@ -341,6 +368,7 @@ int render_request(const RenderRequest& request) {
     if (!request.raw_path.empty())
         std::printf("raw        %s (float32, %lld x %lld samples, interior = -1)\n", request.raw_path.c_str(),
                     (long long)sample_height64, (long long)sample_width64);
+    if (!request.save_location.empty()) std::printf("location   %s\n", request.save_location.c_str());
     return 0;
 }
 
@@ -348,6 +376,7 @@ int run_render_command(int argc, char** argv) {
     CLI::App app{"Render a view of the Mandelbrot set (or another formula, or a Julia set) to a PNG (the view is stored in the PNG's metadata)", "render"};
     RenderRequest request;
     std::string center = View{}.center_re + "," + View{}.center_im, size = "1280x720", png, raw;
+    std::string zoom = View{}.zoom.text();
     bool no_shortcuts = false;
     std::string precision = "auto";
     app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
@@ -356,9 +385,20 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--formula", formula, formula_names() + " (each opens on its own default view)")
         ->capture_default_str();
     app.add_option("--julia", julia, "Draw the formula's Julia set of c = RE,IM (decimal text, kept verbatim)");
-    app.add_option("--zoom", request.view.zoom, "Zoom: half the image height spans 2/zoom")->capture_default_str();
+    app.add_option("--zoom", zoom, "Zoom: half the image height spans 2/zoom; any depth (4.00000000000E533)")
+        ->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
-    app.add_option("--iter", request.view.max_iterations, "Maximum iterations")->capture_default_str();
+    std::string iterations = "1000", location, save_location;
+    bool print_view = false;
+    auto* center_option = app.get_option("--center");
+    auto* zoom_option = app.get_option("--zoom");
+    auto* iter_option = app.add_option("--iter", iterations,
+                                       "Maximum iterations (up to 1e11), or auto: 1000 + 600 per decade of zoom")
+                            ->capture_default_str();
+    app.add_option("--location", location,
+                   "A Kalles Fraktaler location file (.kfr): its Re, Im, Zoom and Iterations (--iter overrides them)");
+    app.add_option("--save-location", save_location, "Also write the view as a .kfr location file");
+    app.add_flag("--print-view", print_view, "Print the view (centre, zoom, iterations, size) once the PNG is written");
     app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
         ->capture_default_str();
     app.add_option("--palette-file", request.palette_file, "A palette file anywhere (the format of assets/palettes/*.txt)");
@@ -367,8 +407,10 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
-    app.add_option("--precision", precision, "auto (FP32 while it resolves every pixel), fp32 or fp64")
-        ->check(CLI::IsMember({"auto", "fp32", "fp64"}))
+    app.add_option("--precision", precision,
+                   "auto (by depth: fp32, fp64, then perturbation in double and in floatexp), fp32, fp64, "
+                   "deep-double or deep-floatexp")
+        ->check(CLI::IsMember({"auto", "fp32", "fp64", "deep-double", "deep-floatexp"}))
         ->capture_default_str();
     app.add_option("--supersample", request.supersample, "K: render K x K samples per pixel and box-filter them (1-4)")
         ->check(CLI::Range(1, 4))
@@ -391,15 +433,43 @@ int run_render_command(int argc, char** argv) {
     }
     // A formula (or Julia set) opens on its own frame unless --center or --zoom say otherwise.
     const FormulaFrame frame = formula_default_frame(request.view.formula, request.view.julia);
-    if (app.count("--center") == 0) center = std::string(frame.center_re) + "," + frame.center_im;
-    if (app.count("--zoom") == 0) request.view.zoom = frame.zoom;
-    if (std::string problem = parse_center(center, &request.view); !problem.empty()) return bad_input(problem);
+    if (center_option->count() == 0) center = std::string(frame.center_re) + "," + frame.center_im;
+    if (zoom_option->count() == 0) zoom = ViewZoom(frame.zoom).text();
+    if (!location.empty()) {
+        // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
+        if (center_option->count() > 0 || zoom_option->count() > 0)
+            return bad_input("--location gives the centre and the zoom: leave out --center and --zoom");
+        DeepLocation kfr;
+        if (std::string problem = read_kfr(location, &kfr); !problem.empty()) return bad_input(problem);
+        request.view.center_re = kfr.center_re;
+        request.view.center_im = kfr.center_im;
+        request.view.zoom = ViewZoom::from_deep(kfr.zoom);
+        request.view.max_iterations = kfr.max_iterations;
+    } else {
+        if (std::string problem = parse_center(center, &request.view); !problem.empty()) return bad_input(problem);
+        if (std::string problem = ViewZoom::parse(zoom, &request.view.zoom); !problem.empty()) return bad_input(problem);
+    }
     if (std::string problem = parse_size(size, &request.view); !problem.empty()) return bad_input(problem);
-    request.precision = precision == "fp32" ? Precision::Fp32 : precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    // Iterations are fixed unless asked for: a render reproduces exactly what its command line
+    // says. --iter=auto follows the window's rule (render/frame/view_math.h), at any depth.
+    if (iterations == "auto") {
+        request.view.max_iterations = std::min<int64_t>(
+            kDeepMaxIterations, std::llround((1000.0 + 600.0 * std::max(0.0, request.view.zoom.log10())) / 100.0) * 100);
+    } else if (location.empty() || iter_option->count() > 0) {
+        if (std::string problem = parse_deep_iterations(iterations, &request.view.max_iterations); !problem.empty())
+            return bad_input(problem);
+    }
+    if (!precision_from_name(precision, &request.precision)) return bad_input("unknown precision " + precision);
+    request.save_location = save_location;
     request.shortcuts = no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
     request.png_path = png;
     request.raw_path = raw;
-    return render_request(request);
+    const int status = render_request(request);
+    if (status == 0 && print_view)  // the same line as the window's --print-view
+        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d\n", request.view.center_re.c_str(),
+                    request.view.center_im.c_str(), request.view.zoom.text().c_str(),
+                    (long long)request.view.max_iterations, request.view.width, request.view.height);
+    return status;
 }
 
 }  // namespace ms

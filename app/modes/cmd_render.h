@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/palette.h"
 #include "compute/fractal/view.h"
 
 namespace ms {
@@ -19,6 +20,7 @@ struct RenderRequest {
     std::filesystem::path png_path;
     std::filesystem::path raw_path;     // optional .npy of the smooth values (samples grid)
     std::filesystem::path palette_file; // --palette-file: colours from this file, not view.palette
+    std::filesystem::path save_location; // --save-location: also write the view as a .kfr
     int band_rows = 0;                  // output rows per band; 0 = chosen from memory
     bool stream_png = false;            // force the band-by-band PNG writer (tests)
 };
@@ -26,5 +28,12 @@ struct RenderRequest {
 // Checks and renders a request: one sentence on stderr and 2 for bad input (found before any
 // work), 1 for a failure while working, 0 with a summary on stdout otherwise.
 int render_request(const RenderRequest& request);
+
+// For cmd_render_deep.cpp. render_bad_input prints "mandelscope render: SENTENCE." and
+// returns 2. render_deep_request renders a checked request on the deep path (perturbation
+// against an MPFR reference; request.precision Auto or a deep one) on CUDA or the CPU.
+int render_bad_input(const std::string& sentence);
+int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
+                        const std::string& backend_text, const PaletteTable& table);
 
 }  // namespace ms

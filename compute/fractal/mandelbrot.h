@@ -73,7 +73,9 @@ struct CpuRenderControl {
 };
 
 // Smooth iteration values for `rect` of `view` (row-major, rect.width * rect.height floats).
-// The reference runs in the precision asked for (Auto resolves through resolve_precision), so
+// The reference runs in the precision asked for (Auto resolves through resolve_direct_precision:
+// the direct kernels run Fp32 or Fp64; a deep request runs Fp64, max_iterations at most
+// kMaxDirectIterations, else std::invalid_argument), so
 // every fast path can be checked against the reference of its own precision.
 FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
                                     const Shortcuts& shortcuts, PixelRect rect, float* mu_out);

@@ -572,14 +572,14 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
                           PixelRect rect, float* mu_out, const CpuRenderControl& control) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
     const auto start = std::chrono::steady_clock::now();
 
     cpu_simd::ChunkJob base;
     base.grid = make_pixel_grid(view);
     base.x_begin = rect.x;
     base.width = rect.width;
-    base.max_iterations = view.max_iterations;
+    base.max_iterations = direct_iterations(view);
     base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
     base.formula = view.formula;
     base.julia = view.julia;

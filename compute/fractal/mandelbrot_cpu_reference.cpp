@@ -63,6 +63,7 @@ void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect re
                       FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
     // The cardioid/bulb test is Mandelbrot's parameter plane's alone (formula_math.h).
+    const int max_iterations = direct_iterations(view);
     const bool shapes = shortcuts.cardioid_bulb && F == Formula::Mandelbrot && !view.julia;
     const T julia_r = view.julia ? T(julia_re_value(view)) : T(0);
     const T julia_i = view.julia ? T(julia_im_value(view)) : T(0);
@@ -72,10 +73,10 @@ void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect re
             const T pi = T(grid.im(rect.y + y));
             float mu = kInteriorMu;
             if (view.julia)
-                mu = iterate_point<F, T>(pr, pi, julia_r, julia_i, view.max_iterations, shortcuts.periodicity,
+                mu = iterate_point<F, T>(pr, pi, julia_r, julia_i, max_iterations, shortcuts.periodicity,
                                          &stats->iterations);
             else if (!(shapes && in_cardioid_or_period2_bulb(double(pr), double(pi))))
-                mu = iterate_point<F, T>(T(0), T(0), pr, pi, view.max_iterations, shortcuts.periodicity,
+                mu = iterate_point<F, T>(T(0), T(0), pr, pi, max_iterations, shortcuts.periodicity,
                                          &stats->iterations);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[size_t(y) * rect.width + x] = mu;
@@ -105,7 +106,7 @@ FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
                                     const Shortcuts& shortcuts, PixelRect rect, float* mu_out) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
     if (stats.precision == Precision::Fp32)
         render_reference_formula<float>(view, shortcuts, rect, mu_out, &stats);

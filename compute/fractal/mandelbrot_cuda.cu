@@ -201,7 +201,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     ensure_queue(s, size_t(rect.width) * size_t(rect.height));
 
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
 
     KernelParams p;
     p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width,
@@ -210,8 +210,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.rect_y = rect.y;
     p.rect_width = rect.width;
     p.rect_height = rect.height;
-    p.max_iterations = view.max_iterations;
-    p.first_phase_iterations = std::min(tuning.first_phase_iterations, view.max_iterations);
+    p.max_iterations = direct_iterations(view);
+    p.first_phase_iterations = std::min(tuning.first_phase_iterations, p.max_iterations);
     p.tile_rounds = tuning.tile_rounds;
     p.service_batch = tuning.service_batch;
     p.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
@@ -349,7 +349,7 @@ FrameStats mandelbrot_cuda_tuned(const View& view, Precision precision, const Sh
 FrameStats mandelbrot_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
                            const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
                            float* mu_device) {
-    Precision resolved = resolve_precision(view, precision);
+    Precision resolved = resolve_direct_precision(view, precision);
     return mandelbrot_cuda_tuned(view, precision, shortcuts, palette, rect, rgba_device, mu_device,
                                  default_cuda_tuning(resolved));
 }
@@ -385,7 +385,7 @@ FrameStats mandelbrot_cuda_to_host(const View& view, Precision precision, const 
                                    const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host,
                                    float* mu_host) {
     return mandelbrot_cuda_tuned_to_host(view, precision, shortcuts, palette, rect, rgba_host, mu_host,
-                                         default_cuda_tuning(resolve_precision(view, precision)));
+                                         default_cuda_tuning(resolve_direct_precision(view, precision)));
 }
 
 }  // namespace ms

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -20,6 +21,16 @@ double parse_coordinate(const std::string& text, const char* what, const char* w
     if (std::string problem = parse_finite_double(text, &value); !problem.empty())
         throw std::invalid_argument(std::string(whose) + " " + what + " part: " + problem);
     return value;
+}
+
+// The shortest "%.*g" text of a double that reads back to it (1 to 17 significant digits).
+std::string shortest_text(double x) {
+    char text[64];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, x);
+        if (std::strtod(text, nullptr) == x) break;
+    }
+    return text;
 }
 
 // Spacing of floating-point numbers near the largest coordinate the orbit visits: |c| and the
@@ -36,12 +47,62 @@ constexpr double kMinUlpsPerPixel = 8.0;
 
 }  // namespace
 
+// --- ViewZoom ------------------------------------------------------------------------------
+// value_ and deep_ describe one number: a zoom made from a double keeps it exactly in value_
+// and takes deep_ from its shortest decimal text (so 1e50 is {1, 50}, not {0.99999..., 50});
+// a zoom parsed from text takes value_ from the text (correctly rounded by strtod) while the
+// text fits a double, and deep_ from the text always.
+
+ViewZoom::ViewZoom(double zoom) : value_(zoom) {
+    if (std::isfinite(zoom) && zoom > 0.0) {
+        parse_deep_zoom(shortest_text(zoom), &deep_);
+    } else {
+        deep_ = DeepZoom{zoom, 0};  // not normalised: is_valid() is false, validate_view says so
+    }
+}
+
+ViewZoom ViewZoom::from_deep(DeepZoom zoom) {
+    ViewZoom z;
+    z.deep_ = zoom;
+    z.value_ = zoom.exponent10 <= 308 ? std::strtod(format_deep_zoom(zoom).c_str(), nullptr) : HUGE_VAL;
+    return z;
+}
+
+std::string ViewZoom::parse(const std::string& text, ViewZoom* out) {
+    DeepZoom deep;
+    if (std::string problem = parse_deep_zoom(text, &deep); !problem.empty()) return problem;
+    out->deep_ = deep;
+    out->value_ = deep.exponent10 <= 308 ? std::strtod(text.c_str(), nullptr) : HUGE_VAL;
+    return {};
+}
+
+bool ViewZoom::fits_double() const { return std::isfinite(value_); }
+
+bool ViewZoom::is_valid() const {
+    return deep_.mantissa >= 1.0 && deep_.mantissa < 10.0 && deep_.exponent10 <= kDeepZoomMaxExponent10 &&
+           deep_.exponent10 >= kDeepZoomMinExponent10 && value_ > 0.0;
+}
+
+double ViewZoom::log10() const { return double(deep_.exponent10) + std::log10(deep_.mantissa); }
+
+std::string ViewZoom::text() const {
+    if (!is_valid()) return shortest_text(value_);
+    return fits_double() ? shortest_text(value_) : format_deep_zoom(deep_);
+}
+
+bool operator==(const ViewZoom& a, const ViewZoom& b) {
+    if (a.fits_double() || b.fits_double()) return a.value_ == b.value_;
+    return a.deep_ == b.deep_;
+}
+
+// --- View ----------------------------------------------------------------------------------
+
 double center_re_value(const View& view) { return parse_coordinate(view.center_re, "real"); }
 double center_im_value(const View& view) { return parse_coordinate(view.center_im, "imaginary"); }
 double julia_re_value(const View& view) { return parse_coordinate(view.julia_re, "real", "the Julia parameter's"); }
 double julia_im_value(const View& view) { return parse_coordinate(view.julia_im, "imaginary", "the Julia parameter's"); }
 
-double pixel_step(const View& view) { return 4.0 / (view.zoom * view.height); }
+double pixel_step(const View& view) { return 4.0 / (view.zoom.value() * view.height); }
 
 PixelRect full_rect(const View& view) { return {0, 0, view.width, view.height}; }
 
@@ -59,16 +120,59 @@ bool fp64_resolves(const View& view) { return pixel_step(view) >= kMinUlpsPerPix
 
 Precision resolve_precision(const View& view, Precision requested) {
     if (requested != Precision::Auto) return requested;
-    return fp32_resolves(view) ? Precision::Fp32 : Precision::Fp64;
+    if (view.max_iterations <= kMaxDirectIterations) {
+        if (fp32_resolves(view)) return Precision::Fp32;
+        if (fp64_resolves(view)) return Precision::Fp64;
+    }
+    // The pixel step in extended range (pixel_step() is 0 past double's range). The deep path
+    // itself falls back to FloatExp where the reference orbit does not fit double (deep_cpu.h).
+    const FloatExp step = deep_pixel_spacing(view.zoom.deep(), view.height);
+    return step >= fe_from_double(kDeepDoubleMinStep) ? Precision::DeepDouble : Precision::DeepFloatExp;
 }
+
+Precision resolve_direct_precision(const View& view, Precision requested) {
+    if (requested == Precision::Fp32 || requested == Precision::Fp64) return requested;
+    if (requested == Precision::Auto && fp32_resolves(view)) return Precision::Fp32;
+    return Precision::Fp64;
+}
+
+bool is_deep(Precision precision) { return precision == Precision::DeepDouble || precision == Precision::DeepFloatExp; }
 
 const char* precision_name(Precision precision) {
     switch (precision) {
         case Precision::Auto: return "auto";
         case Precision::Fp32: return "fp32";
         case Precision::Fp64: return "fp64";
+        case Precision::DeepDouble: return "deep-double";
+        case Precision::DeepFloatExp: return "deep-floatexp";
     }
     return "?";
+}
+
+bool precision_from_name(const std::string& name, Precision* out) {
+    for (Precision p : {Precision::Auto, Precision::Fp32, Precision::Fp64, Precision::DeepDouble, Precision::DeepFloatExp})
+        if (name == precision_name(p)) {
+            *out = p;
+            return true;
+        }
+    return false;
+}
+
+DeepLocation deep_location(const View& view) {
+    DeepLocation location;
+    location.center_re = view.center_re;
+    location.center_im = view.center_im;
+    location.zoom = view.zoom.deep();
+    location.max_iterations = view.max_iterations;
+    return location;
+}
+
+int direct_iterations(const View& view) {
+    if (view.max_iterations < 1 || view.max_iterations > kMaxDirectIterations)
+        throw std::invalid_argument("the direct FP32/FP64 kernels count at most " + std::to_string(kMaxDirectIterations) +
+                                    " iterations (got " + std::to_string(view.max_iterations) +
+                                    "); more run on the deep path");
+    return int(view.max_iterations);
 }
 
 std::string parse_center_option(const std::string& text, std::string* re, std::string* im) {
@@ -113,13 +217,19 @@ std::string validate_view(const View& view) {
     if (view.width <= 0 || view.height <= 0)
         return "the image size must be at least 1x1 pixels (got " + std::to_string(view.width) +
                "x" + std::to_string(view.height) + ")";
-    if (view.max_iterations <= 0)
-        return "the iteration count must be at least 1 (got " + std::to_string(view.max_iterations) + ")";
-    if (!(view.zoom >= kMinZoom && view.zoom <= kMaxZoom)) {
+    if (view.max_iterations < 1 || view.max_iterations > kDeepMaxIterations)
+        return "the iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) + " (got " +
+               std::to_string(view.max_iterations) + ")";
+    if (!view.zoom.is_valid() || (view.zoom.fits_double() && !(view.zoom.value() >= kMinZoom))) {
         char text[160];
-        std::snprintf(text, sizeof text, "the zoom must be between %g and %g (got %g)", kMinZoom, kMaxZoom, view.zoom);
+        std::snprintf(text, sizeof text, "the zoom must be between %g and 1E%lld (got %s)", kMinZoom,
+                      (long long)kDeepZoomMaxExponent10, view.zoom.text().c_str());
         return text;
     }
+    for (const std::string* part : {&view.center_re, &view.center_im})
+        if (part->size() > kDeepCenterMaxChars)
+            return "the centre has a part of " + std::to_string(part->size()) + " characters, more than the limit of " +
+                   std::to_string(kDeepCenterMaxChars);
     if (!std::isfinite(view.palette_offset) || !std::isfinite(view.palette_density))
         return "the palette offset and density must be finite numbers";
     try {
@@ -133,6 +243,18 @@ std::string validate_view(const View& view) {
         return e.what();
     }
     if (static_cast<int>(view.formula) >= kFormulaCount) return "the formula is not one of " + formula_names();
+    return {};
+}
+
+std::string validate_double_view(const View& view) {
+    if (std::string problem = validate_view(view); !problem.empty()) return problem;
+    if (!(view.zoom.value() <= kMaxDoubleZoom)) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "the zoom %s is deeper than the window can navigate yet (%g); mandelscope render draws it",
+                      view.zoom.text().c_str(), kMaxDoubleZoom);
+        return text;
+    }
     return {};
 }
 

@@ -14,11 +14,10 @@ namespace ms {
 
 namespace {
 
-Precision precision_from_name(const std::string& name) {
-    if (name == "fp32") return Precision::Fp32;
-    if (name == "fp64") return Precision::Fp64;
-    if (name == "auto") return Precision::Auto;
-    throw std::runtime_error("unknown precision '" + name + "'");
+Precision precision_named(const std::string& name) {
+    Precision precision;
+    if (!precision_from_name(name, &precision)) throw std::runtime_error("unknown precision '" + name + "'");
+    return precision;
 }
 
 std::string quoted(const std::filesystem::path& path) {
@@ -35,7 +34,7 @@ std::string view_to_json(const ViewRecord& record) {
     nlohmann::ordered_json j;
     j["center_re"] = v.center_re;
     j["center_im"] = v.center_im;
-    j["zoom"] = v.zoom;
+    j["zoom"] = v.zoom.text();  // text: "4.00000000000E533" is past any JSON number's double
     j["width"] = v.width;
     j["height"] = v.height;
     j["iterations"] = v.max_iterations;
@@ -59,15 +58,15 @@ namespace {
 // A JSON number that must be a whole number in [minimum, maximum]. nlohmann's get<int>() casts
 // a float such as 3e9 to int, which is undefined (UBSan: float-cast-overflow), and wraps a
 // large integer silently: check the value as it was written instead.
-int json_int(const nlohmann::json& j, const char* key, int minimum, int maximum) {
+int64_t json_int(const nlohmann::json& j, const char* key, int64_t minimum, int64_t maximum) {
     const nlohmann::json& v = j.at(key);
     const std::string where = std::string("'") + key + "'";
     if (v.is_number_unsigned()) {
         const uint64_t u = v.get<uint64_t>();
-        if (u <= uint64_t(maximum) && int64_t(u) >= minimum) return int(u);
+        if (u <= uint64_t(maximum) && int64_t(u) >= minimum) return int64_t(u);
     } else if (v.is_number_integer()) {
         const int64_t i = v.get<int64_t>();
-        if (i >= minimum && i <= maximum) return int(i);
+        if (i >= minimum && i <= maximum) return i;
     } else if (!v.is_number()) {
         throw std::runtime_error(where + " is not a number");
     }
@@ -79,6 +78,18 @@ double json_double(const nlohmann::json& j, const char* key) {
     const nlohmann::json& v = j.at(key);
     if (!v.is_number()) throw std::runtime_error(std::string("'") + key + "' is not a number");
     return v.get<double>();
+}
+
+// The zoom: text ("4.00000000000E533", what view_to_json writes) or, as older files have it, a
+// JSON number.
+ViewZoom json_zoom(const nlohmann::json& j) {
+    const nlohmann::json& v = j.at("zoom");
+    if (v.is_number()) return ViewZoom(v.get<double>());
+    if (!v.is_string()) throw std::runtime_error("'zoom' is neither a number nor text");
+    ViewZoom zoom;
+    if (std::string problem = ViewZoom::parse(v.get<std::string>(), &zoom); !problem.empty())
+        throw std::runtime_error("'zoom': " + problem);
+    return zoom;
 }
 
 std::string json_string(const nlohmann::json& j, const char* key) {
@@ -103,15 +114,15 @@ ViewRecord view_from_json(const std::string& json) {
         View& v = record.view;
         v.center_re = json_string(j, "center_re");
         v.center_im = json_string(j, "center_im");
-        v.zoom = json_double(j, "zoom");
-        v.width = json_int(j, "width", 1, INT_MAX);
-        v.height = json_int(j, "height", 1, INT_MAX);
-        v.max_iterations = json_int(j, "iterations", 1, INT_MAX);
+        v.zoom = json_zoom(j);
+        v.width = int(json_int(j, "width", 1, INT_MAX));
+        v.height = int(json_int(j, "height", 1, INT_MAX));
+        v.max_iterations = json_int(j, "iterations", 1, kDeepMaxIterations);
         v.palette = json_string(j, "palette");
         v.palette_offset = json_double(j, "offset");
         v.palette_density = json_double(j, "density");
-        record.precision = precision_from_name(json_string(j, "precision"));
-        record.supersample = j.contains("supersample") ? json_int(j, "supersample", 1, 4) : 1;
+        record.precision = precision_named(json_string(j, "precision"));
+        record.supersample = j.contains("supersample") ? int(json_int(j, "supersample", 1, 4)) : 1;
         if (j.contains("formula")) {
             const std::string name = json_string(j, "formula");
             if (!parse_formula(name, &v.formula))

@@ -18,9 +18,10 @@ struct ViewRecord {
     int supersample = 1;
 };
 
-// JSON object: center_re, center_im (full text), zoom, width, height, iterations, palette,
-// offset, density, precision ("fp32"/"fp64"), supersample, formula (formula_name; absent: Mandelbrot),
-// and for a Julia view julia_re, julia_im (full text). view_from_json throws
+// JSON object: center_re, center_im (full text), zoom (text, ViewZoom::text(); a JSON number is
+// read too, as files before the deep zoom have it), width, height, iterations (64-bit),
+// palette, offset, density, precision (precision_name()), supersample, formula (formula_name();
+// absent: Mandelbrot), and for a Julia view julia_re, julia_im (full text). view_from_json throws
 // std::runtime_error with a sentence on anything missing or malformed.
 std::string view_to_json(const ViewRecord& record);
 ViewRecord view_from_json(const std::string& json);

@@ -23,7 +23,7 @@ View coarse_view(const View& view, int block) {
     coarse.width = (view.width + block - 1) / block;
     coarse.height = (view.height + block - 1) / block;
     // Same pixel step times `block`: step = 4 / (zoom * height).
-    coarse.zoom = view.zoom * view.height / (double(block) * coarse.height);
+    coarse.zoom = view.zoom.value() * view.height / (double(block) * coarse.height);
     double step = pixel_step(view);
     glm::dvec2 shift{0.5 * (coarse.width * block - view.width) * step,
                      -0.5 * (coarse.height * block - view.height) * step};
@@ -37,7 +37,7 @@ View coarse_view(const View& view, int block) {
 bool render_progressively(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
                           uint64_t id) {
     auto start = std::chrono::steady_clock::now();
-    const Precision precision = resolve_precision(view, requested);
+    const Precision precision = resolve_direct_precision(view, requested);
     CpuRenderControl control;
     control.cancel = &w.cancel;
     const size_t width = size_t(view.width);

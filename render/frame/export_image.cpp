@@ -61,7 +61,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         }
         mu.resize(size_t(rect.width) * rect.height);
         // The precision the whole sample grid needs, not what a strip alone would pick.
-        mandelbrot_cpu(samples, resolve_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
+        mandelbrot_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
         if (cancel && *cancel) return false;
         colorize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
         return true;

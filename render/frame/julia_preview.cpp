@@ -23,7 +23,7 @@ View julia_view_at(const View& main_view, glm::dvec2 pixel, int width, int heigh
     julia.width = width;
     julia.height = height;
     // Julia sets of points near the boundary need iterations, but the inset must stay quick.
-    julia.max_iterations = std::min(main_view.max_iterations, 500);
+    julia.max_iterations = std::min<int64_t>(main_view.max_iterations, 500);
     return julia;
 }
 

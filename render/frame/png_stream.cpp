@@ -11,7 +11,7 @@
 namespace ms {
 
 std::string view_to_png_text(const View& view) {
-    return view_to_json(ViewRecord{view, resolve_precision(view, Precision::Auto), 1});
+    return view_to_json(ViewRecord{view, resolve_direct_precision(view, Precision::Auto), 1});
 }
 
 View view_from_png_text(const std::string& text) { return view_from_json(text).view; }
@@ -61,7 +61,13 @@ std::optional<View> read_png_view(const std::filesystem::path& path, std::string
                                          "so there is no place to go back to";
             return std::nullopt;
         }
-        return view_from_png_text(text);
+        View view = view_from_png_text(text);
+        // The window navigates in double until it has an MPFR path: a deeper view is refused.
+        if (std::string problem = validate_double_view(view); !problem.empty()) {
+            if (error) *error = path.string() + ": " + problem;
+            return std::nullopt;
+        }
+        return view;
     } catch (const std::exception& e) {
         if (error) *error = e.what();
         return std::nullopt;

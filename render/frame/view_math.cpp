@@ -83,8 +83,8 @@ View pan_view(const View& view, glm::dvec2 grab_pixel, glm::dvec2 cursor_pixel) 
 
 View zoom_view_about(const View& view, glm::dvec2 pixel, double factor) {
     if (!(factor > 0.0) || !std::isfinite(factor)) return view;
-    double zoom = std::clamp(view.zoom * factor, kMinZoom, kMaxZoom);
-    factor = zoom / view.zoom;
+    double zoom = std::clamp(view.zoom.value() * factor, kMinZoom, kMaxDoubleZoom);
+    factor = zoom / view.zoom.value();
     // The point p = centre + d must stay at offset d / factor from the new centre.
     glm::dvec2 d = pixel_to_plane_offset(view, pixel);
     View zoomed = view;

@@ -96,7 +96,7 @@ uint64_t request_compare(CompareWorker& worker, const View& view, Precision prec
     worker.cancel = true;
     worker.has_request = true;
     worker.request_view = view;
-    worker.request_precision = resolve_precision(view, precision);
+    worker.request_precision = resolve_direct_precision(view, precision);
     worker.request_palette = palette;
     ++worker.request_id;
     worker.wake.notify_one();

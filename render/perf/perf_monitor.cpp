@@ -52,8 +52,8 @@ void file_compare_result(PerfMonitor& m) {
     }
     CompareRecord r;
     r.view_number = ++m.views_compared;
-    r.zoom = job.view.zoom;
-    r.iterations = job.view.max_iterations;
+    r.zoom = job.view.zoom.value();
+    r.iterations = int(std::min<int64_t>(job.view.max_iterations, INT32_MAX));  // window views: direct kernels
     r.width = job.view.width;
     r.height = job.view.height;
     r.precision = precision_name(job.precision);
@@ -88,7 +88,7 @@ void update_compare(PerfMonitor& m, const View& view, Precision requested, const
         c.status.running = false;
         return;
     }
-    const Precision precision = resolve_precision(view, requested);
+    const Precision precision = resolve_direct_precision(view, requested);
     if (!m.compare_has_view || !same_computation(view, m.compare_view) || precision != m.compare_precision) {
         if (m.compare_id && !m.compare_filed) cancel_compare(m.compare_worker);  // stale: the view moved on
         m.compare_has_view = true;

@@ -235,7 +235,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     draw_center(s);
 
     // Number fields apply on Enter or when they lose focus, not at every keystroke.
-    double zoom = s.view.zoom;
+    double zoom = s.view.zoom.value();
     bool zoom_entered = ImGui::InputDouble("zoom", &zoom, 0.0, 0.0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
     if ((zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) && zoom > 0.0 && std::isfinite(zoom)) {
         s.view.zoom = zoom;
@@ -244,7 +244,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention).");
 
     ImGui::BeginDisabled(s.settings.auto_iterations);
-    int iterations = s.view.max_iterations;
+    int iterations = int(std::min<int64_t>(s.view.max_iterations, INT_MAX));
     bool iterations_entered = ImGui::InputInt("iterations", &iterations, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue);
     if (iterations_entered || ImGui::IsItemDeactivatedAfterEdit()) {
         s.view.max_iterations = std::max(1, iterations);

@@ -36,8 +36,8 @@ for mode in render window; do
     bad "${m[@]}" --center=0x1p-1,0 "${out[@]}"              # 16 #1: hex accepted by strtod
     bad "${m[@]}" --center=0x10,0 "${out[@]}"                # 15 #6
     bad "${m[@]}" "--center= 0.5,0" "${out[@]}"              # 16 #1: a leading space
-    bad "${m[@]}" --zoom=1e400 "${out[@]}"                   # 15 #6: the window clamped, render refused
-    bad "${m[@]}" --zoom=1e301 "${out[@]}"
+    bad "${m[@]}" --zoom=1e60001 "${out[@]}"                 # past the deep zoom's limit, 1E60000
+    bad "${m[@]}" --zoom=1e99999999999 "${out[@]}"
     bad "${m[@]}" --zoom=0x10 "${out[@]}"
     bad "${m[@]}" --zoom=inf "${out[@]}"
     bad "${m[@]}" --iter=1e3 "${out[@]}"
@@ -48,6 +48,10 @@ for mode in render window; do
     bad "${m[@]}" --palette-file=/nonexistent.txt "${out[@]}"
     bad "${m[@]}" --palette-file=/etc "${out[@]}"
 done
+# 15 #6: the window clamped 1e400 while render refused it. render draws any depth now (the deep
+# path); the window navigates in double and refuses past 1e300, as before, until it has MPFR.
+bad --zoom=1e400 --export=e.png
+bad --zoom=1e301 --export=e.png
 bad --supersample=2                                          # 15 #6: ignored without --export
 bad --open=/nonexistent.png --export=e.png                   # 16 #9: the default view was exported
 bad cnn eval --conv-tiling=99999999999x1 --limit=10          # 16 #6

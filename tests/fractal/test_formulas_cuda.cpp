@@ -48,7 +48,7 @@ ms::View zoomed(ms::View view) {
     const double step = ms::pixel_step(view);
     view.center_re = std::to_string(ms::center_re_value(view) - 0.25 * view.width * step);
     view.center_im = std::to_string(ms::center_im_value(view) + 0.15 * view.height * step);
-    view.zoom *= 30.0;
+    view.zoom = view.zoom.value() * 30.0;
     return view;
 }
 

@@ -47,8 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_number(view.center_re);
     check_number(view.center_im);
     check_number(zoom_text);
-    if (!ms::parse_finite_double(zoom_text, &view.zoom).empty()) return 0;
-    if (!ms::validate_view(view).empty()) return 0;
+    double zoom = 0.0;
+    if (!ms::parse_finite_double(zoom_text, &zoom).empty()) return 0;
+    view.zoom = zoom;
+    if (!ms::validate_double_view(view).empty()) return 0;  // the window's navigation is in double
     // Up to 8 moves, each from two input bytes. A move costs time linear in the centre's digits,
     // and a centre such as 1e-9999 keeps 10,000 of them once it has moved (no digit is lost):
     // 32 moves of such a centre took over 1 s under ASan and the fuzzer's coverage on a loaded

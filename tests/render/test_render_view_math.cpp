@@ -63,7 +63,7 @@ TEST(ViewMath, ZoomKeepsThePointUnderTheCursor) {
     glm::dvec2 cursor{600.0, 150.0};
     glm::dvec2 point = point_at(v, cursor);
     View in = zoom_view_about(v, cursor, 1.25);
-    EXPECT_DOUBLE_EQ(in.zoom, 3.75);
+    EXPECT_DOUBLE_EQ(in.zoom.value(), 3.75);
     EXPECT_LT(pixel_error(in, point, cursor), 1e-3);
     // Many wheel notches in and back out: each notch keeps the point under the cursor (the
     // centre text is rounded to 1e-4 pixel of the view at hand, so a rounding made early is
@@ -76,13 +76,13 @@ TEST(ViewMath, ZoomKeepsThePointUnderTheCursor) {
         EXPECT_LT(pixel_error(w, here, cursor), 1e-3) << "notch " << i;
     }
     for (int i = 0; i < 40; ++i) w = zoom_view_about(w, cursor, 0.8);
-    EXPECT_NEAR(w.zoom, v.zoom, 1e-9);
+    EXPECT_NEAR(w.zoom.value(), v.zoom.value(), 1e-9);
     EXPECT_LT(pixel_error(w, point, cursor), 1e-2);
 }
 
 TEST(ViewMath, ZoomIsClampedToItsLimits) {
     View v = test_view();
-    EXPECT_EQ(zoom_view_about(v, {0, 0}, 1e308).zoom, kMaxZoom);
+    EXPECT_EQ(zoom_view_about(v, {0, 0}, 1e308).zoom, kMaxDoubleZoom);
     EXPECT_EQ(zoom_view_about(v, {0, 0}, 1e-9).zoom, kMinZoom);
     EXPECT_EQ(zoom_view_about(v, {0, 0}, 0.0).zoom, v.zoom);  // nonsense factor: no change
 }
@@ -93,13 +93,13 @@ TEST(ViewMath, BoxZoomMapsTheBoxOntoTheWindow) {
     glm::dvec2 a{100.0, 50.0}, b{300.0, 200.0};  // 200x150
     glm::dvec2 pa = point_at(v, a), pb = point_at(v, b);
     View boxed = box_zoom_view(v, b, a);  // corners in any order
-    EXPECT_NEAR(boxed.zoom, v.zoom * 4.0, 1e-12);
+    EXPECT_NEAR(boxed.zoom.value(), v.zoom.value() * 4.0, 1e-12);
     EXPECT_LT(pixel_error(boxed, pa, {0.0, 0.0}), 1e-3);
     EXPECT_LT(pixel_error(boxed, pb, {800.0, 600.0}), 1e-3);
     // A tall box: its height fills the window, centred, its width inside.
     glm::dvec2 c{400.0, 100.0}, d{420.0, 400.0};  // 20x300
     View tall = box_zoom_view(v, c, d);
-    EXPECT_NEAR(tall.zoom, v.zoom * 2.0, 1e-12);
+    EXPECT_NEAR(tall.zoom.value(), v.zoom.value() * 2.0, 1e-12);
     glm::dvec2 top = plane_offset_to_pixel(tall, point_at(v, c) - point_at(tall, {0, 0}) + pixel_to_plane_offset(tall, {0, 0}));
     EXPECT_NEAR(top.y, 0.0, 1e-3);
     EXPECT_NEAR(top.x, 400.0 - 20.0, 1e-3);  // box 20 px wide becomes 40 px, centred

@@ -142,12 +142,20 @@ TEST(NumberText, TheViewsCentreUsesTheSameGrammar) {
 
 TEST(NumberText, ZoomLimitsAreTheSameForEveryMode) {
     // The window clamped 1e400 to 1e300 while render refused it (issue 15).
+    // Since the deep zoom, every mode's limit is DeepLocation's (1E60000); navigation in double
+    // (the window, until it navigates in MPFR) stops at kMaxDoubleZoom and says so.
     ms::View view;
-    view.zoom = ms::kMaxZoom;
+    view.zoom = ms::kMaxDoubleZoom;
     EXPECT_EQ(ms::validate_view(view), "");
+    EXPECT_EQ(ms::validate_double_view(view), "");
     view.zoom = 1.7e308;
-    EXPECT_NE(ms::validate_view(view).find("the zoom must be between"), std::string::npos);
+    EXPECT_EQ(ms::validate_view(view), "");
+    EXPECT_NE(ms::validate_double_view(view).find("deeper than the window can navigate"), std::string::npos);
+    ASSERT_EQ(ms::ViewZoom::parse("9.99E60000", &view.zoom), "");
+    EXPECT_EQ(ms::validate_view(view), "");
+    EXPECT_NE(ms::ViewZoom::parse("1E60001", &view.zoom), "");
     view.zoom = ms::kMinZoom / 2;
+    EXPECT_NE(ms::validate_view(view).find("the zoom must be between"), std::string::npos);
     EXPECT_NE(ms::validate_view(view), "");
     view.zoom = std::nan("");
     EXPECT_NE(ms::validate_view(view), "");

@@ -7,6 +7,10 @@
 //                         on the CPU or on CUDA
 //   deep_bench_plain      one location, the full pipeline (all cores, BLA) against the plain
 //                         loop: MPFR reference, double deltas, rebasing, no BLA, one thread
+//   deep_bench_kf2        `mandelscope bench --deep`: each kf2 benchmark location end to end
+//                         with nothing cached, then the frame alone with its reference cached,
+//                         against Kalles Fraktaler 2.12.11's published CPU times, with the goal
+//                         marks (100x goal, 30x resolve bar, 50 ms frame goal)
 #pragma once
 
 #include <functional>
@@ -29,5 +33,36 @@ void deep_bench_locations(const std::string& folder, const std::vector<std::stri
 // n, saying so (the whole frame can take minutes on one thread).
 void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
                       int rows_stride, const DeepBenchPrint& print);
+
+// Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
+// 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found
+// (assets/locations/README.md): its row says so.
+struct DeepKf2Location {
+    const char* name;    // file stem in assets/locations/
+    const char* label;   // kf2's name for it
+    double kf_seconds;   // KF 2.12.11, CPU, 1024x1024
+};
+inline constexpr DeepKf2Location kDeepKf2Locations[] = {
+    {"e14", "1e14", 7.6},   {"e50", "1e50", 29.5},   {"e113", "5e113", 10.6},
+    {"e227", "5e227", 268}, {"e533", "4e533", 22.4}, {"e1086", "1e1086", 274},
+};
+inline constexpr double kDeepKf2GoalRatio = 100.0;     // the issue's goal, end to end
+inline constexpr double kDeepKf2ResolveRatio = 30.0;   // the issue is resolved at this ratio
+inline constexpr double kDeepKf2FrameGoalMs = 50.0;    // the frame alone, reference cached
+
+struct DeepKf2Row {
+    DeepKf2Location location{};
+    std::string missing;          // why the row did not run ("" when it ran)
+    DeepFrameStats end_to_end;    // nothing cached: reference + BLA + pixels
+    DeepFrameStats cached;        // the same frame again, its reference from the cache
+    double ratio = 0.0;           // KF's time / our end-to-end time
+};
+
+// Renders each location at width x height on CUDA (use_cuda) or the CPU, prints the table
+// (marks only at 1024x1024, the size KF's times are for) and returns the rows. progress gets
+// (fraction of the whole run, what is running). Throws where CUDA cannot run.
+std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int height, bool use_cuda,
+                                       const DeepBenchPrint& print,
+                                       const std::function<void(double, const std::string&)>& progress = {});
 
 }  // namespace ms

@@ -1,0 +1,196 @@
+// cmd_render_deep.cpp: `mandelscope render` past the direct kernels (cmd_render.cpp decides):
+// the deep path of compute/fractal/deep/ on the CPU (deep_cpu) or CUDA (deep_cuda). An MPFR
+// reference orbit at the view centre, a BLA table, then every sample iterates its difference
+// from the orbit (perturbation with rebasing); the smooth values are coloured with the view's
+// palette (colorize_deep), box-filtered when supersampling, and written as one PNG with the
+// view in its metadata.
+//
+// Unlike the direct path this renders the whole samples grid at once (deep_cpu/deep_cuda take
+// a whole frame: the reference and the BLA table serve every row), so its memory is checked up
+// front, about 24 bytes a sample. Nothing reaches the disk before the frame is complete: the
+// PNG (and .npy) are written at the end through AtomicFile, and Ctrl-C before then leaves
+// no file.
+#include "app/modes/cmd_render.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "app/modes/progress.h"
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/view_record.h"
+#include "compute/io/image_io.h"
+
+namespace ms {
+
+namespace {
+
+// MemAvailable from /proc/meminfo, in bytes (0 when unknown).
+double available_memory_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    double kib = 0;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024.0;
+    return 0.0;
+}
+
+// Box filter of k x k samples per output pixel, rounded mean per channel (as cmd_render.cpp's).
+void box_filter(const uint8_t* samples, int sample_width, int k, int width, int height, uint8_t* out) {
+    const int area = k * k;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            int sum[4] = {0, 0, 0, 0};
+            for (int sy = 0; sy < k; ++sy) {
+                const uint8_t* p = samples + (size_t(y * k + sy) * sample_width + size_t(x) * k) * 4;
+                for (int sx = 0; sx < k; ++sx)
+                    for (int c = 0; c < 4; ++c) sum[c] += p[sx * 4 + c];
+            }
+            uint8_t* o = out + (size_t(y) * width + x) * 4;
+            for (int c = 0; c < 4; ++c) o[c] = uint8_t((sum[c] + area / 2) / area);
+        }
+}
+
+DeepNumberType number_type_for(Precision requested) {
+    if (requested == Precision::DeepDouble) return DeepNumberType::Double;
+    if (requested == Precision::DeepFloatExp) return DeepNumberType::FloatExp;
+    return DeepNumberType::Auto;  // Auto: double deltas while they fit, FloatExp past that
+}
+
+}  // namespace
+
+int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
+                        const std::string& backend_text, const PaletteTable& table) {
+    const int k = request.supersample;
+    // --- Memory: escape counts and smooth values (16 bytes), RGBA (4), the .npy's floats (4)
+    // per sample, and the PNG writer's copies of the output image (about 3x its RGBA).
+    const double sample_count = double(samples.width) * double(samples.height);
+    const double needed = sample_count * (request.raw_path.empty() ? 20.0 : 24.0) +
+                          double(view.width) * view.height * 4.0 * 4;
+    const double available = available_memory_bytes();
+    const double usable = available > 0 ? 0.8 * available : 4096.0 * 1048576.0;
+    if (sample_count > double(int64_t(1) << 30))
+        return render_bad_input("a deep image can have at most 2^30 samples (got " + std::to_string(samples.width) +
+                                "x" + std::to_string(samples.height) + "); use a smaller --size or --supersample");
+    if (needed > usable)
+        return render_bad_input("the deep image needs " + std::to_string(int64_t(needed / 1048576.0) + 1) +
+                                " MiB of memory but only " + std::to_string(int64_t(usable / 1048576.0)) +
+                                " MiB are available (use a smaller --size or --supersample)");
+
+    const DeepLocation location = deep_location(samples);
+    DeepRenderOptions options;
+    options.number_type = number_type_for(request.precision);
+    // Progress: the reference orbit fills the first half of the bar, the pixels the second
+    // (the bar only moves forward; its text says which part is running).
+    ProgressBar progress("render");
+    options.reference_progress = [&](int64_t done, int64_t total) {
+        progress.update(0.5 * double(done) / double(std::max<int64_t>(total, 1)),
+                        "reference orbit: " + std::to_string(done) + " of " + std::to_string(total) + " iterations");
+    };
+    options.row_progress = [&](int done, int rows) {
+        progress.update(0.5 + 0.5 * double(done) / rows, "pixels: " + std::to_string(done) + " of " +
+                                                             std::to_string(rows) + " rows");
+    };
+
+    const auto start = std::chrono::steady_clock::now();
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    DeepFrame frame;
+    double colour_ms = 0.0, write_ms = 0.0;
+    Precision ran = Precision::DeepDouble;
+    try {
+        progress.update(0.0, "reference orbit");
+        frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
+                     : deep_cpu(location, samples.width, samples.height, options);
+        ran = frame.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp : Precision::DeepDouble;
+        progress.update(1.0, "colouring and writing");
+        const auto colour_start = std::chrono::steady_clock::now();
+        std::vector<uint8_t> rgba(size_t(sample_count) * 4);
+        constexpr int64_t kChunk = 1 << 16;
+        const int64_t count = int64_t(sample_count), chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
+            colorize_deep(frame.mu.data() + begin, n, table, view.palette_density, view.palette_offset,
+                          rgba.data() + begin * 4);
+        }
+        colour_ms = since(colour_start);
+        const auto write_start = std::chrono::steady_clock::now();
+        std::vector<uint8_t> image;
+        if (k > 1) {
+            image.resize(size_t(view.width) * view.height * 4);
+            box_filter(rgba.data(), samples.width, k, view.width, view.height, image.data());
+        }
+        if (!request.raw_path.empty()) {
+            // float32 like the direct path's .npy; counts past 2^24 lose their fraction there.
+            NpyStreamWriter npy(request.raw_path, samples.height, samples.width);
+            std::vector<float> row(size_t(samples.width));
+            for (int y = 0; y < samples.height; ++y) {
+                for (int x = 0; x < samples.width; ++x) row[x] = float(frame.mu[size_t(y) * samples.width + x]);
+                npy.write_rows(row.data(), 1);
+            }
+            npy.finish();
+        }
+        const ViewRecord record{view, ran, k};
+        write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height, view_to_json(record));
+        if (!request.save_location.empty())
+            if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
+                throw std::runtime_error(error);
+        write_ms = since(write_start);
+        progress.finish();
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
+        return 2;
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        if (!what.empty() && what.back() == '.') what.pop_back();
+        std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", what.c_str());
+        return 2;
+    }
+    const double wall_ms = since(start);
+
+    // --- Summary -----------------------------------------------------------------------------
+    const DeepFrameStats& s = frame.stats;
+    std::printf("backend    %s\n", backend_text.c_str());
+    std::printf("view       centre %s, %s  zoom %s  %dx%d", view.center_re.c_str(), view.center_im.c_str(),
+                view.zoom.text().c_str(), view.width, view.height);
+    if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
+    std::printf("  %lld iterations  palette %s\n", (long long)view.max_iterations, view.palette.c_str());
+    std::printf("precision  %s (perturbation with rebasing, %s deltas%s)\n", precision_name(ran),
+                deep_number_type_name(s.number_type), s.bla_levels > 0 ? ", BLA" : "");
+    std::printf("reference  %lld bits (%.0f digits), %lld iterations%s, %.1f ms%s\n", (long long)s.precision_bits,
+                std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
+                s.reference_iterations < view.max_iterations ? " (escaped)" : "", s.reference_ms,
+                s.reference_cached ? " (cached)" : "");
+    std::printf("BLA        %d levels, %.1f ms; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
+                s.bla_levels, s.bla_ms, s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
+                (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
+                (unsigned long long)s.bla_skips);
+    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "
+                "%.1f ms in all\n",
+                s.reference_ms, s.bla_ms, s.pixels_ms, colour_ms, write_ms, wall_ms);
+    std::printf("speed      %.3g iterations/s in the pixel loop, BLA-skipped ones included (%llu perturbation steps, "
+                "%llu rebases)\n",
+                s.pixels_ms > 0 ? double(s.iterations) / (s.pixels_ms * 1e-3) : 0.0,
+                (unsigned long long)s.perturbation_steps, (unsigned long long)s.rebases);
+    std::printf("output     %s\n", request.png_path.c_str());
+    if (!request.raw_path.empty())
+        std::printf("raw        %s (float32, %d x %d samples, interior = -1)\n", request.raw_path.c_str(),
+                    samples.height, samples.width);
+    if (!request.save_location.empty()) std::printf("location   %s\n", request.save_location.c_str());
+    return 0;
+}
+
+}  // namespace ms
