@@ -14,5 +14,5 @@ for f in mandelbrot multibrot3 multibrot4 multibrot5 multibrot6 multibrot7 multi
 done
 "$bin" render --formula=mandelbrot --julia=-0.8,0.156 "${common[@]}" -o "$out/julia-mandelbrot.png" > /dev/null 2>&1
 "$bin" render --formula=multibrot3 --julia=-0.5,0.5 "${common[@]}" -o "$out/julia-multibrot3.png" > /dev/null 2>&1
-"$bin" render --formula=burning-ship --julia=-1.2,0.02 "${common[@]}" -o "$out/julia-burning-ship.png" > /dev/null 2>&1
+"$bin" render --formula=burning-ship --julia=-1.5,-0.02 "${common[@]}" -o "$out/julia-burning-ship.png" > /dev/null 2>&1
 ls -l "$out"
