@@ -37,13 +37,14 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--formula", o.formula, formula_names() + " (default mandelbrot; each opens on its own view)");
     app.add_option("--julia", o.julia, "the formula's Julia set of c = RE,IM (decimal text) instead of its parameter plane");
     app.add_flag("--julia-preview", o.julia_preview, "open the Julia preview inset (the Julia set of the point under the mouse)");
-    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom")->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
+    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom; any depth up to 1E60000 (\"4.00000000000E533\")");
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
     app.add_option("--palette", o.palette, "palette name (assets/palettes/NAME.txt; a name, not a path)");
     app.add_option("--palette-file", o.palette_file, "a palette file anywhere (the format of assets/palettes/*.txt)");
-    app.add_option("--precision", o.precision, "auto, fp32 or fp64")->check(CLI::IsMember({"auto", "fp32", "fp64"}));
+    app.add_option("--precision", o.precision, "auto, fp32, fp64, deep-double or deep-floatexp (perturbation)")
+        ->check(CLI::IsMember({"auto", "fp32", "fp64", "deep-double", "deep-floatexp"}));
     app.add_option("--vsync", o.vsync, "on or off (default on)")->check(CLI::IsMember({"on", "off"}));
     app.add_flag("--no-ui", o.no_ui, "hide the panels: the picture only");
     app.add_option("--frames", o.frames,
@@ -51,7 +52,7 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--screenshot", o.screenshot,
                    "once the view is completely rendered, save the window as this PNG, print the render path, exit");
-    app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG");
+    app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG, or at a Kalles Fraktaler location (.kfr: Re, Im, Zoom, Iterations)");
     app.add_flag("--print-view", o.print_view, "print the view on exit");
     app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
         ->check(at_least(0.0, "a number of at least 0"));
@@ -150,8 +151,9 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
         std::string problem = parse_center_option(o.center, &view->center_re, &view->center_im);
         if (!problem.empty()) return "--center: " + problem;
     }
-    // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_double_view).
-    if (o.zoom > 0.0) view->zoom = o.zoom;
+    // Not clamped: `render` refuses a zoom out of range, and so does the window (validate_view).
+    if (!o.zoom.empty())
+        if (std::string problem = ViewZoom::parse(o.zoom, &view->zoom); !problem.empty()) return "--zoom: " + problem;
     view->palette = o.palette;
     if (!o.palette_file.empty()) {
         // The view names the palette by the file's stem; the colours come from the file.
@@ -164,9 +166,9 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     if (!o.export_path.empty() && (o.frames != 0 || !o.screenshot.empty() || o.bench_drag_frames != 0))
         return "--export writes the PNG without a window, so --frames, --screenshot and --bench-drag do not apply";
     settings->auto_iterations = o.iterations == 0;
-    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom.value());
+    view->max_iterations = o.iterations > 0 ? o.iterations : auto_iterations(view->zoom);
     settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
-    settings->precision = o.precision == "fp32" ? Precision::Fp32 : o.precision == "fp64" ? Precision::Fp64 : Precision::Auto;
+    if (!precision_from_name(o.precision, &settings->precision)) settings->precision = Precision::Auto;
     settings->vsync = o.vsync == "on";
     if (!o.export_size.empty()) {
         int w, h;
@@ -188,7 +190,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
                                        std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
         if (!path->empty())
             if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
-    return validate_double_view(*view);
+    // The window and its export render any depth (deep paths past FP64).
+    return validate_view(*view);
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {

@@ -24,8 +24,8 @@ struct ExplorerOptions {
     std::string formula;             // formula_name(); empty: Mandelbrot
     std::string julia;               // "RE,IM": the Julia set of that c; empty: the parameter plane
     bool julia_preview = false;      // open the Julia preview inset at start
-    double zoom = 0.0;               // 0: the default view's
-    int iterations = 0;              // 0: automatic, following the zoom
+    std::string zoom;                // "": the default view's; else ViewZoom's text ("1e50", "4.0E533")
+    int64_t iterations = 0;          // 0: automatic, following the zoom
     std::string size = "1280x720";   // window size, WxH
     std::string palette = "classic";
     std::string palette_file;        // a palette file anywhere (explicit); overrides --palette

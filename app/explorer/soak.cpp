@@ -78,7 +78,10 @@ std::string parse_soak_skip(const std::string& names, uint32_t* skipped) {
 int soak_warmup_frames(const SoakTest& soak) { return std::min(soak.frames, std::max(200, soak.frames / 4)); }
 
 bool step_soak(SoakTest& soak, const SoakTargets& t) {
-    if (soak.frame == 0) soak.rng.seed(soak.seed);
+    if (soak.frame == 0) {
+        soak.rng.seed(soak.seed);
+        glfwGetWindowSize(t.window, &soak.base_width, &soak.base_height);
+    }
     if (soak.frame >= soak.frames) return true;
     ++soak.frame;
     View& view = *t.view;
@@ -108,9 +111,18 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
             if (!t.view_panel->palettes.empty())
                 view.palette = t.view_panel->palettes[soak.rng() % t.view_panel->palettes.size()];
             break;
-        case SoakAction::Resize:
-            glfwSetWindowSize(t.window, 320 + int(soak.rng() % 960), 240 + int(soak.rng() % 560));
+        case SoakAction::Resize: {
+            // Away to a random size, and back to the first size the next time, so that memory
+            // is compared at one size (sample_soak_memory).
+            int width = 0, height = 0;
+            glfwGetWindowSize(t.window, &width, &height);
+            const int new_width = 320 + int(soak.rng() % 960), new_height = 240 + int(soak.rng() % 560);
+            if (width == soak.base_width && height == soak.base_height)
+                glfwSetWindowSize(t.window, new_width, new_height);
+            else
+                glfwSetWindowSize(t.window, soak.base_width, soak.base_height);
             break;
+        }
         case SoakAction::ExportStart:
             // Small enough to finish now and then, large enough to be cancelled mid-way often.
             t.export_dialog->path = soak.export_path;
@@ -127,21 +139,22 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     return false;
 }
 
-void sample_soak_memory(SoakTest& soak, bool export_running) {
-    // Every 25th frame (and the warm-up's last): freed heap pages go back to the system first,
-    // so the reading follows live memory rather than the allocator's caching. Not while an
-    // export holds its strips: that is work in flight, not memory kept (the warm-up's gpu
-    // figure is still read on its last frame).
-    if (soak.frame % 25 != 0 && soak.frame != soak_warmup_frames(soak)) return;
-    if (export_running && soak.frame != soak_warmup_frames(soak)) return;
+void sample_soak_memory(SoakTest& soak, bool export_running, bool at_base_size) {
+    if (soak.frame == soak_warmup_frames(soak))
+        soak.gpu_used_start_bytes = cuda_device_memory_used_bytes();  // the frame buffers exist by now
+    // Every 25th frame: freed heap pages go back to the system first, so the reading follows
+    // live memory rather than the allocator's caching. Not while an export holds its strips:
+    // that is work in flight, not memory kept. And only at the window's first size: the frame's
+    // buffers (the worker's smooth values and colours, the rows for the UI), the GL texture and
+    // llvmpipe's and X's copies of the window all scale with it, about 25 bytes a pixel, so a
+    // reading at 1280x800 holds some 20 MB more than one at 320x240. Compared across sizes,
+    // that looked like a creep of the heap (+20 to 30% over 4,000 frames); at one size it is flat.
+    if (soak.frame % 25 != 0 || export_running || !at_base_size) return;
     const int64_t rss = process_resident_bytes_trimmed();
     const int quarter = std::min(3, 4 * (soak.frame - 1) / std::max(1, soak.frames));
     soak.rss_quarter_peak_bytes[quarter] = std::max(soak.rss_quarter_peak_bytes[quarter], rss);
     soak.heap_quarter_peak_bytes[quarter] = std::max(soak.heap_quarter_peak_bytes[quarter], process_heap_in_use_bytes());
     if (soak.frame <= soak_warmup_frames(soak)) soak.rss_warm_bytes = std::max(soak.rss_warm_bytes, rss);
-    if (soak.frame == soak_warmup_frames(soak)) {
-        soak.gpu_used_start_bytes = cuda_device_memory_used_bytes();  // the frame buffers exist by now
-    }
     if (soak.frame > soak_warmup_frames(soak)) soak.rss_peak_bytes = std::max(soak.rss_peak_bytes, rss);
 }
 
@@ -195,9 +208,9 @@ std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
     }
     std::snprintf(line, sizeof line,
                   "soak: after the warm-up the heap in use grew %+.2f%% and resident memory %+.2f%%: issue 16's goal "
-                  "(resident under %.0f%%) %s\n",
+                  "(resident under %.0f%%) %s (window_soak.sh fails at %.0f%%)\n",
                   soak_heap_growth_percent(soak), soak_rss_growth_percent(soak), kSoakResidentGoalPercent,
-                  soak_memory_goal_met(soak) ? "met" : "MISSED");
+                  soak_memory_goal_met(soak) ? "met" : "MISSED", kSoakResidentGatePercent);
     text += line;
     std::snprintf(line, sizeof line, "soak: %d errors; %s\n", soak.errors,
                   soak_passed(soak) ? "every frame ran" : "FAIL (errors, or not every frame ran)");

@@ -44,6 +44,8 @@ struct SoakTest {
     std::mt19937_64 rng;
     std::array<int, int(SoakAction::Count)> actions{};  // how often each ran
     int errors = 0;                 // error messages shown (other than "CUDA unavailable")
+    int base_width = 0;             // the window's size at the first frame: memory is read at
+    int base_height = 0;            // this size only (sample_soak_memory says why)
     int64_t rss_warm_bytes = -1;    // the most resident memory during the warm-up
     int64_t rss_peak_bytes = -1;    // the most seen after it
     int64_t gpu_used_start_bytes = -1;  // at the end of the warm-up
@@ -65,8 +67,8 @@ struct SoakTargets {
 // Draws and applies this frame's action; returns true once all frames are done.
 bool step_soak(SoakTest& soak, const SoakTargets& targets);
 // Records the memory after this frame (call once per frame, after it is drawn); frames with an
-// export in flight are left out.
-void sample_soak_memory(SoakTest& soak, bool export_running);
+// export in flight, and frames drawn at another window size than the first, are left out.
+void sample_soak_memory(SoakTest& soak, bool export_running, bool at_base_size);
 
 // The growth of the resident memory after the warm-up, in percent of the warm figure.
 double soak_rss_growth_percent(const SoakTest& soak);
@@ -74,12 +76,17 @@ double soak_rss_growth_percent(const SoakTest& soak);
 // allocator caching, thread stacks and the GL driver's mappings do not blur.
 double soak_heap_growth_percent(const SoakTest& soak);
 
-// Issue 16's goal: resident memory grows by less than 5% after the warm-up. It is reported,
-// not enforced by the exit status: on the CPU path under Xvfb the heap in use still creeps up
-// over 4,000 frames (cause not yet found; README, Reliability), and resident memory moves by
-// +-3% from run to run, so a gate on it would fail CI at random. The exit status says whether
-// every frame ran without an error.
+// Issue 16's goal: resident memory grows by less than 5% after the warm-up. The exit status
+// says whether every frame ran without an error; tests/window/window_soak.sh gates the memory
+// (at kSoakResidentGatePercent). Read at one window size (sample_soak_memory), the CPU path's
+// heap is flat without exports (+1.75%, resident +0.69% over 4,000 frames); with exports it
+// still creeps by about 1 MB per 1,000 frames (resident +3.1 to +7.8% in four runs), which the
+// export path alone does not do (60 exports in a loop level off at 3.7 MB of heap), nor
+// glibc's arenas (MALLOC_ARENA_MAX=1 changes nothing): cause not found yet.
 inline constexpr double kSoakResidentGoalPercent = 5.0;
+// What the test fails on: a leak of the kind exports once had (a thread each: +14 to 19%), with
+// room for the creep above until its cause is found.
+inline constexpr double kSoakResidentGatePercent = 10.0;
 bool soak_memory_goal_met(const SoakTest& soak);
 bool soak_passed(const SoakTest& soak);
 // The report printed at the end (several lines: actions, memory, the verdict).

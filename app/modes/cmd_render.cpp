@@ -292,8 +292,11 @@ int render_request(const RenderRequest& request) {
     try {
         const size_t band_samples = size_t(sample_width64) * size_t(band_rows) * k;
         std::vector<float> mu(cuda && request.raw_path.empty() ? 0 : band_samples);
-        std::vector<uint8_t> rgba(band_samples * 4);
-        std::vector<uint8_t> out(stream_png ? size_t(view.width) * band_rows * 4 : 0);
+        // Without supersampling the colours go straight where they are written from (the
+        // whole image, or the band that is streamed), with no copy between.
+        const bool direct = k == 1;
+        std::vector<uint8_t> rgba(direct && !stream_png ? 0 : band_samples * 4);
+        std::vector<uint8_t> out(stream_png && !direct ? size_t(view.width) * band_rows * 4 : 0);
         const int bands = (view.height + band_rows - 1) / band_rows;
         ProgressBar progress("render");
         for (int band = 0; band < bands; ++band) {
@@ -302,9 +305,10 @@ int render_request(const RenderRequest& request) {
             const int64_t count = int64_t(rect.width) * rect.height;
             const std::string step = "band " + std::to_string(band + 1) + " of " + std::to_string(bands);
             progress.update(double(band) / bands, bands > 1 ? step : std::string());
+            uint8_t* const band_rgba = direct && !stream_png ? image.data() + size_t(y0) * view.width * 4 : rgba.data();
             FrameStats stats;
             if (cuda) {
-                stats = mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, rgba.data(),
+                stats = mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba,
                                                 mu.empty() ? nullptr : mu.data());
             } else {
                 CpuRenderControl control;
@@ -313,7 +317,7 @@ int render_request(const RenderRequest& request) {
                 };
                 stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
                 const auto colour_start = std::chrono::steady_clock::now();
-                colorize_parallel(mu.data(), count, table, view, rgba.data());
+                colorize_parallel(mu.data(), count, table, view, band_rgba);
                 colour_ms += since(colour_start);
             }
             const auto write_start = std::chrono::steady_clock::now();
@@ -321,10 +325,12 @@ int render_request(const RenderRequest& request) {
             total.escaped_pixels += stats.escaped_pixels;
             total.compute_ms += stats.compute_ms;
             if (npy_stream) npy_stream->write_rows(mu.data(), rect.height);
-            if (stream_png) {
+            if (stream_png && direct) {
+                png_stream->write_rows(band_rgba, rows);
+            } else if (stream_png) {
                 downsample(rgba.data(), samples.width, k, view.width, rows, out.data());
                 png_stream->write_rows(out.data(), rows);
-            } else {
+            } else if (!direct) {
                 downsample(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
             }
             write_ms += since(write_start);

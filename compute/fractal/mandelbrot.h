@@ -91,8 +91,12 @@ std::vector<std::string> mandelbrot_cpu_simd_targets();
 bool mandelbrot_cpu_use_simd_target(const std::string& name);
 
 // Smooth values to RGBA8 through a palette (the CPU side of colouring; CUDA colours in-kernel).
+// colorize is vectorised (colorize.cpp, one thread), colorize_reference the scalar loop it
+// equals byte for byte.
 void colorize(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
               uint8_t* rgba_out);
+void colorize_reference(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+                        uint8_t* rgba_out);
 
 // --- CUDA ---------------------------------------------------------------------------------
 // Is a CUDA device usable? On false, `reason` says why in words ("built without CUDA",

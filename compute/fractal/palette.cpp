@@ -1,4 +1,5 @@
-// palette.cpp: palette files (format in palette.h), the sampled table, and CPU colouring.
+// palette.cpp: palette files (format in palette.h), the sampled table, and the scalar reference
+// of CPU colouring (the SIMD one is colorize.cpp).
 #include "compute/fractal/palette.h"
 
 #include <algorithm>
@@ -127,8 +128,9 @@ PaletteTable make_palette_table(const Palette& palette) {
     return table;
 }
 
-void colorize(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
-              uint8_t* rgba_out) {
+// The scalar colouring that colorize() (colorize.cpp, SIMD) must equal byte for byte.
+void colorize_reference(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+                        uint8_t* rgba_out) {
     const double scale = view.palette_density / 100.0 * kPaletteTableSize;
     const double offset = view.palette_offset * kPaletteTableSize;
     for (int64_t i = 0; i < count; ++i) {

@@ -71,8 +71,12 @@ inline double palette_floor(double x) {
 
 inline uint32_t palette_lookup(const uint32_t* table, double position) {
     double wrapped = position - kPaletteTableSize * palette_floor(position / kPaletteTableSize);
+    // Just below a multiple of the size, wrapped can round up to the size itself: that is entry
+    // 0 with f = 0 (it once kept f = 1024, and the channels overflowed). A rounding below 0, or
+    // the NaN of an infinite position, is 0 too.
+    if (wrapped >= kPaletteTableSize) wrapped -= kPaletteTableSize;
+    if (!(wrapped > 0.0)) wrapped = 0.0;
     int i = int(wrapped);
-    if (i >= kPaletteTableSize) i = 0;  // position just below a multiple of the size
     int j = i + 1 == kPaletteTableSize ? 0 : i + 1;
     float f = float(wrapped - i);
     uint32_t a = table[i], b = table[j], out = 0xff000000u;

@@ -23,13 +23,20 @@ double parse_coordinate(const std::string& text, const char* what, const char* w
     return value;
 }
 
-// The shortest "%.*g" text of a double that reads back to it (1 to 17 significant digits).
+// The shortest text of a double that reads back to it (1 to 17 significant digits), written
+// as %g would with that many digits, except that whole numbers below 1e17 keep their digits
+// ("300", not "3e+02", as %.17g printed them before zooms were text).
 std::string shortest_text(double x) {
-    char text[64];
-    for (int digits = 1; digits <= 17; ++digits) {
+    char text[400];
+    int digits = 1;
+    for (; digits < 17; ++digits) {
         std::snprintf(text, sizeof text, "%.*g", digits, x);
         if (std::strtod(text, nullptr) == x) break;
     }
+    const double magnitude = std::fabs(x);
+    if (magnitude >= 1.0 && magnitude < 1e17)
+        digits = std::max(digits, int(std::floor(std::log10(magnitude))) + 1);
+    std::snprintf(text, sizeof text, "%.*g", digits, x);
     return text;
 }
 
@@ -54,9 +61,8 @@ constexpr double kMinUlpsPerPixel = 8.0;
 // text fits a double, and deep_ from the text always.
 
 ViewZoom::ViewZoom(double zoom) : value_(zoom) {
-    if (std::isfinite(zoom) && zoom > 0.0) {
-        parse_deep_zoom(shortest_text(zoom), &deep_);
-    } else {
+    // A double outside DeepZoom's range (a subnormal) keeps an unnormalised deep_ too.
+    if (!(std::isfinite(zoom) && zoom > 0.0) || !parse_deep_zoom(shortest_text(zoom), &deep_).empty()) {
         deep_ = DeepZoom{zoom, 0};  // not normalised: is_valid() is false, validate_view says so
     }
 }

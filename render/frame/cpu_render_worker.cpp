@@ -81,14 +81,24 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     // cores waiting at every band's end while one thread coloured the band, and cut the jobs
     // to one row, which packs the SIMD lanes' survivors badly.)
     //
-    // The frame's buffers (a reused pair, kept at the largest size seen, made the soak test's
-    // resident memory grow; fresh ones cost a few page faults per frame).
-    std::vector<float> mu_full(width * view.height);
-    std::vector<uint8_t> rgba_full(mu_full.size() * 4);
+    // The frame's buffers: kept while the size stays (a drag or a zoom reuses them, with no
+    // allocation and no zero-filling on the worker's thread before the cores start), replaced
+    // by buffers of exactly the new size when it changes, so memory follows the window's size
+    // and never keeps the largest seen (the soak test's resize actions).
+    const size_t frame_pixels = width * view.height;
+    if (w.scratch_pixels != frame_pixels) {
+        w.scratch_mu.reset();
+        w.scratch_rgba.reset();
+        w.scratch_mu.reset(new float[frame_pixels]);  // uninitialised: every pixel is written
+        w.scratch_rgba.reset(new uint8_t[frame_pixels * 4]);
+        w.scratch_pixels = frame_pixels;
+    }
+    float* const mu_full = w.scratch_mu.get();
+    uint8_t* const rgba_full = w.scratch_rgba.get();
     std::atomic<int> rows_finished{0};
     control.rows_finished = [&](int first_row, int rows) {
         const size_t offset = size_t(first_row) * width;
-        colorize(mu_full.data() + offset, int64_t(width * rows), palette, view, rgba_full.data() + offset * 4);
+        colorize(mu_full + offset, int64_t(width * rows), palette, view, rgba_full + offset * 4);
         const int finished = rows_finished.fetch_add(rows) + rows;
         std::lock_guard lock(w.mutex);
         if (w.cancel) return;
@@ -101,12 +111,12 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
             w.rows_done = 0;
             w.complete = false;
         }
-        std::memcpy(w.rgba.data() + offset * 4, rgba_full.data() + offset * 4, width * rows * 4);
+        std::memcpy(w.rgba.data() + offset * 4, rgba_full + offset * 4, width * rows * 4);
         w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, first_row) : first_row;
         w.dirty_end = std::max(w.dirty_end, first_row + rows);
         w.rows_done = std::max(w.rows_done, finished);
     };
-    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full.data(), control);
+    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
     if (stats.cancelled || w.cancel) return false;
     {
         std::lock_guard lock(w.mutex);

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,6 +40,10 @@ struct CpuRenderWorker {
     // an empty GLFW event so that its loop, waiting for events, wakes up). Set before start.
     std::function<void()> on_news;
     double last_ms_per_pixel = 0.0;  // the last finished frame's wall time per pixel (0: none yet)
+    // The worker thread's own: the full pass's smooth values and colours, scratch_pixels each.
+    std::unique_ptr<float[]> scratch_mu;
+    std::unique_ptr<uint8_t[]> scratch_rgba;
+    size_t scratch_pixels = 0;
 
     // Guarded by mutex. The request waiting to be picked up:
     bool quit = false;

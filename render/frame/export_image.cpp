@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cuda.h"
 #include "render/frame/png_stream.h"
 
 namespace ms {
@@ -49,7 +52,48 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     CpuRenderControl control;
     control.cancel = cancel;
 
+    // Past FP64 the deep path renders the whole sample grid first (its frames are whole:
+    // one reference, one BLA table), 0..90% of the progress; the strips below then only filter
+    // and write it.
+    // (Perturbation is Mandelbrot's parameter plane's only; formula.h's family stays direct.)
+    const bool deep = is_deep(resolve_precision(samples, s.precision)) && samples.formula == Formula::Mandelbrot &&
+                      !samples.julia;
+    std::vector<uint8_t> deep_rgba;
+    if (deep) {
+        DeepRenderOptions options;
+        options.cancel = cancel;
+        options.number_type = s.precision == Precision::DeepDouble     ? DeepNumberType::Double
+                              : s.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+                                                                        : DeepNumberType::Auto;
+        options.row_progress = [&](int rows_done, int rows) {
+            if (progress) progress(0.9 * rows_done / rows);
+        };
+        DeepFrame frame;
+        if (use_cuda) {
+            try {
+                frame = deep_cuda(deep_location(samples), samples.width, samples.height, options);
+            } catch (const std::runtime_error& e) {
+                use_cuda = false;
+                cuda_note = std::string(" (CUDA failed: ") + e.what() + "; the CPU rendered it)";
+            }
+        }
+        if (!use_cuda) frame = deep_cpu(deep_location(samples), samples.width, samples.height, options);
+        if (frame.stats.cancelled || (cancel && *cancel)) {
+            result.cancelled = true;
+            result.message = "export cancelled; nothing was written";
+            return result;
+        }
+        deep_rgba.resize(frame.mu.size() * 4);
+        colorize_deep(frame.mu.data(), int64_t(frame.mu.size()), palette, samples.palette_density,
+                      samples.palette_offset, deep_rgba.data());
+    }
+
     auto render_samples = [&](PixelRect rect) {
+        if (deep) {
+            std::memcpy(sample_rgba.data(), deep_rgba.data() + size_t(rect.y) * samples.width * 4,
+                        size_t(rect.width) * rect.height * 4);
+            return true;
+        }
         if (use_cuda) {
             try {
                 mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
@@ -84,7 +128,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
                     uint8_t* out = rgba + (size_t(y) * s.width + x) * 4;
                     for (int c = 0; c < 4; ++c) out[c] = uint8_t((sum[c] + ss * ss / 2) / (ss * ss));
                 }
-            if (progress) progress(double(first_row + rows) / s.height);
+            if (progress) progress((deep ? 0.9 + 0.1 * (first_row + rows) / s.height : double(first_row + rows) / s.height));
             return !(cancel && *cancel);
         });
     result.ok = written.ok;

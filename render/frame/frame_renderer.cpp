@@ -111,7 +111,55 @@ void take_cpu_rows(FrameRenderer& r) {
     }
 }
 
+// Takes the deep worker's newest pixels into the texture and its status into the renderer.
+void take_deep_frame(FrameRenderer& r) {
+    double upload_ms = 0.0;
+    DeepRenderStatus status = take_deep_render_frame(r.deep, [&](const View& frame_view, const uint8_t* rgba,
+                                                                 int first_row, int rows) {
+        auto t0 = Clock::now();
+        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
+            resize_frame_texture(r.texture, frame_view.width, frame_view.height);
+            first_row = 0;
+            rows = frame_view.height;
+        }
+        // Rows of the frame under way; a frame of another view comes whole (publish marks it so).
+        upload_frame_rows(r.texture, rgba, first_row, rows);  // rgba is the whole frame
+        r.texture_view = frame_view;
+        r.texture_valid = true;
+        upload_ms += ms_since(t0);
+    });
+    const bool was_complete = r.complete;
+    const bool current = !r.deep_request_pending && status.frame_id == r.deep_request_id;
+    const bool working_on_current = !r.deep_request_pending && status.working_id == r.deep_request_id;
+    r.complete = current && status.complete;
+    r.cpu_progress = working_on_current && !r.complete ? status.progress : 0.0;
+    r.rows_upload_ms = upload_ms;
+    if (upload_ms > 0.0) r.timings.upload_ms = upload_ms;
+    // A CUDA failure sent the deep frames to the CPU: say so through the path shown.
+    if (r.path == RenderPath::DeepCuda && !status.cuda_error.empty()) r.path = RenderPath::DeepCpu;
+    r.deep_status = status;
+    if (r.complete && !was_complete) {
+        // The frame's own figure, reference (when new) and BLA build included; the coarse pass
+        // and the colouring are in status.compute_ms.
+        r.timings.compute_ms = status.stats.frame_ms;
+        r.timings.iterations = status.stats.iterations;
+        r.precision_used = status.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
+                                                                                 : Precision::DeepDouble;
+        r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
+        ++r.frames_finished;
+    }
+}
+
 }  // namespace
+
+bool is_deep_path(RenderPath path) { return path == RenderPath::DeepCuda || path == RenderPath::DeepCpu; }
+
+bool view_needs_deep_path(const View& view, Precision precision) {
+    // Perturbation is Mandelbrot's parameter plane's only: the other formulas and Julia sets stay
+    // on the direct kernels (blocky past FP64, as the status line says).
+    if (view.formula != Formula::Mandelbrot || view.julia) return false;
+    return is_deep(resolve_precision(view, precision));
+}
 
 const char* backend_name(Backend backend) { return backend == Backend::Cuda ? "cuda" : "cpu"; }
 
@@ -121,6 +169,8 @@ const char* render_path_name(RenderPath path) {
         case RenderPath::Interop: return "interop";
         case RenderPath::Copy: return "copy";
         case RenderPath::Cpu: return "cpu";
+        case RenderPath::DeepCuda: return "deep-cuda";
+        case RenderPath::DeepCpu: return "deep-cpu";
     }
     return "?";
 }
@@ -130,6 +180,7 @@ void init_frame_renderer(FrameRenderer& r, const std::filesystem::path& shader_d
     std::string reason;
     if (!cuda_available(&reason)) r.cuda_unavailable = reason;
     start_cpu_render_worker(r.cpu);
+    start_deep_render_worker(r.deep);
 }
 
 void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, Precision precision,
@@ -140,6 +191,20 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
         r.requested_backend = backend;
         r.requested_precision = precision;
         r.complete = false;
+        r.deep.cancel = true;  // whatever the deep worker computes is stale now
+        r.deep_request_pending = false;
+        if (view_needs_deep_path(view, precision)) {
+            // Past FP64: the deep worker, after this UI frame is on screen (as the CPU path).
+            r.cpu.cancel = true;
+            r.cpu_request_pending = false;
+            r.deep_request_pending = true;
+            r.deep_request_cuda = backend == Backend::Cuda && r.cuda_unavailable.empty() && r.deep_status.cuda_error.empty();
+            r.pending_palette = palette;
+            r.path = r.deep_request_cuda ? RenderPath::DeepCuda : RenderPath::DeepCpu;
+            r.cpu_progress = 0.0;
+            take_deep_frame(r);
+            return;
+        }
         RenderPath path = RenderPath::Cpu;
         if (backend == Backend::Cuda && r.cuda_unavailable.empty())
             path = r.interop_unavailable.empty() ? RenderPath::Interop : RenderPath::Copy;
@@ -187,9 +252,15 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
         r.path = path;
     }
     if (r.path == RenderPath::Cpu) take_cpu_rows(r);
+    if (is_deep_path(r.path)) take_deep_frame(r);
 }
 
 void submit_frame_request(FrameRenderer& r) {
+    if (r.deep_request_pending) {
+        r.deep_request_pending = false;
+        r.deep_request_id = request_deep_render(r.deep, r.requested_view, r.requested_precision, r.pending_palette,
+                                                r.deep_request_cuda);
+    }
     if (!r.cpu_request_pending) return;
     r.cpu_request_pending = false;
     r.cpu_request_id = request_cpu_render(r.cpu, r.requested_view, r.requested_precision, r.pending_palette);
@@ -206,6 +277,8 @@ void draw_frame(const FrameRenderer& r, const View& shown_view, int window_width
 std::string fallback_reason(const FrameRenderer& r, Backend backend) {
     if (backend != Backend::Cuda) return {};
     if (!r.cuda_unavailable.empty()) return "CUDA unavailable (" + r.cuda_unavailable + "): rendering on the CPU";
+    if (is_deep_path(r.path) && !r.deep_status.cuda_error.empty())
+        return "The deep CUDA path failed (" + r.deep_status.cuda_error + "): deep frames render on the CPU";
     if (!r.interop_unavailable.empty())
         return "CUDA-GL interop unavailable (" + r.interop_unavailable + "): CUDA frames are copied through host memory";
     return {};
@@ -213,6 +286,7 @@ std::string fallback_reason(const FrameRenderer& r, Backend backend) {
 
 void shutdown_frame_renderer(FrameRenderer& r) {
     stop_cpu_render_worker(r.cpu);
+    stop_deep_render_worker(r.deep);
     cuda_unregister_gl_buffer(r.cuda_buffer);
     if (r.pixel_buffer) glDeleteBuffers(1, &r.pixel_buffer);
     r.pixel_buffer = 0;

@@ -6,7 +6,11 @@
 //   copy     CUDA renders into device memory and the frame comes through host memory
 //            (when the GL context is not NVIDIA's, e.g. Mesa, and cannot share buffers);
 //   cpu      compute/'s CPU path on a worker thread, shown coarse to fine
-//            (no CUDA device, a CPU-only build, a CUDA failure, or the user's choice).
+//            (no CUDA device, a CPU-only build, a CUDA failure, or the user's choice);
+//   deep-cuda, deep-cpu
+//            past FP64's resolution: perturbation from an MPFR reference orbit, with BLA, on
+//            the deep worker's thread (deep_render_worker.h), on CUDA or the CPU; the finished
+//            frame comes through host memory like the copy path's.
 //
 // A failure on the way down is remembered with its reason (shown in the window and logged)
 // and that path is not retried. The renderer owns the GL and CUDA resources; the main loop
@@ -20,14 +24,21 @@
 #include "compute/fractal/mandelbrot.h"
 #include "render/frame/cpu_render_worker.h"
 #include "render/frame/cuda_interop.h"
+#include "render/frame/deep_render_worker.h"
 #include "render/frame/frame_texture.h"
 
 namespace ms {
 
 enum class Backend { Cpu, Cuda };
-enum class RenderPath { None, Interop, Copy, Cpu };
+enum class RenderPath { None, Interop, Copy, Cpu, DeepCuda, DeepCpu };
 const char* backend_name(Backend backend);        // "cpu", "cuda"
-const char* render_path_name(RenderPath path);    // "none", "interop", "copy", "cpu"
+// "none", "interop", "copy", "cpu", "deep-cuda", "deep-cpu"
+const char* render_path_name(RenderPath path);
+bool is_deep_path(RenderPath path);
+// Whether `view` renders on a deep path (compute/fractal/view.h's resolve_precision: automatic
+// precision past FP64's resolution or past the direct kernels' iterations, or a deep precision
+// chosen). A forced FP32 or FP64 keeps the direct kernels, blocky as they are past FP64.
+bool view_needs_deep_path(const View& view, Precision precision);
 
 // Where the last frame's time went (milliseconds; 0 where a step did not happen).
 struct FrameTimings {
@@ -52,6 +63,12 @@ struct FrameRenderer {
     uint64_t cpu_request_id = 0;
     bool cpu_request_pending = false;  // requested_view goes to the worker after this UI frame
     PaletteTable pending_palette;
+    // Deep paths: the worker, the request handed to it after this UI frame, what it reported.
+    DeepRenderWorker deep;
+    uint64_t deep_request_id = 0;
+    bool deep_request_pending = false;
+    bool deep_request_cuda = false;
+    DeepRenderStatus deep_status;
 
     // Why faster paths are out (empty while they are usable). Set once, never retried.
     std::string cuda_unavailable;     // no CUDA here, or CUDA failed while rendering
@@ -67,7 +84,7 @@ struct FrameRenderer {
     bool complete = false;            // the texture holds all of requested_view
     RenderPath path = RenderPath::None;
     Precision precision_used = Precision::Fp64;
-    double cpu_progress = 0.0;        // of the CPU frame under way
+    double cpu_progress = 0.0;        // of the CPU frame under way (deep paths: of the phase under way)
     FrameTimings timings;
     double rows_upload_ms = 0.0;      // CPU path: upload time of the rows taken by the last update
     uint64_t frames_finished = 0;     // counts frames completed (CUDA: rendered; CPU: last row in):

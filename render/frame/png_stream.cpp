@@ -11,7 +11,7 @@
 namespace ms {
 
 std::string view_to_png_text(const View& view) {
-    return view_to_json(ViewRecord{view, resolve_direct_precision(view, Precision::Auto), 1});
+    return view_to_json(ViewRecord{view, resolve_precision(view, Precision::Auto), 1});
 }
 
 View view_from_png_text(const std::string& text) { return view_from_json(text).view; }
@@ -62,8 +62,7 @@ std::optional<View> read_png_view(const std::filesystem::path& path, std::string
             return std::nullopt;
         }
         View view = view_from_png_text(text);
-        // The window navigates in double until it has an MPFR path: a deeper view is refused.
-        if (std::string problem = validate_double_view(view); !problem.empty()) {
+        if (std::string problem = validate_view(view); !problem.empty()) {
             if (error) *error = path.string() + ": " + problem;
             return std::nullopt;
         }

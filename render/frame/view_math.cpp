@@ -1,6 +1,7 @@
 // view_math.cpp: navigation maths and the decimal centre arithmetic (see view_math.h).
 #include "render/frame/view_math.h"
 
+#include "compute/fractal/deep/deep_navigation.h"
 #include "compute/system/number_text.h"
 
 #include <algorithm>
@@ -28,15 +29,15 @@ DecimalNumber parse_decimal_or_throw(const std::string& text) {
     return d;
 }
 
-// a - b in double, computed in decimal first so nearby centres with many digits subtract
-// exactly before the one rounding to double.
-double decimal_difference(const std::string& a, const std::string& b) {
-    DecimalNumber nb = parse_decimal_or_throw(b);
-    if (!nb.digits.empty()) nb.negative = !nb.negative;
-    return decimal_to_double(add_decimals(parse_decimal_or_throw(a), nb));
-}
 
 }  // namespace
+
+DeepZoom view_zoom(const View& view) {
+    // A zoom validate_view would refuse (0, negative, inf, NaN) still converts to something
+    // finite: the navigation maths must not feed an infinity to an integer conversion.
+    if (view.zoom.is_valid()) return view.zoom.deep();
+    return view.zoom.value() > 0.0 ? DeepZoom{1.0, kDeepZoomMaxExponent10} : DeepZoom{1.0, kDeepZoomMinExponent10};
+}
 
 std::string add_to_decimal(const std::string& text, double delta, int fraction_digits) {
     if (!std::isfinite(delta)) throw std::invalid_argument("the centre cannot move by a non-finite amount");
@@ -50,14 +51,16 @@ std::string add_to_decimal(const std::string& text, double delta, int fraction_d
 }
 
 int center_fraction_digits(const View& view) {
-    // Clamped in double before the conversion: a step of 0 or inf (a zoom near double's limit)
-    // would otherwise convert an infinity to int, which is undefined (UBSan's float-cast-overflow).
-    const double digits = std::ceil(-std::log10(pixel_step(view))) + 4.0;
-    return int(std::clamp(std::isnan(digits) ? 0.0 : digits, 0.0, 1000.0));
+    return int(deep_center_fraction_digits(view_zoom(view), view.height));
 }
 
 // ---------------------------------------------------------------------------------------
 // Geometry (compute/fractal/view.h: c = centre + ((px - W/2) * step, -(py - H/2) * step)).
+//
+// The gestures move the centre by some pixels: deep_offset_decimal (compute/fractal/deep/
+// deep_navigation.h) turns pixels into a decimal offset in MPFR from the zoom's decimal
+// exponent, so a drag at zoom 1e500 moves the view by exactly the dragged pixels although a
+// pixel's spacing is far below a double's resolution (and below its range past 1e308).
 
 glm::dvec2 pixel_to_plane_offset(const View& view, glm::dvec2 pixel) {
     double step = pixel_step(view);
@@ -77,22 +80,44 @@ View move_center(const View& view, glm::dvec2 offset) {
     return moved;
 }
 
+View move_center_by_pixels(const View& view, glm::dvec2 pixels, int fraction_digits) {
+    if (fraction_digits < 0) fraction_digits = center_fraction_digits(view);
+    View moved = view;
+    const DeepZoom zoom = view_zoom(view);
+    moved.center_re = deep_offset_decimal(view.center_re, pixels.x, zoom, view.height, fraction_digits);
+    moved.center_im = deep_offset_decimal(view.center_im, -pixels.y, zoom, view.height, fraction_digits);
+    return moved;
+}
+
 View pan_view(const View& view, glm::dvec2 grab_pixel, glm::dvec2 cursor_pixel) {
-    return move_center(view, pixel_to_plane_offset(view, grab_pixel) - pixel_to_plane_offset(view, cursor_pixel));
+    return move_center_by_pixels(view, grab_pixel - cursor_pixel);
 }
 
 View zoom_view_about(const View& view, glm::dvec2 pixel, double factor) {
     if (!(factor > 0.0) || !std::isfinite(factor)) return view;
-    double zoom = std::clamp(view.zoom.value() * factor, kMinZoom, kMaxDoubleZoom);
-    factor = zoom / view.zoom.value();
-    // The point p = centre + d must stay at offset d / factor from the new centre.
-    glm::dvec2 d = pixel_to_plane_offset(view, pixel);
+    // Shallow zooms stay doubles (exactly as before); past kMaxDoubleZoom the zoom scales in
+    // extended range, up to DeepLocation's limit.
+    ViewZoom zoom;
+    if (view.zoom.fits_double() && view.zoom.value() * factor <= kMaxDoubleZoom) {
+        zoom = std::max(view.zoom.value() * factor, kMinZoom);
+    } else {
+        DeepZoom deep = deep_zoom_scaled(view.zoom.deep(), factor);
+        const DeepZoom deepest{1.0, kDeepZoomMaxExponent10};
+        if (deep_zoom_compare(deep, deepest) > 0) deep = deepest;
+        zoom = ViewZoom::from_deep(deep);
+    }
+    factor = deep_zoom_ratio(zoom.deep(), view.zoom.deep());
+    if (!(factor > 0.0) || !std::isfinite(factor)) return view;
+    // The point p = centre + d must stay at offset d / factor from the new centre: the centre
+    // moves by d (1 - 1/factor), d in the old view's pixels.
+    const glm::dvec2 d = pixel - glm::dvec2(0.5 * view.width, 0.5 * view.height);
     View zoomed = view;
     zoomed.zoom = zoom;
     // Digits for the finer of the two steps: the new view's when zooming in.
-    int digits = std::max(center_fraction_digits(view), center_fraction_digits(zoomed));
-    zoomed.center_re = add_to_decimal(view.center_re, d.x * (1.0 - 1.0 / factor), digits);
-    zoomed.center_im = add_to_decimal(view.center_im, d.y * (1.0 - 1.0 / factor), digits);
+    const int digits = std::max(center_fraction_digits(view), center_fraction_digits(zoomed));
+    View moved = move_center_by_pixels(view, d * (1.0 - 1.0 / factor), digits);
+    zoomed.center_re = moved.center_re;
+    zoomed.center_im = moved.center_im;
     return zoomed;
 }
 
@@ -105,7 +130,7 @@ View box_zoom_view(const View& view, glm::dvec2 corner_a, glm::dvec2 corner_b) {
 }
 
 View center_view_on(const View& view, glm::dvec2 pixel) {
-    return move_center(view, pixel_to_plane_offset(view, pixel));
+    return move_center_by_pixels(view, pixel - glm::dvec2(0.5 * view.width, 0.5 * view.height));
 }
 
 View pan_view_by_fraction(const View& view, glm::dvec2 fraction) {
@@ -122,11 +147,12 @@ View reset_view(const View& view) {
     return reset;
 }
 
-int auto_iterations(double zoom) {
-    // At most 1e6 iterations (zoom 1e1665, far past double): finite and inside int whatever zoom is.
-    double decades = std::clamp(std::log10(zoom), 0.0, 1665.0);
+int64_t auto_iterations(const ViewZoom& zoom) {
+    // 600 a decade up to DeepLocation's deepest zoom (36 million iterations at 1E60000); an
+    // invalid zoom (NaN, 0, inf from a double) counts as zoom 1.
+    double decades = zoom.is_valid() ? std::clamp(zoom.log10(), 0.0, double(kDeepZoomMaxExponent10)) : 0.0;
     if (std::isnan(decades)) decades = 0.0;
-    return int(std::lround((1000.0 + 600.0 * decades) / 100.0)) * 100;
+    return int64_t(std::llround((1000.0 + 600.0 * decades) / 100.0)) * 100;
 }
 
 bool same_place(const View& a, const View& b) {
@@ -187,13 +213,22 @@ bool history_forward(ViewHistory& history, View* view) {
 // ---------------------------------------------------------------------------------------
 
 FrameMapping frame_mapping(const View& shown_view, const View& frame_view) {
-    double step_shown = pixel_step(shown_view), step_frame = pixel_step(frame_view);
-    glm::dvec2 centre_shift{decimal_difference(shown_view.center_re, frame_view.center_re),
-                            decimal_difference(shown_view.center_im, frame_view.center_im)};
+    // In the frame's pixels, exact before one rounding at any depth (deep_navigation.h).
+    const DeepZoom frame_zoom = view_zoom(frame_view);
+    const glm::dvec2 centre_shift{
+        deep_decimal_difference_pixels(shown_view.center_re, frame_view.center_re, frame_zoom, frame_view.height),
+        deep_decimal_difference_pixels(shown_view.center_im, frame_view.center_im, frame_zoom, frame_view.height)};
     FrameMapping m;
-    m.scale = step_shown / step_frame;
-    m.offset.x = centre_shift.x / step_frame - 0.5 * shown_view.width * m.scale + 0.5 * frame_view.width;
-    m.offset.y = -centre_shift.y / step_frame - 0.5 * shown_view.height * m.scale + 0.5 * frame_view.height;
+    // step_shown / step_frame = (zoom_frame * height_frame) / (zoom_shown * height_shown)
+    m.scale = deep_zoom_ratio(frame_zoom, view_zoom(shown_view)) * double(frame_view.height) /
+              double(std::max(shown_view.height, 1));
+    m.offset.x = centre_shift.x - 0.5 * shown_view.width * m.scale + 0.5 * frame_view.width;
+    m.offset.y = -centre_shift.y - 0.5 * shown_view.height * m.scale + 0.5 * frame_view.height;
+    // A frame far away (or far deeper) maps to nothing on screen rather than to NaNs.
+    if (!std::isfinite(m.scale) || !std::isfinite(m.offset.x) || !std::isfinite(m.offset.y)) {
+        m.scale = 1.0;
+        m.offset = {1e9, 1e9};
+    }
     return m;
 }
 

@@ -20,6 +20,7 @@
 
 #include <glm/vec2.hpp>
 
+#include "compute/fractal/deep/deep_location.h"
 #include "compute/fractal/view.h"
 
 namespace ms {
@@ -28,8 +29,14 @@ namespace ms {
 glm::dvec2 pixel_to_plane_offset(const View& view, glm::dvec2 pixel);
 glm::dvec2 plane_offset_to_pixel(const View& view, glm::dvec2 offset);
 
-// The view with its centre moved by `offset` in the plane (decimal text arithmetic).
+// The view with its centre moved by `offset` in the plane (decimal text arithmetic; shallow
+// views: the offset is a double).
 View move_center(const View& view, glm::dvec2 offset);
+// The view with its centre moved by `pixels` (x right, y down) at any depth: exactly pixels *
+// spacing, rounded to `fraction_digits` after the point (-1: center_fraction_digits(view)).
+View move_center_by_pixels(const View& view, glm::dvec2 pixels, int fraction_digits = -1);
+// The view's zoom in extended range (compute/fractal/deep/deep_location.h).
+DeepZoom view_zoom(const View& view);
 
 // Left-drag: the point that was under `grab_pixel` comes to lie under `cursor_pixel`.
 View pan_view(const View& view, glm::dvec2 grab_pixel, glm::dvec2 cursor_pixel);
@@ -50,7 +57,7 @@ View reset_view(const View& view);
 
 // Iterations that follow the zoom: deeper views need more before their detail escapes.
 // 1000 at zoom <= 1, plus 600 per decade of zoom, rounded to hundreds.
-int auto_iterations(double zoom);
+int64_t auto_iterations(const ViewZoom& zoom);
 
 // Decimal text arithmetic for the centre.
 // text + delta, with delta rounded to `fraction_digits` digits after the point; every digit

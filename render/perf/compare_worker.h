@@ -6,6 +6,9 @@
 //   2. renders it on the CPU's fast path, all cores, full resolution in one call (wall time;
 //      a newer request cancels it within a few rows),
 //   3. checks that the two frames agree (compute/fractal/frame_compare.h).
+// Past FP64 (a deep precision) it compares the deep paths instead: deep_cuda against deep_cpu,
+// both with one reference orbit computed first (their times are frames with it cached), and
+// their escape counts (int64) and smooth values in double.
 // A new request or cancel_compare() stops the stale job at once; the UI thread only reads the
 // status under the lock. The worker and its OpenMP team run at a lower priority (nice), like the
 // window's CPU renderer, so the UI keeps its frame rate while every core computes.
@@ -18,6 +21,8 @@
 #include <string>
 #include <thread>
 
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view.h"
@@ -54,6 +59,8 @@ struct CompareWorker {
     std::condition_variable wake;
     std::atomic<bool> cancel{false};
     std::atomic<int> cpu_rows_done{0};
+    ReferenceCache cache;  // deep views: the reference both deep paths use (kept across jobs)
+    DeepCudaStream cuda_stream;  // deep views: deep_cuda runs on it (created on first use)
     // Guarded by mutex.
     bool quit = false;
     bool has_request = false;

@@ -53,6 +53,8 @@ struct TimingsPanelState {
     Precision precision = Precision::Fp64;
     IterationLimit cuda_limit;        // iterations/s each path can issue (compute/perf/perf_model.h);
     IterationLimit cpu_limit;         // 0 when unknown
+    bool deep = false;                // a deep path: its last frame's parts (reference, BLA, pixels)
+    DeepFrameStats deep_stats;
     // The panel's own.
     std::array<bool, kFrameStages> hidden{};  // plot series the legend switched off, per stage
 };

@@ -180,6 +180,18 @@ void draw_timings_panel(TimingsPanelState& s) {
                      "waits for the GPU's GL work and, with vsync on, for the display. Compute, map and "
                      "upload are taken over the last frames that rendered a new view; the others over "
                      "the last UI frames.");
+    if (s.deep) {
+        // A deep frame's compute is all of it: the MPFR reference (0 when cached), the BLA
+        // table's build and the pixels (deep_cpu.h's DeepFrameStats).
+        const DeepFrameStats& d = s.deep_stats;
+        ImGui::Text("deep frame %s = reference %s (%s) + BLA build %s (%d levels) + pixels %s",
+                    format_duration_ms(d.frame_ms).c_str(), format_duration_ms(d.reference_ms).c_str(),
+                    d.reference_cached ? "cached" : "new", format_duration_ms(d.bla_ms).c_str(), d.bla_levels,
+                    format_duration_ms(d.pixels_ms).c_str());
+        ImGui::Text("BLA skipped %.1f%% of %llu iterations; %llu rebases",
+                    d.iterations ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0,
+                    (unsigned long long)d.iterations, (unsigned long long)d.rebases);
+    }
     draw_table(s);
     ImGui::Spacing();
     draw_timing_lesson(s);

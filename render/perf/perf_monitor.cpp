@@ -88,7 +88,7 @@ void update_compare(PerfMonitor& m, const View& view, Precision requested, const
         c.status.running = false;
         return;
     }
-    const Precision precision = resolve_direct_precision(view, requested);
+    const Precision precision = resolve_precision(view, requested);  // deep views compare the deep paths
     if (!m.compare_has_view || !same_computation(view, m.compare_view) || precision != m.compare_precision) {
         if (m.compare_id && !m.compare_filed) cancel_compare(m.compare_worker);  // stale: the view moved on
         m.compare_has_view = true;
@@ -184,6 +184,8 @@ void update_perf_monitor(PerfMonitor& m, const View& view, Precision precision, 
     TimingsPanelState& t = p.timings;
     t.path = r.path;
     t.precision = r.precision_used;
+    t.deep = is_deep_path(r.path) && r.deep_status.complete;
+    t.deep_stats = r.deep_status.stats;
     if (p.device.facts_ready) {
         const int device = std::clamp(p.device.device, 0, std::max(0, int(p.device.cuda.devices.size()) - 1));
         t.cuda_limit = p.device.cuda.devices.empty()

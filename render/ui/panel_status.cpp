@@ -5,6 +5,7 @@
 // layout how tall it is, so no panel covers it.
 #include <imgui.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -14,7 +15,7 @@ namespace ms {
 
 namespace {
 
-const char* kProgressFormat = "rendering %.0f%%";
+const char* kProgressFormat = "%s %.0f%%";
 
 float progress_bar_width() { return ImGui::GetFontSize() * 10.0f; }
 
@@ -43,10 +44,31 @@ std::string status_line_text(const StatusLineState& s) {
     char rest[256];
     // The UI's own time per frame: the window draws only when something changes, so a frame
     // rate would count the idle waits.
-    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %.4g | %d iterations",
-                  render_path_name(s.path), precision_name(s.precision), compute, s.ui_frame_ms, s.width, s.height,
-                  s.zoom, s.iterations);
-    return backend + rest;
+    const char* precision = !s.deep                                 ? precision_name(s.precision)
+                            : s.precision == Precision::DeepFloatExp ? "perturbation floatexp"
+                                                                     : "perturbation double";
+    // The zoom in 4 digits: a double's %g while it is one, mantissa and decimal exponent past it.
+    char zoom[48];
+    if (s.zoom.fits_double())
+        std::snprintf(zoom, sizeof zoom, "%.4g", s.zoom.value());
+    else
+        std::snprintf(zoom, sizeof zoom, "%.4gE%lld", s.zoom.deep().mantissa, (long long)s.zoom.deep().exponent10);
+    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %s | %lld iterations",
+                  render_path_name(s.path), precision, compute, s.ui_frame_ms, s.width, s.height,
+                  zoom, (long long)s.iterations);
+    std::string text = backend + rest;
+    if (s.deep && s.deep_frame_done) {
+        const DeepFrameStats& d = s.deep_stats;
+        char deep[256];
+        // Digits: the reference's precision in decimal (bits * log10 2).
+        std::snprintf(deep, sizeof deep, " | reference %lld digits, %lld iterations, %s | BLA %d levels, %.1f%% of iterations skipped",
+                      (long long)std::llround(double(d.precision_bits) * 0.30102999566398119521),
+                      (long long)d.reference_iterations,
+                      d.reference_cached ? "cached" : (std::to_string(int64_t(std::llround(d.reference_ms))) + " ms, new").c_str(),
+                      d.bla_levels, d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);
+        text += deep;
+    }
+    return text;
 }
 
 float status_line_height(const StatusLineState& s, float width) {
@@ -84,7 +106,8 @@ void draw_status_line(StatusLineState& s, const PanelRect& area) {
         if (s.rendering) {
             ImGui::SameLine();
             char label[32];
-            std::snprintf(label, sizeof label, kProgressFormat, 100.0 * s.progress);
+            std::snprintf(label, sizeof label, kProgressFormat,
+                          s.progress_label.empty() ? "rendering" : s.progress_label.c_str(), 100.0 * s.progress);
             ImGui::ProgressBar(float(s.progress), ImVec2(progress_bar_width(), 0.0f), label);
         }
         // The warnings and the message, wrapped; the message can be dismissed.

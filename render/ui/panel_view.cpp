@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compute/fractal/deep/deep_kfr.h"
 #include "render/ui/panels.h"
 
 namespace ms {
@@ -25,7 +26,8 @@ void draw_center(ViewPanelState& s) {
     ImGui::TextUnformatted("Centre");
     help_marker("The exact decimal text of the centre: every digit is kept as you pan and zoom. "
                 "Type or paste into a field and press Enter, or use Copy/Paste for both parts "
-                "as \"RE, IM\".");
+                "as \"RE, IM\". Copy location copies the whole place (centre, zoom, iterations) "
+                "as a Kalles Fraktaler .kfr text; Paste takes that too.");
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool commit = false;
     ImGui::InputText("##re", &s.center_re_text);
@@ -37,14 +39,28 @@ void draw_center(ViewPanelState& s) {
     s.center_being_edited |= ImGui::IsItemActive();
     if (ImGui::Button("Copy")) ImGui::SetClipboardText((s.view.center_re + ", " + s.view.center_im).c_str());
     ImGui::SameLine();
+    // The whole place, every digit, as a Kalles Fraktaler location (Re, Im, Zoom, Iterations).
+    if (ImGui::Button("Copy location")) ImGui::SetClipboardText(format_kfr(deep_location(s.view)).c_str());
+    ImGui::SameLine();
     if (ImGui::Button("Paste")) {
         const char* clip = ImGui::GetClipboardText();
+        const std::string text = clip ? clip : "";
         std::string re, im;
-        std::string problem = parse_center_text(clip ? clip : "", &re, &im);
+        std::string problem = parse_center_text(text, &re, &im);
+        DeepLocation location;
         if (problem.empty()) {
             s.center_re_text = re;
             s.center_im_text = im;
             commit = true;
+        } else if (text.find("Re:") != std::string::npos && parse_kfr(text, &location).empty()) {
+            // A location (Copy location, or a .kfr file's text): centre, zoom and iterations.
+            s.view.center_re = location.center_re;
+            s.view.center_im = location.center_im;
+            s.view.zoom = ViewZoom::from_deep(location.zoom);
+            s.view.max_iterations = location.max_iterations;
+            s.settings.auto_iterations = false;
+            s.view_edited = s.settings_edited = true;
+            s.center_error.clear();
         } else {
             s.center_error = "The clipboard holds no centre: " + problem;
         }
@@ -180,17 +196,22 @@ void draw_backend(ViewPanelState& s) {
         ImGui::PopStyleColor();
     }
 
-    const char* names[] = {"auto", "fp32", "fp64"};
+    const char* names[] = {"auto", "fp32", "fp64", "deep-double", "deep-floatexp"};
     int precision = int(s.settings.precision);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    if (ImGui::Combo("precision", &precision, names, 3)) {
+    if (ImGui::Combo("precision", &precision, names, 5)) {
         s.settings.precision = Precision(precision);
         s.settings_edited = true;
     }
     ImGui::SameLine();
-    ImGui::Text("in use: %s", precision_name(s.precision_in_use));
-    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64.");
-    if (!fp64_resolves(s.view)) {
+    if (s.deep_path)
+        ImGui::TextUnformatted("in use: perturbation");
+    else
+        ImGui::Text("in use: %s", precision_name(s.precision_in_use));
+    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64, then perturbation from a "
+                "high-precision reference orbit (MPFR) with BLA: double deltas, then floatexp (an extended "
+                "exponent) past 1e290. The status line shows the reference and BLA figures.");
+    if (!fp64_resolves(s.view) && !s.deep_path) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
         ImGui::TextWrapped("%s", kBeyondFp64Message);
         ImGui::PopStyleColor();
@@ -234,20 +255,37 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::PushItemWidth(ImGui::GetFontSize() * 12.0f);
     draw_center(s);
 
-    // Number fields apply on Enter or when they lose focus, not at every keystroke.
-    double zoom = s.view.zoom.value();
-    bool zoom_entered = ImGui::InputDouble("zoom", &zoom, 0.0, 0.0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
-    if ((zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) && zoom > 0.0 && std::isfinite(zoom)) {
-        s.view.zoom = zoom;
-        s.view_edited = true;
+    // Number fields apply on Enter or when they lose focus, not at every keystroke. The zoom is
+    // text, as the centre is: any depth up to 1E60000 ("4.00000000000E533").
+    if (!s.zoom_being_edited) s.zoom_text = s.view.zoom.text();
+    bool zoom_entered = ImGui::InputText("zoom", &s.zoom_text, ImGuiInputTextFlags_EnterReturnsTrue);
+    s.zoom_being_edited = ImGui::IsItemActive();
+    if (zoom_entered || ImGui::IsItemDeactivatedAfterEdit()) {
+        ViewZoom zoom;
+        if (std::string problem = ViewZoom::parse(s.zoom_text, &zoom); !problem.empty()) {
+            s.zoom_error = "Zoom not changed: " + problem;
+        } else {
+            s.view.zoom = zoom;
+            s.view_edited = true;
+            s.zoom_error.clear();
+        }
+        s.zoom_being_edited = false;
     }
-    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention).");
+    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention). Any depth up to "
+                "1E60000: past FP64 the view renders by perturbation (the deep path).");
+    if (!s.zoom_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", s.zoom_error.c_str());
+        ImGui::PopStyleColor();
+    }
 
     ImGui::BeginDisabled(s.settings.auto_iterations);
-    int iterations = int(std::min<int64_t>(s.view.max_iterations, INT_MAX));
-    bool iterations_entered = ImGui::InputInt("iterations", &iterations, 100, 1000, ImGuiInputTextFlags_EnterReturnsTrue);
+    int64_t iterations = s.view.max_iterations;
+    const int64_t step = 100, step_fast = 1000;
+    bool iterations_entered = ImGui::InputScalar("iterations", ImGuiDataType_S64, &iterations, &step, &step_fast, "%lld",
+                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     if (iterations_entered || ImGui::IsItemDeactivatedAfterEdit()) {
-        s.view.max_iterations = std::max(1, iterations);
+        s.view.max_iterations = std::clamp<int64_t>(iterations, 1, kDeepMaxIterations);
         s.view_edited = true;
     }
     ImGui::EndDisabled();

@@ -32,11 +32,12 @@ struct ExplorerSettings {
     float panel_opacity = 1.0f;            // of the panels' backgrounds over the fractal (0.2 to 1)
 };
 
-// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves).
+// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves)
+// and a direct precision was forced (automatic precision renders it on a deep path).
 inline constexpr const char* kBeyondFp64Message =
     "Past FP64's resolution: neighbouring pixels are closer together than double precision can "
-    "tell apart, so the picture turns blocky. Zoom out (Backspace); deeper zooms need a "
-    "high-precision path Mandelscope does not have yet.";
+    "tell apart, so the picture turns blocky. Set the precision to auto: deeper views then render "
+    "by perturbation from a high-precision reference (the deep path).";
 
 // ---- View panel (panel_view.cpp) ---------------------------------------------------------
 struct ViewPanelState {
@@ -47,6 +48,7 @@ struct ViewPanelState {
     std::vector<std::string> palettes;
     std::string cuda_unavailable;           // why CUDA cannot be chosen; "" when it can
     Precision precision_in_use = Precision::Fp64;
+    bool deep_path = false;                 // the view renders on a deep path (perturbation)
     bool can_back = false;
     bool can_forward = false;
     // Requests raised this frame.
@@ -69,6 +71,9 @@ struct ViewPanelState {
     std::string julia_im_text;
     std::string julia_error;
     bool julia_being_edited = false;
+    std::string zoom_text;                  // the zoom being typed
+    std::string zoom_error;                 // why the last typed zoom was refused
+    bool zoom_being_edited = false;
     float width = 0.0f;                     // as drawn (the user may resize it); 0: not yet
 };
 // Drawn at layout.view (panel_layout.h); records its width for the next frame's layout.
@@ -100,15 +105,20 @@ struct StatusLineState {
     Backend backend = Backend::Cpu;        // asked for
     std::string cuda_unavailable;          // why there is no GPU to render on ("" when there is)
     RenderPath path = RenderPath::None;    // what ran
-    Precision precision = Precision::Fp64; // in use
+    Precision precision = Precision::Fp64; // in use (deep paths: DeepDouble or DeepFloatExp)
     double compute_ms = 0.0;
     double ui_frame_ms = 0.0;
     int width = 0;
     int height = 0;
-    double zoom = 1.0;
-    int iterations = 0;
-    bool rendering = false;                // a CPU frame is under way
+    ViewZoom zoom = 1.0;
+    int64_t iterations = 0;
+    bool rendering = false;                // a CPU or deep frame is under way
     double progress = 0.0;
+    std::string progress_label;            // what the progress bar counts ("" : "rendering")
+    // Deep paths: the last finished frame's figures (reference, BLA, skipped share).
+    bool deep = false;
+    bool deep_frame_done = false;          // deep_stats describe a finished frame
+    DeepFrameStats deep_stats;
     std::string fallback_reason;
     bool beyond_fp64 = false;
     std::string message;                   // the latest notice (an export, a dropped file...)
@@ -120,7 +130,9 @@ struct StatusLineState {
 void draw_status_line(StatusLineState& state, const PanelRect& area);
 // How tall the status line is at `width` pixels, with the text it shows now (call in a frame).
 float status_line_height(const StatusLineState& state, float width);
-// Its first line: backend, path, precision, frame and UI times, size, zoom, iterations.
+// Its first line: backend, path, precision, frame and UI times, size, zoom, iterations; on a
+// deep path the precision is the perturbation's number type, and the reference (digits,
+// iterations, ms, new or cached), the BLA levels and the share of iterations BLA skipped follow.
 std::string status_line_text(const StatusLineState& state);
 
 // ---- Export dialog (panel_export.cpp) ------------------------------------------------------

@@ -7,6 +7,7 @@
 # of the same frame and shortcuts. Also: the seed comparison quotes the tutorial and its ratios
 # match our times; the limits carry their napkin math; an unwritable --json is refused up front;
 # the formula family has a frame each, with the formula's own limit.
+# Then `bench --deep` at 16x16 on the CPU: its table, its JSON and its bad options.
 # Usage: bash bench_cli.sh /path/to/mandelscope
 set -u
 bin=$(realpath "${1:?usage: bench_cli.sh /path/to/mandelscope}")
@@ -157,6 +158,39 @@ PY
 status=$?
 [ "$status" -eq 2 ] || fail "bench with an unwritable --json exited $status, not 2"
 [ "$(wc -l < "$work/err2.txt")" -eq 1 ] || fail "bench with an unwritable --json: not one line on stderr"
+
+# bench --deep (issue 13): every kf2 location has a row (1e14 says why it is missing), its
+# end-to-end and cached times and its ratio against KF; at a size other than 1024x1024 no goal
+# is marked and a line says why; the JSON carries the rows. Small: 16x16, on the CPU.
+"$bin" bench --deep --size=16x16 --backend=cpu --json="$work/deep.json" > "$work/deep.txt" 2> "$work/deep.err"
+status=$?
+cat "$work/deep.txt"
+[ "$status" -eq 0 ] || fail "bench --deep exited $status: $(tail -3 "$work/deep.err")"
+for label in 1e50 5e113 5e227 4e533 1e1086; do
+    grep -Eq "^  $label +(double|floatexp) .*x .*\(marks need 1024x1024\)$" "$work/deep.txt" || fail "no row for $label"
+done
+grep -q "^  1e14    skipped: no public location file" "$work/deep.txt" || fail "the missing 1e14 location is not explained"
+grep -q "ratio sets unlike sizes side by side" "$work/deep.txt" || fail "no line saying why no goal is marked"
+grep -q "MISSED\|met" "$work/deep.txt" && fail "goal marks at 16x16"
+/usr/bin/python3 - "$work/deep.json" <<'PY' || fail "bench --deep JSON is not what it should be"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert (j["width"], j["height"], j["backend"]) == (16, 16, "cpu"), j
+ran = [r for r in j["rows"] if "skipped" not in r]
+assert [r["location"] for r in ran] == ["1e50", "5e113", "5e227", "4e533", "1e1086"], ran
+for r in ran:
+    assert r["end_to_end_ms"] > 0 and r["cached_frame_ms"] > 0, r
+    assert abs(r["ratio_vs_kf"] - r["kf_seconds"] * 1000 / r["end_to_end_ms"]) < 1e-6 * r["ratio_vs_kf"], r
+    assert 0 < r["bla_iterations"] <= r["iterations"], r
+print("bench --deep JSON: 5 rows, ratios match the times")
+PY
+for bad in "--deep --size=0x16" "--deep --quick" "--size=16x16" "--deep --backend=opencl"; do
+    # shellcheck disable=SC2086
+    "$bin" bench $bad > /dev/null 2> "$work/err3.txt"
+    status=$?
+    [ "$status" -eq 2 ] || fail "bench $bad exited $status, not 2"
+    [ "$(wc -l < "$work/err3.txt")" -eq 1 ] || fail "bench $bad: not one line on stderr: $(cat "$work/err3.txt")"
+done
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all bench checks passed"

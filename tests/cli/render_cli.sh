@@ -121,6 +121,17 @@ if command -v compare > /dev/null; then
     [ "$diff_pixels" = "0" ] || fail "banded PNG differs from the whole-image PNG in $diff_pixels pixels"
 fi
 
+# Without supersampling the colours go straight into the written rows (no copy): banded and
+# whole-image renders still agree pixel for pixel.
+"$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=160x90 --iter=700 --palette=fire \
+    --backend=cpu -o d.png > /dev/null 2> d.err || fail "render without supersampling failed: $(cat d.err)"
+"$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=160x90 --iter=700 --palette=fire \
+    --backend=cpu -o e.png --band-rows=7 > /dev/null 2> e.err || fail "banded render without supersampling failed: $(cat e.err)"
+if command -v compare > /dev/null; then
+    diff_pixels=$(compare -metric AE d.png e.png null: 2>&1)
+    [ "$diff_pixels" = "0" ] || fail "banded PNG (no supersampling) differs from the whole-image PNG in $diff_pixels pixels"
+fi
+
 # Overwriting an existing output on success is allowed (atomically).
 "$bin" render --size=32x18 --iter=50 -o keep.png > /dev/null 2>&1 || fail "render over an existing file failed"
 [ "$(head -c 4 keep.png | tail -c 3)" = "PNG" ] || fail "keep.png was not replaced by a PNG"

@@ -2,7 +2,8 @@
 // reference: same locations, same sizes, escape counts equal pixel for pixel (both compile
 // without FMA contraction, so they run the same IEEE operations), the same iteration and BLA
 // counts, mu within 1e-9. Double deltas (1e20, 4.1e158 glitch location) and FloatExp deltas
-// (1e300, 1e1000), BLA on and off, rebasing off. Skips with the reason where CUDA cannot run.
+// (1e300, 1e1000), BLA on and off, rebasing off, on the default stream and on a stream of the
+// caller's. Skips with the reason where CUDA cannot run.
 // The CPU path itself is held to the MPFR truth in test_deep_render.cpp.
 #include <gtest/gtest.h>
 
@@ -81,6 +82,19 @@ TEST(DeepCuda, MatchesCpuWithFloatExpAt1e300And1e1000) {
     SKIP_WITHOUT_CUDA();
     expect_same_frame(load("e1000", "1E300"), 64, 36, {}, DeepNumberType::FloatExp);
     expect_same_frame(load("e1000"), 48, 27, {}, DeepNumberType::FloatExp);
+}
+
+// The window's deep worker renders on a non-blocking stream of its own (DeepCudaStream): the
+// same frame, whether 1e20 (double) or 1E1000 (FloatExp), and the stream is reused.
+TEST(DeepCuda, MatchesCpuOnAStreamOfItsOwn) {
+    SKIP_WITHOUT_CUDA();
+    DeepCudaStream stream;
+    DeepRenderOptions options;
+    options.cuda_stream = stream.get();
+    ASSERT_NE(options.cuda_stream, nullptr);
+    expect_same_frame(load("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
+    EXPECT_EQ(stream.get(), options.cuda_stream);
+    expect_same_frame(load("e1000"), 48, 27, options, DeepNumberType::FloatExp);
 }
 
 TEST(DeepCuda, ReportsWhyWithoutCuda) {

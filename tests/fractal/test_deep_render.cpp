@@ -31,6 +31,7 @@
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/io/assets.h"
+#include "tests/fractal/deep_truth.h"
 
 using namespace ms;
 
@@ -43,52 +44,6 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     EXPECT_EQ(error, "");
     if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
     return location;
-}
-
-struct Agreement {
-    int pixels = 0, stable = 0, exact = 0, within_one = 0;
-};
-
-struct Truth {
-    DeepFrame frame, frame_more;  // at two precisions
-};
-
-Truth brute_force(const DeepLocation& location, int width, int height) {
-    Truth t;
-    t.frame = deep_cpu_reference(location, width, height, 0);
-    t.frame_more = deep_cpu_reference(location, width, height, t.frame.stats.precision_bits + 64);
-    return t;
-}
-
-Agreement compare_with_truth(const DeepFrame& deep, const Truth& t) {
-    const DeepFrame& truth = t.frame;
-    const DeepFrame& truth_more = t.frame_more;
-    Agreement a;
-    int shown = 0;
-    for (size_t i = 0; i < truth.escape_count.size(); ++i) {
-        ++a.pixels;
-        if (truth.escape_count[i] != truth_more.escape_count[i]) continue;
-        ++a.stable;
-        int64_t d = deep.escape_count[i], t = truth.escape_count[i];
-        if (d == t) ++a.exact;
-        if (d == t || (d >= 0 && t >= 0 && std::llabs(d - t) <= 1)) ++a.within_one;
-        else if (shown++ < 5)
-            std::printf("  pixel (%zu, %zu): deep %lld, truth %lld\n", i % size_t(deep.width),
-                        i / size_t(deep.width), (long long)d, (long long)t);
-    }
-    std::printf("  %d pixels, %d stable, %d exact, %d within one; deep path: %s, %llu iterations, "
-                "%.1f%% by BLA, %llu rebases\n",
-                a.pixels, a.stable, a.exact, a.within_one, deep_number_type_name(deep.stats.number_type),
-                (unsigned long long)deep.stats.iterations,
-                100.0 * double(deep.stats.bla_iterations) / double(deep.stats.iterations),
-                (unsigned long long)deep.stats.rebases);
-    return a;
-}
-
-void expect_agreement(const Agreement& a) {
-    ASSERT_GT(a.stable, a.pixels / 2) << "too few stable pixels for the comparison to mean much";
-    EXPECT_GE(a.exact, 0.99 * a.stable);
-    EXPECT_GE(a.within_one, 0.995 * a.stable);
 }
 
 void check_location(const DeepLocation& location, int width, int height,

@@ -4,6 +4,7 @@
 // behaviour, and the sentence never carries the JSON library's own text.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -133,11 +134,22 @@ TEST(ViewRecord, ZoomTextKeepsItsExtendedValue) {
     EXPECT_EQ(ms::ViewZoom(1e50).deep().mantissa, 1.0);  // from the double's shortest text
     EXPECT_EQ(ms::ViewZoom(1e50), zoom);
     EXPECT_EQ(zoom.text(), "1e+50");
+    EXPECT_EQ(ms::ViewZoom(300.0).text(), "300");  // as the window's --print-view printed it
+    EXPECT_EQ(ms::ViewZoom(1.5e7).text(), "15000000");
+    EXPECT_EQ(ms::ViewZoom(0.001).text(), "0.001");
+    EXPECT_EQ(ms::ViewZoom(ms::kDefaultZoom).text(), "2.3703703703703702");
     ASSERT_EQ(ms::ViewZoom::parse("5.0E-1", &zoom), "");
     EXPECT_EQ(zoom.value(), 0.5);
     EXPECT_NE(ms::ViewZoom::parse("1e", &zoom), "");
     EXPECT_NE(ms::ViewZoom::parse("-1", &zoom), "");
     EXPECT_NE(ms::ViewZoom::parse("0", &zoom), "");
+    // Doubles no zoom can be: refused by validate_view, never a crash.
+    for (double bad : {1e-320, 0.0, -2.0, HUGE_VAL, std::nan("")}) {
+        ms::View view;
+        view.zoom = bad;
+        EXPECT_FALSE(view.zoom.is_valid()) << bad;
+        EXPECT_NE(ms::validate_view(view).find("the zoom must be between"), std::string::npos) << bad;
+    }
 }
 
 TEST(ViewRecord, PrecisionResolvesByDepth) {

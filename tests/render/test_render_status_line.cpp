@@ -1,7 +1,8 @@
 // test_render_status_line.cpp: the status line's first line (render/ui/panels.h,
 // status_line_text) says "CPU (no GPU: <reason>)" when the CPU runs because CUDA cannot, plain
 // "CPU" or "CUDA" otherwise, and shows the UI's own time per frame (not a frame rate, which
-// would count the idle waits of a window that draws only when something changes).
+// would count the idle waits of a window that draws only when something changes); on a deep
+// path, the number type, the extended zoom and the reference and BLA figures.
 #include <gtest/gtest.h>
 
 #include "render/ui/panels.h"
@@ -28,6 +29,34 @@ TEST(StatusLine, PlainBackendWhereTheGpuWorks) {
     s.backend = Backend::Cuda;
     s.path = RenderPath::Interop;
     EXPECT_EQ(status_line_text(s).rfind("CUDA | path: interop", 0), 0u);
+}
+
+// A deep path: the number type, the extended zoom, and the reference and BLA figures.
+TEST(StatusLine, DeepPathShowsReferenceAndBla) {
+    StatusLineState s;
+    s.backend = Backend::Cuda;
+    s.path = RenderPath::DeepCuda;
+    s.deep = true;
+    s.precision = Precision::DeepFloatExp;
+    ASSERT_EQ(ViewZoom::parse("4.00000000000E533", &s.zoom), "");
+    s.iterations = 120000;
+    std::string text = status_line_text(s);
+    EXPECT_NE(text.find("CUDA | path: deep-cuda | perturbation floatexp"), std::string::npos) << text;
+    EXPECT_NE(text.find("zoom 4E533 | 120000 iterations"), std::string::npos) << text;
+    EXPECT_EQ(text.find("reference"), std::string::npos) << text;  // no frame yet: no figures
+    s.deep_frame_done = true;
+    s.deep_stats.precision_bits = 3434;  // 1034 decimal digits
+    s.deep_stats.reference_iterations = 18449;
+    s.deep_stats.reference_ms = 163.4;
+    s.deep_stats.bla_levels = 16;
+    s.deep_stats.iterations = 1000;
+    s.deep_stats.bla_iterations = 994;
+    text = status_line_text(s);
+    EXPECT_NE(text.find("| reference 1034 digits, 18449 iterations, 163 ms, new | BLA 16 levels, 99.4% of iterations skipped"),
+              std::string::npos) << text;
+    s.deep_stats.reference_cached = true;
+    text = status_line_text(s);
+    EXPECT_NE(text.find("18449 iterations, cached |"), std::string::npos) << text;
 }
 
 }  // namespace

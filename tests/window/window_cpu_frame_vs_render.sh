@@ -4,9 +4,11 @@
 # `--bench-drag` on the CPU backend renders each view of a drag completely, then computes the
 # same view as `render` does (one mandelbrot_cpu call, no window), alternating the two in one
 # run, and prints the ratio of the medians. Seahorse valley at 1280x720 with 2,000 iterations,
-# as in the issue. The goal is 1.3, not met yet (the window colours its rows, which render's
-# compute time leaves out); the test allows 3.0: the shared 2-core development machine measured
-# 1.27 to 1.9, once 2.3 and once 3.0 while other builds ran (before the fix: 8 to 12).
+# as in the issue. Goal 1.3. On the shared 2-core development machine (load average 6 to 11
+# from other builds) the ratio measured 1.20 to 1.33 with the SIMD colouring and the reused
+# frame buffers, 1.70 to 1.81 just before them (scalar colouring), 8 to 12 before the first fix;
+# the test allows 2.0, a margin for a loaded CI machine, where the window's extra threads
+# (Xvfb, llvmpipe, the UI) take their turns on the same two cores.
 # A `render` of the first view in its own process is printed beside it.
 # Needs a display (the test command starts Xvfb); skipped (77) without one.
 set -u
@@ -23,6 +25,6 @@ cat "$work/out.log"
 ratio=$(sed -n 's/^bench-drag: window CPU frame \/ render compute = \([0-9.]*\) .*/\1/p' "$work/out.log")
 [ -n "$ratio" ] || { echo "FAIL: --bench-drag on the CPU backend printed no window/render ratio"; exit 1; }
 "$bin" render "${view[@]}" -o "$work/render.png" 2>/dev/null | grep '^time'
-awk -v r="$ratio" 'BEGIN { exit !(r > 0.5 && r <= 3.0) }' \
-    || { echo "FAIL: the window's CPU frame takes $ratio times render's compute (goal 1.3, allowed 3.0)"; exit 1; }
+awk -v r="$ratio" 'BEGIN { exit !(r > 0.5 && r <= 2.0) }' \
+    || { echo "FAIL: the window's CPU frame takes $ratio times render's compute (goal 1.3, allowed 2.0)"; exit 1; }
 echo "OK: the window's CPU frame takes $ratio times render's compute"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # window_faults.sh: injected faults (compute/system/fault_injection.h) in the window. A scripted
-# run that cannot write its file (full disk) fails with one sentence and leaves nothing behind;
+# run that cannot write its file (full disk) exits 2 with one sentence and leaves nothing behind;
 # an interactive window stays up through a palette it cannot open and says so. Where the GL
 # context is NVIDIA's (the GPU machine), a failed interop mapping falls back to the copy path,
 # and a failed cudaMalloc or kernel launch to the CPU, each with the reason, and an export
@@ -12,15 +12,18 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/out"
 
-# Full disk during a scripted export and a screenshot: non-zero status, a sentence, no file.
+# Full disk during a scripted export and a screenshot: exit 2 (as `render -o` does), one
+# sentence, no file.
 MANDELSCOPE_INJECT_FAULTS=png_write "$bin" --backend=cpu --export="$work/out/e.png" --export-size=200x120 \
     > "$work/log" 2>&1; rc=$?
 echo "[png_write, --export] exit $rc: $(tail -n 1 "$work/log")"
-[ $rc -ne 0 ] && grep -q "No space left on device" "$work/log" || fail "a failed export must say why and fail"
+[ $rc -eq 2 ] && grep -q "No space left on device; no file was written" "$work/log" || fail "a failed export must say why and exit 2"
+[ "$(grep -c '^mandelscope:' "$work/log")" = 1 ] || fail "a failed export must say it in one sentence: $(cat "$work/log")"
 MANDELSCOPE_INJECT_FAULTS=png_write timeout 120 "$bin" --backend=cpu --no-ui --size=200x120 \
     --screenshot="$work/out/s.png" > "$work/log" 2>&1; rc=$?
 echo "[png_write, --screenshot] exit $rc: $(grep -i 'space' "$work/log" | tail -n 1)"
-[ $rc -ne 0 ] && grep -q "No space left on device" "$work/log" || fail "a failed screenshot must say why and fail"
+[ $rc -eq 2 ] && grep -q "No space left on device; no file was written" "$work/log" || fail "a failed screenshot must say why and exit 2"
+[ "$(grep -c '^mandelscope:' "$work/log")" = 1 ] || fail "a failed screenshot must say it in one sentence: $(cat "$work/log")"
 [ -z "$(ls -A "$work/out")" ] || fail "files left behind: $(ls -A "$work/out")"
 
 # A palette that cannot be opened: a scripted run fails with the sentence; an interactive window

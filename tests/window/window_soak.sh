@@ -4,9 +4,9 @@
 # reset, backend toggle, palette, resize, exports started and cancelled; app/explorer/soak.h)
 # and reports the resident memory after the warm-up against the most it reached afterwards.
 # CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000: about 2 minutes on 2 cores); the GPU machine runs
-# 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed
-# and no export file was left behind; the memory growth after the warm-up is printed, not
-# gated (app/explorer/soak.h says why).
+# 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed,
+# no export file was left behind and resident memory, read at the window's first size, grew by
+# less than 10% after the warm-up (the goal is 5%: app/explorer/soak.h says what still creeps).
 set -u
 bin=$1
 frames=${SOAK_FRAMES:-4000}
@@ -28,8 +28,10 @@ grep -q "^soak: 0 errors; every frame ran" "$work/out.txt" || fail "the soak sho
 growth=$(sed -n 's/^soak: resident memory .*: \([-+0-9.]*\)%$/\1/p' "$work/out.txt")
 heap=$(sed -n 's/^soak: after the warm-up the heap in use grew \([-+0-9.]*\)%.*/\1/p' "$work/out.txt")
 [ -n "$growth" ] && [ -n "$heap" ] || fail "no memory figures in the report"
-# Memory is measured and reported, not gated: see kSoakResidentGoalPercent in app/explorer/soak.h.
 echo "memory after the warm-up: heap in use $heap%, resident $growth%"
+# The gate: kSoakResidentGatePercent in app/explorer/soak.h (the goal, 5%, is printed by the soak).
+awk -v g="$growth" 'BEGIN { exit !(g < 10.0) }' \
+    || fail "resident memory grew by $growth% after the warm-up (goal under 5%, the test allows 10%): a leak"
 for action in pan "zoom in" "box zoom" back backend palette resize export cancel; do
     grep -q "actions:.* $action [1-9]" "$work/out.txt" || fail "the soak never ran '$action'"
 done

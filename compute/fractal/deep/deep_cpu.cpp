@@ -70,6 +70,8 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
         steps += counters.steps;
         rebases += counters.rebases;
         escaped += counters.escaped;
+        if (options.row_done)
+            options.row_done(y, &frame->escape_count[size_t(y) * size_t(width)], &frame->mu[size_t(y) * size_t(width)]);
         int done = rows_done.fetch_add(1) + 1;
         if (options.row_progress) options.row_progress(done, height);
     }

@@ -42,9 +42,15 @@ struct DeepRenderOptions {
     DeepNumberType number_type = DeepNumberType::Auto;
     int threads = 0;                    // 0: all cores
     ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
+    // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
+    // and kernel run on; null: the default stream.
+    void* cuda_stream = nullptr;
     const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe
+    // deep_cpu only: called with each finished row (y, its escape counts, its mu), from the
+    // OpenMP thread that computed it, so a window can show rows as they come.
+    std::function<void(int, const int64_t*, const double*)> row_done;
 };
 
 struct DeepFrameStats {

@@ -98,23 +98,25 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     }
     const ReferenceOrbit& orbit = *setup.orbit;
     const size_t orbit_size = orbit.z.size();
+    // Everything below runs in order on one stream: the caller's, or the default one.
+    const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
     const size_t pixels = size_t(frame->width) * size_t(frame->height);
 
     DeviceArray<DeepComplex<T>> z_device(orbit_size);
-    CUDA_CHECK(cudaMemcpy(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
+                               cudaMemcpyHostToDevice, stream));
     DeviceArray<BlaStep<T>> bla_device(table.entries.size());
     BlaView<T> bla{};
     if (options.use_bla && !table.entries.empty()) {
-        CUDA_CHECK(cudaMemcpy(bla_device.ptr, table.entries.data(),
-                              table.entries.size() * sizeof(BlaStep<T>), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(bla_device.ptr, table.entries.data(),
+                                   table.entries.size() * sizeof(BlaStep<T>), cudaMemcpyHostToDevice, stream));
         bla = bla_view(&table);
         bla.entries = bla_device.ptr;
     }
     DeviceArray<int64_t> counts_device(pixels);
     DeviceArray<double> mu_device(pixels);
     DeviceArray<DeviceCounters> totals_device(1);
-    CUDA_CHECK(cudaMemset(totals_device.ptr, 0, sizeof(DeviceCounters)));
+    CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
@@ -122,27 +124,30 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth,
                     (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
-    CUDA_CHECK(cudaEventRecord(events.start));
+    CUDA_CHECK(cudaEventRecord(events.start, stream));
     if (options.rebase)
-        deep_pixels_kernel<T, true><<<grid, block>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
+        deep_pixels_kernel<T, true><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
                                                      frame->width, frame->height, location.max_iterations,
                                                      counts_device.ptr, mu_device.ptr, totals_device.ptr);
     else
-        deep_pixels_kernel<T, false><<<grid, block>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
+        deep_pixels_kernel<T, false><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
                                                       frame->width, frame->height, location.max_iterations,
                                                       counts_device.ptr, mu_device.ptr, totals_device.ptr);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaEventRecord(events.stop));
+    CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(events.stop));
     float kernel_ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;
 
-    CUDA_CHECK(cudaMemcpy(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost,
+                               stream));
     DeviceCounters totals{};
-    CUDA_CHECK(cudaMemcpy(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
+    // Host memory is read below, and the device arrays are freed on return: wait for the stream.
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     stats.iterations = totals.iterations;
     stats.bla_iterations = totals.bla_iterations;
     stats.bla_skips = totals.bla_skips;
@@ -152,6 +157,21 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 }
 
 }  // namespace
+
+DeepCudaStream::~DeepCudaStream() {
+    if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void* DeepCudaStream::get() {
+    if (!stream_) {
+        std::string reason;
+        if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+        cudaStream_t stream = nullptr;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        stream_ = stream;
+    }
+    return stream_;
+}
 
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options) {
     std::string reason;

@@ -5,8 +5,11 @@
 // Kernels are compiled without FMA contraction (--fmad=false, as the CPU builds with
 // -ffp-contract=off), so escape counts match the CPU's bit for bit; mu may differ in the last
 // bits (device log/log2).
-// What is not here yet: the BLA build on the GPU, a stream of the caller's, cancel during the
-// kernel (the cancel flag is polled before the launch only), progress, writing RGBA.
+// A caller that renders from a thread of its own (the window's deep worker) passes a stream of
+// its own (DeepCudaStream, options.cuda_stream), so its frames do not serialise with the
+// default stream's work of other threads.
+// What is not here yet: the BLA build on the GPU, cancel during the kernel (the cancel flag is
+// polled before the launch only), progress, writing RGBA.
 #pragma once
 
 #include <string>
@@ -21,5 +24,19 @@ namespace ms {
 // build and the copies.
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height,
                     const DeepRenderOptions& options = {});
+
+// A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) and destroyed
+// with the object. get() throws std::runtime_error with a sentence where CUDA cannot run.
+class DeepCudaStream {
+public:
+    DeepCudaStream() = default;
+    ~DeepCudaStream();
+    DeepCudaStream(const DeepCudaStream&) = delete;
+    DeepCudaStream& operator=(const DeepCudaStream&) = delete;
+    void* get();
+
+private:
+    void* stream_ = nullptr;
+};
 
 }  // namespace ms

@@ -10,4 +10,11 @@ DeepFrame deep_cuda(const DeepLocation&, int, int, const DeepRenderOptions&) {
         "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
 }
 
+DeepCudaStream::~DeepCudaStream() = default;
+
+void* DeepCudaStream::get() {
+    throw std::runtime_error(
+        "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
+}
+
 }  // namespace ms

@@ -1,0 +1,250 @@
+// deep_render_worker.cpp: deep-zoom frames on a worker thread (see the header).
+#include "render/frame/deep_render_worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_navigation.h"
+#include "render/frame/worker_requests.h"
+
+namespace ms {
+
+namespace {
+
+constexpr int kCoarseBlock = 8;            // the coarse pass samples one pixel per 8x8 block
+constexpr double kPreviewAfterMs = 100.0;  // frames expected to take less skip the coarse pass
+// Headroom of a new reference orbit: 40 more bits than the depth needs (12 decades of zoom in
+// before its precision runs short) and an eighth more iterations (automatic iterations grow by
+// 600 a decade), so wheel notches into a deep location reuse one orbit instead of recomputing
+// it every notch or two.
+constexpr int64_t kPrecisionHeadroomBits = 40;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The coarse pass's location: one pixel per block x block, on exactly the block centres of the
+// full grid (its size rounded up, so its centre moves by half the extra width and height).
+DeepLocation coarse_location(const DeepLocation& full, int width, int height, int block, int* coarse_width,
+                             int* coarse_height) {
+    *coarse_width = (width + block - 1) / block;
+    *coarse_height = (height + block - 1) / block;
+    DeepLocation coarse = full;
+    coarse.zoom = deep_zoom_scaled(full.zoom, double(height) / (double(block) * *coarse_height));
+    const int64_t digits = deep_center_fraction_digits(full.zoom, height);
+    coarse.center_re = deep_offset_decimal(full.center_re, 0.5 * (*coarse_width * block - width), full.zoom, height, digits);
+    coarse.center_im =
+        deep_offset_decimal(full.center_im, -0.5 * (*coarse_height * block - height), full.zoom, height, digits);
+    return coarse;
+}
+
+// One pass through the device asked for; on a CUDA failure the pass (and every later frame)
+// runs on the CPU, and the reason is kept for the status line.
+DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int width, int height,
+                      const DeepRenderOptions& options, bool* use_cuda) {
+    if (*use_cuda) {
+        try {
+            DeepRenderOptions on_stream = options;
+            on_stream.cuda_stream = w.cuda_stream.get();  // the worker's own stream
+            return deep_cuda(location, width, height, on_stream);
+        } catch (const std::runtime_error& e) {
+            std::lock_guard lock(w.mutex);
+            w.cuda_error = e.what();
+            *use_cuda = false;
+        }
+    }
+    return deep_cpu(location, width, height, options);
+}
+
+// Publishes pixels for the UI; false when the request went stale meanwhile.
+bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uint8_t>&& rgba, bool complete) {
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.frame_id = id;
+        w.frame_view = view;
+        w.rgba = std::move(rgba);
+        w.fresh = true;
+        w.dirty_begin = 0;
+        w.dirty_end = view.height;
+        w.complete = complete;
+    }
+    if (w.on_news) w.on_news();
+    return true;
+}
+
+void set_progress(DeepRenderWorker& w, DeepPhase phase, double progress) {
+    std::lock_guard lock(w.mutex);
+    w.phase = phase;
+    w.progress = progress;
+}
+
+// Renders one request; returns false when cancelled.
+bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda) {
+    const auto start = Clock::now();
+    const View& view = request.view;
+    const DeepLocation location = deep_location(view);
+    const int width = view.width, height = view.height;
+    DeepRenderOptions options;
+    // Automatic: the deep path picks double or FloatExp deltas by depth; a deep precision chosen
+    // in the View panel (or --precision) forces one.
+    options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
+                          : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+                                                                          : DeepNumberType::Auto;
+    options.cache = &w.cache;
+    options.cancel = &w.cancel;
+    options.reference_progress = [&w](int64_t done, int64_t total) {
+        set_progress(w, DeepPhase::Reference, total > 0 ? double(done) / double(total) : 0.0);
+    };
+    options.row_progress = [&w](int done, int rows) { set_progress(w, DeepPhase::Pixels, double(done) / rows); };
+
+    // 1. The reference: from the cache, or computed here with headroom (then the passes below
+    //    find it in the cache).
+    set_progress(w, DeepPhase::Reference, 0.0);
+    bool reference_cached = true;
+    double reference_ms = 0.0;
+    if (!w.cache.find(location, width, height)) {
+        reference_cached = false;
+        const int64_t iterations = std::min(kDeepMaxIterations, location.max_iterations + location.max_iterations / 8);
+        auto orbit = compute_reference_orbit(location.center_re, location.center_im,
+                                             deep_reference_precision_bits(location.zoom, height) + kPrecisionHeadroomBits,
+                                             iterations, {options.cancel, options.reference_progress});
+        if (!orbit) return false;
+        reference_ms = orbit->compute_ms;
+        w.cache.insert(orbit);
+    }
+
+    // 2. The coarse pass, for frames slow enough that the window would show nothing for a while.
+    const double pixels = double(width) * height;
+    const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;
+    if (pixels > 256.0 * 256.0 && slow) {
+        int coarse_width = 0, coarse_height = 0;
+        const DeepLocation coarse = coarse_location(location, width, height, kCoarseBlock, &coarse_width, &coarse_height);
+        DeepRenderOptions coarse_options = options;
+        coarse_options.row_progress = nullptr;  // the progress bar is the full pass's
+        const DeepFrame frame = render_pass(w, coarse, coarse_width, coarse_height, coarse_options, &use_cuda);
+        if (frame.stats.cancelled || w.cancel) return false;
+        std::vector<uint8_t> small(frame.mu.size() * 4);
+        colorize_deep(frame.mu.data(), int64_t(frame.mu.size()), request.palette, view.palette_density,
+                      view.palette_offset, small.data());
+        std::vector<uint8_t> rgba(size_t(width) * height * 4);
+        for (int y = 0; y < height; ++y) {
+            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse_width;
+            uint32_t* dst = reinterpret_cast<uint32_t*>(rgba.data()) + size_t(y) * width;
+            for (int x = 0; x < width; ++x) dst[x] = src[x / kCoarseBlock];
+        }
+        if (!publish(w, request.id, view, std::move(rgba), false)) return false;
+        // The full pass's rows replace the coarse ones as they come (the CPU's rows; a CUDA
+        // frame arrives whole).
+        options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
+            std::vector<uint8_t> row(size_t(width) * 4);
+            colorize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
+            std::lock_guard lock(w.mutex);
+            if (w.cancel || w.frame_id != request.id || w.rgba.size() != size_t(width) * view.height * 4) return;
+            std::copy(row.begin(), row.end(), w.rgba.begin() + ptrdiff_t(size_t(y) * width * 4));
+            w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, y) : y;
+            w.dirty_end = std::max(w.dirty_end, y + 1);
+            w.fresh = true;
+        };
+    }
+
+    // 3. The full frame.
+    set_progress(w, DeepPhase::Pixels, 0.0);
+    const auto full_start = Clock::now();
+    DeepFrame frame = render_pass(w, location, width, height, options, &use_cuda);
+    if (frame.stats.cancelled || w.cancel) return false;
+    std::vector<uint8_t> rgba(frame.mu.size() * 4);
+    colorize_deep(frame.mu.data(), int64_t(frame.mu.size()), request.palette, view.palette_density,
+                  view.palette_offset, rgba.data());
+    const double full_ms = ms_since(full_start);
+    // The frame's figures say what this frame cost: the reference it computed (the pass found
+    // it in the cache only because step 1 put it there).
+    frame.stats.reference_cached = reference_cached;
+    frame.stats.reference_ms = reference_ms;
+    frame.stats.frame_ms += reference_ms;
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.stats = frame.stats;
+        w.ran_on_cuda = use_cuda;
+        w.compute_ms = ms_since(start);
+        w.phase = DeepPhase::Done;
+        w.progress = 1.0;
+        w.last_error.clear();
+    }
+    w.last_ms_per_pixel = full_ms / std::max(1.0, pixels);
+    return publish(w, request.id, view, std::move(rgba), true);
+}
+
+void worker_main(DeepRenderWorker* w) {
+    bool use_cuda = false;
+    serve_worker_requests(
+        *w,
+        [w, &use_cuda](const WorkerRequest& r) {  // under the lock
+            use_cuda = w->request_cuda && w->cuda_error.empty();
+            w->working_id = r.id;
+            w->phase = DeepPhase::Reference;
+            w->progress = 0.0;
+        },
+        [w, &use_cuda](const WorkerRequest& r) {
+            try {
+                render_deep(*w, r, use_cuda);
+            } catch (const std::exception& e) {
+                // A view the deep path refuses (validated before it gets here) or memory
+                // running out: the frame stays as it was and the status line says why.
+                std::lock_guard lock(w->mutex);
+                w->phase = DeepPhase::Idle;
+                w->stats = DeepFrameStats{};
+                w->stats.cancelled = true;
+                w->last_error = e.what();
+            }
+        });
+}
+
+}  // namespace
+
+void start_deep_render_worker(DeepRenderWorker& worker) { worker.thread = std::thread(worker_main, &worker); }
+
+uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
+                             const PaletteTable& palette, bool use_cuda) {
+    std::lock_guard lock(worker.mutex);
+    worker.cancel = true;
+    worker.has_request = true;
+    worker.request_view = view;
+    worker.request_precision = precision;
+    worker.request_palette = palette;
+    worker.request_cuda = use_cuda;
+    ++worker.request_id;
+    worker.wake.notify_one();
+    return worker.request_id;
+}
+
+DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload) {
+    std::lock_guard lock(worker.mutex);
+    DeepRenderStatus status;
+    status.frame_id = worker.frame_id;
+    if (worker.fresh && worker.frame_id != 0 && worker.dirty_end > worker.dirty_begin) {
+        upload(worker.frame_view, worker.rgba.data(), worker.dirty_begin, worker.dirty_end - worker.dirty_begin);
+        worker.fresh = false;
+        worker.dirty_begin = worker.dirty_end = 0;
+    }
+    status.complete = worker.complete;
+    status.working_id = worker.working_id;
+    status.phase = worker.phase;
+    status.progress = worker.progress;
+    status.ran_on_cuda = worker.ran_on_cuda;
+    status.stats = worker.stats;
+    status.compute_ms = worker.compute_ms;
+    status.cuda_error = worker.cuda_error;
+    status.error = worker.last_error;
+    return status;
+}
+
+void stop_deep_render_worker(DeepRenderWorker& worker) { stop_worker_thread(worker); }
+
+DeepRenderWorker::~DeepRenderWorker() { stop_worker_thread(*this); }
+
+}  // namespace ms

@@ -1,0 +1,105 @@
+// deep_render_worker.h: the window's deep-zoom frames, off the UI thread.
+//
+// Past FP64 a frame needs a reference orbit in MPFR (milliseconds to seconds), a BLA table and
+// perturbation per pixel (compute/fractal/deep/): far more than a UI frame. One worker
+// std::thread takes the newest requested view and
+//   1. finds its reference orbit in the worker's ReferenceCache (kept across frames: panning
+//      within the image, zooming out and recolouring reuse it), or computes it, with some
+//      headroom in precision and iterations so that the next wheel notches reuse it too;
+//   2. renders a coarse pass (one pixel per 8x8 block, ~1/64 of the work) of slow frames and
+//      hands it to the display at once;
+//   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
+//      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
+//      coarse row at once), colours it (colorize_deep) and hands it over.
+// A newer request cancels the stale one (the cancel flag is polled by the reference every 4096
+// iterations and by the CPU between rows; a CUDA kernel under way finishes first). Progress
+// (the reference's iterations, then the rows) and the frame's figures (deep_cpu.h's
+// DeepFrameStats) are read by the UI thread under the lock. The UI never waits for the worker:
+// while a frame computes it keeps drawing the last one, moved under the current view
+// (view_math.h's frame_mapping), so a drag never shows black.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_reference.h"
+#include "compute/fractal/palette.h"
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+enum class DeepPhase { Idle, Reference, Pixels, Done };
+
+struct DeepRenderWorker {
+    ~DeepRenderWorker();  // stops the thread if it still runs
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::atomic<bool> cancel{false};
+    std::function<void()> on_news;    // called from the worker when pixels arrive (set before start)
+    ReferenceCache cache;             // shared by every frame of the window (its own lock)
+    DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
+    double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
+
+    // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields) and
+    // the device it asks for.
+    bool quit = false;
+    bool has_request = false;
+    View request_view;
+    Precision request_precision = Precision::Auto;
+    PaletteTable request_palette;
+    uint64_t request_id = 0;
+    bool request_cuda = false;
+
+    // Guarded by mutex. The frame being produced: rgba holds frame_view's pixels (the coarse
+    // pass replicated, or the full frame); fresh says they changed since the UI took them.
+    uint64_t frame_id = 0;            // request_id of frame_view; 0: nothing yet
+    View frame_view;
+    std::vector<uint8_t> rgba;
+    bool fresh = false;
+    int dirty_begin = 0;              // rows [dirty_begin, dirty_end) changed since the UI took them
+    int dirty_end = 0;
+    bool complete = false;            // the full pass is in rgba
+    uint64_t working_id = 0;          // the request being computed (progress belongs to it)
+    DeepPhase phase = DeepPhase::Idle;
+    double progress = 0.0;            // 0..1 within the phase
+    bool ran_on_cuda = false;         // of the finished frame
+    DeepFrameStats stats;             // of the finished frame's full pass (reference and BLA included)
+    double compute_ms = 0.0;          // wall time of the finished frame, both passes and colouring
+    std::string cuda_error;           // the CUDA failure that sent frames to the CPU ("": none)
+    std::string last_error;           // why the last frame failed (a sentence; "": it did not)
+};
+
+// What the UI learns each frame.
+struct DeepRenderStatus {
+    uint64_t frame_id = 0;
+    bool complete = false;
+    uint64_t working_id = 0;
+    DeepPhase phase = DeepPhase::Idle;
+    double progress = 0.0;
+    bool ran_on_cuda = false;
+    DeepFrameStats stats;
+    double compute_ms = 0.0;
+    std::string cuda_error;
+    std::string error;
+};
+
+void start_deep_render_worker(DeepRenderWorker& worker);
+// Asks for `view` on CUDA (use_cuda) or the CPU; cancels the frame under way. Returns its id.
+uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
+                             const PaletteTable& palette, bool use_cuda);
+// Calls upload(frame_view, rgba, first_row, rows) for the rows that changed since the last call
+// (under the lock: upload copies; rgba is the whole frame, row 0 first), and returns the status.
+using DeepFrameUpload = std::function<void(const View&, const uint8_t*, int, int)>;
+DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload);
+void stop_deep_render_worker(DeepRenderWorker& worker);
+
+}  // namespace ms

@@ -1,0 +1,126 @@
+// test_render_deep_worker.cpp: the window's deep render worker (render/frame/deep_render_worker.h)
+// without a window, on the CPU: a view at 1E1000 comes back as a complete frame of colours with
+// its figures (a new reference, BLA levels, floatexp deltas); the same place panned by a few
+// pixels reuses the reference (cached); a newer request cancels an older, slower one, whose
+// pixels never reach the display; the worker stops when its owner unwinds mid-frame.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/palette.h"
+#include "compute/io/assets.h"
+#include "render/frame/deep_render_worker.h"
+#include "render/frame/view_math.h"
+
+namespace ms {
+namespace {
+
+PaletteTable test_palette() {
+    Palette palette;
+    palette.name = "test";
+    palette.stops = {{0.0, 255, 0, 0}, {0.3, 0, 255, 40}, {0.6, 20, 40, 255}};
+    return make_palette_table(palette);
+}
+
+// assets/locations/e1000.kfr's place (zoom 1E1000), at a size and iteration count of the test's.
+View deep_view(int width, int height, int64_t iterations) {
+    DeepLocation location;
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e1000.kfr").string(), &location), "");
+    View v;
+    v.center_re = location.center_re;
+    v.center_im = location.center_im;
+    v.zoom = ViewZoom::from_deep(location.zoom);
+    v.width = width;
+    v.height = height;
+    v.max_iterations = iterations;
+    return v;
+}
+
+// Waits (up to a minute) until the worker has a complete frame for request `id`.
+DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vector<uint8_t>* rgba, View* frame_view) {
+    DeepRenderStatus status;
+    for (int i = 0; i < 6000; ++i) {
+        status = take_deep_render_frame(worker, [&](const View& view, const uint8_t* pixels, int, int) {
+            *frame_view = view;
+            rgba->assign(pixels, pixels + size_t(view.width) * view.height * 4);
+        });
+        if (status.frame_id == id && status.complete) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return status;
+}
+
+size_t colours(const std::vector<uint8_t>& rgba) {
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i + 3 < rgba.size(); i += 4)
+        seen.insert(uint32_t(rgba[i]) | uint32_t(rgba[i + 1]) << 8 | uint32_t(rgba[i + 2]) << 16);
+    return seen.size();
+}
+
+TEST(DeepRenderWorker, RendersADeepViewAndReusesItsReference) {
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    const View view = deep_view(64, 36, 32000);  // the file's iterations
+    const uint64_t first = request_deep_render(worker, view, Precision::Auto, test_palette(), false);
+    std::vector<uint8_t> rgba;
+    View frame_view;
+    DeepRenderStatus status = wait_for_frame(worker, first, &rgba, &frame_view);
+    ASSERT_TRUE(status.complete) << "no frame within a minute";
+    EXPECT_EQ(status.error, "");
+    EXPECT_TRUE(same_place(frame_view, view));
+    ASSERT_EQ(rgba.size(), size_t(64 * 36 * 4));
+    EXPECT_GT(colours(rgba), 20u);
+    EXPECT_FALSE(status.stats.reference_cached);
+    EXPECT_GT(status.stats.reference_ms, 0.0);
+    EXPECT_EQ(status.stats.number_type, DeepNumberType::FloatExp);
+    EXPECT_GT(status.stats.bla_levels, 0);
+    EXPECT_GT(status.stats.precision_bits, 3322);  // 1000 decades need more than 3322 bits
+    EXPECT_FALSE(status.ran_on_cuda);
+
+    // Panned by a few pixels: the same orbit serves (its point is still inside the image).
+    const View panned = pan_view(view, {10.0, 10.0}, {14.0, 7.0});
+    const uint64_t second = request_deep_render(worker, panned, Precision::Auto, test_palette(), false);
+    status = wait_for_frame(worker, second, &rgba, &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(status.stats.reference_cached);
+    EXPECT_EQ(status.stats.reference_ms, 0.0);
+    EXPECT_TRUE(same_place(frame_view, panned));
+    stop_deep_render_worker(worker);
+}
+
+TEST(DeepRenderWorker, ANewerViewCancelsTheOlder) {
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    // A slow frame (many pixels at many iterations), then at once a small one.
+    const uint64_t slow = request_deep_render(worker, deep_view(1600, 900, 200000), Precision::Auto, test_palette(), false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let it start
+    const View quick = deep_view(48, 27, 32000);
+    const uint64_t newer = request_deep_render(worker, quick, Precision::Auto, test_palette(), false);
+    ASSERT_GT(newer, slow);
+    std::vector<uint8_t> rgba;
+    View frame_view;
+    const DeepRenderStatus status = wait_for_frame(worker, newer, &rgba, &frame_view);
+    ASSERT_TRUE(status.complete) << "the newer view did not come within a minute";
+    EXPECT_TRUE(same_place(frame_view, quick));
+    EXPECT_EQ(frame_view.width, 48);
+    stop_deep_render_worker(worker);
+}
+
+TEST(DeepRenderWorker, StopsWhenItsOwnerUnwinds) {
+    EXPECT_THROW(
+        {
+            DeepRenderWorker worker;
+            start_deep_render_worker(worker);
+            request_deep_render(worker, deep_view(1600, 900, 200000), Precision::Auto, test_palette(), false);
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            throw std::runtime_error("the main loop failed");
+        },
+        std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ms
