@@ -90,6 +90,7 @@ TEST(WorkersStop, ExportJobStopsWhenItsOwnerUnwinds) {
         settings.path = path;
         settings.width = 1600;
         settings.height = 900;
+        settings.supersample = 4;  // 16 samples a pixel: still running after 50 ms on a 16-core host
         ms::start_export_job(job, busy_view(), test_palette(), settings);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         throw std::runtime_error("the main loop failed");
