@@ -8,6 +8,9 @@
 // with adler32_combine. A segment starts with an empty history window, which costs a fraction of
 // a percent of the file's size at these segment sizes.
 //
+// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default; zlib's
+// run-length strategy stays as the reference and fallback (PngDeflater::zlib).
+//
 // Filters: Paeth on every row (the cheapest choice is none: see png_filter_row for the
 // measurement), vectorised (png_filter.cpp), and zlib's run-length strategy (Z_RLE), about
 // twice as fast as level 4 with Z_FILTERED and within 0.2% of its size on our frames, below the
@@ -24,9 +27,15 @@ namespace ms {
 inline constexpr size_t kPngSegmentBytes = size_t(1) << 20;  // filtered bytes per deflate segment
 inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level changes nothing but speed
 
+// Which deflate encoder compresses the segments.
+enum class PngDeflater {
+    fast,  // png_deflate.h: run and pixel matches, one Huffman table per 32K symbols
+    zlib,  // zlib, Z_RLE: the reference (about half as fast, the same size within a percent)
+};
+
 class PngEncoder {
 public:
-    explicit PngEncoder(int width);
+    explicit PngEncoder(int width, PngDeflater deflater = PngDeflater::fast);
     // Filters and deflates `rows` rows of RGBA8 (width * 4 bytes each, alpha ignored) on every
     // core and appends the resulting bytes of the zlib stream to *out. The first call also
     // writes the zlib header. Memory: the rows' filtered bytes and their compressed copy.
@@ -39,6 +48,7 @@ public:
 
 private:
     int width_ = 0;
+    PngDeflater deflater_ = PngDeflater::fast;
     bool started_ = false;
     uint32_t adler_ = 1;
     std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
