@@ -39,6 +39,7 @@
 #include "app/explorer/soak.h"
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
+#include "render/ui/panel_palette.h"
 #include "compute/system/cuda_info.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/assets.h"
@@ -494,6 +495,9 @@ int run_explorer(int argc, char** argv) {
     view_panel.palettes = list_palettes();
     ExportDialogState export_dialog;
     ExportJob export_job;
+    PaletteEditorState palette_editor;  // the palette editor tab (render/ui/panel_palette.h)
+    palette_editor.open = panel_requested(options, "palette");
+    double last_frame_start_s = 0.0;    // for colour cycling's step
     VectorAddDemo vecadd;
     VecAddRunner vecadd_runner;  // the demo's measurements run on its thread
     apply_panel_options(options, &vecadd, &vecadd_runner);
@@ -502,7 +506,7 @@ int run_explorer(int argc, char** argv) {
     apply_cnn_panel_options(options, &cnn, &cnn_runner);
     WindowPlacement windowed;
     float column_width = 0.0f;  // the right column's, as the user left it (render/ui/panel_layout.h)
-    bool column_was_open[4] = {false, false, false, false};  // Performance, Vector add, CNN, Export
+    bool column_was_open[5] = {false, false, false, false, false};  // Performance, Vector add, CNN, Export, Palette
     DragBenchmark bench;
     bench.frames = options.bench_drag_frames;
     SoakTest soak;  // --soak (app/explorer/soak.h)
@@ -576,9 +580,10 @@ int run_explorer(int argc, char** argv) {
             view_panel.show_vector_add = vecadd.open;
             view_panel.show_cnn = cnn.open;
             view_panel.show_performance = perf.panels.open;
+            view_panel.show_palette_editor = palette_editor.open;
             // Whether the demos' work is running, as this frame's panels show it.
             const bool demos_busy = vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner);
-            const bool column_open = perf.panels.open || vecadd.open || cnn.open || export_dialog.open;
+            const bool column_open = perf.panels.open || vecadd.open || cnn.open || export_dialog.open || palette_editor.open;
             const PanelLayout layout = layout_panels({float(fb_width), float(fb_height), status_line_height(status, float(fb_width)),
                                                       view_panel.width, column_width, column_open});
             if (!options.no_ui) {
@@ -586,11 +591,12 @@ int run_explorer(int argc, char** argv) {
                 vecadd.open = view_panel.show_vector_add;
                 cnn.open = view_panel.show_cnn;
                 perf.panels.open = view_panel.show_performance;
+                palette_editor.open = view_panel.show_palette_editor;
                 // A panel just opened comes to the front of the column (the first, where several open at once).
-                bool* opened[4] = {&perf.panels.open, &vecadd.open, &cnn.open, &export_dialog.open};
-                bool* raise[4] = {&perf.panels.raise, &vecadd.raise, &cnn.raise, &export_dialog.raise};
+                bool* opened[5] = {&perf.panels.open, &vecadd.open, &cnn.open, &export_dialog.open, &palette_editor.open};
+                bool* raise[5] = {&perf.panels.raise, &vecadd.raise, &cnn.raise, &export_dialog.raise, &palette_editor.raise};
                 bool raised = false;
-                for (int i = 0; i < 4; ++i) {
+                for (int i = 0; i < 5; ++i) {
                     if (*opened[i] && !column_was_open[i] && !raised) raised = *raise[i] = true;
                     column_was_open[i] = *opened[i];
                 }
@@ -599,6 +605,7 @@ int run_explorer(int argc, char** argv) {
                 draw_vector_add_panel(vecadd, in_column);
                 draw_cnn_panel(cnn, in_column);
                 draw_export_dialog(export_dialog, in_column);
+                draw_palette_editor(palette_editor, in_column);
                 if (in_column) end_side_column();
             }
 
@@ -644,6 +651,10 @@ int run_explorer(int argc, char** argv) {
             // remembers where a gesture ended, the palette follows the view.
             if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
             if (nav.record_history || history.views.empty()) history_record(history, view);
+            const bool palette_changed = carry_out_palette_editor(
+                palette_editor, &view, &palette, &palette_name,
+                last_frame_start_s > 0.0 ? frame_start_s - last_frame_start_s : 0.0);
+            last_frame_start_s = frame_start_s;
             update_palette(&view, &palette_name, &palette, status);
 
             // Rendering
@@ -707,7 +718,7 @@ int run_explorer(int argc, char** argv) {
             // progress, or when an event comes.
             RedrawReasons reasons;
             reasons.events = input.event_count != events_seen || nav.view_changed || view_panel.view_edited ||
-                             view_panel.settings_edited;
+                             view_panel.settings_edited || palette_changed;
             // (A benchmark on the CPU path waits for each view like a user would, for its rows,
             // and takes its next step in the frame after the last rows came in.)
             reasons.continuous = settings.redraw_continuously || soak.frames > 0 ||
@@ -729,9 +740,10 @@ int run_explorer(int argc, char** argv) {
     }
 
     if (options.print_view)
-        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d\n", view.center_re.c_str(),
-                    view.center_im.c_str(), view.zoom.text().c_str(), (long long)view.max_iterations, view.width,
-                    view.height);
+        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d colouring=%s interior=%s\n",
+                    view.center_re.c_str(), view.center_im.c_str(), view.zoom.text().c_str(),
+                    (long long)view.max_iterations, view.width, view.height,
+                    colouring_methods_text(view.colouring).c_str(), interior_colour_name(view.colouring.interior));
 
     // Cleanup
     stop_export_job(export_job);

@@ -66,7 +66,10 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(CLI::Range(1, 4));
     app.add_option("--panel", o.panel,
                    "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
-                   "perf (timings, Compare, device)");
+                   "perf (timings, Compare, device), palette (the palette editor)");
+    app.add_option("--colouring", o.colouring,
+                   "colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated");
+    app.add_option("--interior", o.interior, "interior colouring: flat or period");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
@@ -160,7 +163,11 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     }
     for (const std::string& name : split_commas(o.panel))
         if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
-            return "--panel takes panel names separated by commas (vecadd, cnn, perf), not '" + name + "'";
+            return "--panel takes panel names separated by commas (vecadd, cnn, perf, palette), not '" + name + "'";
+    if (std::string problem = parse_colouring_methods(o.colouring, &view->colouring); !problem.empty())
+        return "--colouring: " + problem;
+    if (std::string problem = parse_interior_colour(o.interior, &view->colouring.interior); !problem.empty())
+        return "--interior: " + problem;
     for (const std::string& backend : split_commas(o.cnn_classify_all))
         if (backend != "cpu" && backend != "cuda")
             return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";

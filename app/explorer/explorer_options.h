@@ -40,7 +40,9 @@ struct ExplorerOptions {
     std::string export_path;
     std::string export_size;         // empty: --size
     int supersample = 0;             // 0: not given (1); only with --export
-    std::string panel;               // --panel=vecadd,cnn,perf: open these panels at start
+    std::string panel;               // --panel=vecadd,cnn,perf,palette: open these panels at start
+    std::string colouring = "smooth";  // --colouring (compute/fractal/colouring.h), as `render` takes it
+    std::string interior = "flat";     // --interior
     std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
     std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
     bool cnn_sweep = false;          // measure the batch sizes at start
@@ -51,7 +53,7 @@ struct ExplorerOptions {
 };
 
 // The panels --panel can open (comma-separated): the demos and the Performance window.
-inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf"};
+inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf", "palette"};
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence

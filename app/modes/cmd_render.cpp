@@ -26,6 +26,7 @@
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
+#include "compute/fractal/colouring_render.h"
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view_record.h"
@@ -186,6 +187,10 @@ int render_request(const RenderRequest& request) {
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
+    if (is_deep(precision) && !colouring_is_plain(view.colouring))
+        return bad_input("the " + colouring_methods_text(view.colouring) + " colouring (interior " +
+                         interior_colour_name(view.colouring.interior) +
+                         ") is not available on the deep-zoom path yet: use --colouring=smooth --interior=flat there");
     if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
     if (!samples.zoom.fits_double() || !(pixel_step(samples) > 0.0))
         return bad_input("the direct " + std::string(precision_name(precision)) + " kernels cannot reach zoom " +
@@ -219,6 +224,20 @@ int render_request(const RenderRequest& request) {
         band_rows = int(std::clamp(budget / sample_row_bytes, 1.0, double(view.height)));
     }
     band_rows = std::min(band_rows, view.height);
+    // Histogram equalisation ranks a pixel among the whole frame's, and slopes look at the
+    // neighbouring rows: both colour the image as one frame.
+    const bool whole_frame = view.colouring.base == ColourBase::Histogram || view.colouring.slopes;
+    if (whole_frame && band_rows < view.height) {
+        if (request.band_rows > 0)
+            return bad_input("the " + colouring_methods_text(view.colouring) +
+                             " colouring looks at the whole image, so it cannot be rendered in bands (--band-rows)");
+        if (sample_row_bytes * view.height > usable / 2)
+            return bad_input("the " + colouring_methods_text(view.colouring) + " colouring of a " +
+                             std::to_string(view.width) + "x" + std::to_string(view.height) +
+                             " image needs it in memory as one frame (" +
+                             describe_mib(sample_row_bytes * view.height) + "), more than there is room for here");
+        band_rows = view.height;
+    }
     const double needed = sample_row_bytes * band_rows + kernel_bytes + (stream_png ? 0.0 : image_bytes * 3);
     if (needed > usable)
         return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
@@ -302,9 +321,22 @@ int render_request(const RenderRequest& request) {
             progress.update(double(band) / bands, bands > 1 ? step : std::string());
             uint8_t* const band_rgba = direct && !stream_png ? image.data() + size_t(y0) * view.width * 4 : rgba.data();
             FrameStats stats;
-            if (cuda) {
+            if (cuda && !colouring_is_plain(view.colouring)) {
+                stats = render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0 / k,
+                                                     band_rgba, mu.empty() ? nullptr : mu.data());
+            } else if (cuda) {
                 stats = mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba,
                                                 mu.empty() ? nullptr : mu.data());
+            } else if (!colouring_is_plain(view.colouring)) {
+                // The colouring layers: their kernels, then the colour pass (timed within).
+                CpuRenderControl control;
+                control.progress = [&](int done, int all) {
+                    progress.update((band + double(done) / all) / bands, bands > 1 ? step : std::string());
+                };
+                const auto colour_start = std::chrono::steady_clock::now();
+                stats = render_coloured_cpu(samples, precision, request.shortcuts, table, rect, 1.0 / k, mu.data(),
+                                            band_rgba, control);
+                colour_ms += since(colour_start) - stats.compute_ms;
             } else {
                 CpuRenderControl control;
                 control.progress = [&](int done, int all) {
@@ -356,6 +388,9 @@ int render_request(const RenderRequest& request) {
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
     std::printf("  %lld iterations  palette %s%s\n", (long long)view.max_iterations, view.palette.c_str(),
                 request.shortcuts.cardioid_bulb || request.shortcuts.periodicity ? "" : "  no shortcuts");
+    if (!colouring_is_plain(view.colouring))
+        std::printf("colouring  %s  interior %s\n", colouring_methods_text(view.colouring).c_str(),
+                    interior_colour_name(view.colouring.interior));
     std::printf("precision  %s\n", precision_name(precision));
     std::printf("time       %.1f ms computing, %.1f ms colouring, %.1f ms writing, %.1f ms in all\n", total.compute_ms,
                 colour_ms, write_ms, wall_ms);
@@ -377,6 +412,8 @@ int run_render_command(int argc, char** argv) {
     std::string zoom = View{}.zoom.text();
     bool no_shortcuts = false;
     std::string precision = "auto";
+    std::string colouring = "smooth", interior = "flat";
+    Colouring& colour = request.view.colouring;
     app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
         ->capture_default_str();
     app.add_option("--zoom", zoom, "Zoom: half the image height spans 2/zoom; any depth (4.00000000000E533)")
@@ -398,6 +435,20 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--palette-file", request.palette_file, "A palette file anywhere (the format of assets/palettes/*.txt)");
     app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
     app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
+    app.add_option("--colouring", colouring,
+                   "Colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated, e.g. "
+                   "histogram,de,slope")
+        ->capture_default_str();
+    app.add_option("--interior", interior, "Interior colouring: flat (the palette's interior colour) or period")
+        ->capture_default_str();
+    app.add_option("--stripe-density", colour.stripe_density, "Stripe base: stripes per turn of arg z (1-64)")
+        ->capture_default_str();
+    app.add_option("--de-band", colour.de_band_px, "de layer: width of the dark band along the boundary, in pixels")
+        ->capture_default_str();
+    app.add_option("--slope-angle", colour.slope_angle_deg, "slope layer: light direction in degrees, counterclockwise from the right")
+        ->capture_default_str();
+    app.add_option("--slope-strength", colour.slope_strength, "slope layer: relief height (0 is flat)")
+        ->capture_default_str();
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
@@ -431,6 +482,9 @@ int run_render_command(int argc, char** argv) {
         if (std::string problem = ViewZoom::parse(zoom, &request.view.zoom); !problem.empty()) return bad_input(problem);
     }
     if (std::string problem = parse_size(size, &request.view); !problem.empty()) return bad_input(problem);
+    if (std::string problem = parse_colouring_methods(colouring, &colour); !problem.empty()) return bad_input(problem);
+    if (std::string problem = parse_interior_colour(interior, &colour.interior); !problem.empty())
+        return bad_input(problem);
     // Iterations are fixed unless asked for: a render reproduces exactly what its command line
     // says. --iter=auto follows the window's rule (render/frame/view_math.h), at any depth.
     if (iterations == "auto") {

@@ -6,6 +6,7 @@
 
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_math.h"
+#include "compute/fractal/orbit_features.h"
 
 namespace ms {
 
@@ -16,12 +17,28 @@ int mandelbrot_escape_count(float mu) {
 
 namespace {
 
+// Where the features variant writes one pixel's orbit features (orbit_features.h).
+struct PixelFeatures {
+    int stripe_density = 1;
+    double pixel_step = 1.0;
+    float* distance = nullptr;
+    float* stripe = nullptr;
+    float* period = nullptr;
+};
+
 // Iterates one point; returns mu (or kInteriorMu) and adds the iterations it ran to *iterations.
-template <typename T>
+// kFeatures (orbit_features.h's kFeature* bits) adds the colouring's orbit sums; with 0 the
+// accumulator's calls compile to nothing.
+template <typename T, unsigned kFeatures = 0>
 float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
-                    uint64_t* iterations) {
-    if (shortcuts.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci)))
+                    uint64_t* iterations, const PixelFeatures& f = {}) {
+    OrbitAccumulator<T, kFeatures> orbit;
+    orbit.stripe_density = f.stripe_density;
+    if (shortcuts.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+        if constexpr (kFeatures != 0)
+            finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), f.distance, f.stripe, f.period);
         return kInteriorMu;
+    }
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     T zr = 0, zi = 0;
     // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
@@ -32,18 +49,24 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
     const int interval = periodicity_interval(max_iterations);
     int next_save = next_periodicity_save(0, interval);
     for (int k = 1; k <= max_iterations; ++k) {
+        if constexpr (kFeatures != 0) orbit.before_step(zr, zi);
         T new_zr = zr * zr - zi * zi + cr;
         T new_zi = T(2) * zr * zi + ci;
         zr = new_zr;
         zi = new_zi;
         T norm = zr * zr + zi * zi;
+        if constexpr (kFeatures != 0) orbit.after_step(zr, zi, norm);
         if (norm > bailout_squared) {
             *iterations += uint64_t(k);
+            if constexpr (kFeatures != 0)
+                finish_escaped(orbit, k, double(zr), double(zi), double(norm), f.pixel_step, f.distance, f.stripe,
+                               f.period);
             return smooth_mu(k, double(norm));
         }
         if (shortcuts.periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
+                if constexpr (kFeatures != 0) finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
                 return kInteriorMu;
             }
             if (k == next_save) {
@@ -54,6 +77,7 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
         }
     }
     *iterations += uint64_t(max_iterations);
+    if constexpr (kFeatures != 0) finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
     return kInteriorMu;
 }
 
@@ -73,7 +97,61 @@ void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect re
     }
 }
 
+// The features variant, one pixel after another.
+template <typename T, unsigned kFeatures>
+void render_features_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
+                               const OrbitFeatureOutputs& out, FrameStats* stats) {
+    const PixelGrid grid = make_pixel_grid(view);
+    const int max_iterations = direct_iterations(view);
+    PixelFeatures f;
+    f.stripe_density = view.colouring.stripe_density;
+    f.pixel_step = grid.step;
+    for (int y = 0; y < rect.height; ++y) {
+        for (int x = 0; x < rect.width; ++x) {
+            const size_t i = size_t(y) * rect.width + x;
+            f.distance = out.distance ? out.distance + i : nullptr;
+            f.stripe = out.stripe ? out.stripe + i : nullptr;
+            f.period = out.period ? out.period + i : nullptr;
+            T cr = T(grid.re(rect.x + x));
+            T ci = T(grid.im(rect.y + y));
+            float mu = iterate_point<T, kFeatures>(cr, ci, max_iterations, shortcuts, &stats->iterations, f);
+            if (mu >= 0.0f) ++stats->escaped_pixels;
+            mu_out[i] = mu;
+        }
+    }
+}
+
+template <typename T>
+void render_features_reference_any(unsigned features, const View& view, const Shortcuts& shortcuts, PixelRect rect,
+                                   float* mu_out, const OrbitFeatureOutputs& out, FrameStats* stats) {
+    switch (features) {
+        case 1: return render_features_reference<T, 1>(view, shortcuts, rect, mu_out, out, stats);
+        case 2: return render_features_reference<T, 2>(view, shortcuts, rect, mu_out, out, stats);
+        case 3: return render_features_reference<T, 3>(view, shortcuts, rect, mu_out, out, stats);
+        case 4: return render_features_reference<T, 4>(view, shortcuts, rect, mu_out, out, stats);
+        case 5: return render_features_reference<T, 5>(view, shortcuts, rect, mu_out, out, stats);
+        case 6: return render_features_reference<T, 6>(view, shortcuts, rect, mu_out, out, stats);
+        case 7: return render_features_reference<T, 7>(view, shortcuts, rect, mu_out, out, stats);
+        default: return render_reference<T>(view, shortcuts, rect, mu_out, stats);
+    }
+}
+
 }  // namespace
+
+FrameStats mandelbrot_features_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                             PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs) {
+    rect = resolve_rect(view, rect);
+    FrameStats stats;
+    stats.precision = resolve_precision(view, precision);
+    auto start = std::chrono::steady_clock::now();
+    const unsigned features = requested_features(outputs);
+    if (stats.precision == Precision::Fp32)
+        render_features_reference_any<float>(features, view, shortcuts, rect, mu_out, outputs, &stats);
+    else
+        render_features_reference_any<double>(features, view, shortcuts, rect, mu_out, outputs, &stats);
+    stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return stats;
+}
 
 FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
                                     const Shortcuts& shortcuts, PixelRect rect, float* mu_out) {

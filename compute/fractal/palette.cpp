@@ -3,6 +3,7 @@
 #include "compute/fractal/palette.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <cmath>
 #include <fstream>
@@ -55,6 +56,8 @@ Palette parse_palette(std::istream& in, const std::string& source, const std::st
         palette.stops.push_back({position, uint8_t(r), uint8_t(g), uint8_t(b)});
     }
     if (palette.stops.empty()) throw std::runtime_error(source + ": the palette has no colour stops");
+    if (palette.stops.size() < 2)
+        throw std::runtime_error(source + ": the palette has only one colour stop (a gradient needs at least two)");
     std::stable_sort(palette.stops.begin(), palette.stops.end(),
                      [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
     return palette;
@@ -138,6 +141,79 @@ void colorize_reference(const float* mu, int64_t count, const PaletteTable& pale
         if (mu[i] >= 0.0f) c = palette_lookup(palette.rgba.data(), double(mu[i]) * scale + offset);
         std::memcpy(rgba_out + 4 * i, &c, 4);
     }
+}
+
+std::string format_palette(const Palette& palette) {
+    std::string text = "# " + palette.name + " (written by Mandelscope's palette editor)\n";
+    char line[96];
+    std::snprintf(line, sizeof line, "interior %d %d %d\n", palette.interior_r, palette.interior_g, palette.interior_b);
+    text += line;
+    for (const PaletteStop& stop : palette.stops) {
+        // 17 significant digits: the position reads back as the same double.
+        std::snprintf(line, sizeof line, "%.17g %d %d %d\n", stop.position, stop.r, stop.g, stop.b);
+        text += line;
+    }
+    return text;
+}
+
+void save_palette_file(const std::filesystem::path& path, const Palette& palette) {
+    const std::filesystem::path temporary = path.string() + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << format_palette(palette);
+        out.close();
+        if (!out) {
+            std::error_code ignored;
+            std::filesystem::remove(temporary, ignored);
+            throw std::runtime_error("cannot write palette file " + path.string());
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::filesystem::remove(temporary, ec);
+        throw std::runtime_error("cannot write palette file " + path.string());
+    }
+}
+
+Palette palette_from_kfr_colors(const std::string& kfr_text, const std::string& source) {
+    std::istringstream in(kfr_text);
+    std::string line, colours;
+    bool found = false;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.rfind("Colors:", 0) == 0) {
+            colours = line.substr(7);
+            found = true;
+            break;
+        }
+    }
+    if (!found) throw std::runtime_error(source + " has no 'Colors:' line");
+    std::vector<int> values;
+    std::istringstream fields(colours);
+    std::string field;
+    while (std::getline(fields, field, ',')) {
+        const size_t a = field.find_first_not_of(" \t"), b = field.find_last_not_of(" \t");
+        if (a == std::string::npos) continue;  // KF ends the list with a comma
+        field = field.substr(a, b - a + 1);
+        if (field.size() > 3 || field.find_first_not_of("0123456789") != std::string::npos || std::stoi(field) > 255)
+            throw std::runtime_error(source + ": the Colors line holds '" + field.substr(0, 20) +
+                                     "', not a colour value from 0 to 255");
+        values.push_back(std::stoi(field));
+    }
+    if (values.size() % 3 != 0)
+        throw std::runtime_error(source + ": the Colors line has " + std::to_string(values.size()) +
+                                 " values, not whole R,G,B triples");
+    const size_t n = values.size() / 3;
+    if (n < 2) throw std::runtime_error(source + ": the Colors line has fewer than two colours");
+    if (n > size_t(kPaletteMaxStops))
+        throw std::runtime_error(source + ": the Colors line has more than " + std::to_string(kPaletteMaxStops) + " colours");
+    Palette palette;
+    palette.name = std::filesystem::path(source).stem().string();
+    for (size_t i = 0; i < n; ++i)
+        palette.stops.push_back({double(i) / double(n), uint8_t(values[3 * i]), uint8_t(values[3 * i + 1]),
+                                 uint8_t(values[3 * i + 2])});
+    return palette;
 }
 
 Palette builtin_grey_palette() {

@@ -3,7 +3,7 @@
 // File format (plain text, one stop per line, '#' starts a comment):
 //     interior R G B          colour of interior pixels (optional, default 0 0 0)
 //     POSITION R G B          a gradient stop: POSITION in [0, 1), R G B in 0..255
-// Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
+// At least two stops. Stops are sorted by position; the gradient wraps from the last stop to the first, so it is
 // cyclic. A palette is sampled into a PaletteTable of kPaletteTableSize RGBA8 entries, which
 // both the CPU and the CUDA colouring index with linear interpolation.
 #pragma once
@@ -48,6 +48,17 @@ bool palette_name_is_plain(const std::string& name);
 std::string palette_name_problem(const std::string& name);  // the sentence for a name that is not plain
 std::vector<std::string> list_palettes();                  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
+// The palette in the file format above (what parse_palette reads back, stop for stop).
+std::string format_palette(const Palette& palette);
+// Writes format_palette() through a temporary file and a rename (no partial file); throws
+// std::runtime_error with a sentence naming the file.
+void save_palette_file(const std::filesystem::path& path, const Palette& palette);
+// The gradient of a Kalles Fraktaler location file's "Colors:" line: R,G,B triples (0..255,
+// comma-separated, as KF writes them) as equally spaced stops of one cycle. `kfr_text` is the
+// whole file; throws std::runtime_error with a sentence naming `source` when there is no
+// Colors line, a value is not a whole number in 0..255, the count is not a multiple of three,
+// or fewer than two colours remain.
+Palette palette_from_kfr_colors(const std::string& kfr_text, const std::string& source);
 // A grey gradient built into the program, for a window whose palette file cannot be opened:
 // it keeps drawing (and says why) instead of closing.
 Palette builtin_grey_palette();

@@ -217,6 +217,7 @@ std::string validate_view(const View& view) {
                    std::to_string(kDeepCenterMaxChars);
     if (!std::isfinite(view.palette_offset) || !std::isfinite(view.palette_density))
         return "the palette offset and density must be finite numbers";
+    if (std::string problem = validate_colouring(view.colouring); !problem.empty()) return problem;
     try {
         center_re_value(view);
         center_im_value(view);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compute/fractal/colouring.h"
 #include "compute/fractal/deep/deep_location.h"
 
 namespace ms {
@@ -79,6 +80,7 @@ struct View {
     std::string palette = "classic";  // a file name (without .txt) in assets/palettes/
     double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
     double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
+    Colouring colouring;              // methods and layers beyond the plain palette (colouring.h)
 };
 
 // A sub-rectangle of a view's pixel grid: tiles of a large export, or rows of a progressive

@@ -43,6 +43,10 @@ std::string view_to_json(const ViewRecord& record) {
     j["density"] = v.palette_density;
     j["precision"] = precision_name(record.precision);
     j["supersample"] = record.supersample;
+    const Colouring& c = v.colouring;
+    j["colouring"] = {{"methods", colouring_methods_text(c)},         {"stripe_density", c.stripe_density},
+                      {"de_band_px", c.de_band_px},                   {"slope_angle_deg", c.slope_angle_deg},
+                      {"slope_strength", c.slope_strength},           {"interior", interior_colour_name(c.interior)}};
     return j.dump();
 }
 
@@ -91,6 +95,23 @@ std::string json_string(const nlohmann::json& j, const char* key) {
     return v.get<std::string>();
 }
 
+// The "colouring" object (absent in files written before it existed: today's default).
+Colouring colouring_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) throw std::runtime_error("'colouring' is not an object");
+    for (const char* key : {"methods", "stripe_density", "de_band_px", "slope_angle_deg", "slope_strength", "interior"})
+        if (!j.contains(key)) throw std::runtime_error(std::string("'colouring.") + key + "' is missing");
+    Colouring c;
+    if (std::string problem = parse_colouring_methods(json_string(j, "methods"), &c); !problem.empty())
+        throw std::runtime_error(problem);
+    c.stripe_density = int(json_int(j, "stripe_density", 1, kMaxStripeDensity));
+    c.de_band_px = json_double(j, "de_band_px");
+    c.slope_angle_deg = json_double(j, "slope_angle_deg");
+    c.slope_strength = json_double(j, "slope_strength");
+    if (std::string problem = parse_interior_colour(json_string(j, "interior"), &c.interior); !problem.empty())
+        throw std::runtime_error(problem);
+    return c;
+}
+
 }  // namespace
 
 ViewRecord view_from_json(const std::string& json) {
@@ -116,6 +137,7 @@ ViewRecord view_from_json(const std::string& json) {
         v.palette_density = json_double(j, "density");
         record.precision = precision_named(json_string(j, "precision"));
         record.supersample = j.contains("supersample") ? int(json_int(j, "supersample", 1, 4)) : 1;
+        if (j.contains("colouring")) v.colouring = colouring_from_json(j.at("colouring"));
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("the view metadata is malformed (") + e.what() + ")");
     }

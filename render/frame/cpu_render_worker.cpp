@@ -1,6 +1,8 @@
 // cpu_render_worker.cpp: progressive CPU rendering on a worker thread (see the header).
 #include "render/frame/cpu_render_worker.h"
 
+#include "compute/fractal/colouring_render.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -31,6 +33,44 @@ View coarse_view(const View& view, int block) {
     coarse.center_re = moved.center_re;
     coarse.center_im = moved.center_im;
     return coarse;
+}
+
+// A frame with colouring layers (compute/fractal/colouring.h): histogram and slopes look at the
+// whole frame, so it is computed whole (progress shown) and published at once.
+bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
+                           uint64_t id) {
+    const auto start = std::chrono::steady_clock::now();
+    const Precision precision = resolve_precision(view, requested);
+    CpuRenderControl control;
+    control.cancel = &w.cancel;
+    control.progress = [&](int done, int) {
+        std::lock_guard lock(w.mutex);
+        if (w.frame_id == id) w.rows_done = done;
+    };
+    const size_t pixels = size_t(view.width) * view.height;
+    std::vector<float> mu(pixels);
+    std::vector<uint8_t> rgba(pixels * 4);
+    const FrameStats stats =
+        render_coloured_cpu(view, precision, Shortcuts{}, palette, full_rect(view), 1.0, mu.data(), rgba.data(), control);
+    if (stats.cancelled || w.cancel) return false;
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.frame_id = id;
+        w.frame_view = view;
+        w.rgba = std::move(rgba);
+        w.dirty_begin = 0;
+        w.dirty_end = view.height;
+        w.rows_done = view.height;
+        w.complete = true;
+        w.precision_used = precision;
+        w.iterations = stats.iterations;
+        w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        w.full_pass_ms = stats.compute_ms;
+        w.last_ms_per_pixel = w.compute_ms / std::max(1.0, double(pixels));
+    }
+    if (w.on_news) w.on_news();
+    return true;
 }
 
 // Renders one request; returns false when cancelled.
@@ -135,7 +175,10 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
 void worker_main(CpuRenderWorker* w) {
     serve_worker_requests(
         *w, [](const WorkerRequest&) {},
-        [w](const WorkerRequest& r) { render_progressively(*w, r.view, r.precision, r.palette, r.id); });
+        [w](const WorkerRequest& r) {
+            if (colouring_is_plain(r.view.colouring)) render_progressively(*w, r.view, r.precision, r.palette, r.id);
+            else render_coloured_whole(*w, r.view, r.precision, r.palette, r.id);
+        });
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 
+#include "compute/fractal/colouring_render.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "render/frame/png_stream.h"
@@ -44,7 +45,19 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // Rows per strip: as many output rows as fit kExportStripSamples samples, and at most a
     // hundredth of the image, so the progress bar moves and Cancel answers quickly.
     const long samples_per_row = long(samples.width) * ss;
-    const int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
+    int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
+    // Histogram and slopes colour the image as one frame (compute/fractal/colouring_render.h):
+    // one strip, where its samples fit (12 bytes each, with the features).
+    const bool plain = colouring_is_plain(view.colouring);
+    if (view.colouring.base == ColourBase::Histogram || view.colouring.slopes) {
+        if (double(samples.width) * samples.height > double(kExportWholeFrameSamples)) {
+            result.message = "the " + colouring_methods_text(view.colouring) + " colouring looks at the whole image, "
+                             "which must fit in one frame of " + std::to_string(kExportWholeFrameSamples / 1000000) +
+                             " million samples: choose a smaller size or less supersampling";
+            return result;
+        }
+        strip_rows = s.height;
+    }
     std::vector<float> mu;
     std::vector<uint8_t> sample_rgba(size_t(samples_per_row) * strip_rows * 4);
     bool use_cuda = s.backend == Backend::Cuda && cuda_available(nullptr);
@@ -56,6 +69,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // one reference, one BLA table), 0..90% of the progress; the strips below then only filter
     // and write it.
     const bool deep = is_deep(resolve_precision(samples, s.precision));
+    if (deep && !plain) cuda_note += " (past FP64 the colouring layers are not available yet: coloured smooth)";
     std::vector<uint8_t> deep_rgba;
     if (deep) {
         DeepRenderOptions options;
@@ -94,7 +108,11 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         }
         if (use_cuda) {
             try {
-                mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
+                if (plain)
+                    mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
+                else
+                    render_coloured_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, 1.0 / ss,
+                                                 sample_rgba.data(), nullptr);
                 return true;
             } catch (const std::exception& e) {
                 use_cuda = false;  // carry on with the CPU, and say so at the end
@@ -102,6 +120,11 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
             }
         }
         mu.resize(size_t(rect.width) * rect.height);
+        if (!plain) {
+            const FrameStats stats = render_coloured_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{},
+                                                         palette, rect, 1.0 / ss, mu.data(), sample_rgba.data(), control);
+            return !stats.cancelled && !(cancel && *cancel);
+        }
         // The precision the whole sample grid needs, not what a strip alone would pick.
         mandelbrot_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
         if (cancel && *cancel) return false;

@@ -21,6 +21,9 @@ namespace ms {
 
 inline constexpr int kMaxExportSide = 65536;          // pixels; 16384 is the promise
 inline constexpr long kExportStripSamples = 1L << 23;  // 8M samples: 32 MB of mu + 32 MB RGBA
+// The most samples a whole-frame colouring (histogram, slopes) exports: 64M samples (8192 x 8192),
+// about 1 GiB of smooth values, features and colours.
+inline constexpr long kExportWholeFrameSamples = 1L << 26;
 
 struct ExportSettings {
     std::filesystem::path path;

@@ -2,6 +2,8 @@
 // (see frame_renderer.h).
 #include "render/frame/frame_renderer.h"
 
+#include "compute/fractal/colouring_render.h"
+
 #include <chrono>
 #include <stdexcept>
 
@@ -48,7 +50,8 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
     double map_ms = ms_since(t0);
     FrameStats stats;
     try {
-        stats = mandelbrot_cuda(view, precision, Shortcuts{}, palette, full_rect(view), device_rgba, nullptr);
+        // (A plain colouring goes straight to mandelbrot_cuda; layers add their passes.)
+        stats = render_coloured_cuda(view, precision, Shortcuts{}, palette, full_rect(view), 1.0, device_rgba, nullptr);
     } catch (...) {
         try { cuda_unmap_gl_buffer(r.cuda_buffer); } catch (...) {}
         throw;
@@ -67,8 +70,8 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
 
 void render_copy(FrameRenderer& r, const View& view, Precision precision, const PaletteTable& palette) {
     r.host_rgba.resize(size_t(view.width) * view.height * 4);
-    FrameStats stats = mandelbrot_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view),
-                                               r.host_rgba.data(), nullptr);
+    FrameStats stats = render_coloured_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view), 1.0,
+                                                    r.host_rgba.data(), nullptr);
     auto t0 = Clock::now();
     upload_frame_rows(r.texture, r.host_rgba.data(), 0, view.height);
     r.timings.upload_ms = ms_since(t0);

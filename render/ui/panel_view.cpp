@@ -109,6 +109,42 @@ void draw_colours(ViewPanelState& s) {
     help_marker("Palette cycles per 100 iterations of the smooth count.");
 }
 
+// The colouring layers (compute/fractal/colouring.h): a base, the DE and slope layers, the
+// interior. Every change applies at once (a view edit).
+void draw_colouring(ViewPanelState& s) {
+    // Open at first where the view starts with layers (--colouring, a PNG), so they show.
+    if (!colouring_is_plain(s.view.colouring)) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (!ImGui::CollapsingHeader("Colouring")) return;
+    Colouring& c = s.view.colouring;
+    const Colouring before = c;
+    const char* bases[] = {"smooth", "histogram", "stripe"};
+    int base = int(c.base);
+    if (ImGui::Combo("base", &base, bases, 3)) c.base = ColourBase(base);
+    help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "
+                "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
+                "arg z along the orbit (Haerkoenen).");
+    if (c.base == ColourBase::Stripe) ImGui::SliderInt("stripe density", &c.stripe_density, 1, kMaxStripeDensity);
+    ImGui::Checkbox("distance estimation", &c.distance_estimation);
+    help_marker("Darkens a band along the boundary by the exterior distance estimate, so filaments show at any zoom.");
+    if (c.distance_estimation) {
+        float band = float(c.de_band_px);
+        if (ImGui::SliderFloat("band (px)", &band, 0.25f, 32.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) c.de_band_px = band;
+    }
+    ImGui::Checkbox("slopes", &c.slopes);
+    help_marker("Lights the smooth count as a relief (Kalles Fraktaler's Slopes).");
+    if (c.slopes) {
+        float angle = float(c.slope_angle_deg), strength = float(c.slope_strength);
+        if (ImGui::SliderFloat("light angle", &angle, -180.0f, 180.0f, "%.0f deg")) c.slope_angle_deg = angle;
+        if (ImGui::SliderFloat("strength", &strength, 0.0f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic))
+            c.slope_strength = strength;
+    }
+    const char* interiors[] = {"flat", "period"};
+    int interior = int(c.interior);
+    if (ImGui::Combo("interior", &interior, interiors, 2)) c.interior = InteriorColour(interior);
+    help_marker("flat: the palette's interior colour. period: a colour per period of the settled orbit.");
+    if (!(c == before)) s.view_edited = true;
+}
+
 void draw_backend(ViewPanelState& s) {
     ImGui::TextUnformatted("Backend");
     ImGui::SameLine();
@@ -224,6 +260,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     if (ImGui::Checkbox("auto", &s.settings.auto_iterations)) s.settings_edited = true;
 
     draw_colours(s);
+    draw_colouring(s);
     ImGui::Separator();
     draw_backend(s);
     if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
@@ -253,6 +290,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::Checkbox("Performance: timings, CPU vs GPU", &s.show_performance);
     ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
     ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
+    ImGui::Checkbox("Palette editor", &s.show_palette_editor);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
                        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "

@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ms::ViewRecord again = ms::view_from_json(ms::view_to_json(record));
     if (again.view.center_re != record.view.center_re || again.view.center_im != record.view.center_im ||
         again.view.zoom != record.view.zoom || again.view.max_iterations != record.view.max_iterations ||
-        again.view.palette != record.view.palette || again.supersample != record.supersample)
+        again.view.palette != record.view.palette || again.supersample != record.supersample ||
+        !(again.view.colouring == record.view.colouring))
         std::abort();
     return 0;
 }

@@ -26,6 +26,19 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
     echo "=== memcheck, racecheck: deep zoom (double and FloatExp deltas, BLA on and off)"
     timeout 300 $SAN --tool memcheck ./test_deep_cuda --gtest_filter='*1e20*:*WithoutBla*:*FloatExp*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
     timeout 300 $SAN --tool racecheck ./test_deep_cuda --gtest_filter='*1e20*' 2>&1 | grep -E "RACECHECK SUMMARY|PASSED|FAILED"
+    echo "=== memcheck, racecheck: deep zoom through render, the window's deep worker and Compare (issue 13)"
+    timeout 200 $SAN --tool memcheck ./mandelscope render --location=assets/locations/e533.kfr --iter=5000 --size=64x36 --backend=cuda -o /tmp/san1.png 2>&1 | grep -E "ERROR SUMMARY"
+    timeout 200 $SAN --tool memcheck ./mandelscope render --location=assets/locations/e50.kfr --iter=20000 --size=64x36 --backend=cuda --precision=deep-floatexp -o /tmp/san2.png 2>&1 | grep -E "ERROR SUMMARY"
+    timeout 200 $SAN --tool racecheck ./mandelscope render --location=assets/locations/e50.kfr --iter=20000 --size=64x36 --backend=cuda -o /tmp/san3.png 2>&1 | grep -E "RACECHECK SUMMARY"
+    timeout 200 $SAN --tool memcheck ./test_render_deep_worker 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+    timeout 200 $SAN --tool memcheck ./test_render_compare_worker --gtest_filter='*Deep*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+    echo "=== memcheck, racecheck: formulas and colouring kernels (issue 14)"
+    for t in ./test_formulas_cuda ./test_colouring_cuda; do
+        [ -x "$t" ] || continue
+        for tool in memcheck racecheck initcheck synccheck; do
+            echo "$t $tool: $(timeout 240 $SAN --tool $tool $t 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" | tr '\n' ' ')"
+        done
+    done
     echo "=== memcheck: vecadd, cnn, compare worker"
     timeout 100 $SAN --tool memcheck ./mandelscope vecadd --sizes=400,100000 2>&1 | grep -E "ERROR SUMMARY"
     timeout 200 $SAN --tool memcheck ./mandelscope cnn eval --backend=all --limit=300 --batch=64 2>&1 | grep -E "ERROR SUMMARY|accuracy"

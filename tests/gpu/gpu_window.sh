@@ -10,7 +10,7 @@ run() { timeout 150 "$@"; echo "[exit $?]"; }
 {
     for t in window_*.sh; do
         [ "$t" = window_soak.sh ] && continue  # run below, at full length with interop
-        echo "=== $t"; timeout 200 bash "$t" "$PWD/$M" > "/tmp/$t.log" 2>&1; echo "exit $?"; tail -n 3 "/tmp/$t.log"
+        echo "=== $t"; DEEP_BACKEND=cuda timeout 200 bash "$t" "$PWD/$M" > "/tmp/$t.log" 2>&1; echo "exit $?"; tail -n 3 "/tmp/$t.log"
     done
 } > "$O/window_tests.log" 2>&1
 # The soak at the full length, on CUDA with interop (resident and GPU memory figures).
@@ -23,6 +23,11 @@ echo "soak exit $?" >> "$O/soak.log"
     echo "=== drag, 1920x1080, vsync off (no panels; then with the Performance window and Compare)"
     run $M --backend=cuda --no-ui --size=1920x1080 --vsync=off --bench-drag=600
     run $M --backend=cuda --size=1920x1080 --vsync=off --panel=perf --compare --bench-drag=600
+    echo "=== deep zoom: drag at 1920x1080 on the deep-cuda path (1e50, 4e318, 4e533)"
+    for loc in e50 e319 e533; do
+        run $M --backend=cuda --no-ui --size=1920x1080 --vsync=off --open=assets/locations/$loc.kfr --bench-drag=60
+    done
+    run $M --backend=cuda --open=assets/locations/e533.kfr --size=1920x1080 --panel=perf --compare --frames=60 --screenshot=$O/deep_e533.png
     echo "=== panels"
     run $M --backend=cuda --size=1920x1080 --panel=perf --perf-tab=timings --compare --frames=120 --screenshot=$O/perf_timings.png
     run $M --backend=cuda --size=1920x1080 --panel=perf --perf-tab=device --frames=30 --screenshot=$O/perf_device.png

@@ -2,14 +2,17 @@
 // Everywhere: a newer request supersedes the job under way (its status is the newest one's, and
 // it finishes); cancel_compare stops it. Without a CUDA device the job ends with the reason
 // (it never hangs, never claims a speedup). With one: the CPU and CUDA frames of a real view
-// agree and both times are measured.
+// agree and both times are measured. Past FP64 it compares the deep paths (deep_cuda against
+// deep_cpu).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
 
+#include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/mandelbrot.h"
+#include "compute/io/assets.h"
 #include "compute/fractal/palette.h"
 #include "render/perf/compare_worker.h"
 
@@ -116,6 +119,46 @@ TEST(CompareWorker, CudaAndTheCpuAgreeOnARealView) {
         EXPECT_GT(status.cuda_iterations, 0u);
         std::printf("%s: cpu %.2f ms, cuda %.3f ms, %.4f%% agree\n", ms::precision_name(precision), status.cpu_ms,
                     status.cuda_ms, 100.0 * status.agreement);
+    }
+    ms::stop_compare_worker(worker);
+}
+
+// Past FP64 the job compares the deep paths: the 1E1000 location (FloatExp deltas) and 1e50
+// (double deltas) on deep_cuda against deep_cpu; without CUDA it ends with the reason.
+ms::View deep_view(const char* name, int64_t iterations) {
+    ms::DeepLocation location;
+    EXPECT_EQ(ms::read_kfr((ms::find_data_dir("assets") / "locations" / name).string(), &location), "");
+    ms::View view;
+    view.center_re = location.center_re;
+    view.center_im = location.center_im;
+    view.zoom = ms::ViewZoom::from_deep(location.zoom);
+    view.width = 96;
+    view.height = 54;
+    view.max_iterations = iterations;
+    return view;
+}
+
+TEST(CompareWorker, DeepViewsCompareTheDeepPaths) {
+    ms::CompareWorker worker;
+    ms::start_compare_worker(worker);
+    std::string why;
+    const bool cuda = ms::cuda_available(&why);
+    for (const ms::View& view : {deep_view("e1000.kfr", 32000), deep_view("e50.kfr", 20000)}) {
+        const uint64_t id = ms::request_compare(worker, view, ms::Precision::Auto, test_palette());
+        ms::CompareStatus status = wait_for(worker, id);
+        ASSERT_TRUE(status.finished);
+        EXPECT_TRUE(ms::is_deep(status.precision)) << ms::precision_name(status.precision);
+        if (!cuda) {
+            EXPECT_NE(status.error.find("CUDA failed"), std::string::npos) << status.error;
+            EXPECT_FALSE(status.cpu_done);
+            continue;
+        }
+        EXPECT_TRUE(status.error.empty()) << status.error;
+        EXPECT_TRUE(status.cuda_done && status.cpu_done);
+        EXPECT_TRUE(status.agree) << status.disagreement;
+        EXPECT_EQ(status.cuda_iterations, status.cpu_iterations);  // the same loop, bit for bit
+        std::printf("%s: cpu %.2f ms, cuda %.3f ms, %.4f%% agree\n", ms::precision_name(status.precision),
+                    status.cpu_ms, status.cuda_ms, 100.0 * status.agreement);
     }
     ms::stop_compare_worker(worker);
 }

@@ -1,0 +1,465 @@
+// mandelbrot_cuda_features.cu: the colouring layers on CUDA (colouring_render.h,
+// orbit_features.h). Four parts, llm.c style:
+//   features kernels  mu plus the distance estimate, the stripe average and the period,
+//                     accumulated in the iteration loop: the persistent kernel (the default:
+//                     lanes refilled from a pixel counter as their pixels finish) and the
+//                     one-thread-per-pixel kernel running orbit_point_features(), kept as the
+//                     yardstick the tests compare the persistent one with.
+//                     kFeatures is a template parameter, so each colouring pays only for what it
+//                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
+//                     untouched.
+//   histogram kernel  one pass over mu: counts per bin (colouring.h's bins), atomics in shared
+//                     memory then one global add per bin and block; the CDF is made on the host
+//                     from the 128 KiB of counts and uploaded (histogram_cdf_from_counts).
+//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes.
+//   launchers         render_coloured_cuda: the smooth kernels (mandelbrot_cuda) when no orbit
+//                     feature is needed, else the features kernel; then the passes above.
+// Compiled with --fmad=false like the other Mandelbrot kernels (compute/CMakeLists.txt), so the
+// iteration rounds as the CPU's does and mu matches the CPU reference.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/colouring_math.h"
+#include "compute/fractal/colouring_render.h"
+#include "compute/fractal/orbit_features.h"
+#include "compute/system/cuda_check.h"
+
+namespace ms {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+struct FeatureParams {
+    PixelGrid grid;
+    int rect_x = 0, rect_y = 0, rect_width = 0, rect_height = 0;
+    int max_iterations = 0;
+    bool cardioid_bulb = true, periodicity = true;
+    int stripe_density = 1;
+    float* mu = nullptr;
+    float* distance = nullptr;
+    float* stripe = nullptr;
+    float* period = nullptr;
+    unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels
+};
+
+// Sums a value over the warp and adds it once per warp (the counters would otherwise take one
+// atomic per pixel).
+__device__ void add_per_warp(unsigned long long* counter, unsigned long long value) {
+    for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_down_sync(0xffffffffu, value, offset);
+    if ((threadIdx.x + threadIdx.y * blockDim.x) % 32 == 0 && value) atomicAdd(counter, value);
+}
+
+template <typename T, unsigned kFeatures>
+__global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool inside = x < p.rect_width && y < p.rect_height;
+    uint64_t iterations = 0;
+    bool escaped = false;
+    if (inside) {
+        const size_t i = size_t(y) * p.rect_width + x;
+        float scratch = 0.0f;
+        const float mu = orbit_point_features<T, kFeatures>(
+            T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.max_iterations, p.cardioid_bulb, p.periodicity,
+            p.stripe_density, p.grid.step, &iterations, p.distance ? p.distance + i : &scratch,
+            p.stripe ? p.stripe + i : &scratch, p.period ? p.period + i : &scratch);
+        p.mu[i] = mu;
+        escaped = mu >= 0.0f;
+    }
+    // Every lane takes part in the shuffles (blocks are 32 x 8, so a warp is one row of 32).
+    add_per_warp(&p.counters[0], iterations);
+    add_per_warp(&p.counters[1], escaped ? 1ull : 0ull);
+}
+
+constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
+
+// The persistent variant: a grid sized to the device, each lane iterating one pixel and taking
+// the next one from a global counter as soon as its pixel is done (warp-aggregated: one atomic
+// per warp and refill), so lanes do not idle beside a slow neighbour until the warp's slowest
+// pixel finishes, which is what makes the one-pixel-per-thread kernel above slow on frames
+// with long orbits. Up to kStepsPerRefill steps between refills: the vote and the refill cost a
+// few instructions, paid once per 8 steps. The per-pixel arithmetic is orbit_point_features()'s,
+// step by step in the same order (the same roundings), so the results are the same.
+constexpr int kStepsPerRefill = 8;
+
+template <typename T, unsigned kFeatures>
+__global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
+                                                                              unsigned long long* next_pixel) {
+    const long long total = (long long)p.rect_width * p.rect_height;
+    const unsigned lane = threadIdx.x % 32;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const int interval = periodicity_interval(p.max_iterations);
+    float scratch = 0.0f;
+    uint64_t iterations = 0;
+    unsigned long long escaped_pixels = 0;
+    // The lane's pixel and its orbit.
+    bool need = true, exhausted = false;
+    long long pixel = 0;
+    T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
+    int k = 0, next_save = 0;
+    OrbitAccumulator<T, kFeatures> acc;
+    for (;;) {
+        // Refill the lanes whose pixel is done: one atomic for the warp.
+        const bool wants = need && !exhausted;
+        const unsigned want = __ballot_sync(0xffffffffu, wants);
+        if (want) {
+            const int leader = __ffs(want) - 1;
+            unsigned long long base = 0;
+            if (int(lane) == leader) base = atomicAdd(next_pixel, (unsigned long long)__popc(want));
+            base = __shfl_sync(0xffffffffu, base, leader);
+            if (wants) {
+                pixel = (long long)(base + __popc(want & ((1u << lane) - 1u)));
+                if (pixel >= total) {
+                    exhausted = true;
+                } else {
+                    const int x = int(pixel % p.rect_width), y = int(pixel / p.rect_width);
+                    cr = T(p.grid.re(p.rect_x + x));
+                    ci = T(p.grid.im(p.rect_y + y));
+                    zr = zi = saved_r = saved_i = T(0);
+                    k = 0;
+                    next_save = next_periodicity_save(0, interval);
+                    acc = OrbitAccumulator<T, kFeatures>{};
+                    acc.stripe_density = p.stripe_density;
+                    need = false;
+                    if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+                        finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)),
+                                                   p.distance ? p.distance + pixel : &scratch,
+                                                   p.stripe ? p.stripe + pixel : &scratch,
+                                                   p.period ? p.period + pixel : &scratch);
+                        p.mu[pixel] = kInteriorMu;
+                        need = true;
+                    }
+                }
+            }
+        }
+        if (__all_sync(0xffffffffu, exhausted)) break;
+        for (int step = 0; step < kStepsPerRefill && !need && !exhausted; ++step) {
+            ++k;
+            acc.before_step(zr, zi);
+            const T new_zr = zr * zr - zi * zi + cr;
+            const T new_zi = T(2) * zr * zi + ci;
+            zr = new_zr;
+            zi = new_zi;
+            const T norm = zr * zr + zi * zi;
+            acc.after_step(zr, zi, norm);
+            float* distance = p.distance ? p.distance + pixel : &scratch;
+            float* stripe = p.stripe ? p.stripe + pixel : &scratch;
+            float* period = p.period ? p.period + pixel : &scratch;
+            if (norm > bailout_squared) {
+                iterations += uint64_t(k);
+                finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, distance, stripe, period);
+                p.mu[pixel] = smooth_mu(k, double(norm));
+                ++escaped_pixels;
+                need = true;
+            } else if (p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
+                iterations += uint64_t(k);
+                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                p.mu[pixel] = kInteriorMu;
+                need = true;
+            } else if (k >= p.max_iterations) {
+                iterations += uint64_t(p.max_iterations);
+                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                p.mu[pixel] = kInteriorMu;
+                need = true;
+            } else if (p.periodicity && k == next_save) {
+                saved_r = zr;
+                saved_i = zi;
+                next_save = next_periodicity_save(k, interval);
+            }
+        }
+    }
+    add_per_warp(&p.counters[0], iterations);
+    add_per_warp(&p.counters[1], escaped_pixels);
+}
+
+__global__ void histogram_kernel(const float* mu, long long count, float bins_per_log2, unsigned long long* counts) {
+    extern __shared__ unsigned int local[];  // kHistogramBins counters: 64 KiB, above the static 48 KiB
+    for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x) local[i] = 0;
+    __syncthreads();
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+        const float m = mu[i];
+        if (!(m >= 0.0f)) continue;
+        // The bin histogram_rank() reads: the same float arithmetic as colouring.cpp's pass.
+        int bin = int(log2f(1.0f + m) * bins_per_log2);
+        bin = bin < 0 ? 0 : bin >= kHistogramBins ? kHistogramBins - 1 : bin;
+        atomicAdd(&local[bin], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x)
+        if (local[i]) atomicAdd(&counts[i], (unsigned long long)local[i]);
+}
+
+__global__ void colour_kernel(ColourParams p, const float* mu, const float* distance, const float* stripe,
+                              const float* period, int width, int height, uint32_t* rgba) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    const size_t i = size_t(y) * width + x;
+    float gx = 0.0f, gy = 0.0f;
+    if (p.slopes && mu[i] >= 0.0f) mu_gradient(mu, width, height, x, y, &gx, &gy);
+    rgba[i] = colour_pixel(p, mu[i], gx, gy, distance ? distance[i] : 0.0f, stripe ? stripe[i] : 0.0f,
+                           period ? period[i] : 0.0f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers
+
+// Device buffers kept between frames, grown when a frame needs more.
+struct ColourCudaState {
+    std::mutex mutex;
+    int device = -1;
+    float* mu = nullptr;
+    float* distance = nullptr;
+    float* stripe = nullptr;
+    float* period = nullptr;
+    size_t pixels = 0;
+    uint8_t* rgba = nullptr;  // for the _to_host variant
+    size_t rgba_pixels = 0;
+    uint32_t* table = nullptr;  // kPaletteTableSize entries
+    float* cdf = nullptr;       // kHistogramBins + 1
+    unsigned long long* counts = nullptr;    // kHistogramBins
+    unsigned long long* counters = nullptr;  // 3
+    int sm_count = 0;
+    cudaEvent_t start = nullptr, stop = nullptr;
+
+    void release() {
+        // Errors ignored: this also runs at exit, when the runtime may already be gone.
+        for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
+                        static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table),
+                        static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(counters)})
+            cudaFree(p);
+        if (start) cudaEventDestroy(start);
+        if (stop) cudaEventDestroy(stop);
+        mu = distance = stripe = period = cdf = nullptr;
+        sm_count = 0;
+        rgba = nullptr;
+        table = nullptr;
+        counts = counters = nullptr;
+        start = stop = nullptr;
+        pixels = rgba_pixels = 0;
+        device = -1;
+    }
+    ~ColourCudaState() { release(); }
+};
+
+ColourCudaState& colour_state() {
+    static ColourCudaState state;
+    return state;
+}
+
+void ensure_state(ColourCudaState& s, size_t pixels) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (s.device != device) {
+        s.release();
+        CUDA_CHECK(cuda_malloc(&s.table, kPaletteTableSize * sizeof(uint32_t)));
+        CUDA_CHECK(cuda_malloc(&s.cdf, (kHistogramBins + 1) * sizeof(float)));
+        CUDA_CHECK(cuda_malloc(&s.counts, kHistogramBins * sizeof(unsigned long long)));
+        CUDA_CHECK(cuda_malloc(&s.counters, 3 * sizeof(unsigned long long)));  // iterations, escaped, next pixel
+        CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaEventCreate(&s.start));
+        CUDA_CHECK(cudaEventCreate(&s.stop));
+        CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(kHistogramSharedBytes)));
+        s.device = device;
+    }
+    if (s.pixels < pixels) {
+        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period}) {
+            CUDA_CHECK(cudaFree(*buffer));
+            *buffer = nullptr;
+        }
+        s.pixels = 0;
+        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period})
+            CUDA_CHECK(cuda_malloc(buffer, pixels * sizeof(float)));
+        s.pixels = pixels;
+    }
+}
+
+template <typename T, unsigned kFeatures>
+void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
+    if (persistent) {
+        // As many resident blocks as fit (the occupancy API), every SM kept busy.
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures>
+            <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
+    } else {
+        const dim3 block(32, 8);
+        const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
+        mandelbrot_features_kernel<T, kFeatures><<<grid, block>>>(p);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count) {
+    switch (features) {
+        case 1: return launch_features<T, 1>(p, persistent, sm_count);
+        case 2: return launch_features<T, 2>(p, persistent, sm_count);
+        case 3: return launch_features<T, 3>(p, persistent, sm_count);
+        case 4: return launch_features<T, 4>(p, persistent, sm_count);
+        case 5: return launch_features<T, 5>(p, persistent, sm_count);
+        case 6: return launch_features<T, 6>(p, persistent, sm_count);
+        default: return launch_features<T, 7>(p, persistent, sm_count);
+    }
+}
+
+// The features kernel into s's buffers (mu into mu_device); the caller holds the mutex and has
+// made the state. Returns the statistics with compute_ms from CUDA events.
+FrameStats features_locked(ColourCudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
+                           PixelRect rect, unsigned features, float* mu_device, const OrbitFeatureOutputs& out,
+                           bool persistent = true) {
+    FrameStats stats;
+    stats.precision = resolve_precision(view, precision);
+    FeatureParams p;
+    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
+    p.rect_x = rect.x;
+    p.rect_y = rect.y;
+    p.rect_width = rect.width;
+    p.rect_height = rect.height;
+    p.max_iterations = direct_iterations(view);
+    p.cardioid_bulb = shortcuts.cardioid_bulb;
+    p.periodicity = shortcuts.periodicity;
+    p.stripe_density = view.colouring.stripe_density;
+    p.mu = mu_device;
+    p.distance = out.distance;
+    p.stripe = out.stripe;
+    p.period = out.period;
+    p.counters = s.counters;
+    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 3 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaEventRecord(s.start));
+    const auto launch_start = std::chrono::steady_clock::now();
+    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count);
+    else launch_features_any<double>(features, p, persistent, s.sm_count);
+    stats.host_launch_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
+    CUDA_CHECK(cudaEventRecord(s.stop));
+    unsigned long long counters[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpy(counters, s.counters, sizeof counters, cudaMemcpyDeviceToHost));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+    stats.compute_ms = ms;
+    stats.iterations = counters[0];
+    stats.escaped_pixels = counters[1];
+    return stats;
+}
+
+void check_frame(const View& view, PixelRect* rect) {
+    if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
+    *rect = resolve_rect(view, *rect);
+    if (int64_t(rect->width) * rect->height >= (int64_t(1) << 31))
+        throw std::invalid_argument("a CUDA frame holds fewer than 2^31 pixels: render it in tiles");
+}
+
+FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precision precision,
+                                  const Shortcuts& shortcuts, const PaletteTable& palette, PixelRect rect,
+                                  double pixel_scale, uint8_t* rgba_device, float* mu_device) {
+    const size_t pixels = size_t(rect.width) * size_t(rect.height);
+    ensure_state(s, pixels);
+    if (palette.rgba.size() != size_t(kPaletteTableSize))
+        throw std::invalid_argument("the palette table must have " + std::to_string(kPaletteTableSize) + " entries");
+    float* mu = mu_device ? mu_device : s.mu;
+    const unsigned features = colouring_orbit_features(view.colouring);
+    FrameStats stats;
+    if (features == 0) {
+        // Histogram and slopes need only mu: the smooth kernels make it (their colours are
+        // overwritten by the colour pass below).
+        stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu);
+    } else {
+        const OrbitFeatureOutputs out{features & kFeatureDistance ? s.distance : nullptr,
+                                      features & kFeatureStripe ? s.stripe : nullptr,
+                                      features & kFeaturePeriod ? s.period : nullptr};
+        stats = features_locked(s, view, precision, shortcuts, rect, features, mu, out);
+    }
+    // The colour passes, timed with the kernels that made their input.
+    CUDA_CHECK(cudaEventRecord(s.start));
+    CUDA_CHECK(cudaMemcpy(s.table, palette.rgba.data(), kPaletteTableSize * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    ColourParams p = make_colour_params(view, pixel_scale);
+    p.table = s.table;
+    p.interior_rgba = palette.interior_rgba;
+    if (view.colouring.base == ColourBase::Histogram) {
+        CUDA_CHECK(cudaMemsetAsync(s.counts, 0, kHistogramBins * sizeof(unsigned long long)));
+        const float bins_per_log2 = float(histogram_bins_per_log2(view.max_iterations));
+        histogram_kernel<<<264, 512, kHistogramSharedBytes>>>(mu, (long long)pixels, bins_per_log2, s.counts);
+        CUDA_CHECK_LAUNCH();
+        std::vector<uint64_t> counts(kHistogramBins);
+        CUDA_CHECK(cudaMemcpy(counts.data(), s.counts, kHistogramBins * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+        const HistogramCdf cdf = histogram_cdf_from_counts(counts, view.max_iterations);
+        CUDA_CHECK(cudaMemcpy(s.cdf, cdf.cdf.data(), cdf.cdf.size() * sizeof(float), cudaMemcpyHostToDevice));
+        p.cdf = s.cdf;
+        p.bins_per_log2 = cdf.bins_per_log2;
+    }
+    const dim3 block(32, 8);
+    const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
+    colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
+                                   features & kFeatureStripe ? s.stripe : nullptr,
+                                   features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
+                                   reinterpret_cast<uint32_t*>(rgba_device));
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(s.stop));
+    CUDA_CHECK(cudaEventSynchronize(s.stop));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+    stats.compute_ms += ms;
+    return stats;
+}
+
+}  // namespace
+
+FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
+                                    bool persistent) {
+    check_frame(view, &rect);
+    if (!mu_device) throw std::invalid_argument("mandelbrot_features_cuda needs a device buffer for mu");
+    ColourCudaState& s = colour_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ensure_state(s, 0);
+    return features_locked(s, view, precision, shortcuts, rect, requested_features(outputs_device), mu_device,
+                           outputs_device, persistent);
+}
+
+FrameStats render_coloured_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                const PaletteTable& palette, PixelRect rect, double pixel_scale,
+                                uint8_t* rgba_device, float* mu_device) {
+    if (colouring_is_plain(view.colouring))
+        return mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu_device);
+    check_frame(view, &rect);
+    ColourCudaState& s = colour_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return render_coloured_locked(s, view, precision, shortcuts, palette, rect, pixel_scale, rgba_device, mu_device);
+}
+
+FrameStats render_coloured_cuda_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                        const PaletteTable& palette, PixelRect rect, double pixel_scale,
+                                        uint8_t* rgba_host, float* mu_host) {
+    if (colouring_is_plain(view.colouring))
+        return mandelbrot_cuda_to_host(view, precision, shortcuts, palette, rect, rgba_host, mu_host);
+    check_frame(view, &rect);
+    const size_t pixels = size_t(rect.width) * size_t(rect.height);
+    ColourCudaState& s = colour_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ensure_state(s, pixels);
+    if (s.rgba_pixels < pixels) {
+        CUDA_CHECK(cudaFree(s.rgba));
+        s.rgba = nullptr;
+        s.rgba_pixels = 0;
+        CUDA_CHECK(cuda_malloc(&s.rgba, pixels * 4));
+        s.rgba_pixels = pixels;
+    }
+    FrameStats stats = render_coloured_locked(s, view, precision, shortcuts, palette, rect, pixel_scale, s.rgba, s.mu);
+    if (rgba_host) CUDA_CHECK(cudaMemcpy(rgba_host, s.rgba, pixels * 4, cudaMemcpyDeviceToHost));
+    if (mu_host) CUDA_CHECK(cudaMemcpy(mu_host, s.mu, pixels * sizeof(float), cudaMemcpyDeviceToHost));
+    return stats;
+}
+
+}  // namespace ms

@@ -1,0 +1,226 @@
+// orbit_features.h: the kernels' compile-time variant that accumulates, along each orbit, what
+// the colouring layers need (colouring.h) besides the smooth value:
+//   distance  exterior distance estimate |z| ln|z| / |dz/dc| at the escape, with
+//             dz_{k+1} = 2 z_k dz_k + 1, dz_0 = 0; in pixels (divided by the pixel step);
+//             0 for interior pixels. For c outside the set and a large bailout radius it lies
+//             within a factor of 2 of the true distance to the set (Koebe 1/4 theorem on the
+//             Green's function G = ln|z_k| / 2^k: G / (2|G'|) < dist < 2 G / |G'|).
+//   stripe    the stripe average over k = 1..K of 1/2 + 1/2 sin(s arg z_k) (s whole:
+//             sin(s arg z) = Im((z/|z|)^s), no trigonometry), blended between the averages
+//             over 1..K and 1..K-1 by mu's fraction so that it is continuous across escape
+//             counts; 0 for interior pixels.
+//   period    an interior pixel's period: the orbit's, once it has settled after the steps run
+//             (orbit_period(): at most kMaxOrbitPeriod extra steps, interior pixels only, so
+//             nothing is added to the iteration loop); 1 in the main cardioid and 2 in the
+//             period-2 bulb when the shortcut settles them; 0 where the orbit has not settled
+//             and for escaped pixels.
+//
+// Three siblings, as for the smooth kernels:
+//   mandelbrot_features_cpu_reference  one thread, the reference iterate_point with kFeatures
+//   mandelbrot_features_cpu            every core (OpenMP), orbit_point_features() below
+//   mandelbrot_features_cuda           one CUDA thread per pixel, orbit_point_features() too
+// The smooth-only kernels are untouched: features are a template parameter, so a smooth frame
+// keeps its speed exactly. Escape counts and mu follow the smooth kernels' rules (cardioid and
+// bulb test, the same periodicity schedule), so mu matches mandelbrot_cpu_reference.
+#pragma once
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/mandelbrot_math.h"
+
+namespace ms {
+
+inline constexpr unsigned kFeatureDistance = 1u;
+inline constexpr unsigned kFeatureStripe = 2u;
+inline constexpr unsigned kFeaturePeriod = 4u;
+inline constexpr unsigned kAllFeatures = 7u;
+
+// Outputs, rect-sized and row-major like mu; a null pointer is a feature not computed.
+struct OrbitFeatureOutputs {
+    float* distance = nullptr;
+    float* stripe = nullptr;
+    float* period = nullptr;
+};
+
+// Which features `outputs` asks for (kFeature* bits).
+inline unsigned requested_features(const OrbitFeatureOutputs& outputs) {
+    return (outputs.distance ? kFeatureDistance : 0u) | (outputs.stripe ? kFeatureStripe : 0u) |
+           (outputs.period ? kFeaturePeriod : 0u);
+}
+
+// mu plus the features; same rules and statistics as mandelbrot_cpu_reference.
+FrameStats mandelbrot_features_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                             PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs);
+FrameStats mandelbrot_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                   PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs,
+                                   const CpuRenderControl& control = {});
+// Device pointers (mu_device required, outputs' pointers device memory). Synchronous; throws
+// std::runtime_error with a sentence on a CUDA error or without CUDA.
+// persistent (default): the kernel whose lanes take the next pixel as soon as theirs is done;
+// false: one thread per pixel (the simple kernel, a yardstick for tests and benchmarks).
+FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
+                                    bool persistent = true);
+
+// --- What every path accumulates (host and device) ----------------------------------------
+
+MS_HD inline float feature_sqrt(float x) { return sqrtf(x); }
+MS_HD inline double feature_sqrt(double x) { return sqrt(x); }
+
+// The per-orbit sums of a pixel, for kFeatures (a kFeature* mask). T is the iteration's type.
+template <typename T, unsigned kFeatures>
+struct OrbitAccumulator {
+    T dzr = 0, dzi = 0;            // dz/dc
+    T stripe_sum = 0, stripe_last = 0;
+    int stripe_density = 1;
+
+    // Before the step z_k -> z_{k+1}: the derivative uses z_k.
+    MS_HD void before_step(T zr, T zi) {
+        if constexpr ((kFeatures & kFeatureDistance) != 0) {
+            // dz' = 2 z dz + 1, written as the same sequence of roundings on every path.
+            const T re = zr * dzr - zi * dzi;
+            const T im = zr * dzi + zi * dzr;
+            dzr = T(2) * re + T(1);
+            dzi = T(2) * im;
+        }
+    }
+    // After the step, with z_k (k >= 1) and |z_k|^2.
+    MS_HD void after_step(T zr, T zi, T norm) {
+        (void)zr, (void)zi, (void)norm;
+        if constexpr ((kFeatures & kFeatureStripe) != 0) {
+            // sin(s arg z) = Im(u^s), u = z / |z|, by repeated squaring.
+            const T inv = T(1) / feature_sqrt(norm);
+            T ur = zr * inv, ui = zi * inv;
+            T pr = T(1), pi = T(0);
+            for (int e = stripe_density; e > 0; e >>= 1) {
+                if (e & 1) {
+                    const T r = pr * ur - pi * ui;
+                    pi = pr * ui + pi * ur;
+                    pr = r;
+                }
+                const T r = ur * ur - ui * ui;
+                ui = T(2) * ur * ui;
+                ur = r;
+            }
+            stripe_last = T(0.5) + T(0.5) * pi;
+            stripe_sum += stripe_last;
+        }
+    }
+};
+
+// The features of an escaped pixel (escape at step k with |z_k|^2 = norm, z_k = (zr, zi)).
+template <typename T, unsigned kFeatures>
+MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures>& a, int k, double zr, double zi,
+                                 double norm, double pixel_step, float* distance, float* stripe, float* period) {
+    if constexpr ((kFeatures & kFeatureDistance) != 0) {
+        const double dz = sqrt(double(a.dzr) * double(a.dzr) + double(a.dzi) * double(a.dzi));
+        const double d = 0.5 * sqrt(norm) * log(norm) / dz / pixel_step;  // |z| ln|z| = 1/2 |z| ln|z|^2
+        *distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // an overflowed dz: on the boundary
+    }
+    if constexpr ((kFeatures & kFeatureStripe) != 0) {
+        // mu's fraction: log2(ln|z_k|) - log2(ln R) lies in (0, 1]; weight 1 at |z_k| just past R.
+        const double l = log2(0.5 * log(norm)) - kLog2LnBailout;
+        const double w = 1.0 - (l < 0.0 ? 0.0 : l > 1.0 ? 1.0 : l);
+        const double all = double(a.stripe_sum) / k;
+        const double previous = k > 1 ? (double(a.stripe_sum) - double(a.stripe_last)) / (k - 1) : all;
+        *stripe = float(w * all + (1.0 - w) * previous);
+    }
+    if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = 0.0f;  // the interior's only
+    (void)zr;
+    (void)zi;
+}
+
+// The period of an interior pixel's orbit once it has settled: the first p <= kMaxOrbitPeriod with
+// |z_{n+p} - z_n|^2 <= eps (1 + |z_n|^2), eps at FP32's or FP64's resolution; 0 when the orbit
+// has not settled (the boundary, or a longer period). Runs only for interior pixels of the
+// period variant, at most kMaxOrbitPeriod extra steps each.
+inline constexpr int kMaxOrbitPeriod = 1024;
+template <typename T>
+MS_HD inline int orbit_period(T zr, T zi, T cr, T ci) {
+    const T eps = sizeof(T) == 4 ? T(1e-8) : T(1e-16);
+    const T bound = eps * (T(1) + zr * zr + zi * zi);
+    T r = zr, i = zi;
+    for (int p = 1; p <= kMaxOrbitPeriod; ++p) {
+        const T next_r = r * r - i * i + cr;
+        const T next_i = T(2) * r * i + ci;
+        r = next_r;
+        i = next_i;
+        const T dr = r - zr, di = i - zi;
+        if (dr * dr + di * di <= bound) return p;
+    }
+    return 0;
+}
+
+template <unsigned kFeatures>
+MS_HD inline void finish_interior(int period_found, float* distance, float* stripe, float* period) {
+    if constexpr ((kFeatures & kFeatureDistance) != 0) *distance = 0.0f;
+    if constexpr ((kFeatures & kFeatureStripe) != 0) *stripe = 0.0f;
+    if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = float(period_found);
+}
+
+// An interior pixel that iterated to z: its period (if asked) from where the orbit settled.
+template <typename T, unsigned kFeatures>
+MS_HD inline void finish_interior_orbit(T zr, T zi, T cr, T ci, float* distance, float* stripe, float* period) {
+    int found = 0;
+    if constexpr ((kFeatures & kFeaturePeriod) != 0) found = orbit_period(zr, zi, cr, ci);
+    finish_interior<kFeatures>(found, distance, stripe, period);
+}
+
+// 2 in the period-2 bulb, else 1 (for a pixel the cardioid/bulb shortcut settled).
+MS_HD inline int shortcut_period(double x, double y) {
+    const double xb = x + 1.0;
+    return xb * xb + y * y <= 0.0625 ? 2 : 1;
+}
+
+// One pixel, the features variant: the reference's iteration (same roundings, same periodicity
+// schedule) with the accumulator. Returns mu or kInteriorMu; adds the iterations it ran.
+template <typename T, unsigned kFeatures>
+MS_HD inline float orbit_point_features(T cr, T ci, int max_iterations, bool cardioid_bulb, bool periodicity,
+                                        int stripe_density, double pixel_step, uint64_t* iterations,
+                                        float* distance, float* stripe, float* period) {
+    OrbitAccumulator<T, kFeatures> a;
+    a.stripe_density = stripe_density;
+    if (cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+        finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), distance, stripe, period);
+        return kInteriorMu;
+    }
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    T zr = 0, zi = 0, saved_r = 0, saved_i = 0;
+    const int interval = periodicity_interval(max_iterations);
+    int next_save = next_periodicity_save(0, interval);
+    for (int k = 1; k <= max_iterations; ++k) {
+        a.before_step(zr, zi);
+        T new_zr = zr * zr - zi * zi + cr;
+        T new_zi = T(2) * zr * zi + ci;
+        zr = new_zr;
+        zi = new_zi;
+        T norm = zr * zr + zi * zi;
+        a.after_step(zr, zi, norm);
+        if (norm > bailout_squared) {
+            *iterations += uint64_t(k);
+            finish_escaped(a, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
+            return smooth_mu(k, double(norm));
+        }
+        if (periodicity) {
+            if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
+                *iterations += uint64_t(k);
+                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                return kInteriorMu;
+            }
+            if (k == next_save) {
+                saved_r = zr;
+                saved_i = zi;
+                next_save = next_periodicity_save(k, interval);
+            }
+        }
+    }
+    *iterations += uint64_t(max_iterations);
+    finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+    return kInteriorMu;
+}
+
+}  // namespace ms

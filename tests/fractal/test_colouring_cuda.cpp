@@ -1,0 +1,134 @@
+// test_colouring_cuda.cpp: the colouring layers on CUDA (mandelbrot_cuda_features.cu) against
+// the CPU reference (colouring_render.h): the orbit features kernel's mu, distance, stripe and
+// period, and every method's coloured frame. Skips with the reason where no CUDA device exists.
+//
+// Tolerances: the features kernel runs orbit_point_features(), the reference's arithmetic,
+// compiled with --fmad=false, so escape counts match; the smooth value's and the distance's
+// logs and square roots come from CUDA's libdevice, within an ulp or two of glibc's. So mu and
+// distance are compared with a relative 1e-5, stripes with 1e-5, periods exactly, and colours
+// within 1 per channel except on 0.1% of the channels (a value on a rounding edge; slopes
+// amplify mu's last-bit differences). The smooth-only frames are mandelbrot_cuda's, tested in
+// test_mandelbrot_cuda.cpp.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compute/fractal/colouring_render.h"
+#include "compute/fractal/orbit_features.h"
+#include "compute/fractal/palette.h"
+#include "tests/validate.h"
+
+#if MANDELSCOPE_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+
+#define SKIP_WITHOUT_CUDA()                                                                  \
+    do {                                                                                     \
+        std::string why_;                                                                    \
+        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
+    } while (0)
+
+ms::View seahorse() {
+    ms::View v;
+    v.center_re = "-0.745";
+    v.center_im = "0.113";
+    v.zoom = 60.0;
+    v.width = 320;
+    v.height = 240;
+    v.max_iterations = 3000;
+    return v;
+}
+
+}  // namespace
+
+#if MANDELSCOPE_HAVE_CUDA
+TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
+    SKIP_WITHOUT_CUDA();
+    // Both kernels: the persistent one (the default) and the one-thread-per-pixel yardstick.
+    for (bool persistent : {true, false})
+    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+        ms::View view = seahorse();
+        view.colouring.stripe_density = 6;
+        const size_t n = size_t(view.width) * view.height;
+        std::vector<float> mu(n), distance(n), stripe(n), period(n);
+        const auto ref = ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(),
+                                                               {distance.data(), stripe.data(), period.data()});
+        float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
+        for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
+        const auto got =
+            ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
+        std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
+        cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
+        for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
+        SCOPED_TRACE(std::string(ms::precision_name(precision)) + (persistent ? " persistent" : " one thread per pixel"));
+        EXPECT_EQ(ref.iterations, got.iterations);
+        EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
+        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 0.0, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+    }
+}
+
+TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
+    SKIP_WITHOUT_CUDA();
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    for (const char* method : {"histogram", "stripe", "smooth,de", "smooth,slope", "histogram,de,slope", "stripe,de,slope"}) {
+        for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
+            ms::View view = seahorse();
+            ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+            view.colouring.interior = interior;
+            const size_t n = size_t(view.width) * view.height;
+            std::vector<float> mu(n), g_mu(n);
+            std::vector<uint8_t> ref(n * 4), got(n * 4);
+            ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
+            ms::render_coloured_cuda_to_host(view, ms::Precision::Fp64, {}, table, {}, 1.0, got.data(), g_mu.data());
+            SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior));
+            EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
+            EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
+        }
+    }
+}
+
+TEST(ColouringCuda, LayersWriteIntoTheCallersDeviceBuffer) {
+    // The window's path: render_coloured_cuda into device memory it owns, mu included.
+    SKIP_WITHOUT_CUDA();
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    ms::View view = seahorse();
+    ASSERT_EQ(ms::parse_colouring_methods("histogram,de,slope", &view.colouring), "");
+    const size_t n = size_t(view.width) * view.height;
+    uint8_t* d_rgba = nullptr;
+    float* d_mu = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_rgba, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_mu, n * 4), cudaSuccess);
+    ms::render_coloured_cuda(view, ms::Precision::Fp64, {}, table, {}, 1.0, d_rgba, d_mu);
+    std::vector<uint8_t> got(n * 4), host(n * 4);
+    cudaMemcpy(got.data(), d_rgba, n * 4, cudaMemcpyDeviceToHost);
+    cudaFree(d_rgba);
+    cudaFree(d_mu);
+    ms::render_coloured_cuda_to_host(view, ms::Precision::Fp64, {}, table, {}, 1.0, host.data(), nullptr);
+    EXPECT_EQ(ms::test::validate_result("rgba", host.data(), got.data(), n * 4, 0.0).mismatches, 0u);
+}
+#endif
+
+TEST(ColouringCuda, SaysWhyWhenNoDeviceCanRunIt) {
+    std::string reason;
+    if (ms::cuda_available(&reason)) GTEST_SKIP() << "a CUDA device is present";
+    ms::View view = seahorse();
+    view.colouring.distance_estimation = true;
+    std::vector<uint8_t> rgba(size_t(view.width) * view.height * 4);
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    try {
+        ms::render_coloured_cuda_to_host(view, ms::Precision::Fp64, {}, table, {}, 1.0, rgba.data(), nullptr);
+        FAIL() << "rendered without a device";
+    } catch (const std::exception& e) {
+        EXPECT_FALSE(std::string(e.what()).empty());
+        std::printf("without a device: %s\n", e.what());
+    }
+}
