@@ -384,7 +384,9 @@ void png_huffman_lengths(const uint32_t* freq, int count, int max_bits, uint8_t*
 
 void png_deflate_segment(const uint8_t* data, size_t n, std::vector<uint8_t>* out) {
     BitWriter w{out, out->size()};
-    std::vector<uint32_t> tokens(std::min(kPngDeflateBlockTokens, std::max<size_t>(n, 1)));
+    // Kept per thread: a fresh 128 KiB buffer per segment is a fresh mapping from the kernel
+    // (glibc maps blocks that size) and page faults on every use.
+    thread_local std::vector<uint32_t> tokens(kPngDeflateBlockTokens);
     size_t at = 0;
     while (at < n) {
         size_t token_count = 0;

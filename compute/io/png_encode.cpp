@@ -62,7 +62,12 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
     seg->filtered_bytes = filtered.size();
     seg->adler = uint32_t(adler32_z(1, filtered.data(), filtered.size()));
     if (deflater == PngDeflater::fast) {
-        png_deflate_segment(filtered.data(), filtered.size(), &seg->deflated);
+        // Deflated into a buffer kept per thread (a new vector would be zeroed and faulted in
+        // as it grows), then copied out at its final size.
+        thread_local std::vector<uint8_t> deflated;
+        deflated.clear();
+        png_deflate_segment(filtered.data(), filtered.size(), &deflated);
+        seg->deflated.assign(deflated.begin(), deflated.end());
         return;
     }
 
