@@ -60,7 +60,7 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
         above.swap(current);
     }
     seg->filtered_bytes = filtered.size();
-    seg->adler = uint32_t(adler32_z(1, filtered.data(), filtered.size()));
+    seg->adler = png_adler32(1, filtered.data(), filtered.size());
     if (deflater == PngDeflater::fast) {
         // Deflated into a buffer kept per thread (a new vector would be zeroed and faulted in
         // as it grows), then copied out at its final size.

@@ -62,5 +62,8 @@ void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint
 void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
 // RGBA8 to RGB8, `width` pixels (vectorised).
 void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb);
+// The Adler-32 of data[0, n) continuing from `adler` (1 to start), vectorised (png_filter.cpp);
+// equal to zlib's adler32, its reference.
+uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n);
 
 }  // namespace ms

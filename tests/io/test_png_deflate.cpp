@@ -298,3 +298,24 @@ TEST(PngDeflate, PngsDecodeToTheSamePixelsWithEitherDeflater) {
         EXPECT_EQ(ms::read_png(path).rgba, rgba) << size.w << "x" << size.h;
     }
 }
+
+TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
+    // Lengths around the vector widths and the 256-chunk reductions; all-0xff bytes are the
+    // worst case for the 16-bit per-position sums and for the 64-bit remainder arithmetic.
+    std::mt19937 rng(6);
+    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 4095u, 4096u, 16383u, 16384u, 16385u, 100003u, 3000000u}) {
+            for (int kind = 0; kind < 2; ++kind) {
+                const auto data = kind == 0 ? random_bytes(n, rng) : std::vector<uint8_t>(n, 0xff);
+                for (uint32_t start : {1u, 0xffe0ffe0u}) {  // the start and a state near the modulus
+                    // (zlib answers 1, its initial value, for an empty buffer: a null pointer)
+                    const uint32_t expected = n == 0 ? start : uint32_t(adler32_z(start, data.data(), data.size()));
+                    ASSERT_EQ(ms::png_adler32(start, data.data(), data.size()), expected)
+                        << target << ", " << n << (kind ? " bytes of 0xff" : " random bytes") << ", start " << start;
+                }
+            }
+        }
+    }
+    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+}
