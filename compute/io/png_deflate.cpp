@@ -138,20 +138,23 @@ size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size
 
 // LSB-first bit packing (3.1.1) with a 64-bit buffer; after each put fewer than 8 bits wait, so
 // one put may carry up to 56 bits. Each put stores 8 bytes: the caller keeps 8 bytes of slack.
+// Hot loops work on a local copy (see put_block), so that its fields stay in registers.
 struct BitWriter {
     std::vector<uint8_t>* out;
     size_t pos = 0;  // bytes complete
     uint64_t buffer = 0;
     int count = 0;   // bits waiting in `buffer`, < 8 between puts
+    uint8_t* base = nullptr;  // out->data(), as of the last reserve
 
     // Room for `bytes` more bytes (plus the slack of the 8-byte stores).
     void reserve(size_t bytes) {
         if (out->size() < pos + bytes + 16) out->resize(std::max(pos + bytes + 16, out->size() + out->size() / 2));
+        base = out->data();
     }
     void put(uint64_t bits, int n) {
         buffer |= bits << count;
         count += n;
-        std::memcpy(out->data() + pos, &buffer, 8);
+        std::memcpy(base + pos, &buffer, 8);
         pos += size_t(count >> 3);
         buffer >>= count & ~7;
         count &= 7;
@@ -233,9 +236,9 @@ void put_stored(BitWriter& w, const uint8_t* data, size_t from, size_t to) {
         w.put(0, 3);  // BFINAL 0, BTYPE 00
         w.align();
         const uint32_t header = uint32_t(len) | uint32_t(~len & 0xffff) << 16;
-        std::memcpy(w.out->data() + w.pos, &header, 4);
+        std::memcpy(w.base + w.pos, &header, 4);
         w.pos += 4;
-        if (len > 0) std::memcpy(w.out->data() + w.pos, data + from, len);
+        if (len > 0) std::memcpy(w.base + w.pos, data + from, len);
         w.pos += len;
         from += len;
     } while (from < to);
@@ -324,16 +327,18 @@ void put_block(BitWriter& w, const uint32_t* tokens, size_t token_count, const u
             match_nbits[d][len] = uint8_t(nl + ne + dist_len[dc]);
         }
     }
+    BitWriter local = w;  // in registers for the loop (w's fields would go through memory)
     for (size_t t = 0; t < token_count; ++t) {
         const uint32_t token = tokens[t];
         if (token & kMatchFlag) {
             const uint32_t d = (token >> 16) & 0x7fff, len = token & 0xffff;
-            w.put(match_bits[d][len], match_nbits[d][len]);
+            local.put(match_bits[d][len], match_nbits[d][len]);
         } else {
-            w.put(lit_code[token], lit_len[token]);
+            local.put(lit_code[token], lit_len[token]);
         }
     }
-    w.put(lit_code[kEndOfBlock], lit_len[kEndOfBlock]);
+    local.put(lit_code[kEndOfBlock], lit_len[kEndOfBlock]);
+    w = local;
 }
 
 }  // namespace
