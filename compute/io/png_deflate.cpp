@@ -77,17 +77,30 @@ inline size_t match_length(const uint8_t* a, const uint8_t* b, size_t max) {
     return k;
 }
 
-// Greedy parse of data[at, n) into at most `max_tokens` tokens; returns the position reached.
-size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size_t max_tokens, size_t* token_count) {
+// How often each literal/length symbol and each distance occurs in a block's tokens.
+struct SymbolCounts {
+    uint32_t literal_length[kLitLenSymbols] = {};
+    uint32_t distance[kDistances] = {};  // by index into kDistance
+};
+
+// Greedy parse of data[at, n) into at most `max_tokens` tokens, counted into *counts as they are
+// made (a second pass over the tokens cost a quarter of emitting them); returns the position
+// reached.
+size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size_t max_tokens, size_t* token_count,
+                SymbolCounts* counts) {
     size_t t = 0;
+    uint32_t* const lit_freq = counts->literal_length;
     // The first bytes cannot reach back 3 (nor 1): a segment starts with an empty window.
     while (at < n && t < max_tokens && at < kDistance[kDistances - 1]) {
         const size_t max = std::min(kMaxMatch, n - at);
         const size_t run = at >= 1 ? match_length(data + at, data + at - 1, max) : 0;
         if (run >= kMinMatch) {
             tokens[t++] = kMatchFlag | uint32_t(run);
+            ++lit_freq[kLengths.symbol[run]];
+            ++counts->distance[0];
             at += run;
         } else {
+            ++lit_freq[data[at]];
             tokens[t++] = data[at++];
         }
     }
@@ -104,7 +117,10 @@ size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size
                 _mm_cmpeq_epi8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at - 3)))));
             const unsigned starts = ((eq1 & eq1 >> 1 & eq1 >> 2) | (eq3 & eq3 >> 1 & eq3 >> 2)) & 0x3fff;
             const size_t literals = starts ? size_t(__builtin_ctz(starts)) : 14;
-            for (size_t k = 0; k < literals; ++k) tokens[t + k] = data[at + k];
+            for (size_t k = 0; k < literals; ++k) {
+                tokens[t + k] = data[at + k];
+                ++lit_freq[data[at + k]];
+            }
             t += literals;
             at += literals;
             if (literals == 14) continue;
@@ -114,6 +130,7 @@ size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size
         const bool same1 = byte == data[at - 1], same3 = byte == data[at - 3];
         if (!same1 && !same3) {  // the common literal: no compare loop at all
             tokens[t++] = byte;
+            ++lit_freq[byte];
             ++at;
             continue;
         }
@@ -126,9 +143,12 @@ size_t tokenise(const uint8_t* data, size_t at, size_t n, uint32_t* tokens, size
         }
         if (best >= kMinMatch) {
             tokens[t++] = kMatchFlag | which << 16 | uint32_t(best);
+            ++lit_freq[kLengths.symbol[best]];
+            ++counts->distance[which];
             at += best;
         } else {
             tokens[t++] = byte;
+            ++lit_freq[byte];
             ++at;
         }
     }
@@ -246,20 +266,12 @@ void put_stored(BitWriter& w, const uint8_t* data, size_t from, size_t to) {
 
 // One block over tokens that cover data[from, to): a dynamic Huffman block, or stored bytes
 // when those are smaller.
-void put_block(BitWriter& w, const uint32_t* tokens, size_t token_count, const uint8_t* data, size_t from, size_t to) {
-    uint32_t lit_freq[kLitLenSymbols] = {}, dist_freq[kDistSymbols] = {};
-    uint32_t match_count[kDistances] = {};
-    for (size_t t = 0; t < token_count; ++t) {
-        const uint32_t token = tokens[t];
-        if (token & kMatchFlag) {
-            ++lit_freq[kLengths.symbol[token & 0xffff]];
-            ++match_count[(token >> 16) & 0x7fff];
-        } else {
-            ++lit_freq[token];
-        }
-    }
+void put_block(BitWriter& w, const uint32_t* tokens, size_t token_count, SymbolCounts& counts, const uint8_t* data,
+               size_t from, size_t to) {
+    uint32_t* const lit_freq = counts.literal_length;
+    uint32_t dist_freq[kDistSymbols] = {};
     lit_freq[kEndOfBlock] = 1;
-    for (int d = 0; d < kDistances; ++d) dist_freq[kDistanceCode[d]] = match_count[d];
+    for (int d = 0; d < kDistances; ++d) dist_freq[kDistanceCode[d]] = counts.distance[d];
     // Give code 0 a length even when no match uses it: some decoders refuse a block without
     // any distance code (png_huffman_lengths then adds a second, keeping the code complete).
     uint32_t dist_freq_coded[kDistSymbols];
@@ -417,8 +429,9 @@ void png_deflate_segment(const uint8_t* data, size_t n, std::vector<uint8_t>* ou
     size_t at = 0;
     while (at < n) {
         size_t token_count = 0;
-        const size_t end = tokenise(data, at, n, tokens.data(), tokens.size(), &token_count);
-        put_block(w, tokens.data(), token_count, data, at, end);
+        SymbolCounts counts;
+        const size_t end = tokenise(data, at, n, tokens.data(), tokens.size(), &token_count, &counts);
+        put_block(w, tokens.data(), token_count, counts, data, at, end);
         at = end;
     }
     // The empty stored block of a sync flush: the stream stops on a byte boundary, unfinished.
