@@ -48,6 +48,7 @@
 #include "render/demos/vecadd_runner.h"
 #include "render/frame/export_image.h"
 #include "render/frame/frame_renderer.h"
+#include "render/frame/julia_preview.h"
 #include "render/frame/navigation.h"
 #include "render/frame/png_stream.h"
 #include "render/frame/view_math.h"
@@ -493,6 +494,10 @@ int run_explorer(int argc, char** argv) {
     NavigationState navigation;
     ViewPanelState view_panel;
     view_panel.palettes = list_palettes();
+    view_panel.julia_preview = options.julia_preview;
+    JuliaPreview julia_preview;       // the inset's picture (render/frame/julia_preview.h)
+    JuliaPreviewState julia_panel;
+    View julia_target;                // the Julia view of the point under the mouse
     ExportDialogState export_dialog;
     ExportJob export_job;
     PaletteEditorState palette_editor;  // the palette editor tab (render/ui/panel_palette.h)
@@ -607,6 +612,34 @@ int run_explorer(int argc, char** argv) {
                 draw_export_dialog(export_dialog, in_column);
                 draw_palette_editor(palette_editor, in_column);
                 if (in_column) end_side_column();
+                // The Julia preview inset, while the main view is a parameter plane: the Julia set
+                // of the point under the mouse. Over a panel the point stays, so the mouse can
+                // reach the inset and click it.
+                if (view_panel.julia_preview && !view.julia) {
+                    if (!io.WantCaptureMouse || !julia_target.julia) {
+                        const glm::dvec2 mouse = io.WantCaptureMouse ? glm::dvec2(0.5 * fb_width, 0.5 * fb_height)
+                                                                     : input.cursor * pixels_per_unit;
+                        julia_target = julia_view_at(view, mouse, julia_preview.width, julia_preview.height);
+                    }
+                    update_julia_preview(julia_preview, julia_target, palette,
+                                         settings.backend == Backend::Cuda && renderer.cuda_unavailable.empty());
+                    julia_panel.texture = julia_preview.texture;
+                    julia_panel.width = julia_preview.width;
+                    julia_panel.height = julia_preview.height;
+                    julia_panel.c_re = julia_preview.shown.julia_re;
+                    julia_panel.c_im = julia_preview.shown.julia_im;
+                    julia_panel.backend = julia_preview.cuda ? "CUDA" : "CPU";
+                    julia_panel.render_ms = julia_preview.render_ms;
+                    draw_julia_preview(julia_panel, layout);
+                    if (julia_panel.make_main) {  // the click: this Julia set becomes the view (Back returns)
+                        View opened = julia_preview.shown;
+                        opened.width = view.width;
+                        opened.height = view.height;
+                        opened.max_iterations = view.max_iterations;
+                        view = opened;
+                        nav.record_history = true;
+                    }
+                }
             }
 
             if (view_panel.view_edited) {
@@ -740,16 +773,19 @@ int run_explorer(int argc, char** argv) {
     }
 
     if (options.print_view)
-        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d colouring=%s interior=%s\n",
+        std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d formula=%s%s%s%s%s colouring=%s interior=%s\n",
                     view.center_re.c_str(), view.center_im.c_str(), view.zoom.text().c_str(),
-                    (long long)view.max_iterations, view.width, view.height,
-                    colouring_methods_text(view.colouring).c_str(), interior_colour_name(view.colouring.interior));
+                    (long long)view.max_iterations, view.width, view.height, formula_name(view.formula),
+                    view.julia ? " julia=" : "", view.julia ? view.julia_re.c_str() : "", view.julia ? "," : "",
+                    view.julia ? view.julia_im.c_str() : "", colouring_methods_text(view.colouring).c_str(),
+                    interior_colour_name(view.colouring.interior));
 
     // Cleanup
     stop_export_job(export_job);
     stop_vecadd_runner(vecadd_runner);
     stop_cnn_runner(cnn_runner);
     stop_perf_monitor(perf);
+    destroy_julia_preview(julia_preview);
     shutdown_frame_renderer(renderer);
     if (soak.frames > 0) {
         std::printf("%s", soak_report(soak, cuda_device_memory_used_bytes()).c_str());

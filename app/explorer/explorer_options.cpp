@@ -34,6 +34,9 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
+    app.add_option("--formula", o.formula, formula_names() + " (default mandelbrot; each opens on its own view)");
+    app.add_option("--julia", o.julia, "the formula's Julia set of c = RE,IM (decimal text) instead of its parameter plane");
+    app.add_flag("--julia-preview", o.julia_preview, "open the Julia preview inset (the Julia set of the point under the mouse)");
     app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom; any depth up to 1E60000 (\"4.00000000000E533\")");
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
@@ -133,6 +136,20 @@ std::string clamp_window_size(int* width, int* height, int max_width, int max_he
 std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {
     if (std::string problem = parse_size_text(o.size, INT_MAX, &view->width, &view->height); !problem.empty())
         return "--size: " + problem;
+    if (!o.formula.empty() && !parse_formula(o.formula, &view->formula))
+        return "--formula: '" + o.formula.substr(0, 60) + "' is not one of " + formula_names();
+    if (!o.julia.empty()) {
+        if (std::string problem = parse_julia_option(o.julia, &view->julia_re, &view->julia_im); !problem.empty())
+            return "--julia: " + problem;
+        view->julia = true;
+    }
+    {
+        // The formula's own frame, unless --center and --zoom say otherwise (below).
+        const FormulaFrame frame = formula_default_frame(view->formula, view->julia);
+        view->center_re = frame.center_re;
+        view->center_im = frame.center_im;
+        view->zoom = frame.zoom;
+    }
     if (!o.center.empty()) {
         std::string problem = parse_center_option(o.center, &view->center_re, &view->center_im);
         if (!problem.empty()) return "--center: " + problem;

@@ -21,6 +21,9 @@ struct ExplorerOptions {
     std::string backend;             // cpu | cuda (falls back, with the reason, where CUDA cannot run);
                                      // "" (not given): CUDA where it can run, else the CPU
     std::string center;              // "RE,IM"; empty: the default view's
+    std::string formula;             // formula_name(); empty: Mandelbrot
+    std::string julia;               // "RE,IM": the Julia set of that c; empty: the parameter plane
+    bool julia_preview = false;      // open the Julia preview inset at start
     std::string zoom;                // "": the default view's; else ViewZoom's text ("1e50", "4.0E533")
     int64_t iterations = 0;          // 0: automatic, following the zoom
     std::string size = "1280x720";   // window size, WxH

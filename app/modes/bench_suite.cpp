@@ -91,6 +91,15 @@ std::vector<BenchFrame> bench_frames(bool quick) {
     for (const Size& size : sizes)
         for (const Spot& s : spots)
             frames.push_back({s.name, size.name, make_view(s.re, s.im, s.zoom, size.width, size.height, s.iterations)});
+    // The formula family: each whole set at its default view, 1080p, 1,000 iterations (Mandelbrot's
+    // is "full set" above). Their % limit divides by each formula's own operation count.
+    for (Formula f : kAllFormulas) {
+        if (f == Formula::Mandelbrot) continue;
+        const FormulaFrame frame = formula_default_frame(f, false);
+        View v = make_view(frame.center_re, frame.center_im, frame.zoom, 1920, 1080, 1000);
+        v.formula = f;
+        frames.push_back({formula_name(f), "1080p", v});
+    }
     return frames;
 }
 
@@ -122,6 +131,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
             r.width = view.width;
             r.height = view.height;
             r.max_iterations = int(view.max_iterations);
+            r.formula = view.formula;
             r.seed = frame.seed;
             r.path = path;
             r.precision = precision;
@@ -141,7 +151,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
         for (int i = 0; i < 2; ++i) {
             BenchRow& r = fast[i];
             announce(std::string("CPU fast ") + precision_name(r.precision));
-            r.limit = cpu_fast_iteration_limit(setup.cpu, r.precision);
+            r.limit = cpu_fast_iteration_limit(setup.cpu, r.precision, view.formula);
             if (r.precision == Precision::Fp32 && !fp32_ok) {
                 r.skipped = kFp32Unresolved;
                 continue;
@@ -193,7 +203,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
                 r.skipped = "no usable CUDA device: " + setup.cuda_reason;
                 continue;
             }
-            r.limit = cuda_iteration_limit(setup.cuda.devices.front(), r.precision);
+            r.limit = cuda_iteration_limit(setup.cuda.devices.front(), r.precision, view.formula);
             if (r.precision == Precision::Fp32 && !fp32_ok) {
                 r.skipped = kFp32Unresolved;
                 continue;

@@ -3,6 +3,8 @@
 //
 // Frames: the full set (the default view), seahorse valley, elephant valley, a minibrot at zoom
 // 1e10 and an all-interior view, each at 1920x1080 and 3840x2160 (--quick: 1080p only), plus
+// one frame per formula of the family (formula.h: Multibrot 3..8, Burning Ship, Tricorn; 1080p,
+// each at its default view, 1,000 iterations; Mandelbrot's is the full set), plus
 // the seed frame: 1536x1024, 20 iterations, real axis -2..1 and imaginary -1..1, which a widely
 // read GPU tutorial timed at 4.07 s in pure Python on a CPU and 0.0046 s on a GPU.
 // Paths, each with the shortcuts (cardioid/bulb test, periodicity) on and then off:
@@ -54,6 +56,7 @@ struct BenchRow {
     std::string view;               // BenchFrame::view_name
     std::string size;               // BenchFrame::size_name
     int width = 0, height = 0, max_iterations = 0;
+    Formula formula = Formula::Mandelbrot;
     bool seed = false;
     BenchPath path = BenchPath::CpuFast;
     Precision precision = Precision::Fp64;

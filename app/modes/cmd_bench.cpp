@@ -90,9 +90,10 @@ void print_header(const BenchSetup& s) {
 void print_frame_table(const BenchFrame& frame, const std::vector<BenchRow>& rows, bool cuda_usable) {
     // The seed frame's size is its name's own ("tutorial frame (1536x1024, ...").
     const std::string title = frame.seed ? frame.view_name : frame.view_name + " " + frame.size_name;
-    std::printf("%s (%dx%d, centre %s, %s, zoom %g, %lld iterations)\n", title.c_str(), frame.view.width,
-                frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(), frame.view.zoom.value(),
-                (long long)frame.view.max_iterations);
+    std::printf("%s (%s%dx%d, centre %s, %s, zoom %g, %lld iterations)\n", title.c_str(),
+                frame.view.formula == Formula::Mandelbrot ? "" : (std::string(formula_title(frame.view.formula)) + ", ").c_str(),
+                frame.view.width, frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(),
+                frame.view.zoom.value(), (long long)frame.view.max_iterations);
     std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms", "iterations",
                 "iter/s", "% limit", "x ref", "x fast", "note");
     for (const auto& r : rows) {
@@ -270,6 +271,7 @@ nlohmann::ordered_json row_json(const BenchRow& r) {
     j["width"] = r.width;
     j["height"] = r.height;
     j["max_iterations"] = r.max_iterations;
+    j["formula"] = formula_name(r.formula);
     j["path"] = bench_path_name(r.path);
     j["precision"] = precision_name(r.precision);
     j["shortcuts"] = r.shortcuts;

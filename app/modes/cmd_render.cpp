@@ -187,6 +187,11 @@ int render_request(const RenderRequest& request) {
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
+    // The deep path perturbs Mandelbrot's parameter plane only (formula.h's family: direct kernels).
+    if (is_deep(precision) && (view.formula != Formula::Mandelbrot || view.julia))
+        return bad_input(std::string("deep zoom (perturbation) draws the Mandelbrot set only for now, and this ") +
+                         (view.julia ? "Julia set" : formula_title(view.formula)) + " view needs " +
+                         precision_name(precision) + ": zoom out, or ask for --precision=fp64");
     if (is_deep(precision) && !colouring_is_plain(view.colouring))
         return bad_input("the " + colouring_methods_text(view.colouring) + " colouring (interior " +
                          interior_colour_name(view.colouring.interior) +
@@ -383,6 +388,9 @@ int render_request(const RenderRequest& request) {
 
     // --- Summary -----------------------------------------------------------------------------
     std::printf("backend    %s\n", backend_text.c_str());
+    std::printf("formula    %s", formula_name(view.formula));
+    if (view.julia) std::printf(", Julia set of c = %s, %s", view.julia_re.c_str(), view.julia_im.c_str());
+    std::printf("\n");
     std::printf("view       centre %s, %s  zoom %s  %dx%d", view.center_re.c_str(), view.center_im.c_str(),
                 view.zoom.text().c_str(), view.width, view.height);
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
@@ -406,7 +414,7 @@ int render_request(const RenderRequest& request) {
 }
 
 int run_render_command(int argc, char** argv) {
-    CLI::App app{"Render a view of the Mandelbrot set to a PNG (the view is stored in the PNG's metadata)", "render"};
+    CLI::App app{"Render a view of the Mandelbrot set (or another formula, or a Julia set) to a PNG (the view is stored in the PNG's metadata)", "render"};
     RenderRequest request;
     std::string center = View{}.center_re + "," + View{}.center_im, size = "1280x720", png, raw;
     std::string zoom = View{}.zoom.text();
@@ -416,6 +424,10 @@ int run_render_command(int argc, char** argv) {
     Colouring& colour = request.view.colouring;
     app.add_option("--center", center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
         ->capture_default_str();
+    std::string formula = formula_name(Formula::Mandelbrot), julia;
+    app.add_option("--formula", formula, formula_names() + " (each opens on its own default view)")
+        ->capture_default_str();
+    app.add_option("--julia", julia, "Draw the formula's Julia set of c = RE,IM (decimal text, kept verbatim)");
     app.add_option("--zoom", zoom, "Zoom: half the image height spans 2/zoom; any depth (4.00000000000E533)")
         ->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
@@ -467,6 +479,19 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--band-rows", request.band_rows, "Render and write this many rows at a time")->group("");
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
 
+    if (!parse_formula(formula, &request.view.formula))
+        return bad_input("the formula '" + (formula.size() > 60 ? formula.substr(0, 60) + "..." : formula) +
+                         "' is not one of " + formula_names());
+    if (app.count("--julia") > 0) {
+        if (std::string problem = parse_julia_option(julia, &request.view.julia_re, &request.view.julia_im);
+            !problem.empty())
+            return bad_input(problem);
+        request.view.julia = true;
+    }
+    // A formula (or Julia set) opens on its own frame unless --center or --zoom say otherwise.
+    const FormulaFrame frame = formula_default_frame(request.view.formula, request.view.julia);
+    if (center_option->count() == 0) center = std::string(frame.center_re) + "," + frame.center_im;
+    if (zoom_option->count() == 0) zoom = ViewZoom(frame.zoom).text();
     if (!location.empty()) {
         // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
         if (center_option->count() > 0 || zoom_option->count() > 0)

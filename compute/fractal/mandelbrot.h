@@ -6,6 +6,9 @@
 //   mandelbrot_cuda           CUDA kernels, FP32 or FP64, writing RGBA8 to a device pointer
 //                             the caller passes (the window passes its interop buffer)
 //
+// Every function here draws the view's formula (view.formula: Mandelbrot, Multibrot, Burning
+// Ship, Tricorn; formula.h), or its Julia set (view.julia); formula_math.h has the maths. What
+// follows describes Mandelbrot's parameter plane, the default.
 // The iteration: z_0 = 0, z_{k+1} = z_k^2 + c. A pixel escapes at the first k with
 // |z_k| > kBailoutRadius; k is its integer escape count and the iterations it cost.
 // Smooth value of an escaping pixel: mu = k + 1 - log2(ln|z_k|), clamped at 0 (it dips below 0
@@ -117,6 +120,8 @@ FrameStats mandelbrot_cuda_to_host(const View& view, Precision precision,
 // mandelbrot_cuda.cu): for Fp32 every instruction (FP32 work is issue-bound: one warp
 // instruction per clock per SM sub-partition, as many lanes as FP32 units), for Fp64 the FP64-pipe
 // instructions. The bench divides SMs x FP lanes x clock by this for "% of limit". 0 without CUDA.
-double mandelbrot_cuda_instructions_per_iteration(Precision precision);
+// Other formulas: Mandelbrot's count with their step's instructions (formula_cuda_step_instructions)
+// in place of its 6 per step.
+double mandelbrot_cuda_instructions_per_iteration(Precision precision, Formula formula = Formula::Mandelbrot);
 
 }  // namespace ms

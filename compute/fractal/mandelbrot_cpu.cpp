@@ -72,6 +72,7 @@
 #include <omp.h>
 
 #include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot_math.h"
 
 namespace ms::cpu_simd {
@@ -86,6 +87,14 @@ struct ChunkJob {
     bool cardioid_bulb = true;
     bool periodicity = true;
     bool fused_multiply_add = false;
+    Formula formula = Formula::Mandelbrot;
+    bool julia = false;       // z_0 = the pixel, c = (julia_re, julia_im)
+    double julia_re = 0.0, julia_im = 0.0;
+    // The smooth value mu = k + mu_constant - ln(ln|z_k|^2 / 2) * log_scale (formula_math.h's,
+    // with log2 folded in: log_scale = 1 / ln d; Mandelbrot's 1 and 1 / ln 2).
+    float mu_constant = 1.0f;
+    float log_scale = 1.44269504088896340736f;
+    double bailout_squared = kBailoutRadius * kBailoutRadius;
     float* mu_out = nullptr;  // first row's output (width floats per row)
     int mu_stride = 0;        // floats from one row's output to the next
 };
@@ -125,6 +134,9 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// formula_step() for this target (see formula_step.inc).
+#include "compute/fractal/formula_step.inc"
+
 // Vectors iterated together (interleaved) by one thread. The dependency chain of one iteration
 // (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, about 14 cycles on this
 // machine, while issuing one vector's ~11 operations takes about 3: four independent vectors
@@ -138,11 +150,19 @@ static_assert(kMaxChunkRows<float> % kGroup == 0 && kMaxChunkRows<double> % kGro
 constexpr int kFirstRoundSteps = 32;
 static_assert(kFirstRoundSteps == kPeriodicityFirstSave, "round 0 ends on the first periodicity save");
 
-// One iteration of z -> z^2 + c on a vector. zr2, zi2 carry zr*zr, zi*zi from the previous
-// step (the unfused form reuses them); returns |z|^2 of the new z.
-template <bool kFma, class V>
+// One iteration of z -> f(z) + c on a vector. zr2, zi2 carry zr*zr, zi*zi from the previous
+// step (the unfused form reuses them); returns |z|^2 of the new z. Mandelbrot keeps its own
+// hand-written step (and the fused option); the other formulas take formula_math.h's, the same
+// operations as the reference (kFma is false for them).
+template <Formula F, bool kFma, class V>
 HWY_INLINE V Step(V& zr, V& zi, V& zr2, V& zi2, const V cr, const V ci) {
-    if constexpr (kFma) {
+    if constexpr (F != Formula::Mandelbrot) {
+        static_assert(!kFma, "only Mandelbrot has the fused form");
+        formula_step<F>(zr, zi, zr2, zi2, cr, ci, [](V v) { return hn::Abs(v); });
+        zr2 = hn::Mul(zr, zr);
+        zi2 = hn::Mul(zi, zi);
+        return hn::Add(zr2, zi2);
+    } else if constexpr (kFma) {
         const V t = hn::NegMulAdd(zi, zi, cr);       // cr - zi*zi, rounded once
         zi = hn::MulAdd(hn::Add(zr, zr), zi, ci);    // 2 zr zi + ci, rounded once
         zr = hn::MulAdd(zr, zr, t);
@@ -216,19 +236,19 @@ struct Group {
 // branches' mispredictions cost more than blending all four (10% of a shortcut-on frame). Saves
 // and compares follow the reference's schedule (next_periodicity_save, periodicity_compare_step).
 // Returns the step reached.
-template <class D, bool kPeriodicity, bool kFma>
+template <class D, Formula F, bool kPeriodicity, bool kFma>
 HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interval) {
     int next_save = next_periodicity_save(k_begin, interval);
     using T = hn::TFromD<D>;
     const hn::RebindToSigned<D> di;
-    const auto bailout = hn::Set(d, T(kBailoutRadius * kBailoutRadius));
+    const auto bailout = hn::Set(d, T(formula_bailout_radius(F) * formula_bailout_radius(F)));
     const auto nan = hn::Set(d, kDeadLane<T>);
     const auto bailout_bits = hn::BitCast(di, bailout);
     const auto zero_bits = hn::Zero(di);
     static_assert(kGroup == 4, "the event test below combines four vectors");
     hn::Vec<D> norm[kGroup];
     for (int k = k_begin + 1; k <= k_end; ++k) {
-        for (int v = 0; v < kGroup; ++v) norm[v] = Step<kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
+        for (int v = 0; v < kGroup; ++v) norm[v] = Step<F, kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
         // Does any lane need attention: |z|^2 > R^2 (an escape) or, with periodicity, zr exactly
         // on the saved value? Asked with integer max/min over the four vectors and one compare
         // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, and the
@@ -256,11 +276,14 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interv
                 if (compare) finished = hn::Or(finished, hn::And(g.zr[v] == g.sr[v], g.zi[v] == g.si[v]));
                 g.norm_out[v] = hn::IfThenElse(escaped, norm[v], g.norm_out[v]);
                 g.k_out[v] = hn::IfThenElse(hn::RebindMask(di, finished), kv, g.k_out[v]);
-                // A NaN z makes the next step's z and |z|^2 NaN (zr is finite once more, from
-                // the previous zr2 and zi2, which may raise a needless event; zi and |z|^2 are
-                // NaN, so the handler finds nothing).
+                // A NaN z (and squares) makes the next step's z and |z|^2 NaN. The squares too:
+                // from finite squares Mandelbrot's zr would be finite once more (a needless
+                // event), and Burning Ship's |zi| a NaN with the sign bit clear, positive as an
+                // integer, which would raise an event on every step after.
                 g.zr[v] = hn::IfThenElse(finished, nan, g.zr[v]);
                 g.zi[v] = hn::IfThenElse(finished, nan, g.zi[v]);
+                g.zr2[v] = hn::IfThenElse(finished, nan, g.zr2[v]);
+                g.zi2[v] = hn::IfThenElse(finished, nan, g.zi2[v]);
                 g.done[v] = hn::Or(g.done[v], finished);
             }
             const auto all_done = hn::And(hn::And(g.done[0], g.done[1]), hn::And(g.done[2], g.done[3]));
@@ -301,7 +324,7 @@ HWY_INLINE void FinishGroupRound(D d, Group<D>& g, int k_reached, int max_iterat
     }
 }
 
-template <class D, bool kPeriodicity, bool kFma>
+template <class D, Formula F, bool kPeriodicity, bool kFma>
 HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResult* result) {
     using T = hn::TFromD<D>;
     using TI = hwy::MakeSigned<T>;
@@ -346,6 +369,9 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     const size_t blocks = padded_width / lanes * size_t(rows);
     T row_ci[kMaxChunkRows<T>] = {};
     for (int row = 0; row < rows; ++row) row_ci[row] = T(job.grid.im(job.y + row));
+    // A Julia set starts from z_0 = the pixel with c fixed; the parameter plane from z_0 = 0
+    // with c = the pixel (formula_math.h). Padding lanes hold a NaN either way.
+    const auto julia_cr = hn::Set(d, T(job.julia_re)), julia_ci = hn::Set(d, T(job.julia_im));
     int block_row = 0;      // the next block's row in the chunk
     size_t block_x = 0;     // and its first column
     for (size_t b = 0; b < blocks; b += kGroup) {
@@ -364,13 +390,21 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
             g.zr[v] = g.zi[v] = g.zr2[v] = g.zi2[v] = g.sr[v] = g.si[v] = g.norm_out[v] = zero;
             g.k_out[v] = hn::Zero(di);
             g.done[v] = hn::IsNaN(g.cr[v]);
+            if (job.julia) {
+                g.zr[v] = g.cr[v];
+                g.zi[v] = g.ci[v];
+                g.zr2[v] = hn::Mul(g.zr[v], g.zr[v]);
+                g.zi2[v] = hn::Mul(g.zi[v], g.zi[v]);
+                g.cr[v] = hn::IfThenElse(g.done[v], g.cr[v], julia_cr);  // padding stays NaN
+                g.ci[v] = julia_ci;
+            }
             index[v] = hn::Add(lane_index, hn::Set(di, TI(at[v])));  // dead lanes are never queued
         }
         auto live = hn::Not(g.done[0]);
         for (int v = 1; v < kGroup; ++v) live = hn::Or(live, hn::Not(g.done[v]));
         // No repeat test before the first save (step 32, the end of this round): see
         // next_periodicity_save(). The save itself is made here for the survivors.
-        const int k_reached = hn::AllFalse(d, live) ? 0 : IterateGroup<D, false, kFma>(d, g, 0, k_end, interval);
+        const int k_reached = hn::AllFalse(d, live) ? 0 : IterateGroup<D, F, false, kFma>(d, g, 0, k_end, interval);
         if (kPeriodicity && k_reached == kPeriodicityFirstSave)
             for (int v = 0; v < kGroup; ++v) {
                 g.sr[v] = g.zr[v];
@@ -416,7 +450,7 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
                 g.done[v] = hn::IsNaN(g.cr[v]);
                 index[v] = hn::LoadU(di, queue->index.data() + at);
             }
-            const int k_reached = IterateGroup<D, kPeriodicity, kFma>(d, g, k_begin, k_end, interval);
+            const int k_reached = IterateGroup<D, F, kPeriodicity, kFma>(d, g, k_begin, k_end, interval);
             FinishGroupRound(d, g, k_reached, job.max_iterations, index, next);
             // Results of the lanes that finished go back to their pixels (a few per group:
             // scalar stores beat AVX-512 scatters, which write every lane).
@@ -447,7 +481,7 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     uint64_t iterations = 0, escaped = 0;
     for (int row = 0; row < rows; ++row) {
         const size_t at = size_t(row) * padded_width;
-        RowSmoothValues<T>(padded_width, scratch.k.data() + at, scratch.norm.data() + at, scratch.mu.data(),
+        RowSmoothValues<T>(job, padded_width, scratch.k.data() + at, scratch.norm.data() + at, scratch.mu.data(),
                            &iterations, &escaped);
         std::copy(scratch.mu.data(), scratch.mu.data() + job.width, job.mu_out + size_t(row) * size_t(job.mu_stride));
     }
@@ -455,16 +489,33 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     result->escaped_pixels = escaped;
 }
 
-template <typename T>
-void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
+// The formula is a template parameter of the whole chunk (one switch per chunk, none per step).
+// The fused form is Mandelbrot's only.
+template <typename T, Formula F>
+void RenderChunkFormula(const ChunkJob& job, int rows, ChunkResult* result) {
     using D = hn::ScalableTag<T>;
     const D d;
-    if (job.fused_multiply_add) {
-        if (job.periodicity) RenderChunkImpl<D, true, true>(d, job, rows, result);
-        else RenderChunkImpl<D, false, true>(d, job, rows, result);
+    if (F == Formula::Mandelbrot && job.fused_multiply_add) {
+        if (job.periodicity) RenderChunkImpl<D, F, true, F == Formula::Mandelbrot>(d, job, rows, result);
+        else RenderChunkImpl<D, F, false, F == Formula::Mandelbrot>(d, job, rows, result);
     } else {
-        if (job.periodicity) RenderChunkImpl<D, true, false>(d, job, rows, result);
-        else RenderChunkImpl<D, false, false>(d, job, rows, result);
+        if (job.periodicity) RenderChunkImpl<D, F, true, false>(d, job, rows, result);
+        else RenderChunkImpl<D, F, false, false>(d, job, rows, result);
+    }
+}
+
+template <typename T>
+void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
+    switch (job.formula) {
+        case Formula::Mandelbrot: return RenderChunkFormula<T, Formula::Mandelbrot>(job, rows, result);
+        case Formula::Multibrot3: return RenderChunkFormula<T, Formula::Multibrot3>(job, rows, result);
+        case Formula::Multibrot4: return RenderChunkFormula<T, Formula::Multibrot4>(job, rows, result);
+        case Formula::Multibrot5: return RenderChunkFormula<T, Formula::Multibrot5>(job, rows, result);
+        case Formula::Multibrot6: return RenderChunkFormula<T, Formula::Multibrot6>(job, rows, result);
+        case Formula::Multibrot7: return RenderChunkFormula<T, Formula::Multibrot7>(job, rows, result);
+        case Formula::Multibrot8: return RenderChunkFormula<T, Formula::Multibrot8>(job, rows, result);
+        case Formula::BurningShip: return RenderChunkFormula<T, Formula::BurningShip>(job, rows, result);
+        case Formula::Tricorn: return RenderChunkFormula<T, Formula::Tricorn>(job, rows, result);
     }
 }
 
@@ -529,7 +580,17 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
     base.x_begin = rect.x;
     base.width = rect.width;
     base.max_iterations = direct_iterations(view);
-    base.cardioid_bulb = shortcuts.cardioid_bulb;
+    base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
+    base.formula = view.formula;
+    base.julia = view.julia;
+    if (view.julia) {
+        base.julia_re = julia_re_value(view);
+        base.julia_im = julia_im_value(view);
+    }
+    const SmoothConstants smooth = formula_smooth_constants(view.formula);
+    base.mu_constant = float(smooth.mu_constant);
+    base.log_scale = float(smooth.mu_scale / std::log(2.0));
+    base.bailout_squared = formula_bailout_radius(view.formula) * formula_bailout_radius(view.formula);
     base.periodicity = shortcuts.periodicity;
     base.fused_multiply_add = control.fused_multiply_add;
     // Initialise Highway's choice once here, so the pointer taken below is the target's own

@@ -1,10 +1,13 @@
 // mandelbrot_cpu_reference.cpp: the yardstick. One thread, one pixel at a time, scalar code
 // that reads like the maths; every faster path (SIMD CPU, CUDA) is tested against it.
-// Also home of the pieces all paths share: the shortcut tests and the smooth value.
+// Also home of the pieces all paths share: the shortcut tests and the smooth value. Every
+// formula of formula.h and its Julia sets go through the same loop, the formula a template
+// parameter (formula_math.h has the maths).
 #include <chrono>
 #include <cmath>
 
 #include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot_math.h"
 #include "compute/fractal/orbit_features.h"
 
@@ -26,11 +29,12 @@ struct PixelFeatures {
     float* period = nullptr;
 };
 
-// Iterates one point; returns mu (or kInteriorMu) and adds the iterations it ran to *iterations.
-// kFeatures (orbit_features.h's kFeature* bits) adds the colouring's orbit sums; with 0 the
-// accumulator's calls compile to nothing.
-template <typename T, unsigned kFeatures = 0>
-float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
+// Iterates one point of Mandelbrot's parameter plane (the colouring's orbit features are
+// Mandelbrot's: colouring.h refuses them for the other formulas and Julia sets); returns mu (or
+// kInteriorMu) and adds the iterations it ran to *iterations. kFeatures (orbit_features.h's
+// kFeature* bits) adds the colouring's orbit sums.
+template <typename T, unsigned kFeatures>
+float iterate_point_features(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
                     uint64_t* iterations, const PixelFeatures& f = {}) {
     OrbitAccumulator<T, kFeatures> orbit;
     orbit.stripe_density = f.stripe_density;
@@ -81,19 +85,84 @@ float iterate_point(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
     return kInteriorMu;
 }
 
-template <typename T>
+// Iterates one point of formula F from z_0 = (zr, zi) with parameter (cr, ci) (z_0 = 0, c = the
+// pixel for the parameter plane; z_0 = the pixel, c fixed for a Julia set); returns mu (or
+// kInteriorMu) and adds the iterations it ran to *iterations.
+template <Formula F, typename T>
+float iterate_point(T zr, T zi, T cr, T ci, int max_iterations, bool periodicity, uint64_t* iterations) {
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
+    T zr2 = zr * zr, zi2 = zi * zi;
+    // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
+    // it exactly at the steps of periodicity_compare_step(). An exact repeat means the
+    // floating-point orbit is periodic from there on, so it would never escape in this
+    // arithmetic either: the pixel comes out exactly as without the check.
+    T saved_r = 0, saved_i = 0;
+    const int interval = periodicity_interval(max_iterations);
+    int next_save = next_periodicity_save(0, interval);
+    for (int k = 1; k <= max_iterations; ++k) {
+        formula_step<F>(zr, zi, zr2, zi2, cr, ci, ScalarAbs{});
+        zr2 = zr * zr;
+        zi2 = zi * zi;
+        T norm = zr2 + zi2;
+        if (norm > bailout_squared) {
+            *iterations += uint64_t(k);
+            return formula_smooth_mu(F, k, double(norm));
+        }
+        if (periodicity) {
+            if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
+                *iterations += uint64_t(k);
+                return kInteriorMu;
+            }
+            if (k == next_save) {
+                saved_r = zr;
+                saved_i = zi;
+                next_save = next_periodicity_save(k, interval);
+            }
+        }
+    }
+    *iterations += uint64_t(max_iterations);
+    return kInteriorMu;
+}
+
+template <Formula F, typename T>
 void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                       FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
+    // The cardioid/bulb test is Mandelbrot's parameter plane's alone (formula_math.h).
     const int max_iterations = direct_iterations(view);
+    const bool shapes = shortcuts.cardioid_bulb && F == Formula::Mandelbrot && !view.julia;
+    const T julia_r = view.julia ? T(julia_re_value(view)) : T(0);
+    const T julia_i = view.julia ? T(julia_im_value(view)) : T(0);
     for (int y = 0; y < rect.height; ++y) {
         for (int x = 0; x < rect.width; ++x) {
-            T cr = T(grid.re(rect.x + x));
-            T ci = T(grid.im(rect.y + y));
-            float mu = iterate_point<T>(cr, ci, max_iterations, shortcuts, &stats->iterations);
+            const T pr = T(grid.re(rect.x + x));
+            const T pi = T(grid.im(rect.y + y));
+            float mu = kInteriorMu;
+            if (view.julia)
+                mu = iterate_point<F, T>(pr, pi, julia_r, julia_i, max_iterations, shortcuts.periodicity,
+                                         &stats->iterations);
+            else if (!(shapes && in_cardioid_or_period2_bulb(double(pr), double(pi))))
+                mu = iterate_point<F, T>(T(0), T(0), pr, pi, max_iterations, shortcuts.periodicity,
+                                         &stats->iterations);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[size_t(y) * rect.width + x] = mu;
         }
+    }
+}
+
+template <typename T>
+void render_reference_formula(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
+                              FrameStats* stats) {
+    switch (view.formula) {
+        case Formula::Mandelbrot: return render_reference<Formula::Mandelbrot, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot3: return render_reference<Formula::Multibrot3, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot4: return render_reference<Formula::Multibrot4, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot5: return render_reference<Formula::Multibrot5, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot6: return render_reference<Formula::Multibrot6, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot7: return render_reference<Formula::Multibrot7, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Multibrot8: return render_reference<Formula::Multibrot8, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::BurningShip: return render_reference<Formula::BurningShip, T>(view, shortcuts, rect, mu_out, stats);
+        case Formula::Tricorn: return render_reference<Formula::Tricorn, T>(view, shortcuts, rect, mu_out, stats);
     }
 }
 
@@ -114,7 +183,7 @@ void render_features_reference(const View& view, const Shortcuts& shortcuts, Pix
             f.period = out.period ? out.period + i : nullptr;
             T cr = T(grid.re(rect.x + x));
             T ci = T(grid.im(rect.y + y));
-            float mu = iterate_point<T, kFeatures>(cr, ci, max_iterations, shortcuts, &stats->iterations, f);
+            float mu = iterate_point_features<T, kFeatures>(cr, ci, max_iterations, shortcuts, &stats->iterations, f);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[i] = mu;
         }
@@ -132,7 +201,7 @@ void render_features_reference_any(unsigned features, const View& view, const Sh
         case 5: return render_features_reference<T, 5>(view, shortcuts, rect, mu_out, out, stats);
         case 6: return render_features_reference<T, 6>(view, shortcuts, rect, mu_out, out, stats);
         case 7: return render_features_reference<T, 7>(view, shortcuts, rect, mu_out, out, stats);
-        default: return render_reference<T>(view, shortcuts, rect, mu_out, stats);
+        default: return render_reference_formula<T>(view, shortcuts, rect, mu_out, stats);
     }
 }
 
@@ -160,9 +229,9 @@ FrameStats mandelbrot_cpu_reference(const View& view, Precision precision,
     stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
     if (stats.precision == Precision::Fp32)
-        render_reference<float>(view, shortcuts, rect, mu_out, &stats);
+        render_reference_formula<float>(view, shortcuts, rect, mu_out, &stats);
     else
-        render_reference<double>(view, shortcuts, rect, mu_out, &stats);
+        render_reference_formula<double>(view, shortcuts, rect, mu_out, &stats);
     stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return stats;
 }

@@ -118,8 +118,11 @@ HWY_INLINE size_t SmoothValuesStep() {
 // more than most exterior pixels' iterations. mu then differs from smooth_mu() by a few float
 // ulps at most (1e-6 at mu ~ 4, float rounding at larger mu), far inside the 1e-3 the paths are
 // held to; escape counts are integers and exact. Also sums the row's iterations and escaped pixels.
+// The formula enters through job's constants (bailout, mu_constant, log_scale; formula_math.h);
+// |z|^2 is clamped to float's largest value, as the reference clamps it (a far Julia pixel of a
+// degree-8 map can overflow it; Mandelbrot's never comes near).
 template <typename T>
-HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k, const T* norm,
+HWY_INLINE void RowSmoothValues(const ChunkJob& job, size_t padded_width, const hwy::MakeSigned<T>* k, const T* norm,
                                 float* mu, uint64_t* iterations, uint64_t* escaped) {
     using TI = hwy::MakeSigned<T>;
     const hn::ScalableTag<T> dt;
@@ -127,7 +130,7 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
     const hn::Rebind<float, decltype(dt)> dh;  // as many float lanes as dt has
     const hn::ScalableTag<int64_t> d64;
     const size_t n = hn::Lanes(dt);
-    const auto bailout = hn::Set(dt, T(kBailoutRadius * kBailoutRadius));
+    const auto bailout = hn::Set(dt, T(job.bailout_squared));
     auto sum = hn::Zero(d64);
     size_t escaped_count = 0;
     // n pixels from x: their iteration counts (summed), and |z|^2 in float, 0 where not escaped:
@@ -142,7 +145,7 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
         }
         *k_float = ToFloat(dh, hn::ConvertTo(dt, kv));
         const auto nv = hn::LoadU(dt, norm + x);
-        return ToFloat(dh, hn::IfThenElseZero(nv > bailout, nv));
+        return hn::Min(ToFloat(dh, hn::IfThenElseZero(nv > bailout, nv)), hn::Set(dh, std::numeric_limits<float>::max()));
     };
     // mu from n_float = |z|^2 (0: not escaped) and k_float, stored at mu_out.
     auto smooth = [&](auto df, auto n_float, auto k_float, float* mu_out) {
@@ -157,8 +160,8 @@ HWY_INLINE void RowSmoothValues(size_t padded_width, const hwy::MakeSigned<T>* k
         using VF = hn::Vec<decltype(df)>;
         const auto ln_norm = hn::impl::Log<decltype(df), VF, false>(df, n_float);
         const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(df), VF, false>(df, hn::Mul(hn::Set(df, 0.5f), ln_norm)),
-                                          hn::Set(df, 1.44269504088896340736f));
-        auto m = hn::Sub(hn::Add(k_float, hn::Set(df, 1.0f)), log2_half_ln);
+                                          hn::Set(df, job.log_scale));
+        auto m = hn::Sub(hn::Add(k_float, hn::Set(df, job.mu_constant)), log2_half_ln);
         m = hn::IfThenElse(m > zero, m, zero);
         hn::StoreU(hn::IfThenElse(escaped_mask, m, interior), df, mu_out);
         escaped_count += hn::CountTrue(df, escaped_mask);

@@ -160,14 +160,14 @@ void upload_palette(CudaState& s, const PaletteTable& palette) {
 // One frame: phase 1 (mandelbrot_cuda_tile.cu), then phase 2 over the survivors
 // (mandelbrot_cuda_survivors.cu); or the naive baseline alone.
 template <typename T>
-void launch(const KernelParams& p, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
+void launch(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
     if (tuning.naive) {
         launch_naive_kernel<T>(p);
         return;
     }
-    launch_tile_pass<T>(p, tuning.fused_multiply_add);
+    launch_tile_pass<T>(p, formula, tuning.fused_multiply_add);
     if (p.max_iterations <= p.first_phase_iterations) return;  // nobody survives phase 1
-    launch_survivors_pass<T>(p, tuning, periodicity, s.sm_count);
+    launch_survivors_pass<T>(p, formula, tuning, periodicity, s.sm_count);
 }
 
 void check_tuning(const CudaTuning& t) {
@@ -189,6 +189,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
                          float* mu_device, const CudaTuning& tuning) {
     if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
     check_tuning(tuning);
+    if ((tuning.naive || tuning.fused_multiply_add) && (view.formula != Formula::Mandelbrot || view.julia))
+        throw std::invalid_argument("the naive and fused CUDA kernels draw the Mandelbrot set only");
     rect = resolve_rect(view, rect);
     if (int64_t(rect.width) * rect.height >= (int64_t(1) << 31))
         throw std::invalid_argument("a CUDA frame holds fewer than 2^31 pixels: render it in tiles");
@@ -212,7 +214,16 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.first_phase_iterations = std::min(tuning.first_phase_iterations, p.max_iterations);
     p.tile_rounds = tuning.tile_rounds;
     p.service_batch = tuning.service_batch;
-    p.cardioid_bulb = shortcuts.cardioid_bulb;
+    p.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
+    p.julia = view.julia;
+    if (view.julia) {
+        p.julia_re = julia_re_value(view);
+        p.julia_im = julia_im_value(view);
+    }
+    // fast_smooth_mu's form of formula_smooth_constants: log2(ln|z|) = log2(0.5 ln 2) + log2(log2 |z|^2).
+    const SmoothConstants smooth = formula_smooth_constants(view.formula);
+    p.mu_constant = float(smooth.mu_constant - smooth.mu_scale * std::log2(0.5 * std::log(2.0)));
+    p.mu_scale = float(smooth.mu_scale);
     // colorize(): table position = mu * density / 100 * size + offset * size; here in entries of
     // the 8x finer table.
     p.palette_scale = view.palette_density / 100.0 * kExpandedPaletteSize;
@@ -238,8 +249,8 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     // The mistake FrameStats::host_launch_ms exists to show: a host clock read around the
     // launches, before any synchronisation, sees only the time to queue them.
     const auto launch_start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32) launch<float>(p, tuning, shortcuts.periodicity, s);
-    else launch<double>(p, tuning, shortcuts.periodicity, s);
+    if (stats.precision == Precision::Fp32) launch<float>(p, view.formula, tuning, shortcuts.periodicity, s);
+    else launch<double>(p, view.formula, tuning, shortcuts.periodicity, s);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaEventRecord(s.stop));
@@ -292,9 +303,14 @@ CudaTuning default_cuda_tuning(Precision) {
 // Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.81 = 4.91e12 it/s FP32 and
 // 132 x 64 x 1.98 GHz / 6.06 = 2.76e12 it/s FP64 (the README's 4.2e12 and 2.4e12 assume 8 and 7
 // instructions with an escape test every iteration).
-double mandelbrot_cuda_instructions_per_iteration(Precision precision) {
-    if (precision == Precision::Fp64) return 194.0 / 32.0;
-    return 218.0 / 32.0;
+// Other formulas (not yet read from their SASS: this count assumes their blocks differ from
+// Mandelbrot's only in the steps' arithmetic): a 32-step block is 32 x their step's
+// instructions (formula_cuda_step_instructions) + the 26 (FP32) or 2 (FP64) of the test, the
+// copy and the vote above.
+double mandelbrot_cuda_instructions_per_iteration(Precision precision, Formula formula) {
+    const double step = formula_cuda_step_instructions(formula);
+    if (precision == Precision::Fp64) return (32.0 * step + 2.0) / 32.0;  // Mandelbrot: 194 / 32
+    return (32.0 * step + 26.0) / 32.0;                                  // Mandelbrot: 218 / 32
 }
 
 bool cuda_available(std::string* reason) {

@@ -6,14 +6,23 @@
 //   mandelbrot_cuda_survivors.cu  phase 2, the survivors' queue
 //   mandelbrot_cuda.cu            the launcher: device state, one frame, the public API
 // Every file is compiled with --fmad=false (compute/CMakeLists.txt): see mandelbrot_cuda.cu.
+//
+// Formulas (compute/fractal/formula.h) are a template parameter F of every kernel and device
+// helper: Mandelbrot's instantiation is the hand-tuned code below, operation for operation; the
+// others take formula_math.h's step, whose operations match the CPU reference's. A Julia set is
+// a runtime flag read once per pixel (z_0 = the pixel, c = p.julia_re/im), never per iteration.
+// A colouring accumulator (DE, stripes; see formula_math.h) would be one more template parameter
+// of step() and the kernels, empty by default.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_cuda_tuning.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot_math.h"
 #include "compute/system/cuda_check.h"
 
@@ -47,7 +56,12 @@ struct KernelParams {
     int first_phase_iterations = 0;  // S, already clamped to max_iterations
     int tile_rounds = 4;
     int service_batch = 8;           // lanes waiting before a warp runs its finish/refill path
-    bool cardioid_bulb = true;
+    bool cardioid_bulb = true;       // the host clears it for other formulas and Julia sets
+    bool julia = false;              // z_0 = the pixel, c = (julia_re, julia_im)
+    double julia_re = 0.0, julia_im = 0.0;
+    // The smooth value of formulas other than Mandelbrot: mu = k + mu_constant - mu_scale *
+    // log2(log2 |z|^2) (formula_smooth_constants rearranged as fast_smooth_mu does).
+    float mu_constant = 0.0f, mu_scale = 1.0f;
     double palette_scale = 0.0;   // expanded-table entries per unit of mu
     double palette_offset = 0.0;  // expanded-table entries, reduced to [0, kExpandedPaletteSize)
     float palette_scale_f = 0.0f;
@@ -90,8 +104,25 @@ struct Orbit {
 //     boundary can differ from the reference in the last bit (a few pixels' escape counts move by
 //     one, see tests/fractal/test_mandelbrot_cuda.cpp). 5 instructions: FMUL, FFMA, FADD, FFMA, FMUL;
 //     zr2 is not kept and |z|^2 = fma(zr, zr, zi2).
-template <typename T, bool kFused>
+// Other formulas (kFused is false for them): Burning Ship and Tricorn as Mandelbrot's exact step,
+// with |t| and -t as operand modifiers of the FFMA (no extra instruction); Multibrots through
+// formula_step (formula_math.h). Each rounds as the reference does.
+template <Formula F, typename T, bool kFused>
 __device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
+    if constexpr (F == Formula::BurningShip || F == Formula::Tricorn) {
+        const T t = o.zr * o.zi;
+        o.zr = (o.zr2 - o.zi2) + cr;
+        o.zr2 = o.zr * o.zr;
+        if constexpr (F == Formula::BurningShip) o.zi = fused(T(2), fabs(t), ci);
+        else o.zi = fused(T(-2), t, ci);
+        o.zi2 = o.zi * o.zi;
+        return;
+    } else if constexpr (F != Formula::Mandelbrot) {
+        formula_step<F>(o.zr, o.zi, o.zr2, o.zi2, cr, ci, ScalarAbs{});
+        o.zr2 = o.zr * o.zr;
+        o.zi2 = o.zi * o.zi;
+        return;
+    }
     const T t = o.zr * o.zi;
     if constexpr (kFused) {
         o.zr = fused(o.zr, o.zr, -o.zi2) + cr;
@@ -103,9 +134,9 @@ __device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
     o.zi2 = o.zi * o.zi;
 }
 
-template <typename T, bool kFused>
+template <Formula F, typename T, bool kFused>
 __device__ __forceinline__ T norm(const Orbit<T>& o) {
-    if constexpr (kFused) return fused(o.zr, o.zr, o.zi2);
+    if constexpr (kFused && F == Formula::Mandelbrot) return fused(o.zr, o.zr, o.zi2);
     else return o.zr2 + o.zi2;
 }
 
@@ -133,8 +164,15 @@ __device__ __forceinline__ float log2_approx(float x) {
 // norm > kBailoutRadius^2 here, so no subnormal input reaches the .ftz log.
 constexpr float kMuConstant = 2.528766372930583f;  // 1 - log2(0.5 * ln 2)
 
-template <typename T>
-__device__ __forceinline__ float fast_smooth_mu(int k, T norm_squared) {
+// Other formulas: log_d instead of log2 and their constant (formula_math.h), |z|^2 clamped to
+// float's largest value as on the CPU.
+template <Formula F = Formula::Mandelbrot, typename T>
+__device__ __forceinline__ float fast_smooth_mu(const KernelParams& p, int k, T norm_squared) {
+    if constexpr (F != Formula::Mandelbrot) {
+        const float n = fminf(float(norm_squared), 3.402823466e38f);
+        const float mu = float(k) + (p.mu_constant - p.mu_scale * log2_approx(log2_approx(n)));
+        return mu > 0.0f ? mu : 0.0f;
+    }
     float frac = kMuConstant - log2_approx(log2_approx(float(norm_squared)));
     float mu = float(k) + frac;
     return mu > 0.0f ? mu : 0.0f;  // NaN or negative -> 0, like smooth_mu
@@ -235,28 +273,28 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 // steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch). (Testing only
 // the largest of four |z|^2, with 3 FMNMX, issued fewer instructions per step but ran the steps
 // after an escape for nothing: the tile kernel got 7% slower.)
-template <typename T, bool kFused>
+template <Formula F, typename T, bool kFused>
 __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     while (k <= limit - 4) {
-        step<T, kFused>(o, cr, ci);
-        n = norm<T, kFused>(o);
+        step<F, T, kFused>(o, cr, ci);
+        n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 1; return true; }
-        step<T, kFused>(o, cr, ci);
-        n = norm<T, kFused>(o);
+        step<F, T, kFused>(o, cr, ci);
+        n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 2; return true; }
-        step<T, kFused>(o, cr, ci);
-        n = norm<T, kFused>(o);
+        step<F, T, kFused>(o, cr, ci);
+        n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 3; return true; }
-        step<T, kFused>(o, cr, ci);
-        n = norm<T, kFused>(o);
+        step<F, T, kFused>(o, cr, ci);
+        n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 4; return true; }
         k += 4;
     }
     while (k < limit) {
-        step<T, kFused>(o, cr, ci);
+        step<F, T, kFused>(o, cr, ci);
         ++k;
-        n = norm<T, kFused>(o);
+        n = norm<F, T, kFused>(o);
         if (n > bailout_squared) return true;
     }
     return false;
@@ -267,12 +305,30 @@ __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k,
 
 // Phase 1 (mandelbrot_cuda_tile.cu): one block per tile; picks the colouring variant.
 template <typename T>
-void launch_tile_pass(const KernelParams& p, bool fused_multiply_add);
+void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multiply_add);
 // The naive one-pixel-per-thread baseline (mandelbrot_cuda_tile.cu), for CudaTuning::naive.
 template <typename T>
 void launch_naive_kernel(const KernelParams& p);
 // Phase 2 (mandelbrot_cuda_survivors.cu): a persistent grid over the survivors' queue.
 template <typename T>
-void launch_survivors_pass(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count);
+void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity,
+                           int sm_count);
+
+// Calls go(std::integral_constant<Formula, F>{}) for the formula: the one switch from a runtime
+// formula to the kernels' template parameter.
+template <class Go>
+void with_formula(Formula formula, Go&& go) {
+    switch (formula) {
+        case Formula::Mandelbrot: return go(std::integral_constant<Formula, Formula::Mandelbrot>{});
+        case Formula::Multibrot3: return go(std::integral_constant<Formula, Formula::Multibrot3>{});
+        case Formula::Multibrot4: return go(std::integral_constant<Formula, Formula::Multibrot4>{});
+        case Formula::Multibrot5: return go(std::integral_constant<Formula, Formula::Multibrot5>{});
+        case Formula::Multibrot6: return go(std::integral_constant<Formula, Formula::Multibrot6>{});
+        case Formula::Multibrot7: return go(std::integral_constant<Formula, Formula::Multibrot7>{});
+        case Formula::Multibrot8: return go(std::integral_constant<Formula, Formula::Multibrot8>{});
+        case Formula::BurningShip: return go(std::integral_constant<Formula, Formula::BurningShip>{});
+        case Formula::Tricorn: return go(std::integral_constant<Formula, Formula::Tricorn>{});
+    }
+}
 
 }  // namespace ms::mandelbrot_cuda_detail

@@ -27,7 +27,7 @@ FrameStats mandelbrot_cuda_to_host(const View&, Precision, const Shortcuts&, con
     throw std::runtime_error(kNoCuda);
 }
 
-double mandelbrot_cuda_instructions_per_iteration(Precision) { return 0.0; }
+double mandelbrot_cuda_instructions_per_iteration(Precision, Formula) { return 0.0; }
 
 CudaTuning default_cuda_tuning(Precision) { return {}; }
 

@@ -12,11 +12,11 @@ namespace {
 
 constexpr int kChunk = 32;
 
-template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
 __global__ void __launch_bounds__(kBlockThreads)
 mandelbrot_survivors_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31;
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     const int max_iterations = p.max_iterations;
     const int queued = *p.queue_count;  // written by the tile kernel, which has finished
     LaneStats stats;
@@ -80,8 +80,8 @@ mandelbrot_survivors_kernel(KernelParams p) {
                     } else {
                         const Orbit<T> start = o;  // register copies: no FP64-pipe work
 #pragma unroll
-                        for (int j = 0; j < kBlockSteps; ++j) step<T, kFused>(o, cr, ci);
-                        if (!(norm<T, kFused>(o) <= bailout_squared)) {  // also catches NaN
+                        for (int j = 0; j < kBlockSteps; ++j) step<F, T, kFused>(o, cr, ci);
+                        if (!(norm<F, T, kFused>(o) <= bailout_squared)) {  // also catches NaN
                             o = start;
                             finish = true;
                         } else {
@@ -111,7 +111,7 @@ mandelbrot_survivors_kernel(KernelParams p) {
                 // After a block that escaped this finds the exact escape step, since it repeats
                 // the same operations.
                 const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
-                escaped = iterate_checked<T, kFused>(o, cr, ci, k, limit, n);
+                escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
             }
             __syncwarp();
             // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
@@ -119,7 +119,7 @@ mandelbrot_survivors_kernel(KernelParams p) {
             if (periodic || escaped || (finish && k >= max_iterations)) {
                 stats.iterations += unsigned(k);
                 stats.escaped += escaped ? 1u : 0u;
-                write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu(k, n) : kInteriorMu);
+                write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu);
                 have = false;
             }
             have_mask = __ballot_sync(kFullMask, have);
@@ -134,9 +134,9 @@ mandelbrot_survivors_kernel(KernelParams p) {
 
 // The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
 // (tuning.survivor_blocks_per_sm, if set and lower, caps it: fewer lanes each take more pixels).
-template <typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
 void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, int sm_count) {
-    auto kernel = mandelbrot_survivors_kernel<T, kFused, kBlockSteps, kPeriodicity>;
+    auto kernel = mandelbrot_survivors_kernel<F, T, kFused, kBlockSteps, kPeriodicity>;
     static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
     if (blocks_per_sm == 0) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
@@ -146,13 +146,19 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, in
     kernel<<<sm_count * (cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
 }
 
-template <typename T, bool kFused>
+// Mandelbrot: every N of the tuning. The other formulas: N = 32 only, the default (fewer kernels
+// to compile; N is a knob for tuning Mandelbrot).
+template <Formula F, typename T, bool kFused>
 void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
     auto go = [&](auto steps_tag) {
         constexpr int kSteps = decltype(steps_tag)::value;
-        if (periodicity) launch_survivors_kernel<T, kFused, kSteps, true>(p, tuning, sm_count);
-        else launch_survivors_kernel<T, kFused, kSteps, false>(p, tuning, sm_count);
+        if (periodicity) launch_survivors_kernel<F, T, kFused, kSteps, true>(p, tuning, sm_count);
+        else launch_survivors_kernel<F, T, kFused, kSteps, false>(p, tuning, sm_count);
     };
+    if constexpr (F != Formula::Mandelbrot) {
+        go(std::integral_constant<int, 32>{});
+        return;
+    }
     switch (tuning.block_steps) {
         case 8: go(std::integral_constant<int, 8>{}); break;
         case 16: go(std::integral_constant<int, 16>{}); break;
@@ -163,13 +169,21 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bo
 }  // namespace
 
 template <typename T>
-void launch_survivors_pass(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
-    if (tuning.fused_multiply_add) launch_survivors_kernel<T, true>(p, tuning, periodicity, sm_count);
-    else launch_survivors_kernel<T, false>(p, tuning, periodicity, sm_count);
+void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity,
+                           int sm_count) {
+    with_formula(formula, [&](auto formula_tag) {
+        constexpr Formula F = decltype(formula_tag)::value;
+        if constexpr (F == Formula::Mandelbrot) {
+            if (tuning.fused_multiply_add) launch_survivors_kernel<F, T, true>(p, tuning, periodicity, sm_count);
+            else launch_survivors_kernel<F, T, false>(p, tuning, periodicity, sm_count);
+        } else {
+            launch_survivors_kernel<F, T, false>(p, tuning, periodicity, sm_count);
+        }
+    });
     CUDA_CHECK_LAUNCH();
 }
 
-template void launch_survivors_pass<float>(const KernelParams&, const CudaTuning&, bool, int);
-template void launch_survivors_pass<double>(const KernelParams&, const CudaTuning&, bool, int);
+template void launch_survivors_pass<float>(const KernelParams&, Formula, const CudaTuning&, bool, int);
+template void launch_survivors_pass<double>(const KernelParams&, Formula, const CudaTuning&, bool, int);
 
 }  // namespace ms::mandelbrot_cuda_detail

@@ -15,8 +15,10 @@ namespace {
 // round (neighbours share their fate), S iterations per pixel tested one by one. Escaped and
 // interior pixels are written; the survivors are gathered in shared memory and appended to the
 // global queue with one atomic per block (coalesced copy).
-template <typename T, bool kFused, int kColour, bool kMu>
-__global__ void __launch_bounds__(kBlockThreads, 8)  // <= 32 registers: full occupancy
+// F: the formula (compile time). Other formulas than Mandelbrot may use up to 64 registers (4
+// blocks per SM): z^d keeps more temporaries alive, and spills would cost more than occupancy.
+template <Formula F, typename T, bool kFused, int kColour, bool kMu>
+__global__ void __launch_bounds__(kBlockThreads, F == Formula::Mandelbrot ? 8 : 4)  // Mandelbrot: <= 32 registers, full occupancy
 mandelbrot_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     __shared__ int queue_count, queue_base;
@@ -30,7 +32,9 @@ mandelbrot_kernel(KernelParams p) {
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int tile_x = blockIdx.x * kTileWidth, tile_y = blockIdx.y * tile_height;
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
+    // A Julia set's c (the same for every pixel); its pixels are z_0.
+    const T julia_cr = T(p.julia_re), julia_ci = T(p.julia_im);
 
     // Pixel centres of the tile's columns and rows, computed once (in double, as PixelGrid does
     // on the host, then rounded to T like the reference).
@@ -48,7 +52,8 @@ mandelbrot_kernel(KernelParams p) {
     const T cr = tile_cr[col];
     const int live_rows = tile_x + col < p.rect_width ? min(tile_height, p.rect_height - tile_y) : 0;
     const int first = p.first_phase_iterations;
-    const bool may_skip = first >= 3;
+    // The skip below is proven for Mandelbrot's parameter plane only.
+    const bool may_skip = F == Formula::Mandelbrot && !p.julia && first >= 3;
     unsigned iterations = 0, escaped_pixels = 0;  // at most 8 rounds x S each: fits easily
     int row = (warp >> 2) * 4 + (lane >> 3);
     unsigned offset = unsigned(tile_y + row) * unsigned(p.rect_width) + unsigned(tile_x + col);
@@ -58,24 +63,28 @@ mandelbrot_kernel(KernelParams p) {
         if (row < live_rows) {
             const T ci = tile_ci[row];
             float mu = kInteriorMu;
-            if (!(p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
-                // z_1 = c (the reference's 0*0 - 0*0 + c has the same value), so k starts at 1.
+            if (!(F == Formula::Mandelbrot && p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
+                // z_1 = c (the reference's 0*0 - 0*0 + c has the same value, for every
+                // formula: f(0) = 0), so k starts at 1. A Julia set starts from z_0 = the pixel
+                // with c fixed, at k = 0 and with no escape test before the first step (n = 0).
+                // Selected here, once, so both sets share the loops below (one copy of each).
+                const T c_re = p.julia ? julia_cr : cr, c_im = p.julia ? julia_ci : ci;
                 o = orbit_at(cr, ci);
-                int k = 1;
-                T n = norm<T, kFused>(o);
+                int k = p.julia ? 0 : 1;
+                T n = p.julia ? T(0) : norm<F, T, kFused>(o);
                 bool escaped;
                 if (may_skip && n <= T(12)) {
                     // |c|^2 <= 12: |z_2| <= 15.5 and |z_3| <= 243 < 256, so steps 1 to 3 cannot
                     // escape (a 5% margin, far above rounding): no test for them.
-                    step<T, kFused>(o, cr, ci);
-                    step<T, kFused>(o, cr, ci);
+                    step<F, T, kFused>(o, c_re, c_im);
+                    step<F, T, kFused>(o, c_re, c_im);
                     k = 3;
-                    escaped = iterate_checked<T, kFused>(o, cr, ci, k, first, n);
+                    escaped = iterate_checked<F, T, kFused>(o, c_re, c_im, k, first, n);
                 } else {
-                    escaped = n > bailout_squared || iterate_checked<T, kFused>(o, cr, ci, k, first, n);
+                    escaped = n > bailout_squared || iterate_checked<F, T, kFused>(o, c_re, c_im, k, first, n);
                 }
                 if (escaped) {
-                    mu = fast_smooth_mu(k, n);
+                    mu = fast_smooth_mu<F>(p, k, n);
                     iterations += unsigned(k);
                     ++escaped_pixels;
                 } else if (k >= p.max_iterations) {
@@ -119,8 +128,8 @@ mandelbrot_kernel(KernelParams p) {
             const int pixel_row = pixel >> 5, pixel_col = pixel & (kTileWidth - 1);
             const int entry = base + i;
             p.queue_pixel[entry] = (tile_y + pixel_row) * p.rect_width + tile_x + pixel_col;
-            static_cast<T*>(p.queue_cr)[entry] = tile_cr[pixel_col];
-            static_cast<T*>(p.queue_ci)[entry] = tile_ci[pixel_row];
+            static_cast<T*>(p.queue_cr)[entry] = p.julia ? julia_cr : tile_cr[pixel_col];
+            static_cast<T*>(p.queue_ci)[entry] = p.julia ? julia_ci : tile_ci[pixel_row];
             static_cast<T*>(p.queue_zr)[entry] = queue_zr[i];
             static_cast<T*>(p.queue_zi)[entry] = queue_zi[i];
         }
@@ -155,7 +164,7 @@ __global__ void mandelbrot_naive_kernel(KernelParams p) {
             zr = new_zr;
             T n = fused(zr, zr, zi * zi);
             if (n > bailout_squared) {
-                mu = fast_smooth_mu(k, n);
+                mu = fast_smooth_mu(p, k, n);
                 ++stats.escaped;
                 break;
             }
@@ -183,31 +192,39 @@ void launch_naive_kernel(const KernelParams& p) {
 }
 
 template <typename T>
-void launch_tile_pass(const KernelParams& p, bool fused_multiply_add) {
+void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multiply_add) {
     const int tile_height = kRoundHeight * p.tile_rounds;
     const int capacity = kTileWidth * tile_height;
     const size_t shared_bytes = sizeof(T) * (kTileWidth + tile_height + 2 * size_t(capacity)) +
                                 sizeof(unsigned short) * capacity;
     const dim3 grid((p.rect_width + kTileWidth - 1) / kTileWidth, (p.rect_height + tile_height - 1) / tile_height);
-    auto tile = [&](auto fused_tag) {
+    auto tile = [&](auto formula_tag, auto fused_tag) {
+        constexpr Formula F = decltype(formula_tag)::value;
         constexpr bool kFused = decltype(fused_tag)::value;
         auto go = [&](auto colour_tag) {
             constexpr int kColour = decltype(colour_tag)::value;
-            if (p.mu) mandelbrot_kernel<T, kFused, kColour, true><<<grid, kBlockThreads, shared_bytes>>>(p);
-            else mandelbrot_kernel<T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+            if (p.mu) mandelbrot_kernel<F, T, kFused, kColour, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+            else mandelbrot_kernel<F, T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
         };
         if (!p.rgba) go(std::integral_constant<int, 0>{});
         else if (positions_fit_float(p)) go(std::integral_constant<int, 1>{});
         else go(std::integral_constant<int, 2>{});
     };
-    if (fused_multiply_add) tile(std::true_type{});
-    else tile(std::false_type{});
+    // The fused form is Mandelbrot's only (the host refuses it for the others).
+    with_formula(formula, [&](auto formula_tag) {
+        if constexpr (decltype(formula_tag)::value == Formula::Mandelbrot) {
+            if (fused_multiply_add) tile(formula_tag, std::true_type{});
+            else tile(formula_tag, std::false_type{});
+        } else {
+            tile(formula_tag, std::false_type{});
+        }
+    });
     CUDA_CHECK_LAUNCH();
 }
 
 template void launch_naive_kernel<float>(const KernelParams&);
 template void launch_naive_kernel<double>(const KernelParams&);
-template void launch_tile_pass<float>(const KernelParams&, bool);
-template void launch_tile_pass<double>(const KernelParams&, bool);
+template void launch_tile_pass<float>(const KernelParams&, Formula, bool);
+template void launch_tile_pass<double>(const KernelParams&, Formula, bool);
 
 }  // namespace ms::mandelbrot_cuda_detail

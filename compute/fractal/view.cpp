@@ -15,11 +15,11 @@ namespace ms {
 
 namespace {
 
-double parse_coordinate(const std::string& text, const char* what) {
-    if (text.empty()) throw std::invalid_argument(std::string("the centre's ") + what + " part is empty");
+double parse_coordinate(const std::string& text, const char* what, const char* whose = "the centre's") {
+    if (text.empty()) throw std::invalid_argument(std::string(whose) + " " + what + " part is empty");
     double value = 0.0;
     if (std::string problem = parse_finite_double(text, &value); !problem.empty())
-        throw std::invalid_argument(std::string("the centre's ") + what + " part: " + problem);
+        throw std::invalid_argument(std::string(whose) + " " + what + " part: " + problem);
     return value;
 }
 
@@ -105,6 +105,8 @@ bool operator==(const ViewZoom& a, const ViewZoom& b) {
 
 double center_re_value(const View& view) { return parse_coordinate(view.center_re, "real"); }
 double center_im_value(const View& view) { return parse_coordinate(view.center_im, "imaginary"); }
+double julia_re_value(const View& view) { return parse_coordinate(view.julia_re, "real", "the Julia parameter's"); }
+double julia_im_value(const View& view) { return parse_coordinate(view.julia_im, "imaginary", "the Julia parameter's"); }
 
 double pixel_step(const View& view) { return 4.0 / (view.zoom.value() * view.height); }
 
@@ -198,6 +200,25 @@ std::string parse_center_option(const std::string& text, std::string* re, std::s
     return {};
 }
 
+std::string parse_julia_option(const std::string& text, std::string* re, std::string* im) {
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+        return "the Julia parameter '" + (text.size() > 60 ? text.substr(0, 60) + "..." : text) +
+               "' is not of the form RE,IM (for example --julia=-0.8,0.156)";
+    View probe;
+    probe.julia_re = text.substr(0, comma);
+    probe.julia_im = text.substr(comma + 1);
+    try {
+        julia_re_value(probe);
+        julia_im_value(probe);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    *re = probe.julia_re;
+    *im = probe.julia_im;
+    return {};
+}
+
 std::string validate_view(const View& view) {
     if (view.width <= 0 || view.height <= 0)
         return "the image size must be at least 1x1 pixels (got " + std::to_string(view.width) +
@@ -221,9 +242,19 @@ std::string validate_view(const View& view) {
     try {
         center_re_value(view);
         center_im_value(view);
+        if (view.julia) {
+            julia_re_value(view);
+            julia_im_value(view);
+        }
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
+    if (static_cast<int>(view.formula) >= kFormulaCount) return "the formula is not one of " + formula_names();
+    if (colouring_orbit_features(view.colouring) != 0 && (view.formula != Formula::Mandelbrot || view.julia))
+        return std::string("the distance estimate, the stripes and the period interior follow Mandelbrot's orbit "
+                           "and derivative, so they are for the Mandelbrot set's parameter plane only (not ") +
+               (view.julia ? "a Julia set" : formula_name(view.formula)) +
+               "); smooth, histogram and slope colour every formula";
     return {};
 }
 

@@ -18,6 +18,7 @@
 
 #include "compute/fractal/colouring.h"
 #include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/formula.h"
 
 namespace ms {
 
@@ -81,6 +82,10 @@ struct View {
     double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
     double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
     Colouring colouring;              // methods and layers beyond the plain palette (colouring.h)
+    Formula formula = Formula::Mandelbrot;  // the map iterated (formula.h)
+    bool julia = false;               // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
+    std::string julia_re = "0";       // the Julia parameter c, full decimal text like the centre
+    std::string julia_im = "0";
 };
 
 // A sub-rectangle of a view's pixel grid: tiles of a large export, or rows of a progressive
@@ -94,6 +99,8 @@ struct PixelRect {
 
 double center_re_value(const View& view);           // parsed centre (throws std::invalid_argument)
 double center_im_value(const View& view);
+double julia_re_value(const View& view);            // parsed Julia c (throws std::invalid_argument)
+double julia_im_value(const View& view);
 double pixel_step(const View& view);                 // 4 / (zoom * height); 0 past double's range
 PixelRect full_rect(const View& view);               // {0, 0, width, height}
 PixelRect resolve_rect(const View& view, PixelRect rect);  // expands 0 sizes, checks bounds
@@ -127,9 +134,12 @@ int direct_iterations(const View& view);
 // kept verbatim and checked by the decimal grammar (no spaces). Returns "" or one sentence.
 std::string parse_center_option(const std::string& text, std::string* re, std::string* im);
 
+// "RE,IM" for --julia: the same grammar as the centre's. Returns "" or one sentence.
+std::string parse_julia_option(const std::string& text, std::string* re, std::string* im);
+
 // Checks a view for use: sizes > 0, iterations in [1, kDeepMaxIterations], zoom in
-// [kMinZoom, 1E60000], centre parses (decimal text of at most kDeepCenterMaxChars characters,
-// finite as a double).
+// [kMinZoom, 1E60000], centre (and, for a Julia view, the parameter c) parses (decimal text of
+// at most kDeepCenterMaxChars characters, finite as a double).
 // Returns an empty string when valid, else one sentence saying what is wrong.
 std::string validate_view(const View& view);
 // validate_view, and the zoom within what double navigation reaches (kMaxDoubleZoom): the

@@ -47,6 +47,13 @@ std::string view_to_json(const ViewRecord& record) {
     j["colouring"] = {{"methods", colouring_methods_text(c)},         {"stripe_density", c.stripe_density},
                       {"de_band_px", c.de_band_px},                   {"slope_angle_deg", c.slope_angle_deg},
                       {"slope_strength", c.slope_strength},           {"interior", interior_colour_name(c.interior)}};
+    // The formula family (formula.h): written always, read as Mandelbrot where absent (files
+    // from before it). The Julia parameter only for a Julia view.
+    j["formula"] = formula_name(v.formula);
+    if (v.julia) {
+        j["julia_re"] = v.julia_re;
+        j["julia_im"] = v.julia_im;
+    }
     return j.dump();
 }
 
@@ -138,6 +145,16 @@ ViewRecord view_from_json(const std::string& json) {
         record.precision = precision_named(json_string(j, "precision"));
         record.supersample = j.contains("supersample") ? int(json_int(j, "supersample", 1, 4)) : 1;
         if (j.contains("colouring")) v.colouring = colouring_from_json(j.at("colouring"));
+        if (j.contains("formula")) {
+            const std::string name = json_string(j, "formula");
+            if (!parse_formula(name, &v.formula))
+                throw std::runtime_error("'formula' is '" + name.substr(0, 60) + "', not one of " + formula_names());
+        }
+        if (j.contains("julia_re") || j.contains("julia_im")) {
+            v.julia = true;
+            v.julia_re = json_string(j, "julia_re");
+            v.julia_im = json_string(j, "julia_im");
+        }
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("the view metadata is malformed (") + e.what() + ")");
     }

@@ -20,7 +20,8 @@ struct ViewRecord {
 
 // JSON object: center_re, center_im (full text), zoom (text, ViewZoom::text(); a JSON number is
 // read too, as files before the deep zoom have it), width, height, iterations (64-bit),
-// palette, offset, density, precision (precision_name()), supersample, colouring (an object:
+// palette, offset, density, precision (precision_name()), supersample, formula (formula_name();
+// absent: Mandelbrot), and for a Julia view julia_re, julia_im (full text), colouring (an object:
 // methods as colouring_methods_text() writes them, stripe_density, de_band_px,
 // slope_angle_deg, slope_strength, interior; absent in older files, which read as the
 // default). view_from_json throws

@@ -11,6 +11,9 @@
 
 namespace ms {
 
+static_assert(formula_cpu_ops_per_iteration(Formula::Mandelbrot) == kCpuFpOpsPerIteration,
+              "the model's Mandelbrot count and the formula table agree");
+
 int cpu_simd_lanes(const CpuInfo& info, Precision precision) {
     if (info.simd_bits <= 64) return 1;  // SCALAR: one value at a time
     return info.simd_bits / (precision == Precision::Fp32 ? 32 : 64);
@@ -56,15 +59,16 @@ IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu) {
     return limit;
 }
 
-IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision) {
+IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision, Formula formula) {
     IterationLimit limit;
     const int lanes = cpu_simd_lanes(cpu, precision);
     const double clock = cpu_clock_hz(cpu);
-    limit.instructions_per_iteration = kCpuFpOpsPerIteration;
-    limit.iterations_per_second = double(cpu.cores) * lanes * clock * cpu.fp_pipes / kCpuFpOpsPerIteration;
+    const int ops = formula_cpu_ops_per_iteration(formula);  // kCpuFpOpsPerIteration for Mandelbrot
+    limit.instructions_per_iteration = ops;
+    limit.iterations_per_second = double(cpu.cores) * lanes * clock * cpu.fp_pipes / ops;
     limit.formula = printf_text("%d cores x %d %s lanes x %s x %d FP pipes / %d FP ops per iteration", cpu.cores,
                                   lanes, precision == Precision::Fp32 ? "FP32" : "FP64", ghz(clock).c_str(),
-                                  cpu.fp_pipes, kCpuFpOpsPerIteration);
+                                  cpu.fp_pipes, ops);
     return limit;
 }
 
@@ -84,12 +88,12 @@ IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision prec
     return limit;
 }
 
-IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision) {
-    return cuda_iteration_limit(device, precision, cuda_instructions_per_iteration(precision));
+IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision, Formula formula) {
+    return cuda_iteration_limit(device, precision, cuda_instructions_per_iteration(precision, nullptr, formula));
 }
 
-double cuda_instructions_per_iteration(Precision precision, std::string* source) {
-    const double sass = mandelbrot_cuda_instructions_per_iteration(precision);
+double cuda_instructions_per_iteration(Precision precision, std::string* source, Formula formula) {
+    const double sass = mandelbrot_cuda_instructions_per_iteration(precision, formula);
     if (sass > 0.0) {
         if (source) *source = "counted in the kernel's SASS (mandelbrot_cuda.cu)";
         return sass;

@@ -61,15 +61,20 @@ struct IterationLimit {
 };
 
 IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu);                  // FP64, one core, one lane
-IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision);  // Fp32 or Fp64
+// Fp32 or Fp64; other formulas than Mandelbrot divide by their own operation count
+// (formula_cpu_ops_per_iteration, formula.h).
+IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision,
+                                        Formula formula = Formula::Mandelbrot);
 IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision,
                                     double instructions_per_iteration);
-// The same with cuda_instructions_per_iteration(precision).
-IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision);
+// The same with cuda_instructions_per_iteration(precision, formula).
+IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision,
+                                    Formula formula = Formula::Mandelbrot);
 
 // Instructions per iteration the CUDA limit assumes: the SASS count of this build's kernel, or
 // the GPU README's 8 (FP32) / 7 (FP64) without CUDA. `source` says which.
-double cuda_instructions_per_iteration(Precision precision, std::string* source = nullptr);
+double cuda_instructions_per_iteration(Precision precision, std::string* source = nullptr,
+                                       Formula formula = Formula::Mandelbrot);
 
 // 100 x measured / limit; 0 when the limit is unknown.
 double percent_of_limit(double measured_iterations_per_second, const IterationLimit& limit);

@@ -139,7 +139,7 @@ View pan_view_by_fraction(const View& view, glm::dvec2 fraction) {
 }
 
 View reset_view(const View& view) {
-    View home;
+    const FormulaFrame home = formula_default_frame(view.formula, view.julia);  // View{}'s for Mandelbrot
     View reset = view;
     reset.center_re = home.center_re;
     reset.center_im = home.center_im;
@@ -157,6 +157,7 @@ int64_t auto_iterations(const ViewZoom& zoom) {
 
 bool same_place(const View& a, const View& b) {
     return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom &&
+           a.formula == b.formula && a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
            a.max_iterations == b.max_iterations && a.palette == b.palette &&
            a.palette_offset == b.palette_offset && a.palette_density == b.palette_density;
 }

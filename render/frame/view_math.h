@@ -50,7 +50,8 @@ View box_zoom_view(const View& view, glm::dvec2 corner_a, glm::dvec2 corner_b);
 View center_view_on(const View& view, glm::dvec2 pixel);
 // Arrow keys: move by a fraction of the window (x right, y down).
 View pan_view_by_fraction(const View& view, glm::dvec2 fraction);
-// Home: the default place (compute/fractal/view.h's View{}) at the current size, colours and
+// Home: the formula's default place (formula_default_frame; View{}'s for Mandelbrot) at the
+// current size, formula, Julia parameter, colours and
 // iteration count kept.
 View reset_view(const View& view);
 

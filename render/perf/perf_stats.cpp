@@ -159,6 +159,7 @@ std::string compare_summary(const CompareRecord& r) {
 
 bool same_computation(const View& a, const View& b) {
     return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom &&
+           a.formula == b.formula && a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
            a.max_iterations == b.max_iterations && a.width == b.width && a.height == b.height;
 }
 

@@ -85,6 +85,75 @@ void draw_center(ViewPanelState& s) {
     }
 }
 
+// The formula and the Julia switch. A new formula (or switching the Julia set on or off) opens
+// on that picture's default frame; Back returns to where the view was. Switching the Julia set
+// on takes c from the centre of the view: look at a point of the parameter plane, switch on,
+// and see its Julia set.
+void draw_formula(ViewPanelState& s) {
+    auto open_frame = [&] {
+        const FormulaFrame frame = formula_default_frame(s.view.formula, s.view.julia);
+        s.view.center_re = frame.center_re;
+        s.view.center_im = frame.center_im;
+        s.view.zoom = frame.zoom;
+        s.view_edited = true;
+    };
+    if (ImGui::BeginCombo("formula", formula_title(s.view.formula))) {
+        for (Formula f : kAllFormulas) {
+            if (ImGui::Selectable(formula_title(f), f == s.view.formula) && f != s.view.formula) {
+                s.view.formula = f;
+                open_frame();
+            }
+        }
+        ImGui::EndCombo();
+    }
+    bool julia = s.view.julia;
+    if (ImGui::Checkbox("Julia set", &julia)) {
+        if (julia) {
+            s.view.julia_re = s.view.center_re;
+            s.view.julia_im = s.view.center_im;
+        }
+        s.view.julia = julia;
+        open_frame();
+    }
+    help_marker("On: the Julia set of the parameter c below (z starts at the pixel, c is fixed). Switching "
+                "it on takes c from the centre of the view; Back returns to the parameter plane.");
+    ImGui::SameLine();
+    ImGui::Checkbox("preview", &s.julia_preview);
+    help_marker("A small picture of the Julia set of the point under the mouse, redrawn as the mouse moves. "
+                "Click it to make it the main view.");
+    if (!s.view.julia) return;
+    if (!s.julia_being_edited) {
+        s.julia_re_text = s.view.julia_re;
+        s.julia_im_text = s.view.julia_im;
+    }
+    bool commit = false;
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputText("##julia_re", &s.julia_re_text);
+    commit |= ImGui::IsItemDeactivatedAfterEdit();
+    s.julia_being_edited = ImGui::IsItemActive();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputText("##julia_im", &s.julia_im_text);
+    commit |= ImGui::IsItemDeactivatedAfterEdit();
+    s.julia_being_edited |= ImGui::IsItemActive();
+    if (commit) {
+        View edited = s.view;
+        edited.julia_re = s.julia_re_text;
+        edited.julia_im = s.julia_im_text;
+        if (std::string problem = validate_view(edited); problem.empty()) {
+            s.view = edited;
+            s.view_edited = true;
+            s.julia_error.clear();
+        } else {
+            s.julia_error = "Julia parameter not changed: " + problem + ".";
+        }
+    }
+    if (!s.julia_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
+        ImGui::TextWrapped("%s", s.julia_error.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
 void draw_colours(ViewPanelState& s) {
     int current = int(std::find(s.palettes.begin(), s.palettes.end(), s.view.palette) - s.palettes.begin());
     if (ImGui::BeginCombo("palette", s.view.palette.c_str())) {
@@ -259,6 +328,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::SameLine();
     if (ImGui::Checkbox("auto", &s.settings.auto_iterations)) s.settings_edited = true;
 
+    draw_formula(s);
     draw_colours(s);
     draw_colouring(s);
     ImGui::Separator();

@@ -62,11 +62,16 @@ struct ViewPanelState {
     bool show_cnn = false;                  // the CNN demo panel's toggle (edited in place)
     bool show_performance = false;          // the Performance window's toggle (edited in place)
     bool show_palette_editor = false;       // the palette editor's toggle (edited in place)
+    bool julia_preview = false;             // the Julia preview inset's toggle (edited in place)
     // The panel's own, kept between frames: the centre being typed or pasted.
     std::string center_re_text;
     std::string center_im_text;
     std::string center_error;               // why the last typed centre was refused
     bool center_being_edited = false;       // a centre field had the keyboard last frame
+    std::string julia_re_text;              // the Julia parameter being typed, likewise
+    std::string julia_im_text;
+    std::string julia_error;
+    bool julia_being_edited = false;
     std::string zoom_text;                  // the zoom being typed
     std::string zoom_error;                 // why the last typed zoom was refused
     bool zoom_being_edited = false;
@@ -74,6 +79,23 @@ struct ViewPanelState {
 };
 // Drawn at layout.view (panel_layout.h); records its width for the next frame's layout.
 void draw_view_panel(ViewPanelState& state, const PanelLayout& layout);
+
+// ---- Julia preview inset (panel_julia_preview.cpp) -------------------------------------------
+// XaoS's live Julia preview: while the main view shows a parameter plane, a small picture of the
+// Julia set of the point under the mouse. The main loop renders it (render/frame/julia_preview.h)
+// and owns its texture; the panel shows it and raises the click.
+struct JuliaPreviewState {
+    // Filled by the main loop each frame.
+    unsigned texture = 0;           // GL texture name; 0: nothing to show yet
+    int width = 0, height = 0;      // its pixels
+    std::string c_re, c_im;         // the parameter it shows (decimal text)
+    const char* backend = "";       // "CPU" or "CUDA", and its time
+    double render_ms = 0.0;
+    // Request raised this frame.
+    bool make_main = false;         // clicked: the main view becomes this Julia set (Back returns)
+};
+// Drawn at the bottom left of the picture, beside the View panel and above the status line.
+void draw_julia_preview(JuliaPreviewState& state, const PanelLayout& layout);
 
 // Parses "RE,IM", "RE, IM" or "RE IM" (as copied by the panel or given to --center) into the
 // two decimal texts. Returns "" on success, else the sentence saying what is wrong.

@@ -5,7 +5,8 @@
 # FP32 cannot resolve the view), every figure that ran is positive, and the speedups agree with
 # the times: speedup_vs_reference = reference ms / ms and speedup_vs_cpu_fast = CPU fast ms / ms
 # of the same frame and shortcuts. Also: the seed comparison quotes the tutorial and its ratios
-# match our times; the limits carry their napkin math; an unwritable --json is refused up front.
+# match our times; the limits carry their napkin math; an unwritable --json is refused up front;
+# the formula family has a frame each, with the formula's own limit.
 # Then `bench --deep` at 16x16 on the CPU: its table, its JSON and its bad options.
 # Usage: bash bench_cli.sh /path/to/mandelscope
 set -u
@@ -38,7 +39,15 @@ assert cuda["usable"] or cuda["reason"], "no CUDA and no reason"
 
 # Every frame of the suite, every path, precision and shortcut setting.
 views = {"tutorial frame", "full set", "seahorse valley", "elephant valley", "minibrot 1e10", "all interior"}
-assert {r["view"] for r in rows} == views, {r["view"] for r in rows}
+formulas = {"multibrot3", "multibrot4", "multibrot5", "multibrot6", "multibrot7", "multibrot8", "burning-ship", "tricorn"}
+assert {r["view"] for r in rows} == views | formulas, {r["view"] for r in rows}
+# A frame per formula of the family, each row saying which; its CPU limit divides by the
+# formula's own operation count, so a Multibrot's limit lies below Mandelbrot's.
+for r in rows:
+    assert r["formula"] == (r["view"] if r["view"] in formulas else "mandelbrot"), r
+mandel_limit = [r["limit_iterations_per_second"] for r in rows if r["view"] == "full set" and r["path"] == "CPU fast" and r["precision"] == "fp64" and "skipped" not in r]
+cubic_limit = [r["limit_iterations_per_second"] for r in rows if r["view"] == "multibrot3" and r["path"] == "CPU fast" and r["precision"] == "fp64" and "skipped" not in r]
+assert mandel_limit and cubic_limit and abs(cubic_limit[0] / mandel_limit[0] - 9 / 15) < 1e-9, (mandel_limit, cubic_limit)
 frames = {(r["view"], r["size"]) for r in rows}
 assert {s for _, s in frames} == {"1536x1024", "1080p"}, frames  # --quick: 1080p only
 combos = {("CPU reference", "fp64"), ("CPU fast", "fp32"), ("CPU fast", "fp64"), ("CUDA", "fp32"), ("CUDA", "fp64")}

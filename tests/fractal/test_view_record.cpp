@@ -176,3 +176,40 @@ TEST(ViewRecord, PrecisionResolvesByDepth) {
         EXPECT_EQ(back, p);
     }
 }
+
+TEST(ViewRecord, FormulaAndJuliaParameterRoundTripExactly) {
+    for (ms::Formula f : ms::kAllFormulas) {
+        for (bool julia : {false, true}) {
+            ms::ViewRecord record;
+            record.view.formula = f;
+            record.view.julia = julia;
+            record.view.julia_re = "-0.74543000000000000000000000000000000000001";  // more digits than a double
+            record.view.julia_im = "0.11301";
+            const ms::ViewRecord back = ms::view_from_json(ms::view_to_json(record));
+            EXPECT_EQ(back.view.formula, f) << ms::formula_name(f);
+            EXPECT_EQ(back.view.julia, julia);
+            if (julia) {
+                EXPECT_EQ(back.view.julia_re, record.view.julia_re);
+                EXPECT_EQ(back.view.julia_im, record.view.julia_im);
+            }
+        }
+    }
+}
+
+TEST(ViewRecord, FilesFromBeforeTheFormulasReadAsMandelbrot) {
+    const ms::ViewRecord old = ms::view_from_json(view_json_with("zoom", "2.0"));  // no "formula", no Julia keys
+    EXPECT_EQ(old.view.formula, ms::Formula::Mandelbrot);
+    EXPECT_FALSE(old.view.julia);
+}
+
+TEST(ViewRecord, BadFormulaOrJuliaParameterIsRefused) {
+    std::string json = view_json_with("zoom", "2.0");
+    json.insert(json.size() - 1, R"(,"formula":"nope")");
+    EXPECT_NE(refusal(json).find("'formula'"), std::string::npos);
+    json = view_json_with("zoom", "2.0");
+    json.insert(json.size() - 1, R"(,"formula":"tricorn","julia_re":"1")");  // julia_im missing
+    EXPECT_NE(refusal(json), "");
+    json = view_json_with("zoom", "2.0");
+    json.insert(json.size() - 1, R"(,"julia_re":"1","julia_im":"0x1")");  // not decimal
+    EXPECT_NE(refusal(json).find("Julia"), std::string::npos);
+}

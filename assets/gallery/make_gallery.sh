@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make_gallery.sh: renders the README's formula gallery (one picture per formula, and three Julia
+# sets) with `mandelscope render`, exactly the commands the README shows beside the pictures.
+# Not a test: run it by hand after changing a
+# formula or its default view.
+# Usage: bash assets/gallery/make_gallery.sh /path/to/mandelscope OUTPUT_DIR
+set -eu
+bin=$(realpath "${1:?usage: make_gallery.sh /path/to/mandelscope OUTPUT_DIR}")
+out=${2:?usage: make_gallery.sh /path/to/mandelscope OUTPUT_DIR}
+mkdir -p "$out"
+common=(--size=480x270 --iter=500 --backend=cpu)
+for f in mandelbrot multibrot3 multibrot4 multibrot5 multibrot6 multibrot7 multibrot8 burning-ship tricorn; do
+    "$bin" render --formula=$f "${common[@]}" -o "$out/$f.png" > /dev/null 2>&1
+done
+"$bin" render --formula=mandelbrot --julia=-0.8,0.156 "${common[@]}" -o "$out/julia-mandelbrot.png" > /dev/null 2>&1
+"$bin" render --formula=multibrot3 --julia=-0.5,0.5 "${common[@]}" -o "$out/julia-multibrot3.png" > /dev/null 2>&1
+"$bin" render --formula=burning-ship --julia=-1.5,-0.02 "${common[@]}" -o "$out/julia-burning-ship.png" > /dev/null 2>&1
+ls -l "$out"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# formulas_cli.sh: `mandelscope render --formula=... --julia=RE,IM` end to end.
+#   - bad input (--formula=nope, --julia=1, and friends; a family view deeper than FP64, which
+#     only Mandelbrot's perturbation reaches) exits 2 with one sentence on stderr and writes no
+#     file;
+#   - each formula renders, opening on its own default view when --center and --zoom are not
+#     given, and the PNG's metadata names the formula (and the Julia parameter, verbatim);
+#   - reopening: rendering again from the view stored in the PNG gives the same file.
+# Usage: bash formulas_cli.sh /path/to/mandelscope
+set -u
+bin=$(realpath "${1:?usage: formulas_cli.sh /path/to/mandelscope}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+expect_bad() {  # args...: exit 2, one line on stderr, no file written
+    "$bin" render "$@" -o new.png > out.txt 2> err.txt
+    local status=$?
+    [ "$status" -eq 2 ] || fail "render $* exited $status, not 2 (stderr: $(cat err.txt))"
+    [ "$(wc -l < err.txt)" -eq 1 ] || fail "render $* printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+    [ ! -e new.png ] || fail "render $* wrote new.png"
+    echo "ok   render $*  ->  $(cat err.txt)"
+}
+expect_bad --formula=nope
+expect_bad --formula=multibrot9
+expect_bad --formula=
+expect_bad --julia=1,
+expect_bad --julia=1
+expect_bad --julia=,0.5
+expect_bad --julia=abc,0
+expect_bad --julia=0x1p-1,0
+expect_bad --julia=1,2,3
+expect_bad --julia=
+# Deep zoom is Mandelbrot's only for now: a family view past FP64 is refused, not drawn blocky.
+expect_bad --formula=tricorn --center=-0.1,0.5 --zoom=1e20
+expect_bad --julia=-0.8,0.156 --zoom=1e20
+grep -q "mandelbrot|multibrot3" <("$bin" render --formula=nope -o new.png 2>&1) \
+    || fail "the refusal of an unknown formula does not list the formulas"
+
+# The view stored in a PNG as render arguments (python3 reads the tEXt chunk).
+stored_args() {
+    python3 - "$1" <<'PY'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+pos, view = 8, None
+while pos < len(data):
+    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + length]
+    if kind == b"tEXt" and body.split(b"\0", 1)[0] == b"mandelscope-view":
+        view = json.loads(body.split(b"\0", 1)[1])
+    pos += 12 + length
+v = view
+zoom = v["zoom"] if isinstance(v["zoom"], str) else repr(v["zoom"])  # text since the deep zoom
+args = (f"--formula={v['formula']} --center={v['center_re']},{v['center_im']} --zoom={zoom} "
+        f"--size={v['width']}x{v['height']} --iter={v['iterations']} --palette={v['palette']} "
+        f"--precision={v['precision']}")
+if "julia_re" in v:
+    args += f" --julia={v['julia_re']},{v['julia_im']}"
+print(args)
+PY
+}
+
+for formula in mandelbrot multibrot3 multibrot8 burning-ship tricorn; do
+    "$bin" render --formula=$formula --size=96x54 --iter=200 --backend=cpu -o $formula.png > $formula.txt 2> $formula.err \
+        || fail "render --formula=$formula failed: $(cat $formula.err)"
+    grep -q "^formula    $formula" $formula.txt || fail "no formula line for $formula: $(cat $formula.txt)"
+    if command -v python3 > /dev/null; then
+        args=$(stored_args $formula.png) || fail "no view in $formula.png"
+        case "$args" in *"--formula=$formula "*) ;; *) fail "$formula.png stores $args" ;; esac
+        # shellcheck disable=SC2086
+        "$bin" render $args --backend=cpu -o again.png > /dev/null 2>&1 || fail "re-render of $formula failed"
+        cmp -s $formula.png again.png || fail "re-rendering $formula from its stored view gave a different PNG"
+    fi
+done
+# Each formula opens on its own frame: the Burning Ship's is not Mandelbrot's.
+grep -q "centre -0.5, 0 " mandelbrot.txt || fail "Mandelbrot's default centre changed: $(grep view mandelbrot.txt)"
+grep -q "centre -0.5, 0 " burning-ship.txt && fail "the Burning Ship opened on Mandelbrot's frame"
+
+# A Julia set: the parameter is kept verbatim (more digits than a double holds) and reopens.
+"$bin" render --formula=tricorn --julia=-0.10000000000000000000000001,0.1 --size=96x54 --iter=200 --backend=cpu \
+    -o julia.png > julia.txt 2> julia.err || fail "Julia render failed: $(cat julia.err)"
+grep -q "Julia set of c = -0.10000000000000000000000001, 0.1" julia.txt || fail "no Julia line: $(cat julia.txt)"
+if command -v python3 > /dev/null; then
+    args=$(stored_args julia.png)
+    case "$args" in *"--julia=-0.10000000000000000000000001,0.1"*) ;; *) fail "Julia parameter not kept: $args" ;; esac
+    # shellcheck disable=SC2086
+    "$bin" render $args --backend=cpu -o again.png > /dev/null 2>&1 || fail "re-render of the Julia set failed"
+    cmp -s julia.png again.png || fail "re-rendering the Julia set from its stored view gave a different PNG"
+fi
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "all formula checks passed"
