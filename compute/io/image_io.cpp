@@ -277,13 +277,23 @@ std::string png_head(int width, int height, const std::string& metadata) {
     return head;
 }
 
-// The zlib bytes as IDAT chunks of at most 8 MiB.
+// The zlib bytes as IDAT chunks of at most 8 MiB, written straight from `bytes` (a chunk built
+// as a string was two more copies of the image's bytes, in fresh pages: page faults were a
+// sixth of writing a 4K frame).
 void write_idat(AtomicFile& file, const std::vector<uint8_t>& bytes) {
     constexpr size_t kMaxChunk = size_t(8) << 20;
     for (size_t at = 0; at < bytes.size(); at += kMaxChunk) {
         const size_t n = std::min(kMaxChunk, bytes.size() - at);
-        std::string chunk = png_chunk("IDAT", std::string(reinterpret_cast<const char*>(bytes.data() + at), n));
-        file.write(chunk.data(), chunk.size());
+        std::string head;
+        put_be32(&head, uint32_t(n));
+        head.append("IDAT", 4);
+        uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(head.data() + 4), 4);
+        crc = crc32_z(crc, bytes.data() + at, n);
+        std::string tail;
+        put_be32(&tail, uint32_t(crc));
+        file.write(head.data(), head.size());
+        file.write(bytes.data() + at, n);
+        file.write(tail.data(), tail.size());
     }
 }
 

@@ -1,6 +1,8 @@
 // png_encode.cpp: PNG row filters and pigz-style parallel deflate (see png_encode.h).
 #include "compute/io/png_encode.h"
 
+#include "compute/io/png_deflate.h"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -43,7 +45,8 @@ struct Segment {
     const char* error = nullptr;
 };
 
-void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width, int rows, Segment* seg) {
+void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width, int rows, PngDeflater deflater,
+                    Segment* seg) {
     const size_t n = size_t(width) * kBpp, stride = n + 1;
     // Scratch kept per thread: a fresh megabyte per segment costs page faults every time.
     thread_local std::vector<uint8_t> filtered;
@@ -57,7 +60,16 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
         above.swap(current);
     }
     seg->filtered_bytes = filtered.size();
-    seg->adler = uint32_t(adler32_z(1, filtered.data(), filtered.size()));
+    seg->adler = png_adler32(1, filtered.data(), filtered.size());
+    if (deflater == PngDeflater::fast) {
+        // Deflated into a buffer kept per thread (a new vector would be zeroed and faulted in
+        // as it grows), then copied out at its final size.
+        thread_local std::vector<uint8_t> deflated;
+        deflated.clear();
+        png_deflate_segment(filtered.data(), filtered.size(), &deflated);
+        seg->deflated.assign(deflated.begin(), deflated.end());
+        return;
+    }
 
     z_stream zs{};
     if (deflateInit2(&zs, kPngDeflateLevel, Z_DEFLATED, -15, 8, kPngDeflateStrategy) != Z_OK) {
@@ -91,7 +103,8 @@ void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int w
     filter_paeth(rgb, previous, size_t(width) * kBpp, out + 1);
 }
 
-PngEncoder::PngEncoder(int width) : width_(width), previous_(size_t(width) * kBpp, 0) {
+PngEncoder::PngEncoder(int width, PngDeflater deflater)
+    : width_(width), deflater_(deflater), previous_(size_t(width) * kBpp, 0) {
     if (width <= 0) throw std::invalid_argument("PngEncoder: width must be positive");
 }
 
@@ -118,7 +131,7 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>
         const int first = s * rows_per_segment, count = std::min(rows_per_segment, rows - first);
         try {
             encode_segment(rgba + size_t(first) * width_ * 4, above.data() + size_t(s) * width_ * kBpp, width_, count,
-                           &parts[size_t(s)]);
+                           deflater_, &parts[size_t(s)]);
         } catch (const std::bad_alloc&) {
             parts[size_t(s)].error = "out of memory while compressing";
         }

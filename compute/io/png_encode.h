@@ -5,14 +5,17 @@
 // kPngSegmentBytes. Each segment is filtered and deflated on its own (raw deflate, ended with a
 // sync flush so that it stops on a byte boundary with no final block), and the segments are
 // concatenated into one zlib stream behind one header; their Adler-32 checksums are combined
-// with adler32_combine. A segment starts with an empty history window, which costs a fraction of
-// a percent of the file's size at these segment sizes.
+// with adler32_combine. A segment starts with an empty history window (our deflater looks back
+// only 3 bytes anyway; zlib's loses a fraction of a percent at these segment sizes).
+//
+// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default: about 4x
+// as fast as zlib's run-length strategy (Z_RLE) on one core and 0.7% smaller on the default 4K
+// frame. Z_RLE stays as the reference and fallback (PngDeflater::zlib); it was itself twice as
+// fast as level 4 with Z_FILTERED, within 0.2% of its size (README, "Writing PNGs").
 //
 // Filters: Paeth on every row (the cheapest choice is none: see png_filter_row for the
-// measurement), vectorised (png_filter.cpp), and zlib's run-length strategy (Z_RLE), about
-// twice as fast as level 4 with Z_FILTERED and within 0.2% of its size on our frames, below the
-// size stb_image_write gave before. Alpha is dropped: the frames are opaque, so the PNG is RGB
-// (colour type 2).
+// measurement), vectorised (png_filter.cpp), as is the Adler-32 (png_adler32). Alpha is
+// dropped: the frames are opaque, so the PNG is RGB (colour type 2).
 #pragma once
 
 #include <cstddef>
@@ -24,9 +27,15 @@ namespace ms {
 inline constexpr size_t kPngSegmentBytes = size_t(1) << 20;  // filtered bytes per deflate segment
 inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level changes nothing but speed
 
+// Which deflate encoder compresses the segments.
+enum class PngDeflater {
+    fast,  // png_deflate.h: run and pixel matches, one Huffman table per 32K symbols
+    zlib,  // zlib, Z_RLE: the reference (about half as fast, the same size within a percent)
+};
+
 class PngEncoder {
 public:
-    explicit PngEncoder(int width);
+    explicit PngEncoder(int width, PngDeflater deflater = PngDeflater::fast);
     // Filters and deflates `rows` rows of RGBA8 (width * 4 bytes each, alpha ignored) on every
     // core and appends the resulting bytes of the zlib stream to *out. The first call also
     // writes the zlib header. Memory: the rows' filtered bytes and their compressed copy.
@@ -39,6 +48,7 @@ public:
 
 private:
     int width_ = 0;
+    PngDeflater deflater_ = PngDeflater::fast;
     bool started_ = false;
     uint32_t adler_ = 1;
     std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
@@ -52,5 +62,8 @@ void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint
 void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
 // RGBA8 to RGB8, `width` pixels (vectorised).
 void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb);
+// The Adler-32 of data[0, n) continuing from `adler` (1 to start), vectorised (png_filter.cpp);
+// equal to zlib's adler32, its reference.
+uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n);
 
 }  // namespace ms
