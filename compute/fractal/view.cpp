@@ -258,6 +258,16 @@ std::string validate_view(const View& view) {
     return {};
 }
 
+bool drop_mandelbrot_only_colouring(View* view) {
+    if (colouring_orbit_features(view->colouring) == 0 || (view->formula == Formula::Mandelbrot && !view->julia))
+        return false;
+    Colouring& c = view->colouring;
+    if (c.base == ColourBase::Stripe) c.base = ColourBase::Smooth;
+    c.distance_estimation = false;
+    c.interior = InteriorColour::Flat;
+    return true;
+}
+
 std::string validate_double_view(const View& view) {
     if (std::string problem = validate_view(view); !problem.empty()) return problem;
     if (!(view.zoom.value() <= kMaxDoubleZoom)) {

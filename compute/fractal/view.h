@@ -142,6 +142,13 @@ std::string parse_julia_option(const std::string& text, std::string* re, std::st
 // at most kDeepCenterMaxChars characters, finite as a double).
 // Returns an empty string when valid, else one sentence saying what is wrong.
 std::string validate_view(const View& view);
+
+// The orbit-feature layers (distance estimate, stripes, period interior: colouring.h) follow
+// Mandelbrot's orbit and derivative, so validate_view refuses them for the other formulas and
+// for Julia sets. A view that moves to one of those (the window's formula combo, the Julia
+// switch, the Julia preview's click) drops them here: the base becomes smooth, the DE layer and
+// the period interior go, histogram and slopes stay. Returns whether anything was dropped.
+bool drop_mandelbrot_only_colouring(View* view);
 // validate_view, and the zoom within what double navigation reaches (kMaxDoubleZoom): the
 // window's check until it navigates in MPFR.
 std::string validate_double_view(const View& view);

@@ -95,6 +95,7 @@ void draw_formula(ViewPanelState& s) {
         s.view.center_re = frame.center_re;
         s.view.center_im = frame.center_im;
         s.view.zoom = frame.zoom;
+        drop_mandelbrot_only_colouring(&s.view);
         s.view_edited = true;
     };
     if (ImGui::BeginCombo("formula", formula_title(s.view.formula))) {
@@ -186,9 +187,13 @@ void draw_colouring(ViewPanelState& s) {
     if (!ImGui::CollapsingHeader("Colouring")) return;
     Colouring& c = s.view.colouring;
     const Colouring before = c;
+    // The orbit features (stripe base, DE, period interior) are Mandelbrot's parameter plane's.
+    const bool features = s.view.formula == Formula::Mandelbrot && !s.view.julia;
     const char* bases[] = {"smooth", "histogram", "stripe"};
     int base = int(c.base);
-    if (ImGui::Combo("base", &base, bases, 3)) c.base = ColourBase(base);
+    if (ImGui::Combo("base", &base, bases, features ? 3 : 2)) c.base = ColourBase(base);
+    if (!features) ImGui::TextDisabled("stripe, distance estimation and period interior: Mandelbrot set only");
+    ImGui::BeginDisabled(!features);
     help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "
                 "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
                 "arg z along the orbit (Haerkoenen).");
@@ -199,6 +204,7 @@ void draw_colouring(ViewPanelState& s) {
         float band = float(c.de_band_px);
         if (ImGui::SliderFloat("band (px)", &band, 0.25f, 32.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) c.de_band_px = band;
     }
+    ImGui::EndDisabled();
     ImGui::Checkbox("slopes", &c.slopes);
     help_marker("Lights the smooth count as a relief (Kalles Fraktaler's Slopes).");
     if (c.slopes) {
@@ -209,7 +215,9 @@ void draw_colouring(ViewPanelState& s) {
     }
     const char* interiors[] = {"flat", "period"};
     int interior = int(c.interior);
+    ImGui::BeginDisabled(!features);
     if (ImGui::Combo("interior", &interior, interiors, 2)) c.interior = InteriorColour(interior);
+    ImGui::EndDisabled();
     help_marker("flat: the palette's interior colour. period: a colour per period of the settled orbit.");
     if (!(c == before)) s.view_edited = true;
 }
