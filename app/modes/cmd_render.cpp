@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -318,6 +319,21 @@ int render_request(const RenderRequest& request) {
         std::vector<uint8_t> rgba(direct && !stream_png ? 0 : band_samples * 4);
         std::vector<uint8_t> out(stream_png && !direct ? size_t(view.width) * band_rows * 4 : 0);
         const int bands = (view.height + band_rows - 1) / band_rows;
+        // Streamed on CUDA: the GPU computes band k+1 and copies it to the host, on a helper
+        // thread, while this thread encodes band k on every core (and the PNG writer's own
+        // thread writes band k-1): the bands take about the longer of the two, not their sum.
+        // Two band buffers alternate. (The CUDA state is one per process, behind its mutex.)
+        const bool overlap = cuda && stream_png && direct && mu.empty() && bands > 1;
+        std::vector<uint8_t> rgba_other(overlap ? band_samples * 4 : 0);
+        auto cuda_band = [&](int band, uint8_t* band_rgba) {
+            const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
+            const PixelRect rect{0, y0, samples.width, rows};
+            return colouring_is_plain(view.colouring)
+                       ? mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba, nullptr)
+                       : render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0, band_rgba,
+                                                      nullptr);
+        };
+        std::future<FrameStats> ahead;
         ProgressBar progress("render");
         for (int band = 0; band < bands; ++band) {
             const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
@@ -325,9 +341,16 @@ int render_request(const RenderRequest& request) {
             const int64_t count = int64_t(rect.width) * rect.height;
             const std::string step = "band " + std::to_string(band + 1) + " of " + std::to_string(bands);
             progress.update(double(band) / bands, bands > 1 ? step : std::string());
-            uint8_t* const band_rgba = direct && !stream_png ? image.data() + size_t(y0) * view.width * 4 : rgba.data();
+            uint8_t* const band_rgba = direct && !stream_png ? image.data() + size_t(y0) * view.width * 4
+                                       : overlap && band % 2 == 1 ? rgba_other.data()
+                                                                  : rgba.data();
             FrameStats stats;
-            if (cuda && !colouring_is_plain(view.colouring)) {
+            if (overlap) {
+                stats = band == 0 ? cuda_band(0, band_rgba) : ahead.get();
+                if (band + 1 < bands)
+                    ahead = std::async(std::launch::async, cuda_band, band + 1,
+                                       band % 2 == 0 ? rgba_other.data() : rgba.data());
+            } else if (cuda && !colouring_is_plain(view.colouring)) {
                 stats = render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0 / k,
                                                      band_rgba, mu.empty() ? nullptr : mu.data());
             } else if (cuda) {
