@@ -3,6 +3,7 @@
 
 #include "compute/io/png_deflate.h"
 
+#include <omp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -44,10 +45,8 @@ struct Segment {
 };
 
 void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width, int rows, PngDeflater deflater,
-                    Segment* seg) {
+                    std::vector<uint8_t>& filtered, Segment* seg) {
     const size_t n = size_t(width) * kBpp, stride = n + 1;
-    // Scratch kept per thread: a fresh megabyte per segment costs page faults every time.
-    thread_local std::vector<uint8_t> filtered;
     filtered.resize(stride * size_t(rows));
     std::vector<uint8_t> above(previous_rgb, previous_rgb + n), current(n);
     for (int r = 0; r < rows; ++r) {
@@ -164,13 +163,19 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
     for (int s = 1; s < segments; ++s)
         png_rgba_to_rgb(rgba + (size_t(s) * rows_per_segment - 1) * width_ * 4, width_, above.data() + size_t(s) * width_ * kBpp);
 
+    // The filtered bytes' scratch, one per thread of the team, kept from call to call (a fresh
+    // megabyte per segment costs page faults every time) and freed with the encoder: as
+    // thread_local buffers they outlived every export in the window's thread pools and grew
+    // with the widest export so far (issue 16's soak: heaptrack counted them in its creep).
+    if (filtered_.size() < size_t(omp_get_max_threads())) filtered_.resize(size_t(omp_get_max_threads()));
+
     // (No thread team for a single segment: small images, and a forked child, stay on this thread.)
 #pragma omp parallel for schedule(dynamic, 1) if (segments > 1)
     for (int s = 0; s < segments; ++s) {
         const int first = s * rows_per_segment, count = std::min(rows_per_segment, rows - first);
         try {
             encode_segment(rgba + size_t(first) * width_ * 4, above.data() + size_t(s) * width_ * kBpp, width_, count,
-                           deflater_, &parts[size_t(s)]);
+                           deflater_, filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
         } catch (const std::bad_alloc&) {
             parts[size_t(s)].error = "out of memory while compressing";
         }

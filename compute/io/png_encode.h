@@ -70,6 +70,7 @@ private:
     bool started_ = false;
     uint32_t adler_ = 1;
     std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
+    std::vector<std::vector<uint8_t>> filtered_;  // per thread of the team: a segment's filtered bytes
     uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
 };
 
