@@ -65,6 +65,7 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
     r.timings.compute_ms = stats.compute_ms;
     r.timings.host_launch_ms = stats.host_launch_ms;
     r.timings.iterations = stats.iterations;
+    r.timings.skipped_iterations = 0;
     r.precision_used = stats.precision;
 }
 
@@ -79,6 +80,7 @@ void render_copy(FrameRenderer& r, const View& view, Precision precision, const 
     r.timings.compute_ms = stats.compute_ms;
     r.timings.host_launch_ms = stats.host_launch_ms;
     r.timings.iterations = stats.iterations;
+    r.timings.skipped_iterations = 0;
     r.precision_used = stats.precision;
 }
 
@@ -108,6 +110,7 @@ void take_cpu_rows(FrameRenderer& r) {
     if (r.complete) {
         r.timings.compute_ms = status.compute_ms;
         r.timings.iterations = status.iterations;
+        r.timings.skipped_iterations = 0;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
         r.precision_used = status.precision_used;
         if (!was_complete) ++r.frames_finished;
@@ -146,6 +149,7 @@ void take_deep_frame(FrameRenderer& r) {
         // and the colouring are in status.compute_ms.
         r.timings.compute_ms = status.stats.frame_ms;
         r.timings.iterations = status.stats.iterations;
+        r.timings.skipped_iterations = status.stats.bla_iterations;
         r.precision_used = status.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
                                                                                  : Precision::DeepDouble;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;

@@ -79,6 +79,7 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
                 s.cuda_done = true;
                 s.cuda_ms = gpu.stats.frame_ms;
                 s.cuda_iterations = gpu.stats.iterations;
+                s.cuda_skipped = gpu.stats.bla_iterations;
             }))
             return;
     } catch (const std::exception& e) {
@@ -100,6 +101,7 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
             s.cpu_done = true;
             s.cpu_ms = cpu.stats.frame_ms;
             s.cpu_iterations = cpu.stats.iterations;
+            s.cpu_skipped = cpu.stats.bla_iterations;
         }))
         return;
     const FrameAgreement agreement = compare_deep_frames(cpu, gpu);
