@@ -89,13 +89,10 @@ void take_cpu_rows(FrameRenderer& r) {
     double upload_ms = 0.0;
     CpuRenderStatus status = take_cpu_render_rows(r.cpu, [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
         auto t0 = Clock::now();
-        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
-            // A frame of a new size: the whole of it replaces the texture (rows not computed
-            // yet hold the worker's placeholder).
+        // A frame of a new size: rows not computed yet are black (only the finished rows of
+        // rgba may be read).
+        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height)
             resize_frame_texture(r.texture, frame_view.width, frame_view.height);
-            first_row = 0;
-            rows = frame_view.height;
-        }
         upload_frame_rows(r.texture, rgba, first_row, rows);
         r.texture_view = frame_view;
         r.texture_valid = true;
