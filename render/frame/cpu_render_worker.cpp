@@ -169,15 +169,7 @@ void start_cpu_render_worker(CpuRenderWorker& worker) { worker.thread = std::thr
 
 uint64_t request_cpu_render(CpuRenderWorker& worker, const View& view, Precision precision,
                             const PaletteTable& palette) {
-    std::lock_guard lock(worker.mutex);
-    worker.cancel = true;
-    worker.has_request = true;
-    worker.request_view = view;
-    worker.request_precision = precision;
-    worker.request_palette = palette;
-    ++worker.request_id;
-    worker.wake.notify_one();
-    return worker.request_id;
+    return post_worker_request(worker, view, precision, palette);
 }
 
 CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUpload& upload) {

@@ -196,15 +196,7 @@ void worker_main(CompareWorker* w) {
 void start_compare_worker(CompareWorker& worker) { worker.thread = std::thread(worker_main, &worker); }
 
 uint64_t request_compare(CompareWorker& worker, const View& view, Precision precision, const PaletteTable& palette) {
-    std::lock_guard lock(worker.mutex);
-    worker.cancel = true;
-    worker.has_request = true;
-    worker.request_view = view;
-    worker.request_precision = resolve_precision(view, precision);
-    worker.request_palette = palette;
-    ++worker.request_id;
-    worker.wake.notify_one();
-    return worker.request_id;
+    return post_worker_request(worker, view, resolve_precision(view, precision), palette);
 }
 
 void cancel_compare(CompareWorker& worker) {
