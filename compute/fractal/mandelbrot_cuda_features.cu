@@ -13,7 +13,9 @@
 //                     atomic per bin and warp (lanes in the same bin add together), then one
 //                     global add per bin and block; a one-block kernel turns the counts into the
 //                     CDF on the device, as histogram_cdf_from_counts() does on the host.
-//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes.
+//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes; a colouring
+//                     without slopes or histogram is coloured by the persistent features kernel
+//                     itself, with the same function, as each pixel finishes.
 //   launchers         render_coloured_cuda: the smooth kernels (mandelbrot_cuda) when no orbit
 //                     feature is needed, else the features kernel; then the passes above,
 //                     queued behind it, and one wait for the device at the end of the frame.
@@ -52,6 +54,12 @@ struct FeatureParams {
     float* stripe = nullptr;
     float* period = nullptr;
     unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels
+    // Set (persistent kernel only) for a colouring whose colour needs only the pixel's own values,
+    // no slopes and no histogram: the kernel colours each pixel as it finishes, with the colour
+    // pass's colour_pixel(), so the features need not go through memory nor the frame through a
+    // second pass.
+    uint32_t* rgba = nullptr;
+    ColourParams colour;
 };
 
 // Sums a value over the warp and adds it once per warp (the counters would otherwise take one
@@ -113,7 +121,6 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     const unsigned lane = threadIdx.x % 32;
     const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     const int interval = periodicity_interval(p.max_iterations);
-    float scratch = 0.0f;
     uint64_t iterations = 0;
     unsigned long long escaped_pixels = 0;
     // Warp-uniform: the warp's current chunk of pixels, and whether the frame has none left.
@@ -125,10 +132,14 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
     int k = 0, next_save = 0;
     OrbitAccumulator<T, kFeatures> acc;
-    // The outputs of the lane's pixel (scratch for a feature not asked for).
-    auto out_distance = [&] { return p.distance ? p.distance + pixel : &scratch; };
-    auto out_stripe = [&] { return p.stripe ? p.stripe + pixel : &scratch; };
-    auto out_period = [&] { return p.period ? p.period + pixel : &scratch; };
+    // The lane's pixel is done: its outputs, and its colour where the kernel colours.
+    auto write_pixel = [&](float mu, float distance, float stripe, float period) {
+        p.mu[pixel] = mu;
+        if (p.distance) p.distance[pixel] = distance;
+        if (p.stripe) p.stripe[pixel] = stripe;
+        if (p.period) p.period[pixel] = period;
+        if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period);
+    };
     for (;;) {
         // Refill the idle lanes from the warp's chunk, taking new chunks as needed; a pixel the
         // shortcut settles is written here and its lane served again.
@@ -159,9 +170,9 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                 acc.stripe_density = p.stripe_density;
                 have = true;
                 if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
-                    finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), out_distance(),
-                                               out_stripe(), out_period());
-                    p.mu[pixel] = kInteriorMu;
+                    float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+                    finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), &distance, &stripe, &period);
+                    write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
                 }
             }
@@ -236,17 +247,18 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     next_save = next_periodicity_save(k, interval);
                 }
             }
-            if (escaped) {
+            if (escaped || interior) {
                 iterations += uint64_t(k);
-                finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, out_distance(),
-                               out_stripe(), out_period());
-                p.mu[pixel] = smooth_mu(k, double(norm));
-                ++escaped_pixels;
-                have = false;
-            } else if (interior) {
-                iterations += uint64_t(k);
-                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, out_distance(), out_stripe(), out_period());
-                p.mu[pixel] = kInteriorMu;
+                float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+                if (escaped) {
+                    finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, &distance, &stripe,
+                                   &period);
+                    write_pixel(smooth_mu(k, double(norm)), distance, stripe, period);
+                    ++escaped_pixels;
+                } else {
+                    finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, &distance, &stripe, &period);
+                    write_pixel(kInteriorMu, distance, stripe, period);
+                }
                 have = false;
             }
         }
@@ -416,6 +428,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
 
 template <typename T, unsigned kFeatures>
 void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
+    if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
     if (persistent) {
         // As many resident blocks as fit (the occupancy API), every SM kept busy.
         int per_sm = 0;
@@ -449,7 +462,8 @@ void launch_features_any(unsigned features, const FeatureParams& p, bool persist
 // read_feature_counters(). Returns the statistics but for the counters and compute_ms.
 FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precision precision,
                                   const Shortcuts& shortcuts, PixelRect rect, unsigned features, float* mu_device,
-                                  const OrbitFeatureOutputs& out, bool persistent = true) {
+                                  const OrbitFeatureOutputs& out, bool persistent = true,
+                                  uint32_t* rgba = nullptr, const ColourParams* colour = nullptr) {
     FrameStats stats;
     stats.precision = resolve_precision(view, precision);
     FeatureParams p;
@@ -467,6 +481,10 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     p.stripe = out.stripe;
     p.period = out.period;
     p.counters = s.counters;
+    if (rgba) {
+        p.rgba = rgba;
+        p.colour = *colour;
+    }
     CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 3 * sizeof(unsigned long long)));
     const auto launch_start = std::chrono::steady_clock::now();
     if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count);
@@ -512,6 +530,14 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     }
     float* mu = mu_device ? mu_device : s.mu;
     const unsigned features = colouring_orbit_features(view.colouring);
+    ColourParams p = make_colour_params(view, pixel_scale);
+    p.table = s.table;
+    p.interior_rgba = palette.interior_rgba;
+    // A colour from the pixel's own values (no slopes, no histogram): the features kernel colours
+    // as it goes, and the frame has no pass but the kernel's.
+    const bool colour_in_kernel =
+        features != 0 && !view.colouring.slopes && view.colouring.base != ColourBase::Histogram;
+    uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
     FrameStats stats;
     if (features == 0) {
         // Histogram and slopes need only mu: the smooth kernels make it (their colours are
@@ -519,17 +545,17 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu);
         CUDA_CHECK(cudaEventRecord(s.start));
     } else {
-        const OrbitFeatureOutputs out{features & kFeatureDistance ? s.distance : nullptr,
-                                      features & kFeatureStripe ? s.stripe : nullptr,
-                                      features & kFeaturePeriod ? s.period : nullptr};
+        const OrbitFeatureOutputs out =
+            colour_in_kernel ? OrbitFeatureOutputs{}
+                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
+                                                   features & kFeatureStripe ? s.stripe : nullptr,
+                                                   features & kFeaturePeriod ? s.period : nullptr};
         CUDA_CHECK(cudaEventRecord(s.start));
-        stats = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out);
+        stats = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
+                                       colour_in_kernel ? rgba : nullptr, &p);
     }
     // The colour passes, queued behind the kernels that make their input: the frame waits for the
     // device once, at the end.
-    ColourParams p = make_colour_params(view, pixel_scale);
-    p.table = s.table;
-    p.interior_rgba = palette.interior_rgba;
     if (view.colouring.base == ColourBase::Histogram) {
         CUDA_CHECK(cudaMemsetAsync(s.counts, 0, kHistogramBins * sizeof(unsigned long long)));
         const float bins_per_log2 = float(histogram_bins_per_log2(view.max_iterations));
@@ -540,13 +566,15 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         p.cdf = s.cdf;
         p.bins_per_log2 = bins_per_log2;  // what histogram_cdf_from_counts() gives
     }
-    const dim3 block(32, 8);
-    const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
-    colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
-                                   features & kFeatureStripe ? s.stripe : nullptr,
-                                   features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
-                                   reinterpret_cast<uint32_t*>(rgba_device));
-    CUDA_CHECK_LAUNCH();
+    if (!colour_in_kernel) {
+        const dim3 block(32, 8);
+        const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
+        colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
+                                       features & kFeatureStripe ? s.stripe : nullptr,
+                                       features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
+                                       rgba);
+        CUDA_CHECK_LAUNCH();
+    }
     CUDA_CHECK(cudaEventRecord(s.stop));
     const double ms = elapsed_ms(s);
     if (features == 0) {
