@@ -132,6 +132,17 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
     int k = 0, next_save = 0;
     OrbitAccumulator<T, kFeatures> acc;
+    // One step, z -> z^2 + c with the accumulator's updates, in the reference's order; |z|^2.
+    auto advance = [&]() {
+        acc.before_step(zr, zi);
+        const T new_zr = zr * zr - zi * zi + cr;
+        const T new_zi = T(2) * zr * zi + ci;
+        zr = new_zr;
+        zi = new_zi;
+        const T n = zr * zr + zi * zi;
+        acc.after_step(zr, zi, n);
+        return n;
+    };
     // The lane's pixel is done: its outputs, and its colour where the kernel colours.
     auto write_pixel = [&](float mu, float distance, float stripe, float period) {
         p.mu[pixel] = mu;
@@ -188,15 +199,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                 const T start_r = zr, start_i = zi;
                 const OrbitAccumulator<T, kFeatures> start_acc = acc;
 #pragma unroll
-                for (int j = 0; j < kBlockSteps; ++j) {
-                    acc.before_step(zr, zi);
-                    const T new_zr = zr * zr - zi * zi + cr;
-                    const T new_zi = T(2) * zr * zi + ci;
-                    zr = new_zr;
-                    zi = new_zi;
-                    norm = zr * zr + zi * zi;
-                    acc.after_step(zr, zi, norm);
-                }
+                for (int j = 0; j < kBlockSteps; ++j) norm = advance();
                 if (!(norm <= bailout_squared)) {
                     // Escaped within the block: again step by step from its start.
                     zr = start_r;
@@ -204,13 +207,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     acc = start_acc;
                     for (int j = 0; j < kBlockSteps && !escaped; ++j) {
                         ++k;
-                        acc.before_step(zr, zi);
-                        const T new_zr = zr * zr - zi * zi + cr;
-                        const T new_zi = T(2) * zr * zi + ci;
-                        zr = new_zr;
-                        zi = new_zi;
-                        norm = zr * zr + zi * zi;
-                        acc.after_step(zr, zi, norm);
+                        norm = advance();
                         escaped = norm > bailout_squared;
                     }
                 } else {
@@ -229,13 +226,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             } else {
                 // Fewer than a block's steps left: one by one, with the reference's tests.
                 ++k;
-                acc.before_step(zr, zi);
-                const T new_zr = zr * zr - zi * zi + cr;
-                const T new_zi = T(2) * zr * zi + ci;
-                zr = new_zr;
-                zi = new_zi;
-                norm = zr * zr + zi * zi;
-                acc.after_step(zr, zi, norm);
+                norm = advance();
                 if (norm > bailout_squared) {
                     escaped = true;
                 } else if ((p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) ||
