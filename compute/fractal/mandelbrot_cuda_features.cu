@@ -102,15 +102,10 @@ constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 //     refill (on a 4K frame most pixels escape within a few steps, so refills are frequent and a
 //     single global counter was the bottleneck); a pixel the cardioid/bulb test settles is
 //     finished inside the refill, without an iteration round;
-//   - the orbit runs in blocks of kPeriodicityCompareStride (4) steps with no test inside: the
-//     escape test at the block's end (an orbit past the bailout keeps growing, to inf or NaN,
-//     which `!(norm <= R^2)` also catches), and on an escape the block is run again step by step
-//     from the saved start (z and the accumulator), so the escape step, mu and the features are
-//     those of the step-by-step loop. The reference compares z for periodicity at every fourth
-//     step and saves it at multiples of 32 or of the interval, all block ends, so the blocks
-//     follow its periodicity schedule exactly: the same iterations, the same interior pixels.
+//   - the orbit runs in blocks of 4 steps with one test each (BlockedOrbit, orbit_features.h,
+//     which the CPU tests check against the reference), redone step by step on an escape, on
+//     the reference's periodicity schedule: the same iterations, the same interior pixels.
 // Up to kBlocksPerRefill blocks between refills.
-constexpr int kBlockSteps = kPeriodicityCompareStride;
 constexpr int kBlocksPerRefill = 4;
 constexpr int kChunkPixels = 256;
 
@@ -119,7 +114,6 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                                                                               unsigned long long* next_pixel) {
     const long long total = (long long)p.rect_width * p.rect_height;
     const unsigned lane = threadIdx.x % 32;
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
     const int interval = periodicity_interval(p.max_iterations);
     uint64_t iterations = 0;
     unsigned long long escaped_pixels = 0;
@@ -129,20 +123,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     // The lane's pixel and its orbit.
     bool have = false;
     long long pixel = 0;
-    T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
-    int k = 0, next_save = 0;
-    OrbitAccumulator<T, kFeatures> acc;
-    // One step, z -> z^2 + c with the accumulator's updates, in the reference's order; |z|^2.
-    auto advance = [&]() {
-        acc.before_step(zr, zi);
-        const T new_zr = zr * zr - zi * zi + cr;
-        const T new_zi = T(2) * zr * zi + ci;
-        zr = new_zr;
-        zi = new_zi;
-        const T n = zr * zr + zi * zi;
-        acc.after_step(zr, zi, n);
-        return n;
-    };
+    BlockedOrbit<T, kFeatures> orbit;
     // The lane's pixel is done: its outputs, and its colour where the kernel colours.
     auto write_pixel = [&](float mu, float distance, float stripe, float period) {
         p.mu[pixel] = mu;
@@ -172,19 +153,15 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             if (((need >> lane) & 1u) && rank < available) {
                 pixel = chunk_next + rank;
                 const int x = int(pixel) % p.rect_width, y = int(pixel) / p.rect_width;  // < 2^31 (check_frame)
-                cr = T(p.grid.re(p.rect_x + x));
-                ci = T(p.grid.im(p.rect_y + y));
-                zr = zi = saved_r = saved_i = T(0);
-                k = 0;
-                next_save = next_periodicity_save(0, interval);
-                acc = OrbitAccumulator<T, kFeatures>{};
-                acc.stripe_density = p.stripe_density;
+                const T cr = T(p.grid.re(p.rect_x + x)), ci = T(p.grid.im(p.rect_y + y));
                 have = true;
                 if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
                     float distance = 0.0f, stripe = 0.0f, period = 0.0f;
                     finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), &distance, &stripe, &period);
                     write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
+                } else {
+                    orbit.start(cr, ci, p.stripe_density, interval);
                 }
             }
             chunk_next += min(__popc(need), available);
@@ -193,63 +170,13 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
         if (!__any_sync(0xffffffffu, have)) break;  // drained and every lane done
 
         for (int block = 0; block < kBlocksPerRefill && have; ++block) {
-            bool escaped = false, interior = false;
-            T norm = 0;
-            if (k <= p.max_iterations - kBlockSteps) {
-                const T start_r = zr, start_i = zi;
-                const OrbitAccumulator<T, kFeatures> start_acc = acc;
-#pragma unroll
-                for (int j = 0; j < kBlockSteps; ++j) norm = advance();
-                if (!(norm <= bailout_squared)) {
-                    // Escaped within the block: again step by step from its start.
-                    zr = start_r;
-                    zi = start_i;
-                    acc = start_acc;
-                    for (int j = 0; j < kBlockSteps && !escaped; ++j) {
-                        ++k;
-                        norm = advance();
-                        escaped = norm > bailout_squared;
-                    }
-                } else {
-                    k += kBlockSteps;
-                    // k is a multiple of 4 here: a compare step of the reference once past 32.
-                    if (p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
-                        interior = true;
-                    } else if (k >= p.max_iterations) {
-                        interior = true;
-                    } else if (p.periodicity && k == next_save) {
-                        saved_r = zr;
-                        saved_i = zi;
-                        next_save = next_periodicity_save(k, interval);
-                    }
-                }
-            } else {
-                // Fewer than a block's steps left: one by one, with the reference's tests.
-                ++k;
-                norm = advance();
-                if (norm > bailout_squared) {
-                    escaped = true;
-                } else if ((p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) ||
-                           k >= p.max_iterations) {
-                    interior = true;
-                } else if (p.periodicity && k == next_save) {
-                    saved_r = zr;
-                    saved_i = zi;
-                    next_save = next_periodicity_save(k, interval);
-                }
-            }
-            if (escaped || interior) {
-                iterations += uint64_t(k);
+            const OrbitState state = orbit.run_block(p.max_iterations, p.periodicity, interval);
+            if (state != OrbitState::Running) {
+                iterations += uint64_t(orbit.k);
                 float distance = 0.0f, stripe = 0.0f, period = 0.0f;
-                if (escaped) {
-                    finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, &distance, &stripe,
-                                   &period);
-                    write_pixel(smooth_mu(k, double(norm)), distance, stripe, period);
-                    ++escaped_pixels;
-                } else {
-                    finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, &distance, &stripe, &period);
-                    write_pixel(kInteriorMu, distance, stripe, period);
-                }
+                const float mu = orbit.finish(state, p.grid.step, &distance, &stripe, &period);
+                write_pixel(mu, distance, stripe, period);
+                if (state == OrbitState::Escaped) ++escaped_pixels;
                 have = false;
             }
         }

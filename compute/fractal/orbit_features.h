@@ -259,4 +259,97 @@ MS_HD inline float orbit_point_features(T cr, T ci, int max_iterations, bool car
     return kInteriorMu;
 }
 
+
+// The orbit of one pixel in blocks of kOrbitBlockSteps steps with one escape test each: the
+// persistent CUDA kernel's loop (mandelbrot_cuda_features.cu), here as a plain struct so that the
+// CPU tests run it against the reference (test_colouring.cpp). A block runs its steps without a
+// test; an orbit past the bailout keeps growing (to inf or NaN, which `!(norm <= R^2)` also
+// catches), so an escape anywhere in the block shows at its end, and the block then runs again
+// step by step from its saved start (z and the accumulator): the escape step, mu and the features
+// are the step-by-step loop's. The reference compares z for periodicity at every fourth step and
+// saves it at multiples of 32 or of the interval, all block ends, so the blocks follow its
+// periodicity schedule exactly: the same iterations, the same interior pixels. Within a block's
+// length of max_iterations it goes one step at a time.
+inline constexpr int kOrbitBlockSteps = kPeriodicityCompareStride;
+
+enum class OrbitState { Running, Escaped, Interior };
+
+template <typename T, unsigned kFeatures>
+struct BlockedOrbit {
+    T cr = 0, ci = 0;
+    T zr = 0, zi = 0, norm = 0;  // z_k and |z_k|^2
+    T saved_r = 0, saved_i = 0;
+    int k = 0, next_save = 0;
+    OrbitAccumulator<T, kFeatures> acc;
+
+    MS_HD void start(T c_re, T c_im, int stripe_density, int interval) {
+        *this = BlockedOrbit{};
+        cr = c_re;
+        ci = c_im;
+        next_save = next_periodicity_save(0, interval);
+        acc.stripe_density = stripe_density;
+    }
+
+    // One step, z -> z^2 + c with the accumulator's updates, in the reference's order; |z|^2.
+    MS_HD T advance() {
+        acc.before_step(zr, zi);
+        const T new_zr = zr * zr - zi * zi + cr;
+        const T new_zi = T(2) * zr * zi + ci;
+        zr = new_zr;
+        zi = new_zi;
+        const T n = zr * zr + zi * zi;
+        acc.after_step(zr, zi, n);
+        return n;
+    }
+
+    // One block (or one step near the end); k counts the steps run.
+    MS_HD OrbitState run_block(int max_iterations, bool periodicity, int interval) {
+        const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+        if (k <= max_iterations - kOrbitBlockSteps) {
+            const T start_r = zr, start_i = zi;
+            const OrbitAccumulator<T, kFeatures> start_acc = acc;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int j = 0; j < kOrbitBlockSteps; ++j) norm = advance();
+            if (!(norm <= bailout_squared)) {
+                // Escaped within the block: again step by step from its start.
+                zr = start_r;
+                zi = start_i;
+                acc = start_acc;
+                for (int j = 0; j < kOrbitBlockSteps; ++j) {
+                    ++k;
+                    norm = advance();
+                    if (norm > bailout_squared) return OrbitState::Escaped;
+                }
+                return OrbitState::Escaped;  // not reached: the same steps escape again
+            }
+            k += kOrbitBlockSteps;
+        } else {
+            ++k;
+            norm = advance();
+            if (norm > bailout_squared) return OrbitState::Escaped;
+        }
+        // The reference's tests after step k, in its order.
+        if (periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) return OrbitState::Interior;
+        if (k >= max_iterations) return OrbitState::Interior;
+        if (periodicity && k == next_save) {
+            saved_r = zr;
+            saved_i = zi;
+            next_save = next_periodicity_save(k, interval);
+        }
+        return OrbitState::Running;
+    }
+
+    // The features of a finished orbit (period only where asked for); returns mu.
+    MS_HD float finish(OrbitState state, double pixel_step, float* distance, float* stripe, float* period) const {
+        if (state == OrbitState::Escaped) {
+            finish_escaped(acc, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
+            return smooth_mu(k, double(norm));
+        }
+        finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+        return kInteriorMu;
+    }
+};
+
 }  // namespace ms
