@@ -98,10 +98,12 @@ constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 // until the warp's slowest pixel finishes (what makes the one-pixel-per-thread kernel above slow on
 // frames with long orbits). It is shaped like the smooth kernels' survivors pass
 // (mandelbrot_cuda_survivors.cu), which is where the colouring's cost over smooth came from:
-//   - pixels are handed out in chunks: one atomic per warp and kChunkPixels pixels, not one per
-//     refill (on a 4K frame most pixels escape within a few steps, so refills are frequent and a
-//     single global counter was the bottleneck); a pixel the cardioid/bulb test settles is
-//     finished inside the refill, without an iteration round;
+//   - pixels are handed out in chunks: one atomic per warp and up to kChunkPixels pixels, not one
+//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent
+//     and a single global counter was the bottleneck), the chunks shrinking to 32 pixels as the
+//     frame runs out (guided, as OpenMP's schedule), so the last warps do not hold long ones; a
+//     pixel the cardioid/bulb test settles is finished inside the refill, without an iteration
+//     round;
 //   - the orbit runs in blocks of 4 steps with one test each (BlockedOrbit, orbit_features.h,
 //     which the CPU tests check against the reference), redone step by step on an escape, on
 //     the reference's periodicity schedule: the same iterations, the same interior pixels.
@@ -114,6 +116,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                                                                               unsigned long long* next_pixel) {
     const long long total = (long long)p.rect_width * p.rect_height;
     const unsigned lane = threadIdx.x % 32;
+    const long long warps_in_grid = (long long)gridDim.x * blockDim.x / 32;
     const int interval = periodicity_interval(p.max_iterations);
     uint64_t iterations = 0;
     unsigned long long escaped_pixels = 0;
@@ -138,15 +141,25 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
         unsigned need = drained ? 0u : ~__ballot_sync(0xffffffffu, have);
         while (need) {
             if (chunk_next >= chunk_end) {
+                // Guided: chunks shrink with the pixels left, from kChunkPixels to one pixel a lane,
+                // so that no warp is left with a long chunk at the frame's end. The counter's value
+                // read first is only a hint for the size; the atomic makes the chunks disjoint.
                 unsigned long long start = 0;
-                if (lane == 0) start = atomicAdd(next_pixel, (unsigned long long)kChunkPixels);
+                long long size = 0;
+                if (lane == 0) {
+                    const long long left = total - (long long)*static_cast<volatile unsigned long long*>(next_pixel);
+                    size = left / (4ll * warps_in_grid);
+                    size = size < 32 ? 32 : size > kChunkPixels ? kChunkPixels : size;
+                    start = atomicAdd(next_pixel, (unsigned long long)size);
+                }
                 start = __shfl_sync(0xffffffffu, start, 0);
+                size = __shfl_sync(0xffffffffu, size, 0);
                 if ((long long)start >= total) {
                     drained = true;
                     break;
                 }
                 chunk_next = (long long)start;
-                chunk_end = min(chunk_next + kChunkPixels, total);
+                chunk_end = min(chunk_next + size, total);
             }
             const int available = int(min(chunk_end - chunk_next, 32ll));
             const int rank = __popc(need & ((1u << lane) - 1u));
