@@ -23,12 +23,6 @@
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                                   \
-    do {                                                                                      \
-        std::string why_;                                                                     \
-        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
-    } while (0)
-
 using ms::Formula;
 
 ms::View formula_view(Formula f, bool julia) {
