@@ -303,10 +303,11 @@ CudaTuning default_cuda_tuning(Precision) {
 // Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.81 = 4.91e12 it/s FP32 and
 // 132 x 64 x 1.98 GHz / 6.06 = 2.76e12 it/s FP64 (the README's 4.2e12 and 2.4e12 assume 8 and 7
 // instructions with an escape test every iteration).
-// Other formulas (not yet read from their SASS: this count assumes their blocks differ from
-// Mandelbrot's only in the steps' arithmetic): a 32-step block is 32 x their step's
-// instructions (formula_cuda_step_instructions) + the 26 (FP32) or 2 (FP64) of the test, the
-// copy and the vote above.
+// Other formulas: a 32-step block is 32 x their step's instructions
+// (formula_cuda_step_instructions) + the 26 (FP32) or 2 (FP64) of the test, the copy and the
+// vote above. Read from the sm_90 SASS of every formula's kernel (tests/gpu/sass_loop_counts.py
+// on the H100 host), each block has exactly that count: FP32 6.81 (Mandelbrot, Burning Ship,
+// Tricorn), 13.81, 12.81, 18.81, 18.81, 24.81, 17.81 (Multibrot 3..8); FP64 0.75 less.
 double mandelbrot_cuda_instructions_per_iteration(Precision precision, Formula formula) {
     const double step = formula_cuda_step_instructions(formula);
     if (precision == Precision::Fp64) return (32.0 * step + 2.0) / 32.0;  // Mandelbrot: 194 / 32
