@@ -161,11 +161,16 @@ TEST(CpuRenderWorker, ANewerRequestCancelsTheOlder) {
     const ms::PaletteTable palette = classic();
     ms::CpuRenderWorker worker;
     ms::start_cpu_render_worker(worker);
-    ms::View slow = small_view(1600, 900);  // seconds of work: still running when cancelled
-    slow.max_iterations = 50000;
-    slow.zoom = 400.0;
+    // About 1.3 s of one core's work (FP64, a million iterations at the boundary), so 5 ms in it
+    // is still running even on 16 cores (the seahorse view at 400x it replaced finished in 30 ms
+    // on the H100 host's 16 cores, and the test failed on its premise).
+    ms::View slow = small_view(1920, 1080);
+    slow.center_re = "-0.743643887037151";
+    slow.center_im = "0.131825904205330";
+    slow.zoom = 2e11;
+    slow.max_iterations = 1000000;
     const uint64_t stale = ms::request_cpu_render(worker, slow, ms::Precision::Auto, palette);
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     const ms::CpuRenderStatus running = ms::take_cpu_render_rows(worker, [](const ms::View&, const uint8_t*, int, int) {});
     ASSERT_FALSE(running.frame_id == stale && running.complete) << "the slow view finished before it could be cancelled";
     const ms::View view = small_view(200, 120);
