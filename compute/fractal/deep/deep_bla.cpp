@@ -42,7 +42,7 @@ bool cancelled(const std::atomic<bool>* cancel) {
 
 template <typename T>
 bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon,
-                     const std::atomic<bool>* cancel, BlaTable<T>* table) {
+                     const std::atomic<bool>* cancel, BlaTable<T>* table, int degree) {
     auto start = std::chrono::steady_clock::now();
     *table = BlaTable<T>{};
     const int64_t steps = last_index - 2;  // m = 1 .. last_index - 2, landing <= last_index - 1
@@ -61,11 +61,26 @@ bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, doub
     BlaStep<T>* e = table->entries.data();
     const T eps = deep_from_double<T>(epsilon);
     const T one = deep_from_double<T>(1.0), zero = deep_from_double<T>(0.0);
+    if (degree == 2) {
 #pragma omp parallel for schedule(static) if (steps > kBlaParallelMin)
-    for (int64_t i = 0; i < steps; ++i) {
-        DeepComplex<T> a = deep_twice(z[i + 1]);
-        T r = eps * deep_cabs(a);
-        e[i] = BlaStep<T>{a, {one, zero}, r * r, 1};
+        for (int64_t i = 0; i < steps; ++i) {
+            DeepComplex<T> a = deep_twice(z[i + 1]);
+            T r = eps * deep_cabs(a);
+            e[i] = BlaStep<T>{a, {one, zero}, r * r, 1};
+        }
+    } else {
+        // A = d Z^(d-1), r = epsilon 2 |Z| / (d - 1) (the header's bound).
+        const T d = deep_from_double<T>(double(degree));
+        const T r_scale = eps * deep_from_double<T>(2.0 / double(degree - 1));
+#pragma omp parallel for schedule(static) if (steps > kBlaParallelMin)
+        for (int64_t i = 0; i < steps; ++i) {
+            const DeepComplex<T> Z = z[i + 1];
+            DeepComplex<T> p = Z;
+            for (int k = 2; k < degree; ++k) p = p * Z;
+            const DeepComplex<T> a{d * p.re, d * p.im};
+            T r = r_scale * deep_cabs(Z);
+            e[i] = BlaStep<T>{a, {one, zero}, r * r, 1};
+        }
     }
     for (int level = 1; level < levels; ++level) {
         if (cancelled(cancel)) {
@@ -90,8 +105,8 @@ bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, doub
 }
 
 template bool build_bla_table<double>(const DeepComplex<double>*, int64_t, double, double,
-                                      const std::atomic<bool>*, BlaTable<double>*);
+                                      const std::atomic<bool>*, BlaTable<double>*, int);
 template bool build_bla_table<FloatExp>(const DeepComplex<FloatExp>*, int64_t, FloatExp, double,
-                                        const std::atomic<bool>*, BlaTable<FloatExp>*);
+                                        const std::atomic<bool>*, BlaTable<FloatExp>*, int);
 
 }  // namespace ms

@@ -5,7 +5,17 @@
 // One perturbation step at reference iteration m is z -> 2 Z_m z + z^2 + dc. While |z| is
 // small enough the z^2 term is below the rounding of the linear part and the step is linear:
 //     z -> A z + B dc,   A = 2 Z_m, B = 1,   valid while |z| < r = epsilon |A|
-// (|z^2| < epsilon |A z|). Two consecutive linear steps x then y compose into one,
+// (|z^2| < epsilon |A z|). The Multibrots (z^d + c) linearise the same way with A = d Z_m^(d-1):
+// the largest dropped term is C(d,2) Z^(d-2) z^2 (the rest are smaller by further factors
+// |z/Z| < epsilon), so |dropped| < epsilon |A z| while |z| < r = epsilon 2 |Z_m| / (d - 1),
+// which is epsilon |A| again for d = 2. A Julia set's step has no dc (B's products vanish:
+// the table is built with max|dc| = 0).
+// The Burning Ship and the Tricorn are not complex-analytic: their linear part is a real 2x2
+// matrix (Tricorn: z -> conj(2 Z z); Burning Ship: [[2X, -2Y], [2sY, 2sX]], s = sign(XY), valid
+// only while no coordinate of Z + z changes sign), so a complex A cannot hold their merged steps
+// (two conjugating steps compose to a term in conj(dc)). Their BLA needs 2x2 matrices for A and B
+// (as Fraktaler-3 has); until this table has them the deep path runs those two formulas without
+// BLA (deep_perturbation.h: deep_formula_has_bla), exact but with every step iterated. Two consecutive linear steps x then y compose into one,
 //     A = A_y A_x,  B = A_y B_x + B_y,
 //     r = min(r_x, max(0, (r_y - |B_x| max|dc|) / |A_x|)),
 // the second radius pulled back through the first step, with max|dc| the largest |dc| of the
@@ -76,11 +86,11 @@ MS_DEEP_HD const BlaStep<T>* bla_lookup(const BlaView<T>& bla, int64_t m, T z2, 
     return best;
 }
 
-// Builds the table for Z_0..Z_last (z: the orbit in T) and frames whose |dc| <= max_dc.
-// Returns false (table empty) when cancelled.
+// Builds the table for Z_0..Z_last (z: the orbit in T) of z^degree + c and frames whose
+// |dc| <= max_dc. Returns false (table empty) when cancelled.
 template <typename T>
 bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon,
-                     const std::atomic<bool>* cancel, BlaTable<T>* table);
+                     const std::atomic<bool>* cancel, BlaTable<T>* table, int degree = 2);
 
 // The table in effect for the view: the table's view, or no levels (BLA off).
 template <typename T>

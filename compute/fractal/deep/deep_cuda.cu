@@ -29,8 +29,11 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
 
-template <typename T, bool kRebase>
+// One instantiation per number type, formula (formula.h), plane (kJulia) and rebasing. W,
+// w_last and bla_w are a Julia set's critical orbit and its table (unused elsewhere).
+template <typename T, bool kRebase, Formula F, bool kJulia>
 __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T> bla,
+                                   const DeepComplex<T>* W, int64_t w_last, BlaView<T> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    int64_t max_iterations, int64_t* counts, double* mu,
                                    DeviceCounters* totals) {
@@ -44,7 +47,8 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
         const size_t i = size_t(y) * size_t(width) + size_t(x);
         double pixel_mu;
-        counts[i] = deep_iterate_pixel<T, kRebase>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c);
+        counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c,
+                                                              W, w_last, &bla_w);
         mu[i] = pixel_mu;
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
@@ -90,8 +94,8 @@ template <typename T>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
                         const DeepRenderOptions& options, DeepFrame* frame) {
     DeepFrameStats& stats = frame->stats;
-    BlaTable<T> table;
-    if (!deep_frame_bla(setup, options, &table, &stats)) return;
+    BlaTable<T> table, critical_table;
+    if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
     if (options.cancel && options.cancel->load()) {
         stats.cancelled = true;
         return;
@@ -113,6 +117,21 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         bla = bla_view(&table);
         bla.entries = bla_device.ptr;
     }
+    // A Julia set's critical orbit and its table (one-element placeholders elsewhere).
+    const size_t critical_size = orbit.critical_z.size();
+    DeviceArray<DeepComplex<T>> w_device(critical_size);
+    if (critical_size)
+        CUDA_CHECK(cudaMemcpyAsync(w_device.ptr, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>),
+                                   cudaMemcpyHostToDevice, stream));
+    DeviceArray<BlaStep<T>> bla_w_device(critical_table.entries.size());
+    BlaView<T> bla_w{};
+    if (options.use_bla && !critical_table.entries.empty()) {
+        CUDA_CHECK(cudaMemcpyAsync(bla_w_device.ptr, critical_table.entries.data(),
+                                   critical_table.entries.size() * sizeof(BlaStep<T>), cudaMemcpyHostToDevice,
+                                   stream));
+        bla_w = bla_view(&critical_table);
+        bla_w.entries = bla_w_device.ptr;
+    }
     DeviceArray<int64_t> counts_device(pixels);
     DeviceArray<double> mu_device(pixels);
     DeviceArray<DeviceCounters> totals_device(1);
@@ -125,14 +144,18 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                     (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
     CUDA_CHECK(cudaEventRecord(events.start, stream));
-    if (options.rebase)
-        deep_pixels_kernel<T, true><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
-                                                     frame->width, frame->height, location.max_iterations,
-                                                     counts_device.ptr, mu_device.ptr, totals_device.ptr);
-    else
-        deep_pixels_kernel<T, false><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
-                                                      frame->width, frame->height, location.max_iterations,
-                                                      counts_device.ptr, mu_device.ptr, totals_device.ptr);
+    const int64_t w_last = orbit.critical_last_index();
+    if (options.rebase) {
+        deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+            deep_pixels_kernel<T, true, F, kJulia><<<grid, block, 0, stream>>>(
+                z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, frame->width,
+                frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, totals_device.ptr);
+        });
+    } else {  // Mandelbrot only (deep_frame_setup checked)
+        deep_pixels_kernel<T, false, Formula::Mandelbrot, false><<<grid, block, 0, stream>>>(
+            z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, frame->width,
+            frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, totals_device.ptr);
+    }
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(events.stop));
