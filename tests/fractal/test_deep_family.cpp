@@ -61,6 +61,12 @@ TEST(DeepFamily, BurningShip) {
     check(kBurningShipTip, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double);
 }
 
+// Known open: the Burning Ship's chaotic hull at 1e20 (deep_family_locations.h says what it
+// measured). Run by hand: --gtest_also_run_disabled_tests --gtest_filter='*ChaoticHull'.
+TEST(DeepFamily, DISABLED_BurningShipChaoticHull) {
+    check(kBurningShipHull, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double);
+}
+
 TEST(DeepFamily, JuliaOfMandelbrot) {
     check(kJuliaRabbit, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double);
     check(kJuliaRabbit, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double);
