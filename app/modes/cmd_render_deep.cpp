@@ -178,13 +178,11 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
                 s.reference_iterations < view.max_iterations ? " (escaped)" : "", s.reference_ms,
                 s.reference_cached ? " (cached)" : "");
-    if (!deep_formula_has_bla(view.formula))
-        std::printf("BLA        none for the %s (no 2x2-matrix BLA yet: every step iterated)\n", formula_title(view.formula));
-    else
-        std::printf("BLA        %d levels, %.1f ms; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
-                    s.bla_levels, s.bla_ms, s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
-                    (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
-                    (unsigned long long)s.bla_skips);
+    std::printf("BLA        %d levels%s, %.1f ms; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
+                s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "", s.bla_ms,
+                s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
+                (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
+                (unsigned long long)s.bla_skips);
     std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "
                 "%.1f ms in all\n",
                 s.reference_ms, s.bla_ms, s.pixels_ms, colour_ms, write_ms, wall_ms);

@@ -126,7 +126,7 @@ family_case burning-ship deep-floatexp --formula=burning-ship --center=-2,0 --zo
 family_case julia deep-double --julia=-0.123,0.745 --center=0.37,0.21 --zoom=1e50
 grep -q '^formula    tricorn' f_tricorn.out || fail "the tricorn summary does not say tricorn"
 grep -q '^formula    mandelbrot, Julia set of c = -0.123, 0.745' f_julia.out || fail "the Julia summary does not name c"
-grep -q '^BLA        none for the Burning Ship' f_burning-ship.out || fail "the Burning Ship summary does not say it has no BLA"
+grep -q '^BLA  .*(2x2 matrices)' f_tricorn.out || fail "the Tricorn summary does not say its BLA is 2x2 matrices"
 grep -q 'tricorn' f_tricorn.png || fail "the tricorn PNG's metadata does not name the formula"
 
 # --- bad input: exit 2, one line, no file -----------------------------------------------------

@@ -33,8 +33,7 @@ void check(const FamilyCase& c, int steps, const char* zoom, int width, int heig
     const DeepLocation location = boundary_location(c, steps, iterations, zoom);
     DeepFrame deep = deep_cpu(location, width, height);
     EXPECT_EQ(deep.stats.number_type, type);
-    if (deep_formula_has_bla(c.formula)) EXPECT_GT(deep.stats.bla_levels, 0);
-    else EXPECT_EQ(deep.stats.bla_iterations, 0u);
+    EXPECT_GT(deep.stats.bla_levels, 0);
     const Truth truth = brute_force(location, width, height);
     // The picture must depend on the offsets: not one count (or all inside) everywhere.
     const auto [lowest, highest] = std::minmax_element(truth.frame.escape_count.begin(), truth.frame.escape_count.end());
@@ -81,4 +80,22 @@ TEST(DeepFamily, JuliaOfBurningShip) { check(kJuliaBurningShip, kSteps1e60, "1E6
 TEST(DeepFamily, PastDoubleRangeWithFloatExp) {
     check(kJuliaMultibrot3, kSteps1e320, "1E320", 8, 5, DeepNumberType::FloatExp, 1500);
     check(kBurningShipTip, kSteps1e320, "1E320", 8, 5, DeepNumberType::FloatExp, 1500);
+}
+
+// BLA changes the work, not the picture: complex A for the Multibrots and Julia sets, 2x2
+// matrices for the Tricorn and the Burning Ship (parameter plane and Julia set).
+TEST(DeepFamily, BlaOnAndOffAgree) {
+    for (const FamilyCase* c : {&kMultibrot5, &kTricorn, &kBurningShip, &kJuliaMultibrot3, &kJuliaBurningShip}) {
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kIterations, "1E20");
+        DeepRenderOptions off;
+        off.use_bla = false;
+        const DeepFrame a = deep_cpu(location, 32, 18);
+        const DeepFrame b = deep_cpu(location, 32, 18, off);
+        std::printf("%s: %.1f%% of %llu iterations by BLA\n", c->name,
+                    100.0 * double(a.stats.bla_iterations) / double(a.stats.iterations),
+                    (unsigned long long)a.stats.iterations);
+        EXPECT_GT(a.stats.bla_iterations, a.stats.iterations / 5) << c->name;
+        EXPECT_EQ(b.stats.bla_iterations, 0u);
+        EXPECT_EQ(a.escape_count, b.escape_count) << c->name;
+    }
 }

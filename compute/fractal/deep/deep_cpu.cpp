@@ -8,6 +8,7 @@
 #include <cstring>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -37,10 +38,11 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const DeepComplex<T>* Z = deep_orbit_data<T>(orbit);
     const DeepComplex<T>* W = deep_critical_data<T>(orbit);
     const int64_t w_last = orbit.critical_last_index();
-    BlaTable<T> table, critical_table;
+    using L = DeepBlaLinear<F, T>;
+    BlaTable<T, L> table, critical_table;
     if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
-    const BlaView<T> bla = options.use_bla ? bla_view(&table) : BlaView<T>{};
-    const BlaView<T> bla_w = options.use_bla ? bla_view(&critical_table) : BlaView<T>{};
+    const BlaView<T, L> bla = options.use_bla ? bla_view(&table) : BlaView<T, L>{};
+    const BlaView<T, L> bla_w = options.use_bla ? bla_view(&critical_table) : BlaView<T, L>{};
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
     const int64_t last_index = orbit.last_index();
@@ -147,18 +149,23 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     return setup;
 }
 
-template <typename T>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
-                    BlaTable<T>* critical_table, DeepFrameStats* stats) {
-    if (!options.use_bla || !deep_formula_has_bla(setup.map.formula)) return true;
+template <typename T, typename L>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
+                    BlaTable<T, L>* critical_table, DeepFrameStats* stats) {
+    if (!options.use_bla) return true;
     const double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
-    const int degree = formula_degree(setup.map.formula);
+    const Formula formula = setup.map.formula;
     const T max_dc = deep_from_floatexp<T>(setup.max_dc);
+    auto build = [&](const DeepComplex<T>* z, int64_t last, BlaTable<T, L>* out) {
+        if constexpr (std::is_same_v<L, DeepMatrix<T>>)
+            return build_bla_table_matrix(z, last, max_dc, epsilon, options.cancel, out,
+                                          formula == Formula::BurningShip);
+        else
+            return build_bla_table(z, last, max_dc, epsilon, options.cancel, out, formula_degree(formula));
+    };
     const ReferenceOrbit& orbit = *setup.orbit;
-    if (!build_bla_table(deep_orbit_data<T>(orbit), orbit.last_index(), max_dc, epsilon, options.cancel, table,
-                         degree) ||
-        (setup.map.julia && !build_bla_table(deep_critical_data<T>(orbit), orbit.critical_last_index(), max_dc,
-                                             epsilon, options.cancel, critical_table, degree))) {
+    if (!build(deep_orbit_data<T>(orbit), orbit.last_index(), table) ||
+        (setup.map.julia && !build(deep_critical_data<T>(orbit), orbit.critical_last_index(), critical_table))) {
         stats->cancelled = true;
         return false;
     }
@@ -167,10 +174,14 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
     return true;
 }
 
-template bool deep_frame_bla<double>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<double>*,
-                                     BlaTable<double>*, DeepFrameStats*);
-template bool deep_frame_bla<FloatExp>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<FloatExp>*,
-                                       BlaTable<FloatExp>*, DeepFrameStats*);
+#define MS_DEEP_FRAME_BLA(T, L)                                                                          \
+    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<T, L>*, \
+                                       BlaTable<T, L>*, DeepFrameStats*);
+MS_DEEP_FRAME_BLA(double, DeepComplex<double>)
+MS_DEEP_FRAME_BLA(FloatExp, DeepComplex<FloatExp>)
+MS_DEEP_FRAME_BLA(double, DeepMatrix<double>)
+MS_DEEP_FRAME_BLA(FloatExp, DeepMatrix<FloatExp>)
+#undef MS_DEEP_FRAME_BLA
 
 DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
                    const DeepRenderOptions& options) {

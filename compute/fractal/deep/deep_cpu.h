@@ -110,11 +110,13 @@ struct DeepFrameSetup {
 };
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
                                 const DeepRenderOptions& options, DeepFrame* frame);
-// Builds the BLA table (when options.use_bla and the formula has one: deep_formula_has_bla) for
-// the frame, and for a Julia set the critical orbit's (critical_table); false when cancelled.
-template <typename T>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
-                    BlaTable<T>* critical_table, DeepFrameStats* stats);
+// Builds the BLA table (when options.use_bla) for the frame, and for a Julia set the critical
+// orbit's (critical_table); false when cancelled. L: DeepBlaLinear of the frame's formula
+// (deep_perturbation.h): complex for the Mandelbrot and the Multibrots, 2x2 matrices for the
+// Tricorn and the Burning Ship.
+template <typename T, typename L>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
+                    BlaTable<T, L>* critical_table, DeepFrameStats* stats);
 
 template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
 template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {

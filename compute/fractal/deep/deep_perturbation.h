@@ -28,6 +28,7 @@
 #include <math.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/floatexp.h"
@@ -89,11 +90,13 @@ MS_DEEP_UNROLL
     }
 }
 
-// Whether the deep path builds a BLA table for formula F (deep_bla.h says why not for the
-// Burning Ship and the Tricorn).
-constexpr bool deep_formula_has_bla(Formula formula) {
-    return formula != Formula::BurningShip && formula != Formula::Tricorn;
+// The linear maps of formula F's BLA table (deep_bla.h): real 2x2 matrices for the Burning Ship
+// and the Tricorn, complex multiplications for the others.
+constexpr bool deep_formula_bla_is_matrix(Formula formula) {
+    return formula == Formula::BurningShip || formula == Formula::Tricorn;
 }
+template <Formula F, typename T>
+using DeepBlaLinear = std::conditional_t<deep_formula_bla_is_matrix(F), DeepMatrix<T>, DeepComplex<T>>;
 
 // The smooth value of a pixel that escaped at n with |z_n|^2 = norm: mandelbrot.h's for degree 2,
 // formula_math.h's generalisation (log_d, bailout 64) for the Multibrots.
@@ -116,11 +119,11 @@ MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
-                                      const BlaView<T>& bla, DeepComplex<T> dc,
+                                      const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
                                       DeepPixelCounters& counters,
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
-                                      const BlaView<T>* bla_w = nullptr) {
+                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr) {
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
@@ -129,17 +132,15 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     bool on_critical = false;  // Julia: the pixel has moved onto W
     int64_t m = 0, n = 0;
     while (n < max_iterations) {
-        const BlaStep<T>* skip = nullptr;
-        if constexpr (deep_formula_has_bla(F)) {
-            if constexpr (kJulia)
-                skip = on_critical ? bla_lookup(*bla_w, m, deep_norm(z), max_iterations - n)
-                                   : bla_lookup(bla, m, deep_norm(z), max_iterations - n);
-            else
-                skip = bla_lookup(bla, m, deep_norm(z), max_iterations - n);
-        }
+        const BlaStep<T, DeepBlaLinear<F, T>>* skip;
+        if constexpr (kJulia)
+            skip = on_critical ? bla_lookup(*bla_w, m, deep_norm(z), max_iterations - n)
+                               : bla_lookup(bla, m, deep_norm(z), max_iterations - n);
+        else
+            skip = bla_lookup(bla, m, deep_norm(z), max_iterations - n);
         if (skip) {
-            if constexpr (kJulia) z = skip->a * z;
-            else z = skip->a * z + skip->b * dc;
+            if constexpr (kJulia) z = bla_apply(skip->a, z);
+            else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
             n += skip->length;
             counters.bla_iterations += uint64_t(skip->length);
