@@ -70,13 +70,19 @@ void add_program_help(CLI::App& app) {
     app.set_version_flag("--version", std::string("mandelscope ") + MANDELSCOPE_VERSION, "print the version and exit");
 }
 
+void prepare_command_line(CLI::App& app) { add_strict_number_checks(app); }
+
 int parse_command_line(CLI::App& app, int argc, char** argv) {
+    prepare_command_line(app);
+    return parse_prepared_command_line(app, argc, argv);
+}
+
+int parse_prepared_command_line(CLI::App& app, int argc, char** argv) {
     const std::string who = app.get_name() == "mandelscope" ? "mandelscope" : "mandelscope " + app.get_name();
     if (std::string problem = empty_value_problem(argc, argv); !problem.empty()) {
         std::cerr << who << ": " << problem << " (see --help)\n";
         return 2;
     }
-    add_strict_number_checks(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForVersion& e) {

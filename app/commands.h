@@ -17,6 +17,11 @@ int run_explorer(int argc, char** argv);         // explorer.cpp: the window (no
 // Parses with CLI11. Returns -1 when the program should go on, else the exit status to return
 // at once: 0 after --help or --version, 2 after a parse error (printed as one sentence on stderr).
 int parse_command_line(CLI::App& app, int argc, char** argv);
+// The same in two halves, for a caller that parses one App many times (the fuzz target, which
+// builds its App once: CLI11 clears the previous results at each parse). prepare_command_line
+// adds the strict number checks (once per App); parse_prepared_command_line parses.
+void prepare_command_line(CLI::App& app);
+int parse_prepared_command_line(CLI::App& app, int argc, char** argv);
 
 // The top level's --help footer (the modes, one line each) and its --version flag.
 void add_program_help(CLI::App& app);

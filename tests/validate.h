@@ -8,6 +8,18 @@
 #include <cstdio>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "compute/fractal/mandelbrot.h"
+
+// Every CUDA test opens with this: where no usable device exists (no GPU, no driver, a build
+// without nvcc) the test is skipped with the reason, never failed and never passed silently.
+#define SKIP_WITHOUT_CUDA()                                                                \
+    do {                                                                                   \
+        std::string why_;                                                                  \
+        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
+    } while (0)
+
 namespace ms::test {
 
 struct ValidationResult {

@@ -41,6 +41,7 @@
 #include "compute/fractal/palette.h"
 #include "render/ui/panel_palette.h"
 #include "compute/system/cuda_info.h"
+#include "compute/system/process_memory.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/assets.h"
 #include "render/demos/cnn_runner.h"
@@ -355,6 +356,9 @@ int export_without_window(const View& view, const PaletteTable& palette, const E
 }  // namespace
 
 int run_explorer(int argc, char** argv) {
+    // A window runs for hours and exports images of any size: large blocks go back to the
+    // system when freed rather than fragment the heap (compute/system/process_memory.h).
+    keep_large_blocks_mapped();
     ExplorerOptions options;
     CLI::App app{"Mandelscope: explore the Mandelbrot set (no mode: the window)", "mandelscope"};
     add_explorer_options(app, options);

@@ -300,6 +300,21 @@ nlohmann::ordered_json row_json(const BenchRow& r) {
 
 namespace {
 
+// Both benches write their JSON the same way: whole or not at all (AtomicFile), 1 on failure.
+int write_bench_json(const std::string& json_path, const nlohmann::ordered_json& j) {
+    try {
+        AtomicFile file(json_path);
+        const std::string text = j.dump(2) + "\n";
+        file.write(text.data(), text.size());
+        file.commit();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
+        return 1;
+    }
+    std::printf("JSON written to %s\n", json_path.c_str());
+    return 0;
+}
+
 // `bench --deep`: the kf2 locations (deep_bench_kf2) with a progress bar, and the JSON.
 int run_deep_bench(const std::string& size, const std::string& backend, const std::string& json_path) {
     int width = 0, height = 0;
@@ -365,17 +380,7 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
         }
         j["rows"].push_back(row);
     }
-    try {
-        AtomicFile file(json_path);
-        const std::string text = j.dump(2) + "\n";
-        file.write(text.data(), text.size());
-        file.commit();
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
-        return 1;
-    }
-    std::printf("JSON written to %s\n", json_path.c_str());
-    return 0;
+    return write_bench_json(json_path, j);
 }
 
 }  // namespace
@@ -479,16 +484,8 @@ int run_bench_command(int argc, char** argv) {
         j["seed_comparison"] = seed;
         j["estimates"] = estimates;
         j["targets"] = target_json;
-        try {
-            AtomicFile file(json_path);
-            const std::string text = j.dump(2) + "\n";
-            file.write(text.data(), text.size());
-            file.commit();
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
-            return 1;
-        }
-        std::printf("\nJSON written to %s\n", json_path.c_str());
+        std::printf("\n");
+        return write_bench_json(json_path, j);
     }
     return 0;
 }

@@ -23,6 +23,7 @@ struct RenderRequest {
     std::filesystem::path save_location; // --save-location: also write the view as a .kfr
     int band_rows = 0;                  // output rows per band; 0 = chosen from memory
     bool stream_png = false;            // force the band-by-band PNG writer (tests)
+    bool disk_check = false;            // --disk-check: also time the disk alone on the PNG's size
 };
 
 // Checks and renders a request: one sentence on stderr and 2 for bad input (found before any

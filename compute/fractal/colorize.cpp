@@ -13,7 +13,10 @@
 // rounds to the same double. The positions are doubles (N lanes), the blends floats (2N
 // lanes, two position vectors' worth), and entries i and i + 1 come in one 64-bit gather from a
 // table of pairs built per call (8 KB; gathers are slow on Intel parts with the GDS microcode
-// fix, so one per pixel instead of two matters).
+// fix, so one per pixel instead of two matters). A vector of interior pixels only (the set's
+// inside: 30% of the default view) stores the interior colour without computing a position,
+// which takes a quarter to a third off colouring that view (1.6-1.7 ms against 2.2-2.8 on one
+// core at 1280x720, alternating runs on the loaded 2-core development machine).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/fractal/colorize.cpp"
@@ -83,6 +86,13 @@ void ColorizeRun(const float* HWY_RESTRICT mu, int64_t count, const uint32_t* HW
     const auto u_alpha = hn::Set(du, 0xff000000u), u_interior = hn::Set(du, interior_rgba);
     for (; k + lanes <= count; k += lanes) {
         const auto m = hn::LoadU(df, mu + k);
+        // Interior pixels (mu < 0, or NaN: the comparison is false) take the interior colour.
+        const auto escaped = hn::RebindMask(du, hn::Ge(m, hn::Zero(df)));
+        uint32_t* const out = reinterpret_cast<uint32_t*>(rgba_out + 4 * k);
+        if (hn::AllFalse(du, escaped)) {  // the set's inside: no table position to compute
+            hn::StoreU(u_interior, du, out);
+            continue;
+        }
         hn::Vec<decltype(dfh)> f_lo, f_hi;
         const auto pairs_lo = EntryPairs(dd, dfh, hn::LowerHalf(dfh, m), v_scale, v_offset, pairs, &f_lo);
         const auto pairs_hi = EntryPairs(dd, dfh, hn::UpperHalf(dfh, m), v_scale, v_offset, pairs, &f_hi);
@@ -92,9 +102,7 @@ void ColorizeRun(const float* HWY_RESTRICT mu, int64_t count, const uint32_t* HW
         const auto f = hn::Combine(df, f_hi, f_lo);
         const auto rgba = hn::Or(hn::Or(u_alpha, BlendChannel<0>(df, a, b, f)),
                                  hn::Or(BlendChannel<8>(df, a, b, f), BlendChannel<16>(df, a, b, f)));
-        // Interior pixels (mu < 0, or NaN: the comparison is false) take the interior colour.
-        const auto escaped = hn::RebindMask(du, hn::Ge(m, hn::Zero(df)));
-        hn::StoreU(hn::IfThenElse(escaped, rgba, u_interior), du, reinterpret_cast<uint32_t*>(rgba_out + 4 * k));
+        hn::StoreU(hn::IfThenElse(escaped, rgba, u_interior), du, out);
     }
 #endif
     for (; k < count; ++k) {  // the last few pixels (every pixel on the scalar target)

@@ -55,7 +55,7 @@ struct FrameStats {
     bool cancelled = false;
 };
 
-// Optional hooks for long CPU renders: cancel is polled between jobs of at most 4 rows (rows
+// Optional hooks for long CPU renders: cancel is polled between jobs of a few rows (rows
 // not started are left as they were, and FrameStats::cancelled is set); progress gets
 // (rows_done, rows_total) from the worker threads after each job and must be thread-safe.
 // rows_finished gets (first_row, rows) of each finished job, relative to the rect, from the

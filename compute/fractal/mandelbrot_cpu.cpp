@@ -71,6 +71,7 @@
 
 #include <omp.h>
 
+#include "compute/fractal/cpu_row_jobs.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot_math.h"
@@ -605,36 +606,19 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
     const int rows_per_job = std::clamp(rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
                                          stats.precision == Precision::Fp32 ? cpu_simd::kMaxChunkRows<float>
                                                                             : cpu_simd::kMaxChunkRows<double>);
-    const int jobs = (rect.height + rows_per_job - 1) / rows_per_job;
-    uint64_t iterations = 0, escaped = 0;
-    std::atomic<int> rows_done{0};
-    std::atomic<bool> cancelled{false};
-    // The cancel flag is polled before each job.
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : iterations, escaped)
-    for (int j = 0; j < jobs; ++j) {
-        if (cancelled.load(std::memory_order_relaxed)) continue;
-        if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
-            cancelled.store(true, std::memory_order_relaxed);
-            continue;
-        }
-        const int row = j * rows_per_job;
-        const int rows = std::min(rows_per_job, rect.height - row);
-        cpu_simd::ChunkJob job = base;
-        job.y = rect.y + row;
-        job.mu_out = mu_out + size_t(row) * size_t(rect.width);
-        job.mu_stride = rect.width;
-        cpu_simd::ChunkResult result;
-        render_chunk(job, rows, &result);
-        iterations += result.iterations;
-        escaped += result.escaped_pixels;
-        const int done = rows_done.fetch_add(rows, std::memory_order_relaxed) + rows;
-        if (control.rows_finished) control.rows_finished(row, rows);
-        if (control.progress) control.progress(done, rect.height);
-    }
-    stats.iterations = iterations;
-    stats.escaped_pixels = escaped;
-    stats.cancelled = cancelled.load();
-    stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run_cpu_row_jobs(
+        rect.height, rows_per_job, control,
+        [&](int row, int rows, RowJobsResult* counts) {
+            cpu_simd::ChunkJob job = base;
+            job.y = rect.y + row;
+            job.mu_out = mu_out + size_t(row) * size_t(rect.width);
+            job.mu_stride = rect.width;
+            cpu_simd::ChunkResult result;
+            render_chunk(job, rows, &result);
+            counts->iterations += result.iterations;
+            counts->escaped_pixels += result.escaped_pixels;
+        },
+        start, &stats);
     return stats;
 }
 

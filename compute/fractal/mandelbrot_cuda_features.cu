@@ -2,18 +2,23 @@
 // orbit_features.h). Four parts, llm.c style:
 //   features kernels  mu plus the distance estimate, the stripe average and the period,
 //                     accumulated in the iteration loop: the persistent kernel (the default:
-//                     lanes refilled from a pixel counter as their pixels finish) and the
-//                     one-thread-per-pixel kernel running orbit_point_features(), kept as the
-//                     yardstick the tests compare the persistent one with.
+//                     lanes refilled from chunks of pixels as their pixels finish, the orbit in
+//                     blocks of 4 steps with one test each, as the smooth survivors pass does)
+//                     and the one-thread-per-pixel kernel running orbit_point_features(), kept as
+//                     the yardstick the tests compare the persistent one with.
 //                     kFeatures is a template parameter, so each colouring pays only for what it
 //                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
 //                     untouched.
-//   histogram kernel  one pass over mu: counts per bin (colouring.h's bins), atomics in shared
-//                     memory then one global add per bin and block; the CDF is made on the host
-//                     from the 128 KiB of counts and uploaded (histogram_cdf_from_counts).
-//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes.
+//   histogram kernel  one pass over mu: counts per bin (colouring.h's bins), one shared-memory
+//                     atomic per bin and warp (lanes in the same bin add together), then one
+//                     global add per bin and block; a one-block kernel turns the counts into the
+//                     CDF on the device, as histogram_cdf_from_counts() does on the host.
+//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes; a colouring
+//                     without slopes or histogram is coloured by the persistent features kernel
+//                     itself, with the same function, as each pixel finishes.
 //   launchers         render_coloured_cuda: the smooth kernels (mandelbrot_cuda) when no orbit
-//                     feature is needed, else the features kernel; then the passes above.
+//                     feature is needed, else the features kernel; then the passes above,
+//                     queued behind it, and one wait for the device at the end of the frame.
 // Compiled with --fmad=false like the other Mandelbrot kernels (compute/CMakeLists.txt), so the
 // iteration rounds as the CPU's does and mu matches the CPU reference.
 #include <cuda_runtime.h>
@@ -49,6 +54,12 @@ struct FeatureParams {
     float* stripe = nullptr;
     float* period = nullptr;
     unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels
+    // Set (persistent kernel only) for a colouring whose colour needs only the pixel's own values,
+    // no slopes and no histogram: the kernel colours each pixel as it finishes, with the colour
+    // pass's colour_pixel(), so the features need not go through memory nor the frame through a
+    // second pass.
+    uint32_t* rgba = nullptr;
+    ColourParams colour;
 };
 
 // Sums a value over the warp and adds it once per warp (the counters would otherwise take one
@@ -82,98 +93,104 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
 
 constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 
-// The persistent variant: a grid sized to the device, each lane iterating one pixel and taking
-// the next one from a global counter as soon as its pixel is done (warp-aggregated: one atomic
-// per warp and refill), so lanes do not idle beside a slow neighbour until the warp's slowest
-// pixel finishes, which is what makes the one-pixel-per-thread kernel above slow on frames
-// with long orbits. Up to kStepsPerRefill steps between refills: the vote and the refill cost a
-// few instructions, paid once per 8 steps. The per-pixel arithmetic is orbit_point_features()'s,
-// step by step in the same order (the same roundings), so the results are the same.
-constexpr int kStepsPerRefill = 8;
+// The persistent variant (the default): a grid sized to the device, each lane iterating one pixel
+// and taking the next as soon as its pixel is done, so lanes do not idle beside a slow neighbour
+// until the warp's slowest pixel finishes (what makes the one-pixel-per-thread kernel above slow on
+// frames with long orbits). It is shaped like the smooth kernels' survivors pass
+// (mandelbrot_cuda_survivors.cu), which is where the colouring's cost over smooth came from:
+//   - pixels are handed out in chunks: one atomic per warp and up to kChunkPixels pixels, not one
+//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent
+//     and a single global counter was the bottleneck), the chunks shrinking to 32 pixels as the
+//     frame runs out (guided, as OpenMP's schedule), so the last warps do not hold long ones; a
+//     pixel the cardioid/bulb test settles is finished inside the refill, without an iteration
+//     round;
+//   - the orbit runs in blocks of 4 steps with one test each (BlockedOrbit, orbit_features.h,
+//     which the CPU tests check against the reference), redone step by step on an escape, on
+//     the reference's periodicity schedule: the same iterations, the same interior pixels.
+// Up to kBlocksPerRefill blocks between refills.
+constexpr int kBlocksPerRefill = 4;
+constexpr int kChunkPixels = 256;
 
 template <typename T, unsigned kFeatures>
 __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
                                                                               unsigned long long* next_pixel) {
     const long long total = (long long)p.rect_width * p.rect_height;
     const unsigned lane = threadIdx.x % 32;
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    const long long warps_in_grid = (long long)gridDim.x * blockDim.x / 32;
     const int interval = periodicity_interval(p.max_iterations);
-    float scratch = 0.0f;
     uint64_t iterations = 0;
     unsigned long long escaped_pixels = 0;
+    // Warp-uniform: the warp's current chunk of pixels, and whether the frame has none left.
+    long long chunk_next = 0, chunk_end = 0;
+    bool drained = false;
     // The lane's pixel and its orbit.
-    bool need = true, exhausted = false;
+    bool have = false;
     long long pixel = 0;
-    T cr = 0, ci = 0, zr = 0, zi = 0, saved_r = 0, saved_i = 0;
-    int k = 0, next_save = 0;
-    OrbitAccumulator<T, kFeatures> acc;
+    BlockedOrbit<T, kFeatures> orbit;
+    // The lane's pixel is done: its outputs, and its colour where the kernel colours.
+    auto write_pixel = [&](float mu, float distance, float stripe, float period) {
+        p.mu[pixel] = mu;
+        if (p.distance) p.distance[pixel] = distance;
+        if (p.stripe) p.stripe[pixel] = stripe;
+        if (p.period) p.period[pixel] = period;
+        if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period);
+    };
     for (;;) {
-        // Refill the lanes whose pixel is done: one atomic for the warp.
-        const bool wants = need && !exhausted;
-        const unsigned want = __ballot_sync(0xffffffffu, wants);
-        if (want) {
-            const int leader = __ffs(want) - 1;
-            unsigned long long base = 0;
-            if (int(lane) == leader) base = atomicAdd(next_pixel, (unsigned long long)__popc(want));
-            base = __shfl_sync(0xffffffffu, base, leader);
-            if (wants) {
-                pixel = (long long)(base + __popc(want & ((1u << lane) - 1u)));
-                if (pixel >= total) {
-                    exhausted = true;
+        // Refill the idle lanes from the warp's chunk, taking new chunks as needed; a pixel the
+        // shortcut settles is written here and its lane served again.
+        unsigned need = drained ? 0u : ~__ballot_sync(0xffffffffu, have);
+        while (need) {
+            if (chunk_next >= chunk_end) {
+                // Guided: chunks shrink with the pixels left, from kChunkPixels to one pixel a lane,
+                // so that no warp is left with a long chunk at the frame's end. The counter's value
+                // read first is only a hint for the size; the atomic makes the chunks disjoint.
+                unsigned long long start = 0;
+                long long size = 0;
+                if (lane == 0) {
+                    const long long left = total - (long long)*static_cast<volatile unsigned long long*>(next_pixel);
+                    size = left / (4ll * warps_in_grid);
+                    size = size < 32 ? 32 : size > kChunkPixels ? kChunkPixels : size;
+                    start = atomicAdd(next_pixel, (unsigned long long)size);
+                }
+                start = __shfl_sync(0xffffffffu, start, 0);
+                size = __shfl_sync(0xffffffffu, size, 0);
+                if ((long long)start >= total) {
+                    drained = true;
+                    break;
+                }
+                chunk_next = (long long)start;
+                chunk_end = min(chunk_next + size, total);
+            }
+            const int available = int(min(chunk_end - chunk_next, 32ll));
+            const int rank = __popc(need & ((1u << lane) - 1u));
+            if (((need >> lane) & 1u) && rank < available) {
+                pixel = chunk_next + rank;
+                const int x = int(pixel) % p.rect_width, y = int(pixel) / p.rect_width;  // < 2^31 (check_frame)
+                const T cr = T(p.grid.re(p.rect_x + x)), ci = T(p.grid.im(p.rect_y + y));
+                have = true;
+                if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+                    float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+                    finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), &distance, &stripe, &period);
+                    write_pixel(kInteriorMu, distance, stripe, period);
+                    have = false;
                 } else {
-                    const int x = int(pixel % p.rect_width), y = int(pixel / p.rect_width);
-                    cr = T(p.grid.re(p.rect_x + x));
-                    ci = T(p.grid.im(p.rect_y + y));
-                    zr = zi = saved_r = saved_i = T(0);
-                    k = 0;
-                    next_save = next_periodicity_save(0, interval);
-                    acc = OrbitAccumulator<T, kFeatures>{};
-                    acc.stripe_density = p.stripe_density;
-                    need = false;
-                    if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
-                        finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)),
-                                                   p.distance ? p.distance + pixel : &scratch,
-                                                   p.stripe ? p.stripe + pixel : &scratch,
-                                                   p.period ? p.period + pixel : &scratch);
-                        p.mu[pixel] = kInteriorMu;
-                        need = true;
-                    }
+                    orbit.start(cr, ci, p.stripe_density, interval);
                 }
             }
+            chunk_next += min(__popc(need), available);
+            need = ~__ballot_sync(0xffffffffu, have);
         }
-        if (__all_sync(0xffffffffu, exhausted)) break;
-        for (int step = 0; step < kStepsPerRefill && !need && !exhausted; ++step) {
-            ++k;
-            acc.before_step(zr, zi);
-            const T new_zr = zr * zr - zi * zi + cr;
-            const T new_zi = T(2) * zr * zi + ci;
-            zr = new_zr;
-            zi = new_zi;
-            const T norm = zr * zr + zi * zi;
-            acc.after_step(zr, zi, norm);
-            float* distance = p.distance ? p.distance + pixel : &scratch;
-            float* stripe = p.stripe ? p.stripe + pixel : &scratch;
-            float* period = p.period ? p.period + pixel : &scratch;
-            if (norm > bailout_squared) {
-                iterations += uint64_t(k);
-                finish_escaped(acc, k, double(zr), double(zi), double(norm), p.grid.step, distance, stripe, period);
-                p.mu[pixel] = smooth_mu(k, double(norm));
-                ++escaped_pixels;
-                need = true;
-            } else if (p.periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
-                iterations += uint64_t(k);
-                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
-                p.mu[pixel] = kInteriorMu;
-                need = true;
-            } else if (k >= p.max_iterations) {
-                iterations += uint64_t(p.max_iterations);
-                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
-                p.mu[pixel] = kInteriorMu;
-                need = true;
-            } else if (p.periodicity && k == next_save) {
-                saved_r = zr;
-                saved_i = zi;
-                next_save = next_periodicity_save(k, interval);
+        if (!__any_sync(0xffffffffu, have)) break;  // drained and every lane done
+
+        for (int block = 0; block < kBlocksPerRefill && have; ++block) {
+            const OrbitState state = orbit.run_block(p.max_iterations, p.periodicity, interval);
+            if (state != OrbitState::Running) {
+                iterations += uint64_t(orbit.k);
+                float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+                const float mu = orbit.finish(state, p.grid.step, &distance, &stripe, &period);
+                write_pixel(mu, distance, stripe, period);
+                if (state == OrbitState::Escaped) ++escaped_pixels;
+                have = false;
             }
         }
     }
@@ -185,18 +202,68 @@ __global__ void histogram_kernel(const float* mu, long long count, float bins_pe
     extern __shared__ unsigned int local[];  // kHistogramBins counters: 64 KiB, above the static 48 KiB
     for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x) local[i] = 0;
     __syncthreads();
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
-        const float m = mu[i];
-        if (!(m >= 0.0f)) continue;
-        // The bin histogram_rank() reads: the same float arithmetic as colouring.cpp's pass.
-        int bin = int(log2f(1.0f + m) * bins_per_log2);
-        bin = bin < 0 ? 0 : bin >= kHistogramBins ? kHistogramBins - 1 : bin;
-        atomicAdd(&local[bin], 1u);
+    // Whole warps run every round (the bound is rounded up to the grid's stride), so that the lanes
+    // of a warp which fall in the same bin add once: most of a frame's pixels share a few bins (the
+    // first escape counts), and 32 shared-memory atomics on one address run one after another.
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long rounds_end = (count + stride - 1) / stride * stride;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rounds_end; i += stride) {
+        const float m = i < count ? mu[i] : -1.0f;
+        int bin = -1;
+        if (m >= 0.0f) {
+            // The bin histogram_rank() reads: the same float arithmetic as colouring.cpp's pass.
+            bin = int(log2f(1.0f + m) * bins_per_log2);
+            bin = bin < 0 ? 0 : bin >= kHistogramBins ? kHistogramBins - 1 : bin;
+        }
+        const unsigned same = __match_any_sync(0xffffffffu, bin);
+        if (bin >= 0 && (threadIdx.x % 32) == unsigned(__ffs(same) - 1)) atomicAdd(&local[bin], unsigned(__popc(same)));
     }
     __syncthreads();
     for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x)
         if (local[i]) atomicAdd(&counts[i], (unsigned long long)local[i]);
 }
+
+// The counts to the CDF on the device, as histogram_cdf_from_counts() does on the host (the same
+// integer sums, the same double division rounded to float), so the frame needs no round trip to
+// the host between the histogram and the colour pass. One block of kCdfThreads threads, each
+// owning kHistogramBins / kCdfThreads consecutive bins: their sum, an exclusive scan of the sums
+// over the block, then each thread's bins.
+constexpr int kCdfThreads = 1024;
+constexpr int kCdfBinsPerThread = kHistogramBins / kCdfThreads;
+static_assert(kHistogramBins % kCdfThreads == 0, "the CDF kernel splits the bins evenly");
+
+__global__ void __launch_bounds__(kCdfThreads) histogram_cdf_kernel(const unsigned long long* counts, float* cdf) {
+    __shared__ unsigned long long warp_sums[kCdfThreads / 32];
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int first = t * kCdfBinsPerThread;
+    unsigned long long mine = 0;
+    for (int j = 0; j < kCdfBinsPerThread; ++j) mine += counts[first + j];
+    // Inclusive scan within the warp, then over the warps' totals.
+    unsigned long long scan = mine;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const unsigned long long other = __shfl_up_sync(0xffffffffu, scan, offset);
+        if (lane >= offset) scan += other;
+    }
+    if (lane == 31) warp_sums[warp] = scan;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned long long w = warp_sums[lane];  // kCdfThreads / 32 == 32 warps
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const unsigned long long other = __shfl_up_sync(0xffffffffu, w, offset);
+            if (lane >= offset) w += other;
+        }
+        warp_sums[lane] = w;  // inclusive: warp_sums[31] is the total
+    }
+    __syncthreads();
+    const unsigned long long total = warp_sums[31];
+    unsigned long long below = (warp > 0 ? warp_sums[warp - 1] : 0ull) + scan - mine;
+    for (int j = 0; j < kCdfBinsPerThread; ++j) {
+        cdf[first + j] = total == 0 ? 0.0f : float(double(below) / double(total));
+        below += counts[first + j];
+    }
+    if (t == 0) cdf[kHistogramBins] = total == 0 ? 0.0f : 1.0f;
+}
+static_assert(kCdfThreads / 32 == 32, "the CDF kernel's second scan is one warp over 32 warp sums");
 
 __global__ void colour_kernel(ColourParams p, const float* mu, const float* distance, const float* stripe,
                               const float* period, int width, int height, uint32_t* rgba) {
@@ -228,6 +295,8 @@ struct ColourCudaState {
     float* cdf = nullptr;       // kHistogramBins + 1
     unsigned long long* counts = nullptr;    // kHistogramBins
     unsigned long long* counters = nullptr;  // 3
+    unsigned long long* host_counters = nullptr;  // 2, pinned: read back without a copy of its own
+    std::vector<uint32_t> table_uploaded;  // the palette table now in `table` (uploaded when it changes)
     int sm_count = 0;
     cudaEvent_t start = nullptr, stop = nullptr;
 
@@ -237,6 +306,9 @@ struct ColourCudaState {
                         static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table),
                         static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(counters)})
             cudaFree(p);
+        if (host_counters) cudaFreeHost(host_counters);
+        host_counters = nullptr;
+        table_uploaded.clear();
         if (start) cudaEventDestroy(start);
         if (stop) cudaEventDestroy(stop);
         mu = distance = stripe = period = cdf = nullptr;
@@ -265,6 +337,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         CUDA_CHECK(cuda_malloc(&s.cdf, (kHistogramBins + 1) * sizeof(float)));
         CUDA_CHECK(cuda_malloc(&s.counts, kHistogramBins * sizeof(unsigned long long)));
         CUDA_CHECK(cuda_malloc(&s.counters, 3 * sizeof(unsigned long long)));  // iterations, escaped, next pixel
+        CUDA_CHECK(cudaMallocHost(&s.host_counters, 2 * sizeof(unsigned long long)));
         CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaEventCreate(&s.start));
         CUDA_CHECK(cudaEventCreate(&s.stop));
@@ -286,6 +359,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
 
 template <typename T, unsigned kFeatures>
 void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
+    if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
     if (persistent) {
         // As many resident blocks as fit (the occupancy API), every SM kept busy.
         int per_sm = 0;
@@ -314,11 +388,13 @@ void launch_features_any(unsigned features, const FeatureParams& p, bool persist
     }
 }
 
-// The features kernel into s's buffers (mu into mu_device); the caller holds the mutex and has
-// made the state. Returns the statistics with compute_ms from CUDA events.
-FrameStats features_locked(ColourCudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
-                           PixelRect rect, unsigned features, float* mu_device, const OrbitFeatureOutputs& out,
-                           bool persistent = true) {
+// Queues the features kernel into s's buffers (mu into mu_device), then the copy of its counters
+// into s.host_counters; the caller holds the mutex, has made the state, and synchronises before
+// read_feature_counters(). Returns the statistics but for the counters and compute_ms.
+FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precision precision,
+                                  const Shortcuts& shortcuts, PixelRect rect, unsigned features, float* mu_device,
+                                  const OrbitFeatureOutputs& out, bool persistent = true,
+                                  uint32_t* rgba = nullptr, const ColourParams* colour = nullptr) {
     FrameStats stats;
     stats.precision = resolve_precision(view, precision);
     FeatureParams p;
@@ -336,22 +412,31 @@ FrameStats features_locked(ColourCudaState& s, const View& view, Precision preci
     p.stripe = out.stripe;
     p.period = out.period;
     p.counters = s.counters;
+    if (rgba) {
+        p.rgba = rgba;
+        p.colour = *colour;
+    }
     CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 3 * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaEventRecord(s.start));
     const auto launch_start = std::chrono::steady_clock::now();
     if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count);
     else launch_features_any<double>(features, p, persistent, s.sm_count);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
-    CUDA_CHECK(cudaEventRecord(s.stop));
-    unsigned long long counters[2] = {0, 0};
-    CUDA_CHECK(cudaMemcpy(counters, s.counters, sizeof counters, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    return stats;
+}
+
+void read_feature_counters(const ColourCudaState& s, FrameStats* stats) {
+    stats->iterations = s.host_counters[0];
+    stats->escaped_pixels = s.host_counters[1];
+}
+
+// The time from s.start to s.stop, once the stream has reached s.stop.
+double elapsed_ms(const ColourCudaState& s) {
+    CUDA_CHECK(cudaEventSynchronize(s.stop));
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
-    stats.compute_ms = ms;
-    stats.iterations = counters[0];
-    stats.escaped_pixels = counters[1];
-    return stats;
+    return ms;
 }
 
 void check_frame(const View& view, PixelRect* rect) {
@@ -368,49 +453,67 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     ensure_state(s, pixels);
     if (palette.rgba.size() != size_t(kPaletteTableSize))
         throw std::invalid_argument("the palette table must have " + std::to_string(kPaletteTableSize) + " entries");
+    // Before any kernel: cudaMemcpy from pageable memory would wait for the kernels queued before it.
+    if (s.table_uploaded != palette.rgba) {
+        s.table_uploaded.clear();
+        CUDA_CHECK(cudaMemcpy(s.table, palette.rgba.data(), kPaletteTableSize * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        s.table_uploaded = palette.rgba;
+    }
     float* mu = mu_device ? mu_device : s.mu;
     const unsigned features = colouring_orbit_features(view.colouring);
-    FrameStats stats;
-    if (features == 0) {
-        // Histogram and slopes need only mu: the smooth kernels make it (their colours are
-        // overwritten by the colour pass below).
-        stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu);
-    } else {
-        const OrbitFeatureOutputs out{features & kFeatureDistance ? s.distance : nullptr,
-                                      features & kFeatureStripe ? s.stripe : nullptr,
-                                      features & kFeaturePeriod ? s.period : nullptr};
-        stats = features_locked(s, view, precision, shortcuts, rect, features, mu, out);
-    }
-    // The colour passes, timed with the kernels that made their input.
-    CUDA_CHECK(cudaEventRecord(s.start));
-    CUDA_CHECK(cudaMemcpy(s.table, palette.rgba.data(), kPaletteTableSize * sizeof(uint32_t), cudaMemcpyHostToDevice));
     ColourParams p = make_colour_params(view, pixel_scale);
     p.table = s.table;
     p.interior_rgba = palette.interior_rgba;
+    // A colour from the pixel's own values (no slopes, no histogram): the features kernel colours
+    // as it goes, and the frame has no pass but the kernel's.
+    const bool colour_in_kernel =
+        features != 0 && !view.colouring.slopes && view.colouring.base != ColourBase::Histogram;
+    uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
+    FrameStats stats;
+    if (features == 0) {
+        // Histogram and slopes need only mu: the smooth kernels make it (their colours are
+        // overwritten by the colour pass below), and time themselves.
+        stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu);
+        CUDA_CHECK(cudaEventRecord(s.start));
+    } else {
+        const OrbitFeatureOutputs out =
+            colour_in_kernel ? OrbitFeatureOutputs{}
+                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
+                                                   features & kFeatureStripe ? s.stripe : nullptr,
+                                                   features & kFeaturePeriod ? s.period : nullptr};
+        CUDA_CHECK(cudaEventRecord(s.start));
+        stats = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
+                                       colour_in_kernel ? rgba : nullptr, &p);
+    }
+    // The colour passes, queued behind the kernels that make their input: the frame waits for the
+    // device once, at the end.
     if (view.colouring.base == ColourBase::Histogram) {
         CUDA_CHECK(cudaMemsetAsync(s.counts, 0, kHistogramBins * sizeof(unsigned long long)));
         const float bins_per_log2 = float(histogram_bins_per_log2(view.max_iterations));
         histogram_kernel<<<264, 512, kHistogramSharedBytes>>>(mu, (long long)pixels, bins_per_log2, s.counts);
         CUDA_CHECK_LAUNCH();
-        std::vector<uint64_t> counts(kHistogramBins);
-        CUDA_CHECK(cudaMemcpy(counts.data(), s.counts, kHistogramBins * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-        const HistogramCdf cdf = histogram_cdf_from_counts(counts, view.max_iterations);
-        CUDA_CHECK(cudaMemcpy(s.cdf, cdf.cdf.data(), cdf.cdf.size() * sizeof(float), cudaMemcpyHostToDevice));
+        histogram_cdf_kernel<<<1, kCdfThreads>>>(s.counts, s.cdf);
+        CUDA_CHECK_LAUNCH();
         p.cdf = s.cdf;
-        p.bins_per_log2 = cdf.bins_per_log2;
+        p.bins_per_log2 = bins_per_log2;  // what histogram_cdf_from_counts() gives
     }
-    const dim3 block(32, 8);
-    const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
-    colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
-                                   features & kFeatureStripe ? s.stripe : nullptr,
-                                   features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
-                                   reinterpret_cast<uint32_t*>(rgba_device));
-    CUDA_CHECK_LAUNCH();
+    if (!colour_in_kernel) {
+        const dim3 block(32, 8);
+        const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
+        colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
+                                       features & kFeatureStripe ? s.stripe : nullptr,
+                                       features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
+                                       rgba);
+        CUDA_CHECK_LAUNCH();
+    }
     CUDA_CHECK(cudaEventRecord(s.stop));
-    CUDA_CHECK(cudaEventSynchronize(s.stop));
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
-    stats.compute_ms += ms;
+    const double ms = elapsed_ms(s);
+    if (features == 0) {
+        stats.compute_ms += ms;
+    } else {
+        stats.compute_ms = ms;
+        read_feature_counters(s, &stats);
+    }
     return stats;
 }
 
@@ -424,8 +527,13 @@ FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const
     ColourCudaState& s = colour_state();
     std::lock_guard<std::mutex> lock(s.mutex);
     ensure_state(s, 0);
-    return features_locked(s, view, precision, shortcuts, rect, requested_features(outputs_device), mu_device,
-                           outputs_device, persistent);
+    CUDA_CHECK(cudaEventRecord(s.start));
+    FrameStats stats = launch_features_locked(s, view, precision, shortcuts, rect, requested_features(outputs_device),
+                                              mu_device, outputs_device, persistent);
+    CUDA_CHECK(cudaEventRecord(s.stop));
+    stats.compute_ms = elapsed_ms(s);
+    read_feature_counters(s, &stats);
+    return stats;
 }
 
 FrameStats render_coloured_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,

@@ -22,6 +22,7 @@
 
 #include <omp.h>
 
+#include "compute/fractal/cpu_row_jobs.h"
 #include "compute/fractal/orbit_features.h"
 
 namespace ms::features_simd {
@@ -256,39 +257,24 @@ FrameStats mandelbrot_features_cpu(const View& view, Precision precision, const 
     auto* row_fn = stats.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF32)
                                                       : HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF64);
     constexpr int kRowsPerJob = 4;
-    const int jobs = (rect.height + kRowsPerJob - 1) / kRowsPerJob;
-    uint64_t iterations = 0, escaped = 0;
-    std::atomic<int> rows_done{0};
-    std::atomic<bool> cancelled{false};
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : iterations, escaped)
-    for (int j = 0; j < jobs; ++j) {
-        if (cancelled.load(std::memory_order_relaxed)) continue;
-        if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
-            cancelled.store(true, std::memory_order_relaxed);
-            continue;
-        }
-        const int row0 = j * kRowsPerJob, rows = std::min(kRowsPerJob, rect.height - row0);
-        for (int y = row0; y < row0 + rows; ++y) {
-            features_simd::RowJob job = base;
-            job.y = rect.y + y;
-            const size_t at = size_t(y) * rect.width;
-            job.mu = mu_out + at;
-            job.distance_out = outputs.distance ? outputs.distance + at : nullptr;
-            job.stripe_out = outputs.stripe ? outputs.stripe + at : nullptr;
-            job.period_out = outputs.period ? outputs.period + at : nullptr;
-            features_simd::RowResult r;
-            row_fn(job, &r);
-            iterations += r.iterations;
-            escaped += r.escaped_pixels;
-        }
-        const int done = rows_done.fetch_add(rows, std::memory_order_relaxed) + rows;
-        if (control.rows_finished) control.rows_finished(row0, rows);
-        if (control.progress) control.progress(done, rect.height);
-    }
-    stats.iterations = iterations;
-    stats.escaped_pixels = escaped;
-    stats.cancelled = cancelled.load();
-    stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run_cpu_row_jobs(
+        rect.height, kRowsPerJob, control,
+        [&](int row0, int rows, RowJobsResult* counts) {
+            for (int y = row0; y < row0 + rows; ++y) {
+                features_simd::RowJob job = base;
+                job.y = rect.y + y;
+                const size_t at = size_t(y) * rect.width;
+                job.mu = mu_out + at;
+                job.distance_out = outputs.distance ? outputs.distance + at : nullptr;
+                job.stripe_out = outputs.stripe ? outputs.stripe + at : nullptr;
+                job.period_out = outputs.period ? outputs.period + at : nullptr;
+                features_simd::RowResult r;
+                row_fn(job, &r);
+                counts->iterations += r.iterations;
+                counts->escaped_pixels += r.escaped_pixels;
+            }
+        },
+        start, &stats);
     return stats;
 }
 

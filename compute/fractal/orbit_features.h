@@ -71,6 +71,26 @@ FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const
 MS_HD inline float feature_sqrt(float x) { return sqrtf(x); }
 MS_HD inline double feature_sqrt(double x) { return sqrt(x); }
 
+// Im(u^s) for a unit vector u = (ur, ui) and a whole s >= 1, by repeated squaring (the last
+// square, which the result does not use, skipped).
+template <typename S>
+MS_HD inline S stripe_power_im(S ur, S ui, int s) {
+    S pr = S(1), pi = S(0);
+    for (int e = s; e > 0;) {
+        if (e & 1) {
+            const S r = pr * ur - pi * ui;
+            pi = pr * ui + pi * ur;
+            pr = r;
+        }
+        e >>= 1;
+        if (e == 0) break;
+        const S r = ur * ur - ui * ui;
+        ui = S(2) * ur * ui;
+        ur = r;
+    }
+    return pi;
+}
+
 // The per-orbit sums of a pixel, for kFeatures (a kFeature* mask). T is the iteration's type.
 template <typename T, unsigned kFeatures>
 struct OrbitAccumulator {
@@ -93,20 +113,36 @@ struct OrbitAccumulator {
         (void)zr, (void)zi, (void)norm;
         if constexpr ((kFeatures & kFeatureStripe) != 0) {
             // sin(s arg z) = Im(u^s), u = z / |z|, by repeated squaring.
-            const T inv = T(1) / feature_sqrt(norm);
-            T ur = zr * inv, ui = zi * inv;
-            T pr = T(1), pi = T(0);
-            for (int e = stripe_density; e > 0; e >>= 1) {
-                if (e & 1) {
-                    const T r = pr * ur - pi * ui;
-                    pi = pr * ui + pi * ur;
-                    pr = r;
+#ifdef __CUDA_ARCH__
+            // On the GPU the term is computed in float, with the hardware's reciprocal square root
+            // (one MUFU.RSQ instead of an IEEE square root and division, which in FP64 are long
+            // DFMA sequences and were most of a stripe step's cost), and for s <= 8 as
+            // sin(s t) = sin t U_{s-1}(cos t), the Chebyshev polynomial by its recurrence
+            // U_{j+1} = 2 cos t U_j - U_{j-1}: s - 1 FMAs instead of the squarings' complex
+            // products. The term differs from the CPU's by at most a few 1e-7 (emulated on the
+            // colouring tests' frame for s = 1 to 16; the tests allow 1e-5), while the sum stays in
+            // T so that it does not drift over thousands of steps. (|z|^2 is kept above 1e-30,
+            // where a double's tiny |z| would leave float's range.)
+            const float inv = rsqrtf(fmaxf(float(norm), 1e-30f));
+            const float cos_t = float(zr) * inv, sin_t = float(zi) * inv;
+            float im = 0.0f;
+            if (stripe_density <= 8) {
+                const float two_cos = cos_t + cos_t;
+                float u_previous = 0.0f, u = 1.0f;  // U_{-1}, U_0
+                for (int j = 1; j < stripe_density; ++j) {
+                    const float next = __fmaf_rn(two_cos, u, -u_previous);
+                    u_previous = u;
+                    u = next;
                 }
-                const T r = ur * ur - ui * ui;
-                ui = T(2) * ur * ui;
-                ur = r;
+                im = sin_t * u;
+            } else {
+                im = stripe_power_im(cos_t, sin_t, stripe_density);
             }
-            stripe_last = T(0.5) + T(0.5) * pi;
+            stripe_last = T(0.5f + 0.5f * im);
+#else
+            const T inv = T(1) / feature_sqrt(norm);
+            stripe_last = T(0.5) + T(0.5) * stripe_power_im(zr * inv, zi * inv, stripe_density);
+#endif
             stripe_sum += stripe_last;
         }
     }
@@ -222,5 +258,98 @@ MS_HD inline float orbit_point_features(T cr, T ci, int max_iterations, bool car
     finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
     return kInteriorMu;
 }
+
+
+// The orbit of one pixel in blocks of kOrbitBlockSteps steps with one escape test each: the
+// persistent CUDA kernel's loop (mandelbrot_cuda_features.cu), here as a plain struct so that the
+// CPU tests run it against the reference (test_colouring.cpp). A block runs its steps without a
+// test; an orbit past the bailout keeps growing (to inf or NaN, which `!(norm <= R^2)` also
+// catches), so an escape anywhere in the block shows at its end, and the block then runs again
+// step by step from its saved start (z and the accumulator): the escape step, mu and the features
+// are the step-by-step loop's. The reference compares z for periodicity at every fourth step and
+// saves it at multiples of 32 or of the interval, all block ends, so the blocks follow its
+// periodicity schedule exactly: the same iterations, the same interior pixels. Within a block's
+// length of max_iterations it goes one step at a time.
+inline constexpr int kOrbitBlockSteps = kPeriodicityCompareStride;
+
+enum class OrbitState { Running, Escaped, Interior };
+
+template <typename T, unsigned kFeatures>
+struct BlockedOrbit {
+    T cr = 0, ci = 0;
+    T zr = 0, zi = 0, norm = 0;  // z_k and |z_k|^2
+    T saved_r = 0, saved_i = 0;
+    int k = 0, next_save = 0;
+    OrbitAccumulator<T, kFeatures> acc;
+
+    MS_HD void start(T c_re, T c_im, int stripe_density, int interval) {
+        *this = BlockedOrbit{};
+        cr = c_re;
+        ci = c_im;
+        next_save = next_periodicity_save(0, interval);
+        acc.stripe_density = stripe_density;
+    }
+
+    // One step, z -> z^2 + c with the accumulator's updates, in the reference's order; |z|^2.
+    MS_HD T advance() {
+        acc.before_step(zr, zi);
+        const T new_zr = zr * zr - zi * zi + cr;
+        const T new_zi = T(2) * zr * zi + ci;
+        zr = new_zr;
+        zi = new_zi;
+        const T n = zr * zr + zi * zi;
+        acc.after_step(zr, zi, n);
+        return n;
+    }
+
+    // One block (or one step near the end); k counts the steps run.
+    MS_HD OrbitState run_block(int max_iterations, bool periodicity, int interval) {
+        const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+        if (k <= max_iterations - kOrbitBlockSteps) {
+            const T start_r = zr, start_i = zi;
+            const OrbitAccumulator<T, kFeatures> start_acc = acc;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int j = 0; j < kOrbitBlockSteps; ++j) norm = advance();
+            if (!(norm <= bailout_squared)) {
+                // Escaped within the block: again step by step from its start.
+                zr = start_r;
+                zi = start_i;
+                acc = start_acc;
+                for (int j = 0; j < kOrbitBlockSteps; ++j) {
+                    ++k;
+                    norm = advance();
+                    if (norm > bailout_squared) return OrbitState::Escaped;
+                }
+                return OrbitState::Escaped;  // not reached: the same steps escape again
+            }
+            k += kOrbitBlockSteps;
+        } else {
+            ++k;
+            norm = advance();
+            if (norm > bailout_squared) return OrbitState::Escaped;
+        }
+        // The reference's tests after step k, in its order.
+        if (periodicity && periodicity_compare_step(k) && zr == saved_r && zi == saved_i) return OrbitState::Interior;
+        if (k >= max_iterations) return OrbitState::Interior;
+        if (periodicity && k == next_save) {
+            saved_r = zr;
+            saved_i = zi;
+            next_save = next_periodicity_save(k, interval);
+        }
+        return OrbitState::Running;
+    }
+
+    // The features of a finished orbit (period only where asked for); returns mu.
+    MS_HD float finish(OrbitState state, double pixel_step, float* distance, float* stripe, float* period) const {
+        if (state == OrbitState::Escaped) {
+            finish_escaped(acc, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
+            return smooth_mu(k, double(norm));
+        }
+        finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+        return kInteriorMu;
+    }
+};
 
 }  // namespace ms

@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+#include <utility>
 #include <cerrno>
 #include <cctype>
 #include <climits>
@@ -244,6 +248,17 @@ void AtomicFile::write(const void* data, size_t bytes) {
         throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(ENOSPC));
     if (bytes && std::fwrite(data, 1, bytes, file_) != bytes)
         throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(errno));
+    bytes_written_ += bytes;
+}
+
+void AtomicFile::start_writeback() {
+    if (!file_) return;
+    if (std::fflush(file_) != 0) throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(errno));
+#if defined(__linux__)
+    // Asks the kernel to start writing what is dirty now and returns at once; commit's fsync
+    // then waits only for the rest. (Where it is not supported, fsync does it all, as before.)
+    (void)::sync_file_range(::fileno(file_), 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 }
 
 void AtomicFile::commit() {
@@ -277,23 +292,30 @@ std::string png_head(int width, int height, const std::string& metadata) {
     return head;
 }
 
-// The zlib bytes as IDAT chunks of at most 8 MiB, written straight from `bytes` (a chunk built
-// as a string was two more copies of the image's bytes, in fresh pages: page faults were a
-// sixth of writing a 4K frame).
-void write_idat(AtomicFile& file, const std::vector<uint8_t>& bytes) {
+// The zlib stream's pieces as IDAT chunks of at most 8 MiB (several pieces each), written
+// straight from the encoder's buffers (building a chunk as a string was two more copies of the
+// image's bytes, in fresh pages: page faults were a sixth of writing a 4K frame). A chunk's CRC-32
+// covers its type and data: it is the type's CRC combined with the pieces' own, which the cores
+// computed as they deflated them (png_encode.h), so no serial pass reads the compressed bytes.
+void write_idat(AtomicFile& file, const PngStreamPieces& pieces) {
     constexpr size_t kMaxChunk = size_t(8) << 20;
-    for (size_t at = 0; at < bytes.size(); at += kMaxChunk) {
-        const size_t n = std::min(kMaxChunk, bytes.size() - at);
-        std::string head;
-        put_be32(&head, uint32_t(n));
-        head.append("IDAT", 4);
-        uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(head.data() + 4), 4);
-        crc = crc32_z(crc, bytes.data() + at, n);
-        std::string tail;
-        put_be32(&tail, uint32_t(crc));
-        file.write(head.data(), head.size());
-        file.write(bytes.data() + at, n);
-        file.write(tail.data(), tail.size());
+    const uLong type_crc = crc32(0L, reinterpret_cast<const Bytef*>("IDAT"), 4);
+    for (size_t k = 0; k < pieces.count;) {
+        size_t end = k, n = 0;
+        while (end < pieces.count && (end == k || n + pieces.bytes[end].size() <= kMaxChunk)) n += pieces.bytes[end++].size();
+        if (n > 0) {
+            uLong crc = type_crc;
+            for (size_t i = k; i < end; ++i) crc = crc32_combine(crc, pieces.crc[i], z_off_t(pieces.bytes[i].size()));
+            std::string head;
+            put_be32(&head, uint32_t(n));
+            head.append("IDAT", 4);
+            std::string tail;
+            put_be32(&tail, uint32_t(crc));
+            file.write(head.data(), head.size());
+            for (size_t i = k; i < end; ++i) file.write(pieces.bytes[i].data(), pieces.bytes[i].size());
+            file.write(tail.data(), tail.size());
+        }
+        k = end;
     }
 }
 
@@ -304,13 +326,40 @@ void check_png_size(const std::filesystem::path& path, int width, int height) {
 
 }  // namespace
 
-void write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
-               const std::string& metadata) {
+PngWriteTimings write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
+                          const std::string& metadata) {
     PngStreamWriter writer(path, width, height, metadata);
     writer.write_rows(rgba, height);
     writer.finish();
+    return writer.timings();
 }
 
+double time_plain_disk_write_ms(const std::filesystem::path& dir, uint64_t bytes) {
+    std::string name = ((dir.empty() ? std::filesystem::path(".") : dir) / ".mandelscope-disk-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) throw std::runtime_error("cannot create a file in " + quoted(dir) + ": " + std::strerror(errno));
+    std::vector<uint8_t> block(size_t(1) << 20);
+    for (size_t i = 0; i < block.size(); ++i) block[i] = uint8_t(i * 2654435761u >> 13);
+    const auto start = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (uint64_t left = bytes; left > 0 && ok;) {
+        const size_t n = size_t(std::min<uint64_t>(left, block.size()));
+        ok = ::write(fd, block.data(), n) == ssize_t(n);
+        left -= n;
+    }
+    ok = ok && ::fsync(fd) == 0;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const int saved_errno = errno;
+    ::close(fd);
+    ::unlink(name.c_str());
+    if (!ok) throw std::runtime_error("cannot write a test file in " + quoted(dir) + ": " + std::strerror(saved_errno));
+    return ms;
+}
+
+// The stream writer is a pipeline of two stages: the calling thread filters and deflates batch
+// k on every core while a writer thread writes batch k-1 to the file and starts the kernel's
+// writeback of it (AtomicFile::start_writeback), so the final fsync has little left to wait for.
+// The total is then about the longer stage, not the sum (README, "Writing PNGs").
 struct PngStreamWriter::Impl {
     AtomicFile file;
     PngEncoder encoder;
@@ -319,14 +368,51 @@ struct PngStreamWriter::Impl {
     int batch_rows = 0;               // rows gathered before they are encoded together
     std::vector<uint8_t> pending;     // up to batch_rows rows of RGBA
     int pending_rows = 0;
-    std::vector<uint8_t> out;
+    PngStreamPieces pieces[2];        // one being encoded, one being written
+    int encoding = 0;                 // which
+    std::thread writer;
+    std::exception_ptr write_error;   // set by the writer thread, thrown by the caller's next call
+    PngWriteTimings timings;
 
     Impl(const std::filesystem::path& path, int w, int h) : file(path), encoder(w), width(w), rows_left(h) {}
+    ~Impl() {
+        if (writer.joinable()) writer.join();  // a failure or a cancel: the file is removed after
+    }
+
+    void wait_for_writer() {
+        const auto start = std::chrono::steady_clock::now();
+        if (writer.joinable()) writer.join();
+        timings.wait_ms += milliseconds_since(start);
+        if (write_error) std::rethrow_exception(std::exchange(write_error, nullptr));
+    }
+
+    void write_in_background(const PngStreamPieces& batch) {
+        writer = std::thread([this, &batch] {
+            try {
+                const auto start = std::chrono::steady_clock::now();
+                write_idat(file, batch);
+                file.start_writeback();
+                timings.write_ms += milliseconds_since(start);
+            } catch (...) {
+                write_error = std::current_exception();
+            }
+        });
+    }
 
     void encode(const uint8_t* rgba, int rows) {
-        out.clear();
-        encoder.encode_rows(rgba, rows, &out);
-        write_idat(file, out);
+        const auto start = std::chrono::steady_clock::now();
+        PngStreamPieces& batch = pieces[encoding];
+        encoder.encode_rows(rgba, rows, &batch);
+        timings.encode_ms += milliseconds_since(start);
+        timings.raw_bytes += uint64_t(rows) * uint64_t(width) * 3;
+        timings.compressed_bytes += batch.total_bytes();
+        wait_for_writer();  // batch k-1 is written: its buffers take batch k+1 next
+        write_in_background(batch);
+        encoding ^= 1;
+    }
+
+    static double milliseconds_since(std::chrono::steady_clock::time_point start) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
 };
 
@@ -351,11 +437,17 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     if (rows > m.rows_left) throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
     m.rows_left -= rows;
     const size_t row_bytes = size_t(m.width) * 4;
-    // Large calls go straight to the encoder; small ones are gathered into a batch first, so
-    // that every core has work.
-    if (m.pending_rows == 0 && rows >= m.batch_rows) {
-        m.encode(rgba, rows);
-        return;
+    // Large calls go straight to the encoder, in parts of up to 8 batches (16 segments a core),
+    // so that writing one part overlaps encoding the next while each parallel region still has
+    // enough segments to balance the cores (parts of one batch each lost more at their barriers
+    // than the overlap gained on 2 cores); the rest is gathered into a batch first, so that every
+    // core has work.
+    const int part_rows = 8 * m.batch_rows;
+    while (m.pending_rows == 0 && rows >= m.batch_rows) {
+        const int take = rows >= 2 * part_rows ? part_rows : rows;  // no small part left at the end
+        m.encode(rgba, take);
+        rgba += size_t(take) * row_bytes;
+        rows -= take;
     }
     while (rows > 0) {
         if (m.pending.empty()) m.pending.resize(size_t(m.batch_rows) * row_bytes);
@@ -376,13 +468,22 @@ void PngStreamWriter::finish() {
     if (m.rows_left != 0) throw std::runtime_error("internal error: " + quoted(m.file.target()) + " is missing rows");
     if (m.pending_rows > 0) m.encode(m.pending.data(), m.pending_rows);
     m.pending_rows = 0;
-    m.out.clear();
-    m.encoder.finish(&m.out);
-    write_idat(m.file, m.out);
+    m.wait_for_writer();
+    auto start = std::chrono::steady_clock::now();
+    PngStreamPieces& tail = m.pieces[m.encoding];
+    m.encoder.finish(&tail);
+    write_idat(m.file, tail);
     std::string end = png_chunk("IEND", "");
     m.file.write(end.data(), end.size());
+    m.timings.write_ms += Impl::milliseconds_since(start);
+    m.timings.compressed_bytes += tail.total_bytes();
+    start = std::chrono::steady_clock::now();
     m.file.commit();
+    m.timings.fsync_ms = Impl::milliseconds_since(start);
+    m.timings.file_bytes = m.file.bytes_written();
 }
+
+const PngWriteTimings& PngStreamWriter::timings() const { return impl_->timings; }
 
 // --- PNG in ---------------------------------------------------------------------------------
 

@@ -43,7 +43,11 @@ public:
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
     void write(const void* data, size_t bytes);  // throws on a short write (disk full, ...)
+    // Hands what was written so far to the kernel and starts its writeback to the disk without
+    // waiting for it (Linux's sync_file_range), so that commit's fsync has less left to do.
+    void start_writeback();
     void commit();                               // flush, close, rename into place
+    uint64_t bytes_written() const { return bytes_written_; }
     const std::filesystem::path& target() const { return target_; }
 
 private:
@@ -52,6 +56,7 @@ private:
     std::filesystem::path temp_;
     std::FILE* file_ = nullptr;
     int signal_slot_ = -1;
+    uint64_t bytes_written_ = 0;
 };
 
 // Checks, before any work, that `path` can be written: following symbolic links, what is there
@@ -70,13 +75,25 @@ std::filesystem::path resolve_output_path(const std::filesystem::path& path);
 // that was ignored at start (nohup, a background job of a script) is left ignored.
 void install_output_cleanup_on_signals();
 
+// Where a PNG's writing went, for `render`'s report and the benchmark's figures.
+struct PngWriteTimings {
+    double encode_ms = 0;      // filtering and deflating, on every core (the calling thread's wall time)
+    double write_ms = 0;       // the writer thread's time in write(): overlapped with encoding
+    double wait_ms = 0;        // the encoder waiting for the writer: above 0, the disk was the slower stage
+    double fsync_ms = 0;       // the final flush, fsync and rename (commit)
+    uint64_t raw_bytes = 0;    // RGB bytes encoded
+    uint64_t compressed_bytes = 0;  // the zlib stream's bytes
+    uint64_t file_bytes = 0;   // the whole file
+};
+
 // Whole image, RGBA8, rows top to bottom. metadata may be empty (no tEXt chunk).
-void write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
+PngWriteTimings write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
                const std::string& metadata);
 
 // Band-by-band PNG: rows are gathered into batches of a few MiB, each filtered and deflated on
-// every core (compute/io/png_encode.h) and written as IDAT chunks; memory stays at one batch
-// whatever the image size. The path must end in .png.
+// every core (compute/io/png_encode.h) and written as IDAT chunks by a writer thread while the
+// next batch is encoded; memory stays at two batches whatever the image size. The path must end
+// in .png.
 class PngStreamWriter {
 public:
     PngStreamWriter(const std::filesystem::path& path, int width, int height, const std::string& metadata);
@@ -85,11 +102,17 @@ public:
     PngStreamWriter& operator=(const PngStreamWriter&) = delete;
     void write_rows(const uint8_t* rgba, int rows);  // rows * width * 4 bytes
     void finish();                                   // all rows written: end the file, rename it
+    const PngWriteTimings& timings() const;          // complete after finish()
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// What the disk alone does: writes `bytes` bytes (not all zero) to a temporary file in `dir` in
+// 1 MiB write()s, fsyncs and removes it, as `dd bs=1M conv=fsync` would; returns the
+// milliseconds from the first write to the end of the fsync. Throws with a sentence on failure.
+double time_plain_disk_write_ms(const std::filesystem::path& dir, uint64_t bytes);
 
 struct PngImage {
     int width = 0;

@@ -3,6 +3,7 @@
 
 #include "compute/io/png_deflate.h"
 
+#include <omp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -32,24 +33,20 @@ void filter_paeth(const uint8_t* row, const uint8_t* up, size_t n, uint8_t* out)
     for (size_t i = kBpp; i < n; ++i) out[i] = uint8_t(row[i] - paeth(row[i - kBpp], up[i], up[i - kBpp]));
 }
 
-void put_be32(std::vector<uint8_t>* out, uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) out->push_back(uint8_t(v >> shift));
-}
-
-// One segment's output: raw deflate ending in a sync flush, and the Adler-32 of its input.
+// One segment's output: raw deflate ending in a sync flush (into a reused piece buffer), the
+// Adler-32 of its input and the CRC-32 of its output.
 struct Segment {
-    std::vector<uint8_t> deflated;
+    std::vector<uint8_t>* deflated = nullptr;
     uint32_t adler = 1;
+    uint32_t crc = 0;
     size_t filtered_bytes = 0;
     uint64_t filter_counts[5] = {0, 0, 0, 0, 0};
     const char* error = nullptr;
 };
 
 void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width, int rows, PngDeflater deflater,
-                    Segment* seg) {
+                    std::vector<uint8_t>& filtered, Segment* seg) {
     const size_t n = size_t(width) * kBpp, stride = n + 1;
-    // Scratch kept per thread: a fresh megabyte per segment costs page faults every time.
-    thread_local std::vector<uint8_t> filtered;
     filtered.resize(stride * size_t(rows));
     std::vector<uint8_t> above(previous_rgb, previous_rgb + n), current(n);
     for (int r = 0; r < rows; ++r) {
@@ -62,12 +59,10 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
     seg->filtered_bytes = filtered.size();
     seg->adler = png_adler32(1, filtered.data(), filtered.size());
     if (deflater == PngDeflater::fast) {
-        // Deflated into a buffer kept per thread (a new vector would be zeroed and faulted in
-        // as it grows), then copied out at its final size.
-        thread_local std::vector<uint8_t> deflated;
-        deflated.clear();
-        png_deflate_segment(filtered.data(), filtered.size(), &deflated);
-        seg->deflated.assign(deflated.begin(), deflated.end());
+        // Straight into the piece's buffer, which keeps its capacity from call to call.
+        seg->deflated->clear();
+        png_deflate_segment(filtered.data(), filtered.size(), seg->deflated);
+        seg->crc = uint32_t(crc32_z(0, seg->deflated->data(), seg->deflated->size()));
         return;
     }
 
@@ -76,24 +71,26 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
         seg->error = "zlib could not start a deflate stream (out of memory?)";
         return;
     }
-    seg->deflated.resize(deflateBound(&zs, uLong(filtered.size())) + 64);
+    std::vector<uint8_t>& out = *seg->deflated;
+    out.resize(deflateBound(&zs, uLong(filtered.size())) + 64);
     zs.next_in = filtered.data();
     zs.avail_in = uInt(filtered.size());
     size_t produced = 0;
     for (;;) {
-        zs.next_out = seg->deflated.data() + produced;
-        zs.avail_out = uInt(seg->deflated.size() - produced);
+        zs.next_out = out.data() + produced;
+        zs.avail_out = uInt(out.size() - produced);
         const int status = deflate(&zs, Z_SYNC_FLUSH);
-        produced = seg->deflated.size() - zs.avail_out;
+        produced = out.size() - zs.avail_out;
         if (status != Z_OK && status != Z_BUF_ERROR) {
             seg->error = "zlib failed while compressing";
             break;
         }
         if (zs.avail_out != 0) break;  // all input consumed and flushed
-        seg->deflated.resize(seg->deflated.size() * 2);
+        out.resize(out.size() * 2);
     }
-    seg->deflated.resize(produced);
+    out.resize(produced);
     deflateEnd(&zs);
+    seg->crc = uint32_t(crc32_z(0, out.data(), out.size()));
 }
 
 }  // namespace
@@ -108,22 +105,69 @@ PngEncoder::PngEncoder(int width, PngDeflater deflater)
     if (width <= 0) throw std::invalid_argument("PngEncoder: width must be positive");
 }
 
+size_t PngStreamPieces::total_bytes() const {
+    size_t total = 0;
+    for (size_t k = 0; k < count; ++k) total += bytes[k].size();
+    return total;
+}
+
+void PngStreamPieces::append_to(std::vector<uint8_t>* out) const {
+    out->reserve(out->size() + total_bytes());
+    for (size_t k = 0; k < count; ++k) out->insert(out->end(), bytes[k].begin(), bytes[k].end());
+}
+
+namespace {
+
+// Makes room for `count` pieces, keeping the buffers (and their capacity) already there.
+void prepare_pieces(PngStreamPieces* pieces, size_t count) {
+    if (pieces->bytes.size() < count) pieces->bytes.resize(count);
+    pieces->crc.resize(std::max(pieces->crc.size(), count));
+    pieces->count = count;
+}
+
+// A small piece of stream that needs no core of its own (the zlib header, the trailer).
+void set_piece(PngStreamPieces* pieces, size_t k, const uint8_t* data, size_t n) {
+    pieces->bytes[k].assign(data, data + n);
+    pieces->crc[k] = uint32_t(crc32_z(0, data, n));
+}
+
+}  // namespace
+
 void PngEncoder::encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>* out) {
-    if (!started_) {
-        out->push_back(0x78);  // deflate, 32 KiB window
-        out->push_back(0x01);  // FLEVEL 0 ("fastest"), check bits: 0x7801 is a multiple of 31
+    PngStreamPieces pieces;
+    encode_rows(rgba, rows, &pieces);
+    pieces.append_to(out);
+}
+
+void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pieces) {
+    // deflate, 32 KiB window; FLEVEL 0 ("fastest"), check bits: 0x7801 is a multiple of 31.
+    static constexpr uint8_t kZlibHeader[2] = {0x78, 0x01};
+    const size_t first_piece = started_ ? 0 : 1;
+    if (rows <= 0) {
+        prepare_pieces(pieces, first_piece);
+        if (!started_) set_piece(pieces, 0, kZlibHeader, 2);
         started_ = true;
+        return;
     }
-    if (rows <= 0) return;
     const size_t row_bytes = size_t(width_) * kBpp + 1;
     const int rows_per_segment = int(std::clamp<size_t>(kPngSegmentBytes / row_bytes, 1, size_t(rows)));
     const int segments = (rows + rows_per_segment - 1) / rows_per_segment;
+    prepare_pieces(pieces, first_piece + size_t(segments));
+    if (!started_) set_piece(pieces, 0, kZlibHeader, 2);
+    started_ = true;
     std::vector<Segment> parts(static_cast<size_t>(segments));
+    for (int s = 0; s < segments; ++s) parts[size_t(s)].deflated = &pieces->bytes[first_piece + size_t(s)];
     // The row above each segment's first row, as RGB.
     std::vector<uint8_t> above(size_t(segments) * width_ * kBpp);
     std::memcpy(above.data(), previous_.data(), previous_.size());
     for (int s = 1; s < segments; ++s)
         png_rgba_to_rgb(rgba + (size_t(s) * rows_per_segment - 1) * width_ * 4, width_, above.data() + size_t(s) * width_ * kBpp);
+
+    // The filtered bytes' scratch, one per thread of the team, kept from call to call (a fresh
+    // megabyte per segment costs page faults every time) and freed with the encoder: as
+    // thread_local buffers they outlived every export in the window's thread pools and grew
+    // with the widest export so far (issue 16's soak: heaptrack counted them in its creep).
+    if (filtered_.size() < size_t(omp_get_max_threads())) filtered_.resize(size_t(omp_get_max_threads()));
 
     // (No thread team for a single segment: small images, and a forked child, stay on this thread.)
 #pragma omp parallel for schedule(dynamic, 1) if (segments > 1)
@@ -131,19 +175,15 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>
         const int first = s * rows_per_segment, count = std::min(rows_per_segment, rows - first);
         try {
             encode_segment(rgba + size_t(first) * width_ * 4, above.data() + size_t(s) * width_ * kBpp, width_, count,
-                           deflater_, &parts[size_t(s)]);
+                           deflater_, filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
         } catch (const std::bad_alloc&) {
             parts[size_t(s)].error = "out of memory while compressing";
         }
     }
-    size_t total = 0;
-    for (const Segment& seg : parts) {
+    for (size_t s = 0; s < parts.size(); ++s) {
+        const Segment& seg = parts[s];
         if (seg.error) throw std::runtime_error(seg.error);
-        total += seg.deflated.size();
-    }
-    out->reserve(out->size() + total);
-    for (const Segment& seg : parts) {
-        out->insert(out->end(), seg.deflated.begin(), seg.deflated.end());
+        pieces->crc[first_piece + s] = seg.crc;
         adler_ = uint32_t(adler32_combine(adler_, seg.adler, z_off_t(seg.filtered_bytes)));
         for (int t = 0; t < 5; ++t) filter_counts_[t] += seg.filter_counts[t];
     }
@@ -151,12 +191,20 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>
 }
 
 void PngEncoder::finish(std::vector<uint8_t>* out) {
-    if (!started_) encode_rows(nullptr, 0, out);
-    // An empty final block with fixed Huffman codes: BFINAL=1, BTYPE=01, end-of-block (7 zero
-    // bits), padded to the byte.
-    out->push_back(0x03);
-    out->push_back(0x00);
-    put_be32(out, adler_);
+    PngStreamPieces pieces;
+    finish(&pieces);
+    pieces.append_to(out);
+}
+
+void PngEncoder::finish(PngStreamPieces* pieces) {
+    PngStreamPieces head;
+    if (!started_) encode_rows(nullptr, 0, &head);
+    // An empty final block with fixed Huffman codes (BFINAL=1, BTYPE=01, end-of-block: 7 zero
+    // bits, padded to the byte), then the Adler-32 of everything, big-endian.
+    uint8_t tail[6] = {0x03, 0x00, uint8_t(adler_ >> 24), uint8_t(adler_ >> 16), uint8_t(adler_ >> 8), uint8_t(adler_)};
+    prepare_pieces(pieces, head.count + 1);
+    for (size_t k = 0; k < head.count; ++k) set_piece(pieces, k, head.bytes[k].data(), head.bytes[k].size());
+    set_piece(pieces, head.count, tail, sizeof tail);
 }
 
 }  // namespace ms

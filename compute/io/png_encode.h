@@ -27,6 +27,21 @@ namespace ms {
 inline constexpr size_t kPngSegmentBytes = size_t(1) << 20;  // filtered bytes per deflate segment
 inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level changes nothing but speed
 
+// One call's share of the zlib stream, as it came off the cores: piece k is segment k's deflate
+// output (the first call also has the 2-byte zlib header before them, finish() the trailer), with
+// the CRC-32 of that piece alone, computed on the core that deflated it. The PNG writer
+// (image_io.cpp) writes the pieces as IDAT chunks straight from here, combining the chunks' CRCs
+// with crc32_combine: no serial pass over the compressed bytes (a serial CRC-32 and a copy into one
+// buffer were about a quarter of a 16k CUDA export's writing on 16 cores). The buffers are reused
+// from call to call (a fresh megabyte per segment costs page faults every time).
+struct PngStreamPieces {
+    std::vector<std::vector<uint8_t>> bytes;  // only the first `count` are this call's
+    std::vector<uint32_t> crc;
+    size_t count = 0;
+    size_t total_bytes() const;
+    void append_to(std::vector<uint8_t>* out) const;  // the pieces back to back
+};
+
 // Which deflate encoder compresses the segments.
 enum class PngDeflater {
     fast,  // png_deflate.h: run and pixel matches, one Huffman table per 32K symbols
@@ -40,8 +55,11 @@ public:
     // core and appends the resulting bytes of the zlib stream to *out. The first call also
     // writes the zlib header. Memory: the rows' filtered bytes and their compressed copy.
     void encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>* out);
+    // The same, leaving the bytes as pieces in *pieces (replacing what it held).
+    void encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pieces);
     // Appends the final (empty) deflate block and the Adler-32 of everything: the stream is done.
     void finish(std::vector<uint8_t>* out);
+    void finish(PngStreamPieces* pieces);
 
     // How the rows so far were filtered: counts of filter types 0..4 (for tests and benchmarks).
     const uint64_t* filter_counts() const { return filter_counts_; }
@@ -52,6 +70,7 @@ private:
     bool started_ = false;
     uint32_t adler_ = 1;
     std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
+    std::vector<std::vector<uint8_t>> filtered_;  // per thread of the team: a segment's filtered bytes
     uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
 };
 

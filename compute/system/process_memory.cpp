@@ -28,4 +28,6 @@ int64_t process_heap_in_use_bytes() {
     return int64_t(info.uordblks + info.hblkhd);
 }
 
+void keep_large_blocks_mapped() { mallopt(M_MMAP_THRESHOLD, int(kLargeBlockBytes)); }
+
 }  // namespace ms

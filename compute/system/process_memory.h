@@ -16,4 +16,13 @@ int64_t process_resident_bytes_trimmed();
 // Bytes the program holds from malloc (glibc's mallinfo2: arena and mmapped blocks in use).
 int64_t process_heap_in_use_bytes();
 
+// Makes every malloc block of kLargeBlockBytes or more a mapping of its own that free() gives
+// straight back to the system (glibc's M_MMAP_THRESHOLD), for a long-running window. By default
+// glibc raises that threshold each time such a block is freed, up to 32 MiB: after the first
+// export had freed its strips, the next exports' strips and batches (a few to 32 MB each, a new
+// size every time) came from the heap's arenas instead, which grew to 70 MB with up to 31 MB free
+// but fragmented in them, and resident memory crept (issue 16's soak; README, "Soak").
+inline constexpr long kLargeBlockBytes = 256L << 10;
+void keep_large_blocks_mapped();
+
 }  // namespace ms

@@ -123,7 +123,8 @@ std::string vecadd_parse_size(const std::string& text, size_t* n) {
         if (!digits(text, &base)) return bad;
         value = double(base);
     }
-    if (value < 1) return "size " + text + " is too small: an array needs at least 1 element";
+    // 0e40000 is 0 x inf, NaN: it fails this test too (a NaN converted to size_t is undefined).
+    if (!(value >= 1)) return "size " + text + " is too small: an array needs at least 1 element";
     if (value > 1e18) return text + " elements is beyond any machine's memory";
     *n = size_t(value);
     return "";

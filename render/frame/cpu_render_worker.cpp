@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 
 #include "render/frame/view_math.h"
 #include "render/frame/worker_requests.h"
@@ -35,129 +34,28 @@ View coarse_view(const View& view, int block) {
     return coarse;
 }
 
-// A frame with colouring layers (compute/fractal/colouring.h): histogram and slopes look at the
-// whole frame, so it is computed whole (progress shown) and published at once.
-bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
-                           uint64_t id) {
-    const auto start = std::chrono::steady_clock::now();
-    const Precision precision = resolve_precision(view, requested);
-    CpuRenderControl control;
-    control.cancel = &w.cancel;
-    control.progress = [&](int done, int) {
-        std::lock_guard lock(w.mutex);
-        if (w.frame_id == id) w.rows_done = done;
-    };
-    const size_t pixels = size_t(view.width) * view.height;
-    std::vector<float> mu(pixels);
-    std::vector<uint8_t> rgba(pixels * 4);
-    const FrameStats stats =
-        render_coloured_cpu(view, precision, Shortcuts{}, palette, full_rect(view), 1.0, mu.data(), rgba.data(), control);
-    if (stats.cancelled || w.cancel) return false;
-    {
-        std::lock_guard lock(w.mutex);
-        if (w.cancel) return false;
-        w.frame_id = id;
-        w.frame_view = view;
-        w.rgba = std::move(rgba);
-        w.dirty_begin = 0;
-        w.dirty_end = view.height;
-        w.rows_done = view.height;
-        w.complete = true;
-        w.precision_used = precision;
-        w.iterations = stats.iterations;
-        w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        w.full_pass_ms = stats.compute_ms;
-        w.last_ms_per_pixel = w.compute_ms / std::max(1.0, double(pixels));
-    }
-    if (w.on_news) w.on_news();
+// Starts frame `id` of `view`: from here the UI reads none of rgba's rows until they are
+// marked finished again. The buffer is kept while the size stays (a drag or a zoom reuses it,
+// with no allocation before the cores start) and replaced by one of exactly the new size when
+// it changes, so memory follows the window's size and never keeps the largest seen (the soak
+// test's resize actions). Returns false when the request went stale meanwhile.
+bool begin_frame(CpuRenderWorker& w, uint64_t id, const View& view) {
+    std::lock_guard lock(w.mutex);
+    if (w.cancel) return false;
+    w.frame_id = id;
+    w.frame_view = view;
+    const size_t bytes = size_t(view.width) * view.height * 4;
+    if (w.rgba.size() != bytes) std::vector<uint8_t>(bytes).swap(w.rgba);
+    reset_finished_rows(w.rows, view.height);
+    w.coarse_fresh = false;
+    w.rows_done.store(0, std::memory_order_relaxed);
+    w.complete = false;
     return true;
 }
 
-// Renders one request; returns false when cancelled.
-bool render_progressively(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
-                          uint64_t id) {
-    auto start = std::chrono::steady_clock::now();
-    const Precision precision = resolve_direct_precision(view, requested);
-    CpuRenderControl control;
-    control.cancel = &w.cancel;
-    const size_t width = size_t(view.width);
-
-    // Coarse pass, replicated into the whole frame.
-    std::vector<float> mu;
-    std::vector<uint8_t> rgba;
-    // The coarse pass is for frames slow enough that the window shows them before they are
-    // done (it redraws every kProgressWaitSeconds, 0.25 s, while a frame computes). Judged by
-    // the last full frame's time per pixel: a frame expected to finish sooner skips it.
-    const double pixels = double(view.width) * view.height;
-    const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;
-    int block = pixels > 256 * 256 && slow ? kCoarseBlock : 1;
-    if (block > 1) {
-        View coarse = coarse_view(view, block);
-        mu.resize(size_t(coarse.width) * coarse.height);
-        mandelbrot_cpu(coarse, precision, Shortcuts{}, full_rect(coarse), mu.data(), control);
-        if (w.cancel) return false;
-        rgba.resize(mu.size() * 4);
-        colorize(mu.data(), int64_t(mu.size()), palette, view, rgba.data());
-        std::lock_guard lock(w.mutex);
-        if (w.cancel) return false;
-        w.frame_id = id;
-        w.frame_view = view;
-        w.rgba.resize(width * view.height * 4);
-        for (int y = 0; y < view.height; ++y) {
-            const uint32_t* src = reinterpret_cast<const uint32_t*>(rgba.data()) + size_t(y / block) * coarse.width;
-            uint32_t* dst = reinterpret_cast<uint32_t*>(w.rgba.data()) + size_t(y) * width;
-            for (int x = 0; x < view.width; ++x) dst[x] = src[x / block];
-        }
-        w.dirty_begin = 0;
-        w.dirty_end = view.height;
-        w.rows_done = 0;
-        w.complete = false;
-    }
-
-    // Full resolution: the whole frame in one call, exactly as `mandelscope render` computes it
-    // (one parallel region, jobs of up to 16 rows handed out dynamically). Each job's rows are
-    // coloured by the thread that computed them and published at once, so the frame appears
-    // top to bottom while every core keeps computing. (Bands of rows, one call each, left the
-    // cores waiting at every band's end while one thread coloured the band, and cut the jobs
-    // to one row, which packs the SIMD lanes' survivors badly.)
-    //
-    // The frame's buffers: kept while the size stays (a drag or a zoom reuses them, with no
-    // allocation and no zero-filling on the worker's thread before the cores start), replaced
-    // by buffers of exactly the new size when it changes, so memory follows the window's size
-    // and never keeps the largest seen (the soak test's resize actions).
-    const size_t frame_pixels = width * view.height;
-    if (w.scratch_pixels != frame_pixels) {
-        w.scratch_mu.reset();
-        w.scratch_rgba.reset();
-        w.scratch_mu.reset(new float[frame_pixels]);  // uninitialised: every pixel is written
-        w.scratch_rgba.reset(new uint8_t[frame_pixels * 4]);
-        w.scratch_pixels = frame_pixels;
-    }
-    float* const mu_full = w.scratch_mu.get();
-    uint8_t* const rgba_full = w.scratch_rgba.get();
-    std::atomic<int> rows_finished{0};
-    control.rows_finished = [&](int first_row, int rows) {
-        const size_t offset = size_t(first_row) * width;
-        colorize(mu_full + offset, int64_t(width * rows), palette, view, rgba_full + offset * 4);
-        const int finished = rows_finished.fetch_add(rows) + rows;
-        std::lock_guard lock(w.mutex);
-        if (w.cancel) return;
-        if (w.frame_id != id) {  // no coarse pass (small or fast frame): start the frame here
-            w.frame_id = id;
-            w.frame_view = view;
-            // Rows not computed yet keep the previous frame's colours (black for a new size).
-            if (w.rgba.size() != width * view.height * 4) w.rgba.assign(width * view.height * 4, 0);
-            w.dirty_begin = w.dirty_end = first_row;
-            w.rows_done = 0;
-            w.complete = false;
-        }
-        std::memcpy(w.rgba.data() + offset * 4, rgba_full + offset * 4, width * rows * 4);
-        w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, first_row) : first_row;
-        w.dirty_end = std::max(w.dirty_end, first_row + rows);
-        w.rows_done = std::max(w.rows_done, finished);
-    };
-    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
-    if (stats.cancelled || w.cancel) return false;
+// Ends the frame: its figures, and news for the UI. False when it went stale meanwhile.
+bool end_frame(CpuRenderWorker& w, Precision precision, const FrameStats& stats, std::chrono::steady_clock::time_point start) {
+    const double pixels = double(w.frame_view.width) * w.frame_view.height;
     {
         std::lock_guard lock(w.mutex);
         if (w.cancel) return false;
@@ -170,6 +68,90 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     }
     if (w.on_news) w.on_news();
     return true;
+}
+
+// The worker's smooth values for a frame of `pixels` (kept between frames of one size).
+float* scratch_mu(CpuRenderWorker& w, size_t pixels) {
+    if (w.scratch_pixels != pixels) {
+        w.scratch_mu.reset();
+        w.scratch_mu.reset(new float[pixels]);  // uninitialised: every pixel is written
+        w.scratch_pixels = pixels;
+    }
+    return w.scratch_mu.get();
+}
+
+// A frame with colouring layers (compute/fractal/colouring.h): histogram and slopes look at the
+// whole frame, so it is computed whole (progress shown) and its rows are marked at once.
+bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
+                           uint64_t id) {
+    const auto start = std::chrono::steady_clock::now();
+    const Precision precision = resolve_precision(view, requested);
+    if (!begin_frame(w, id, view)) return false;
+    CpuRenderControl control;
+    control.cancel = &w.cancel;
+    control.progress = [&](int done, int) { w.rows_done.store(done, std::memory_order_relaxed); };
+    const FrameStats stats = render_coloured_cpu(view, precision, Shortcuts{}, palette, full_rect(view), 1.0,
+                                                 scratch_mu(w, size_t(view.width) * view.height), w.rgba.data(), control);
+    if (stats.cancelled || w.cancel) return false;
+    mark_finished_rows(w.rows, 0, view.height);
+    w.rows_done.store(view.height, std::memory_order_relaxed);
+    return end_frame(w, precision, stats, start);
+}
+
+// Renders one request; returns false when cancelled.
+bool render_progressively(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
+                          uint64_t id) {
+    const auto start = std::chrono::steady_clock::now();
+    const Precision precision = resolve_direct_precision(view, requested);
+    if (!begin_frame(w, id, view)) return false;
+    CpuRenderControl control;
+    control.cancel = &w.cancel;
+    const size_t width = size_t(view.width);
+
+    // The coarse pass is for frames slow enough that the window shows them before they are
+    // done (it redraws every kProgressWaitSeconds, 0.25 s, while a frame computes). Judged by
+    // the last full frame's time per pixel: a frame expected to finish sooner skips it.
+    const double pixels = double(view.width) * view.height;
+    const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;
+    if (pixels > 256 * 256 && slow) {
+        const View coarse = coarse_view(view, kCoarseBlock);
+        std::vector<float> mu(size_t(coarse.width) * coarse.height);
+        mandelbrot_cpu(coarse, precision, Shortcuts{}, full_rect(coarse), mu.data(), control);
+        if (w.cancel) return false;
+        std::vector<uint8_t> small(mu.size() * 4);
+        colorize(mu.data(), int64_t(mu.size()), palette, view, small.data());
+        // coarse_rgba is the worker's until coarse_fresh says otherwise (begin_frame cleared it).
+        w.coarse_rgba.resize(width * view.height * 4);
+        for (int y = 0; y < view.height; ++y) {
+            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse.width;
+            uint32_t* dst = reinterpret_cast<uint32_t*>(w.coarse_rgba.data()) + size_t(y) * width;
+            for (int x = 0; x < view.width; ++x) dst[x] = src[x / kCoarseBlock];
+        }
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.coarse_fresh = true;
+    } else {
+        std::vector<uint8_t>().swap(w.coarse_rgba);  // fast frames need none: give its memory back
+    }
+
+    // Full resolution: the whole frame in one call, exactly as `mandelscope render` computes it
+    // (one parallel region, jobs of up to 16 rows handed out dynamically). Each job's rows are
+    // coloured by the thread that computed them, straight into the buffer the UI uploads, and
+    // marked finished with no lock, so the frame appears top to bottom while every core keeps
+    // computing. (Bands of rows, one call each, left the cores waiting at every band's end while
+    // one thread coloured the band; a mutex and a copy per job serialised the threads' hand-over,
+    // a third of a sub-millisecond frame on 16 cores.)
+    float* const mu_full = scratch_mu(w, width * view.height);
+    uint8_t* const rgba_full = w.rgba.data();
+    control.rows_finished = [&](int first_row, int rows) {
+        const size_t offset = size_t(first_row) * width;
+        colorize(mu_full + offset, int64_t(width * rows), palette, view, rgba_full + offset * 4);
+        mark_finished_rows(w.rows, first_row, rows);
+        w.rows_done.fetch_add(rows, std::memory_order_relaxed);
+    };
+    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
+    if (stats.cancelled || w.cancel) return false;
+    return end_frame(w, precision, stats, start);
 }
 
 void worker_main(CpuRenderWorker* w) {
@@ -187,15 +169,7 @@ void start_cpu_render_worker(CpuRenderWorker& worker) { worker.thread = std::thr
 
 uint64_t request_cpu_render(CpuRenderWorker& worker, const View& view, Precision precision,
                             const PaletteTable& palette) {
-    std::lock_guard lock(worker.mutex);
-    worker.cancel = true;
-    worker.has_request = true;
-    worker.request_view = view;
-    worker.request_precision = precision;
-    worker.request_palette = palette;
-    ++worker.request_id;
-    worker.wake.notify_one();
-    return worker.request_id;
+    return post_worker_request(worker, view, precision, palette);
 }
 
 CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUpload& upload) {
@@ -203,12 +177,16 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
     CpuRenderStatus status;
     status.frame_id = worker.frame_id;
     if (worker.frame_id == 0) return status;
-    if (worker.dirty_end > worker.dirty_begin) {
-        upload(worker.frame_view, worker.rgba.data(), worker.dirty_begin, worker.dirty_end - worker.dirty_begin);
-        worker.dirty_begin = worker.dirty_end = 0;
+    if (worker.coarse_fresh) {
+        upload(worker.frame_view, worker.coarse_rgba.data(), 0, worker.frame_view.height);
+        worker.coarse_fresh = false;
     }
+    take_finished_rows(worker.rows, [&](int first_row, int rows) {
+        upload(worker.frame_view, worker.rgba.data(), first_row, rows);
+    });
     status.complete = worker.complete;
-    status.progress = worker.frame_view.height > 0 ? double(worker.rows_done) / worker.frame_view.height : 0.0;
+    const int rows_done = worker.rows_done.load(std::memory_order_relaxed);
+    status.progress = worker.frame_view.height > 0 ? double(rows_done) / worker.frame_view.height : 0.0;
     status.compute_ms = worker.compute_ms;
     status.full_pass_ms = worker.full_pass_ms;
     status.iterations = worker.iterations;

@@ -219,16 +219,8 @@ void start_deep_render_worker(DeepRenderWorker& worker) { worker.thread = std::t
 
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
                              const PaletteTable& palette, bool use_cuda) {
-    std::lock_guard lock(worker.mutex);
-    worker.cancel = true;
-    worker.has_request = true;
-    worker.request_view = view;
-    worker.request_precision = precision;
-    worker.request_palette = palette;
-    worker.request_cuda = use_cuda;
-    ++worker.request_id;
-    worker.wake.notify_one();
-    return worker.request_id;
+    return post_worker_request(worker, view, precision, palette,
+                               [use_cuda](DeepRenderWorker& w) { w.request_cuda = use_cuda; });
 }
 
 DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload) {

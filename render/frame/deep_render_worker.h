@@ -49,8 +49,8 @@ struct DeepRenderWorker {
     DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
     double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
 
-    // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields) and
-    // the device it asks for.
+    // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields, set by
+    // post_worker_request) and the device it asks for.
     bool quit = false;
     bool has_request = false;
     View request_view;

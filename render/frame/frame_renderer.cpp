@@ -65,6 +65,7 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
     r.timings.compute_ms = stats.compute_ms;
     r.timings.host_launch_ms = stats.host_launch_ms;
     r.timings.iterations = stats.iterations;
+    r.timings.skipped_iterations = 0;
     r.precision_used = stats.precision;
 }
 
@@ -79,6 +80,7 @@ void render_copy(FrameRenderer& r, const View& view, Precision precision, const 
     r.timings.compute_ms = stats.compute_ms;
     r.timings.host_launch_ms = stats.host_launch_ms;
     r.timings.iterations = stats.iterations;
+    r.timings.skipped_iterations = 0;
     r.precision_used = stats.precision;
 }
 
@@ -87,13 +89,10 @@ void take_cpu_rows(FrameRenderer& r) {
     double upload_ms = 0.0;
     CpuRenderStatus status = take_cpu_render_rows(r.cpu, [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
         auto t0 = Clock::now();
-        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
-            // A frame of a new size: the whole of it replaces the texture (rows not computed
-            // yet hold the worker's placeholder).
+        // A frame of a new size: rows not computed yet are black (only the finished rows of
+        // rgba may be read).
+        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height)
             resize_frame_texture(r.texture, frame_view.width, frame_view.height);
-            first_row = 0;
-            rows = frame_view.height;
-        }
         upload_frame_rows(r.texture, rgba, first_row, rows);
         r.texture_view = frame_view;
         r.texture_valid = true;
@@ -108,6 +107,7 @@ void take_cpu_rows(FrameRenderer& r) {
     if (r.complete) {
         r.timings.compute_ms = status.compute_ms;
         r.timings.iterations = status.iterations;
+        r.timings.skipped_iterations = 0;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
         r.precision_used = status.precision_used;
         if (!was_complete) ++r.frames_finished;
@@ -146,6 +146,7 @@ void take_deep_frame(FrameRenderer& r) {
         // and the colouring are in status.compute_ms.
         r.timings.compute_ms = status.stats.frame_ms;
         r.timings.iterations = status.stats.iterations;
+        r.timings.skipped_iterations = status.stats.bla_iterations;
         r.precision_used = status.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
                                                                                  : Precision::DeepDouble;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;

@@ -49,6 +49,9 @@ struct FrameTimings {
     // (FrameStats::host_launch_ms): shown by the performance panel as the wrong measurement.
     double host_launch_ms = 0.0;
     uint64_t iterations = 0;  // of the last finished frame
+    // Of those, the ones BLA skipped (a deep frame's DeepFrameStats::bla_iterations; 0 on the
+    // direct paths): the rest were stepped one at a time, its perturbation steps.
+    uint64_t skipped_iterations = 0;
 };
 
 struct FrameRenderer {

@@ -1,6 +1,9 @@
 // frame_texture.cpp: the frame texture and its full-screen triangle (see frame_texture.h).
 #include "render/frame/frame_texture.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace ms {
 
 FrameTexture create_frame_texture(const std::filesystem::path& shader_dir) {
@@ -26,8 +29,12 @@ FrameTexture create_frame_texture(const std::filesystem::path& shader_dir) {
 }
 
 void resize_frame_texture(FrameTexture& frame, int width, int height) {
+    // Zeros, not undefined storage: the CPU path uploads a frame of a new size row by row as
+    // the rows finish, and the ones still coming show black meanwhile.
+    const std::vector<uint8_t> black(size_t(width) * height * 4);
     GL_CHECK(glBindTexture(GL_TEXTURE_2D, frame.texture));
-    GL_CHECK(glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr));
+    GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 4));
+    GL_CHECK(glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, black.data()));
     GL_CHECK(glBindTexture(GL_TEXTURE_2D, 0));
     frame.width = width;
     frame.height = height;

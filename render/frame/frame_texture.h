@@ -28,7 +28,7 @@ struct FrameTexture {
 // Loads the shaders from `shader_dir` (compute/io/assets.h: find_data_dir("shaders")). Throws
 // std::runtime_error with a sentence.
 FrameTexture create_frame_texture(const std::filesystem::path& shader_dir);
-// (Re)allocates the texture storage; its contents are undefined until uploaded.
+// (Re)allocates the texture storage, black until uploaded.
 void resize_frame_texture(FrameTexture& frame, int width, int height);
 // Rows [first_row, first_row + rows) from tightly packed RGBA8 host memory (row 0 = top).
 void upload_frame_rows(FrameTexture& frame, const uint8_t* rgba, int first_row, int rows);

@@ -1,7 +1,11 @@
-// worker_requests.h: the request loop (and its stop) the window's background workers share (the progressive
-// CPU renderer, cpu_render_worker; Compare, compare_worker). Each worker struct holds a mutex,
-// a condition variable `wake`, an atomic `cancel`, `quit`, and one pending request
-// (`has_request`, request_view, request_precision, request_palette, request_id).
+// worker_requests.h: the request scaffold the window's background workers share (the CPU
+// renderer, cpu_render_worker; the deep-zoom renderer, deep_render_worker; Compare,
+// compare_worker): post a request, serve them on the worker's thread, stop it. Each worker
+// struct holds a std::thread `thread`, a mutex, a condition variable `wake`, an atomic
+// `cancel`, `quit`, and one pending request (`has_request`, request_view, request_precision,
+// request_palette, request_id). A worker's own file adds what its frames need; its
+// worker_main() calls serve_worker_requests, its request_*() post_worker_request, and its stop
+// and destructor stop_worker_thread.
 #pragma once
 
 #include <sched.h>
@@ -48,6 +52,29 @@ void serve_worker_requests(Worker& w, OnTake on_take, Serve serve) {
         }
         serve(request);
     }
+}
+
+// Posts `view` as the worker's one pending request (replacing any not picked up yet), cancels
+// the one being served, wakes the worker and returns the new request's id. also(w) sets the
+// worker's own request fields under the same lock (the deep worker's device).
+template <class Worker, class Also>
+uint64_t post_worker_request(Worker& w, const View& view, Precision precision, const PaletteTable& palette,
+                             Also also) {
+    std::lock_guard lock(w.mutex);
+    w.cancel = true;
+    w.has_request = true;
+    w.request_view = view;
+    w.request_precision = precision;
+    w.request_palette = palette;
+    also(w);
+    ++w.request_id;
+    w.wake.notify_one();
+    return w.request_id;
+}
+
+template <class Worker>
+uint64_t post_worker_request(Worker& w, const View& view, Precision precision, const PaletteTable& palette) {
+    return post_worker_request(w, view, precision, palette, [](Worker&) {});
 }
 
 // Stops the worker's thread (if it runs): cancels the frame in progress, tells the loop above to

@@ -79,6 +79,7 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
                 s.cuda_done = true;
                 s.cuda_ms = gpu.stats.frame_ms;
                 s.cuda_iterations = gpu.stats.iterations;
+                s.cuda_skipped = gpu.stats.bla_iterations;
             }))
             return;
     } catch (const std::exception& e) {
@@ -100,6 +101,7 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
             s.cpu_done = true;
             s.cpu_ms = cpu.stats.frame_ms;
             s.cpu_iterations = cpu.stats.iterations;
+            s.cpu_skipped = cpu.stats.bla_iterations;
         }))
         return;
     const FrameAgreement agreement = compare_deep_frames(cpu, gpu);
@@ -194,15 +196,7 @@ void worker_main(CompareWorker* w) {
 void start_compare_worker(CompareWorker& worker) { worker.thread = std::thread(worker_main, &worker); }
 
 uint64_t request_compare(CompareWorker& worker, const View& view, Precision precision, const PaletteTable& palette) {
-    std::lock_guard lock(worker.mutex);
-    worker.cancel = true;
-    worker.has_request = true;
-    worker.request_view = view;
-    worker.request_precision = resolve_precision(view, precision);
-    worker.request_palette = palette;
-    ++worker.request_id;
-    worker.wake.notify_one();
-    return worker.request_id;
+    return post_worker_request(worker, view, resolve_precision(view, precision), palette);
 }
 
 void cancel_compare(CompareWorker& worker) {

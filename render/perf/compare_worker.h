@@ -44,6 +44,8 @@ struct CompareStatus {
     double cpu_ms = 0.0;           // wall time of mandelbrot_cpu over the whole frame
     uint64_t cuda_iterations = 0;
     uint64_t cpu_iterations = 0;
+    uint64_t cuda_skipped = 0;     // of those, skipped by BLA (deep frames; 0 on the direct paths)
+    uint64_t cpu_skipped = 0;
     double cpu_progress = 0.0;     // 0..1 of the CPU frame while it runs
     double agreement = 0.0;        // fraction of pixels with identical escape counts, 0..1
     bool agree = false;            // compare_mu_frames' verdict (compute/fractal/frame_compare.h)

@@ -98,31 +98,45 @@ void draw_timing_lesson(const TimingsPanelState& s) {
                             events.median / host.median);
 }
 
-void throughput_line(const char* name, double rate, const IterationLimit& limit) {
-    if (std::isnan(rate)) {
+// One path's figures (perf_stats.h's throughput_figures): the iterations stepped per second
+// against the limit and, where BLA skipped some (deep frames), the pixels' effective rate and
+// the share it skipped, on a line of their own.
+void throughput_line(const char* name, double steps_per_second, double iterations_per_second, double skipped_fraction,
+                     const IterationLimit& limit) {
+    if (std::isnan(steps_per_second)) {
         ImGui::TextDisabled("%s: no frame measured yet", name);
         return;
     }
+    const ThroughputFigures f = throughput_figures(steps_per_second, iterations_per_second, skipped_fraction, limit);
     if (!(limit.iterations_per_second > 0.0)) {
-        ImGui::Text("%s: %s", name, format_rate(rate).c_str());
-        return;
+        ImGui::Text("%s: %s", name, format_rate(f.steps_per_second).c_str());
+    } else {
+        ImGui::Text("%s: %s = %.*f%% of its limit %s", name, format_rate(f.steps_per_second).c_str(),
+                    f.percent_of_limit < 1.0 ? 2 : 0, f.percent_of_limit,
+                    format_rate(limit.iterations_per_second).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("limit = %s", limit.formula.c_str());
     }
-    const double percent = percent_of_limit(rate, limit);
-    ImGui::Text("%s: %s = %.*f%% of its limit %s", name, format_rate(rate).c_str(), percent < 1.0 ? 2 : 0, percent,
-                format_rate(limit.iterations_per_second).c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("limit = %s", limit.formula.c_str());
+    if (f.skipped_fraction > 0.0) {
+        ImGui::TextDisabled("      effective %s (BLA skipped %.1f%% of the iterations)",
+                            format_rate(f.effective_per_second).c_str(), 100.0 * f.skipped_fraction);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The pixels advanced this many iterations per second; BLA covered the skipped ones "
+                              "in a few steps each, so only the steps run count against the limit.");
+    }
 }
 
 void draw_throughput(const TimingsPanelState& s) {
     ImGui::TextUnformatted("Iterations per second (median of the last frames)");
     help_marker("Iterations actually run (shortcut pixels count none) divided by the compute "
-                     "time. The limit is what the cores can issue: GPU SMs x FP lanes x clock / "
+                     "time; on the deep paths, the perturbation steps run (the iterations BLA skipped "
+                     "are shown apart, as the effective rate). The limit is what the cores can issue: GPU SMs x FP lanes x clock / "
                      "instructions per iteration (counted in the kernel's SASS); CPU cores x SIMD "
                      "lanes x FP pipes x clock / FP operations per iteration. The CPU figure "
                      "includes Compare's full-speed renders; the window's own CPU frames run below "
                      "the UI's priority and include the coarse preview.");
-    throughput_line("CUDA", s.summary.cuda_iterations_per_second, s.cuda_limit);
-    throughput_line("CPU ", s.summary.cpu_iterations_per_second, s.cpu_limit);
+    const TimelineSummary& t = s.summary;
+    throughput_line("CUDA", t.cuda_steps_per_second, t.cuda_iterations_per_second, t.cuda_skipped_fraction, s.cuda_limit);
+    throughput_line("CPU ", t.cpu_steps_per_second, t.cpu_iterations_per_second, t.cpu_skipped_fraction, s.cpu_limit);
 }
 
 void draw_rolling_plot(TimingsPanelState& s) {

@@ -30,8 +30,9 @@ void take_render_timings(PerfMonitor& m, const FrameRenderer& r) {
         m.frames_finished_seen = r.frames_finished;
         m.news_this_frame = true;
         s.rendered = true;
-        s.cuda = cuda;
+        s.cuda = cuda || r.path == RenderPath::DeepCuda;  // whose throughput the frame measures
         s.iterations = r.timings.iterations;
+        s.skipped_iterations = r.timings.skipped_iterations;
         s.stage_ms[size_t(FrameStage::Compute)] = r.timings.compute_ms;
         s.host_launch_ms = cuda ? r.timings.host_launch_ms : kNoSample;
         if (r.path == RenderPath::Interop) s.stage_ms[size_t(FrameStage::Interop)] = r.timings.interop_ms;
@@ -64,8 +65,8 @@ void file_compare_result(PerfMonitor& m) {
     constexpr size_t kMaxHistory = 1000;
     if (c.history.size() >= kMaxHistory) c.history.erase(c.history.begin());
     c.history.push_back(r);
-    record_throughput(m.panels.timings.timeline, true, job.cuda_iterations, job.cuda_ms);
-    record_throughput(m.panels.timings.timeline, false, job.cpu_iterations, job.cpu_ms);
+    record_throughput(m.panels.timings.timeline, true, job.cuda_iterations, job.cuda_skipped, job.cuda_ms);
+    record_throughput(m.panels.timings.timeline, false, job.cpu_iterations, job.cpu_skipped, job.cpu_ms);
     if (!job.agree)
         std::fprintf(stderr, "mandelscope: compare: the CPU and CUDA frames of view %d disagree: %s\n", r.view_number,
                      job.disagreement.c_str());
@@ -197,8 +198,10 @@ void update_perf_monitor(PerfMonitor& m, const View& view, Precision precision, 
     d.cuda_unavailable = r.cuda_unavailable;
     d.interop_unavailable = r.interop_unavailable;
     d.precision = r.precision_used;
-    d.cuda_iterations_per_second = t.summary.cuda_iterations_per_second;
-    d.cpu_iterations_per_second = t.summary.cpu_iterations_per_second;
+    // The steps run: the estimates are about what the hardware can step (a deep frame's BLA
+    // skips would make either side look faster than its peak).
+    d.cuda_iterations_per_second = t.summary.cuda_steps_per_second;
+    d.cpu_iterations_per_second = t.summary.cpu_steps_per_second;
 }
 
 bool perf_settled(const PerfMonitor& m) {

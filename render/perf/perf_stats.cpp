@@ -86,8 +86,9 @@ void init_frame_timeline(FrameTimeline& t, int ui_frames, int rendered_frames, i
     t.panel_ms.capacity = ui_frames;
     for (SampleRing* r : {&t.compute_ms, &t.host_launch_ms, &t.render_interop_ms, &t.render_upload_ms})
         r->capacity = rendered_frames;
-    t.cuda_iterations_per_second.capacity = throughput_frames;
-    t.cpu_iterations_per_second.capacity = throughput_frames;
+    for (SampleRing* r : {&t.cuda_iterations_per_second, &t.cpu_iterations_per_second, &t.cuda_steps_per_second,
+                          &t.cpu_steps_per_second, &t.cuda_skipped_fraction, &t.cpu_skipped_fraction})
+        r->capacity = throughput_frames;
 }
 
 double iterations_per_second(uint64_t iterations, double ms) {
@@ -95,10 +96,24 @@ double iterations_per_second(uint64_t iterations, double ms) {
     return double(iterations) / (ms * 1e-3);
 }
 
-void record_throughput(FrameTimeline& t, bool cuda, uint64_t iterations, double compute_ms) {
-    double rate = iterations_per_second(iterations, compute_ms);
+void record_throughput(FrameTimeline& t, bool cuda, uint64_t iterations, uint64_t skipped_iterations,
+                       double compute_ms) {
+    const double rate = iterations_per_second(iterations, compute_ms);
     if (std::isnan(rate)) return;
+    const uint64_t steps = iterations - std::min(skipped_iterations, iterations);
     ring_push(cuda ? t.cuda_iterations_per_second : t.cpu_iterations_per_second, rate);
+    ring_push(cuda ? t.cuda_steps_per_second : t.cpu_steps_per_second, double(steps) / (compute_ms * 1e-3));
+    ring_push(cuda ? t.cuda_skipped_fraction : t.cpu_skipped_fraction, 1.0 - double(steps) / double(iterations));
+}
+
+ThroughputFigures throughput_figures(double steps_per_second, double iterations_per_second, double skipped_fraction,
+                                     const IterationLimit& limit) {
+    ThroughputFigures f;
+    f.steps_per_second = steps_per_second;
+    f.effective_per_second = iterations_per_second;
+    f.skipped_fraction = std::isnan(skipped_fraction) ? 0.0 : skipped_fraction;
+    if (!std::isnan(steps_per_second)) f.percent_of_limit = percent_of_limit(steps_per_second, limit);
+    return f;
 }
 
 void record_ui_frame(FrameTimeline& t, const FrameSample& s, double frame_ms) {
@@ -112,7 +127,7 @@ void record_ui_frame(FrameTimeline& t, const FrameSample& s, double frame_ms) {
     ring_push(t.host_launch_ms, s.cuda ? s.host_launch_ms : kNoSample);
     ring_push(t.render_interop_ms, s.stage_ms[size_t(FrameStage::Interop)]);
     ring_push(t.render_upload_ms, s.stage_ms[size_t(FrameStage::Upload)]);
-    record_throughput(t, s.cuda, s.iterations, s.stage_ms[size_t(FrameStage::Compute)]);
+    record_throughput(t, s.cuda, s.iterations, s.skipped_iterations, s.stage_ms[size_t(FrameStage::Compute)]);
 }
 
 TimelineSummary summarize_timeline(const FrameTimeline& t) {
@@ -133,6 +148,10 @@ TimelineSummary summarize_timeline(const FrameTimeline& t) {
     s.latest_frame_ms = ring_latest(t.frame_ms);
     s.cuda_iterations_per_second = sample_stats(t.cuda_iterations_per_second).median;
     s.cpu_iterations_per_second = sample_stats(t.cpu_iterations_per_second).median;
+    s.cuda_steps_per_second = sample_stats(t.cuda_steps_per_second).median;
+    s.cpu_steps_per_second = sample_stats(t.cpu_steps_per_second).median;
+    s.cuda_skipped_fraction = sample_stats(t.cuda_skipped_fraction).median;
+    s.cpu_skipped_fraction = sample_stats(t.cpu_skipped_fraction).median;
     return s;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compute/fractal/view.h"
+#include "compute/perf/perf_model.h"
 
 namespace ms {
 
@@ -61,6 +62,7 @@ struct FrameSample {
     bool cuda = false;              // ... by a CUDA path (else the CPU path)
     double host_launch_ms = kNoSample;  // CUDA: host clock around the launch, no sync (wrong)
     uint64_t iterations = 0;        // of the finished picture
+    uint64_t skipped_iterations = 0;  // of those, skipped by BLA (deep frames; see record_throughput)
     double panel_ms = kNoSample;    // time spent drawing the performance panels this frame
 };
 
@@ -74,9 +76,15 @@ struct FrameTimeline {
     SampleRing host_launch_ms;      // CUDA frames: the unsynchronised host timer, NaN on the CPU
     SampleRing render_interop_ms;
     SampleRing render_upload_ms;
-    // Iterations per second of the last frames of each path (the window's and Compare's).
+    // The last frames of each path (the window's and Compare's): iterations per second (the
+    // pixels' progress, BLA's skipped iterations included), steps per second (the work run) and
+    // the share of iterations BLA skipped (0 on the direct paths).
     SampleRing cuda_iterations_per_second;
     SampleRing cpu_iterations_per_second;
+    SampleRing cuda_steps_per_second;
+    SampleRing cpu_steps_per_second;
+    SampleRing cuda_skipped_fraction;
+    SampleRing cpu_skipped_fraction;
     uint64_t ui_frames = 0;
     uint64_t rendered_frames = 0;
 };
@@ -86,8 +94,14 @@ struct FrameTimeline {
 void init_frame_timeline(FrameTimeline& timeline, int ui_frames = 300, int rendered_frames = 300,
                          int throughput_frames = 16);
 void record_ui_frame(FrameTimeline& timeline, const FrameSample& sample, double frame_ms);
-// A measurement from outside the window's own frames (Compare's renders): throughput only.
-void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, double compute_ms);
+// One frame's throughput, from the window's frames or from outside them (Compare's renders).
+// `iterations` is what the pixels advanced, `skipped_iterations` the part of it BLA skipped (a
+// deep frame's DeepFrameStats::bla_iterations; 0 on the direct paths). The rest was stepped one
+// iteration at a time (a deep frame's perturbation_steps), and "% of the limit" divides only
+// that: the limit is what the cores can step, and a deep frame whose BLA skipped 94% of its
+// iterations would otherwise claim several times the hardware's peak.
+void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, uint64_t skipped_iterations,
+                       double compute_ms);
 
 // Iterations per second of `iterations` done in `ms`; NaN when either is 0.
 double iterations_per_second(uint64_t iterations, double ms);
@@ -104,8 +118,22 @@ struct TimelineSummary {
     double latest_ui_ms = kNoSample, latest_present_ms = kNoSample, latest_frame_ms = kNoSample;
     double cuda_iterations_per_second = kNoSample;  // medians of the last frames of each path
     double cpu_iterations_per_second = kNoSample;
+    double cuda_steps_per_second = kNoSample;
+    double cpu_steps_per_second = kNoSample;
+    double cuda_skipped_fraction = kNoSample;
+    double cpu_skipped_fraction = kNoSample;
 };
 TimelineSummary summarize_timeline(const FrameTimeline& timeline);
+
+// One path's line of iterations per second in the Timings panel, from the summary's medians.
+struct ThroughputFigures {
+    double steps_per_second = kNoSample;      // the work run: what the percentage divides
+    double percent_of_limit = 0.0;            // of steps_per_second; 0 when the limit is unknown
+    double effective_per_second = kNoSample;  // iterations the pixels advanced, skipped ones included
+    double skipped_fraction = 0.0;            // of the iterations, the share BLA skipped
+};
+ThroughputFigures throughput_figures(double steps_per_second, double iterations_per_second,
+                                     double skipped_fraction, const IterationLimit& limit);
 
 // ---- The UI thread's clock marks of one frame -------------------------------------------
 // The main loop reads a steady clock at these points (seconds); the UI stage is the ImGui

@@ -6,23 +6,10 @@
 #   - every method renders, says so in its summary, and differs from the smooth picture;
 #   - the colouring stored in the PNG's metadata renders the same PNG again.
 # Usage: bash colouring_cli.sh /path/to/mandelscope
-set -u
-bin=$(realpath "${1:?usage: colouring_cli.sh /path/to/mandelscope}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+cli_begin colouring_cli.sh "$@"
 
-expect_bad() {  # args...: must exit 2, print one line on stderr, write no file
-    "$bin" render "$@" > out.txt 2> err.txt
-    local status=$? lines
-    lines=$(wc -l < err.txt)
-    [ "$status" -eq 2 ] || fail "render $* exited $status, not 2 (stderr: $(cat err.txt))"
-    [ "$lines" -eq 1 ] || fail "render $* printed $lines lines on stderr, not 1: $(cat err.txt)"
-    [ ! -e new.png ] || { fail "render $* wrote new.png"; rm -f new.png; }
-    echo "ok   render $*  ->  $(cat err.txt)"
-}
 printf '0.25 10 20 30\n' > one-stop.txt
 printf 'this is not a palette\n' > garbage.txt
 printf 'Re: -0.75\r\nIm: 0.1\r\nZoom: 1E3\r\nColors: 255,0,0,0,0,255,\r\n' > location.kfr
@@ -59,16 +46,9 @@ done
 "$bin" render "${common[@]}" --colouring=stripe,de,slope --stripe-density=7 --de-band=3.5 --slope-angle=-30 \
     --slope-strength=2.25 --interior=period -o a.png > /dev/null 2> a.err || fail "render a.png failed: $(cat a.err)"
 if command -v python3 > /dev/null; then
-    args=$(python3 - a.png <<'PY'
-import json, struct, sys
-data = open(sys.argv[1], "rb").read()
-pos, view = 8, None
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    if kind == b"tEXt" and body.split(b"\0", 1)[0] == b"mandelscope-view":
-        view = json.loads(body.split(b"\0", 1)[1])
-    pos += 12 + length
+    args=$(python3 - "$(png_view a.png)" <<'PY'
+import json, sys
+view = json.loads(sys.argv[1])
 v, c = view, view["colouring"]
 print(f"--center={v['center_re']},{v['center_im']} --zoom={v['zoom']} --size={v['width']}x{v['height']} "
       f"--iter={v['iterations']} --palette={v['palette']} --precision={v['precision']} "
@@ -86,5 +66,4 @@ else
     echo "python3 not found: skipping the metadata round trip here (test_colouring covers it)"
 fi
 
-if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
-echo "all colouring checks passed"
+cli_end "all colouring checks passed"

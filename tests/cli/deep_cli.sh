@@ -16,14 +16,10 @@
 # The pictures themselves are checked against the MPFR brute force in
 # tests/fractal/test_view_deep.cpp (the same View, the same deep_cpu).
 # Usage: bash deep_cli.sh /path/to/mandelscope
-set -u
-bin=$(realpath "${1:?usage: deep_cli.sh /path/to/mandelscope}")
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+cli_begin deep_cli.sh "$@"
 locations=$(dirname "$bin")/assets/locations
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # --- 1e50: double deltas, location in and out, metadata round trip ----------------------------
 "$bin" render --location="$locations/e50.kfr" --iter=20000 --size=48x27 --backend=cpu -o a.png \
@@ -42,16 +38,9 @@ grep -q '^Iterations: 20000' a.kfr || fail "a.kfr does not carry the iterations 
 cmp -s a.png b.png || fail "the saved location does not render the same PNG"
 
 if command -v python3 > /dev/null; then
-    args=$(python3 - a.png 2> precision.txt <<'PY'
-import json, struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-pos, view = 8, None
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    if kind == b"tEXt" and body.split(b"\0", 1)[0] == b"mandelscope-view":
-        view = json.loads(body.split(b"\0", 1)[1])
-    pos += 12 + length
+    args=$(python3 - "$(png_view a.png)" 2> precision.txt <<'PY'
+import json, sys
+view = json.loads(sys.argv[1])
 v = view
 assert isinstance(v["zoom"], str), "the zoom is not text"
 print(f"--center={v['center_re']},{v['center_im']} --zoom={v['zoom']} --size={v['width']}x{v['height']} "
@@ -129,19 +118,7 @@ grep -q '^formula    mandelbrot, Julia set of c = -0.123, 0.745' f_julia.out || 
 grep -q '^BLA  .*(2x2 matrices)' f_tricorn.out || fail "the Tricorn summary does not say its BLA is 2x2 matrices"
 grep -q 'tricorn' f_tricorn.png || fail "the tricorn PNG's metadata does not name the formula"
 
-# --- bad input: exit 2, one line, no file -----------------------------------------------------
-expect_bad() {  # args...
-    local status lines
-    "$bin" render "$@" > out.txt 2> err.txt
-    status=$?
-    lines=$(wc -l < err.txt)
-    [ "$status" -eq 2 ] || fail "render $* exited $status, not 2 (stderr: $(head -c 300 err.txt))"
-    [ "$lines" -eq 1 ] || fail "render $* printed $lines lines on stderr, not 1: $(head -c 300 err.txt)"
-    [ ! -e new.png ] && [ ! -e new.kfr ] || fail "render $* left a file"
-    [ -z "$(ls -A | grep -e '\.tmp' -e '^\.')" ] || fail "render $* left a temporary file: $(ls -A)"
-    local args="$*"
-    echo "ok   render ${args:0:70}  ->  $(head -c 200 err.txt)"
-}
+# --- bad input (expect_bad, cli_lib.sh): exit 2, one line, no file ----------------------------
 printf 'Re: -0.75\r\nIm: abc\r\nZoom: 1E50\r\nIterations: 100\r\n' > malformed.kfr
 printf 'Re: -0.75\nIm: 0\nZoom: 1e\nIterations: 100\n' > bad-zoom.kfr
 printf 'Re: -0.75\nIm: 0\nZoom: 1E50\nIterations: 100\nFractalType: 1\n' > burning-ship.kfr
@@ -173,5 +150,4 @@ status=$?
 [ "$status" -ne 0 ] || fail "the interrupted render exited 0 (it finished within 3 s?)"
 [ -z "$(ls -A | grep -e '^int' -e '\.tmp')" ] || fail "Ctrl-C left files: $(ls -A | grep -e '^int' -e '\.tmp')"
 
-if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
-echo "all deep render checks passed"
+cli_end "all deep render checks passed"

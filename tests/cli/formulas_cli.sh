@@ -6,47 +6,28 @@
 #     given, and the PNG's metadata names the formula (and the Julia parameter, verbatim);
 #   - reopening: rendering again from the view stored in the PNG gives the same file.
 # Usage: bash formulas_cli.sh /path/to/mandelscope
-set -u
-bin=$(realpath "${1:?usage: formulas_cli.sh /path/to/mandelscope}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+cli_begin formulas_cli.sh "$@"
 
-expect_bad() {  # args...: exit 2, one line on stderr, no file written
-    "$bin" render "$@" -o new.png > out.txt 2> err.txt
-    local status=$?
-    [ "$status" -eq 2 ] || fail "render $* exited $status, not 2 (stderr: $(cat err.txt))"
-    [ "$(wc -l < err.txt)" -eq 1 ] || fail "render $* printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
-    [ ! -e new.png ] || fail "render $* wrote new.png"
-    echo "ok   render $*  ->  $(cat err.txt)"
-}
-expect_bad --formula=nope
-expect_bad --formula=multibrot9
-expect_bad --formula=
-expect_bad --julia=1,
-expect_bad --julia=1
-expect_bad --julia=,0.5
-expect_bad --julia=abc,0
-expect_bad --julia=0x1p-1,0
-expect_bad --julia=1,2,3
-expect_bad --julia=
+expect_bad --formula=nope -o new.png
+expect_bad --formula=multibrot9 -o new.png
+expect_bad --formula= -o new.png
+expect_bad --julia=1, -o new.png
+expect_bad --julia=1 -o new.png
+expect_bad --julia=,0.5 -o new.png
+expect_bad --julia=abc,0 -o new.png
+expect_bad --julia=0x1p-1,0 -o new.png
+expect_bad --julia=1,2,3 -o new.png
+expect_bad --julia= -o new.png
 grep -q "mandelbrot|multibrot3" <("$bin" render --formula=nope -o new.png 2>&1) \
     || fail "the refusal of an unknown formula does not list the formulas"
 
 # The view stored in a PNG as render arguments (python3 reads the tEXt chunk).
 stored_args() {
-    python3 - "$1" <<'PY'
-import json, struct, sys
-data = open(sys.argv[1], "rb").read()
-pos, view = 8, None
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    if kind == b"tEXt" and body.split(b"\0", 1)[0] == b"mandelscope-view":
-        view = json.loads(body.split(b"\0", 1)[1])
-    pos += 12 + length
+    python3 - "$(png_view "$1")" <<'PY'
+import json, sys
+view = json.loads(sys.argv[1])
 v = view
 zoom = v["zoom"] if isinstance(v["zoom"], str) else repr(v["zoom"])  # text since the deep zoom
 args = (f"--formula={v['formula']} --center={v['center_re']},{v['center_im']} --zoom={zoom} "
@@ -86,5 +67,4 @@ if command -v python3 > /dev/null; then
     cmp -s julia.png again.png || fail "re-rendering the Julia set from its stored view gave a different PNG"
 fi
 
-if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
-echo "all formula checks passed"
+cli_end "all formula checks passed"

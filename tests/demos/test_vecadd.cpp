@@ -391,6 +391,12 @@ TEST(VecAddSizes, ParsesWhatPeopleType) {
     EXPECT_EQ(n, 7u);  // untouched on error
     EXPECT_NE(vecadd_parse_size("0", &n).find("too small"), std::string::npos);
     EXPECT_NE(vecadd_parse_size("1e19", &n).find("beyond any machine's memory"), std::string::npos);
+    // Found by the fuzz campaign (tests/fuzz/corpus/cli_options/vecadd_sweep_zero_times_inf):
+    // 0 x 10^40000 is 0 x inf = NaN, which slipped past both range tests into a size_t.
+    n = 7;
+    EXPECT_NE(vecadd_parse_size("0e40000", &n).find("too small"), std::string::npos);
+    EXPECT_NE(vecadd_parse_size("0000e4006660", &n).find("too small"), std::string::npos);
+    EXPECT_EQ(n, 7u);
     EXPECT_NE(vecadd_parse_size("-5", &n), "");
     EXPECT_NE(vecadd_parse_sizes("100,,200", &sizes), "");  // an empty item is an error
     EXPECT_EQ(sizes.size(), 4u);                            // and leaves the list as it was

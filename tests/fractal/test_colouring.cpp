@@ -2,6 +2,8 @@
 // colouring_render.h) on the CPU:
 //   * the fast orbit-features path matches the reference (mu, distance, stripe, period) bit for
 //     bit on every SIMD target, and its mu is the smooth reference's;
+//   * the CUDA features kernel's blocked orbit (BlockedOrbit: blocks of 4 steps, one escape test
+//     each) gives the reference's mu, features and iterations bit for bit, run here on the CPU;
 //   * every method's fast coloured frame matches its reference frame;
 //   * the distance estimate bounds the distance to the nearest interior pixel (brute force)
 //     within the factor the theory gives;
@@ -85,6 +87,73 @@ TEST(Colouring, FastFeaturesMatchTheReference) {
     }
   }
   ms::mandelbrot_cpu_use_simd_target("");
+}
+
+// The persistent CUDA features kernel iterates with BlockedOrbit (orbit_features.h); the same
+// struct runs here, pixel by pixel, with the kernel's cardioid/bulb shortcut, so the blocks, their
+// redo on an escape and the periodicity schedule are checked against the reference where the
+// tests can always run. (On the GPU only the stripe term differs, computed in float: that is
+// test_colouring_cuda's to check.) The iteration limits include ones that are not a multiple of
+// the block, so the last steps go one by one.
+template <typename T>
+ms::FrameStats blocked_orbit_frame(const ms::View& view, const ms::Shortcuts& shortcuts, Features* out) {
+    constexpr unsigned kAll = ms::kAllFeatures;
+    const ms::PixelGrid grid{ms::center_re_value(view), ms::center_im_value(view), ms::pixel_step(view),
+                             0.5 * view.width, 0.5 * view.height};
+    const int interval = ms::periodicity_interval(int(view.max_iterations));
+    ms::FrameStats stats;
+    for (int y = 0; y < view.height; ++y) {
+        for (int x = 0; x < view.width; ++x) {
+            const size_t i = size_t(y) * view.width + x;
+            const T cr = T(grid.re(x)), ci = T(grid.im(y));
+            float* d = &out->distance[i];
+            float* st = &out->stripe[i];
+            float* pe = &out->period[i];
+            if (shortcuts.cardioid_bulb && ms::in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+                ms::finish_interior<kAll>(ms::shortcut_period(double(cr), double(ci)), d, st, pe);
+                out->mu[i] = ms::kInteriorMu;
+                continue;
+            }
+            ms::BlockedOrbit<T, kAll> orbit;
+            orbit.start(cr, ci, view.colouring.stripe_density, interval);
+            ms::OrbitState state = ms::OrbitState::Running;
+            while (state == ms::OrbitState::Running)
+                state = orbit.run_block(int(view.max_iterations), shortcuts.periodicity, interval);
+            out->mu[i] = orbit.finish(state, grid.step, d, st, pe);
+            stats.iterations += uint64_t(orbit.k);
+            stats.escaped_pixels += state == ms::OrbitState::Escaped ? 1u : 0u;
+        }
+    }
+    return stats;
+}
+
+TEST(Colouring, CudaKernelsBlockedOrbitMatchesTheReference) {
+    std::vector<ms::View> views = test_views();
+    views.push_back(test_view("-0.745", "0.113", 60.0, 64, 48, 1003));  // 1003 = 4 * 250 + 3
+    views.push_back(test_view("-0.5", "0", ms::kDefaultZoom, 48, 27, 7));
+    for (ms::Shortcuts shortcuts : {ms::Shortcuts{}, ms::Shortcuts{false, false}}) {
+        for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+            for (ms::View view : views) {
+                view.colouring.stripe_density = 6;
+                SCOPED_TRACE(std::string(ms::precision_name(precision)) + " " + view.center_re + "," + view.center_im +
+                             " " + std::to_string(view.max_iterations) + " iterations, shortcuts " +
+                             (shortcuts.cardioid_bulb ? "on" : "off"));
+                const size_t n = size_t(view.width) * view.height;
+                Features ref(n), blocked(n);
+                const auto a = ms::mandelbrot_features_cpu_reference(view, precision, shortcuts, {}, ref.mu.data(),
+                                                                     ref.outputs());
+                const auto b = precision == ms::Precision::Fp32 ? blocked_orbit_frame<float>(view, shortcuts, &blocked)
+                                                                : blocked_orbit_frame<double>(view, shortcuts, &blocked);
+                EXPECT_EQ(a.iterations, b.iterations);
+                EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
+                EXPECT_GT(a.escaped_pixels, 0u);
+                EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), blocked.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), blocked.distance.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), blocked.stripe.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), blocked.period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+            }
+        }
+    }
 }
 
 TEST(Colouring, EveryMethodsFastFrameMatchesItsReference) {

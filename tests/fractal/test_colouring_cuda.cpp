@@ -25,12 +25,6 @@
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                                  \
-    do {                                                                                     \
-        std::string why_;                                                                    \
-        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
-    } while (0)
-
 ms::View seahorse() {
     ms::View v;
     v.center_re = "-0.745";

@@ -29,12 +29,6 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     return location;
 }
 
-#define SKIP_WITHOUT_CUDA()                                     \
-    do {                                                        \
-        std::string reason;                                     \
-        if (!cuda_available(&reason)) GTEST_SKIP() << reason;   \
-    } while (0)
-
 void expect_same_frame(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
                        DeepNumberType expected_type) {
     DeepFrame cpu = deep_cpu(location, width, height, options);

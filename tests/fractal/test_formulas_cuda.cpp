@@ -7,7 +7,9 @@
 // can be used.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,15 +17,11 @@
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_cuda_tuning.h"
 #include "compute/fractal/palette.h"
+#include "compute/perf/perf_model.h"
+#include "compute/system/cuda_info.h"
 #include "tests/validate.h"
 
 namespace {
-
-#define SKIP_WITHOUT_CUDA()                                                                   \
-    do {                                                                                      \
-        std::string why_;                                                                     \
-        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
-    } while (0)
 
 using ms::Formula;
 
@@ -116,6 +114,61 @@ TEST(FormulasCuda, MandelbrotOnlyKnobsAreRefusedForOtherFormulas) {
     EXPECT_THROW(ms::mandelbrot_cuda_tuned_to_host(view, ms::Precision::Fp32, {}, ms::make_palette_table(palette), {},
                                                    nullptr, mu.data(), tuning),
                  std::invalid_argument);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Not a test: each formula's iteration throughput on an all-interior 4K frame (10,000
+// iterations, shortcuts off), as MandelbrotCuda.DISABLED_Throughput measures Mandelbrot's, with
+// the % of the issue bound that perf_model derives from formula.h's instruction count. Run it on
+// the GPU machine with --gtest_also_run_disabled_tests --gtest_filter='*FormulaThroughput*'.
+// It asserts only that the frame is all interior (every pixel ran every iteration), so that the
+// figure is pure iteration throughput.
+TEST(FormulasCuda, DISABLED_FormulaThroughput) {
+    SKIP_WITHOUT_CUDA();
+    const ms::CudaSystemInfo info = ms::query_cuda_system();
+    const ms::CudaDeviceInfo& device = info.devices.at(0);
+    ms::Palette palette;
+    palette.stops = {{0.0, 0, 0, 0}, {1.0, 255, 255, 255}};
+    const ms::PaletteTable table = ms::make_palette_table(palette);
+    std::vector<float> mu(size_t(3840) * 2160);
+    std::printf("%s; 3840x2160, 10,000 iterations, shortcuts off, median of 5\n", device.name.c_str());
+    std::printf("%-14s %-5s %-4s %9s %11s %8s %12s\n", "formula", "plane", "prec", "ms", "it/s", "instr/it",
+                "% of limit");
+    for (Formula f : ms::kAllFormulas)
+        for (bool julia : {false, true}) {
+            ms::View view;
+            view.formula = f;
+            view.julia = julia;
+            view.julia_re = "0";  // c = 0: the Julia set's interior is the unit disc, a superattracting 0
+            view.julia_im = "0";
+            view.center_re = "0";  // |c| < 0.03 lies in every parameter plane's main component
+            view.center_im = "0";
+            view.zoom = 80.0;
+            view.width = 3840;
+            view.height = 2160;
+            view.max_iterations = 10000;
+            for (ms::Precision p : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+                const ms::CudaTuning tuning = ms::default_cuda_tuning(p);
+                std::vector<double> times;
+                ms::FrameStats stats;
+                for (int i = 0; i < 6; ++i) {  // the first is a warm-up
+                    stats = ms::mandelbrot_cuda_tuned_to_host(view, p, {false, false}, table, {}, nullptr, mu.data(),
+                                                              tuning);
+                    if (i > 0) times.push_back(stats.compute_ms);
+                }
+                ASSERT_EQ(stats.escaped_pixels, 0u) << ms::formula_name(f) << ": the frame is not all interior";
+                ASSERT_EQ(stats.iterations, uint64_t(view.width) * uint64_t(view.height) * 10000u);
+                std::sort(times.begin(), times.end());
+                const double median = times[times.size() / 2];
+                const double rate = double(stats.iterations) / (median * 1e-3);
+                const ms::IterationLimit limit = ms::cuda_iteration_limit(device, p, f);
+                std::printf("%-14s %-5s %-4s %9.3f %11.3e %8.3f %11.1f%%\n", ms::formula_name(f),
+                            julia ? "julia" : "param", ms::precision_name(p), median, rate,
+                            limit.instructions_per_iteration, ms::percent_of_limit(rate, limit));
+                std::fflush(stdout);
+            }
+        }
 }
 
 }  // namespace

@@ -42,12 +42,6 @@
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                   \
-    do {                                                                      \
-        std::string why_;                                                     \
-        if (!ms::cuda_available(&why_)) GTEST_SKIP() << "no usable CUDA device: " << why_; \
-    } while (0)
-
 ms::PaletteTable test_palette() {
     ms::Palette palette;
     palette.name = "test";

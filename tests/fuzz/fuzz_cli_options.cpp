@@ -29,10 +29,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
 
-    CLI::App app{"fuzz", "mandelscope"};
-    ms::ExplorerOptions options;
-    ms::add_explorer_options(app, options);
-    const int status = ms::parse_command_line(app, int(args.size()), argv.data());
+    // One App for the process, as the window builds it, reset before each input: CLI11 clears the
+    // previous parse's results, and the options go back to their defaults. Building the App was
+    // most of each input's time under ASan: this runs 2.7x the inputs a second (1,500 inputs in
+    // 1.31 s against 3.61 s), which the 1e7-execution campaign needs.
+    static ms::ExplorerOptions options;
+    static CLI::App& app = [] () -> CLI::App& {
+        static CLI::App a{"fuzz", "mandelscope"};
+        ms::add_explorer_options(a, options);
+        ms::prepare_command_line(a);
+        return a;
+    }();
+    options = ms::ExplorerOptions{};
+    const int status = ms::parse_prepared_command_line(app, int(args.size()), argv.data());
     if (status >= 0) return 0;  // help or a parse error, printed as one sentence
     ms::View view;
     ms::ExplorerSettings settings;

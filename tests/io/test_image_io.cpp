@@ -148,6 +148,48 @@ TEST(ImageIo, StreamedPngMatchesTheWholeImageWriter) {
     expect_same_record(ms::read_png_view(path), record);
 }
 
+// The writer thread writes batch k while batch k+1 is encoded, and each IDAT chunk's CRC-32 is
+// combined from the pieces' own CRCs (image_io.cpp, write_idat). stb_image does not check CRCs,
+// so this walks the chunks and checks every one with zlib; noise makes the stream longer than
+// one 8 MiB chunk, in several batches and across rows written in uneven calls.
+TEST(ImageIo, StreamedPngChunksCarryValidCrcs) {
+    TempDir dir;
+    const int w = 2048, h = 1600;
+    std::vector<uint8_t> rgba(size_t(w) * h * 4);
+    std::mt19937 rng(5);
+    for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = (i & 3) == 3 ? 255 : uint8_t(rng());
+    const fs::path path = dir.path / "noise.png";
+    ms::PngStreamWriter writer(path, w, h, "");
+    for (int y = 0; y < h;) {
+        const int rows = std::min(h - y, 1 + (y * 7) % 500);
+        writer.write_rows(rgba.data() + size_t(y) * w * 4, rows);
+        y += rows;
+    }
+    writer.finish();
+    const std::string file = read_file(path);
+    EXPECT_EQ(writer.timings().file_bytes, file.size());
+    EXPECT_EQ(writer.timings().raw_bytes, uint64_t(w) * h * 3);
+    size_t at = 8, idat_chunks = 0, idat_bytes = 0;
+    bool ended = false;
+    while (at + 12 <= file.size()) {
+        const auto* p = reinterpret_cast<const uint8_t*>(file.data() + at);
+        const uint32_t length = uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+        ASSERT_LE(at + 12 + length, file.size());
+        const std::string type = file.substr(at + 4, 4);
+        const uint8_t* q = p + 8 + length;
+        const uint32_t stored = uint32_t(q[0]) << 24 | uint32_t(q[1]) << 16 | uint32_t(q[2]) << 8 | q[3];
+        EXPECT_EQ(stored, uint32_t(crc32(0, p + 4, 4 + length))) << "chunk " << type << " at byte " << at;
+        if (type == "IDAT") ++idat_chunks, idat_bytes += length;
+        at += 12 + length;
+        if (type == "IEND") ended = true;
+    }
+    EXPECT_TRUE(ended);
+    EXPECT_EQ(at, file.size());
+    EXPECT_GE(idat_chunks, 2u);  // past 8 MiB: the chunks are cut between pieces
+    EXPECT_EQ(idat_bytes, writer.timings().compressed_bytes);
+    EXPECT_EQ(ms::read_png(path).rgba, rgba);
+}
+
 TEST(ImageIo, PngWithoutOurChunkIsAClearError) {
     TempDir dir;
     auto rgba = test_pattern(8, 8);

@@ -106,10 +106,10 @@ TEST(FrameTimeline, RenderedFramesFeedTheirOwnRingsAndThroughput) {
     EXPECT_EQ(ms::ring_latest(t.cpu_iterations_per_second), 1e10);
     EXPECT_EQ(ms::sample_stats(t.stages[size_t(ms::FrameStage::Present)]).median, 16.0);
     // Compare's renders count towards throughput only.
-    ms::record_throughput(t, false, 3'000'000'000, 100.0);
+    ms::record_throughput(t, false, 3'000'000'000, 0, 100.0);
     EXPECT_EQ(ms::ring_latest(t.cpu_iterations_per_second), 3e10);
     EXPECT_EQ(t.rendered_frames, 2u);
-    ms::record_throughput(t, true, 0, 1.0);  // nothing counted: not a measurement
+    ms::record_throughput(t, true, 0, 0, 1.0);  // nothing counted: not a measurement
     EXPECT_EQ(ms::ring_size(t.cuda_iterations_per_second), 1);
 }
 
@@ -141,6 +141,45 @@ TEST(FrameTimeline, SummaryHoldsTheTablesFigures) {
     EXPECT_EQ(sum.interop_ms.count, 0);  // no map+unmap recorded: the copy or CPU path
     EXPECT_DOUBLE_EQ(sum.cuda_iterations_per_second, 1e9 / 3e-3);  // the median of 1e12, 3.3e11, 2e11
     EXPECT_TRUE(std::isnan(sum.cpu_iterations_per_second));
+}
+
+// The defect this guards against: at depth the panel read "CPU: 3.54e+11 it/s = 468% of its
+// limit", counting the iterations BLA skipped as if they had been stepped. A deep frame's
+// percentage divides its perturbation steps (iterations - BLA's), and the skipped share and the
+// effective rate are figures of their own.
+TEST(Throughput, ADeepFramesPercentCountsTheStepsItRan) {
+    ms::FrameTimeline t;
+    ms::init_frame_timeline(t, 8, 8, 4);
+    ms::FrameSample deep;
+    deep.rendered = true;  // a deep-cpu frame: 1e9 iterations in 100 ms, 94% of them BLA's
+    deep.stage_ms[size_t(ms::FrameStage::Compute)] = 100.0;
+    deep.iterations = 1'000'000'000;
+    deep.skipped_iterations = 940'000'000;
+    ms::record_ui_frame(t, deep, 100.0);
+    const ms::TimelineSummary sum = ms::summarize_timeline(t);
+    EXPECT_DOUBLE_EQ(sum.cpu_iterations_per_second, 1e10);
+    EXPECT_DOUBLE_EQ(sum.cpu_steps_per_second, 6e8);  // 60 million steps in 0.1 s
+    EXPECT_NEAR(sum.cpu_skipped_fraction, 0.94, 1e-12);
+    EXPECT_TRUE(std::isnan(sum.cuda_steps_per_second));
+
+    ms::IterationLimit limit;
+    limit.iterations_per_second = 2e9;
+    const ms::ThroughputFigures f =
+        ms::throughput_figures(sum.cpu_steps_per_second, sum.cpu_iterations_per_second, sum.cpu_skipped_fraction, limit);
+    EXPECT_DOUBLE_EQ(f.percent_of_limit, 30.0);  // 6e8 of 2e9, not the 500% of 1e10
+    EXPECT_DOUBLE_EQ(f.effective_per_second, 1e10);
+    EXPECT_NEAR(f.skipped_fraction, 0.94, 1e-12);
+
+    // A direct frame skips nothing: its steps are its iterations.
+    ms::record_throughput(t, true, 4'000'000'000, 0, 2.0);
+    const ms::TimelineSummary direct = ms::summarize_timeline(t);
+    EXPECT_DOUBLE_EQ(direct.cuda_steps_per_second, 2e12);
+    EXPECT_DOUBLE_EQ(direct.cuda_iterations_per_second, 2e12);
+    EXPECT_EQ(direct.cuda_skipped_fraction, 0.0);
+    // An unknown limit gives no percentage; more skipped than run is clamped to all skipped.
+    EXPECT_EQ(ms::throughput_figures(6e8, 1e10, 0.94, ms::IterationLimit{}).percent_of_limit, 0.0);
+    ms::record_throughput(t, true, 10, 20, 1.0);
+    EXPECT_EQ(ms::ring_latest(t.cuda_steps_per_second), 0.0);
 }
 
 TEST(IterationsPerSecond, IsIterationsOverSeconds) {

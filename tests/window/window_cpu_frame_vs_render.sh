@@ -3,14 +3,19 @@
 # compute (issue 15, item 1: the window once took 10 to 40 times as long).
 # `--bench-drag` on the CPU backend renders each view of a drag completely, then computes the
 # same view as `render` does (one mandelbrot_cpu call, no window), alternating the two in one
-# run, and prints the ratio of the medians. Seahorse valley at 1280x720 with 2,000 iterations,
-# as in the issue. Goal 1.3. On the shared 2-core development machine (load average 6 to 11
-# from other builds) the ratio measured 1.20 to 1.33 with the SIMD colouring and the reused
-# frame buffers, 1.70 to 1.81 just before them (scalar colouring), 8 to 12 before the first fix;
-# the test allows 3.0, a margin for a loaded CI machine, where the window's extra threads
-# (Xvfb, llvmpipe, the UI) take their turns on the same two cores: with a build and the fuzz
-# targets' compile beside it, it measured 2.21 (it is a guard against the 8-12x regression, not
-# the benchmark: the goal's figure comes from --bench-drag, README "Measured performance").
+# run, and prints the ratio of the medians (30 views here). Two views: seahorse valley at
+# 1280x720 with 2,000 iterations, as in the issue (compute-bound: colouring is a sliver of it),
+# and the default view at 1280x720 (1,000 iterations, a few ms a frame: every fixed cost of the
+# window's frame shows, and colouring, which the window does and render's compute does not, is
+# a fifth to a third of it). Goal 1.3. On the shared 2-core development machine under load 5 to
+# 12 from other builds the window measured 1.07 to 1.46 on seahorse valley and mostly 1.5 to
+# 2.5 on the default view (once 3.4, at load 8.5); the worker alone, without the X server and
+# llvmpipe beside it, 1.1 to 1.3 on both (test_render_cpu_worker_bench); 8 to 12 before the
+# first fix. The limits, 2.5 on seahorse valley (2.21 was measured once with a build and the
+# fuzz targets' compile beside it) and 3.0 on the default view, each with one second run, are a
+# margin for a loaded CI machine, where the window's extra threads (Xvfb, llvmpipe, the UI)
+# take their turns on the same two cores: a guard against the 8-12x regression, not the
+# benchmark (the goal's figure comes from --bench-drag, README "Measured performance").
 # A `render` of the first view in its own process is printed beside it.
 # Needs a display (the test command starts Xvfb); skipped (77) without one.
 set -u
@@ -18,15 +23,31 @@ bin=$1
 [ -n "${DISPLAY:-}" ] || { echo "SKIP: no DISPLAY (the test command runs window tests under Xvfb)"; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME="$work/config"
-view=(--backend=cpu --center=-0.7453,0.1127 --zoom=150 --iter=2000 --size=1280x720)
 
-timeout 300 "$bin" "${view[@]}" --vsync=off --bench-drag=15 >"$work/out.log" 2>&1
-rc=$?
-cat "$work/out.log"
-[ $rc -eq 0 ] || { echo "FAIL: the window exited with $rc"; exit 1; }
-ratio=$(sed -n 's/^bench-drag: window CPU frame \/ render compute = \([0-9.]*\) .*/\1/p' "$work/out.log")
-[ -n "$ratio" ] || { echo "FAIL: --bench-drag on the CPU backend printed no window/render ratio"; exit 1; }
-"$bin" render "${view[@]}" -o "$work/render.png" 2>/dev/null | grep '^time'
-awk -v r="$ratio" 'BEGIN { exit !(r > 0.5 && r <= 3.0) }' \
-    || { echo "FAIL: the window's CPU frame takes $ratio times render's compute (goal 1.3, allowed 3.0)"; exit 1; }
-echo "OK: the window's CPU frame takes $ratio times render's compute"
+# check NAME LIMIT VIEW...: the window's frame against render's compute on one view. A run over
+# the limit is run once more and fails only if that one is over it too: a regression to 8-12x
+# fails both, a burst of load from another program on the shared cores seldom hits two runs.
+check() {
+    local name=$1 limit=$2; shift 2
+    local attempt ratio rc
+    for attempt in 1 2; do
+        timeout 300 "$bin" "$@" --vsync=off --bench-drag=30 >"$work/out.log" 2>&1
+        rc=$?
+        cat "$work/out.log"
+        [ $rc -eq 0 ] || { echo "FAIL: the window exited with $rc on the $name"; exit 1; }
+        ratio=$(sed -n 's/^bench-drag: window CPU frame \/ render compute = \([0-9.]*\) .*/\1/p' "$work/out.log")
+        [ -n "$ratio" ] || { echo "FAIL: --bench-drag on the CPU backend printed no window/render ratio ($name)"; exit 1; }
+        awk -v r="$ratio" 'BEGIN { exit !(r > 0.5) }' || { echo "FAIL: a ratio of $ratio on the $name is not a measurement"; exit 1; }
+        if awk -v r="$ratio" -v l="$limit" 'BEGIN { exit !(r <= l) }'; then
+            "$bin" render "$@" -o "$work/render.png" 2>/dev/null | grep '^time'
+            echo "OK: on the $name the window's CPU frame takes $ratio times render's compute"
+            return 0
+        fi
+        echo "the $name measured $ratio (allowed $limit), run $attempt of 2"
+    done
+    echo "FAIL: on the $name the window's CPU frame takes $ratio times render's compute (goal 1.3, allowed $limit)"
+    exit 1
+}
+
+check "seahorse valley" 2.5 --backend=cpu --center=-0.7453,0.1127 --zoom=150 --iter=2000 --size=1280x720
+check "default view" 3.0 --backend=cpu --size=1280x720

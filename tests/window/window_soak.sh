@@ -6,7 +6,8 @@
 # CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000: about 2 minutes on 2 cores); the GPU machine runs
 # 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed,
 # no export file was left behind and resident memory, read at the window's first size, grew by
-# less than 10% after the warm-up (the goal is 5%: app/explorer/soak.h says what still creeps).
+# less than 10% after the warm-up (the goal is 5%, now met on the CPU path with +2.5 to +2.9%;
+# app/explorer/soak.h says what still creeps and why the gate stays at 10%).
 set -u
 bin=$1
 frames=${SOAK_FRAMES:-4000}
