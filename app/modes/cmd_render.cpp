@@ -188,11 +188,6 @@ int render_request(const RenderRequest& request) {
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
-    // The deep path perturbs Mandelbrot's parameter plane only (formula.h's family: direct kernels).
-    if (is_deep(precision) && (view.formula != Formula::Mandelbrot || view.julia))
-        return bad_input(std::string("deep zoom (perturbation) draws the Mandelbrot set only for now, and this ") +
-                         (view.julia ? "Julia set" : formula_title(view.formula)) + " view needs " +
-                         precision_name(precision) + ": zoom out, or ask for --precision=fp64");
     if (is_deep(precision) && !colouring_is_plain(view.colouring))
         return bad_input("the " + colouring_methods_text(view.colouring) + " colouring (interior " +
                          interior_colour_name(view.colouring.interior) +

@@ -28,6 +28,7 @@
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/image_io.h"
 
@@ -164,6 +165,9 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     // --- Summary -----------------------------------------------------------------------------
     const DeepFrameStats& s = frame.stats;
     std::printf("backend    %s\n", backend_text.c_str());
+    std::printf("formula    %s", formula_name(view.formula));
+    if (view.julia) std::printf(", Julia set of c = %s, %s", view.julia_re.c_str(), view.julia_im.c_str());
+    std::printf("\n");
     std::printf("view       centre %s, %s  zoom %s  %dx%d", view.center_re.c_str(), view.center_im.c_str(),
                 view.zoom.text().c_str(), view.width, view.height);
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
@@ -174,8 +178,9 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
                 s.reference_iterations < view.max_iterations ? " (escaped)" : "", s.reference_ms,
                 s.reference_cached ? " (cached)" : "");
-    std::printf("BLA        %d levels, %.1f ms; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
-                s.bla_levels, s.bla_ms, s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
+    std::printf("BLA        %d levels%s, %.1f ms; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
+                s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "", s.bla_ms,
+                s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
                 (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
                 (unsigned long long)s.bla_skips);
     std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "

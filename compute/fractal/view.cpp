@@ -170,6 +170,10 @@ DeepLocation deep_location(const View& view) {
     location.center_im = view.center_im;
     location.zoom = view.zoom.deep();
     location.max_iterations = view.max_iterations;
+    location.formula = view.formula;
+    location.julia = view.julia;
+    location.julia_re = view.julia_re;
+    location.julia_im = view.julia_im;
     return location;
 }
 

@@ -121,7 +121,8 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         const int64_t iterations = std::min(kDeepMaxIterations, location.max_iterations + location.max_iterations / 8);
         auto orbit = compute_reference_orbit(location.center_re, location.center_im,
                                              deep_reference_precision_bits(location.zoom, height) + kPrecisionHeadroomBits,
-                                             iterations, {options.cancel, options.reference_progress});
+                                             iterations, {options.cancel, options.reference_progress},
+                                             orbit_map(location));
         if (!orbit) return false;
         reference_ms = orbit->compute_ms;
         w.cache.insert(orbit);

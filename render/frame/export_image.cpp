@@ -68,9 +68,8 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // Past FP64 the deep path renders the whole sample grid first (its frames are whole:
     // one reference, one BLA table), 0..90% of the progress; the strips below then only filter
     // and write it.
-    // (Perturbation is Mandelbrot's parameter plane's only; formula.h's family stays direct.)
-    const bool deep = is_deep(resolve_precision(samples, s.precision)) && samples.formula == Formula::Mandelbrot &&
-                      !samples.julia;
+    // Every formula and Julia set has the deep path (deep_location carries them).
+    const bool deep = is_deep(resolve_precision(samples, s.precision));
     if (deep && !plain) cuda_note += " (past FP64 the colouring layers are not available yet: coloured smooth)";
     std::vector<uint8_t> deep_rgba;
     if (deep) {

@@ -159,9 +159,7 @@ void take_deep_frame(FrameRenderer& r) {
 bool is_deep_path(RenderPath path) { return path == RenderPath::DeepCuda || path == RenderPath::DeepCpu; }
 
 bool view_needs_deep_path(const View& view, Precision precision) {
-    // Perturbation is Mandelbrot's parameter plane's only: the other formulas and Julia sets stay
-    // on the direct kernels (blocky past FP64, as the status line says).
-    if (view.formula != Formula::Mandelbrot || view.julia) return false;
+    // Every formula and Julia set goes through the deep pipeline (deep_location carries them).
     return is_deep(resolve_precision(view, precision));
 }
 

@@ -8,6 +8,9 @@
 #   - every bad input of the issue's list (malformed .kfr, zoom "1e", "1e99999999999" or
 #     negative, a 100,000-digit centre, iterations 0 or past the limit, ...) exits 2 with one
 #     line on stderr and no file;
+#   - every formula family (Multibrot, Tricorn, Burning Ship, a Julia set) renders at 1e50 on
+#     the deep path, and one past 1e308 with FloatExp deltas; the summary names the formula and
+#     its PNG's metadata carries it;
 #   - Ctrl-C during a deep render leaves no file;
 #   - where CUDA is usable, deep_cuda renders the same smooth values as deep_cpu.
 # The pictures themselves are checked against the MPFR brute force in
@@ -92,6 +95,28 @@ print("CUDA vs CPU: %d of %d smooth values differ by more than 1e-6" % (len(bad)
 sys.exit(1 if bad else 0)
 PY
 fi
+
+# --- the formula family at depth (the pictures: tests/fractal/test_deep_family.cpp) -----------
+family_case() {  # name expected-precision args...
+    local name=$1 precision=$2
+    shift 2
+    "$bin" render "$@" --size=32x18 --iter=1500 --backend=cpu -o "f_$name.png" > "f_$name.out" 2> "f_$name.err" \
+        || { fail "$name at depth failed: $(cat "f_$name.err")"; return; }
+    grep -q "^precision  $precision" "f_$name.out" || fail "$name did not run on $precision: $(grep precision "f_$name.out")"
+    grep -q "^formula    " "f_$name.out" || fail "$name: the summary names no formula"
+    [ -s "f_$name.png" ] || fail "$name wrote no PNG"
+}
+family_case multibrot3 deep-double --formula=multibrot3 \
+    --center=-0.2047337439866216551717902908876828860004859745417688,1.1284684527329761952588302908876828860004859745417688 \
+    --zoom=1e50
+family_case multibrot8 deep-double --formula=multibrot8 --center=-0.8,0.3 --zoom=1e30
+family_case tricorn deep-double --formula=tricorn --center=-2.0000000000000000000000000000000000000000000000001,0 --zoom=1e50
+family_case burning-ship deep-floatexp --formula=burning-ship --center=-2,0 --zoom=1e320
+family_case julia deep-double --julia=-0.123,0.745 --center=0.37,0.21 --zoom=1e50
+grep -q '^formula    tricorn' f_tricorn.out || fail "the tricorn summary does not say tricorn"
+grep -q '^formula    mandelbrot, Julia set of c = -0.123, 0.745' f_julia.out || fail "the Julia summary does not name c"
+grep -q '^BLA  .*(2x2 matrices)' f_tricorn.out || fail "the Tricorn summary does not say its BLA is 2x2 matrices"
+grep -q 'tricorn' f_tricorn.png || fail "the tricorn PNG's metadata does not name the formula"
 
 # --- bad input (expect_bad, cli_lib.sh): exit 2, one line, no file ----------------------------
 printf 'Re: -0.75\r\nIm: abc\r\nZoom: 1E50\r\nIterations: 100\r\n' > malformed.kfr

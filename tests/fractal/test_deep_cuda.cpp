@@ -4,7 +4,8 @@
 // counts, mu within 1e-9. Double deltas (1e20, 4.1e158 glitch location) and FloatExp deltas
 // (1e300, 1e1000), BLA on and off, rebasing off, on the default stream and on a stream of the
 // caller's. Skips with the reason where CUDA cannot run.
-// The CPU path itself is held to the MPFR truth in test_deep_render.cpp.
+// The CPU path itself is held to the MPFR truth in test_deep_render.cpp (Mandelbrot) and
+// test_deep_family.cpp (the other formulas and Julia sets).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/io/assets.h"
+#include "tests/fractal/deep_family_locations.h"
 #include "tests/validate.h"
 
 using namespace ms;
@@ -101,5 +103,26 @@ TEST(DeepCuda, ReportsWhyWithoutCuda) {
         std::string s = e.what();
         EXPECT_NE(s.find("CUDA"), std::string::npos) << s;
         EXPECT_EQ(s.back(), '.') << s;
+    }
+}
+
+// The formula family (deep_family_locations.h's cases): every formula's kernel and a Julia set's
+// two orbits match the CPU deep path pixel for pixel, with double and FloatExp deltas.
+TEST(DeepCuda, FormulaFamilyMatchesCpu) {
+    SKIP_WITHOUT_CUDA();
+    for (const test::FamilyCase* c : {&test::kMultibrot3, &test::kMultibrot5, &test::kTricorn, &test::kBurningShip,
+                                      &test::kJuliaRabbit, &test::kJuliaMultibrot3, &test::kJuliaBurningShip}) {
+        std::printf("%s\n", c->name);
+        expect_same_frame(test::boundary_location(*c, 215, 1000, "1E20"), 48, 27, {}, DeepNumberType::Double);
+    }
+    for (const test::FamilyCase* c : {&test::kMultibrot4Tip, &test::kTricornTip, &test::kBurningShipTip}) {
+        std::printf("%s\n", c->name);
+        expect_same_frame(test::boundary_location(*c, 215, 1000, "1E60"), 48, 27, {}, DeepNumberType::Double);
+    }
+    DeepRenderOptions floatexp;
+    floatexp.number_type = DeepNumberType::FloatExp;
+    for (const test::FamilyCase* c : {&test::kJuliaMultibrot3, &test::kBurningShipTip}) {
+        std::printf("%s (FloatExp)\n", c->name);
+        expect_same_frame(test::boundary_location(*c, 215, 1000, "1E60"), 48, 27, floatexp, DeepNumberType::FloatExp);
     }
 }

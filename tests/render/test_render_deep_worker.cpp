@@ -2,7 +2,8 @@
 // without a window, on the CPU: a view at 1E1000 comes back as a complete frame of colours with
 // its figures (a new reference, BLA levels, floatexp deltas); the same place panned by a few
 // pixels reuses the reference (cached); a newer request cancels an older, slower one, whose
-// pixels never reach the display; the worker stops when its owner unwinds mid-frame.
+// pixels never reach the display; the worker stops when its owner unwinds mid-frame; a Julia set
+// and a Tricorn view at 1E50 come back as deep_cpu computes them.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include "compute/io/assets.h"
 #include "render/frame/deep_render_worker.h"
 #include "render/frame/view_math.h"
+#include "tests/fractal/deep_family_locations.h"
 
 namespace ms {
 namespace {
@@ -120,6 +122,46 @@ TEST(DeepRenderWorker, StopsWhenItsOwnerUnwinds) {
             throw std::runtime_error("the main loop failed");
         },
         std::runtime_error);
+}
+
+// The formula family goes through the worker too (View carries the formula and Julia c into
+// deep_location): a Julia set of z^2 + c (on its boundary: deep_family_locations.h) and a
+// Tricorn view (its real tip) at 1E50 come back exactly as deep_cpu
+// computes and colorize_deep colours them.
+TEST(DeepRenderWorker, RendersTheFormulaFamily) {
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    const PaletteTable palette = test_palette();
+    View julia;
+    julia.julia = true;
+    julia.julia_re = "-0.123";
+    julia.julia_im = "0.745";
+    const DeepLocation on_boundary = test::boundary_location(test::kJuliaRabbit, 215, 1000, "1E50");
+    julia.center_re = on_boundary.center_re;
+    julia.center_im = on_boundary.center_im;
+    View tricorn;
+    tricorn.formula = Formula::Tricorn;
+    tricorn.center_re = "-2.0000000000000000000000000000000000000000000000001";
+    tricorn.center_im = "0";
+    for (View* v : {&julia, &tricorn}) {
+        v->zoom = ViewZoom::from_deep(DeepZoom{1.0, 50});
+        v->width = 48;
+        v->height = 27;
+        v->max_iterations = 1000;
+        const uint64_t id = request_deep_render(worker, *v, Precision::Auto, palette, false);
+        std::vector<uint8_t> rgba;
+        View frame_view;
+        DeepRenderStatus status = wait_for_frame(worker, id, &rgba, &frame_view);
+        ASSERT_TRUE(status.complete) << "no frame within a minute";
+        EXPECT_EQ(status.error, "");
+        const DeepFrame expected = deep_cpu(deep_location(*v), v->width, v->height);
+        std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
+        colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, v->palette_density,
+                      v->palette_offset, expected_rgba.data());
+        EXPECT_EQ(rgba, expected_rgba) << formula_name(v->formula) << (v->julia ? " (Julia)" : "");
+        EXPECT_GT(colours(rgba), 2u);
+    }
+    stop_deep_render_worker(worker);
 }
 
 }  // namespace

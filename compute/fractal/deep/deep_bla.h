@@ -5,7 +5,21 @@
 // One perturbation step at reference iteration m is z -> 2 Z_m z + z^2 + dc. While |z| is
 // small enough the z^2 term is below the rounding of the linear part and the step is linear:
 //     z -> A z + B dc,   A = 2 Z_m, B = 1,   valid while |z| < r = epsilon |A|
-// (|z^2| < epsilon |A z|). Two consecutive linear steps x then y compose into one,
+// (|z^2| < epsilon |A z|). The Multibrots (z^d + c) linearise the same way with A = d Z_m^(d-1):
+// the largest dropped term is C(d,2) Z^(d-2) z^2 (the rest are smaller by further factors
+// |z/Z| < epsilon), so |dropped| < epsilon |A z| while |z| < r = epsilon 2 |Z_m| / (d - 1),
+// which is epsilon |A| again for d = 2. A Julia set's step has no dc (B's products vanish:
+// the table is built with max|dc| = 0).
+// The Burning Ship and the Tricorn are not complex-analytic: their linear part is a real 2x2
+// matrix, so their tables hold matrices for A and B (L = DeepMatrix<T>; two conjugating steps
+// compose into a term in conj(dc), which a complex B cannot hold). Single steps:
+//   Tricorn       z -> conj(2 Z z) + dc: A = [[p, -q], [-q, -p]] with 2Z = p + iq, B = I;
+//                 the dropped conj(z^2) is |z|^2 and |A z| = |2Z||z|: r = epsilon 2|Z|
+//   Burning Ship  A = [[2X, -2Y], [2sY, 2sX]], s = sign(XY), B = I, exact up to the dropped
+//                 (x^2 - y^2, 2sxy) (|z|^2; |A z| = 2|Z||z|) while no coordinate of Z + z changes
+//                 sign: r = min(epsilon 2|Z|, min(|X|, |Y|) / 2) (0 where X or Y is 0)
+// Merging is the same formula with matrix products and the Frobenius norm in place of |A_x| and
+// |B_x| (an upper bound of the operator norm, so the pulled-back radius stays safe). Two consecutive linear steps x then y compose into one,
 //     A = A_y A_x,  B = A_y B_x + B_y,
 //     r = min(r_x, max(0, (r_y - |B_x| max|dc|) / |A_x|)),
 // the second radius pulled back through the first step, with max|dc| the largest |dc| of the
@@ -35,40 +49,82 @@ inline constexpr int kBlaMaxLevels = 64;
 // 92.5% of the 1e50 one, 2^-40 99.1% / 100% but only 99.3% within one iteration at 1e20.
 inline constexpr double kBlaDefaultEpsilon = 1.1102230246251565e-16;
 
+// A real 2x2 matrix [[xx, xy], [yx, yy]] acting on (re, im): the linear part of the Tricorn's and
+// the Burning Ship's steps.
 template <typename T>
+struct DeepMatrix {
+    T xx{}, xy{}, yx{}, yy{};
+};
+
+// The linear maps a table holds: complex multiplications (L = DeepComplex<T>) or real 2x2
+// matrices (L = DeepMatrix<T>); bla_apply, bla_compose, bla_add and bla_norm work on both.
+template <typename T>
+MS_DEEP_HD DeepComplex<T> bla_apply(const DeepComplex<T>& a, const DeepComplex<T>& z) { return a * z; }
+template <typename T>
+MS_DEEP_HD DeepComplex<T> bla_apply(const DeepMatrix<T>& a, const DeepComplex<T>& z) {
+    return {a.xx * z.re + a.xy * z.im, a.yx * z.re + a.yy * z.im};
+}
+// y after x.
+template <typename T>
+MS_DEEP_HD DeepComplex<T> bla_compose(const DeepComplex<T>& y, const DeepComplex<T>& x) { return y * x; }
+template <typename T>
+MS_DEEP_HD DeepMatrix<T> bla_compose(const DeepMatrix<T>& y, const DeepMatrix<T>& x) {
+    return {y.xx * x.xx + y.xy * x.yx, y.xx * x.xy + y.xy * x.yy, y.yx * x.xx + y.yy * x.yx,
+            y.yx * x.xy + y.yy * x.yy};
+}
+template <typename T>
+MS_DEEP_HD DeepComplex<T> bla_add(const DeepComplex<T>& a, const DeepComplex<T>& b) { return a + b; }
+template <typename T>
+MS_DEEP_HD DeepMatrix<T> bla_add(const DeepMatrix<T>& a, const DeepMatrix<T>& b) {
+    return {a.xx + b.xx, a.xy + b.xy, a.yx + b.yx, a.yy + b.yy};
+}
+// A bound of the operator norm: |a| for a complex, the Frobenius norm of a matrix (at most
+// sqrt(2) above the operator norm, so radii pulled back through it are safe).
+template <typename T>
+MS_DEEP_HD T bla_norm(const DeepComplex<T>& a) { return deep_cabs(a); }
+template <typename T>
+MS_DEEP_HD T bla_norm(const DeepMatrix<T>& a) { return deep_sqrt(a.xx * a.xx + a.xy * a.xy + a.yx * a.yx + a.yy * a.yy); }
+template <typename T>
+MS_DEEP_HD bool bla_finite(const DeepComplex<T>& a) { return deep_finite(a.re) && deep_finite(a.im); }
+template <typename T>
+MS_DEEP_HD bool bla_finite(const DeepMatrix<T>& a) {
+    return deep_finite(a.xx) && deep_finite(a.xy) && deep_finite(a.yx) && deep_finite(a.yy);
+}
+
+template <typename T, typename L = DeepComplex<T>>
 struct BlaStep {
-    DeepComplex<T> a;
-    DeepComplex<T> b;
+    L a;
+    L b;
     T r2;             // validity radius, squared
     int64_t length;   // iterations this step covers
 };
 
 // A plain view of a table (pointers and counts): what CPU loops and CUDA kernels index.
-template <typename T>
+template <typename T, typename L = DeepComplex<T>>
 struct BlaView {
-    const BlaStep<T>* entries = nullptr;
+    const BlaStep<T, L>* entries = nullptr;
     int64_t level_offset[kBlaMaxLevels] = {};
     int64_t level_size[kBlaMaxLevels] = {};
     int levels = 0;
 };
 
-template <typename T>
+template <typename T, typename L = DeepComplex<T>>
 struct BlaTable {
-    std::vector<BlaStep<T>> entries;
-    BlaView<T> view;            // into entries
+    std::vector<BlaStep<T, L>> entries;
+    BlaView<T, L> view;         // into entries
     int64_t steps = 0;          // level-0 entries
     double build_ms = 0.0;
 };
 
 // The longest valid step at iteration m for |z|^2 = z2 of at most max_length iterations, or null.
-template <typename T>
-MS_DEEP_HD const BlaStep<T>* bla_lookup(const BlaView<T>& bla, int64_t m, T z2, int64_t max_length) {
+template <typename T, typename L>
+MS_DEEP_HD const BlaStep<T, L>* bla_lookup(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
     if (bla.levels == 0 || m < 1 || m > bla.level_size[0]) return nullptr;
-    const BlaStep<T>* best = nullptr;
+    const BlaStep<T, L>* best = nullptr;
     int64_t ix = m - 1;
     for (int level = 0; level < bla.levels; ++level) {
         if ((ix << level) != m - 1 || ix >= bla.level_size[level]) break;
-        const BlaStep<T>* step = bla.entries + bla.level_offset[level] + ix;
+        const BlaStep<T, L>* step = bla.entries + bla.level_offset[level] + ix;
         if (!(z2 < step->r2) || step->length > max_length) break;
         best = step;
         ix >>= 1;
@@ -76,17 +132,22 @@ MS_DEEP_HD const BlaStep<T>* bla_lookup(const BlaView<T>& bla, int64_t m, T z2, 
     return best;
 }
 
-// Builds the table for Z_0..Z_last (z: the orbit in T) and frames whose |dc| <= max_dc.
-// Returns false (table empty) when cancelled.
+// Builds the table for Z_0..Z_last (z: the orbit in T) of z^degree + c and frames whose
+// |dc| <= max_dc. Returns false (table empty) when cancelled.
 template <typename T>
 bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon,
-                     const std::atomic<bool>* cancel, BlaTable<T>* table);
+                     const std::atomic<bool>* cancel, BlaTable<T>* table, int degree = 2);
+
+// The same for the Tricorn (burning_ship false) or the Burning Ship, with 2x2 real matrices.
+template <typename T>
+bool build_bla_table_matrix(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon,
+                            const std::atomic<bool>* cancel, BlaTable<T, DeepMatrix<T>>* table, bool burning_ship);
 
 // The table in effect for the view: the table's view, or no levels (BLA off).
-template <typename T>
-BlaView<T> bla_view(const BlaTable<T>* table) {
-    if (!table) return BlaView<T>{};
-    BlaView<T> view = table->view;
+template <typename T, typename L>
+BlaView<T, L> bla_view(const BlaTable<T, L>* table) {
+    if (!table) return BlaView<T, L>{};
+    BlaView<T, L> view = table->view;
     view.entries = table->entries.data();
     return view;
 }

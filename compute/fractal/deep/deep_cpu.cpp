@@ -8,9 +8,11 @@
 #include <cstring>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_perturbation.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 
 namespace ms {
@@ -27,16 +29,20 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-template <typename T>
+template <typename T, Formula F, bool kJulia, bool kRebase>
 void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
                    DeepFrame* frame) {
     const int width = frame->width, height = frame->height;
     DeepFrameStats& stats = frame->stats;
     const ReferenceOrbit& orbit = *setup.orbit;
     const DeepComplex<T>* Z = deep_orbit_data<T>(orbit);
-    BlaTable<T> table;
-    if (!deep_frame_bla(setup, options, &table, &stats)) return;
-    const BlaView<T> bla = options.use_bla ? bla_view(&table) : BlaView<T>{};
+    const DeepComplex<T>* W = deep_critical_data<T>(orbit);
+    const int64_t w_last = orbit.critical_last_index();
+    using L = DeepBlaLinear<F, T>;
+    BlaTable<T, L> table, critical_table;
+    if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
+    const BlaView<T, L> bla = options.use_bla ? bla_view(&table) : BlaView<T, L>{};
+    const BlaView<T, L> bla_w = options.use_bla ? bla_view(&critical_table) : BlaView<T, L>{};
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
     const int64_t last_index = orbit.last_index();
@@ -60,9 +66,8 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
             const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
             const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
             const size_t i = size_t(y) * size_t(width) + size_t(x);
-            frame->escape_count[i] =
-                options.rebase ? deep_iterate_pixel<T, true>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters)
-                               : deep_iterate_pixel<T, false>(Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters);
+            frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
+                Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
         }
         iterations += counters.iterations;
         bla_iterations += counters.bla_iterations;
@@ -115,7 +120,10 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     frame->escape_count.assign(size_t(width) * size_t(height), -1);
     frame->mu.assign(size_t(width) * size_t(height), -1.0);
 
+    if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
+        throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
     DeepFrameSetup setup;
+    setup.map = orbit_map(location);
     ReferenceControl control{options.cancel, options.reference_progress};
     bool cached = false;
     setup.orbit = reference_for(options.cache, location, width, height, control, &cached);
@@ -133,31 +141,47 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     if (orbit.center_re != location.center_re || orbit.center_im != location.center_im)
         setup.offset = deep_center_offset(location, orbit);
     setup.spacing = deep_pixel_spacing(location.zoom, height);
-    // The frame's largest |dc|: the reference's offset plus the half diagonal.
+    // The frame's largest |dc|: the reference's offset plus the half diagonal. A Julia set's
+    // steps add no dc (its pixels' offsets are their starting deltas): 0 for its BLA tables.
     setup.max_dc = deep_cabs(setup.offset) +
                    setup.spacing * fe_from_double(0.5 * std::hypot(double(width), double(height)));
+    if (location.julia) setup.max_dc = FloatExp{};
     return setup;
 }
 
-template <typename T>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
-                    DeepFrameStats* stats) {
+template <typename T, typename L>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
+                    BlaTable<T, L>* critical_table, DeepFrameStats* stats) {
     if (!options.use_bla) return true;
-    double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
-    if (!build_bla_table(deep_orbit_data<T>(*setup.orbit), setup.orbit->last_index(),
-                         deep_from_floatexp<T>(setup.max_dc), epsilon, options.cancel, table)) {
+    const double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
+    const Formula formula = setup.map.formula;
+    const T max_dc = deep_from_floatexp<T>(setup.max_dc);
+    auto build = [&](const DeepComplex<T>* z, int64_t last, BlaTable<T, L>* out) {
+        if constexpr (std::is_same_v<L, DeepMatrix<T>>)
+            return build_bla_table_matrix(z, last, max_dc, epsilon, options.cancel, out,
+                                          formula == Formula::BurningShip);
+        else
+            return build_bla_table(z, last, max_dc, epsilon, options.cancel, out, formula_degree(formula));
+    };
+    const ReferenceOrbit& orbit = *setup.orbit;
+    if (!build(deep_orbit_data<T>(orbit), orbit.last_index(), table) ||
+        (setup.map.julia && !build(deep_critical_data<T>(orbit), orbit.critical_last_index(), critical_table))) {
         stats->cancelled = true;
         return false;
     }
-    stats->bla_ms = table->build_ms;
+    stats->bla_ms = table->build_ms + critical_table->build_ms;
     stats->bla_levels = table->view.levels;
     return true;
 }
 
-template bool deep_frame_bla<double>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<double>*,
-                                     DeepFrameStats*);
-template bool deep_frame_bla<FloatExp>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<FloatExp>*,
-                                       DeepFrameStats*);
+#define MS_DEEP_FRAME_BLA(T, L)                                                                          \
+    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<T, L>*, \
+                                       BlaTable<T, L>*, DeepFrameStats*);
+MS_DEEP_FRAME_BLA(double, DeepComplex<double>)
+MS_DEEP_FRAME_BLA(FloatExp, DeepComplex<FloatExp>)
+MS_DEEP_FRAME_BLA(double, DeepMatrix<double>)
+MS_DEEP_FRAME_BLA(FloatExp, DeepMatrix<FloatExp>)
+#undef MS_DEEP_FRAME_BLA
 
 DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
                    const DeepRenderOptions& options) {
@@ -165,10 +189,16 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
     DeepFrame frame;
     DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
     if (setup.orbit) {
-        if (frame.stats.number_type == DeepNumberType::Double)
-            render_pixels<double>(location, setup, options, &frame);
-        else
-            render_pixels<FloatExp>(location, setup, options, &frame);
+        const bool is_double = frame.stats.number_type == DeepNumberType::Double;
+        if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
+            if (is_double) render_pixels<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+            else render_pixels<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else {
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (is_double) render_pixels<double, F, kJulia, true>(location, setup, options, &frame);
+                else render_pixels<FloatExp, F, kJulia, true>(location, setup, options, &frame);
+            });
+        }
     }
     frame.stats.frame_ms = ms_since(start);
     return frame;

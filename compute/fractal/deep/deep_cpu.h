@@ -8,6 +8,9 @@
 // mu = k + 1 - log2(ln|z_k|) in double (exact fractions at counts past 2^24), with the
 // conventions of compute/fractal/mandelbrot.h (bailout 256, z_0 = 0, escape at the first k with
 // |z_k| > 256, interior mu = -1). Pixel sampling is View's (deep_location.h).
+// Every formula of formula.h and the Julia set of each go through the same pipeline, with
+// formula_math.h's conventions (bailout 64 and log_d in mu for the Multibrots; a Julia pixel
+// starts at z_0 = pixel with c fixed); deep_perturbation.h has each formula's step.
 //
 // Perturbation: with the reference Z_m and a pixel's dc = c - C, the pixel's z_n = Z_m + z:
 //     z <- 2 Z_m z + z^2 + dc,   m <- m + 1
@@ -37,6 +40,7 @@ struct DeepRenderOptions {
     bool use_bla = true;
     // false: plain perturbation, rebasing only where the orbit ends (the way renderers without
     // glitch detection go wrong; tests show the difference at a location that glitches).
+    // Mandelbrot's parameter plane only (a test of it; others throw std::invalid_argument).
     bool rebase = true;
     double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
@@ -99,16 +103,20 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
 // sentence on a bad location or size.
 struct DeepFrameSetup {
     std::shared_ptr<const ReferenceOrbit> orbit;
+    OrbitMap map;                  // the formula, Julia or not
     DeepComplex<FloatExp> offset;  // view centre - reference point
     FloatExp spacing;
     FloatExp max_dc;
 };
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
                                 const DeepRenderOptions& options, DeepFrame* frame);
-// Builds the BLA table (when options.use_bla) for the frame; false when cancelled.
-template <typename T>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T>* table,
-                    DeepFrameStats* stats);
+// Builds the BLA table (when options.use_bla) for the frame, and for a Julia set the critical
+// orbit's (critical_table); false when cancelled. L: DeepBlaLinear of the frame's formula
+// (deep_perturbation.h): complex for the Mandelbrot and the Multibrots, 2x2 matrices for the
+// Tricorn and the Burning Ship.
+template <typename T, typename L>
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
+                    BlaTable<T, L>* critical_table, DeepFrameStats* stats);
 
 template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
 template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {
@@ -116,6 +124,37 @@ template <> inline const DeepComplex<double>* deep_orbit_data<double>(const Refe
 }
 template <> inline const DeepComplex<FloatExp>* deep_orbit_data<FloatExp>(const ReferenceOrbit& orbit) {
     return orbit.z_fe.data();
+}
+// A Julia set's critical orbit (null elsewhere).
+template <typename T> const DeepComplex<T>* deep_critical_data(const ReferenceOrbit& orbit);
+template <> inline const DeepComplex<double>* deep_critical_data<double>(const ReferenceOrbit& orbit) {
+    return orbit.critical_z.empty() ? nullptr : orbit.critical_z.data();
+}
+template <> inline const DeepComplex<FloatExp>* deep_critical_data<FloatExp>(const ReferenceOrbit& orbit) {
+    return orbit.critical_z_fe.empty() ? nullptr : orbit.critical_z_fe.data();
+}
+
+// Calls fn.template operator()<F, kJulia>() for the formula and plane of `map`: the one runtime
+// choice of a frame, made before its pixels (each instantiation is its own loop).
+template <typename Fn>
+decltype(auto) deep_dispatch_formula(const OrbitMap& map, Fn&& fn) {
+#define MS_DEEP_FORMULA_CASE(F)                                                            \
+    case F:                                                                                 \
+        return map.julia ? fn.template operator()<F, true>() : fn.template operator()<F, false>();
+    switch (map.formula) {
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot3)
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot4)
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot5)
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot6)
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot7)
+        MS_DEEP_FORMULA_CASE(Formula::Multibrot8)
+        MS_DEEP_FORMULA_CASE(Formula::BurningShip)
+        MS_DEEP_FORMULA_CASE(Formula::Tricorn)
+        default: break;
+    }
+#undef MS_DEEP_FORMULA_CASE
+    return map.julia ? fn.template operator()<Formula::Mandelbrot, true>()
+                     : fn.template operator()<Formula::Mandelbrot, false>();
 }
 template <typename T> T deep_from_floatexp(FloatExp x);
 template <> inline double deep_from_floatexp<double>(FloatExp x) { return fe_to_double(x); }

@@ -1,5 +1,8 @@
-// deep_cpu_reference.cpp: the brute-force truth. Every pixel iterated z <- z^2 + c in MPFR at
-// one precision, nothing approximated; slow by design (tests use small images).
+// deep_cpu_reference.cpp: the brute-force truth. Every pixel iterated z <- f(z) + c in MPFR at
+// one precision, nothing approximated; slow by design (tests use small images). Each formula's
+// step is written here on its own, in the plainest form (z^d as d - 1 products, 2xy as a
+// product), not shared with the reference orbit's (deep_reference.cpp), so that the truth does
+// not inherit a slip of the code it judges.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,9 +10,96 @@
 
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_mpfr.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 
 namespace ms {
+
+namespace {
+
+// One pixel's registers and its iteration for formula F: z_0 = (x, y), c = (cr, ci) as the
+// caller set them. Returns the escape count (-1 inside) and writes mu.
+struct BruteForceRegisters {
+    MpfrNumber x, y, x2, y2, s, cr, ci, pr, pi, a, b;
+    explicit BruteForceRegisters(mpfr_prec_t bits)
+        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
+
+    template <Formula F>
+    void step() {
+        if constexpr (F == Formula::Mandelbrot) {
+            mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+            mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+            mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
+            mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
+            mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
+            mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
+            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+            mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
+            mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+        } else if constexpr (F == Formula::BurningShip || F == Formula::Tricorn) {
+            // x' = x^2 - y^2 + cr; y' = 2|xy| + ci (Burning Ship) or -2xy + ci (Tricorn).
+            mpfr_mul(s.get(), x.get(), y.get(), MPFR_RNDN);
+            mpfr_mul_2ui(s.get(), s.get(), 1, MPFR_RNDN);
+            if constexpr (F == Formula::BurningShip) mpfr_abs(s.get(), s.get(), MPFR_RNDN);
+            else mpfr_neg(s.get(), s.get(), MPFR_RNDN);
+            mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+            mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+            mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
+            mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+        } else {
+            // z^d as z * z * ... * z (d - 1 complex products).
+            mpfr_set(pr.get(), x.get(), MPFR_RNDN);
+            mpfr_set(pi.get(), y.get(), MPFR_RNDN);
+            for (int k = 1; k < formula_degree(F); ++k) {
+                mpfr_mul(a.get(), pr.get(), x.get(), MPFR_RNDN);
+                mpfr_mul(b.get(), pi.get(), y.get(), MPFR_RNDN);
+                mpfr_mul(s.get(), pr.get(), y.get(), MPFR_RNDN);
+                mpfr_mul(pi.get(), pi.get(), x.get(), MPFR_RNDN);
+                mpfr_add(pi.get(), pi.get(), s.get(), MPFR_RNDN);
+                mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+            }
+            mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
+            mpfr_add(y.get(), pi.get(), ci.get(), MPFR_RNDN);
+        }
+    }
+
+    template <Formula F>
+    int64_t iterate(int64_t max_iterations, double* mu, int64_t* iterations) {
+        const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
+        for (int64_t k = 1; k <= max_iterations; ++k) {
+            step<F>();
+            double xd = mpfr_get_d(x.get(), MPFR_RNDN), yd = mpfr_get_d(y.get(), MPFR_RNDN);
+            double norm = xd * xd + yd * yd;
+            if (norm > bailout_squared) {
+                *mu = formula_degree(F) == 2 ? std::max(0.0, double(k) + 1.0 - std::log2(0.5 * std::log(norm)))
+                                             : double(formula_smooth_mu(F, int(std::min<int64_t>(k, INT32_MAX)), norm));
+                *iterations += uint64_t(k);
+                return k;
+            }
+        }
+        *iterations += uint64_t(max_iterations);
+        return -1;
+    }
+};
+
+int64_t brute_force_pixel(BruteForceRegisters& r, Formula formula, int64_t max_iterations, double* mu,
+                          int64_t* iterations) {
+    switch (formula) {
+        case Formula::Mandelbrot: return r.iterate<Formula::Mandelbrot>(max_iterations, mu, iterations);
+        case Formula::Multibrot3: return r.iterate<Formula::Multibrot3>(max_iterations, mu, iterations);
+        case Formula::Multibrot4: return r.iterate<Formula::Multibrot4>(max_iterations, mu, iterations);
+        case Formula::Multibrot5: return r.iterate<Formula::Multibrot5>(max_iterations, mu, iterations);
+        case Formula::Multibrot6: return r.iterate<Formula::Multibrot6>(max_iterations, mu, iterations);
+        case Formula::Multibrot7: return r.iterate<Formula::Multibrot7>(max_iterations, mu, iterations);
+        case Formula::Multibrot8: return r.iterate<Formula::Multibrot8>(max_iterations, mu, iterations);
+        case Formula::BurningShip: return r.iterate<Formula::BurningShip>(max_iterations, mu, iterations);
+        case Formula::Tricorn: return r.iterate<Formula::Tricorn>(max_iterations, mu, iterations);
+    }
+    return -1;
+}
+
+}  // namespace
 
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
                              int64_t precision_bits) {
@@ -32,44 +122,40 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
     uint64_t iterations = 0, escaped = 0;
 #pragma omp parallel reduction(+ : iterations, escaped)
     {
-        MpfrNumber center_re(bits), center_im(bits), spacing(bits), cr(bits), ci(bits), x(bits),
-            y(bits), x2(bits), y2(bits), s(bits);
+        MpfrNumber center_re(bits), center_im(bits), spacing(bits), pixel_re(bits), pixel_im(bits);
+        BruteForceRegisters r(bits);
         mpfr_set_decimal(center_re.get(), location.center_re);
         mpfr_set_decimal(center_im.get(), location.center_im);
         mpfr_set_d(spacing.get(), spacing_fe.mantissa, MPFR_RNDN);
         mpfr_mul_2si(spacing.get(), spacing.get(), long(spacing_fe.exponent), MPFR_RNDN);
+        int64_t thread_iterations = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t p = 0; p < pixels; ++p) {
             const int px = int(p % width), py = int(p / width);
-            mpfr_mul_d(cr.get(), spacing.get(), px + 0.5 - 0.5 * width, MPFR_RNDN);
-            mpfr_add(cr.get(), cr.get(), center_re.get(), MPFR_RNDN);
-            mpfr_mul_d(ci.get(), spacing.get(), -(py + 0.5 - 0.5 * height), MPFR_RNDN);
-            mpfr_add(ci.get(), ci.get(), center_im.get(), MPFR_RNDN);
-            mpfr_set_zero(x.get(), 1);
-            mpfr_set_zero(y.get(), 1);
-            int64_t k = 1;
-            for (; k <= max_iterations; ++k) {
-                mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-                mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-                mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
-                mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
-                mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
-                mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
-                mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
-                mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-                mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
-                double xd = mpfr_get_d(x.get(), MPFR_RNDN), yd = mpfr_get_d(y.get(), MPFR_RNDN);
-                double norm = xd * xd + yd * yd;
-                if (norm > kBailoutRadius * kBailoutRadius) {
-                    frame.escape_count[size_t(p)] = k;
-                    double mu = double(k) + 1.0 - std::log2(0.5 * std::log(norm));
-                    frame.mu[size_t(p)] = mu > 0.0 ? mu : 0.0;
-                    ++escaped;
-                    break;
-                }
+            mpfr_mul_d(pixel_re.get(), spacing.get(), px + 0.5 - 0.5 * width, MPFR_RNDN);
+            mpfr_add(pixel_re.get(), pixel_re.get(), center_re.get(), MPFR_RNDN);
+            mpfr_mul_d(pixel_im.get(), spacing.get(), -(py + 0.5 - 0.5 * height), MPFR_RNDN);
+            mpfr_add(pixel_im.get(), pixel_im.get(), center_im.get(), MPFR_RNDN);
+            if (location.julia) {  // z_0 = pixel, c fixed
+                mpfr_set(r.x.get(), pixel_re.get(), MPFR_RNDN);
+                mpfr_set(r.y.get(), pixel_im.get(), MPFR_RNDN);
+                mpfr_set_decimal(r.cr.get(), location.julia_re);
+                mpfr_set_decimal(r.ci.get(), location.julia_im);
+            } else {  // z_0 = 0, c = pixel
+                mpfr_set_zero(r.x.get(), 1);
+                mpfr_set_zero(r.y.get(), 1);
+                mpfr_set(r.cr.get(), pixel_re.get(), MPFR_RNDN);
+                mpfr_set(r.ci.get(), pixel_im.get(), MPFR_RNDN);
             }
-            iterations += uint64_t(std::min(k, max_iterations));
+            double mu = -1.0;
+            const int64_t k = brute_force_pixel(r, location.formula, max_iterations, &mu, &thread_iterations);
+            frame.escape_count[size_t(p)] = k;
+            if (k >= 0) {
+                frame.mu[size_t(p)] = mu;
+                ++escaped;
+            }
         }
+        iterations += uint64_t(thread_iterations);
     }
     frame.stats.iterations = iterations;
     frame.stats.escaped_pixels = escaped;

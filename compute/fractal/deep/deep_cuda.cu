@@ -29,8 +29,11 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
 
-template <typename T, bool kRebase>
-__global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T> bla,
+// One instantiation per number type, formula (formula.h), plane (kJulia) and rebasing. W,
+// w_last and bla_w are a Julia set's critical orbit and its table (unused elsewhere).
+template <typename T, bool kRebase, Formula F, bool kJulia>
+__global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
+                                   const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    int64_t max_iterations, int64_t* counts, double* mu,
                                    DeviceCounters* totals) {
@@ -44,7 +47,8 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
         const size_t i = size_t(y) * size_t(width) + size_t(x);
         double pixel_mu;
-        counts[i] = deep_iterate_pixel<T, kRebase>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c);
+        counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c,
+                                                              W, w_last, &bla_w);
         mu[i] = pixel_mu;
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
@@ -86,12 +90,13 @@ struct EventPair {
     }
 };
 
-template <typename T>
+template <typename T, Formula F, bool kJulia, bool kRebase>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
                         const DeepRenderOptions& options, DeepFrame* frame) {
+    using L = DeepBlaLinear<F, T>;
     DeepFrameStats& stats = frame->stats;
-    BlaTable<T> table;
-    if (!deep_frame_bla(setup, options, &table, &stats)) return;
+    BlaTable<T, L> table, critical_table;
+    if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
     if (options.cancel && options.cancel->load()) {
         stats.cancelled = true;
         return;
@@ -105,13 +110,28 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     DeviceArray<DeepComplex<T>> z_device(orbit_size);
     CUDA_CHECK(cudaMemcpyAsync(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
                                cudaMemcpyHostToDevice, stream));
-    DeviceArray<BlaStep<T>> bla_device(table.entries.size());
-    BlaView<T> bla{};
+    DeviceArray<BlaStep<T, L>> bla_device(table.entries.size());
+    BlaView<T, L> bla{};
     if (options.use_bla && !table.entries.empty()) {
         CUDA_CHECK(cudaMemcpyAsync(bla_device.ptr, table.entries.data(),
-                                   table.entries.size() * sizeof(BlaStep<T>), cudaMemcpyHostToDevice, stream));
+                                   table.entries.size() * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice, stream));
         bla = bla_view(&table);
         bla.entries = bla_device.ptr;
+    }
+    // A Julia set's critical orbit and its table (one-element placeholders elsewhere).
+    const size_t critical_size = orbit.critical_z.size();
+    DeviceArray<DeepComplex<T>> w_device(critical_size);
+    if (critical_size)
+        CUDA_CHECK(cudaMemcpyAsync(w_device.ptr, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>),
+                                   cudaMemcpyHostToDevice, stream));
+    DeviceArray<BlaStep<T, L>> bla_w_device(critical_table.entries.size());
+    BlaView<T, L> bla_w{};
+    if (options.use_bla && !critical_table.entries.empty()) {
+        CUDA_CHECK(cudaMemcpyAsync(bla_w_device.ptr, critical_table.entries.data(),
+                                   critical_table.entries.size() * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice,
+                                   stream));
+        bla_w = bla_view(&critical_table);
+        bla_w.entries = bla_w_device.ptr;
     }
     DeviceArray<int64_t> counts_device(pixels);
     DeviceArray<double> mu_device(pixels);
@@ -125,14 +145,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                     (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
     CUDA_CHECK(cudaEventRecord(events.start, stream));
-    if (options.rebase)
-        deep_pixels_kernel<T, true><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
-                                                     frame->width, frame->height, location.max_iterations,
-                                                     counts_device.ptr, mu_device.ptr, totals_device.ptr);
-    else
-        deep_pixels_kernel<T, false><<<grid, block, 0, stream>>>(z_device.ptr, orbit.last_index(), bla, offset, spacing,
-                                                      frame->width, frame->height, location.max_iterations,
-                                                      counts_device.ptr, mu_device.ptr, totals_device.ptr);
+    const int64_t w_last = orbit.critical_last_index();
+    deep_pixels_kernel<T, kRebase, F, kJulia><<<grid, block, 0, stream>>>(
+        z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, frame->width,
+        frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, totals_device.ptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(events.stop));
@@ -180,10 +196,16 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     DeepFrame frame;
     DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
     if (setup.orbit) {
-        if (frame.stats.number_type == DeepNumberType::Double)
-            render_pixels_cuda<double>(location, setup, options, &frame);
-        else
-            render_pixels_cuda<FloatExp>(location, setup, options, &frame);
+        const bool is_double = frame.stats.number_type == DeepNumberType::Double;
+        if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
+            if (is_double) render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+            else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else {
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (is_double) render_pixels_cuda<double, F, kJulia, true>(location, setup, options, &frame);
+                else render_pixels_cuda<FloatExp, F, kJulia, true>(location, setup, options, &frame);
+            });
+        }
     }
     frame.stats.frame_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

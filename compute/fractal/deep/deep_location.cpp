@@ -130,6 +130,12 @@ std::string parse_deep_iterations(const std::string& text, int64_t* out) {
 std::string validate_deep_location(const DeepLocation& location) {
     std::string error = check_deep_center(location.center_re, "real");
     if (error.empty()) error = check_deep_center(location.center_im, "imaginary");
+    if (error.empty() && location.julia) {
+        error = check_deep_center(location.julia_re, "real");
+        if (error.empty()) error = check_deep_center(location.julia_im, "imaginary");
+        // Same grammar and limit as the centre; the sentence names the Julia parameter.
+        if (error.rfind("The centre's", 0) == 0) error = "The Julia parameter's" + error.substr(12);
+    }
     if (!error.empty()) return error;
     const DeepZoom& z = location.zoom;
     if (!(z.mantissa >= 1.0 && z.mantissa < 10.0) || z.exponent10 > kDeepZoomMaxExponent10 ||

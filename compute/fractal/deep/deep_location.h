@@ -4,8 +4,10 @@
 // text (its digits grow with the depth), the zoom is a decimal mantissa and a 64-bit decimal
 // exponent, and iterations are 64-bit. It uses View's conventions (Kalles Fraktaler's): half the
 // image height spans 2/zoom, so the pixel spacing is 4 / (zoom * height), pixel (x, y) samples
-// its centre, y = 0 is the top row. View can carry one later as a member (the lead integrates
-// it); nothing here depends on View.
+// its centre, y = 0 is the top row. It also names the map iterated (formula.h: Mandelbrot,
+// Multibrot 3..8, Burning Ship, Tricorn) and whether the view draws its Julia set of a fixed c
+// (full decimal text, like the centre). Nothing here depends on View (view.h's deep_location()
+// makes one from a View).
 //
 // Text forms (what --zoom, .kfr files and PNG metadata carry):
 //   zoom   "4.00000000000E533", "1e50", "5.0E-1", "250": a positive decimal number with an
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "compute/fractal/deep/floatexp.h"
+#include "compute/fractal/formula.h"
 
 namespace ms {
 
@@ -38,6 +41,10 @@ struct DeepLocation {
     std::string center_im = "0";
     DeepZoom zoom{};
     int64_t max_iterations = 1000;
+    Formula formula = Formula::Mandelbrot;
+    bool julia = false;               // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
+    std::string julia_re = "0";       // the Julia parameter c, full decimal text
+    std::string julia_im = "0";
 };
 
 // Empty string on success, else one sentence (the input is quoted, cut to 40 characters).
@@ -45,7 +52,7 @@ std::string parse_deep_zoom(const std::string& text, DeepZoom* out);
 std::string format_deep_zoom(DeepZoom zoom);
 std::string check_deep_center(const std::string& text, const char* which);  // "real" / "imaginary"
 std::string parse_deep_iterations(const std::string& text, int64_t* out);
-// The whole location: centre texts, zoom range, iterations.
+// The whole location: centre texts (and the Julia c's), zoom range, iterations.
 std::string validate_deep_location(const DeepLocation& location);
 
 // log2(zoom) (as double: exact enough to size precisions and pick number types).

@@ -1,14 +1,38 @@
 // deep_perturbation.h: one pixel of a deep frame, the loop the CPU (deep_cpu.cpp) and CUDA
-// (deep_cuda.cu) siblings share, templated on the delta type T (double or FloatExp) and on
-// rebasing (on, or off for the tests' plain perturbation). See deep_cpu.h for the maths.
+// (deep_cuda.cu) siblings share, templated on the delta type T (double or FloatExp), on the
+// formula (formula.h), on Julia or parameter plane, and on rebasing (on, or off for the tests'
+// plain perturbation). See deep_cpu.h for the maths; no instantiation branches on the formula
+// per iteration, and Mandelbrot's is the arithmetic it always had.
+//
+// One perturbation step: with the reference at Z (= Z_m) and the pixel at Z + z, the pixel's
+// next delta is f(Z + z) - f(Z) (+ dc on the parameter plane), written so that nothing large
+// cancels:
+//   Mandelbrot     (2Z + z) z
+//   Tricorn        conj((2Z + z) z)                 (conj(Z + z)^2 - conj(Z)^2)
+//   Multibrot d    sum_{k=1..d} C(d,k) Z^(d-k) z^k  (the binomial expansion of (Z + z)^d - Z^d,
+//                  by Horner in z: no term is a difference of near-equal powers)
+//   Burning Ship   re: (2X + x) x - (2Y + y) y
+//                  im: 2 diffabs(XY, Xy + x(Y + y)), diffabs(c, d) = |c + d| - |c| by cases on
+//                  the signs of c and c + d (C. Heiland-Allen, "At the Helm of the Burning Ship",
+//                  EVA 2019, section on perturbation)
+// Rebasing (Zhuoran, 2021; Heiland-Allen, "Deep zoom theory and practice (again)", 2022): when
+// the pixel is nearer the critical point 0 than the reference is to it, |Z + z| < |z|, or the
+// reference ends, the pixel restarts on the orbit of the critical point with its full value as
+// the delta. That orbit is the reference itself on the parameter plane (Z_0 = 0), for every
+// formula here: each has the one critical point 0 (the Burning Ship and Tricorn too: the
+// article names the Burning Ship among the formulas that need one reference). A Julia set's
+// pixels start on the view centre's orbit (z = their offset from it, no dc) and rebase onto its
+// critical orbit W (W_0 = 0, deep_reference.h), where they stay.
 #pragma once
 
 #include <math.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/floatexp.h"
+#include "compute/fractal/formula_math.h"
 
 namespace ms {
 
@@ -19,44 +43,135 @@ struct DeepPixelCounters {
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
 };
 
+// Binomial coefficient C(n, k), for the Multibrot step.
+constexpr double deep_binomial(int n, int k) {
+    double c = 1.0;
+    for (int i = 1; i <= k; ++i) c = c * double(n - k + i) / double(i);
+    return c;
+}
+
+// diffabs(c, d) = |c + d| - |c| without cancellation (the Burning Ship's step).
+template <typename T>
+MS_DEEP_HD T deep_diffabs(T c, T d) {
+    const T s = c + d;
+    if (!deep_negative(c)) return !deep_negative(s) ? d : -(deep_twice(c) + d);
+    return !deep_negative(s) ? deep_twice(c) + d : -d;
+}
+
+// f(Z + z) - f(Z) for formula F (the header comment's table); the caller adds dc.
+template <Formula F, typename T>
+MS_DEEP_HD DeepComplex<T> deep_perturbation_step(DeepComplex<T> Z, DeepComplex<T> z) {
+    if constexpr (F == Formula::Mandelbrot) {
+        return (deep_twice(Z) + z) * z;
+    } else if constexpr (F == Formula::Tricorn) {
+        const DeepComplex<T> w = (deep_twice(Z) + z) * z;
+        return {w.re, -w.im};
+    } else if constexpr (F == Formula::BurningShip) {
+        const T re = (deep_twice(Z.re) + z.re) * z.re - (deep_twice(Z.im) + z.im) * z.im;
+        const T im = deep_twice(deep_diffabs(Z.re * Z.im, Z.re * z.im + z.re * (Z.im + z.im)));
+        return {re, im};
+    } else {
+        constexpr int d = formula_degree(F);
+        // Z^1 .. Z^(d-1).
+        DeepComplex<T> power[d];
+        power[1] = Z;
+MS_DEEP_UNROLL
+        for (int j = 2; j < d; ++j) power[j] = power[j - 1] * Z;
+        // Horner: acc = z + d Z, then acc = acc z + C(d,k) Z^(d-k) for k = d-2 .. 1; result acc z.
+        DeepComplex<T> acc{z.re + deep_times_small(Z.re, double(d)), z.im + deep_times_small(Z.im, double(d))};
+MS_DEEP_UNROLL
+        for (int k = d - 2; k >= 1; --k) {
+            const double b = deep_binomial(d, k);
+            const DeepComplex<T>& p = power[d - k];
+            acc = acc * z;
+            acc = {acc.re + deep_times_small(p.re, b), acc.im + deep_times_small(p.im, b)};
+        }
+        return acc * z;
+    }
+}
+
+// The linear maps of formula F's BLA table (deep_bla.h): real 2x2 matrices for the Burning Ship
+// and the Tricorn, complex multiplications for the others.
+constexpr bool deep_formula_bla_is_matrix(Formula formula) {
+    return formula == Formula::BurningShip || formula == Formula::Tricorn;
+}
+template <Formula F, typename T>
+using DeepBlaLinear = std::conditional_t<deep_formula_bla_is_matrix(F), DeepMatrix<T>, DeepComplex<T>>;
+
+// The smooth value of a pixel that escaped at n with |z_n|^2 = norm: mandelbrot.h's for degree 2,
+// formula_math.h's generalisation (log_d, bailout 64) for the Multibrots.
+template <Formula F>
+MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
+    double mu;
+    if constexpr (formula_degree(F) == 2) {
+        mu = double(n) + 1.0 - log2(0.5 * log(norm));
+    } else {
+        const double scale = 1.0 / log2(double(formula_degree(F)));
+        const double constant = 1.0 + log2(log(formula_bailout_radius(F))) * scale - kLog2LnBailout;
+        mu = double(n) + constant - log2(0.5 * log(norm)) * scale;
+    }
+    return mu > 0.0 ? mu : 0.0;
+}
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
-// (-1 inside) and writes mu (-1 inside).
-template <typename T, bool kRebase>
+// (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
+// Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
+// W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
+template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
-                                      const BlaView<T>& bla, DeepComplex<T> dc,
+                                      const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
-                                      DeepPixelCounters& counters) {
+                                      DeepPixelCounters& counters,
+                                      const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
+                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr) {
+    constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
+    if constexpr (kJulia) z = dc;
+    const DeepComplex<T>* orbit = Z;
+    int64_t last = last_index;
+    bool on_critical = false;  // Julia: the pixel has moved onto W
     int64_t m = 0, n = 0;
     while (n < max_iterations) {
-        const BlaStep<T>* skip = bla_lookup(bla, m, deep_norm(z), max_iterations - n);
+        const BlaStep<T, DeepBlaLinear<F, T>>* skip;
+        if constexpr (kJulia)
+            skip = on_critical ? bla_lookup(*bla_w, m, deep_norm(z), max_iterations - n)
+                               : bla_lookup(bla, m, deep_norm(z), max_iterations - n);
+        else
+            skip = bla_lookup(bla, m, deep_norm(z), max_iterations - n);
         if (skip) {
-            z = skip->a * z + skip->b * dc;
+            if constexpr (kJulia) z = bla_apply(skip->a, z);
+            else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
             n += skip->length;
             counters.bla_iterations += uint64_t(skip->length);
             ++counters.bla_skips;
         } else {
-            z = (deep_twice(Z[m]) + z) * z + dc;
+            z = deep_perturbation_step<F>(orbit[m], z);
+            if constexpr (!kJulia) z = z + dc;
             ++m;
             ++n;
             ++counters.steps;
         }
-        const DeepComplex<T> full = Z[m] + z;
+        const DeepComplex<T> full = orbit[m] + z;
         const T full_norm = deep_norm(full);
         const double norm = deep_to_double(full_norm);
-        if (norm > kDeepBailoutSquared) {
+        if (norm > bailout_squared) {
             counters.iterations += uint64_t(n);
             ++counters.escaped;
-            double mu = double(n) + 1.0 - log2(0.5 * log(norm));
-            *mu_out = mu > 0.0 ? mu : 0.0;
+            *mu_out = deep_smooth_mu<F>(n, norm);
             return n;
         }
         // Zhuoran's rebase: the pixel is closer to 0 than to the reference; restart the
-        // reference from Z_0 = 0 with the pixel's full value. And where the orbit ends.
-        if ((kRebase && full_norm < deep_norm(z)) || m == last_index) {
+        // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
+        // the orbit ends.
+        if ((kRebase && full_norm < deep_norm(z)) || m == last) {
             z = full;
             m = 0;
+            if constexpr (kJulia) {
+                orbit = W;
+                last = w_last;
+                on_critical = true;
+            }
             ++counters.rebases;
         }
     }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "compute/fractal/deep/deep_mpfr.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 
 namespace ms {
@@ -17,11 +18,12 @@ namespace {
 
 constexpr int64_t kProgressStride = 4096;  // iterations between progress calls / cancel polls
 
-// The orbit's working set: Z = x + iy, C = cr + i ci, and the squarings' temporaries.
+// The orbit's working set: Z = x + iy, C = cr + i ci, the squarings' temporaries, and (z^d only)
+// the power's.
 struct OrbitRegisters {
-    MpfrNumber x, y, x2, y2, s, cr, ci;
+    MpfrNumber x, y, x2, y2, s, cr, ci, pr, pi, a, b;
     explicit OrbitRegisters(mpfr_prec_t bits)
-        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits) {}
+        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
 
     // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
     void step() {
@@ -35,7 +37,153 @@ struct OrbitRegisters {
         mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
         mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
     }
+
+    // (pr, pi) := (pr, pi)^2.
+    void square_power() {
+        mpfr_mul(s.get(), pr.get(), pi.get(), MPFR_RNDN);
+        mpfr_sqr(a.get(), pr.get(), MPFR_RNDN);
+        mpfr_sqr(b.get(), pi.get(), MPFR_RNDN);
+        mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+        mpfr_mul_2ui(pi.get(), s.get(), 1, MPFR_RNDN);
+    }
+    // (pr, pi) := (pr, pi) * (x, y).
+    void multiply_power_by_z() {
+        mpfr_mul(a.get(), pr.get(), x.get(), MPFR_RNDN);
+        mpfr_mul(b.get(), pi.get(), y.get(), MPFR_RNDN);
+        mpfr_mul(s.get(), pr.get(), y.get(), MPFR_RNDN);
+        mpfr_mul(pi.get(), pi.get(), x.get(), MPFR_RNDN);
+        mpfr_add(pi.get(), pi.get(), s.get(), MPFR_RNDN);
+        mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+    }
+    // (pr, pi) := z^D by formula_math.h's square-and-multiply chain.
+    template <int D>
+    void power() {
+        if constexpr (D == 1) {
+            mpfr_set(pr.get(), x.get(), MPFR_RNDN);
+            mpfr_set(pi.get(), y.get(), MPFR_RNDN);
+        } else if constexpr (D % 2 == 1) {
+            power<D - 1>();
+            multiply_power_by_z();
+        } else {
+            power<D / 2>();
+            square_power();
+        }
+    }
+
+    // Z := f(Z) + C for formula F (formula_math.h's formula_step, in MPFR).
+    template <Formula F>
+    void step_formula() {
+        if constexpr (F == Formula::Mandelbrot) {
+            step();
+        } else if constexpr (formula_degree(F) == 2) {
+            // s = 2xy as (x + y)^2 - x^2 - y^2; Burning Ship takes |s|, Tricorn -s.
+            mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+            mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+            mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
+            mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
+            mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
+            mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
+            if constexpr (F == Formula::BurningShip) {
+                mpfr_abs(s.get(), s.get(), MPFR_RNDN);
+                mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+            } else {
+                static_assert(F == Formula::Tricorn);
+                mpfr_sub(y.get(), ci.get(), s.get(), MPFR_RNDN);
+            }
+            mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
+            mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+        } else {
+            power<formula_degree(F)>();
+            mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
+            mpfr_add(y.get(), pi.get(), ci.get(), MPFR_RNDN);
+        }
+    }
 };
+
+// The running minimum of |Z_m|^2 over an orbit (or two): in double while the square is a
+// normal double (almost always), in FloatExp where it is not.
+struct MinNorm {
+    FloatExp norm{};
+    double norm_d = 0.0;
+    bool have = false;
+    void add(DeepComplex<double> zd, const DeepComplex<FloatExp>& zf) {
+        const double n = zd.re * zd.re + zd.im * zd.im;
+        if (have && n > 1e-300 && n >= norm_d) return;
+        FloatExp f = n > 1e-300 ? fe_from_double(n) : deep_norm(zf);
+        if (!have || f < norm) {
+            norm = f;
+            norm_d = fe_to_double(f);
+            have = true;
+        }
+    }
+};
+
+// Iterates r's (x, y) under formula F up to max_iterations, storing Z_0 (the start) .. Z_last in
+// z and z_fe. Returns false when cancelled; *escaped says how it ended. Progress is reported as
+// (done + progress_base, progress_total).
+template <Formula F>
+bool run_orbit(OrbitRegisters& r, int64_t max_iterations, std::vector<DeepComplex<double>>* z,
+               std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm, bool* escaped,
+               const ReferenceControl& control, int64_t progress_base, int64_t progress_total) {
+    const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
+    size_t reserve = size_t(std::min<int64_t>(max_iterations + 1, int64_t(1) << 20));
+    z->reserve(reserve);
+    z_fe->reserve(reserve);
+    {
+        DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
+        z->push_back({fe_to_double(zf.re), fe_to_double(zf.im)});
+        z_fe->push_back(zf);
+    }
+    for (int64_t n = 1; n <= max_iterations; ++n) {
+        r.step_formula<F>();
+        DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
+        DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
+        z->push_back(zd);
+        z_fe->push_back(zf);
+        min_norm->add(zd, zf);
+        if (zd.re * zd.re + zd.im * zd.im > bailout_squared) {
+            *escaped = true;
+            break;
+        }
+        if (n % kProgressStride == 0) {
+            if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
+            if (control.progress) control.progress(progress_base + n, progress_total);
+        }
+    }
+    return true;
+}
+
+// The orbit (and a Julia set's critical orbit) for formula F.
+template <Formula F>
+bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceControl& control) {
+    const int64_t max_iterations = orbit->max_iterations;
+    const OrbitMap& map = orbit->map;
+    OrbitRegisters r{bits};
+    MinNorm min_norm;
+    const int64_t total = map.julia ? 2 * max_iterations : max_iterations;
+    if (map.julia) {
+        mpfr_set_decimal(r.cr.get(), map.julia_re);
+        mpfr_set_decimal(r.ci.get(), map.julia_im);
+        mpfr_set_decimal(r.x.get(), orbit->center_re);
+        mpfr_set_decimal(r.y.get(), orbit->center_im);
+    } else {
+        mpfr_set_decimal(r.cr.get(), orbit->center_re);
+        mpfr_set_decimal(r.ci.get(), orbit->center_im);
+        mpfr_set_zero(r.x.get(), 1);
+        mpfr_set_zero(r.y.get(), 1);
+    }
+    if (!run_orbit<F>(r, max_iterations, &orbit->z, &orbit->z_fe, &min_norm, &orbit->escaped, control, 0, total))
+        return false;
+    if (map.julia) {
+        mpfr_set_zero(r.x.get(), 1);
+        mpfr_set_zero(r.y.get(), 1);
+        if (!run_orbit<F>(r, max_iterations, &orbit->critical_z, &orbit->critical_z_fe, &min_norm,
+                          &orbit->critical_escaped, control, max_iterations, total))
+            return false;
+    }
+    orbit->min_abs = fe_sqrt(min_norm.norm);
+    return true;
+}
 
 }  // namespace
 
@@ -50,66 +198,55 @@ int64_t deep_reference_precision_bits(DeepZoom zoom, int height) {
     return std::max<int64_t>(64, int64_t(std::ceil(bits)) + 64);
 }
 
+OrbitMap orbit_map(const DeepLocation& location) {
+    OrbitMap map;
+    map.formula = location.formula;
+    map.julia = location.julia;
+    if (location.julia) {
+        map.julia_re = location.julia_re;
+        map.julia_im = location.julia_im;
+    }
+    return map;
+}
+
+bool operator==(const OrbitMap& a, const OrbitMap& b) {
+    return a.formula == b.formula && a.julia == b.julia &&
+           (!a.julia || (a.julia_re == b.julia_re && a.julia_im == b.julia_im));
+}
+
 std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string& center_re,
                                                               const std::string& center_im,
                                                               int64_t precision_bits,
                                                               int64_t max_iterations,
-                                                              const ReferenceControl& control) {
+                                                              const ReferenceControl& control,
+                                                              const OrbitMap& map) {
     auto start = std::chrono::steady_clock::now();
     auto orbit = std::make_shared<ReferenceOrbit>();
     orbit->center_re = center_re;
     orbit->center_im = center_im;
+    orbit->map = map;
     orbit->precision_bits = precision_bits;
     orbit->max_iterations = max_iterations;
-
-    OrbitRegisters r{mpfr_prec_t(precision_bits)};
-    mpfr_set_decimal(r.cr.get(), center_re);
-    mpfr_set_decimal(r.ci.get(), center_im);
-    mpfr_set_zero(r.x.get(), 1);
-    mpfr_set_zero(r.y.get(), 1);
-
-    FloatExp min_norm{};
-    double min_norm_d = 0.0;
-    bool have_min = false;
+    const mpfr_prec_t bits = mpfr_prec_t(precision_bits);
+    bool done = false;
     try {
-        size_t reserve = size_t(std::min<int64_t>(max_iterations + 1, int64_t(1) << 20));
-        orbit->z.reserve(reserve);
-        orbit->z_fe.reserve(reserve);
-        orbit->z.push_back({0.0, 0.0});
-        orbit->z_fe.push_back({FloatExp{}, FloatExp{}});
-        for (int64_t n = 1; n <= max_iterations; ++n) {
-            r.step();
-            DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
-            DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
-            orbit->z.push_back(zd);
-            orbit->z_fe.push_back(zf);
-            // The smallest |Z_m|: in double while the square is a normal double (almost always),
-            // in FloatExp where it is not.
-            const double norm_d = zd.re * zd.re + zd.im * zd.im;
-            if (!have_min || !(norm_d > 1e-300) || norm_d < min_norm_d) {
-                FloatExp norm = norm_d > 1e-300 ? fe_from_double(norm_d) : deep_norm(zf);
-                if (!have_min || norm < min_norm) {
-                    min_norm = norm;
-                    min_norm_d = fe_to_double(norm);
-                    have_min = true;
-                }
-            }
-            if (norm_d > kBailoutRadius * kBailoutRadius) {
-                orbit->escaped = true;
-                break;
-            }
-            if (n % kProgressStride == 0) {
-                if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return nullptr;
-                if (control.progress) control.progress(n, max_iterations);
-            }
+        switch (map.formula) {
+            case Formula::Mandelbrot: done = compute_orbits<Formula::Mandelbrot>(orbit.get(), bits, control); break;
+            case Formula::Multibrot3: done = compute_orbits<Formula::Multibrot3>(orbit.get(), bits, control); break;
+            case Formula::Multibrot4: done = compute_orbits<Formula::Multibrot4>(orbit.get(), bits, control); break;
+            case Formula::Multibrot5: done = compute_orbits<Formula::Multibrot5>(orbit.get(), bits, control); break;
+            case Formula::Multibrot6: done = compute_orbits<Formula::Multibrot6>(orbit.get(), bits, control); break;
+            case Formula::Multibrot7: done = compute_orbits<Formula::Multibrot7>(orbit.get(), bits, control); break;
+            case Formula::Multibrot8: done = compute_orbits<Formula::Multibrot8>(orbit.get(), bits, control); break;
+            case Formula::BurningShip: done = compute_orbits<Formula::BurningShip>(orbit.get(), bits, control); break;
+            case Formula::Tricorn: done = compute_orbits<Formula::Tricorn>(orbit.get(), bits, control); break;
         }
     } catch (const std::bad_alloc&) {
         throw std::runtime_error("The reference orbit of " + std::to_string(max_iterations) +
                                  " iterations does not fit in memory.");
     }
-    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return nullptr;
+    if (!done || (control.cancel && control.cancel->load(std::memory_order_relaxed))) return nullptr;
     if (control.progress) control.progress(max_iterations, max_iterations);
-    orbit->min_abs = fe_sqrt(min_norm);
     orbit->compute_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return orbit;
@@ -156,7 +293,10 @@ std::shared_ptr<const ReferenceOrbit> ReferenceCache::find(const DeepLocation& l
     for (size_t i = 0; i < orbits.size(); ++i) {
         const ReferenceOrbit& orbit = *orbits[i];
         if (orbit.precision_bits < bits) continue;
-        if (!orbit.escaped && orbit.max_iterations < location.max_iterations) continue;
+        if (!(orbit.map == orbit_map(location))) continue;
+        if (orbit.max_iterations < location.max_iterations &&
+            (!orbit.escaped || (orbit.map.julia && !orbit.critical_escaped)))
+            continue;
         bool same_point = orbit.center_re == location.center_re && orbit.center_im == location.center_im;
         if (!same_point) {
             DeepComplex<FloatExp> offset = deep_center_offset(location, orbit);
@@ -199,7 +339,7 @@ std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
     if (cached) *cached = false;
     auto orbit = compute_reference_orbit(location.center_re, location.center_im,
                                          deep_reference_precision_bits(location.zoom, height),
-                                         location.max_iterations, control);
+                                         location.max_iterations, control, orbit_map(location));
     if (orbit && cache) cache->insert(orbit);
     return orbit;
 }

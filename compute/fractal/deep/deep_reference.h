@@ -8,11 +8,20 @@
 // Each Z_m is stored twice, rounded to double and to FloatExp: the double copy feeds the
 // double-delta path (while it fits: min_abs tells), the FloatExp copy the deep path.
 //
+// The formula is a compile-time parameter of the loop (formula.h: each step in MPFR as
+// formula_step does it in hardware floats; the bailout is formula_bailout_radius). A Julia set
+// (z_0 = pixel, c fixed) takes two orbits of its fixed c (Heiland-Allen, "Deep zoom theory and
+// practice (again)", 2022: one reference per critical point, plus the one pixels start from):
+//   z       the view centre's orbit, Z_0 = C (the point), Z_{m+1} = f(Z_m) + c: pixels start
+//           on it with their offset from C;
+//   critical_z  the critical point's orbit, W_0 = 0, W_{m+1} = f(W_m) + c: where a pixel
+//           rebases to (deep_perturbation.h), as Mandelbrot's pixels rebase to Z_0 = 0.
+//
 // Cost: three squarings and five adds per iteration at the working precision (the same count
 // as a bare MPFR loop; bench: deep_reference_bench), plus two roundings to store Z_m.
 //
-// The cache keeps recent orbits keyed on (reference point text, precision, iterations). A frame
-// reuses an orbit whose point lies inside its image (panning), whose precision is at least what
+// The cache keeps recent orbits keyed on (reference point text, map, precision, iterations). A frame
+// reuses an orbit of its own map whose point lies inside its image (panning), whose precision is at least what
 // its depth needs (same or shallower depth) and that ran at least as many iterations (or
 // escaped before them). A cancelled computation returns null and never reaches the cache.
 #pragma once
@@ -30,18 +39,34 @@
 
 namespace ms {
 
+// The map an orbit iterates: the formula, and for a Julia set its c (text, as DeepLocation).
+struct OrbitMap {
+    Formula formula = Formula::Mandelbrot;
+    bool julia = false;
+    std::string julia_re = "0";
+    std::string julia_im = "0";
+};
+OrbitMap orbit_map(const DeepLocation& location);
+bool operator==(const OrbitMap& a, const OrbitMap& b);
+
 struct ReferenceOrbit {
     std::string center_re;             // the reference point C, as text
     std::string center_im;
+    OrbitMap map;
     int64_t precision_bits = 0;
     int64_t max_iterations = 0;        // what it was asked to run
     bool escaped = false;              // Z_{size-1} escaped; else it ran max_iterations
     std::vector<DeepComplex<double>> z;        // Z_0 .. Z_last, rounded to double
     std::vector<DeepComplex<FloatExp>> z_fe;   // the same in FloatExp
-    FloatExp min_abs;                  // smallest |Z_m| over m >= 1 (0 if some Z_m is 0)
+    // Julia sets only (empty otherwise): the critical orbit W_0 = 0, W_{m+1} = f(W_m) + c.
+    std::vector<DeepComplex<double>> critical_z;
+    std::vector<DeepComplex<FloatExp>> critical_z_fe;
+    bool critical_escaped = false;
+    FloatExp min_abs;                  // smallest |Z_m| over m >= 1, and |W_m| (0 if one is 0)
     double compute_ms = 0.0;
 
     int64_t last_index() const { return int64_t(z.size()) - 1; }
+    int64_t critical_last_index() const { return int64_t(critical_z.size()) - 1; }
     // Every nonzero Z_m is a normal double (>= 1e-300): the double path may use z.
     bool fits_double() const;
 };
@@ -59,7 +84,8 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
                                                               const std::string& center_im,
                                                               int64_t precision_bits,
                                                               int64_t max_iterations,
-                                                              const ReferenceControl& control = {});
+                                                              const ReferenceControl& control = {},
+                                                              const OrbitMap& map = {});
 
 // The same loop without storing anything: three squarings and the adds per iteration, the
 // yardstick compute_reference_orbit is measured against. Returns the iterations run.

@@ -28,8 +28,15 @@
 
 #ifdef __CUDACC__
 #define MS_DEEP_HD __host__ __device__ __forceinline__
+#define MS_DEEP_UNROLL _Pragma("unroll")
 #else
-#define MS_DEEP_HD inline
+// always_inline: deep_cpu.cpp instantiates the pixel loop once per formula, plane and number
+// type (36 loops); with plain `inline` GCC's unit-growth limit stopped inlining FloatExp's
+// operators into some of them, and Mandelbrot's FloatExp loop ran 1.56x slower (e1000, 160x90,
+// one thread, medians of 9 interleaved runs: 327 ms against 210 ms). Forced, it is back at
+// 251 ms against 256 ms.
+#define MS_DEEP_HD inline __attribute__((always_inline))
+#define MS_DEEP_UNROLL _Pragma("GCC unroll 8")
 #endif
 
 namespace ms {
@@ -166,6 +173,11 @@ MS_DEEP_HD bool deep_finite(FloatExp x) { return x.mantissa - x.mantissa == 0.0;
 template <typename T> MS_DEEP_HD T deep_from_double(double x);
 template <> MS_DEEP_HD double deep_from_double<double>(double x) { return x; }
 template <> MS_DEEP_HD FloatExp deep_from_double<FloatExp>(double x) { return fe_from_double(x); }
+MS_DEEP_HD bool deep_negative(double x) { return x < 0.0; }
+MS_DEEP_HD bool deep_negative(FloatExp x) { return x.mantissa < 0.0; }
+// x * k for a small integer k (a binomial coefficient): one multiply of the mantissa.
+MS_DEEP_HD double deep_times_small(double x, double k) { return x * k; }
+MS_DEEP_HD FloatExp deep_times_small(FloatExp x, double k) { return fe_make(x.mantissa * k, x.exponent); }
 MS_DEEP_HD double deep_max(double a, double b) { return a > b ? a : b; }
 MS_DEEP_HD FloatExp deep_max(FloatExp a, FloatExp b) { return a > b ? a : b; }
 MS_DEEP_HD double deep_min(double a, double b) { return a < b ? a : b; }
