@@ -144,10 +144,16 @@ expect_bad --zoom=1e50 -o new.png --save-location="$work"
 
 # --- Ctrl-C during a deep render: no file -----------------------------------------------------
 # (SIGINT from timeout: a background job of a script would have SIGINT ignored.)
-timeout -s INT 3 "$bin" render --location="$locations/e1086.kfr" --size=256x256 --backend=cpu -o int.png \
-    --raw=int.npy > /dev/null 2>&1
-status=$?
-[ "$status" -ne 0 ] || fail "the interrupted render exited 0 (it finished within 3 s?)"
-[ -z "$(ls -A | grep -e '^int' -e '\.tmp')" ] || fail "Ctrl-C left files: $(ls -A | grep -e '^int' -e '\.tmp')"
+# A shell started with SIGINT ignored (some job runners do) passes that on, and mandelscope keeps
+# an ignored signal ignored: then there is nothing to test.
+if (( (16#$(awk '/^SigIgn:/ {print $2}' /proc/self/status) >> 1) & 1 )); then
+    echo "skip Ctrl-C during a deep render: this shell was started with SIGINT ignored"
+else
+    timeout -s INT 3 "$bin" render --location="$locations/e1086.kfr" --size=256x256 --backend=cpu -o int.png \
+        --raw=int.npy > /dev/null 2>&1
+    status=$?
+    [ "$status" -ne 0 ] || fail "the interrupted render exited 0 (it finished within 3 s?)"
+    [ -z "$(ls -A | grep -e '^int' -e '\.tmp')" ] || fail "Ctrl-C left files: $(ls -A | grep -e '^int' -e '\.tmp')"
+fi
 
 cli_end "all deep render checks passed"
