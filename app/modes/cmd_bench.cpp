@@ -377,6 +377,7 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
             row["bla_iterations"] = e.bla_iterations;
             row["ratio_vs_kf"] = r.ratio;
             row["cached_frame_ms"] = r.cached.frame_ms;
+            row["bla_kept_frame_ms"] = r.bla_kept.frame_ms;
         }
         j["rows"].push_back(row);
     }

@@ -184,6 +184,47 @@ TEST(DeepCpu, ReferenceCacheIsReusedWhereItMayBe) {
     EXPECT_FALSE(deep_cpu(far, 8, 5, options).stats.reference_cached);
 }
 
+// The BLA table is kept with its orbit (deep_reference.h: find_bla): the same frame again uses
+// it, a frame whose largest |dc| is larger builds its own, and a frame whose largest |dc| is
+// within kBlaReuseSlack below a kept table's uses that one, with the same escape counts as its
+// own table gives (the smaller radii only skip less).
+TEST(DeepCpu, BlaTableIsKeptWithTheReference) {
+    ReferenceCache cache;
+    DeepRenderOptions options;
+    options.cache = &cache;
+    const DeepLocation location = load("e113");
+    const DeepFrame first = deep_cpu(location, 24, 14, options);
+    EXPECT_FALSE(first.stats.bla_cached);
+    EXPECT_GT(first.stats.bla_levels, 0);
+    const DeepFrame again = deep_cpu(location, 24, 14, options);
+    EXPECT_TRUE(again.stats.reference_cached);
+    EXPECT_TRUE(again.stats.bla_cached);
+    EXPECT_EQ(again.stats.bla_ms, 0.0);
+    EXPECT_EQ(again.stats.bla_levels, first.stats.bla_levels);
+    EXPECT_EQ(count_differences(first, again), 0);
+    EXPECT_EQ(again.stats.bla_iterations, first.stats.bla_iterations);
+
+    // The zoom fixes the frame's height, so a wider image reaches farther from the centre:
+    // 48x14's corners 1.8x as far as 24x14's, past the slack: a table of its own. Then 36x14
+    // (0.77x as far as 48x14): the 48x14 table serves, built for a larger |dc|, and its escape
+    // counts are those of a table of its own.
+    const DeepFrame big = deep_cpu(location, 48, 14, options);
+    EXPECT_FALSE(big.stats.bla_cached);
+    const DeepFrame mid = deep_cpu(location, 36, 14, options);
+    EXPECT_TRUE(mid.stats.bla_cached);
+    const DeepFrame mid_own = deep_cpu(location, 36, 14, DeepRenderOptions{});
+    EXPECT_FALSE(mid_own.stats.bla_cached);
+    EXPECT_EQ(count_differences(mid, mid_own), 0);
+    EXPECT_LE(mid.stats.bla_iterations, mid_own.stats.bla_iterations);
+
+    // Without BLA nothing is built or kept; a cleared cache forgets the tables.
+    DeepRenderOptions no_bla = options;
+    no_bla.use_bla = false;
+    EXPECT_EQ(deep_cpu(location, 24, 14, no_bla).stats.bla_levels, 0);
+    cache.clear();
+    EXPECT_FALSE(deep_cpu(location, 24, 14, options).stats.bla_cached);
+}
+
 TEST(DeepCpu, ReferenceCacheNeedsEnoughIterations) {
     ReferenceCache cache;
     DeepRenderOptions options;

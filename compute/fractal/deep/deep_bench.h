@@ -8,7 +8,8 @@
 //   deep_bench_plain      one location, the full pipeline (all cores, BLA) against the plain
 //                         loop: MPFR reference, double deltas, rebasing, no BLA, one thread
 //   deep_bench_kf2        `mandelscope bench --deep`: each kf2 benchmark location end to end
-//                         with nothing cached, then the frame alone with its reference cached,
+//                         with nothing cached, then the frame alone with its reference cached
+//                         (BLA table built again), then with its BLA table kept too,
 //                         against Kalles Fraktaler 2.12.11's published CPU times, with the goal
 //                         marks (100x goal, 30x resolve bar, 50 ms frame goal)
 #pragma once
@@ -54,7 +55,8 @@ struct DeepKf2Row {
     DeepKf2Location location{};
     std::string missing;          // why the row did not run ("" when it ran)
     DeepFrameStats end_to_end;    // nothing cached: reference + BLA + pixels
-    DeepFrameStats cached;        // the same frame again, its reference from the cache
+    DeepFrameStats cached;        // the same frame again, its reference from the cache, BLA built
+    DeepFrameStats bla_kept;      // and again, its BLA table kept with the reference too
     double ratio = 0.0;           // KF's time / our end-to-end time
 };
 

@@ -6,6 +6,9 @@
 
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <typeinfo>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
@@ -39,10 +42,10 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const DeepComplex<T>* W = deep_critical_data<T>(orbit);
     const int64_t w_last = orbit.critical_last_index();
     using L = DeepBlaLinear<F, T>;
-    BlaTable<T, L> table, critical_table;
+    std::shared_ptr<const BlaTable<T, L>> table, critical_table;
     if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
-    const BlaView<T, L> bla = options.use_bla ? bla_view(&table) : BlaView<T, L>{};
-    const BlaView<T, L> bla_w = options.use_bla ? bla_view(&critical_table) : BlaView<T, L>{};
+    const BlaView<T, L> bla = bla_view(table.get());
+    const BlaView<T, L> bla_w = bla_view(critical_table.get());
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
     const int64_t last_index = orbit.last_index();
@@ -150,33 +153,59 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 }
 
 template <typename T, typename L>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
-                    BlaTable<T, L>* critical_table, DeepFrameStats* stats) {
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
+                    std::shared_ptr<const BlaTable<T, L>>* table,
+                    std::shared_ptr<const BlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
+    table->reset();
+    critical_table->reset();
     if (!options.use_bla) return true;
     const double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
     const Formula formula = setup.map.formula;
     const T max_dc = deep_from_floatexp<T>(setup.max_dc);
-    auto build = [&](const DeepComplex<T>* z, int64_t last, BlaTable<T, L>* out) {
-        if constexpr (std::is_same_v<L, DeepMatrix<T>>)
-            return build_bla_table_matrix(z, last, max_dc, epsilon, options.cancel, out,
-                                          formula == Formula::BurningShip);
-        else
-            return build_bla_table(z, last, max_dc, epsilon, options.cancel, out, formula_degree(formula));
-    };
     const ReferenceOrbit& orbit = *setup.orbit;
-    if (!build(deep_orbit_data<T>(orbit), orbit.last_index(), table) ||
-        (setup.map.julia && !build(deep_critical_data<T>(orbit), orbit.critical_last_index(), critical_table))) {
+    bool all_cached = true;
+    double build_ms = 0.0;
+    // One table: from the cache, else built (and kept there). False when cancelled.
+    auto get = [&](bool critical, std::shared_ptr<const BlaTable<T, L>>* out) {
+        const std::string kind = std::string(typeid(BlaTable<T, L>).name()) + (critical ? " critical" : " reference");
+        if (options.cache) {
+            if (auto kept = options.cache->find_bla(&orbit, kind, epsilon, setup.max_dc)) {
+                *out = std::static_pointer_cast<const BlaTable<T, L>>(kept);
+                return true;
+            }
+        }
+        all_cached = false;
+        auto built = std::make_shared<BlaTable<T, L>>();
+        const DeepComplex<T>* z = critical ? deep_critical_data<T>(orbit) : deep_orbit_data<T>(orbit);
+        const int64_t last = critical ? orbit.critical_last_index() : orbit.last_index();
+        bool ok;
+        if constexpr (std::is_same_v<L, DeepMatrix<T>>)
+            ok = build_bla_table_matrix(z, last, max_dc, epsilon, options.cancel, built.get(),
+                                        formula == Formula::BurningShip);
+        else
+            ok = build_bla_table(z, last, max_dc, epsilon, options.cancel, built.get(), formula_degree(formula));
+        if (!ok) return false;
+        build_ms += built->build_ms;
+        if (options.cache) options.cache->insert_bla({setup.orbit, kind, epsilon, setup.max_dc, built});
+        *out = std::move(built);
+        return true;
+    };
+    if (!get(false, table) || (setup.map.julia && !get(true, critical_table))) {
+        table->reset();
+        critical_table->reset();
         stats->cancelled = true;
         return false;
     }
-    stats->bla_ms = table->build_ms + critical_table->build_ms;
-    stats->bla_levels = table->view.levels;
+    stats->bla_ms = build_ms;
+    stats->bla_cached = all_cached;
+    stats->bla_levels = (*table)->view.levels;
     return true;
 }
 
 #define MS_DEEP_FRAME_BLA(T, L)                                                                          \
-    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&, BlaTable<T, L>*, \
-                                       BlaTable<T, L>*, DeepFrameStats*);
+    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&,                  \
+                                       std::shared_ptr<const BlaTable<T, L>>*,                            \
+                                       std::shared_ptr<const BlaTable<T, L>>*, DeepFrameStats*);
 MS_DEEP_FRAME_BLA(double, DeepComplex<double>)
 MS_DEEP_FRAME_BLA(FloatExp, DeepComplex<FloatExp>)
 MS_DEEP_FRAME_BLA(double, DeepMatrix<double>)

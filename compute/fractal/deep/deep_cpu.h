@@ -67,6 +67,7 @@ struct DeepFrameStats {
     int64_t reference_iterations = 0;    // the orbit's last index
     int64_t precision_bits = 0;          // the reference's
     bool reference_cached = false;
+    bool bla_cached = false;             // the BLA table(s) came from the cache, not built
     int bla_levels = 0;
     DeepNumberType number_type = DeepNumberType::Double;  // what ran
     double reference_ms = 0.0;           // 0 when cached
@@ -114,9 +115,14 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 // orbit's (critical_table); false when cancelled. L: DeepBlaLinear of the frame's formula
 // (deep_perturbation.h): complex for the Mandelbrot and the Multibrots, 2x2 matrices for the
 // Tricorn and the Burning Ship.
+// With options.cache, a table kept there for the same orbit is reused when it was built for a
+// largest |dc| of at most kBlaReuseSlack times the frame's (deep_reference.h), and a new one is
+// kept; stats->bla_cached says which, and bla_ms is 0 when both tables came from the cache.
+// The tables are null with BLA off (bla_view gives no levels then).
 template <typename T, typename L>
-bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options, BlaTable<T, L>* table,
-                    BlaTable<T, L>* critical_table, DeepFrameStats* stats);
+bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
+                    std::shared_ptr<const BlaTable<T, L>>* table,
+                    std::shared_ptr<const BlaTable<T, L>>* critical_table, DeepFrameStats* stats);
 
 template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
 template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {

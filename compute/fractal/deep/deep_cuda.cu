@@ -95,8 +95,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                         const DeepRenderOptions& options, DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
     DeepFrameStats& stats = frame->stats;
-    BlaTable<T, L> table, critical_table;
+    std::shared_ptr<const BlaTable<T, L>> table, critical_table;  // null with BLA off
     if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
+    const size_t table_size = table ? table->entries.size() : 0;
+    const size_t critical_table_size = critical_table ? critical_table->entries.size() : 0;
     if (options.cancel && options.cancel->load()) {
         stats.cancelled = true;
         return;
@@ -110,12 +112,12 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     DeviceArray<DeepComplex<T>> z_device(orbit_size);
     CUDA_CHECK(cudaMemcpyAsync(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
                                cudaMemcpyHostToDevice, stream));
-    DeviceArray<BlaStep<T, L>> bla_device(table.entries.size());
+    DeviceArray<BlaStep<T, L>> bla_device(table_size);
     BlaView<T, L> bla{};
-    if (options.use_bla && !table.entries.empty()) {
-        CUDA_CHECK(cudaMemcpyAsync(bla_device.ptr, table.entries.data(),
-                                   table.entries.size() * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice, stream));
-        bla = bla_view(&table);
+    if (table_size) {
+        CUDA_CHECK(cudaMemcpyAsync(bla_device.ptr, table->entries.data(), table_size * sizeof(BlaStep<T, L>),
+                                   cudaMemcpyHostToDevice, stream));
+        bla = bla_view(table.get());
         bla.entries = bla_device.ptr;
     }
     // A Julia set's critical orbit and its table (one-element placeholders elsewhere).
@@ -124,13 +126,12 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     if (critical_size)
         CUDA_CHECK(cudaMemcpyAsync(w_device.ptr, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>),
                                    cudaMemcpyHostToDevice, stream));
-    DeviceArray<BlaStep<T, L>> bla_w_device(critical_table.entries.size());
+    DeviceArray<BlaStep<T, L>> bla_w_device(critical_table_size);
     BlaView<T, L> bla_w{};
-    if (options.use_bla && !critical_table.entries.empty()) {
-        CUDA_CHECK(cudaMemcpyAsync(bla_w_device.ptr, critical_table.entries.data(),
-                                   critical_table.entries.size() * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice,
-                                   stream));
-        bla_w = bla_view(&critical_table);
+    if (critical_table_size) {
+        CUDA_CHECK(cudaMemcpyAsync(bla_w_device.ptr, critical_table->entries.data(),
+                                   critical_table_size * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice, stream));
+        bla_w = bla_view(critical_table.get());
         bla_w.entries = bla_w_device.ptr;
     }
     DeviceArray<int64_t> counts_device(pixels);

@@ -324,6 +324,29 @@ size_t ReferenceCache::size() {
 void ReferenceCache::clear() {
     std::lock_guard<std::mutex> lock(mutex);
     orbits.clear();
+    bla.clear();
+}
+
+std::shared_ptr<const void> ReferenceCache::find_bla(const ReferenceOrbit* orbit, const std::string& kind,
+                                                     double epsilon, FloatExp needed) {
+    const FloatExp most = needed * fe_from_double(kBlaReuseSlack);
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t i = 0; i < bla.size(); ++i) {
+        const BlaCacheEntry& e = bla[i];
+        if (e.orbit.get() != orbit || e.kind != kind || e.epsilon != epsilon) continue;
+        if (e.max_dc < needed || e.max_dc > most) continue;
+        BlaCacheEntry found = bla[i];
+        bla.erase(bla.begin() + long(i));
+        bla.insert(bla.begin(), found);
+        return found.table;
+    }
+    return nullptr;
+}
+
+void ReferenceCache::insert_bla(BlaCacheEntry entry) {
+    std::lock_guard<std::mutex> lock(mutex);
+    bla.insert(bla.begin(), std::move(entry));
+    if (bla.size() > bla_capacity) bla.resize(bla_capacity);
 }
 
 std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,

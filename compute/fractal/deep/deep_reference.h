@@ -95,17 +95,38 @@ int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_
 // (view centre - reference point), exact to the reference's precision, in FloatExp.
 DeepComplex<FloatExp> deep_center_offset(const DeepLocation& location, const ReferenceOrbit& orbit);
 
+// A BLA table (deep_bla.h) kept with the orbit it was built from. A table built for frames whose
+// |dc| <= max_dc is valid for every frame with a smaller largest |dc| (its radii only shrink as
+// max_dc grows), so a frame reuses one built for up to kBlaReuseSlack times its own max_dc:
+// panning back, zooming out a little, a smaller image, the same view again (another colouring,
+// Compare, an export at the window's size). Its radii are then a little smaller than the frame's
+// own table's would be: the same accuracy, a few fewer skips.
+inline constexpr double kBlaReuseSlack = 1.5;
+struct BlaCacheEntry {
+    std::shared_ptr<const ReferenceOrbit> orbit;
+    std::string kind;               // the table's type and which orbit of the reference
+    double epsilon = 0.0;
+    FloatExp max_dc;                // the frames' largest |dc| it was built for
+    std::shared_ptr<const void> table;  // a BlaTable<T, L> of that kind
+};
+
 struct ReferenceCache {
-    size_t capacity = 4;  // orbits kept, most recently used first
+    size_t capacity = 4;      // orbits kept, most recently used first
+    size_t bla_capacity = 2;  // BLA tables kept (one can take 100 MB at 1e1086)
 
     // An orbit usable for `location` at `height` pixels (see the header comment), or null.
     std::shared_ptr<const ReferenceOrbit> find(const DeepLocation& location, int width, int height);
     void insert(std::shared_ptr<const ReferenceOrbit> orbit);
     size_t size();
     void clear();
+    // A table of `kind` for `orbit` built for a max_dc in [needed, kBlaReuseSlack x needed], or null.
+    std::shared_ptr<const void> find_bla(const ReferenceOrbit* orbit, const std::string& kind, double epsilon,
+                                         FloatExp needed);
+    void insert_bla(BlaCacheEntry entry);
 
     std::mutex mutex;
     std::vector<std::shared_ptr<const ReferenceOrbit>> orbits;
+    std::vector<BlaCacheEntry> bla;
 };
 
 // find(), else compute at the view centre and insert (unless cancelled: then null).
