@@ -84,6 +84,10 @@ FrameStats mandelbrot_cpu(const View& view, Precision precision, const Shortcuts
 
 // The SIMD target the fast CPU path dispatches to on this machine ("AVX3", "AVX2", "SSE4"...).
 std::string mandelbrot_cpu_simd_target();
+// Frees what each thread of the caller's OpenMP team keeps for the SIMD kernel's chunks (kept
+// between calls, sized to the largest chunk since): for a thread that renders now and then and
+// then idles with its team, as the window's export thread does after each export.
+void release_cpu_render_scratch();
 // Every target this binary has code for and this CPU can run, best first.
 std::vector<std::string> mandelbrot_cpu_simd_targets();
 // Makes mandelbrot_cpu use one of those targets (tests and benchmarks compare them); "" goes

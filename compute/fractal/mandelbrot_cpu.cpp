@@ -64,6 +64,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -117,6 +118,10 @@ struct ChunkResult {
     uint64_t iterations = 0;
     uint64_t escaped_pixels = 0;
 };
+
+// Each thread's chunk scratches (one per SIMD target and number type it has run) register how
+// to free themselves here, so that release_cpu_render_scratch() can give their memory back.
+inline thread_local std::vector<std::function<void()>> scratch_releasers;
 
 }  // namespace ms::cpu_simd
 
@@ -346,6 +351,11 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     const size_t pixels = padded_width * size_t(rows);
 
     thread_local ChunkScratch<T> scratch;
+    thread_local bool registered = false;
+    if (!registered) {  // this thread's scratch of this kind, freed by release_cpu_render_scratch()
+        scratch_releasers.push_back([] { scratch = ChunkScratch<T>{}; });
+        registered = true;
+    }
     // Queues hold up to every pixel, plus a group of padding and a vector of Compress slack.
     scratch.resize(pixels + group_pixels + lanes, padded_width);
     const TI dummy = TI(pixels);  // padding lanes scatter their results here
@@ -546,6 +556,13 @@ HWY_EXPORT(TargetName);
 }  // namespace cpu_simd
 
 std::string mandelbrot_cpu_simd_target() { return HWY_DYNAMIC_DISPATCH(cpu_simd::TargetName)(); }
+
+void release_cpu_render_scratch() {
+#pragma omp parallel
+    {
+        for (const auto& release : cpu_simd::scratch_releasers) release();
+    }
+}
 
 namespace {
 

@@ -186,6 +186,9 @@ void serve_exports(ExportJob& job) {
             job.has_request = false;
         }
         job.result = export_view_png(view, palette, settings, &job.cancel, [&job](double p) { job.progress = p; });
+        // This thread's OpenMP team keeps the CPU kernel's scratch, sized to this export's strips,
+        // until the next export: give it back now (on 16 cores it was the soak's +6% resident).
+        release_cpu_render_scratch();
         job.finished = true;
     }
 }

@@ -6,8 +6,8 @@
 # CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000: about 2 minutes on 2 cores); the GPU machine runs
 # 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed,
 # no export file was left behind and resident memory, read at the window's first size, grew by
-# less than 10% after the warm-up (the goal is 5%, now met on the CPU path with +2.5 to +2.9%;
-# app/explorer/soak.h says what still creeps and why the gate stays at 10%).
+# less than 5% after the warm-up (issue 16's goal; the CPU path here +2.5 to +2.9% with exports,
+# the H100 with interop +2.2 to +3.8%: app/explorer/soak.h).
 set -u
 bin=$1
 frames=${SOAK_FRAMES:-4000}
@@ -31,8 +31,8 @@ heap=$(sed -n 's/^soak: after the warm-up the heap in use grew \([-+0-9.]*\)%.*/
 [ -n "$growth" ] && [ -n "$heap" ] || fail "no memory figures in the report"
 echo "memory after the warm-up: heap in use $heap%, resident $growth%"
 # The gate: kSoakResidentGatePercent in app/explorer/soak.h (the goal, 5%, is printed by the soak).
-awk -v g="$growth" 'BEGIN { exit !(g < 10.0) }' \
-    || fail "resident memory grew by $growth% after the warm-up (goal under 5%, the test allows 10%): a leak"
+awk -v g="$growth" 'BEGIN { exit !(g < 5.0) }' \
+    || fail "resident memory grew by $growth% after the warm-up (goal under 5%): a leak"
 for action in pan "zoom in" "box zoom" back backend palette resize export cancel; do
     grep -q "actions:.* $action [1-9]" "$work/out.txt" || fail "the soak never ran '$action'"
 done
