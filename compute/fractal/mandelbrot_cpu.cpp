@@ -208,15 +208,8 @@ struct ChunkScratch {
     std::vector<T> norm;
     std::vector<float> mu;
     Queue<T> queue[2];
-    // Grows to the largest chunk seen, and gives the memory back once a chunk needs under
-    // half of it (a window frame after a wide export): a scratch per OpenMP thread that only
-    // grew kept every thread's widest export (issue 16's soak, 16 threads on the H100 host).
     void resize(size_t pixels, size_t row) {
-        const bool fits = cr.size() >= pixels && mu.size() >= row;
-        // (cr is about a 16th of the whole: 64 KiB of it is a megabyte in all.)
-        const bool oversized = cr.size() > 2 * pixels && cr.size() * sizeof(T) > (size_t(64) << 10);
-        if (fits && !oversized) return;
-        if (oversized) *this = ChunkScratch{};
+        if (cr.size() >= pixels && mu.size() >= row) return;
         re.resize(row);
         cr.resize(pixels);
         k.resize(pixels + 1);     // + a dummy cell that padding lanes scatter to
