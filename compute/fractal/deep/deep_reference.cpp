@@ -25,14 +25,19 @@ struct OrbitRegisters {
     explicit OrbitRegisters(mpfr_prec_t bits)
         : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
 
-    // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
-    void step() {
+    // x2 = x^2, y2 = y^2 and s = 2xy as (x + y)^2 - x^2 - y^2: three squarings.
+    void squares_and_twice_xy() {
         mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
         mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
         mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
         mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
         mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
         mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
+    }
+
+    // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
+    void step() {
+        squares_and_twice_xy();
         mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
         mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
         mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
@@ -76,13 +81,8 @@ struct OrbitRegisters {
         if constexpr (F == Formula::Mandelbrot) {
             step();
         } else if constexpr (formula_degree(F) == 2) {
-            // s = 2xy as (x + y)^2 - x^2 - y^2; Burning Ship takes |s|, Tricorn -s.
-            mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-            mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-            mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
-            mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
-            mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
-            mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
+            // s = 2xy; Burning Ship takes |s|, Tricorn -s.
+            squares_and_twice_xy();
             if constexpr (F == Formula::BurningShip) {
                 mpfr_abs(s.get(), s.get(), MPFR_RNDN);
                 mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
