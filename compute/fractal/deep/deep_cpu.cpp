@@ -35,7 +35,9 @@ double ms_since(Clock::time_point start) {
 template <typename T, Formula F, bool kJulia, bool kRebase>
 void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
                    DeepFrame* frame) {
-    const int width = frame->width, height = frame->height;
+    // The region's pixels, each with its dc from its place in the whole frame.
+    const int width = setup.frame_width, height = setup.frame_height;
+    const DeepPixelRect region = setup.region;
     DeepFrameStats& stats = frame->stats;
     const ReferenceOrbit& orbit = *setup.orbit;
     const DeepComplex<T>* Z = deep_orbit_data<T>(orbit);
@@ -58,17 +60,20 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     bool cancelled = false;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
     reduction(+ : iterations, bla_iterations, bla_skips, steps, rebases, escaped) reduction(|| : cancelled)
-    for (int y = 0; y < height; ++y) {
+    for (int row = 0; row < region.height; ++row) {
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
             cancelled = true;
             continue;
         }
         DeepPixelCounters counters;
+        const int y = region.y + row;
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
-        for (int x = 0; x < width; ++x) {
+        const size_t row_start = size_t(row) * size_t(region.width);
+        for (int column = 0; column < region.width; ++column) {
+            const int x = region.x + column;
             const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
             const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-            const size_t i = size_t(y) * size_t(width) + size_t(x);
+            const size_t i = row_start + size_t(column);
             frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
                 Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
         }
@@ -78,10 +83,9 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
         steps += counters.steps;
         rebases += counters.rebases;
         escaped += counters.escaped;
-        if (options.row_done)
-            options.row_done(y, &frame->escape_count[size_t(y) * size_t(width)], &frame->mu[size_t(y) * size_t(width)]);
+        if (options.row_done) options.row_done(y, &frame->escape_count[row_start], &frame->mu[row_start]);
         int done = rows_done.fetch_add(1) + 1;
-        if (options.row_progress) options.row_progress(done, height);
+        if (options.row_progress) options.row_progress(done, region.height);
     }
     stats.pixels_ms = ms_since(start);
     stats.iterations = iterations;
@@ -117,15 +121,25 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     std::string error = validate_deep_location(location);
     if (error.empty() && (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 30)))
         error = "The image size must be between 1x1 pixels and 2^30 pixels in all.";
+    DeepPixelRect region = options.region;
+    if (region.width == 0 && region.height == 0) region = {0, 0, width, height};
+    if (error.empty() && (region.x < 0 || region.y < 0 || region.width < 1 || region.height < 1 ||
+                          region.x > width - region.width || region.y > height - region.height))
+        error = "The region to render must be a nonempty rectangle inside the " + std::to_string(width) + "x" +
+                std::to_string(height) + " image.";
     if (!error.empty()) throw std::invalid_argument(error);
-    frame->width = width;
-    frame->height = height;
-    frame->escape_count.assign(size_t(width) * size_t(height), -1);
-    frame->mu.assign(size_t(width) * size_t(height), -1.0);
+    frame->width = region.width;
+    frame->height = region.height;
+    frame->region = region;
+    frame->escape_count.assign(size_t(region.width) * size_t(region.height), -1);
+    frame->mu.assign(size_t(region.width) * size_t(region.height), -1.0);
 
     if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
         throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
     DeepFrameSetup setup;
+    setup.region = region;
+    setup.frame_width = width;
+    setup.frame_height = height;
     setup.map = orbit_map(location);
     ReferenceControl control{options.cancel, options.reference_progress};
     bool cached = false;
@@ -136,6 +150,7 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
         return setup;
     }
     const ReferenceOrbit& orbit = *setup.orbit;
+    frame->reference = setup.orbit;
     stats.reference_cached = cached;
     stats.reference_ms = cached ? 0.0 : orbit.compute_ms;
     stats.reference_iterations = orbit.last_index();
@@ -161,7 +176,14 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
     if (!options.use_bla) return true;
     const double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
     const Formula formula = setup.map.formula;
-    const T max_dc = deep_from_floatexp<T>(setup.max_dc);
+    // The |dc| a new table is built for: the frame's largest, or the headroom asked for (a Julia
+    // set's steps add no dc: none there).
+    FloatExp build_dc = setup.max_dc;
+    if (options.bla_min_radius_pixels > 0.0 && !setup.map.julia) {
+        const FloatExp headroom = setup.spacing * fe_from_double(options.bla_min_radius_pixels);
+        if (headroom > build_dc) build_dc = headroom;
+    }
+    const T max_dc = deep_from_floatexp<T>(build_dc);
     const ReferenceOrbit& orbit = *setup.orbit;
     bool all_cached = true;
     double build_ms = 0.0;
@@ -169,7 +191,7 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
     auto get = [&](bool critical, std::shared_ptr<const BlaTable<T, L>>* out) {
         const std::string kind = std::string(typeid(BlaTable<T, L>).name()) + (critical ? " critical" : " reference");
         if (options.cache) {
-            if (auto kept = options.cache->find_bla(&orbit, kind, epsilon, setup.max_dc)) {
+            if (auto kept = options.cache->find_bla(&orbit, kind, epsilon, setup.max_dc, build_dc)) {
                 *out = std::static_pointer_cast<const BlaTable<T, L>>(kept);
                 return true;
             }
@@ -186,7 +208,7 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
             ok = build_bla_table(z, last, max_dc, epsilon, options.cancel, built.get(), formula_degree(formula));
         if (!ok) return false;
         build_ms += built->build_ms;
-        if (options.cache) options.cache->insert_bla({setup.orbit, kind, epsilon, setup.max_dc, built});
+        if (options.cache) options.cache->insert_bla({setup.orbit, kind, epsilon, build_dc, built});
         *out = std::move(built);
         return true;
     };

@@ -36,6 +36,13 @@ namespace ms {
 enum class DeepNumberType { Auto, Double, FloatExp };
 const char* deep_number_type_name(DeepNumberType type);  // "auto", "double", "floatexp"
 
+// A rectangle of pixels of a frame: columns [x, x + width), rows [y, y + height), row 0 on top.
+struct DeepPixelRect {
+    int x = 0, y = 0;
+    int width = 0, height = 0;  // 0 x 0: the whole frame
+    bool empty() const { return width <= 0 || height <= 0; }
+};
+
 struct DeepRenderOptions {
     bool use_bla = true;
     // false: plain perturbation, rebasing only where the orbit ends (the way renderers without
@@ -46,6 +53,14 @@ struct DeepRenderOptions {
     DeepNumberType number_type = DeepNumberType::Auto;
     int threads = 0;                    // 0: all cores
     ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
+    // Only this part of the width x height frame (a pan's newly exposed strips); empty: all of
+    // it. The outputs are the region's size, and each pixel is the full frame's bit for bit: its
+    // dc comes from its place in the whole frame, and the BLA table is the whole frame's.
+    DeepPixelRect region;
+    // BLA headroom (the window's drags): build the table for a largest |dc| of at least this many
+    // pixel spacings, and reuse a kept one built for up to kBlaReuseSlack times that (0: the
+    // frame's own largest |dc|, as render and bench do). See deep_frame_bla.
+    double bla_min_radius_pixels = 0.0;
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
@@ -75,14 +90,20 @@ struct DeepFrameStats {
     double pixels_ms = 0.0;              // the per-pixel loop alone
     double frame_ms = 0.0;               // all of it, reference and BLA included
     bool cancelled = false;
+    // Set by the window's worker on a whole-pixel pan (deep_pan.h): the pixels taken from the
+    // frame before instead of computed, and the pan; the counts above are then the strips'.
+    uint64_t reused_pixels = 0;
+    int pan_x = 0, pan_y = 0;
 };
 
 struct DeepFrame {
-    int width = 0;
+    int width = 0;                      // of the outputs: the region's (options.region) or the frame's
     int height = 0;
+    DeepPixelRect region;               // where the outputs lie in the frame (all of it without a region)
     std::vector<int64_t> escape_count;  // row-major; -1 inside
     std::vector<double> mu;             // row-major; -1 inside
     DeepFrameStats stats;
+    std::shared_ptr<const ReferenceOrbit> reference;  // the orbit the pixels ran against (null: cancelled)
 };
 
 // The number type the frame would run in (Auto resolved) for a given orbit.
@@ -98,7 +119,7 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
                              int64_t precision_bits = 0);
 
 // --- shared by deep_cpu and deep_cuda --------------------------------------------------------
-// What a frame computes before its pixels: checks, output buffers (frame), the reference
+// What a frame computes before its pixels: checks, output buffers (frame, the region's size), the reference
 // (cached or new; null when cancelled, with stats.cancelled set), the reference's offset from the
 // view centre, the pixel spacing and the largest |dc|. Throws std::invalid_argument with one
 // sentence on a bad location or size.
@@ -108,6 +129,9 @@ struct DeepFrameSetup {
     DeepComplex<FloatExp> offset;  // view centre - reference point
     FloatExp spacing;
     FloatExp max_dc;
+    DeepPixelRect region;          // options.region, or the whole frame
+    int frame_width = 0;           // the whole frame's size (pixel dc's are placed in it)
+    int frame_height = 0;
 };
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
                                 const DeepRenderOptions& options, DeepFrame* frame);
@@ -118,6 +142,8 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 // With options.cache, a table kept there for the same orbit is reused when it was built for a
 // largest |dc| of at most kBlaReuseSlack times the frame's (deep_reference.h), and a new one is
 // kept; stats->bla_cached says which, and bla_ms is 0 when both tables came from the cache.
+// options.bla_min_radius_pixels raises the |dc| a new table is built for and the most a kept
+// one may have been built for: a window frame panned away from its reference still finds it.
 // The tables are null with BLA off (bla_view gives no levels then).
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,

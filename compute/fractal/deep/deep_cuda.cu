@@ -35,17 +35,19 @@ template <typename T, bool kRebase, Formula F, bool kJulia>
 __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
-                                   int64_t max_iterations, int64_t* counts, double* mu,
+                                   DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
                                    DeviceCounters* totals) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    // One thread per pixel of the region; its dc from its place (x, y) in the width x height frame.
+    const int column = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
     DeepPixelCounters c;
-    if (x < width && y < height) {
+    if (column < region.width && row < region.height) {
+        const int x = region.x + column, y = region.y + row;
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-        const size_t i = size_t(y) * size_t(width) + size_t(x);
+        const size_t i = size_t(row) * size_t(region.width) + size_t(column);
         double pixel_mu;
         counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c,
                                                               W, w_last, &bla_w);
@@ -148,8 +150,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
     deep_pixels_kernel<T, kRebase, F, kJulia><<<grid, block, 0, stream>>>(
-        z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, frame->width,
-        frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, totals_device.ptr);
+        z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, setup.frame_width,
+        setup.frame_height, setup.region, location.max_iterations, counts_device.ptr, mu_device.ptr,
+        totals_device.ptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaEventSynchronize(events.stop));

@@ -328,8 +328,8 @@ void ReferenceCache::clear() {
 }
 
 std::shared_ptr<const void> ReferenceCache::find_bla(const ReferenceOrbit* orbit, const std::string& kind,
-                                                     double epsilon, FloatExp needed) {
-    const FloatExp most = needed * fe_from_double(kBlaReuseSlack);
+                                                     double epsilon, FloatExp needed, FloatExp wanted) {
+    const FloatExp most = (wanted > needed ? wanted : needed) * fe_from_double(kBlaReuseSlack);
     std::lock_guard<std::mutex> lock(mutex);
     for (size_t i = 0; i < bla.size(); ++i) {
         const BlaCacheEntry& e = bla[i];

@@ -119,9 +119,10 @@ struct ReferenceCache {
     void insert(std::shared_ptr<const ReferenceOrbit> orbit);
     size_t size();
     void clear();
-    // A table of `kind` for `orbit` built for a max_dc in [needed, kBlaReuseSlack x needed], or null.
+    // A table of `kind` for `orbit` built for a max_dc in [needed, kBlaReuseSlack x max(needed,
+    // wanted)], or null. wanted: the |dc| the caller would build a new table for (its headroom).
     std::shared_ptr<const void> find_bla(const ReferenceOrbit* orbit, const std::string& kind, double epsilon,
-                                         FloatExp needed);
+                                         FloatExp needed, FloatExp wanted = {});
     void insert_bla(BlaCacheEntry entry);
 
     std::mutex mutex;

@@ -1,0 +1,103 @@
+// deep_pan.cpp: whole-pixel pans of deep frames (see deep_pan.h).
+#include "compute/fractal/deep/deep_pan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "compute/fractal/deep/deep_navigation.h"
+
+namespace ms {
+
+namespace {
+
+// The overlap of a shift along one axis of `size` pixels: new [begin, end) <- old [begin + shift, ...).
+void overlap(int size, int shift, int* begin, int* end) {
+    *begin = std::max(0, -shift);
+    *end = std::min(size, size - shift);
+    if (*end < *begin) *end = *begin;
+}
+
+}  // namespace
+
+bool deep_pan_shift(const DeepLocation& from, const DeepLocation& to, int width, int height, int* shift_x,
+                    int* shift_y) {
+    if (!(from.zoom == to.zoom) || from.max_iterations != to.max_iterations || from.formula != to.formula ||
+        from.julia != to.julia || (to.julia && (from.julia_re != to.julia_re || from.julia_im != to.julia_im)))
+        return false;
+    if (width < 1 || height < 1) return false;
+    // The centres' differences in pixels, exact in decimal before the one rounding to double.
+    const double re = deep_decimal_difference_pixels(to.center_re, from.center_re, to.zoom, height);
+    const double im = deep_decimal_difference_pixels(to.center_im, from.center_im, to.zoom, height);
+    if (!std::isfinite(re) || !std::isfinite(im)) return false;
+    const double whole_re = std::nearbyint(re), whole_im = std::nearbyint(im);
+    if (std::fabs(re - whole_re) > kDeepPanTolerancePixels || std::fabs(im - whole_im) > kDeepPanTolerancePixels)
+        return false;
+    // Beyond the image nothing overlaps; clamp so that the int holds it.
+    const double limit_x = 2.0 * width, limit_y = 2.0 * height;
+    // x grows with re; y grows downwards while im grows upwards.
+    *shift_x = int(std::clamp(whole_re, -limit_x, limit_x));
+    *shift_y = int(std::clamp(-whole_im, -limit_y, limit_y));
+    return true;
+}
+
+int deep_pan_strips(int width, int height, int shift_x, int shift_y, DeepPixelRect strips[2]) {
+    int x0, x1, y0, y1;
+    overlap(width, shift_x, &x0, &x1);
+    overlap(height, shift_y, &y0, &y1);
+    if (x1 <= x0 || y1 <= y0) {  // nothing overlaps
+        strips[0] = {0, 0, width, height};
+        return 1;
+    }
+    int n = 0;
+    // The exposed columns, full height.
+    if (x0 > 0) strips[n++] = {0, 0, x0, height};
+    if (x1 < width) strips[n++] = {x1, 0, width - x1, height};
+    // The exposed rows, over the columns the old frame covers.
+    if (y0 > 0) strips[n++] = {x0, 0, x1 - x0, y0};
+    if (y1 < height) strips[n++] = {x0, y1, x1 - x0, height - y1};
+    return n;  // at most one column strip and one row strip: a shift has one sign per axis
+}
+
+int64_t deep_pan_move(const DeepFrame& from, int shift_x, int shift_y, DeepFrame* to) {
+    const int width = from.width, height = from.height;
+    to->width = width;
+    to->height = height;
+    to->region = {0, 0, width, height};
+    to->escape_count.assign(size_t(width) * height, -1);
+    to->mu.assign(size_t(width) * height, -1.0);
+    int x0, x1, y0, y1;
+    overlap(width, shift_x, &x0, &x1);
+    overlap(height, shift_y, &y0, &y1);
+    if (x1 <= x0 || y1 <= y0) return 0;
+    const size_t run = size_t(x1 - x0);
+    for (int y = y0; y < y1; ++y) {
+        const size_t src = size_t(y + shift_y) * width + size_t(x0 + shift_x);
+        const size_t dst = size_t(y) * width + size_t(x0);
+        std::memcpy(&to->escape_count[dst], &from.escape_count[src], run * sizeof(int64_t));
+        std::memcpy(&to->mu[dst], &from.mu[src], run * sizeof(double));
+    }
+    return int64_t(run) * (y1 - y0);
+}
+
+void deep_pan_place(const DeepFrame& region, DeepFrame* to) {
+    const DeepPixelRect r = region.region;
+    for (int row = 0; row < r.height; ++row) {
+        const size_t src = size_t(row) * r.width;
+        const size_t dst = size_t(r.y + row) * to->width + size_t(r.x);
+        std::memcpy(&to->escape_count[dst], &region.escape_count[src], size_t(r.width) * sizeof(int64_t));
+        std::memcpy(&to->mu[dst], &region.mu[src], size_t(r.width) * sizeof(double));
+    }
+}
+
+void deep_pan_move_rgba(const uint8_t* from, int width, int height, int shift_x, int shift_y, uint8_t* to) {
+    int x0, x1, y0, y1;
+    overlap(width, shift_x, &x0, &x1);
+    overlap(height, shift_y, &y0, &y1);
+    if (x1 <= x0 || y1 <= y0) return;
+    for (int y = y0; y < y1; ++y)
+        std::memcpy(to + (size_t(y) * width + size_t(x0)) * 4,
+                    from + (size_t(y + shift_y) * width + size_t(x0 + shift_x)) * 4, size_t(x1 - x0) * 4);
+}
+
+}  // namespace ms
