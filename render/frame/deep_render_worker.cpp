@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_navigation.h"
+#include "compute/fractal/deep/deep_pan.h"
 #include "render/frame/worker_requests.h"
 
 namespace ms {
@@ -20,6 +23,12 @@ constexpr double kPreviewAfterMs = 100.0;  // frames expected to take less skip 
 // 600 a decade), so wheel notches into a deep location reuse one orbit instead of recomputing
 // it every notch or two.
 constexpr int64_t kPrecisionHeadroomBits = 40;
+// BLA headroom: the window's tables are built for a largest |dc| of this many image diagonals
+// (in pixel spacings) instead of the frame's own. The reference serves while its point stays
+// inside the image (deep_reference.h), so a frame's largest |dc| is at most its half diagonal
+// plus the reference's distance from the centre, another half diagonal at most: with one
+// diagonal a drag keeps its table for as long as it keeps its orbit. (MEASURED below.)
+constexpr double kBlaHeadroomDiagonals = 1.0;
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -69,6 +78,21 @@ void colorize_frame(const DeepFrame& frame, const PaletteTable& palette, const V
                       rgba + size_t(y) * width * 4);
 }
 
+// colorize_deep over one rectangle of a whole frame.
+void colorize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const PaletteTable& palette, const View& view,
+                   uint8_t* rgba) {
+    for (int y = rect.y; y < rect.y + rect.height; ++y) {
+        const size_t start = size_t(y) * frame.width + size_t(rect.x);
+        colorize_deep(frame.mu.data() + start, rect.width, palette, view.palette_density, view.palette_offset,
+                      rgba + start * 4);
+    }
+}
+
+bool same_colours(const DeepPanRecord& last, const PaletteTable& palette, const View& view) {
+    return last.palette_density == view.palette_density && last.palette_offset == view.palette_offset &&
+           last.palette.interior_rgba == palette.interior_rgba && last.palette.rgba == palette.rgba;
+}
+
 // Publishes pixels for the UI; false when the request went stale meanwhile.
 bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uint8_t>&& rgba, bool complete) {
     {
@@ -92,6 +116,107 @@ void set_progress(DeepRenderWorker& w, DeepPhase phase, double progress) {
     w.progress = progress;
 }
 
+// Keeps a complete frame (and its colours) for the next request's pan.
+void keep_frame(DeepRenderWorker& w, const DeepLocation& anchor, int anchor_shift_x, int anchor_shift_y,
+                DeepNumberType number_type, DeepFrame&& frame, const std::vector<uint8_t>& rgba,
+                const PaletteTable& palette, const View& view) {
+    DeepPanRecord& last = w.last;
+    last.valid = frame.reference != nullptr;
+    last.anchor = anchor;
+    last.anchor_shift_x = anchor_shift_x;
+    last.anchor_shift_y = anchor_shift_y;
+    last.number_type = number_type;
+    last.stats = frame.stats;
+    last.frame = std::move(frame);
+    last.rgba = rgba;
+    last.palette = palette;
+    last.palette_density = view.palette_density;
+    last.palette_offset = view.palette_offset;
+}
+
+enum class PanResult { NotAPan, Done, Cancelled };
+
+// A request that pans the last complete frame by whole pixels, with its reference orbit, zoom,
+// size, iterations, map and number type: the last frame's pixels moved, the exposed strips
+// rendered (deep_pan.h), the whole frame coloured (only the strips when the colours are the
+// same) and handed over. NotAPan: anything else (the caller renders the frame in full).
+PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const DeepLocation& location,
+                        const DeepRenderOptions& options, const ReferenceOrbit* orbit, bool* use_cuda,
+                        Clock::time_point start) {
+    DeepPanRecord& last = w.last;
+    const View& view = request.view;
+    const int width = view.width, height = view.height;
+    if (!last.valid || last.frame.reference.get() != orbit || last.frame.width != width ||
+        last.frame.height != height || last.number_type != options.number_type)
+        return PanResult::NotAPan;
+    int anchor_x = 0, anchor_y = 0;
+    if (!deep_pan_shift(last.anchor, location, width, height, &anchor_x, &anchor_y)) return PanResult::NotAPan;
+    const int shift_x = anchor_x - last.anchor_shift_x, shift_y = anchor_y - last.anchor_shift_y;
+    if (std::abs(shift_x) >= width || std::abs(shift_y) >= height) return PanResult::NotAPan;
+
+    set_progress(w, DeepPhase::Pixels, 0.0);
+    DeepFrame frame;
+    const int64_t reused = deep_pan_move(last.frame, shift_x, shift_y, &frame);
+    frame.reference = last.frame.reference;
+    DeepPixelRect strips[2];
+    const int count = shift_x != 0 || shift_y != 0 ? deep_pan_strips(width, height, shift_x, shift_y, strips) : 0;
+    // The figures of the strips computed; the frame's own (number type, reference, BLA levels)
+    // where nothing was.
+    DeepFrameStats stats = last.stats;
+    stats.iterations = stats.bla_iterations = stats.bla_skips = stats.perturbation_steps = 0;
+    stats.rebases = stats.escaped_pixels = 0;
+    stats.bla_ms = stats.pixels_ms = 0.0;
+    stats.bla_cached = true;
+    for (int i = 0; i < count; ++i) {
+        DeepRenderOptions strip_options = options;
+        strip_options.region = strips[i];
+        const DeepFrame part = render_pass(w, location, width, height, strip_options, use_cuda);
+        if (part.stats.cancelled || w.cancel) return PanResult::Cancelled;
+        if (part.reference.get() != orbit) return PanResult::NotAPan;  // the cache changed its mind
+        deep_pan_place(part, &frame);
+        const DeepFrameStats& s = part.stats;
+        stats.number_type = s.number_type;
+        stats.bla_levels = s.bla_levels;
+        stats.bla_cached = stats.bla_cached && s.bla_cached;
+        stats.iterations += s.iterations;
+        stats.bla_iterations += s.bla_iterations;
+        stats.bla_skips += s.bla_skips;
+        stats.perturbation_steps += s.perturbation_steps;
+        stats.rebases += s.rebases;
+        stats.escaped_pixels += s.escaped_pixels;
+        stats.bla_ms += s.bla_ms;
+        stats.pixels_ms += s.pixels_ms;
+    }
+    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    if (same_colours(last, request.palette, view)) {
+        deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y, rgba.data());
+        for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, rgba.data());
+    } else {
+        colorize_frame(frame, request.palette, view, rgba.data());
+    }
+    stats.reference_cached = true;
+    stats.reference_ms = 0.0;
+    stats.cancelled = false;
+    stats.reused_pixels = uint64_t(reused);
+    stats.pan_x = shift_x;
+    stats.pan_y = shift_y;
+    stats.frame_ms = ms_since(start);  // all of it: the move, the strips and the colouring
+    frame.stats = stats;
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return PanResult::Cancelled;
+        w.stats = stats;
+        w.ran_on_cuda = *use_cuda;
+        w.compute_ms = stats.frame_ms;
+        w.phase = DeepPhase::Done;
+        w.progress = 1.0;
+        w.last_error.clear();
+    }
+    const DeepLocation anchor = last.anchor;
+    keep_frame(w, anchor, anchor_x, anchor_y, options.number_type, std::move(frame), rgba, request.palette, view);
+    return publish(w, request.id, view, std::move(rgba), true) ? PanResult::Done : PanResult::Cancelled;
+}
+
 // Renders one request; returns false when cancelled.
 bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda) {
     const auto start = Clock::now();
@@ -110,22 +235,30 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         set_progress(w, DeepPhase::Reference, total > 0 ? double(done) / double(total) : 0.0);
     };
     options.row_progress = [&w](int done, int rows) { set_progress(w, DeepPhase::Pixels, double(done) / rows); };
+    options.bla_min_radius_pixels = kBlaHeadroomDiagonals * std::hypot(double(width), double(height));
 
     // 1. The reference: from the cache, or computed here with headroom (then the passes below
     //    find it in the cache).
     set_progress(w, DeepPhase::Reference, 0.0);
     bool reference_cached = true;
     double reference_ms = 0.0;
-    if (!w.cache.find(location, width, height)) {
+    std::shared_ptr<const ReferenceOrbit> orbit = w.cache.find(location, width, height);
+    if (!orbit) {
         reference_cached = false;
         const int64_t iterations = std::min(kDeepMaxIterations, location.max_iterations + location.max_iterations / 8);
-        auto orbit = compute_reference_orbit(location.center_re, location.center_im,
-                                             deep_reference_precision_bits(location.zoom, height) + kPrecisionHeadroomBits,
-                                             iterations, {options.cancel, options.reference_progress},
-                                             orbit_map(location));
+        orbit = compute_reference_orbit(location.center_re, location.center_im,
+                                        deep_reference_precision_bits(location.zoom, height) + kPrecisionHeadroomBits,
+                                        iterations, {options.cancel, options.reference_progress},
+                                        orbit_map(location));
         if (!orbit) return false;
         reference_ms = orbit->compute_ms;
         w.cache.insert(orbit);
+    }
+
+    // 1b. A whole-pixel pan of the last frame: its pixels, and the exposed strips.
+    if (reference_cached) {
+        const PanResult pan = render_panned(w, request, location, options, orbit.get(), &use_cuda, start);
+        if (pan != PanResult::NotAPan) return pan == PanResult::Done;
     }
 
     // 2. The coarse pass, for frames slow enough that the window would show nothing for a while.
@@ -185,6 +318,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         w.last_error.clear();
     }
     w.last_ms_per_pixel = full_ms / std::max(1.0, pixels);
+    keep_frame(w, location, 0, 0, options.number_type, std::move(frame), rgba, request.palette, view);
     return publish(w, request.id, view, std::move(rgba), true);
 }
 

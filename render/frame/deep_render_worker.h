@@ -11,6 +11,11 @@
 //   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
 //      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
 //      coarse row at once), colours it (colorize_deep) and hands it over.
+// A drag is faster than that: the worker keeps its last complete frame (DeepPanRecord), and a
+// request that pans it by whole pixels with the same reference orbit, zoom, size, iterations and
+// map takes its pixels shifted and computes only the exposed strips (compute/fractal/deep/
+// deep_pan.h), with no coarse pass; the stats say how many pixels were reused. Its BLA tables
+// are built with headroom (kBlaHeadroomDiagonals) so that a drag reuses them too.
 // A newer request cancels the stale one (the cancel flag is polled by the reference every 4096
 // iterations and by the CPU between rows; a CUDA kernel under way finishes first). Progress
 // (the reference's iterations, then the rows) and the frame's figures (deep_cpu.h's
@@ -38,6 +43,23 @@ namespace ms {
 
 enum class DeepPhase { Idle, Reference, Pixels, Done };
 
+// The last complete frame and what its pixels were computed for (the worker thread's alone).
+// The pixels' grid is the anchor's, the place of the last full render: each pan is measured from
+// it, so the rounding of the centres' texts never adds up along a drag.
+struct DeepPanRecord {
+    bool valid = false;
+    DeepLocation anchor;
+    int anchor_shift_x = 0;  // pixel (x, y) here is the anchor's pixel (x + shift_x, y + shift_y)
+    int anchor_shift_y = 0;
+    DeepNumberType number_type = DeepNumberType::Auto;  // as requested
+    DeepFrame frame;                 // escape counts and mu, and the reference they ran against
+    DeepFrameStats stats;
+    std::vector<uint8_t> rgba;       // coloured with these:
+    PaletteTable palette;
+    double palette_density = 0.0;
+    double palette_offset = 0.0;
+};
+
 struct DeepRenderWorker {
     ~DeepRenderWorker();  // stops the thread if it still runs
     std::thread thread;
@@ -48,6 +70,7 @@ struct DeepRenderWorker {
     ReferenceCache cache;             // shared by every frame of the window (its own lock)
     DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
     double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
+    DeepPanRecord last;               // the worker thread's: the last complete frame
 
     // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields, set by
     // post_worker_request) and the device it asks for.

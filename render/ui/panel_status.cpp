@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "render/ui/panels.h"
@@ -68,6 +69,17 @@ std::string status_line_text(const StatusLineState& s) {
                       d.bla_levels, d.bla_cached ? " (cached)" : "",
                       d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);
         text += deep;
+        // A whole-pixel pan (deep_pan.h): the last frame's pixels moved, only the strips computed.
+        const double pixels = double(s.width) * double(s.height);
+        if (d.reused_pixels > 0 && pixels > 0.0) {
+            char pan[32];
+            if (d.pan_y == 0) std::snprintf(pan, sizeof pan, "%d px", std::abs(d.pan_x));
+            else if (d.pan_x == 0) std::snprintf(pan, sizeof pan, "%d px", std::abs(d.pan_y));
+            else std::snprintf(pan, sizeof pan, "%d, %d px", d.pan_x, d.pan_y);
+            std::snprintf(deep, sizeof deep, " | reused %.1f%% of pixels (panned %s)",
+                          100.0 * double(d.reused_pixels) / pixels, pan);
+            text += deep;
+        }
     }
     return text;
 }

@@ -3,9 +3,11 @@
 // its figures (a new reference, BLA levels, floatexp deltas); the same place panned by a few
 // pixels reuses the reference (cached); a newer request cancels an older, slower one, whose
 // pixels never reach the display; the worker stops when its owner unwinds mid-frame; a Julia set
-// and a Tricorn view at 1E50 come back as deep_cpu computes them.
+// and a Tricorn view at 1E50 come back as deep_cpu computes them; a whole-pixel pan reuses the
+// last frame's pixels, a fractional pan and a zoom do not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <stdexcept>
@@ -161,6 +163,66 @@ TEST(DeepRenderWorker, RendersTheFormulaFamily) {
         EXPECT_EQ(rgba, expected_rgba) << formula_name(v->formula) << (v->julia ? " (Julia)" : "");
         EXPECT_GT(colours(rgba), 2u);
     }
+    stop_deep_render_worker(worker);
+}
+
+// A drag (deep_pan.h): a view panned by whole pixels takes the last frame's pixels and computes
+// only the exposed strips, and its picture is the full render's (the 1E1000 view is not chaotic
+// at the centres' rounding: every pixel agrees); a pan by half a pixel, and a zoom, render in full.
+TEST(DeepRenderWorker, ReusesPixelsForAWholePixelPanOnly) {
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    const PaletteTable palette = test_palette();
+    const int width = 96, height = 54;
+    const View view = deep_view(width, height, 32000);
+    std::vector<uint8_t> rgba;
+    View frame_view;
+    DeepRenderStatus status = wait_for_frame(worker, request_deep_render(worker, view, Precision::Auto, palette, false),
+                                             &rgba, &frame_view);
+    ASSERT_TRUE(status.complete) << "no frame within a minute";
+    EXPECT_EQ(status.stats.reused_pixels, 0u);
+
+    // The cursor 3 pixels right and 2 up: the picture follows it.
+    const View panned = pan_view(view, {10.0, 10.0}, {13.0, 8.0});
+    status = wait_for_frame(worker, request_deep_render(worker, panned, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(same_place(frame_view, panned));
+    EXPECT_EQ(status.stats.reused_pixels, uint64_t(width - 3) * (height - 2));
+    EXPECT_EQ(status.stats.pan_x, -3);  // pixel (x, y) is the last frame's (x - 3, y + 2)
+    EXPECT_EQ(status.stats.pan_y, 2);
+    EXPECT_TRUE(status.stats.reference_cached);
+    EXPECT_TRUE(status.stats.bla_cached) << "the headroom should keep the BLA table for a pan";
+    EXPECT_LT(status.stats.iterations, uint64_t(32000) * (3 * height + 2 * width));  // the strips' alone
+    const DeepFrame expected = deep_cpu(deep_location(panned), width, height);
+    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
+    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, panned.palette_density,
+                  panned.palette_offset, expected_rgba.data());
+    ASSERT_EQ(rgba.size(), expected_rgba.size());
+    size_t same = 0;
+    for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
+    EXPECT_GE(double(same) / double(width * height), 0.999);
+
+    // Half a pixel: not a whole-pixel pan, rendered in full.
+    const View half = pan_view(panned, {10.0, 10.0}, {10.5, 10.0});
+    status = wait_for_frame(worker, request_deep_render(worker, half, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(same_place(frame_view, half));
+    EXPECT_EQ(status.stats.reused_pixels, 0u);
+
+    // A whole-pixel pan of that one reuses again; then a zoom does not.
+    const View again = pan_view(half, {10.0, 10.0}, {8.0, 10.0});
+    status = wait_for_frame(worker, request_deep_render(worker, again, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_EQ(status.stats.reused_pixels, uint64_t(width - 2) * height);
+    const View zoomed = zoom_view_about(again, {48.0, 27.0}, 1.25);
+    status = wait_for_frame(worker, request_deep_render(worker, zoomed, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(same_place(frame_view, zoomed));
+    EXPECT_EQ(status.stats.reused_pixels, 0u);
     stop_deep_render_worker(worker);
 }
 

@@ -57,6 +57,14 @@ TEST(StatusLine, DeepPathShowsReferenceAndBla) {
     s.deep_stats.reference_cached = true;
     text = status_line_text(s);
     EXPECT_NE(text.find("18449 iterations, cached |"), std::string::npos) << text;
+    EXPECT_EQ(text.find("reused"), std::string::npos) << text;
+    // A whole-pixel pan of the last frame: the share of its pixels taken as they were.
+    s.width = 1920;
+    s.height = 1080;
+    s.deep_stats.reused_pixels = uint64_t(1918) * 1080;
+    s.deep_stats.pan_x = -2;
+    text = status_line_text(s);
+    EXPECT_NE(text.find("| reused 99.9% of pixels (panned 2 px)"), std::string::npos) << text;
 }
 
 }  // namespace
