@@ -226,7 +226,8 @@ bool save_screenshot(const std::string& path, int width, int height, const View&
     return written.ok;
 }
 
-// --bench-drag: pans a little every frame, as a hand dragging would, and reports frames/s.
+// --bench-drag: pans a little every frame, by whole pixels as a hand dragging would, and reports
+// frames/s.
 // On the CPU path a view takes longer than a UI frame, so each view is rendered completely
 // before the next pan, and the benchmark reports the window's CPU frame (coarse pass, full
 // pass, colouring) against the same view computed as `mandelscope render` does
@@ -244,6 +245,9 @@ struct DragBenchmark {
     std::vector<double> deep_frame_ms;
     int deep_cached = 0;  // views whose reference came from the cache
     int ui_frames = 0;
+    double deep_pixels = 0.0, deep_reused_pixels = 0.0;  // over the views: reused by whole-pixel pans
+    int sweep_step = 0;   // the sweep's phase, in 1/240 of a period
+    int sweep_x = 0;      // the view's offset from start_view, whole pixels
 };
 
 double median(std::vector<double> v) {
@@ -277,6 +281,8 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
         if (!renderer.complete) return false;  // the deep view is still coming in
         b.deep_frame_ms.push_back(renderer.deep_status.stats.frame_ms);
         if (renderer.deep_status.stats.reference_cached) ++b.deep_cached;
+        b.deep_pixels += double(view->width) * view->height;
+        b.deep_reused_pixels += double(renderer.deep_status.stats.reused_pixels);
     } else if (cpu) {
         if (!renderer.complete) return false;  // the CPU view is still coming in
         b.cpu_frame_ms.push_back(renderer.timings.compute_ms);
@@ -289,11 +295,12 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
     if (b.done == b.frames) {
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - b.start).count();
         if (deep) {
-            std::printf("bench-drag: %d views at %dx%d on the %s path, each rendered completely: %.2f views/s "
-                        "(%.1f ms per view); deep frame median %.1f ms (reference cached in %d of %d views); "
-                        "UI %.1f frames/s meanwhile (%d UI frames)\n",
+            std::printf("bench-drag: %d views at %dx%d on the %s path, each complete at full resolution: %.2f views/s "
+                        "(%.1f ms per view); deep frame median %.2f ms (reference cached in %d of %d views); "
+                        "reused %.1f%% of pixels (whole-pixel pans); UI %.1f frames/s meanwhile (%d UI frames)\n",
                         b.frames, view->width, view->height, render_path_name(renderer.path), b.frames / seconds,
                         1000.0 * seconds / b.frames, median(b.deep_frame_ms), b.deep_cached, b.frames,
+                        b.deep_pixels > 0.0 ? 100.0 * b.deep_reused_pixels / b.deep_pixels : 0.0,
                         b.ui_frames / seconds, b.ui_frames);
         } else if (cpu) {
             const double window_ms = median(b.cpu_frame_ms), render_ms = median(b.render_ms);
@@ -322,10 +329,14 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
         *view = b.start_view;
         return true;
     }
-    // A slow back-and-forth sweep of +-60 pixels: every frame a new view, like a real drag.
-    double dx = 60.0 * std::sin(2.0 * M_PI * (b.done + 1) / 240.0);
+    // A slow back-and-forth sweep of +-60 pixels, in whole pixels as a hand drags (a cursor's
+    // positions are integers): every frame a new view, 1 or 2 pixels from the one before (the
+    // sweep's phase moves on until the rounded offset changes).
+    int x = b.sweep_x;
+    while (x == b.sweep_x) x = int(std::lround(60.0 * std::sin(2.0 * M_PI * ++b.sweep_step / 240.0)));
+    b.sweep_x = x;
     glm::dvec2 centre{0.5 * view->width, 0.5 * view->height};
-    *view = pan_view(b.start_view, centre, centre + glm::dvec2(dx, 0.0));
+    *view = pan_view(b.start_view, centre, centre + glm::dvec2(double(x), 0.0));
     ++b.done;
     return false;
 }
