@@ -117,16 +117,15 @@ void set_progress(DeepRenderWorker& w, DeepPhase phase, double progress) {
 }
 
 // Keeps a complete frame (and its colours) for the next request's pan.
-void keep_frame(DeepRenderWorker& w, const DeepLocation& anchor, int anchor_shift_x, int anchor_shift_y,
-                DeepNumberType number_type, DeepFrame&& frame, const std::vector<uint8_t>& rgba,
-                const PaletteTable& palette, const View& view) {
+// Its place is the anchor of the pans that follow.
+void keep_frame(DeepRenderWorker& w, const DeepLocation& location, DeepNumberType number_type, DeepFrame&& frame,
+                const std::vector<uint8_t>& rgba, const PaletteTable& palette, const View& view) {
     DeepPanRecord& last = w.last;
     last.valid = frame.reference != nullptr;
-    last.anchor = anchor;
-    last.anchor_shift_x = anchor_shift_x;
-    last.anchor_shift_y = anchor_shift_y;
+    last.anchor = location;
+    last.anchor_shift_x = 0;
+    last.anchor_shift_y = 0;
     last.number_type = number_type;
-    last.stats = frame.stats;
     last.frame = std::move(frame);
     last.rgba = rgba;
     last.palette = palette;
@@ -155,25 +154,26 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     if (std::abs(shift_x) >= width || std::abs(shift_y) >= height) return PanResult::NotAPan;
 
     set_progress(w, DeepPhase::Pixels, 0.0);
-    DeepFrame frame;
-    const int64_t reused = deep_pan_move(last.frame, shift_x, shift_y, &frame);
-    frame.reference = last.frame.reference;
+    // The strips first: a newer request may cancel them, and the last frame must then still be
+    // whole (the next pan starts from it).
     DeepPixelRect strips[2];
     const int count = shift_x != 0 || shift_y != 0 ? deep_pan_strips(width, height, shift_x, shift_y, strips) : 0;
+    std::vector<DeepFrame> parts;
+    for (int i = 0; i < count; ++i) {
+        DeepRenderOptions strip_options = options;
+        strip_options.region = strips[i];
+        parts.push_back(render_pass(w, location, width, height, strip_options, use_cuda));
+        if (parts.back().stats.cancelled || w.cancel) return PanResult::Cancelled;
+        if (parts.back().reference.get() != orbit) return PanResult::NotAPan;  // the cache changed its mind
+    }
     // The figures of the strips computed; the frame's own (number type, reference, BLA levels)
     // where nothing was.
-    DeepFrameStats stats = last.stats;
+    DeepFrameStats stats = last.frame.stats;
     stats.iterations = stats.bla_iterations = stats.bla_skips = stats.perturbation_steps = 0;
     stats.rebases = stats.escaped_pixels = 0;
     stats.bla_ms = stats.pixels_ms = 0.0;
     stats.bla_cached = true;
-    for (int i = 0; i < count; ++i) {
-        DeepRenderOptions strip_options = options;
-        strip_options.region = strips[i];
-        const DeepFrame part = render_pass(w, location, width, height, strip_options, use_cuda);
-        if (part.stats.cancelled || w.cancel) return PanResult::Cancelled;
-        if (part.reference.get() != orbit) return PanResult::NotAPan;  // the cache changed its mind
-        deep_pan_place(part, &frame);
+    for (const DeepFrame& part : parts) {
         const DeepFrameStats& s = part.stats;
         stats.number_type = s.number_type;
         stats.bla_levels = s.bla_levels;
@@ -187,20 +187,31 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         stats.bla_ms += s.bla_ms;
         stats.pixels_ms += s.pixels_ms;
     }
-    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    // The last frame becomes this one, in place: its pixels moved, the strips placed, coloured
+    // (only the strips when the colours are the same). It stays a whole frame of this place
+    // from here on, whatever happens to the request.
+    DeepFrame& frame = last.frame;
+    const int64_t reused = deep_pan_move(&frame, shift_x, shift_y);
+    for (const DeepFrame& part : parts) deep_pan_place(part, &frame);
     if (same_colours(last, request.palette, view)) {
-        deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y, rgba.data());
-        for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, rgba.data());
+        deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
+        for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
-        colorize_frame(frame, request.palette, view, rgba.data());
+        colorize_frame(frame, request.palette, view, last.rgba.data());
+        last.palette = request.palette;
+        last.palette_density = view.palette_density;
+        last.palette_offset = view.palette_offset;
     }
+    last.anchor_shift_x = anchor_x;
+    last.anchor_shift_y = anchor_y;
     stats.reference_cached = true;
     stats.reference_ms = 0.0;
     stats.cancelled = false;
     stats.reused_pixels = uint64_t(reused);
     stats.pan_x = shift_x;
     stats.pan_y = shift_y;
-    stats.frame_ms = ms_since(start);  // all of it: the move, the strips and the colouring
+    std::vector<uint8_t> rgba = last.rgba;  // the display's copy
+    stats.frame_ms = ms_since(start);       // all of it: the strips, the move and the colouring
     frame.stats = stats;
     {
         std::lock_guard lock(w.mutex);
@@ -212,8 +223,6 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         w.progress = 1.0;
         w.last_error.clear();
     }
-    const DeepLocation anchor = last.anchor;
-    keep_frame(w, anchor, anchor_x, anchor_y, options.number_type, std::move(frame), rgba, request.palette, view);
     return publish(w, request.id, view, std::move(rgba), true) ? PanResult::Done : PanResult::Cancelled;
 }
 
@@ -318,7 +327,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         w.last_error.clear();
     }
     w.last_ms_per_pixel = full_ms / std::max(1.0, pixels);
-    keep_frame(w, location, 0, 0, options.number_type, std::move(frame), rgba, request.palette, view);
+    keep_frame(w, location, options.number_type, std::move(frame), rgba, request.palette, view);
     return publish(w, request.id, view, std::move(rgba), true);
 }
 

@@ -52,8 +52,7 @@ struct DeepPanRecord {
     int anchor_shift_x = 0;  // pixel (x, y) here is the anchor's pixel (x + shift_x, y + shift_y)
     int anchor_shift_y = 0;
     DeepNumberType number_type = DeepNumberType::Auto;  // as requested
-    DeepFrame frame;                 // escape counts and mu, and the reference they ran against
-    DeepFrameStats stats;
+    DeepFrame frame;                 // escape counts, mu, the reference they ran against, the figures
     std::vector<uint8_t> rgba;       // coloured with these:
     PaletteTable palette;
     double palette_density = 0.0;

@@ -109,8 +109,8 @@ void expect_pan_matches_full_render(const DeepLocation& from, int width, int hei
     EXPECT_EQ(shift_x, dx);
     EXPECT_EQ(shift_y, dy);
 
-    DeepFrame assembled;
-    const int64_t reused = deep_pan_move(before, shift_x, shift_y, &assembled);
+    DeepFrame assembled = before;
+    const int64_t reused = deep_pan_move(&assembled, shift_x, shift_y);
     EXPECT_EQ(reused, int64_t(width - std::abs(dx)) * (height - std::abs(dy)));
     DeepPixelRect strips[2];
     const int count = deep_pan_strips(width, height, shift_x, shift_y, strips);
@@ -264,22 +264,37 @@ TEST(DeepPan, StripsCoverExactlyTheExposedPixels) {
     }
 }
 
+// In place, every direction: the pixels the old frame covers moved, the rest -1; and the RGBA
+// sibling the same.
 TEST(DeepPan, MoveTakesThePixelsTheOldFrameCovers) {
+    const int width = 7, height = 5;
     DeepFrame from;
-    from.width = 5;
-    from.height = 3;
-    for (int i = 0; i < 15; ++i) {
+    from.width = width;
+    from.height = height;
+    std::vector<uint8_t> rgba_from;
+    for (int i = 0; i < width * height; ++i) {
         from.escape_count.push_back(100 + i);
         from.mu.push_back(0.5 + i);
+        for (int c = 0; c < 4; ++c) rgba_from.push_back(uint8_t(4 * i + c));
     }
-    DeepFrame to;
-    EXPECT_EQ(deep_pan_move(from, 2, -1, &to), 3 * 2);
-    ASSERT_EQ(to.escape_count.size(), 15u);
-    for (int y = 0; y < 3; ++y)
-        for (int x = 0; x < 5; ++x) {
-            const bool covered = x + 2 < 5 && y - 1 >= 0;
-            const int64_t want = covered ? 100 + (y - 1) * 5 + (x + 2) : -1;
-            EXPECT_EQ(to.escape_count[size_t(y) * 5 + x], want) << x << "," << y;
+    for (int sx : {-8, -3, -1, 0, 2, 6, 7}) {
+        for (int sy : {-5, -2, 0, 1, 4}) {
+            DeepFrame to = from;
+            std::vector<uint8_t> rgba = rgba_from;
+            const int64_t kept = deep_pan_move(&to, sx, sy);
+            deep_pan_move_rgba(rgba.data(), width, height, sx, sy);
+            int64_t covered_count = 0;
+            for (int y = 0; y < height; ++y)
+                for (int x = 0; x < width; ++x) {
+                    const bool covered = x + sx >= 0 && x + sx < width && y + sy >= 0 && y + sy < height;
+                    covered_count += covered;
+                    const size_t i = size_t(y) * width + x;
+                    const int source = (y + sy) * width + (x + sx);
+                    ASSERT_EQ(to.escape_count[i], covered ? 100 + source : -1) << sx << "," << sy << " at " << x << "," << y;
+                    ASSERT_EQ(to.mu[i], covered ? 0.5 + source : -1.0);
+                    if (covered) ASSERT_EQ(rgba[4 * i + 1], uint8_t(4 * source + 1));
+                }
+            EXPECT_EQ(kept, covered_count);
         }
-    EXPECT_EQ(deep_pan_move(from, 5, 0, &to), 0);
+    }
 }

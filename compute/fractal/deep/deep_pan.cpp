@@ -18,6 +18,40 @@ void overlap(int size, int shift, int* begin, int* end) {
     if (*end < *begin) *end = *begin;
 }
 
+// data(x, y) = old data(x + shift_x, y + shift_y) where covered, in place; with `fill` the rest
+// becomes fill_value. Rows are visited in the order that reads each source row before it is
+// overwritten (ascending when the sources lie below, descending when above); memmove handles a
+// row moving within itself. Returns the pixels kept.
+template <typename T>
+int64_t move_in_place(T* data, int width, int height, int shift_x, int shift_y, bool fill, T fill_value) {
+    int x0, x1, y0, y1;
+    overlap(width, shift_x, &x0, &x1);
+    overlap(height, shift_y, &y0, &y1);
+    const size_t w = size_t(width);
+    if (x1 <= x0 || y1 <= y0) {
+        if (fill) std::fill(data, data + w * height, fill_value);
+        return 0;
+    }
+    const size_t run = size_t(x1 - x0);
+    auto move_row = [&](int y) {
+        T* row = data + size_t(y) * w;
+        std::memmove(row + x0, data + size_t(y + shift_y) * w + size_t(x0 + shift_x), run * sizeof(T));
+        if (fill) {
+            std::fill(row, row + x0, fill_value);
+            std::fill(row + x1, row + w, fill_value);
+        }
+    };
+    if (shift_y >= 0)
+        for (int y = y0; y < y1; ++y) move_row(y);
+    else
+        for (int y = y1 - 1; y >= y0; --y) move_row(y);
+    if (fill) {
+        std::fill(data, data + size_t(y0) * w, fill_value);
+        std::fill(data + size_t(y1) * w, data + w * height, fill_value);
+    }
+    return int64_t(run) * (y1 - y0);
+}
+
 }  // namespace
 
 bool deep_pan_shift(const DeepLocation& from, const DeepLocation& to, int width, int height, int* shift_x,
@@ -59,25 +93,11 @@ int deep_pan_strips(int width, int height, int shift_x, int shift_y, DeepPixelRe
     return n;  // at most one column strip and one row strip: a shift has one sign per axis
 }
 
-int64_t deep_pan_move(const DeepFrame& from, int shift_x, int shift_y, DeepFrame* to) {
-    const int width = from.width, height = from.height;
-    to->width = width;
-    to->height = height;
-    to->region = {0, 0, width, height};
-    to->escape_count.assign(size_t(width) * height, -1);
-    to->mu.assign(size_t(width) * height, -1.0);
-    int x0, x1, y0, y1;
-    overlap(width, shift_x, &x0, &x1);
-    overlap(height, shift_y, &y0, &y1);
-    if (x1 <= x0 || y1 <= y0) return 0;
-    const size_t run = size_t(x1 - x0);
-    for (int y = y0; y < y1; ++y) {
-        const size_t src = size_t(y + shift_y) * width + size_t(x0 + shift_x);
-        const size_t dst = size_t(y) * width + size_t(x0);
-        std::memcpy(&to->escape_count[dst], &from.escape_count[src], run * sizeof(int64_t));
-        std::memcpy(&to->mu[dst], &from.mu[src], run * sizeof(double));
-    }
-    return int64_t(run) * (y1 - y0);
+int64_t deep_pan_move(DeepFrame* frame, int shift_x, int shift_y) {
+    const int64_t kept = move_in_place(frame->escape_count.data(), frame->width, frame->height, shift_x, shift_y,
+                                       true, int64_t(-1));
+    move_in_place(frame->mu.data(), frame->width, frame->height, shift_x, shift_y, true, -1.0);
+    return kept;
 }
 
 void deep_pan_place(const DeepFrame& region, DeepFrame* to) {
@@ -90,14 +110,13 @@ void deep_pan_place(const DeepFrame& region, DeepFrame* to) {
     }
 }
 
-void deep_pan_move_rgba(const uint8_t* from, int width, int height, int shift_x, int shift_y, uint8_t* to) {
-    int x0, x1, y0, y1;
-    overlap(width, shift_x, &x0, &x1);
-    overlap(height, shift_y, &y0, &y1);
-    if (x1 <= x0 || y1 <= y0) return;
-    for (int y = y0; y < y1; ++y)
-        std::memcpy(to + (size_t(y) * width + size_t(x0)) * 4,
-                    from + (size_t(y + shift_y) * width + size_t(x0 + shift_x)) * 4, size_t(x1 - x0) * 4);
+void deep_pan_move_rgba(uint8_t* rgba, int width, int height, int shift_x, int shift_y) {
+    static_assert(sizeof(uint32_t) == 4);
+    // Four bytes a pixel, moved as one uint32_t (memmove: no alignment or aliasing assumed).
+    struct Pixel {
+        uint8_t bytes[4];
+    };
+    move_in_place(reinterpret_cast<Pixel*>(rgba), width, height, shift_x, shift_y, false, Pixel{});
 }
 
 }  // namespace ms

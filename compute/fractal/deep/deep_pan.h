@@ -9,7 +9,7 @@
 // (XaoS's idea, exact here because the old pixels are not approximations of the new ones).
 //   deep_pan_shift   whether two places are a whole-pixel pan apart, and by how much
 //   deep_pan_strips  the exposed rectangles of a pan
-//   deep_pan_move    the old frame's pixels to their new places
+//   deep_pan_move    the old frame's pixels to their new places (in place)
 //   deep_pan_place   a region's render (deep_cpu/deep_cuda with options.region) into the frame
 // The window's deep worker (render/frame/deep_render_worker.h) keeps its last complete frame and
 // uses these; a test holds the assembled frame to a full render of the panned view.
@@ -39,16 +39,15 @@ bool deep_pan_shift(const DeepLocation& from, const DeepLocation& to, int width,
 // the shift is the image's size or more. Returns how many it wrote to strips.
 int deep_pan_strips(int width, int height, int shift_x, int shift_y, DeepPixelRect strips[2]);
 
-// Resizes `to` to the frame's size and sets every pixel the old frame covers,
-// to(x, y) = from(x + shift_x, y + shift_y); the exposed pixels are left as -1 (filled by
-// deep_pan_place). Returns the number of pixels taken. `from` is a whole frame.
-int64_t deep_pan_move(const DeepFrame& from, int shift_x, int shift_y, DeepFrame* to);
-
+// Moves a whole frame's pixels in place to where the pan puts them,
+// frame(x, y) = old frame(x + shift_x, y + shift_y) where the old frame covers (x, y); the exposed
+// pixels become -1 (deep_pan_place fills them). No allocation: a drag's views move the same
+// buffers. Returns the number of pixels kept.
+int64_t deep_pan_move(DeepFrame* frame, int shift_x, int shift_y);
 // Copies a region's render (its region says where it lies) into the whole frame `to`.
 void deep_pan_place(const DeepFrame& region, DeepFrame* to);
 
-// The same moves for 4-byte pixels (an RGBA8 frame): to(x, y) = from(x + shift_x, y + shift_y)
-// where covered; the rest untouched.
-void deep_pan_move_rgba(const uint8_t* from, int width, int height, int shift_x, int shift_y, uint8_t* to);
+// The same move for an RGBA8 frame, in place; the exposed pixels keep whatever they held.
+void deep_pan_move_rgba(uint8_t* rgba, int width, int height, int shift_x, int shift_y);
 
 }  // namespace ms
