@@ -41,7 +41,12 @@ int64_t move_in_place(T* data, int width, int height, int shift_x, int shift_y, 
             std::fill(row + x1, row + w, fill_value);
         }
     };
-    if (shift_y >= 0)
+    if (shift_y == 0) {
+        // Each row moves within itself: the rows are independent, shared among the cores (a
+        // 1080p frame's counts and mu are 33 MB).
+#pragma omp parallel for schedule(static) if (w * size_t(height) >= (size_t(1) << 18))
+        for (int y = y0; y < y1; ++y) move_row(y);
+    } else if (shift_y > 0)
         for (int y = y0; y < y1; ++y) move_row(y);
     else
         for (int y = y1 - 1; y >= y0; --y) move_row(y);
