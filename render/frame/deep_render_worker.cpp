@@ -27,8 +27,13 @@ constexpr int64_t kPrecisionHeadroomBits = 40;
 // (in pixel spacings) instead of the frame's own. The reference serves while its point stays
 // inside the image (deep_reference.h), so a frame's largest |dc| is at most its half diagonal
 // plus the reference's distance from the centre, another half diagonal at most: with one
-// diagonal a drag keeps its table for as long as it keeps its orbit. (MEASURED below.)
+// diagonal a drag keeps its table for as long as it keeps its orbit. Measured at e50 and 4e533
+// (tests/fractal/test_deep_pan_bench.cpp): tables for one and two diagonals do exactly the work
+// of the frame's own (the same steps and skips, the same escape counts), so it costs nothing.
 constexpr double kBlaHeadroomDiagonals = 1.0;
+// A pan's strips expected to take less than this (by the last full pass's time per pixel) are
+// not cancelled by a newer view (render_panned).
+constexpr double kPanFinishMs = 100.0;
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -158,12 +163,19 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // whole (the next pan starts from it).
     DeepPixelRect strips[2];
     const int count = shift_x != 0 || shift_y != 0 ? deep_pan_strips(width, height, shift_x, shift_y, strips) : 0;
+    double strip_pixels = 0.0;
+    for (int i = 0; i < count; ++i) strip_pixels += double(strips[i].width) * strips[i].height;
+    // Short strips finish even when a newer view comes meanwhile (a CUDA kernel does anyway): the
+    // last frame then moves on with them, so a continuous drag, whose views come faster than a
+    // frame, keeps advancing, and the next view computes only what was dragged since.
+    const bool finish = w.last_ms_per_pixel > 0.0 && w.last_ms_per_pixel * strip_pixels < kPanFinishMs;
     std::vector<DeepFrame> parts;
     for (int i = 0; i < count; ++i) {
         DeepRenderOptions strip_options = options;
         strip_options.region = strips[i];
+        if (finish) strip_options.cancel = nullptr;  // the orbit is cached: nothing long runs
         parts.push_back(render_pass(w, location, width, height, strip_options, use_cuda));
-        if (parts.back().stats.cancelled || w.cancel) return PanResult::Cancelled;
+        if (parts.back().stats.cancelled || (!finish && w.cancel)) return PanResult::Cancelled;
         if (parts.back().reference.get() != orbit) return PanResult::NotAPan;  // the cache changed its mind
     }
     // The figures of the strips computed; the frame's own (number type, reference, BLA levels)

@@ -4,7 +4,8 @@
 // pixels reuses the reference (cached); a newer request cancels an older, slower one, whose
 // pixels never reach the display; the worker stops when its owner unwinds mid-frame; a Julia set
 // and a Tricorn view at 1E50 come back as deep_cpu computes them; a whole-pixel pan reuses the
-// last frame's pixels, a fractional pan and a zoom do not.
+// last frame's pixels, a fractional pan and a zoom do not; a drag whose views come faster than
+// the worker ends on the right picture.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -223,6 +224,43 @@ TEST(DeepRenderWorker, ReusesPixelsForAWholePixelPanOnly) {
     ASSERT_TRUE(status.complete);
     EXPECT_TRUE(same_place(frame_view, zoomed));
     EXPECT_EQ(status.stats.reused_pixels, 0u);
+    stop_deep_render_worker(worker);
+}
+
+// A drag whose views come faster than the worker finishes them (no waiting between requests):
+// short strips are finished even when a newer view comes, and the last frame moves on with them;
+// the drag's last view is still the full render's picture, and it was assembled from the pixels
+// before.
+TEST(DeepRenderWorker, AQuickDragEndsOnTheRightPicture) {
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    const PaletteTable palette = test_palette();
+    const int width = 96, height = 54;
+    const View start = deep_view(width, height, 32000);
+    std::vector<uint8_t> rgba;
+    View frame_view;
+    ASSERT_TRUE(wait_for_frame(worker, request_deep_render(worker, start, Precision::Auto, palette, false), &rgba,
+                               &frame_view)
+                    .complete);
+    uint64_t id = 0;
+    View view = start;
+    for (int step = 1; step <= 12; ++step) {
+        view = pan_view(start, {50.0, 20.0}, {50.0 + step, 20.0 - (step % 3)});
+        id = request_deep_render(worker, view, Precision::Auto, palette, false);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const DeepRenderStatus status = wait_for_frame(worker, id, &rgba, &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(same_place(frame_view, view));
+    EXPECT_GT(status.stats.reused_pixels, uint64_t(width) * height / 2);
+    const DeepFrame expected = deep_cpu(deep_location(view), width, height);
+    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
+    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
+                  expected_rgba.data());
+    ASSERT_EQ(rgba.size(), expected_rgba.size());
+    size_t same = 0;
+    for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
+    EXPECT_GE(double(same) / double(width * height), 0.999);
     stop_deep_render_worker(worker);
 }
 
