@@ -206,6 +206,9 @@ void draw_timings_panel(TimingsPanelState& s) {
         ImGui::Text("BLA skipped %.1f%% of %llu iterations; %llu rebases",
                     d.iterations ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0,
                     (unsigned long long)d.iterations, (unsigned long long)d.rebases);
+        if (d.reused_pixels > 0)
+            ImGui::Text("a pan by (%d, %d) px: %llu pixels reused, the pixels and iterations above are the strips'",
+                        d.pan_x, d.pan_y, (unsigned long long)d.reused_pixels);
     }
     draw_table(s);
     ImGui::Spacing();
