@@ -132,6 +132,9 @@ void keep_frame(DeepRenderWorker& w, const DeepLocation& location, DeepNumberTyp
     last.anchor_shift_y = 0;
     last.number_type = number_type;
     last.frame = std::move(frame);
+    // The window colours from mu alone: the escape counts are not kept (at 1080p that is 16 MB
+    // less to hold, and to move on every view of a drag).
+    last.frame.escape_count = {};
     last.rgba = rgba;
     last.palette = palette;
     last.palette_density = view.palette_density;

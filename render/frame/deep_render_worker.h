@@ -11,11 +11,12 @@
 //   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
 //      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
 //      coarse row at once), colours it (colorize_deep) and hands it over.
-// A drag is faster than that: the worker keeps its last complete frame (DeepPanRecord), and a
-// request that pans it by whole pixels with the same reference orbit, zoom, size, iterations and
-// map takes its pixels shifted and computes only the exposed strips (compute/fractal/deep/
-// deep_pan.h), with no coarse pass; the stats say how many pixels were reused. Its BLA tables
-// are built with headroom (kBlaHeadroomDiagonals) so that a drag reuses them too.
+// A drag is faster than that: the worker keeps its last complete frame (DeepPanRecord: mu and
+// colours), and a request that pans it by whole pixels with the same reference orbit, zoom,
+// size, iterations and map takes its pixels shifted and computes only the exposed strips
+// (compute/fractal/deep/deep_pan.h), with no coarse pass; the stats say how many pixels were
+// reused. Its BLA tables are built with headroom (kBlaHeadroomDiagonals) so that a drag reuses
+// them too.
 // A newer request cancels the stale one (the cancel flag is polled by the reference every 4096
 // iterations and by the CPU between rows; a CUDA kernel under way finishes first). Progress
 // (the reference's iterations, then the rows) and the frame's figures (deep_cpu.h's
@@ -52,7 +53,7 @@ struct DeepPanRecord {
     int anchor_shift_x = 0;  // pixel (x, y) here is the anchor's pixel (x + shift_x, y + shift_y)
     int anchor_shift_y = 0;
     DeepNumberType number_type = DeepNumberType::Auto;  // as requested
-    DeepFrame frame;                 // escape counts, mu, the reference they ran against, the figures
+    DeepFrame frame;                 // mu (no escape counts), the reference it ran against, the figures
     std::vector<uint8_t> rgba;       // coloured with these:
     PaletteTable palette;
     double palette_density = 0.0;

@@ -297,4 +297,11 @@ TEST(DeepPan, MoveTakesThePixelsTheOldFrameCovers) {
             EXPECT_EQ(kept, covered_count);
         }
     }
+    // A frame that keeps mu alone (the window's) moves it the same way.
+    DeepFrame mu_only = from;
+    mu_only.escape_count.clear();
+    EXPECT_EQ(deep_pan_move(&mu_only, -2, 1), int64_t(width - 2) * (height - 1));
+    EXPECT_TRUE(mu_only.escape_count.empty());
+    EXPECT_EQ(mu_only.mu[size_t(0) * width + 2], 0.5 + 1 * width + 0);
+    EXPECT_EQ(mu_only.mu[0], -1.0);
 }

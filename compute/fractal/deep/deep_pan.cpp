@@ -99,10 +99,9 @@ int deep_pan_strips(int width, int height, int shift_x, int shift_y, DeepPixelRe
 }
 
 int64_t deep_pan_move(DeepFrame* frame, int shift_x, int shift_y) {
-    const int64_t kept = move_in_place(frame->escape_count.data(), frame->width, frame->height, shift_x, shift_y,
-                                       true, int64_t(-1));
-    move_in_place(frame->mu.data(), frame->width, frame->height, shift_x, shift_y, true, -1.0);
-    return kept;
+    if (!frame->escape_count.empty())
+        move_in_place(frame->escape_count.data(), frame->width, frame->height, shift_x, shift_y, true, int64_t(-1));
+    return move_in_place(frame->mu.data(), frame->width, frame->height, shift_x, shift_y, true, -1.0);
 }
 
 void deep_pan_place(const DeepFrame& region, DeepFrame* to) {
@@ -110,7 +109,8 @@ void deep_pan_place(const DeepFrame& region, DeepFrame* to) {
     for (int row = 0; row < r.height; ++row) {
         const size_t src = size_t(row) * r.width;
         const size_t dst = size_t(r.y + row) * to->width + size_t(r.x);
-        std::memcpy(&to->escape_count[dst], &region.escape_count[src], size_t(r.width) * sizeof(int64_t));
+        if (!to->escape_count.empty())
+            std::memcpy(&to->escape_count[dst], &region.escape_count[src], size_t(r.width) * sizeof(int64_t));
         std::memcpy(&to->mu[dst], &region.mu[src], size_t(r.width) * sizeof(double));
     }
 }

@@ -42,9 +42,12 @@ int deep_pan_strips(int width, int height, int shift_x, int shift_y, DeepPixelRe
 // Moves a whole frame's pixels in place to where the pan puts them,
 // frame(x, y) = old frame(x + shift_x, y + shift_y) where the old frame covers (x, y); the exposed
 // pixels become -1 (deep_pan_place fills them). No allocation: a drag's views move the same
-// buffers. Returns the number of pixels kept.
+// buffers. A frame without escape counts (empty: a window colours from mu alone) moves its mu
+// only. Returns the number of pixels kept.
 int64_t deep_pan_move(DeepFrame* frame, int shift_x, int shift_y);
-// Copies a region's render (its region says where it lies) into the whole frame `to`.
+
+// Copies a region's render (its region says where it lies) into the whole frame `to` (its mu
+// only when `to` keeps no escape counts).
 void deep_pan_place(const DeepFrame& region, DeepFrame* to);
 
 // The same move for an RGBA8 frame, in place; the exposed pixels keep whatever they held.
