@@ -59,6 +59,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
     reduction(+ : iterations, bla_iterations, bla_skips, steps, rebases, escaped) reduction(|| : cancelled)
     for (int y = 0; y < height; ++y) {
+        if (options.row_stride > 1 && y % options.row_stride != options.row_offset) continue;
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
             cancelled = true;
             continue;
