@@ -1,6 +1,6 @@
 // deep_cpu_lanes.h: deep_cpu's row loop for the common case (the Mandelbrot set's parameter
 // plane, double deltas, rebasing, BLA), with one pixel per SIMD lane (Highway; AVX-512 runs 8
-// doubles a vector) and two vectors in flight.
+// doubles a vector) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
 // step waits on the one before (add, multiply, subtract, add: about 17 cycles, 6 ns at
