@@ -12,8 +12,10 @@
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
@@ -53,6 +55,11 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t last_index = orbit.last_index();
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
+    // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
+    // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline).
+    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase;
+    const bool use_lanes = kLanesType && options.use_bla;
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
@@ -61,21 +68,52 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
     reduction(+ : iterations, bla_iterations, bla_skips, steps, rebases, escaped) reduction(|| : cancelled)
     for (int row = 0; row < region.height; ++row) {
+        const int y = region.y + row;  // the frame's row
+        if (options.row_stride > 1 && y % options.row_stride != options.row_offset) continue;
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
             cancelled = true;
             continue;
         }
         DeepPixelCounters counters;
-        const int y = region.y + row;
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const size_t row_start = size_t(row) * size_t(region.width);
-        for (int column = 0; column < region.width; ++column) {
-            const int x = region.x + column;
-            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-            const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-            const size_t i = row_start + size_t(column);
-            frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
-                Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
+        bool row_done_by_lanes = false;
+        if constexpr (kLanesType) {
+            if (use_lanes) {
+                // One pixel per SIMD lane (deep_cpu_lanes.h: the same arithmetic).
+                thread_local std::vector<double> dc_re, dc_im;
+                dc_re.resize(size_t(region.width));
+                dc_im.resize(size_t(region.width));
+                for (int column = 0; column < region.width; ++column) {
+                    const int x = region.x + column;
+                    const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+                    dc_re[size_t(column)] = offset.re + dx;
+                    dc_im[size_t(column)] = offset.im + dy;
+                }
+                DeepLanesRow job;
+                job.orbit = Z;
+                job.last_index = last_index;
+                job.bla = &bla;
+                job.bla_r2 = table ? table->r2.data() : nullptr;
+                job.dc_re = dc_re.data();
+                job.dc_im = dc_im.data();
+                job.count = region.width;
+                job.max_iterations = max_iterations;
+                job.escape_count = &frame->escape_count[row_start];
+                job.mu = &frame->mu[row_start];
+                deep_lanes_row(job, &counters);
+                row_done_by_lanes = true;
+            }
+        }
+        if (!row_done_by_lanes) {
+            for (int column = 0; column < region.width; ++column) {
+                const int x = region.x + column;
+                const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+                const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+                const size_t i = row_start + size_t(column);
+                frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
+                    Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
+            }
         }
         iterations += counters.iterations;
         bla_iterations += counters.bla_iterations;

@@ -70,6 +70,11 @@ struct DeepRenderOptions {
     // deep_cpu only: called with each finished row (y, its escape counts, its mu), from the
     // OpenMP thread that computed it, so a window can show rows as they come.
     std::function<void(int, const int64_t*, const double*)> row_done;
+    // deep_cpu only: compute only the rows y with y % row_stride == row_offset (the others keep
+    // -1), with the whole frame's reference, BLA table and pixel grid: a benchmark's sample of
+    // the frame (deep_bench_plain). 1: every row.
+    int row_stride = 1;
+    int row_offset = 0;
 };
 
 struct DeepFrameStats {
@@ -94,6 +99,9 @@ struct DeepFrameStats {
     // frame before instead of computed, and the pan; the counts above are then the strips'.
     uint64_t reused_pixels = 0;
     int pan_x = 0, pan_y = 0;
+    // deep_cuda: bytes of the orbit and the BLA tables copied to the device for this frame (0 when
+    // the device still held them from an earlier frame).
+    uint64_t device_bytes_copied = 0;
 };
 
 struct DeepFrame {
