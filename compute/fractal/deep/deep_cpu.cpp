@@ -28,6 +28,8 @@ static_assert(kDeepBailoutSquared == kBailoutRadius * kBailoutRadius);
 // Double deltas down to this pixel spacing; FloatExp below (the products of perturbation must
 // stay clear of double's subnormals, 2.2e-308).
 constexpr double kDoubleMinSpacing = 1e-290;
+// The narrowest rows the SIMD lanes take (deep_cpu_lanes.h: four vectors of up to 8 doubles).
+constexpr int kLanesMinRegionWidth = 32;
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -59,7 +61,9 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
     // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase;
-    const bool use_lanes = kLanesType && options.use_bla;
+    // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
+    // lanes fill from one row, so most would idle (a 2-pixel strip at e50 took 2.2x as long).
+    const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
