@@ -13,9 +13,10 @@
 // frame. Z_RLE stays as the reference and fallback (PngDeflater::zlib); it was itself twice as
 // fast as level 4 with Z_FILTERED, within 0.2% of its size (README, "Writing PNGs").
 //
-// Filters: Paeth on every row (the cheapest choice is none: see png_filter_row for the
-// measurement), vectorised (png_filter.cpp), as is the Adler-32 (png_adler32). Alpha is
-// dropped: the frames are opaque, so the PNG is RGB (colour type 2).
+// Filter: Up on every row (smaller than Paeth on our frames, and a byte subtraction: see
+// png_filter.cpp for the measurement), applied straight to the RGBA rows with alpha dropped in
+// the same pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as is the
+// Adler-32 (png_adler32).
 #pragma once
 
 #include <cstddef>
@@ -69,18 +70,17 @@ private:
     PngDeflater deflater_ = PngDeflater::fast;
     bool started_ = false;
     uint32_t adler_ = 1;
-    std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
+    std::vector<uint8_t> previous_;  // the last row written (RGBA as given), the Up predictor
     std::vector<std::vector<uint8_t>> filtered_;  // per thread of the team: a segment's filtered bytes
     uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
 };
 
-// One row of RGB pixels filtered for PNG: out[0] is the filter type, out[1..3*width] the bytes.
-// `previous` is the row above (all zero for the first row). Vectorised (png_filter.cpp); the
-// _reference is the scalar version it equals byte for byte.
-void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
-void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
-// RGBA8 to RGB8, `width` pixels (vectorised).
-void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb);
+// One row of RGBA8 pixels filtered for an RGB PNG (alpha dropped): out[0] is the filter type
+// (2, Up), out[1..3*width] the bytes. `above_rgba` is the row above, RGBA8 too (all zero for the
+// first row). Vectorised (png_filter.cpp); the _reference is the scalar version it equals byte
+// for byte.
+void png_filter_row(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out);
+void png_filter_row_reference(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out);
 // The Adler-32 of data[0, n) continuing from `adler` (1 to start), vectorised (png_filter.cpp);
 // equal to zlib's adler32, its reference.
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n);

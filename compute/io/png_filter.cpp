@@ -1,14 +1,16 @@
-// png_filter.cpp: the two per-row passes of PNG writing before deflate, vectorised with Google
-// Highway (dynamic dispatch; foreach_target.h re-includes this file once per SIMD target):
-// RGBA8 to RGB8 (the frames are opaque), and the Paeth filter (PNG specification, section 9.2);
-// and the Adler-32 of the filtered bytes, which the zlib stream ends with.
-// png_filter_row_reference (png_encode.cpp) is the scalar Paeth these equal byte for byte
-// (tests/io/test_image_io.cpp). Scalar, the two took about 8 ns a pixel on one core, a quarter of
-// `render`'s writing time at 4K.
+// png_filter.cpp: the per-row pass of PNG writing before deflate, vectorised with Google Highway
+// (dynamic dispatch; foreach_target.h re-includes this file once per SIMD target): the Up filter
+// (PNG specification, section 9.2) straight from RGBA8 rows to the RGB bytes of the PNG (the
+// frames are opaque, so alpha is dropped in the same pass); and the Adler-32 of the filtered
+// bytes, which the zlib stream ends with. png_filter_row_reference (png_encode.cpp) is the scalar
+// filter this equals byte for byte (tests/io/test_image_io.cpp).
 //
-// Paeth in 16-bit lanes: with p = a + b - c, |p - a| = |b - c|, |p - b| = |a - c| and
-// |p - c| = |a + b - 2c|; every input is an unfiltered byte (the pixel to the left, above, and
-// above-left), so a whole vector of bytes is filtered at once.
+// Why Up and not Paeth: on our fractal frames Up gives the smaller file with this project's
+// deflate (matches at distances 1 and 3 only): 1,995,696 bytes of image data against Paeth's
+// 2,053,256 on the default view at 4K, and 1-4% smaller on the seahorse valley, the fire and
+// rainbow palettes and a supersampled frame (README, "Writing PNGs"). It is also a byte
+// subtraction where Paeth needs 16-bit lanes and three comparisons, and it reads the row above
+// as it is in the caller's RGBA, so no RGB copy of either row is made.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/io/png_filter.cpp"
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "compute/io/png_encode.h"
 
@@ -27,48 +30,46 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-void RgbaToRgb(const uint8_t* HWY_RESTRICT rgba, int width, uint8_t* HWY_RESTRICT rgb) {
-    const hn::ScalableTag<uint8_t> d;
-    const size_t lanes = hn::Lanes(d);
+// One row of RGBA8 filtered with Up for an RGB PNG: out[i] = rgb[i] - rgb_above[i], alpha dropped.
+// Per vector of N bytes (N / 4 pixels): one byte subtraction on the RGBA bytes, a byte shuffle
+// within each 128-bit block that packs its four pixels' RGB into the block's first 12 bytes,
+// and one 32-bit lane permutation that closes the gaps between the blocks; the store writes N
+// bytes of which the first 3N / 4 are the pixels' (the next store overwrites the rest). So the
+// row's RGB is never written on its own, and the filter is one pass over the RGBA.
+void FilterUp(const uint8_t* HWY_RESTRICT rgba, const uint8_t* HWY_RESTRICT above, int width, uint8_t* HWY_RESTRICT out) {
     size_t x = 0;
-    for (; x + lanes <= size_t(width); x += lanes) {
-        hn::Vec<decltype(d)> r, g, b, a;
-        hn::LoadInterleaved4(d, rgba + 4 * x, r, g, b, a);
-        hn::StoreInterleaved3(r, g, b, d, rgb + 3 * x);
+    const size_t w = size_t(width);
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<uint8_t> d8;
+    const hn::Repartition<uint32_t, decltype(d8)> d32;
+    const size_t lanes32 = hn::Lanes(d32), pixels = lanes32;  // a 32-bit lane is a pixel
+    // Within each block of 16 bytes: the RGB of its four pixels first, the alphas last.
+    alignas(16) static constexpr uint8_t kPackBlock[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    const auto pack_block = hn::LoadDup128(d8, kPackBlock);
+    // Across blocks: the three RGB lanes of each block, in order, then the alpha lanes.
+    HWY_ALIGN int32_t pack_lanes[hn::MaxLanes(d32)];
+    const size_t blocks = lanes32 / 4;
+    for (size_t b = 0; b < blocks; ++b) {
+        for (size_t k = 0; k < 3; ++k) pack_lanes[3 * b + k] = int32_t(4 * b + k);
+        pack_lanes[3 * blocks + b] = int32_t(4 * b + 3);
     }
-    for (; x < size_t(width); ++x) {
-        rgb[3 * x + 0] = rgba[4 * x + 0];
-        rgb[3 * x + 1] = rgba[4 * x + 1];
-        rgb[3 * x + 2] = rgba[4 * x + 2];
+    const auto pack = hn::SetTableIndices(d32, pack_lanes);
+    auto filtered = [&](size_t at) {
+        const auto diff = hn::Sub(hn::LoadU(d8, rgba + 4 * at), hn::LoadU(d8, above + 4 * at));
+        return hn::BitCast(d8, hn::TableLookupLanes(hn::BitCast(d32, hn::TableLookupBytes(diff, pack_block)), pack));
+    };
+    // Whole stores while they end inside the row's 3 * width bytes...
+    for (; 3 * x + 4 * pixels <= 3 * w; x += pixels) hn::StoreU(filtered(x), d8, out + 3 * x);
+    // ...then one more vector through a buffer, and the last pixels one by one.
+    if (x + pixels <= w) {
+        HWY_ALIGN uint8_t last[hn::MaxLanes(d8)];
+        hn::Store(filtered(x), d8, last);
+        std::memcpy(out + 3 * x, last, 3 * pixels);
+        x += pixels;
     }
-}
-
-// out[i] = row[i] - paeth(row[i - 3], up[i], up[i - 3]) for i in [3, n); n >= 3.
-void Paeth(const uint8_t* HWY_RESTRICT row, const uint8_t* HWY_RESTRICT up, size_t n, uint8_t* HWY_RESTRICT out) {
-    for (size_t i = 0; i < 3; ++i) out[i] = uint8_t(row[i] - up[i]);  // a = c = 0: predicts b
-    const hn::ScalableTag<int16_t> d16;
-    const hn::Rebind<uint8_t, decltype(d16)> d8;
-    const size_t lanes = hn::Lanes(d16);
-    const auto low_byte = hn::Set(d16, 0xff);
-    size_t i = 3;
-    for (; i + lanes <= n; i += lanes) {
-        const auto x = hn::PromoteTo(d16, hn::LoadU(d8, row + i));
-        const auto a = hn::PromoteTo(d16, hn::LoadU(d8, row + i - 3));
-        const auto b = hn::PromoteTo(d16, hn::LoadU(d8, up + i));
-        const auto c = hn::PromoteTo(d16, hn::LoadU(d8, up + i - 3));
-        const auto pa = hn::Abs(hn::Sub(b, c));
-        const auto pb = hn::Abs(hn::Sub(a, c));
-        const auto pc = hn::Abs(hn::Sub(hn::Add(a, b), hn::Add(c, c)));
-        // pa <= pb && pa <= pc ? a : pb <= pc ? b : c
-        const auto not_a = hn::Or(hn::Gt(pa, pb), hn::Gt(pa, pc));
-        const auto predictor = hn::IfThenElse(not_a, hn::IfThenElse(hn::Gt(pb, pc), c, b), a);
-        hn::StoreU(hn::DemoteTo(d8, hn::And(hn::Sub(x, predictor), low_byte)), d8, out + i);
-    }
-    for (; i < n; ++i) {
-        const int a = row[i - 3], b = up[i], c = up[i - 3];
-        const int pa = b > c ? b - c : c - b, pb = a > c ? a - c : c - a, pc = a + b - 2 * c > 0 ? a + b - 2 * c : 2 * c - a - b;
-        out[i] = uint8_t(row[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c));
-    }
+#endif
+    for (; x < w; ++x)
+        for (size_t c = 0; c < 3; ++c) out[3 * x + c] = uint8_t(rgba[4 * x + c] - above[4 * x + c]);
 }
 
 // Adler-32 (RFC 1950, section 8.2) of data[0, n) continuing from `adler`: zlib's adler32 is one
@@ -124,26 +125,17 @@ HWY_AFTER_NAMESPACE();
 namespace ms {
 
 namespace png_simd {
-HWY_EXPORT(RgbaToRgb);
-HWY_EXPORT(Paeth);
+HWY_EXPORT(FilterUp);
 HWY_EXPORT(Adler32);
 }  // namespace png_simd
-
-void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb) {
-    HWY_DYNAMIC_DISPATCH(png_simd::RgbaToRgb)(rgba, width, rgb);
-}
 
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n) {
     return HWY_DYNAMIC_DISPATCH(png_simd::Adler32)(adler, data, n);
 }
 
-void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out) {
-    // Paeth on every row but the first (where it equals Sub). Measured on the default 4K frame
-    // (README, "Writing PNGs"): Paeth everywhere gives a 1-3% smaller file than choosing among
-    // Sub, Up and Paeth per row by libpng's sum-of-magnitudes heuristic, which costs two more
-    // passes over each row. Smooth colouring is what Paeth predicts best.
-    out[0] = 4;
-    HWY_DYNAMIC_DISPATCH(png_simd::Paeth)(rgb, previous, size_t(width) * 3, out + 1);
+void png_filter_row(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out) {
+    out[0] = 2;  // Up
+    HWY_DYNAMIC_DISPATCH(png_simd::FilterUp)(rgba, above_rgba, width, out + 1);
 }
 
 }  // namespace ms

@@ -7,7 +7,7 @@
 // by mandelbrot_cpu and coloured by colorize as the CUDA kernels would colour them (same
 // escape counts, same palette). Each step then runs on one thread over the bands, one segment
 // of kPngSegmentBytes at a time as png_encode.cpp cuts them, its buffers reused: colouring (the
-// CPU path only: CUDA colours on the GPU), RGBA to RGB, the Paeth filter, the Adler-32, our
+// CPU path only: CUDA colours on the GPU), the filter (RGBA to RGB in the same pass), the Adler-32, our
 // deflate and the CRC-32 of its output; then PngEncoder::encode_rows on one thread, the real
 // thing (its sum of the above, less the colouring). The steps take turns within each round so
 // that the other helpers' load touches them alike; figures are medians of the rounds, in MB/s
@@ -104,29 +104,31 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
     std::printf("frame: %dx%d default view, %zu rows in %zu band(s), %.1f MB of RGB; %d rounds, one thread\n", view.width,
                 view.height, pixels / size_t(width), frame.bands.size(), rgb_bytes / 1e6, rounds);
 
-    // Scratch as png_encode.cpp keeps it: one segment's RGBA, RGB rows, filtered bytes, output.
-    const size_t row_rgb = size_t(width) * 3, stride = row_rgb + 1;
+    // Scratch as png_encode.cpp keeps it: one segment's RGBA, filtered bytes, output.
+    const size_t row_rgba = size_t(width) * 4, stride = size_t(width) * 3 + 1;
     const size_t seg_rows = std::max<size_t>(1, ms::kPngSegmentBytes / stride);
-    std::vector<uint8_t> seg_rgba(seg_rows * size_t(width) * 4), rgb(seg_rows * row_rgb), filtered(seg_rows * stride);
+    std::vector<uint8_t> seg_rgba(seg_rows * row_rgba), filtered(seg_rows * stride);
     std::vector<uint8_t> deflated;
     deflated.reserve(2 * ms::kPngSegmentBytes);
-    const std::vector<uint8_t> zero_row(row_rgb, 0);
+    const std::vector<uint8_t> zero_row(row_rgba, 0);
     uint64_t sink = 0;  // keeps every result live
     size_t deflated_total = 0;
+    // Filters rows [y, y + rows) of a band into out (the row above the band's first is zero).
+    auto filter_rows = [&](const Band& band, int y, int rows, uint8_t* out) {
+        for (int k = 0; k < rows; ++k) {
+            const uint8_t* row = band.rgba.data() + (size_t(y) + k) * row_rgba;
+            ms::png_filter_row(row, y + k ? row - row_rgba : zero_row.data(), width, out + size_t(k) * stride);
+        }
+    };
 
-    // Each step's input is prepared once, outside the timed loop, from the step before.
-    // RGB of every segment (for the filter) and the filtered bytes (for Adler and deflate).
-    std::vector<std::vector<uint8_t>> seg_rgb, seg_filtered, seg_deflated;
+    // Each step's input is prepared once, outside the timed loop, from the step before: the
+    // filtered bytes (for Adler and deflate) and the deflated ones (for the CRC).
+    std::vector<std::vector<uint8_t>> seg_filtered, seg_deflated;
     for_each_segment(frame, [&](const Band& band, int y, int rows) {
-        std::vector<uint8_t> r(size_t(rows) * row_rgb), f(size_t(rows) * stride);
-        for (int k = 0; k < rows; ++k)
-            ms::png_rgba_to_rgb(band.rgba.data() + (size_t(y) + k) * width * 4, width, r.data() + size_t(k) * row_rgb);
-        for (int k = 0; k < rows; ++k)
-            ms::png_filter_row(r.data() + size_t(k) * row_rgb, k ? r.data() + size_t(k - 1) * row_rgb : zero_row.data(),
-                               width, f.data() + size_t(k) * stride);
+        std::vector<uint8_t> f(size_t(rows) * stride);
+        filter_rows(band, y, rows, f.data());
         std::vector<uint8_t> d;
         ms::png_deflate_segment(f.data(), f.size(), &d);
-        seg_rgb.push_back(std::move(r));
         seg_filtered.push_back(std::move(f));
         seg_deflated.push_back(std::move(d));
     });
@@ -144,22 +146,11 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
                              sink += seg_rgba[0];
                          });
                      }, {}});
-    steps.push_back({"RGBA to RGB", [&] {
+    steps.push_back({"filter (Up, RGBA to RGB)", [&] {
                          for_each_segment(frame, [&](const Band& band, int y, int rows) {
-                             for (int k = 0; k < rows; ++k)
-                                 ms::png_rgba_to_rgb(band.rgba.data() + (size_t(y) + k) * width * 4, width,
-                                                     rgb.data() + size_t(k) * row_rgb);
-                             sink += rgb[0];
-                         });
-                     }, {}});
-    steps.push_back({"Paeth filter", [&] {
-                         for (const std::vector<uint8_t>& r : seg_rgb) {
-                             const size_t rows = r.size() / row_rgb;
-                             for (size_t k = 0; k < rows; ++k)
-                                 ms::png_filter_row(r.data() + k * row_rgb, k ? r.data() + (k - 1) * row_rgb : zero_row.data(),
-                                                    width, filtered.data() + k * stride);
+                             filter_rows(band, y, rows, filtered.data());
                              sink += filtered[1];
-                         }
+                         });
                      }, {}});
     steps.push_back({"Adler-32", [&] {
                          for (const std::vector<uint8_t>& f : seg_filtered) sink += ms::png_adler32(1, f.data(), f.size());
