@@ -24,6 +24,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -43,18 +44,11 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using namespace ms::deflate;
 
-// `literals` literal bytes, then (when match_length > 0) one match.
-struct Sequence {
-    uint32_t literals;
-    uint16_t match_length;
-    uint16_t distance_index;  // into kDistance
-};
-
-// One block's parse, in buffers kept per thread.
+// One block's tokens (png_deflate_blocks.h), kept per thread: kPngDeflateBlockTokens and a
+// vector of slack for the literals' whole-vector stores.
 struct ParsedBlock {
-    std::vector<uint8_t> literals;  // kPngDeflateBlockTokens + a vector of slack
-    std::vector<Sequence> sequences;  // kPngDeflateBlockTokens + 1
-    size_t literal_count = 0, sequence_count = 0;
+    std::vector<uint16_t> tokens;
+    size_t count = 0;
 };
 
 // How many bytes from a and b (b < a: overlapping is what a run is) agree, up to `max`; reads
@@ -81,55 +75,43 @@ HWY_INLINE size_t MatchLength(D d, const uint8_t* HWY_RESTRICT a, const uint8_t*
     return k;
 }
 
-// The greedy choice at data[at] (at >= 3): the match to take (length 0: a literal).
+// The greedy choice at data[at] (at >= 3): the match to take, as its token, or -1 for a literal.
 template <class D>
-HWY_INLINE Sequence ChooseMatch(D d, const uint8_t* HWY_RESTRICT data, size_t at, size_t n) {
+HWY_INLINE int ChooseMatch(D d, const uint8_t* HWY_RESTRICT data, size_t at, size_t n, size_t* length) {
     const size_t max = std::min(kMaxMatch, n - at);
     size_t best = data[at] == data[at - 1] ? MatchLength(d, data + at, data + at - 1, max) : 0;
-    uint16_t which = 0;
+    int which = 0;
     if (best < max && data[at] == data[at - 3]) {
         const size_t len3 = MatchLength(d, data + at, data + at - 3, max);
         if (len3 > best) best = len3, which = 1;
     }
-    return {0, uint16_t(best >= kMinMatch ? best : 0), which};
+    *length = best;
+    return best >= kMinMatch ? match_token(best, which) : -1;
 }
 
-// Greedy parse of data[at, n) into at most `max_tokens` symbols (a literal or a match is one),
-// counting the matches' symbols into *counts; returns the position reached.
-size_t ParseBlock(const uint8_t* HWY_RESTRICT data, size_t at, size_t n, size_t max_tokens, ParsedBlock* block,
-                  SymbolCounts* counts) {
-    uint8_t* const literals = block->literals.data();
-    Sequence* const sequences = block->sequences.data();
-    size_t tokens = 0, nl = 0, ns = 0;
-    uint32_t run = 0;  // literals since the last match
+// Greedy parse of data[at, n) into at most `max_tokens` tokens; returns the position reached.
+size_t ParseBlock(const uint8_t* HWY_RESTRICT data, size_t at, size_t n, size_t max_tokens, ParsedBlock* block) {
+    uint16_t* const tokens = block->tokens.data();
+    size_t t = 0;
     const hn::ScalableTag<uint8_t> d;
-    auto take_match = [&](const Sequence& m) {
-        sequences[ns++] = {run, m.match_length, m.distance_index};
-        run = 0;
-        ++tokens;
-        ++counts->literal_length[kLengths.symbol[m.match_length]];
-        ++counts->distance[m.distance_index];
-        at += m.match_length;
-    };
-    auto take_literal = [&] {
-        literals[nl++] = data[at++];
-        ++run;
-        ++tokens;
-    };
     // The first bytes cannot reach back 3 (nor 1): a segment starts with an empty window.
-    while (at < n && tokens < max_tokens && at < kDistance[kDistances - 1]) {
+    while (at < n && t < max_tokens && at < kDistance[kDistances - 1]) {
         const size_t max = std::min(kMaxMatch, n - at);
         const size_t length = at >= 1 ? MatchLength(d, data + at, data + at - 1, max) : 0;
-        if (length >= kMinMatch)
-            take_match({0, uint16_t(length), 0});
-        else
-            take_literal();
+        if (length >= kMinMatch) {
+            tokens[t++] = match_token(length, 0);
+            at += length;
+        } else {
+            tokens[t++] = data[at++];
+        }
     }
 #if HWY_TARGET != HWY_SCALAR
-    const size_t lanes = hn::Lanes(d);
+    const hn::Half<decltype(d)> dh;
+    const hn::Rebind<uint16_t, decltype(dh)> d16;
+    const size_t lanes = hn::Lanes(d), half = lanes / 2;
     // Bits 0..lanes-3: where a match of 3 can start and be seen inside one vector.
     const uint64_t decided = lanes >= 64 ? ~uint64_t(0) >> 2 : (uint64_t(1) << (lanes - 2)) - 1;
-    while (at + lanes <= n && tokens < max_tokens) {
+    while (at + lanes <= n && t < max_tokens) {
         const auto v = hn::LoadU(d, data + at);
         uint8_t bytes1[8] = {}, bytes3[8] = {};
         hn::StoreMaskBits(d, hn::Eq(v, hn::LoadU(d, data + at - 1)), bytes1);
@@ -139,110 +121,115 @@ size_t ParseBlock(const uint8_t* HWY_RESTRICT data, size_t at, size_t n, size_t 
         std::memcpy(&same3, bytes3, 8);
         const uint64_t starts = ((same1 & same1 >> 1 & same1 >> 2) | (same3 & same3 >> 1 & same3 >> 2)) & decided;
         // The literals before the first start (all the decided bytes when there is none),
-        // stored as the whole vector: the buffer has a vector of slack.
-        const size_t count = std::min(starts ? size_t(__builtin_ctzll(starts)) : lanes - 2, max_tokens - tokens);
-        hn::StoreU(v, d, literals + nl);
-        nl += count;
-        run += uint32_t(count);
-        tokens += count;
+        // stored as the whole vector widened to tokens: the buffer has a vector of slack.
+        const size_t count = std::min(starts ? size_t(__builtin_ctzll(starts)) : lanes - 2, max_tokens - t);
+        hn::StoreU(hn::PromoteTo(d16, hn::LowerHalf(dh, v)), d16, tokens + t);
+        hn::StoreU(hn::PromoteTo(d16, hn::UpperHalf(dh, v)), d16, tokens + t + half);
+        t += count;
         at += count;
-        if (!starts || tokens == max_tokens) continue;
+        if (!starts || t == max_tokens) continue;
         // A match starts at `at`, bit i of the masks. While a run ends inside the vector its
-        // length is in the mask already (the lanes past the vector read as different).
+        // length is in the mask already (the lanes past the vector read as different): bit k of
+        // `ends` says that byte at + k differs from the one 1 (3) before it, so the count of
+        // trailing zeros is the run's length (0 when data[at] differs; 64 when none is set).
+        // Both lengths are taken without a branch on the data; the greedy choice is the longer,
+        // the one at distance 1 on a tie.
         const size_t i = count, inside = lanes - i;
         const size_t max = std::min(kMaxMatch, n - at);
-        // Bit k of ends: byte at + k differs from the one 1 (3) before; none set: all 64 agree.
-        const uint64_t ends1 = ~(same1 >> i), ends3 = ~(same3 >> i);
-        size_t best = ends1 ? size_t(__builtin_ctzll(ends1)) : 64;  // 0 when data[at] != data[at - 1]
-        if (best >= inside) best = inside + MatchLength(d, data + at + inside, data + at + inside - 1, max - std::min(max, inside));
-        best = std::min(best, max);
-        uint16_t which = 0;
-        if (best < max && (same3 >> i & 1)) {
-            size_t len3 = ends3 ? size_t(__builtin_ctzll(ends3)) : 64;
-            if (len3 >= inside)
-                len3 = inside + MatchLength(d, data + at + inside, data + at + inside - 3, max - std::min(max, inside));
-            len3 = std::min(len3, max);
-            if (len3 > best) best = len3, which = 1;
+        size_t len1 = size_t(std::countr_zero(~(same1 >> i)));
+        size_t len3 = size_t(std::countr_zero(~(same3 >> i)));
+        if (HWY_UNLIKELY(len1 >= inside || len3 >= inside)) {  // a run to the vector's end: go on
+            const size_t rest = max - std::min(max, inside);
+            if (len1 >= inside) len1 = inside + MatchLength(d, data + at + inside, data + at + inside - 1, rest);
+            if (len3 >= inside) len3 = inside + MatchLength(d, data + at + inside, data + at + inside - 3, rest);
         }
-        take_match({0, uint16_t(best), which});
+        len1 = std::min(len1, max);
+        len3 = std::min(len3, max);
+        const size_t which = size_t(len3 > len1), best = std::max(len1, len3);  // (a select, not a branch)
+        tokens[t++] = uint16_t(257 - kMinMatch + (which << 8) + best);  // match_token(best, which), as arithmetic
+        at += best;
     }
 #endif
     // The last bytes, fewer than a vector (or all of them on the scalar target).
-    while (at < n && tokens < max_tokens) {
-        const Sequence m = ChooseMatch(d, data, at, n);
-        if (m.match_length)
-            take_match(m);
-        else
-            take_literal();
+    while (at < n && t < max_tokens) {
+        size_t length = 0;
+        const int token = ChooseMatch(d, data, at, n, &length);
+        if (token >= 0) {
+            tokens[t++] = uint16_t(token);
+            at += length;
+        } else {
+            tokens[t++] = data[at++];
+        }
     }
-    if (run > 0) sequences[ns++] = {run, 0, 0};
-    block->literal_count = nl;
-    block->sequence_count = ns;
+    block->count = t;
     return at;
 }
 
-// The literals' symbol counts, four histograms in turn (see the top of the file).
-void CountLiterals(const uint8_t* HWY_RESTRICT literals, size_t n, uint32_t* HWY_RESTRICT freq) {
-    uint32_t h[4][256] = {};
+// The tokens' symbol counts: four histograms in turn, so that a run of equal tokens does not
+// wait on its own counter's last store; then the matches' tokens folded into their length
+// symbols and distances.
+void CountSymbols(const uint16_t* HWY_RESTRICT tokens, size_t n, SymbolCounts* counts) {
+    uint32_t h[4][kTokenSymbols] = {};
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
-        ++h[0][literals[k]];
-        ++h[1][literals[k + 1]];
-        ++h[2][literals[k + 2]];
-        ++h[3][literals[k + 3]];
+        ++h[0][tokens[k]];
+        ++h[1][tokens[k + 1]];
+        ++h[2][tokens[k + 2]];
+        ++h[3][tokens[k + 3]];
     }
-    for (; k < n; ++k) ++h[0][literals[k]];
-    for (int s = 0; s < 256; ++s) freq[s] += h[0][s] + h[1][s] + h[2][s] + h[3][s];
+    for (; k < n; ++k) ++h[0][tokens[k]];
+    for (int s = 0; s < kTokenSymbols; ++s) h[0][s] += h[1][s] + h[2][s] + h[3][s];
+    for (int s = 0; s < 256; ++s) counts->literal_length[s] = h[0][s];
+    for (int dist = 0; dist < kDistances; ++dist) {
+        for (size_t len = kMinMatch; len <= kMaxMatch; ++len) {
+            const uint32_t c = h[0][match_token(len, dist)];
+            counts->literal_length[kLengths.symbol[len]] += c;
+            counts->distance[dist] += c;
+        }
+    }
 }
 
-// The block's symbols through its codes (begin_block reserved the room for them).
-void EmitBlock(BitWriter& w, const BlockCodes& codes, const uint8_t* HWY_RESTRICT literals,
-               const Sequence* HWY_RESTRICT sequences, size_t sequence_count) {
-    uint8_t* const out = w.base;
-    size_t pos = w.pos;
+// The block's tokens through its codes (begin_block reserved the room for them), and its end:
+// `per_store` tokens into the 64-bit buffer, then one 8-byte store, the same few instructions for
+// every token with no branch to mispredict. Fewer than 8 bits wait after a store, so 3 tokens of
+// up to 19 bits fit, and 2 of up to 28.
+template <int per_store>
+void EmitTokens(BitWriter& w, const BlockCodes& codes, const uint16_t* HWY_RESTRICT tokens, size_t n) {
+    uint8_t* out = w.base + w.pos;
     uint64_t buffer = w.buffer;
-    unsigned count = w.count;
-    const uint32_t* const lit = codes.literal;
-    auto add = [&](uint64_t bits, unsigned n) {
-        buffer |= bits << count;
-        count += n;
+    uint64_t count = w.count;
+    const uint64_t* const table = codes.token;
+    auto add = [&](uint64_t code) {
+        buffer |= (code >> 8) << count;
+        count += code & 0xff;
     };
-    auto add_literal = [&](uint8_t byte) {
-        const uint32_t e = lit[byte];
-        add(e & 0xffff, e >> 16);
-    };
-    auto flush = [&] {
-        std::memcpy(out + pos, &buffer, 8);
-        pos += count >> 3;
-        buffer >>= count & ~7u;
+    auto store = [&] {
+        std::memcpy(out, &buffer, 8);
+        out += count >> 3;
+        buffer >>= count & ~uint64_t(7);
         count &= 7;
     };
-    for (size_t s = 0; s < sequence_count; ++s) {
-        const Sequence q = sequences[s];
-        const uint8_t* p = literals;
-        literals += q.literals;
-        size_t left = q.literals;
-        for (; left >= 3; left -= 3, p += 3) {  // 3 codes of up to 15 bits, and 7 waiting
-            add_literal(p[0]);
-            add_literal(p[1]);
-            add_literal(p[2]);
-            flush();
-        }
-        if (left > 0) {
-            add_literal(p[0]);
-            if (left > 1) add_literal(p[1]);
-            flush();
-        }
-        if (q.match_length) {
-            add(codes.match_bits[q.distance_index][q.match_length], codes.match_nbits[q.distance_index][q.match_length]);
-            flush();
-        }
+    size_t t = 0;
+    for (; t + per_store <= n; t += per_store) {
+        for (int k = 0; k < per_store; ++k) add(table[tokens[t + size_t(k)]]);
+        store();
     }
-    add(codes.end_of_block & 0xffff, codes.end_of_block >> 16);
-    flush();
-    w.pos = pos;
+    for (; t < n; ++t) {
+        add(table[tokens[t]]);
+        store();
+    }
+    add(table[kEndOfBlockToken]);
+    store();
+    w.pos = size_t(out - w.base);
     w.buffer = buffer;
-    w.count = count;
+    w.count = unsigned(count);
+}
+
+void EmitBlock(BitWriter& w, const BlockCodes& codes, const uint16_t* HWY_RESTRICT tokens, size_t n) {
+    if (codes.max_token_bits <= 19)
+        EmitTokens<3>(w, codes, tokens, n);
+    else
+        EmitTokens<2>(w, codes, tokens, n);  // 15 + 5 + 1 = 21 at most
 }
 
 void DeflateSegment(const uint8_t* HWY_RESTRICT data, size_t n, std::vector<uint8_t>* out) {
@@ -250,18 +237,14 @@ void DeflateSegment(const uint8_t* HWY_RESTRICT data, size_t n, std::vector<uint
     // Kept per thread: fresh buffers per segment are fresh mappings from the kernel and page
     // faults on every use.
     thread_local ParsedBlock block;
-    if (block.sequences.size() < kPngDeflateBlockTokens + 1) {
-        block.literals.resize(kPngDeflateBlockTokens + HWY_MAX_BYTES);
-        block.sequences.resize(kPngDeflateBlockTokens + 1);
-    }
+    if (block.tokens.size() < kPngDeflateBlockTokens + HWY_MAX_BYTES) block.tokens.resize(kPngDeflateBlockTokens + HWY_MAX_BYTES);
     size_t at = 0;
     while (at < n) {
+        const size_t end = ParseBlock(data, at, n, kPngDeflateBlockTokens, &block);
         SymbolCounts counts;
-        const size_t end = ParseBlock(data, at, n, kPngDeflateBlockTokens, &block, &counts);
-        CountLiterals(block.literals.data(), block.literal_count, counts.literal_length);
+        CountSymbols(block.tokens.data(), block.count, &counts);
         BlockCodes codes;
-        if (begin_block(w, counts, data, at, end, &codes))
-            EmitBlock(w, codes, block.literals.data(), block.sequences.data(), block.sequence_count);
+        if (begin_block(w, counts, data, at, end, &codes)) EmitBlock(w, codes, block.tokens.data(), block.count);
         at = end;
     }
     // The empty stored block of a sync flush: the stream stops on a byte boundary, unfinished.

@@ -76,13 +76,22 @@ struct BitWriter {
     }
 };
 
-// One dynamic block's codes, as the emit loop wants them: each literal's code and length in one
-// word, and each match (length code, its extra bits and the distance code) as one bit string.
+// The tokens of a parsed block, one uint16_t each: a literal byte (0..255), the end of the block,
+// or a match of 3..258 bytes at distance index 0 or 1 (distance 1 or 3).
+inline constexpr uint16_t kEndOfBlockToken = 256;
+inline constexpr int kTokenSymbols = 257 + kDistances * 256;
+inline constexpr uint16_t match_token(size_t length, int distance_index) {
+    return uint16_t(257 + distance_index * 256 + int(length - kMinMatch));
+}
+
+// One dynamic block's codes, as the emit loop wants them: for each token, all of its bits (a
+// match's length code, its extra bits and the distance code) as one string, shifted up 8, with
+// their count in the low 8 bits; and the most bits any token of the block takes (at most 15 + 5
+// + 1: the distance code has only two symbols, so one bit), which says how many tokens fit in
+// the 64-bit buffer between stores.
 struct BlockCodes {
-    uint32_t literal[256];  // code | length << 16
-    uint64_t match_bits[kDistances][kMaxMatch + 1];  // up to 15 + 5 + 15 bits
-    uint8_t match_nbits[kDistances][kMaxMatch + 1];
-    uint32_t end_of_block;  // code | length << 16
+    uint64_t token[kTokenSymbols];
+    unsigned max_token_bits = 0;
 };
 
 // Starts the block that covers data[from, to) with these symbol counts (the end-of-block symbol
