@@ -339,12 +339,14 @@ TEST(PngDeflate, PngsDecodeToTheSamePixelsWithEitherDeflater) {
 }
 
 TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
-    // Lengths around the vector widths and the 256-chunk reductions; all-0xff bytes are the
-    // worst case for the 16-bit per-position sums and for the 64-bit remainder arithmetic.
+    // Lengths around the vector widths and the reductions (every 256 chunks of 16 bytes, or
+    // 1024 of 32 or 64 on AVX2 and AVX-512); all-0xff bytes are the worst case for the 16-bit
+    // sums (per position, or of two weighted bytes) and for the 64-bit remainder arithmetic.
     std::mt19937 rng(6);
     for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
         ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
-        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 4095u, 4096u, 16383u, 16384u, 16385u, 100003u, 3000000u}) {
+        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 4095u, 4096u, 16383u, 16384u, 16385u, 32767u, 32768u, 32769u,
+                         65535u, 65536u, 65537u, 100003u, 3000000u}) {
             for (int kind = 0; kind < 2; ++kind) {
                 const auto data = kind == 0 ? random_bytes(n, rng) : std::vector<uint8_t>(n, 0xff);
                 for (uint32_t start : {1u, 0xffe0ffe0u}) {  // the start and a state near the modulus
