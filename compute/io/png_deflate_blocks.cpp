@@ -195,7 +195,7 @@ bool begin_block(BitWriter& w, SymbolCounts& counts, const uint8_t* data, size_t
 namespace ms {
 
 void png_huffman_lengths(const uint32_t* freq, int count, int max_bits, uint8_t* lengths) {
-    // Each leaf as frequency << 16 | symbol: sorting the numbers sorts by frequency, then symbol.
+    // Each leaf as frequency << 16 | symbol, made in symbol order.
     std::array<uint64_t, deflate::kLitLenSymbols> leaves;
     int m = 0;
     for (int s = 0; s < count; ++s) {
@@ -209,7 +209,19 @@ void png_huffman_lengths(const uint32_t* freq, int count, int max_bits, uint8_t*
         lengths[symbol(0) == 0 ? 1 : 0] = 1;
         return;
     }
-    std::sort(leaves.begin(), leaves.begin() + m);
+    // By frequency, least first: a radix sort on its bytes (two passes for a block's counts),
+    // stable, so equal frequencies stay in symbol order. std::sort's comparisons were a tenth of
+    // the encoder's mispredicted branches.
+    uint32_t max_freq = 0;
+    for (int i = 0; i < m; ++i) max_freq = std::max(max_freq, uint32_t(leaves[size_t(i)] >> 16));
+    std::array<uint64_t, deflate::kLitLenSymbols> sorted;
+    for (int shift = 16; shift < 48 && (max_freq >> (shift - 16)) != 0; shift += 8) {
+        int start[257] = {};
+        for (int i = 0; i < m; ++i) ++start[((leaves[size_t(i)] >> shift) & 0xff) + 1];
+        for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+        for (int i = 0; i < m; ++i) sorted[size_t(start[(leaves[size_t(i)] >> shift) & 0xff]++)] = leaves[size_t(i)];
+        std::copy(sorted.begin(), sorted.begin() + m, leaves.begin());
+    }
 
     // Huffman's algorithm with two queues: the sorted leaves, and the internal nodes, which are
     // made in order of weight. Nodes 0..m-1 are the leaves, m..2m-2 the internal nodes.
