@@ -1,5 +1,5 @@
 // png_deflate.h: a deflate encoder (RFC 1951) specialised for PNG's filtered rows, in the spirit
-// of fpng: about four times as fast as zlib's run-length strategy at the same size on our frames.
+// of fpng: about 6.5x as fast as zlib's run-length strategy on our frames, and 6% smaller.
 // png_encode.cpp calls it once per segment; zlib stays beside it as the reference and fallback
 // (PngDeflater::zlib).
 //
