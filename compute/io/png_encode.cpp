@@ -49,7 +49,7 @@ void encode_segment(const uint8_t* rgba, const uint8_t* above_rgba, int width, i
         // Straight into the piece's buffer, which keeps its capacity from call to call.
         seg->deflated->clear();
         png_deflate_segment(filtered.data(), filtered.size(), seg->deflated);
-        seg->crc = uint32_t(crc32_z(0, seg->deflated->data(), seg->deflated->size()));
+        seg->crc = png_crc32(0, seg->deflated->data(), seg->deflated->size());
         return;
     }
 
@@ -77,7 +77,7 @@ void encode_segment(const uint8_t* rgba, const uint8_t* above_rgba, int width, i
     }
     out.resize(produced);
     deflateEnd(&zs);
-    seg->crc = uint32_t(crc32_z(0, out.data(), out.size()));
+    seg->crc = png_crc32(0, out.data(), out.size());
 }
 
 }  // namespace
@@ -116,7 +116,7 @@ void prepare_pieces(PngStreamPieces* pieces, size_t count) {
 // A small piece of stream that needs no core of its own (the zlib header, the trailer).
 void set_piece(PngStreamPieces* pieces, size_t k, const uint8_t* data, size_t n) {
     pieces->bytes[k].assign(data, data + n);
-    pieces->crc[k] = uint32_t(crc32_z(0, data, n));
+    pieces->crc[k] = png_crc32(0, data, n);
 }
 
 }  // namespace

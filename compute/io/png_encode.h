@@ -85,5 +85,8 @@ void png_filter_row_reference(const uint8_t* rgba, const uint8_t* above_rgba, in
 // The Adler-32 of data[0, n) continuing from `adler` (1 to start), vectorised (png_filter.cpp);
 // equal to zlib's adler32, its reference.
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n);
+// The CRC-32 of data[0, n) continuing from `crc` (0 to start), by carry-less multiplication
+// where the CPU has it (png_filter.cpp); equal to zlib's crc32, its reference.
+uint32_t png_crc32(uint32_t crc, const uint8_t* data, size_t n);
 
 }  // namespace ms

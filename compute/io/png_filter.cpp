@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <zlib.h>
+
 #include "compute/io/png_encode.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -185,6 +187,46 @@ uint32_t Adler32(uint32_t adler, const uint8_t* HWY_RESTRICT data, size_t n) {
 #endif
 }
 
+// CRC-32 (the PNG chunks' and zlib's crc32) of data[0, n) continuing from `crc`, by carry-less
+// multiplication where the target has PCLMULQDQ: four 16-byte lanes folded 64 bytes at a time,
+// then into one, with the folding constants x^(4*128 + 32), x^(4*128 - 32), x^(128 + 32) and
+// x^(128 - 32) mod P (reflected), as in Intel's white paper "Fast CRC Computation for Generic
+// Polynomials Using PCLMULQDQ". The folded 16 bytes have the same CRC, with a zero register,
+// as everything they replace; zlib finishes those and the last bytes (fewer than 16). zlib's
+// crc32_z, a table per byte, is the reference (tests/io/test_png_deflate.cpp) and the fallback.
+uint32_t Crc32(uint32_t crc, const uint8_t* HWY_RESTRICT data, size_t n) {
+#if (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
+    !defined(HWY_DISABLE_PCLMUL_AES)
+    if (n >= 64) {
+        const __m128i fold4 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);  // (high, low)
+        const __m128i fold1 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+        auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+        // x's low half times k's low, its high half times k's high, and the next 16 bytes.
+        auto fold = [](__m128i x, __m128i k, __m128i next) {
+            return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+        };
+        // The register's start value (zlib's crc is its complement) enters as the first 4 bytes.
+        __m128i x0 = _mm_xor_si128(load(data), _mm_cvtsi32_si128(int(~crc)));
+        __m128i x1 = load(data + 16), x2 = load(data + 32), x3 = load(data + 48);
+        data += 64;
+        n -= 64;
+        for (; n >= 64; data += 64, n -= 64) {
+            x0 = fold(x0, fold4, load(data));
+            x1 = fold(x1, fold4, load(data + 16));
+            x2 = fold(x2, fold4, load(data + 32));
+            x3 = fold(x3, fold4, load(data + 48));
+        }
+        __m128i x = fold(fold(fold(x0, fold1, x1), fold1, x2), fold1, x3);
+        for (; n >= 16; data += 16, n -= 16) x = fold(x, fold1, load(data));
+        alignas(16) uint8_t folded[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(folded), x);
+        // zlib's crc32(c, b) is ~update(~c, b): c = 0xffffffff runs the register from zero.
+        crc = uint32_t(crc32_z(0xffffffffu, folded, 16));
+    }
+#endif
+    return uint32_t(crc32_z(crc, data, n));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace ms::png_simd
 HWY_AFTER_NAMESPACE();
@@ -195,7 +237,12 @@ namespace ms {
 namespace png_simd {
 HWY_EXPORT(FilterUp);
 HWY_EXPORT(Adler32);
+HWY_EXPORT(Crc32);
 }  // namespace png_simd
+
+uint32_t png_crc32(uint32_t crc, const uint8_t* data, size_t n) {
+    return HWY_DYNAMIC_DISPATCH(png_simd::Crc32)(crc, data, n);
+}
 
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n) {
     return HWY_DYNAMIC_DISPATCH(png_simd::Adler32)(adler, data, n);

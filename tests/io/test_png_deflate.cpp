@@ -338,6 +338,28 @@ TEST(PngDeflate, PngsDecodeToTheSamePixelsWithEitherDeflater) {
     }
 }
 
+TEST(PngDeflate, Crc32EqualsZlibsOnEveryTarget) {
+    // Lengths around the 64-byte folds and the 16-byte tail, and long ones; the start values 0
+    // (a chunk's first bytes) and a CRC carried on from earlier bytes.
+    std::mt19937 rng(32);
+    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 79u, 80u, 81u, 127u, 128u, 129u, 1000u, 65536u, 1048579u}) {
+            for (int kind = 0; kind < 3; ++kind) {
+                const auto data = kind == 0   ? random_bytes(n, rng)
+                                  : kind == 1 ? std::vector<uint8_t>(n, 0xff)
+                                              : std::vector<uint8_t>(n, 0);
+                for (uint32_t start : {0u, 0x12345678u, 0xffffffffu}) {
+                    const uint32_t expected = uint32_t(crc32_z(start, data.data(), data.size()));
+                    ASSERT_EQ(ms::png_crc32(start, data.data(), data.size()), expected)
+                        << target << ", " << n << " bytes of kind " << kind << ", start " << start;
+                }
+            }
+        }
+    }
+    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+}
+
 TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
     // Lengths around the vector widths and the reductions (every 256 chunks of 16 bytes, or
     // 1024 of 32 or 64 on AVX2 and AVX-512); all-0xff bytes are the worst case for the 16-bit
