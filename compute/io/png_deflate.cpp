@@ -1,6 +1,6 @@
 // png_deflate.cpp: the PNG-specialised deflate encoder (see png_deflate.h for the scheme), its
 // parse and emit loops compiled once per SIMD target with Google Highway (dynamic dispatch:
-// foreach_target.h re-includes this file once per target). The block headers, once per 32K
+// foreach_target.h re-includes this file once per target). The block headers, once per 64K
 // symbols, are scalar (png_deflate_blocks.cpp). Section numbers refer to RFC 1951.
 //
 // Per block, three passes over data that stays in the core's caches:

@@ -24,8 +24,11 @@
 namespace ms {
 
 // Symbols per Huffman block: smaller blocks follow the statistics of the frame's regions more
-// closely at the cost of one more header (about 60-80 bytes) each (README, "Writing PNGs").
-inline constexpr size_t kPngDeflateBlockTokens = size_t(1) << 15;
+// closely at the cost of one more header (about 60-80 bytes) each, and of building its codes
+// (README, "Writing PNGs"). Against 32K symbols, 64K made the frames' files 0.1% larger to 0.1%
+// smaller and deflate about 4% faster. 65535 is the most one stored block holds, so a block of
+// literals that goes out stored is one stored block.
+inline constexpr size_t kPngDeflateBlockTokens = 65535;
 
 // Appends the raw deflate of data[0, n) to *out: non-final blocks, then an empty stored block
 // (00 00 ff ff), so the output ends on a byte boundary and the stream is not finished.

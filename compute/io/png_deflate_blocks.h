@@ -2,7 +2,7 @@
 // the bit writer, the length symbols, and one block's header (dynamic Huffman codes built from
 // the block's symbol counts, or stored bytes when those are smaller). png_deflate.cpp parses
 // the bytes and emits the symbols through the codes made here, once per SIMD target; this part
-// runs once a block (every 32K symbols) and needs no SIMD. Section numbers refer to RFC 1951.
+// runs once a block (every 64K symbols) and needs no SIMD. Section numbers refer to RFC 1951.
 #pragma once
 
 #include <cstddef>

@@ -175,11 +175,11 @@ TEST(PngDeflate, RunsAndPixelsAtEveryMatchLength) {
 }
 
 TEST(PngDeflate, LongRunsCrossHuffmanBlocks) {
-    // 9 MB of one byte is about 35,000 matches of 258: more than one block of
+    // 18 MiB of one byte is about 73,000 matches of 258: more than one block of
     // kPngDeflateBlockTokens symbols.
-    std::vector<uint8_t> zeros(size_t(9) << 20, 0);
+    std::vector<uint8_t> zeros(size_t(18) << 20, 0);
     ASSERT_GT(zeros.size() / 258, ms::kPngDeflateBlockTokens);
-    expect_round_trip(zeros, zeros.size(), "9 MiB of zeros");
+    expect_round_trip(zeros, zeros.size(), "18 MiB of zeros");
     // Small-alphabet literals: many symbols per block, several blocks, each with its own codes.
     std::mt19937 rng(3);
     expect_round_trip(random_bytes(size_t(3) << 20, rng, 5), size_t(1) << 20, "3 MiB over 5 values, 1 MiB segments");
