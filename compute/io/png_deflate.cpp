@@ -4,16 +4,17 @@
 // symbols, are scalar (png_deflate_blocks.cpp). Section numbers refer to RFC 1951.
 //
 // Per block, three passes over data that stays in the core's caches:
-// 1. Parse: a vector of N bytes (64 with AVX-512) is compared with itself 1 and 3 bytes back;
-//    the two bit masks say at once where the next match of 3 or more bytes starts. The bytes
-//    before it are literals: the whole vector is stored to the block's literal buffer and the
-//    count advanced (no branch per byte). A match's length comes from the same masks while it
-//    ends inside the vector, else from N-byte compares further on. The result is a list of
-//    sequences (so many literals, then one match), as zstd represents a block.
-// 2. Count the literals' symbols: four histograms in turn, so that a run of equal bytes does
-//    not wait on its own counter's last store.
-// 3. Emit: three literal codes into the 64-bit bit buffer per 8-byte store (3 x 15 bits + 7
-//    waiting fit), then each match as one bit string.
+// 1. Parse into 16-bit tokens (png_deflate_blocks.h: a literal byte, or a match's length and
+//    distance in one number): a vector of N bytes (64 with AVX-512) is compared with itself 1
+//    and 3 bytes back; the two bit masks say at once where the next match of 3 or more bytes
+//    starts, and its length while it ends inside the vector (else N-byte compares go on). The
+//    bytes before it are literals: the whole vector is stored, widened to tokens, and the count
+//    advanced (no branch per byte). Both match lengths are taken without a branch on the data.
+// 2. Count the tokens: four histograms in turn, so that a run of equal tokens does not wait on
+//    its own counter's last store.
+// 3. Emit: each token's bits and their count come from one table; three tokens go into the
+//    64-bit bit buffer per 8-byte store (two when a block has a token of more than 19 bits),
+//    with no branch per token.
 // The tokens are those of a greedy parse (at each byte the longer of the two matches, the one
 // at distance 1 on a tie, else a literal), cut into blocks of kPngDeflateBlockTokens symbols:
 // the output is the same, bit for bit, as the one-token-at-a-time encoder this replaced.
