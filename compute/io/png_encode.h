@@ -16,8 +16,8 @@
 //
 // Filter: Up on every row (smaller than Paeth on our frames, and a byte subtraction: see
 // png_filter.cpp for the measurement), applied straight to the RGBA rows with alpha dropped in
-// the same pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as is the
-// Adler-32 (png_adler32).
+// the same pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as are the
+// Adler-32 (png_adler32) and the pieces' CRC-32 (png_crc32).
 #pragma once
 
 #include <cstddef>

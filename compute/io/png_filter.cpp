@@ -1,9 +1,10 @@
 // png_filter.cpp: the per-row pass of PNG writing before deflate, vectorised with Google Highway
 // (dynamic dispatch; foreach_target.h re-includes this file once per SIMD target): the Up filter
 // (PNG specification, section 9.2) straight from RGBA8 rows to the RGB bytes of the PNG (the
-// frames are opaque, so alpha is dropped in the same pass); and the Adler-32 of the filtered
-// bytes, which the zlib stream ends with. png_filter_row_reference (png_encode.cpp) is the scalar
-// filter this equals byte for byte (tests/io/test_image_io.cpp).
+// frames are opaque, so alpha is dropped in the same pass); the Adler-32 of the filtered bytes,
+// which the zlib stream ends with; and the CRC-32 of the deflated pieces, which the IDAT chunks
+// carry. png_filter_row_reference (png_encode.cpp) is the scalar filter this equals byte for
+// byte (tests/io/test_image_io.cpp); zlib is the checksums' reference (test_png_deflate.cpp).
 //
 // Why Up and not Paeth: on our fractal frames Up gives the smaller file with this project's
 // deflate (matches at distances 1 and 3 only): 1,995,696 bytes of image data against Paeth's
