@@ -5,6 +5,9 @@
 #   - smooth,de,slope: the picture differs from the smooth one (the DE band and the relief);
 #   - stripe with the period interior, which the deep path cannot give (BLA skips the iterations
 #     they need): the window drops them, so the picture is the smooth one, pixel for pixel.
+# And the Export dialog's code (--export, no window) at the same view: smooth,de,slope exports a
+# PNG that differs from the smooth export and stores the colouring; a stripe export is refused
+# with one sentence, exit 2 and no file.
 # Needs a display (the test command starts Xvfb); skipped (77) without one.
 set -u
 bin=$1
@@ -40,3 +43,23 @@ n=$(differing smooth dropped)
 echo "smooth vs stripe + period (dropped past FP64): $n pixels differ"
 [ "$n" = 0 ] || fail "stripe and the period interior were not dropped past FP64 ($n pixels differ from smooth)"
 echo "ok: the deep path's layers show in the window, and what it cannot give is dropped"
+
+export_png() {  # name, extra options...
+    local name=$1; shift
+    timeout 300 "$bin" --backend=cpu "${view[@]}" "$@" --export="$work/$name.png" --export-size=96x54 \
+        >"$work/$name.log" 2>"$work/$name.err"
+}
+export_png export-smooth || { cat "$work/export-smooth.err"; fail "the smooth deep export failed"; }
+export_png export-layers --colouring=smooth,de,slope || { cat "$work/export-layers.err"; fail "the layered deep export failed"; }
+n=$(differing export-smooth export-layers)
+echo "export: smooth vs smooth,de,slope: $n pixels differ"
+[ "${n%.*}" -gt 500 ] || fail "the exported layers changed only $n of 5,184 pixels"
+identify -verbose "$work/export-layers.png" | grep -q '"methods":"smooth,de,slope"' \
+    || fail "the exported PNG does not store the colouring smooth,de,slope"
+export_png export-stripe --colouring=stripe
+status=$?
+[ "$status" -eq 2 ] || fail "a stripe export past FP64 exited $status, not 2"
+[ "$(wc -l < "$work/export-stripe.err")" -eq 1 ] || fail "a stripe export printed more than one line: $(cat "$work/export-stripe.err")"
+grep -q "stripe" "$work/export-stripe.err" || fail "the refusal does not name the stripes: $(cat "$work/export-stripe.err")"
+[ ! -e "$work/export-stripe.png" ] || fail "a refused export left a file"
+echo "ok: the export colours the layers past FP64 and refuses stripes with: $(cat "$work/export-stripe.err")"
