@@ -196,7 +196,8 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             ++counters.escaped;
             *mu_out = deep_smooth_mu<F>(n, norm);
             if constexpr (kDistance) {
-                // |z| ln|z| = 1/2 |z| ln|z|^2, over |D| in the deltas' type (no overflow there).
+                // |z| ln|z| = 1/2 |z| ln|z|^2, over |D| in the deltas' type (a double |D| past 1e154
+                // overflows its norm: DE below 1e-150 px, written as 0 below).
                 const double d = deep_to_double(deep_div(deep_from_double<T>(0.5 * sqrt(norm) * log(norm)),
                                                          deep_cabs(derivative)));
                 *distance.distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // overflowed D: on the boundary
