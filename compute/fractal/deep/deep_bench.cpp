@@ -217,12 +217,16 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           row.location.kf_seconds, row.ratio, row.cached.frame_ms, row.bla_kept.frame_ms,
                           marks.c_str()));
         print(printf_text("          %llu iterations, %.1f%% skipped by BLA; cached frame: reference %s, BLA %s; "
-                          "kept: BLA %s",
+                          "kept: BLA %s%s",
                           (unsigned long long)e.iterations,
                           e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
                           row.cached.reference_cached ? "reused" : "RECOMPUTED",
                           row.cached.bla_cached ? "REUSED" : "built",
-                          row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN"));
+                          row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",
+                          use_cuda ? printf_text(", %.1f MB copied to the device (end to end %.1f MB)",
+                                                 1e-6 * double(row.bla_kept.device_bytes_copied),
+                                                 1e-6 * double(e.device_bytes_copied)).c_str()
+                                   : ""));
         rows.push_back(row);
     }
     print("  ratio: KF's CPU time / our end-to-end time; goals (issue 13, H100 host, 1024x1024): end to end >= 100x "

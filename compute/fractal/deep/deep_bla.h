@@ -117,19 +117,45 @@ struct BlaTable {
 };
 
 // The longest valid step at iteration m for |z|^2 = z2 of at most max_length iterations, or null.
+// Level k has an entry starting at m when 2^k divides m - 1, so the levels to try are those up to
+// the trailing zeros of m - 1 (every level for m = 1). A level's length is 2^k except for an odd
+// last entry copied up (shorter), so the stored length is read only where 2^k exceeds max_length.
+// The pixel loop calls it in two parts: bla_first_radius() is level 0's radius at m (0 where no
+// entry starts at m, so that no |z|^2 passes), loaded beside Z_m; most iterations fail that test
+// and take an ordinary step at no further cost. Where it passes, bla_lookup_above_first() tries
+// the higher levels and returns the longest valid entry (level 0's if none above holds).
+MS_DEEP_HD int bla_trailing_zeros(uint64_t x) {
+#ifdef __CUDA_ARCH__
+    return __ffsll((long long)x) - 1;
+#else
+    return __builtin_ctzll(x);
+#endif
+}
 template <typename T, typename L>
-MS_DEEP_HD const BlaStep<T, L>* bla_lookup(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
-    if (bla.levels == 0 || m < 1 || m > bla.level_size[0]) return nullptr;
-    const BlaStep<T, L>* best = nullptr;
-    int64_t ix = m - 1;
-    for (int level = 0; level < bla.levels; ++level) {
-        if ((ix << level) != m - 1 || ix >= bla.level_size[level]) break;
+MS_DEEP_HD T bla_first_radius(const BlaView<T, L>& bla, int64_t m) {
+    return m >= 1 && m <= bla.level_size[0] ? bla.entries[bla.level_offset[0] + m - 1].r2 : deep_from_double<T>(0.0);
+}
+// For m with z2 < bla_first_radius(bla, m): level 0 holds (its length, 1, fits any max_length >= 1).
+template <typename T, typename L>
+MS_DEEP_HD const BlaStep<T, L>* bla_lookup_above_first(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
+    const int64_t j = m - 1;
+    const BlaStep<T, L>* best = bla.entries + bla.level_offset[0] + j;
+    int top = bla.levels - 1;
+    if (j != 0 && bla_trailing_zeros(uint64_t(j)) < top) top = bla_trailing_zeros(uint64_t(j));
+    for (int level = 1; level <= top; ++level) {
+        const int64_t ix = j >> level;
+        if (ix >= bla.level_size[level]) break;
         const BlaStep<T, L>* step = bla.entries + bla.level_offset[level] + ix;
-        if (!(z2 < step->r2) || step->length > max_length) break;
+        if (!(z2 < step->r2)) break;
+        if ((int64_t(1) << level) > max_length && step->length > max_length) break;
         best = step;
-        ix >>= 1;
     }
     return best;
+}
+template <typename T, typename L>
+MS_DEEP_HD const BlaStep<T, L>* bla_lookup(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
+    if (max_length < 1 || !(z2 < bla_first_radius(bla, m))) return nullptr;
+    return bla_lookup_above_first(bla, m, z2, max_length);
 }
 
 // Builds the table for Z_0..Z_last (z: the orbit in T) of z^degree + c and frames whose

@@ -79,6 +79,9 @@ struct DeepFrameStats {
     double pixels_ms = 0.0;              // the per-pixel loop alone
     double frame_ms = 0.0;               // all of it, reference and BLA included
     bool cancelled = false;
+    // deep_cuda: bytes of the orbit and the BLA tables copied to the device for this frame (0 when
+    // the device still held them from an earlier frame).
+    uint64_t device_bytes_copied = 0;
 };
 
 struct DeepFrame {

@@ -4,6 +4,9 @@
 #include "compute/fractal/deep/deep_cuda.h"
 
 #include <chrono>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -74,15 +77,89 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
 // ---------------------------------------------------------------------------------------------
 // Launcher
 
-// A device allocation freed on scope exit (also when a CUDA_CHECK throws).
+// A device allocation in stream order (cudaMallocAsync from the device's pool, freed with
+// cudaFreeAsync on scope exit, also when a CUDA_CHECK throws): unlike cudaFree, freeing does not
+// wait for the whole device, so a frame's buffers do not stall other threads' streams.
 template <typename T>
 struct DeviceArray {
     T* ptr = nullptr;
-    explicit DeviceArray(size_t count) { CUDA_CHECK(cudaMalloc(&ptr, (count ? count : 1) * sizeof(T))); }
-    ~DeviceArray() { cudaFree(ptr); }
+    cudaStream_t stream = nullptr;
+    DeviceArray(size_t count, cudaStream_t s) : stream(s) {
+        if (fault_injected(Fault::CudaMalloc)) CUDA_CHECK(cudaErrorMemoryAllocation);
+        CUDA_CHECK(cudaMallocAsync(&ptr, (count ? count : 1) * sizeof(T), stream));
+    }
+    ~DeviceArray() { cudaFreeAsync(ptr, stream); }
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
+
+// Device copies of reference orbits and BLA tables, kept between frames: a frame whose orbit
+// and table came from the ReferenceCache finds their device copies here and copies nothing to
+// the device (about 100 MB a frame at 1e1086 before). An entry is keyed by the host object that
+// owns the array (the orbit or the table, through a weak_ptr: an entry whose owner is gone is
+// dropped), the array's address and size, and the device. The copy completes before an entry is
+// published, so another thread's stream may use it at once; a frame holds its buffers through
+// shared_ptr, so an entry evicted meanwhile is freed after the frame. At most kDeviceUploads
+// entries (a frame needs up to four: the orbit, a Julia set's critical orbit and their tables).
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cuda_malloc(&ptr, bytes ? bytes : 1)); }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+constexpr size_t kDeviceUploads = 8;
+
+struct DeviceUpload {
+    std::weak_ptr<const void> owner;
+    const void* data = nullptr;
+    size_t bytes = 0;
+    int device = -1;
+    std::shared_ptr<DeviceBuffer> buffer;
+};
+
+struct DeviceUploads {
+    std::mutex mutex;
+    std::deque<DeviceUpload> entries;  // newest last
+};
+
+DeviceUploads& device_uploads() {
+    static DeviceUploads uploads;
+    return uploads;
+}
+
+// The device copy of `bytes` at `data`, owned by `owner`: found, or copied on `stream` (and
+// waited for) and kept. *copied says which.
+std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& owner, const void* data,
+                                             size_t bytes, cudaStream_t stream, bool* copied) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    DeviceUploads& uploads = device_uploads();
+    {
+        std::lock_guard<std::mutex> lock(uploads.mutex);
+        for (auto it = uploads.entries.begin(); it != uploads.entries.end();) {
+            const std::shared_ptr<const void> live = it->owner.lock();
+            if (!live) {
+                it = uploads.entries.erase(it);
+                continue;
+            }
+            if (live.get() == owner.get() && it->data == data && it->bytes == bytes && it->device == device) {
+                *copied = false;
+                return it->buffer;
+            }
+            ++it;
+        }
+    }
+    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    CUDA_CHECK(cudaMemcpyAsync(buffer->ptr, data, bytes, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    *copied = true;
+    std::lock_guard<std::mutex> lock(uploads.mutex);
+    uploads.entries.push_back({owner, data, bytes, device, buffer});
+    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+    return buffer;
+}
 
 struct EventPair {
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -115,35 +192,37 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
     const size_t pixels = size_t(frame->width) * size_t(frame->height);
 
-    DeviceArray<DeepComplex<T>> z_device(orbit_size);
-    CUDA_CHECK(cudaMemcpyAsync(z_device.ptr, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>),
-                               cudaMemcpyHostToDevice, stream));
-    DeviceArray<BlaStep<T, L>> bla_device(table_size);
+    // The orbit, the tables and a Julia set's critical orbit: from the device cache, or copied now.
+    uint64_t bytes_copied = 0;
+    auto copy_of = [&](const std::shared_ptr<const void>& owner, const void* data, size_t bytes) {
+        bool copied = false;
+        auto buffer = device_copy_of(owner, data, bytes, stream, &copied);
+        if (copied) bytes_copied += bytes;
+        return buffer;
+    };
+    const auto z_device = copy_of(setup.orbit, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>));
+    std::shared_ptr<DeviceBuffer> bla_device, w_device, bla_w_device;
     BlaView<T, L> bla{};
     if (table_size) {
-        CUDA_CHECK(cudaMemcpyAsync(bla_device.ptr, table->entries.data(), table_size * sizeof(BlaStep<T, L>),
-                                   cudaMemcpyHostToDevice, stream));
+        bla_device = copy_of(table, table->entries.data(), table_size * sizeof(BlaStep<T, L>));
         bla = bla_view(table.get());
-        bla.entries = bla_device.ptr;
+        bla.entries = static_cast<const BlaStep<T, L>*>(bla_device->ptr);
     }
-    // A Julia set's critical orbit and its table (one-element placeholders elsewhere).
     const size_t critical_size = orbit.critical_z.size();
-    DeviceArray<DeepComplex<T>> w_device(critical_size);
     if (critical_size)
-        CUDA_CHECK(cudaMemcpyAsync(w_device.ptr, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>),
-                                   cudaMemcpyHostToDevice, stream));
-    DeviceArray<BlaStep<T, L>> bla_w_device(critical_table_size);
+        w_device = copy_of(setup.orbit, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>));
     BlaView<T, L> bla_w{};
     if (critical_table_size) {
-        CUDA_CHECK(cudaMemcpyAsync(bla_w_device.ptr, critical_table->entries.data(),
-                                   critical_table_size * sizeof(BlaStep<T, L>), cudaMemcpyHostToDevice, stream));
+        bla_w_device = copy_of(critical_table, critical_table->entries.data(),
+                               critical_table_size * sizeof(BlaStep<T, L>));
         bla_w = bla_view(critical_table.get());
-        bla_w.entries = bla_w_device.ptr;
+        bla_w.entries = static_cast<const BlaStep<T, L>*>(bla_w_device->ptr);
     }
-    DeviceArray<int64_t> counts_device(pixels);
-    DeviceArray<double> mu_device(pixels);
-    DeviceArray<float> distance_device(kDistance ? pixels : 0);
-    DeviceArray<DeviceCounters> totals_device(1);
+    stats.device_bytes_copied = bytes_copied;
+    DeviceArray<int64_t> counts_device(pixels, stream);
+    DeviceArray<double> mu_device(pixels, stream);
+    DeviceArray<float> distance_device(kDistance ? pixels : 0, stream);
+    DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
     const T spacing = deep_from_floatexp<T>(setup.spacing);
@@ -154,8 +233,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     EventPair events;
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
+    const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
     deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
-        z_device.ptr, orbit.last_index(), bla, w_device.ptr, w_last, bla_w, offset, spacing, frame->width,
+        static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset, spacing, frame->width,
         frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, distance_device.ptr,
         totals_device.ptr);
     CUDA_CHECK_LAUNCH();

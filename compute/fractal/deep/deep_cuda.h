@@ -1,6 +1,7 @@
 // deep_cuda.h: the CUDA sibling of deep_cpu (deep_cpu.h): the same frame, the same numbers.
 // The reference orbit (MPFR) and the BLA table are computed on the CPU (deep_frame_setup,
-// deep_frame_bla) and copied to the device once per frame; every pixel then runs
+// deep_frame_bla) and copied to the device, where they stay while the host keeps them (a
+// cached reference and its kept table are not copied again); every pixel then runs
 // deep_iterate_pixel (deep_perturbation.h), the very loop the CPU runs, one thread per pixel.
 // Kernels are compiled without FMA contraction (--fmad=false, as the CPU builds with
 // -ffp-contract=off), so escape counts match the CPU's bit for bit; mu may differ in the last
