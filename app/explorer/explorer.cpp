@@ -770,6 +770,7 @@ int run_explorer(int argc, char** argv) {
             reasons.progress = (waits_for_worker(renderer.path) && !renderer.complete) || export_job.running ||
                                vector_add_busy(vecadd_runner) || cnn_demo_busy(cnn_runner) ||
                                !perf_settled(perf) || navigation.last_wheel_time_s >= 0.0 || io.WantTextInput;
+            reasons.frame_s = ui_frame_ms / 1000.0;
             wait_s = next_frame_wait_s(redraw, reasons);
             // A drag benchmark on a deep path draws the UI at a display's 60 frames/s while the
             // worker computes (the UI frames it manages are its figure), not flat out, which

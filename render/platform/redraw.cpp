@@ -10,7 +10,13 @@ double next_frame_wait_s(RedrawState& state, const RedrawReasons& reasons) {
         --state.settle_frames;
         return 0.0;
     }
-    return reasons.progress ? kProgressWaitSeconds : kIdleWaitSeconds;
+    return reasons.progress ? progress_wait_s(reasons.frame_s) : kIdleWaitSeconds;
+}
+
+double progress_wait_s(double frame_s) {
+    if (!(frame_s > 0.0)) return kProgressWaitSeconds;  // unknown: the cautious cadence
+    const double wait = kProgressCostFactor * frame_s;
+    return wait < kProgressMinWaitSeconds ? kProgressMinWaitSeconds : wait > kProgressWaitSeconds ? kProgressWaitSeconds : wait;
 }
 
 }  // namespace ms

@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstdio>
 #include <iterator>
 #include <stdexcept>
+
+#include <omp.h>
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
@@ -86,64 +90,106 @@ void deep_bench_locations(const std::string& folder, const std::vector<std::stri
 }
 
 void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
-                      int rows_stride, const DeepBenchPrint& print) {
+                      int rows_stride, int rounds, const DeepBenchPrint& print) {
     DeepLocation location = load_location(folder, name);
+    double load_before[3] = {};
+    getloadavg(load_before, 3);
     ReferenceCache cache;
     DeepRenderOptions full;
     full.cache = &cache;
-    // The full pipeline, reference included (the cache starts empty).
+    // 1. The full pipeline over the whole frame, end to end (the cache starts empty: reference
+    // and BLA table included; both are kept for the sampled rounds below).
     DeepFrame fast = deep_cpu(location, width, height, full);
     const DeepFrameStats& f = fast.stats;
-    print(printf_text("%s at %dx%d, full pipeline (%s deltas, BLA, all cores): reference %.1f ms "
-                 "(%lld iterations, %lld bits), BLA %.1f ms (%d levels), pixels %.1f ms, frame %.1f ms; "
-                 "%llu iterations, %llu (%.1f%%) skipped by BLA in %llu skips, %llu perturbation steps",
-                 name.c_str(), width, height, deep_number_type_name(f.number_type), f.reference_ms,
-                 (long long)f.reference_iterations, (long long)f.precision_bits, f.bla_ms, f.bla_levels,
-                 f.pixels_ms, f.frame_ms, (unsigned long long)f.iterations,
-                 (unsigned long long)f.bla_iterations,
-                 100.0 * double(f.bla_iterations) / double(f.iterations),
-                 (unsigned long long)f.bla_skips, (unsigned long long)f.perturbation_steps));
-    // The plain loop: the same reference (from the cache: its cost is added back below, so
-    // both sides pay for one reference), double deltas, rebasing, no BLA, one thread. On a
-    // subset of rows when asked: a band of every n-th row, scaled by n.
+    print(printf_text("%s at %dx%d, full pipeline (%s deltas, BLA, all %d threads), whole frame: reference %.1f ms "
+                      "(%lld iterations, %lld bits), BLA %.1f ms (%d levels), pixels %.1f ms, frame %.1f ms; "
+                      "%llu iterations, %llu (%.1f%%) skipped by BLA in %llu skips, %llu perturbation steps",
+                      name.c_str(), width, height, deep_number_type_name(f.number_type), omp_get_max_threads(),
+                      f.reference_ms, (long long)f.reference_iterations, (long long)f.precision_bits, f.bla_ms,
+                      f.bla_levels, f.pixels_ms, f.frame_ms, (unsigned long long)f.iterations,
+                      (unsigned long long)f.bla_iterations, 100.0 * double(f.bla_iterations) / double(f.iterations),
+                      (unsigned long long)f.bla_skips, (unsigned long long)f.perturbation_steps));
+
+    // The plain loop: the same reference and pixel grid, double deltas, rebasing, no BLA, one
+    // thread (deep_iterate_pixel one pixel at a time, as every renderer without BLA runs it).
     DeepRenderOptions plain;
     plain.cache = &cache;
     plain.use_bla = false;
     plain.threads = 1;
     plain.number_type = DeepNumberType::Double;
-    double plain_pixels_ms = 0.0;
-    uint64_t plain_iterations = 0;
-    int mismatches = 0, compared = 0;
-    if (rows_stride <= 1) {
-        DeepFrame slow = deep_cpu(location, width, height, plain);
-        plain_pixels_ms = slow.stats.pixels_ms;
-        plain_iterations = slow.stats.iterations;
-        for (size_t i = 0; i < slow.escape_count.size(); ++i, ++compared)
-            mismatches += slow.escape_count[i] != fast.escape_count[i];
-    } else {
-        // The middle band of height/n rows at the same pixel spacing (zoom times n), its time
-        // scaled by n: an estimate, labelled as one.
-        DeepLocation band = location;
-        band.zoom.mantissa *= double(rows_stride);
-        while (band.zoom.mantissa >= 10.0) {
-            band.zoom.mantissa /= 10.0;
-            ++band.zoom.exponent10;
-        }
-        int band_height = height / rows_stride;
-        DeepFrame slow = deep_cpu(band, width, band_height, plain);
-        plain_pixels_ms = slow.stats.pixels_ms * double(height) / double(band_height);
-        plain_iterations = uint64_t(double(slow.stats.iterations) * double(height) / double(band_height));
+    // 2. The sample: every k-th row (rows y = k/2 mod k), spread over the frame so that its
+    // costly and cheap rows are in proportion. k (unless given) makes the plain loop take about
+    // 15 s, from a first plain row's ns per iteration and the whole frame's iterations.
+    const double target_ms = 15000.0;
+    if (rows_stride < 1) {
+        plain.row_stride = height;
+        plain.row_offset = height / 2;
+        DeepFrame probe = deep_cpu(location, width, height, plain);
+        const double ns = probe.stats.pixels_ms * 1e6 / double(std::max<uint64_t>(probe.stats.iterations, 1));
+        const double plain_frame_ms = ns * double(f.iterations) * 1e-6;
+        rows_stride = std::clamp(int(std::ceil(plain_frame_ms / target_ms)), 1, height);
     }
-    double plain_frame_ms = f.reference_ms + plain_pixels_ms;
-    print(printf_text("  plain loop (MPFR reference, double deltas, rebasing, no BLA, 1 thread)%s: pixels "
-                 "%.1f ms, frame %.1f ms with the same reference; %llu iterations, %.2f ns each",
-                 rows_stride > 1 ? printf_text(", estimated from the middle %d of %d rows",
-                                          height / rows_stride, height).c_str() : "",
-                 plain_pixels_ms, plain_frame_ms, (unsigned long long)plain_iterations,
-                 plain_pixels_ms * 1e6 / double(plain_iterations)));
-    if (compared) print(printf_text("  escape counts: %d of %d pixels differ between the two", mismatches, compared));
-    print(printf_text("  speedup of the full pipeline over the plain loop: %.1fx end to end, %.1fx pixels alone",
-                 plain_frame_ms / f.frame_ms, plain_pixels_ms / f.pixels_ms));
+    uint64_t sample_iterations = 0;
+    for (int y = rows_stride / 2; y < height; y += rows_stride)
+        for (int x = 0; x < width; ++x) {
+            const int64_t k = fast.escape_count[size_t(y) * size_t(width) + size_t(x)];
+            sample_iterations += uint64_t(k < 0 ? location.max_iterations : k);
+        }
+    const int sample_rows = (height - rows_stride / 2 + rows_stride - 1) / rows_stride;
+    print(printf_text("  sample: every %d-th row (%d of %d rows), %.1f%% of the frame's iterations; %d rounds, each the "
+                      "pipeline then the plain loop on those rows (reference and BLA table from the cache)",
+                      rows_stride, sample_rows, height, 100.0 * double(sample_iterations) / double(f.iterations),
+                      rounds));
+    full.row_stride = plain.row_stride = rows_stride;
+    full.row_offset = plain.row_offset = rows_stride / 2;
+    // 3. Rounds, interleaved, so that both see the same load: the pipeline on the sample, the
+    // plain loop on the sample, the pipeline's whole frame (its reference and BLA table cached:
+    // the end-to-end figure adds the first frame's reference and BLA ms back).
+    DeepRenderOptions whole = full;
+    whole.row_stride = 1;
+    whole.row_offset = 0;
+    std::vector<double> pipeline_ms, plain_ms, plain_ns, whole_ms;
+    int mismatches = 0, compared = 0;
+    for (int round = 0; round < rounds; ++round) {
+        DeepFrame a = deep_cpu(location, width, height, full);
+        DeepFrame b = deep_cpu(location, width, height, plain);
+        whole_ms.push_back(deep_cpu(location, width, height, whole).stats.pixels_ms);
+        pipeline_ms.push_back(a.stats.pixels_ms);
+        plain_ms.push_back(b.stats.pixels_ms);
+        plain_ns.push_back(b.stats.pixels_ms * 1e6 / double(b.stats.iterations));
+        for (int y = full.row_offset; y < height; y += rows_stride)
+            for (int x = 0; x < width; ++x, ++compared) {
+                const size_t i = size_t(y) * size_t(width) + size_t(x);
+                mismatches += a.escape_count[i] != b.escape_count[i];
+            }
+        print(printf_text("  round %d: pipeline %.1f ms (%llu iterations, %.1f%% by BLA), plain loop %.1f ms (%llu "
+                          "iterations, %.2f ns each): %.1fx; the pipeline's whole frame %.1f ms (pixels)",
+                          round + 1, a.stats.pixels_ms, (unsigned long long)a.stats.iterations,
+                          100.0 * double(a.stats.bla_iterations) / double(a.stats.iterations), b.stats.pixels_ms,
+                          (unsigned long long)b.stats.iterations, plain_ns.back(),
+                          b.stats.pixels_ms / a.stats.pixels_ms, whole_ms.back()));
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    const double pipe = median(pipeline_ms), slow = median(plain_ms), ns = median(plain_ns);
+    print(printf_text("  sampled rows, medians: pipeline %.1f ms, plain loop %.1f ms: %.1fx (pixels alone, the same "
+                      "rows); escape counts: %d of %d pixels differ",
+                      pipe, slow, slow / pipe, mismatches, compared));
+    // 4. The whole frame: the plain loop costs the same per iteration everywhere (one step
+    // each), so its frame is its median ns per iteration times the frame's iterations, plus
+    // the same reference the pipeline paid.
+    const double plain_frame_ms = f.reference_ms + ns * double(f.iterations) * 1e-6;
+    const double pipeline_frame_ms = f.reference_ms + f.bla_ms + median(whole_ms);
+    double load_after[3] = {};
+    getloadavg(load_after, 3);
+    print(printf_text("  whole frame, medians: pipeline %.1f ms end to end (reference %.1f + BLA %.1f + pixels %.1f, "
+                      "measured), plain loop %.1f ms (the same reference plus %.2f ns x %llu iterations, scaled from "
+                      "the sample): %.1fx end to end",
+                      pipeline_frame_ms, f.reference_ms, f.bla_ms, median(whole_ms), plain_frame_ms, ns,
+                      (unsigned long long)f.iterations, plain_frame_ms / pipeline_frame_ms));
+    print(printf_text("  load average (1 min) %.2f before, %.2f after", load_before[0], load_after[0]));
 }
 
 std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int height, bool use_cuda,

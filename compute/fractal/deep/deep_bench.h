@@ -30,10 +30,13 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
 // use_cuda: the frames on CUDA (deep_cuda) instead; throws where CUDA cannot run.
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
                           int width, int height, const DeepBenchPrint& print, bool use_cuda = false);
-// rows_stride > 1 runs the plain loop on the middle 1/n of the rows only and scales its time by
-// n, saying so (the whole frame can take minutes on one thread).
+// The pipeline's whole frame end to end once, then `rounds` rounds on a sample of every
+// rows_stride-th row (0: chosen so that the plain loop takes about 15 s there), the pipeline and
+// the plain loop interleaved on the same rows; prints both, their medians, the ratio on the
+// sample and for the whole frame (the plain loop's ns per iteration times the frame's
+// iterations), and the load average.
 void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
-                      int rows_stride, const DeepBenchPrint& print);
+                      int rows_stride, int rounds, const DeepBenchPrint& print);
 
 // Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found

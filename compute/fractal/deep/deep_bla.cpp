@@ -73,6 +73,8 @@ bool merge_levels(int levels, int64_t steps, T max_dc, const std::atomic<bool>* 
             dst[j] = 2 * j + 1 < src_size ? bla_merge(src[2 * j], src[2 * j + 1], max_dc) : src[2 * j];
         }
     }
+    table->r2.resize(table->entries.size());
+    for (size_t i = 0; i < table->entries.size(); ++i) table->r2[i] = table->entries[i].r2;
     table->view.entries = e;
     table->view.levels = levels;
     table->steps = steps;

@@ -114,6 +114,9 @@ struct BlaTable {
     BlaView<T, L> view;         // into entries
     int64_t steps = 0;          // level-0 entries
     double build_ms = 0.0;
+    // The entries' r2, in the same order: a compact copy for the CPU's lookup
+    // (deep_cpu_lanes.h), which reads 8 bytes an entry instead of a cache line of the table.
+    std::vector<T> r2;
 };
 
 // The longest valid step at iteration m for |z|^2 = z2 of at most max_length iterations, or null.

@@ -12,8 +12,10 @@
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
@@ -51,6 +53,13 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t last_index = orbit.last_index();
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
+    // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
+    // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline)
+    // and frames with the distance estimate (kDistance: the lanes carry no derivative).
+    constexpr bool kLanesType =
+        std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase && !kDistance;
+    const bool use_lanes = kLanesType && options.use_bla;
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
@@ -59,23 +68,54 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) \
     reduction(+ : iterations, bla_iterations, bla_skips, steps, rebases, escaped) reduction(|| : cancelled)
     for (int y = 0; y < height; ++y) {
+        if (options.row_stride > 1 && y % options.row_stride != options.row_offset) continue;
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
             cancelled = true;
             continue;
         }
         DeepPixelCounters counters;
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
-        for (int x = 0; x < width; ++x) {
-            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-            const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-            const size_t i = size_t(y) * size_t(width) + size_t(x);
-            if constexpr (kDistance)
-                frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(
-                    Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w,
-                    DeepDistanceOutput<T>{spacing, &frame->distance[i]});
-            else
-                frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
-                    Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
+        bool row_done_by_lanes = false;
+        if constexpr (kLanesType) {
+            if (use_lanes) {
+                // One pixel per SIMD lane (deep_cpu_lanes.h: the same arithmetic).
+                thread_local std::vector<double> dc_re, dc_im;
+                dc_re.resize(size_t(width));
+                dc_im.resize(size_t(width));
+                for (int x = 0; x < width; ++x) {
+                    const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+                    dc_re[size_t(x)] = offset.re + dx;
+                    dc_im[size_t(x)] = offset.im + dy;
+                }
+                const size_t i = size_t(y) * size_t(width);
+                DeepLanesRow job;
+                job.orbit = Z;
+                job.last_index = last_index;
+                job.bla = &bla;
+                job.bla_r2 = table ? table->r2.data() : nullptr;
+                job.dc_re = dc_re.data();
+                job.dc_im = dc_im.data();
+                job.count = width;
+                job.max_iterations = max_iterations;
+                job.escape_count = &frame->escape_count[i];
+                job.mu = &frame->mu[i];
+                deep_lanes_row(job, &counters);
+                row_done_by_lanes = true;
+            }
+        }
+        if (!row_done_by_lanes) {
+            for (int x = 0; x < width; ++x) {
+                const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+                const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+                const size_t i = size_t(y) * size_t(width) + size_t(x);
+                if constexpr (kDistance)
+                    frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(
+                        Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w,
+                        DeepDistanceOutput<T>{spacing, &frame->distance[i]});
+                else
+                    frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
+                        Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
+            }
         }
         iterations += counters.iterations;
         bla_iterations += counters.bla_iterations;

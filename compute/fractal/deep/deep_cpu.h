@@ -59,6 +59,11 @@ struct DeepRenderOptions {
     // deep_cpu only: called with each finished row (y, its escape counts, its mu), from the
     // OpenMP thread that computed it, so a window can show rows as they come.
     std::function<void(int, const int64_t*, const double*)> row_done;
+    // deep_cpu only: compute only the rows y with y % row_stride == row_offset (the others keep
+    // -1), with the whole frame's reference, BLA table and pixel grid: a benchmark's sample of
+    // the frame (deep_bench_plain). 1: every row.
+    int row_stride = 1;
+    int row_offset = 0;
 };
 
 struct DeepFrameStats {

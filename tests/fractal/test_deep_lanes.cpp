@@ -1,0 +1,138 @@
+// test_deep_lanes.cpp: deep_cpu's SIMD row loop (deep_cpu_lanes.h) against the one-pixel loop it
+// replaces (deep_iterate_pixel, deep_perturbation.h): the same escape count and the same smooth
+// value, bit for bit, on every pixel, and the same counters (steps, skips, rebases), at the 1e50
+// location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50 benchmark), at its centre seen
+// from 1e20, at the glitch location glitch_test_3 (4.1e158) and with BLA off. The MPFR truth is
+// test_deep_render's business: deep_cpu runs this loop there.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cpu_lanes.h"
+#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/deep/deep_perturbation.h"
+#include "compute/io/assets.h"
+
+using namespace ms;
+
+namespace {
+
+DeepLocation load(const std::string& name, const char* zoom = nullptr) {
+    DeepLocation location;
+    const std::string path = (find_data_dir("assets") / "locations").string() + "/" + name + ".kfr";
+    EXPECT_EQ(read_kfr(path, &location), "");
+    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    return location;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Renders the frame's rows both ways (as deep_cpu's render_pixels samples them) and compares.
+void check_lanes(const DeepLocation& location, int width, int height, bool use_bla) {
+    SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()));
+    DeepRenderOptions options;
+    options.use_bla = use_bla;
+    DeepFrame frame;
+    const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    ASSERT_TRUE(setup.orbit);
+    ASSERT_TRUE(setup.orbit->fits_double());
+    std::shared_ptr<const BlaTable<double, DeepComplex<double>>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(setup, options, &table, &critical, &frame.stats)));
+    const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
+    EXPECT_EQ(bla.levels > 0, use_bla);
+    const double spacing = fe_to_double(setup.spacing);
+    const DeepComplex<double> offset{fe_to_double(setup.offset.re), fe_to_double(setup.offset.im)};
+    const DeepComplex<double>* Z = setup.orbit->z.data();
+    const int64_t last = setup.orbit->last_index();
+
+    DeepPixelCounters one, lanes;
+    int differ = 0, pixels = 0;
+    std::vector<double> dc_re(static_cast<size_t>(width)), dc_im(static_cast<size_t>(width)), mu(static_cast<size_t>(width));
+    std::vector<int64_t> count(static_cast<size_t>(width));
+    for (int y = 0; y < height; ++y) {
+        const double dy = -(y + 0.5 - 0.5 * height) * spacing;
+        for (int x = 0; x < width; ++x) {
+            dc_re[size_t(x)] = offset.re + (x + 0.5 - 0.5 * width) * spacing;
+            dc_im[size_t(x)] = offset.im + dy;
+        }
+        DeepLanesRow row;
+        row.orbit = Z;
+        row.last_index = last;
+        row.bla = &bla;
+        row.bla_r2 = table ? table->r2.data() : nullptr;
+        row.dc_re = dc_re.data();
+        row.dc_im = dc_im.data();
+        row.count = width;
+        row.max_iterations = location.max_iterations;
+        row.escape_count = count.data();
+        row.mu = mu.data();
+        deep_lanes_row(row, &lanes);
+        for (int x = 0; x < width; ++x, ++pixels) {
+            double expected_mu = 0.0;
+            const int64_t expected = deep_iterate_pixel<double, true>(
+                Z, last, bla, {dc_re[size_t(x)], dc_im[size_t(x)]}, location.max_iterations, &expected_mu, one);
+            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)])) {
+                if (differ++ < 5)
+                    ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
+                                  << expected_mu << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)];
+            }
+        }
+    }
+    EXPECT_EQ(differ, 0) << "of " << pixels << " pixels";
+    EXPECT_EQ(lanes.iterations, one.iterations);
+    EXPECT_EQ(lanes.bla_iterations, one.bla_iterations);
+    EXPECT_EQ(lanes.bla_skips, one.bla_skips);
+    EXPECT_EQ(lanes.steps, one.steps);
+    EXPECT_EQ(lanes.rebases, one.rebases);
+    EXPECT_EQ(lanes.escaped, one.escaped);
+    EXPECT_GT(one.escaped, 0u);
+    if (use_bla) EXPECT_GT(one.bla_skips, 0u);
+}
+
+}  // namespace
+
+TEST(DeepLanes, MatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, true); }
+
+TEST(DeepLanes, MatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37, 21, true); }
+
+TEST(DeepLanes, MatchesOnePixelLoopAtGlitchLocation) { check_lanes(load("glitch_test_3"), 24, 14, true); }
+
+TEST(DeepLanes, MatchesOnePixelLoopWithoutBla) {
+    DeepLocation location = load("e50", "1e20");
+    location.max_iterations = 20000;
+    check_lanes(location, 19, 11, false);
+}
+
+// deep_cpu uses the lanes for this case: its frame is the one-pixel loop's (every row's pixels
+// above) and BLA on and off agree there as test_deep_render asks.
+TEST(DeepLanes, DeepCpuUsesThem) {
+    const DeepLocation location = load("e50", "1e20");
+    DeepRenderOptions options;
+    options.threads = 2;
+    const DeepFrame frame = deep_cpu(location, 37, 21, options);
+    DeepPixelCounters one;
+    std::shared_ptr<const BlaTable<double, DeepComplex<double>>> table, critical;
+    DeepFrame scratch;
+    const DeepFrameSetup setup = deep_frame_setup(location, 37, 21, options, &scratch);
+    ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(setup, options, &table, &critical, &scratch.stats)));
+    const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
+    const double spacing = fe_to_double(setup.spacing);
+    int differ = 0;
+    for (int y = 0; y < 21; ++y)
+        for (int x = 0; x < 37; ++x) {
+            double mu = 0.0;
+            const DeepComplex<double> dc{fe_to_double(setup.offset.re) + (x + 0.5 - 0.5 * 37) * spacing,
+                                         fe_to_double(setup.offset.im) + -(y + 0.5 - 0.5 * 21) * spacing};
+            const int64_t k = deep_iterate_pixel<double, true>(setup.orbit->z.data(), setup.orbit->last_index(),
+                                                               bla, dc, location.max_iterations, &mu, one);
+            const size_t i = size_t(y) * 37 + size_t(x);
+            differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]);
+        }
+    EXPECT_EQ(differ, 0);
+    EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
+    EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
+}
