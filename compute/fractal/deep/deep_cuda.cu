@@ -3,11 +3,13 @@
 // running deep_iterate_pixel, per-warp sums of the counters added atomically.
 #include "compute/fractal/deep/deep_cuda.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/mandelbrot.h"
@@ -32,6 +34,17 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
 
+// What the host and a running kernel tell each other, in device memory: the host sets cancel
+// (a 4-byte copy on a stream of its own, which runs beside the kernel) when a newer view makes
+// the frame stale, and each warp reads it as it starts (a warp already running finishes its
+// pixels: one pixel's time at most); each warp adds itself to warps_done as it finishes, which
+// the host reads the same way and turns into the frame's progress. (Mapped host memory instead,
+// one bus transaction per warp, made a 6 ms frame 70 ms.)
+struct KernelControl {
+    int cancel;
+    unsigned int warps_done;
+};
+
 // One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
 // estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
 // critical orbit and its table (unused elsewhere).
@@ -40,11 +53,16 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
                                    const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    int64_t max_iterations, int64_t* counts, double* mu, float* distance,
-                                   DeviceCounters* totals) {
+                                   DeviceCounters* totals, KernelControl* control) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     DeepPixelCounters c;
-    if (x < width && y < height) {
+    // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
+    const unsigned lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
+    int flag = 0;
+    if (control && lane == 0) flag = *static_cast<volatile int*>(&control->cancel);
+    const bool cancelled = __shfl_sync(0xffffffffu, flag, 0) != 0;
+    if (x < width && y < height && !cancelled) {
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
@@ -64,14 +82,84 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
     unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
                                   warp_sum(c.bla_skips),  warp_sum(c.steps),
                                   warp_sum(c.rebases),    warp_sum(c.escaped)};
-    if ((threadIdx.y * blockDim.x + threadIdx.x) % 32 == 0) {
+    if (lane == 0) {
         atomicAdd(&totals->iterations, sums[0]);
         atomicAdd(&totals->bla_iterations, sums[1]);
         atomicAdd(&totals->bla_skips, sums[2]);
         atomicAdd(&totals->steps, sums[3]);
         atomicAdd(&totals->rebases, sums[4]);
         atomicAdd(&totals->escaped, sums[5]);
+        if (control) atomicAdd(&control->warps_done, 1u);
     }
+}
+
+// The calling thread's KernelControl on the device, the non-blocking stream that reads and
+// writes it while a kernel runs, and pinned host words for those copies; made once per thread
+// (and device) and kept for the thread's life.
+struct ThreadControl {
+    int device = -1;
+    KernelControl* control = nullptr;
+    cudaStream_t side = nullptr;
+    unsigned int* pinned = nullptr;  // [0] warps done, read back; [1] the cancel value, 1
+    void release() {
+        if (pinned) cudaFreeHost(pinned);
+        if (control) cudaFree(control);
+        if (side) cudaStreamDestroy(side);
+        pinned = nullptr;
+        control = nullptr;
+        side = nullptr;
+        device = -1;
+    }
+    ~ThreadControl() { release(); }
+};
+
+ThreadControl& thread_control() {
+    thread_local ThreadControl control;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (control.device != device) {
+        control.release();
+        CUDA_CHECK(cuda_malloc(&control.control, sizeof(KernelControl)));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&control.side, cudaStreamNonBlocking));
+        void* pinned = nullptr;
+        CUDA_CHECK(cudaMallocHost(&pinned, 2 * sizeof(unsigned int)));
+        control.pinned = static_cast<unsigned int*>(pinned);
+        control.pinned[1] = 1;
+        control.device = device;
+    }
+    return control;
+}
+
+// Waits for `done` on the host while the kernel runs, polling every 200 us: sets the kernel's
+// cancel flag once options.cancel is set, and reports progress as rows (warps done of all).
+// Returns true when the kernel was told to cancel.
+bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, int height,
+                     const DeepRenderOptions& options) {
+    bool cancelled = false;
+    int rows_reported = -1;
+    for (;;) {
+        const cudaError_t status = cudaEventQuery(done);
+        if (status == cudaSuccess) break;
+        if (status != cudaErrorNotReady) CUDA_CHECK(status);
+        if (!cancelled && options.cancel && options.cancel->load()) {
+            CUDA_CHECK(cudaMemcpyAsync(&tc.control->cancel, &tc.pinned[1], sizeof(int), cudaMemcpyHostToDevice,
+                                       tc.side));
+            CUDA_CHECK(cudaStreamSynchronize(tc.side));
+            cancelled = true;
+        }
+        if (options.row_progress && !cancelled) {
+            CUDA_CHECK(cudaMemcpyAsync(&tc.pinned[0], &tc.control->warps_done, sizeof(unsigned int),
+                                       cudaMemcpyDeviceToHost, tc.side));
+            CUDA_CHECK(cudaStreamSynchronize(tc.side));
+            const unsigned int finished = std::min(tc.pinned[0], warps);
+            const int rows = int(int64_t(height) * finished / std::max(warps, 1u));
+            if (rows != rows_reported) options.row_progress(rows, height);
+            rows_reported = rows;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (options.row_progress && !cancelled) options.row_progress(height, height);
+    return cancelled;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,16 +319,37 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth,
                     (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
+    // Cancel and progress while the kernel runs, where the caller asks for either.
+    ThreadControl* tc = nullptr;
+    if (options.cancel || options.row_progress) {
+        tc = &thread_control();
+        CUDA_CHECK(cudaMemsetAsync(tc->control, 0, sizeof(KernelControl), stream));
+    }
+    const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
     const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
     deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
         static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset, spacing, frame->width,
         frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, distance_device.ptr,
-        totals_device.ptr);
+        totals_device.ptr, tc ? tc->control : nullptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(events.stop));
+    if (tc) {
+        if (wait_for_kernel(events.stop, *tc, warps, frame->height, options)) {
+            // The frame is stale: its pixels are not copied back (only the counters, which say
+            // how much of it ran). The warps already running finish theirs first.
+            CUDA_CHECK(cudaEventSynchronize(events.stop));
+            DeviceCounters totals{};
+            CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            stats.iterations = totals.iterations;
+            stats.cancelled = true;
+            return;
+        }
+    } else {
+        CUDA_CHECK(cudaEventSynchronize(events.stop));
+    }
     float kernel_ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;
