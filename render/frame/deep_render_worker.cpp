@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_navigation.h"
 #include "render/frame/worker_requests.h"
@@ -59,16 +60,6 @@ DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int wid
     return deep_cpu(location, width, height, options);
 }
 
-// colorize_deep over a whole frame, rows shared among the cores (a 1920x1080 frame is 2 million
-// pixels: one core would add tens of milliseconds to every deep frame).
-void colorize_frame(const DeepFrame& frame, const PaletteTable& palette, const View& view, uint8_t* rgba) {
-    const int width = frame.width;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < frame.height; ++y)
-        colorize_deep(frame.mu.data() + size_t(y) * width, width, palette, view.palette_density, view.palette_offset,
-                      rgba + size_t(y) * width * 4);
-}
-
 // Publishes pixels for the UI; false when the request went stale meanwhile.
 bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uint8_t>&& rgba, bool complete) {
     {
@@ -104,6 +95,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
                           : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
                                                                           : DeepNumberType::Auto;
+    deep_options_for_colouring(view.colouring, &options);  // the DE layer's estimate
     options.cache = &w.cache;
     options.cancel = &w.cancel;
     options.reference_progress = [&w](int64_t done, int64_t total) {
@@ -139,7 +131,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         const DeepFrame frame = render_pass(w, coarse, coarse_width, coarse_height, coarse_options, &use_cuda);
         if (frame.stats.cancelled || w.cancel) return false;
         std::vector<uint8_t> small(frame.mu.size() * 4);
-        colorize_frame(frame, request.palette, view, small.data());
+        colour_deep_frame(frame, request.palette, view, double(kCoarseBlock), small.data());
         std::vector<uint8_t> rgba(size_t(width) * height * 4);
         for (int y = 0; y < height; ++y) {
             const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse_width;
@@ -148,7 +140,9 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         }
         if (!publish(w, request.id, view, std::move(rgba), false)) return false;
         // The full pass's rows replace the coarse ones as they come (the CPU's rows; a CUDA
-        // frame arrives whole).
+        // frame arrives whole). Not with colouring layers: a row alone has no slopes, histogram
+        // or DE, so the coarse picture stays until the whole frame is coloured.
+        if (colouring_is_plain(view.colouring))
         options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
             std::vector<uint8_t> row(size_t(width) * 4);
             colorize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
@@ -167,7 +161,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     DeepFrame frame = render_pass(w, location, width, height, options, &use_cuda);
     if (frame.stats.cancelled || w.cancel) return false;
     std::vector<uint8_t> rgba(frame.mu.size() * 4);
-    colorize_frame(frame, request.palette, view, rgba.data());
+    colour_deep_frame(frame, request.palette, view, 1.0, rgba.data());
     const double full_ms = ms_since(full_start);
     // The frame's figures say what this frame cost: the reference it computed (the pass found
     // it in the cache only because step 1 put it there).

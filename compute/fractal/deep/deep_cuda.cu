@@ -45,13 +45,14 @@ struct KernelControl {
     unsigned int warps_done;
 };
 
-// One instantiation per number type, formula (formula.h), plane (kJulia) and rebasing. W,
-// w_last and bla_w are a Julia set's critical orbit and its table (unused elsewhere).
-template <typename T, bool kRebase, Formula F, bool kJulia>
+// One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
+// estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
+// critical orbit and its table (unused elsewhere).
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance>
 __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
-                                   int64_t max_iterations, int64_t* counts, double* mu,
+                                   int64_t max_iterations, int64_t* counts, double* mu, float* distance,
                                    DeviceCounters* totals, KernelControl* control) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -68,8 +69,13 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
         const size_t i = size_t(y) * size_t(width) + size_t(x);
         double pixel_mu;
-        counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c,
-                                                              W, w_last, &bla_w);
+        if constexpr (kDistance)
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(Z, last_index, bla, dc, max_iterations,
+                                                                        &pixel_mu, c, W, w_last, &bla_w,
+                                                                        DeepDistanceOutput<T>{spacing, distance + i});
+        else
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu,
+                                                                  c, W, w_last, &bla_w);
         mu[i] = pixel_mu;
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
@@ -255,7 +261,7 @@ struct EventPair {
     }
 };
 
-template <typename T, Formula F, bool kJulia, bool kRebase>
+template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
                         const DeepRenderOptions& options, DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
@@ -303,6 +309,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
     DeviceArray<double> mu_device(pixels, stream);
+    DeviceArray<float> distance_device(kDistance ? pixels : 0, stream);
     DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
@@ -322,10 +329,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
     const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
-    deep_pixels_kernel<T, kRebase, F, kJulia><<<grid, block, 0, stream>>>(
+    deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
         static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset, spacing, frame->width,
-        frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, totals_device.ptr,
-        tc ? tc->control : nullptr);
+        frame->height, location.max_iterations, counts_device.ptr, mu_device.ptr, distance_device.ptr,
+        totals_device.ptr, tc ? tc->control : nullptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     if (tc) {
@@ -351,6 +358,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                                cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost,
                                stream));
+    if constexpr (kDistance)
+        CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device.ptr, pixels * sizeof(float),
+                                   cudaMemcpyDeviceToHost, stream));
     DeviceCounters totals{};
     CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
     // Host memory is read below, and the device arrays are freed on return: wait for the stream.
@@ -391,6 +401,11 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else if (options.distance) {  // Mandelbrot's parameter plane only (deep_frame_setup checked)
+            if (is_double)
+                render_pixels_cuda<double, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
+            else
+                render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
         } else {
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels_cuda<double, F, kJulia, true>(location, setup, options, &frame);
