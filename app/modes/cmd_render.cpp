@@ -188,10 +188,8 @@ int render_request(const RenderRequest& request) {
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
-    if (is_deep(precision) && !colouring_is_plain(view.colouring))
-        return bad_input("the " + colouring_methods_text(view.colouring) + " colouring (interior " +
-                         interior_colour_name(view.colouring.interior) +
-                         ") is not available on the deep-zoom path yet: use --colouring=smooth --interior=flat there");
+    if (is_deep(precision))
+        if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return bad_input(problem);
     if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
     if (!samples.zoom.fits_double() || !(pixel_step(samples) > 0.0))
         return bad_input("the direct " + std::string(precision_name(precision)) + " kernels cannot reach zoom " +

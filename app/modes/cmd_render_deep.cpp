@@ -1,8 +1,9 @@
 // cmd_render_deep.cpp: `mandelscope render` past the direct kernels (cmd_render.cpp decides):
 // the deep path of compute/fractal/deep/ on the CPU (deep_cpu) or CUDA (deep_cuda). An MPFR
 // reference orbit at the view centre, a BLA table, then every sample iterates its difference
-// from the orbit (perturbation with rebasing); the smooth values are coloured with the view's
-// palette (colorize_deep), box-filtered when supersampling, and written as one PNG with the
+// from the orbit (perturbation with rebasing, and dz/dc beside it for the DE layer); the smooth
+// values are coloured with the view's palette and colouring (colour_deep_frame: the histogram,
+// slope and DE layers too), box-filtered when supersampling, and written as one PNG with the
 // view in its metadata.
 //
 // Unlike the direct path this renders the whole samples grid at once (deep_cpu/deep_cuda take
@@ -25,6 +26,7 @@
 #include <omp.h>
 
 #include "app/modes/progress.h"
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
@@ -75,9 +77,11 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                         const std::string& backend_text, const PaletteTable& table) {
     const int k = request.supersample;
     // --- Memory: escape counts and smooth values (16 bytes), RGBA (4), the .npy's floats (4)
-    // per sample, and the PNG writer's copies of the output image (about 3x its RGBA).
+    // per sample, the layers' distance and float smooth values (8), and the PNG writer's
+    // copies of the output image (about 3x its RGBA).
     const double sample_count = double(samples.width) * double(samples.height);
-    const double needed = sample_count * (request.raw_path.empty() ? 20.0 : 24.0) +
+    const double layers_bytes = colouring_is_plain(view.colouring) ? 0.0 : 8.0;
+    const double needed = sample_count * ((request.raw_path.empty() ? 20.0 : 24.0) + layers_bytes) +
                           double(view.width) * view.height * 4.0 * 4;
     const double available = available_memory_bytes();
     const double usable = available > 0 ? 0.8 * available : 4096.0 * 1048576.0;
@@ -92,6 +96,7 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     const DeepLocation location = deep_location(samples);
     DeepRenderOptions options;
     options.number_type = number_type_for(request.precision);
+    deep_options_for_colouring(view.colouring, &options);
     // Progress: the reference orbit fills the first half of the bar, the pixels the second
     // (the bar only moves forward; its text says which part is running).
     ProgressBar progress("render");
@@ -119,14 +124,7 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
         progress.update(1.0, "colouring and writing");
         const auto colour_start = std::chrono::steady_clock::now();
         std::vector<uint8_t> rgba(size_t(sample_count) * 4);
-        constexpr int64_t kChunk = 1 << 16;
-        const int64_t count = int64_t(sample_count), chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c) {
-            const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
-            colorize_deep(frame.mu.data() + begin, n, table, view.palette_density, view.palette_offset,
-                          rgba.data() + begin * 4);
-        }
+        colour_deep_frame(frame, table, samples, 1.0 / k, rgba.data());
         colour_ms = since(colour_start);
         const auto write_start = std::chrono::steady_clock::now();
         std::vector<uint8_t> image;
@@ -172,6 +170,9 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 view.zoom.text().c_str(), view.width, view.height);
     if (k > 1) std::printf(" (%dx%d supersampling: %dx%d samples)", k, k, samples.width, samples.height);
     std::printf("  %lld iterations  palette %s\n", (long long)view.max_iterations, view.palette.c_str());
+    if (!colouring_is_plain(view.colouring))
+        std::printf("colouring  %s  interior %s\n", colouring_methods_text(view.colouring).c_str(),
+                    interior_colour_name(view.colouring.interior));
     std::printf("precision  %s (perturbation with rebasing, %s deltas%s)\n", precision_name(ran),
                 deep_number_type_name(s.number_type), s.bla_levels > 0 ? ", BLA" : "");
     std::printf("reference  %lld bits (%.0f digits), %lld iterations%s, %.1f ms%s\n", (long long)s.precision_bits,

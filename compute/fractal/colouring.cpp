@@ -162,20 +162,16 @@ ColourParams make_colour_params(const View& view, double pixel_scale) {
     return p;
 }
 
-void colour_frame(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
-                  const View& view, double pixel_scale, uint8_t* rgba_out) {
+namespace {
+
+// The layered colour pass over mu measured from mu_origin (the smooth value that mu = 0 stands
+// for; colour_frame_deep's): the smooth base's palette position moves by the origin, and the
+// histogram and the slopes see only differences, which the origin does not change.
+void colour_layers(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
+                   const View& view, double pixel_scale, double mu_origin, uint8_t* rgba_out) {
     const int64_t count = int64_t(width) * height;
-    if (colouring_is_plain(view.colouring)) {
-        constexpr int64_t kChunk = 1 << 16;
-        const int64_t chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c) {
-            const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
-            colorize(mu + begin, n, palette, view, rgba_out + begin * 4);
-        }
-        return;
-    }
     ColourParams p = make_colour_params(view, pixel_scale);
+    if (mu_origin != 0.0) p.offset += std::fmod(mu_origin * p.mu_scale, double(kPaletteTableSize));
     p.table = palette.rgba.data();
     p.interior_rgba = palette.interior_rgba;
     HistogramCdf histogram;
@@ -196,6 +192,59 @@ void colour_frame(const float* mu, const FrameFeatures& features, int width, int
                                   features.period ? features.period[i] : 0.0f);
         }
     }
+}
+
+}  // namespace
+
+void colour_frame(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
+                  const View& view, double pixel_scale, uint8_t* rgba_out) {
+    const int64_t count = int64_t(width) * height;
+    if (colouring_is_plain(view.colouring)) {
+        constexpr int64_t kChunk = 1 << 16;
+        const int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
+            colorize(mu + begin, n, palette, view, rgba_out + begin * 4);
+        }
+        return;
+    }
+    colour_layers(mu, features, width, height, palette, view, pixel_scale, 0.0, rgba_out);
+}
+
+std::string deep_colouring_problem(const Colouring& c) {
+    if (c.base == ColourBase::Stripe)
+        return "the stripe colouring averages every iteration of the orbit, which the deep-zoom path skips "
+               "(BLA), so it is not available past FP64: use smooth or histogram there, with de and slope";
+    if (c.interior == InteriorColour::Period)
+        return "the period interior needs each interior orbit's iterations, which the deep-zoom path skips (BLA), "
+               "so it is not available past FP64: use --interior=flat there";
+    return {};
+}
+
+bool drop_deep_unavailable_colouring(Colouring* c) {
+    const bool dropped = !deep_colouring_problem(*c).empty();
+    if (c->base == ColourBase::Stripe) c->base = ColourBase::Smooth;
+    c->interior = InteriorColour::Flat;
+    return dropped;
+}
+
+double deep_mu_origin(const double* mu, int64_t count) {
+    double lowest = -1.0;
+    for (int64_t i = 0; i < count; ++i)
+        if (mu[i] >= 0.0 && (lowest < 0.0 || mu[i] < lowest)) lowest = mu[i];
+    return lowest > 0.0 ? std::floor(lowest) : 0.0;
+}
+
+void colour_frame_deep(const double* mu, const float* distance, int width, int height, const PaletteTable& palette,
+                       const View& view, double pixel_scale, uint8_t* rgba_out) {
+    const int64_t count = int64_t(width) * height;
+    const double origin = deep_mu_origin(mu, count);
+    std::vector<float> relative(static_cast<size_t>(count));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; ++i) relative[size_t(i)] = mu[i] >= 0.0 ? float(mu[i] - origin) : -1.0f;
+    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr}, width, height, palette, view,
+                  pixel_scale, origin, rgba_out);
 }
 
 }  // namespace ms

@@ -103,4 +103,22 @@ struct FrameFeatures {
 void colour_frame(const float* mu, const FrameFeatures& features, int width, int height,
                   const PaletteTable& palette, const View& view, double pixel_scale, uint8_t* rgba_out);
 
+// --- Past FP64 (compute/fractal/deep/) -----------------------------------------------------
+// The deep path gives mu and, on request, the distance estimate; it skips iterations in bulk
+// (BLA), so the stripe average and the period, which need every iteration, are not there.
+// "" or one sentence for a colouring it cannot give.
+std::string deep_colouring_problem(const Colouring& colouring);
+// Drops what deep_colouring_problem refuses (stripe base to smooth, period interior to flat):
+// the window's way when a view goes past FP64. Returns whether anything was dropped.
+bool drop_deep_unavailable_colouring(Colouring* colouring);
+// The colour pass of a layered colouring over a deep frame's smooth values, which are double
+// and reach millions: each is measured from the frame's lowest escaped value, floored to a
+// whole count (deep_mu_origin), so that float keeps its fraction for the slopes' differences
+// and the histogram's bins; the palette position moves by that origin, so the smooth base
+// colours as colorize_deep does. distance: the deep frame's (may be null without DE).
+// Then colour_frame's pass, colour_pixel on every pixel.
+double deep_mu_origin(const double* mu, int64_t count);
+void colour_frame_deep(const double* mu, const float* distance, int width, int height, const PaletteTable& palette,
+                       const View& view, double pixel_scale, uint8_t* rgba_out);
+
 }  // namespace ms

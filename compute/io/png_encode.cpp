@@ -16,22 +16,10 @@ namespace {
 
 constexpr int kBpp = 3;  // RGB, 8 bits a channel
 // Run-length matches only (distance 1: the byte, or the pixel's channel, repeated), the
-// strategy that suits Paeth-filtered smooth gradients, whose residuals are runs of small
-// values: on the default 4K frame it gave 2,067,074 bytes at 250 ms a core, against 2,064,291
+// strategy that suits filtered smooth gradients, whose residuals are runs of small
+// values: on the default 4K frame (Paeth-filtered then) it gave 2,067,074 bytes at 250 ms a core, against 2,064,291
 // bytes and 530 ms for level 4 with Z_FILTERED (README, "Writing PNGs").
 constexpr int kPngDeflateStrategy = Z_RLE;
-
-// The Paeth filter of the PNG specification, section 9.2, on one row of `n` bytes: the scalar
-// reference of png_filter.cpp's vectorised one.
-inline uint8_t paeth(int a, int b, int c) {
-    const int p = a + b - c, pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p, pc = p > c ? p - c : c - p;
-    return uint8_t(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-}
-
-void filter_paeth(const uint8_t* row, const uint8_t* up, size_t n, uint8_t* out) {
-    for (size_t i = 0; i < kBpp; ++i) out[i] = uint8_t(row[i] - up[i]);  // a = c = 0: predicts b
-    for (size_t i = kBpp; i < n; ++i) out[i] = uint8_t(row[i] - paeth(row[i - kBpp], up[i], up[i - kBpp]));
-}
 
 // One segment's output: raw deflate ending in a sync flush (into a reused piece buffer), the
 // Adler-32 of its input and the CRC-32 of its output.
@@ -44,17 +32,16 @@ struct Segment {
     const char* error = nullptr;
 };
 
-void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width, int rows, PngDeflater deflater,
+void encode_segment(const uint8_t* rgba, const uint8_t* above_rgba, int width, int rows, PngDeflater deflater,
                     std::vector<uint8_t>& filtered, Segment* seg) {
-    const size_t n = size_t(width) * kBpp, stride = n + 1;
+    const size_t stride = size_t(width) * kBpp + 1;
     filtered.resize(stride * size_t(rows));
-    std::vector<uint8_t> above(previous_rgb, previous_rgb + n), current(n);
     for (int r = 0; r < rows; ++r) {
-        png_rgba_to_rgb(rgba + size_t(r) * width * 4, width, current.data());
+        const uint8_t* row = rgba + size_t(r) * width * 4;
         uint8_t* out = filtered.data() + size_t(r) * stride;
-        png_filter_row(current.data(), above.data(), width, out);
+        png_filter_row(row, above_rgba, width, out);
         ++seg->filter_counts[out[0]];
-        above.swap(current);
+        above_rgba = row;
     }
     seg->filtered_bytes = filtered.size();
     seg->adler = png_adler32(1, filtered.data(), filtered.size());
@@ -62,7 +49,7 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
         // Straight into the piece's buffer, which keeps its capacity from call to call.
         seg->deflated->clear();
         png_deflate_segment(filtered.data(), filtered.size(), seg->deflated);
-        seg->crc = uint32_t(crc32_z(0, seg->deflated->data(), seg->deflated->size()));
+        seg->crc = png_crc32(0, seg->deflated->data(), seg->deflated->size());
         return;
     }
 
@@ -90,18 +77,19 @@ void encode_segment(const uint8_t* rgba, const uint8_t* previous_rgb, int width,
     }
     out.resize(produced);
     deflateEnd(&zs);
-    seg->crc = uint32_t(crc32_z(0, out.data(), out.size()));
+    seg->crc = png_crc32(0, out.data(), out.size());
 }
 
 }  // namespace
 
-void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out) {
-    out[0] = 4;
-    filter_paeth(rgb, previous, size_t(width) * kBpp, out + 1);
+void png_filter_row_reference(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out) {
+    out[0] = 2;  // Up (PNG specification, section 9.2): each byte less the one above it
+    for (size_t x = 0; x < size_t(width); ++x)
+        for (size_t c = 0; c < kBpp; ++c) out[1 + kBpp * x + c] = uint8_t(rgba[4 * x + c] - above_rgba[4 * x + c]);
 }
 
 PngEncoder::PngEncoder(int width, PngDeflater deflater)
-    : width_(width), deflater_(deflater), previous_(size_t(width) * kBpp, 0) {
+    : width_(width), deflater_(deflater), previous_(size_t(width) * 4, 0) {
     if (width <= 0) throw std::invalid_argument("PngEncoder: width must be positive");
 }
 
@@ -128,7 +116,7 @@ void prepare_pieces(PngStreamPieces* pieces, size_t count) {
 // A small piece of stream that needs no core of its own (the zlib header, the trailer).
 void set_piece(PngStreamPieces* pieces, size_t k, const uint8_t* data, size_t n) {
     pieces->bytes[k].assign(data, data + n);
-    pieces->crc[k] = uint32_t(crc32_z(0, data, n));
+    pieces->crc[k] = png_crc32(0, data, n);
 }
 
 }  // namespace
@@ -157,11 +145,6 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
     started_ = true;
     std::vector<Segment> parts(static_cast<size_t>(segments));
     for (int s = 0; s < segments; ++s) parts[size_t(s)].deflated = &pieces->bytes[first_piece + size_t(s)];
-    // The row above each segment's first row, as RGB.
-    std::vector<uint8_t> above(size_t(segments) * width_ * kBpp);
-    std::memcpy(above.data(), previous_.data(), previous_.size());
-    for (int s = 1; s < segments; ++s)
-        png_rgba_to_rgb(rgba + (size_t(s) * rows_per_segment - 1) * width_ * 4, width_, above.data() + size_t(s) * width_ * kBpp);
 
     // The filtered bytes' scratch, one per thread of the team, kept from call to call (a fresh
     // megabyte per segment costs page faults every time) and freed with the encoder: as
@@ -174,8 +157,9 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
     for (int s = 0; s < segments; ++s) {
         const int first = s * rows_per_segment, count = std::min(rows_per_segment, rows - first);
         try {
-            encode_segment(rgba + size_t(first) * width_ * 4, above.data() + size_t(s) * width_ * kBpp, width_, count,
-                           deflater_, filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
+            // The row above a segment's first row: the previous call's last, or the rows' own.
+            const uint8_t* above = first == 0 ? previous_.data() : rgba + (size_t(first) - 1) * width_ * 4;
+            encode_segment(rgba + size_t(first) * width_ * 4, above, width_, count, deflater_, filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
         } catch (const std::bad_alloc&) {
             parts[size_t(s)].error = "out of memory while compressing";
         }
@@ -187,7 +171,7 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
         adler_ = uint32_t(adler32_combine(adler_, seg.adler, z_off_t(seg.filtered_bytes)));
         for (int t = 0; t < 5; ++t) filter_counts_[t] += seg.filter_counts[t];
     }
-    png_rgba_to_rgb(rgba + size_t(rows - 1) * width_ * 4, width_, previous_.data());
+    std::memcpy(previous_.data(), rgba + size_t(rows - 1) * width_ * 4, previous_.size());
 }
 
 void PngEncoder::finish(std::vector<uint8_t>* out) {

@@ -8,14 +8,16 @@
 // with adler32_combine. A segment starts with an empty history window (our deflater looks back
 // only 3 bytes anyway; zlib's loses a fraction of a percent at these segment sizes).
 //
-// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default: about 4x
-// as fast as zlib's run-length strategy (Z_RLE) on one core and 0.7% smaller on the default 4K
-// frame. Z_RLE stays as the reference and fallback (PngDeflater::zlib); it was itself twice as
-// fast as level 4 with Z_FILTERED, within 0.2% of its size (README, "Writing PNGs").
+// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default: on one
+// core about 6.5x as fast as zlib's run-length strategy (Z_RLE) on the Up-filtered default frame
+// at 4K and 16k, and 6% smaller (Z_RLE finds no matches at distance 3). Z_RLE stays as the
+// reference and fallback (PngDeflater::zlib); it was itself twice as fast as level 4 with
+// Z_FILTERED, within 0.2% of its size, on Paeth-filtered rows (README, "Writing PNGs").
 //
-// Filters: Paeth on every row (the cheapest choice is none: see png_filter_row for the
-// measurement), vectorised (png_filter.cpp), as is the Adler-32 (png_adler32). Alpha is
-// dropped: the frames are opaque, so the PNG is RGB (colour type 2).
+// Filter: Up on every row (smaller than Paeth on our frames, and a byte subtraction: see
+// png_filter.cpp for the measurement), applied straight to the RGBA rows with alpha dropped in
+// the same pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as are the
+// Adler-32 (png_adler32) and the pieces' CRC-32 (png_crc32).
 #pragma once
 
 #include <cstddef>
@@ -44,8 +46,8 @@ struct PngStreamPieces {
 
 // Which deflate encoder compresses the segments.
 enum class PngDeflater {
-    fast,  // png_deflate.h: run and pixel matches, one Huffman table per 32K symbols
-    zlib,  // zlib, Z_RLE: the reference (about half as fast, the same size within a percent)
+    fast,  // png_deflate.h: run and pixel matches, one Huffman table per 64K symbols
+    zlib,  // zlib, Z_RLE: the reference (about a sixth as fast, 6% larger on our frames)
 };
 
 class PngEncoder {
@@ -69,20 +71,22 @@ private:
     PngDeflater deflater_ = PngDeflater::fast;
     bool started_ = false;
     uint32_t adler_ = 1;
-    std::vector<uint8_t> previous_;  // the last row written (RGB), the Up/Paeth predictor
+    std::vector<uint8_t> previous_;  // the last row written (RGBA as given), the Up predictor
     std::vector<std::vector<uint8_t>> filtered_;  // per thread of the team: a segment's filtered bytes
     uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
 };
 
-// One row of RGB pixels filtered for PNG: out[0] is the filter type, out[1..3*width] the bytes.
-// `previous` is the row above (all zero for the first row). Vectorised (png_filter.cpp); the
-// _reference is the scalar version it equals byte for byte.
-void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
-void png_filter_row_reference(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out);
-// RGBA8 to RGB8, `width` pixels (vectorised).
-void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb);
+// One row of RGBA8 pixels filtered for an RGB PNG (alpha dropped): out[0] is the filter type
+// (2, Up), out[1..3*width] the bytes. `above_rgba` is the row above, RGBA8 too (all zero for the
+// first row). Vectorised (png_filter.cpp); the _reference is the scalar version it equals byte
+// for byte.
+void png_filter_row(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out);
+void png_filter_row_reference(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out);
 // The Adler-32 of data[0, n) continuing from `adler` (1 to start), vectorised (png_filter.cpp);
 // equal to zlib's adler32, its reference.
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n);
+// The CRC-32 of data[0, n) continuing from `crc` (0 to start), by carry-less multiplication
+// where the CPU has it (png_filter.cpp); equal to zlib's crc32, its reference.
+uint32_t png_crc32(uint32_t crc, const uint8_t* data, size_t n);
 
 }  // namespace ms

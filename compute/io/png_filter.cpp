@@ -1,14 +1,17 @@
-// png_filter.cpp: the two per-row passes of PNG writing before deflate, vectorised with Google
-// Highway (dynamic dispatch; foreach_target.h re-includes this file once per SIMD target):
-// RGBA8 to RGB8 (the frames are opaque), and the Paeth filter (PNG specification, section 9.2);
-// and the Adler-32 of the filtered bytes, which the zlib stream ends with.
-// png_filter_row_reference (png_encode.cpp) is the scalar Paeth these equal byte for byte
-// (tests/io/test_image_io.cpp). Scalar, the two took about 8 ns a pixel on one core, a quarter of
-// `render`'s writing time at 4K.
+// png_filter.cpp: the per-row pass of PNG writing before deflate, vectorised with Google Highway
+// (dynamic dispatch; foreach_target.h re-includes this file once per SIMD target): the Up filter
+// (PNG specification, section 9.2) straight from RGBA8 rows to the RGB bytes of the PNG (the
+// frames are opaque, so alpha is dropped in the same pass); the Adler-32 of the filtered bytes,
+// which the zlib stream ends with; and the CRC-32 of the deflated pieces, which the IDAT chunks
+// carry. png_filter_row_reference (png_encode.cpp) is the scalar filter this equals byte for
+// byte (tests/io/test_image_io.cpp); zlib is the checksums' reference (test_png_deflate.cpp).
 //
-// Paeth in 16-bit lanes: with p = a + b - c, |p - a| = |b - c|, |p - b| = |a - c| and
-// |p - c| = |a + b - 2c|; every input is an unfiltered byte (the pixel to the left, above, and
-// above-left), so a whole vector of bytes is filtered at once.
+// Why Up and not Paeth: on our fractal frames Up gives the smaller file with this project's
+// deflate (matches at distances 1 and 3 only): 1,995,696 bytes of image data against Paeth's
+// 2,053,256 on the default view at 4K, and 1-4% smaller on the seahorse valley, the fire and
+// rainbow palettes and a supersampled frame (README, "Writing PNGs"). It is also a byte
+// subtraction where Paeth needs 16-bit lanes and three comparisons, and it reads the row above
+// as it is in the caller's RGBA, so no RGB copy of either row is made.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/io/png_filter.cpp"
@@ -18,6 +21,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#include <zlib.h>
 
 #include "compute/io/png_encode.h"
 
@@ -27,57 +33,122 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-void RgbaToRgb(const uint8_t* HWY_RESTRICT rgba, int width, uint8_t* HWY_RESTRICT rgb) {
-    const hn::ScalableTag<uint8_t> d;
-    const size_t lanes = hn::Lanes(d);
+// One row of RGBA8 filtered with Up for an RGB PNG: out[i] = rgb[i] - rgb_above[i], alpha dropped.
+// Per vector of N bytes (N / 4 pixels): one byte subtraction on the RGBA bytes, a byte shuffle
+// within each 128-bit block that packs its four pixels' RGB into the block's first 12 bytes,
+// and one 32-bit lane permutation that closes the gaps between the blocks; the store writes N
+// bytes of which the first 3N / 4 are the pixels' (the next store overwrites the rest). So the
+// row's RGB is never written on its own, and the filter is one pass over the RGBA.
+void FilterUp(const uint8_t* HWY_RESTRICT rgba, const uint8_t* HWY_RESTRICT above, int width, uint8_t* HWY_RESTRICT out) {
     size_t x = 0;
-    for (; x + lanes <= size_t(width); x += lanes) {
-        hn::Vec<decltype(d)> r, g, b, a;
-        hn::LoadInterleaved4(d, rgba + 4 * x, r, g, b, a);
-        hn::StoreInterleaved3(r, g, b, d, rgb + 3 * x);
+    const size_t w = size_t(width);
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<uint8_t> d8;
+    const hn::Repartition<uint32_t, decltype(d8)> d32;
+    const size_t lanes32 = hn::Lanes(d32), pixels = lanes32;  // a 32-bit lane is a pixel
+    // Within each block of 16 bytes: the RGB of its four pixels first, the alphas last.
+    alignas(16) static constexpr uint8_t kPackBlock[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15};
+    const auto pack_block = hn::LoadDup128(d8, kPackBlock);
+    // Across blocks: the three RGB lanes of each block, in order, then the alpha lanes.
+    HWY_ALIGN int32_t pack_lanes[hn::MaxLanes(d32)];
+    const size_t blocks = lanes32 / 4;
+    for (size_t b = 0; b < blocks; ++b) {
+        for (size_t k = 0; k < 3; ++k) pack_lanes[3 * b + k] = int32_t(4 * b + k);
+        pack_lanes[3 * blocks + b] = int32_t(4 * b + 3);
     }
-    for (; x < size_t(width); ++x) {
-        rgb[3 * x + 0] = rgba[4 * x + 0];
-        rgb[3 * x + 1] = rgba[4 * x + 1];
-        rgb[3 * x + 2] = rgba[4 * x + 2];
+    const auto pack = hn::SetTableIndices(d32, pack_lanes);
+    auto filtered = [&](size_t at) {
+        const auto diff = hn::Sub(hn::LoadU(d8, rgba + 4 * at), hn::LoadU(d8, above + 4 * at));
+        return hn::BitCast(d8, hn::TableLookupLanes(hn::BitCast(d32, hn::TableLookupBytes(diff, pack_block)), pack));
+    };
+    // Whole stores while they end inside the row's 3 * width bytes...
+    for (; 3 * x + 4 * pixels <= 3 * w; x += pixels) hn::StoreU(filtered(x), d8, out + 3 * x);
+    // ...then one more vector through a buffer, and the last pixels one by one.
+    if (x + pixels <= w) {
+        HWY_ALIGN uint8_t last[hn::MaxLanes(d8)];
+        hn::Store(filtered(x), d8, last);
+        std::memcpy(out + 3 * x, last, 3 * pixels);
+        x += pixels;
     }
-}
-
-// out[i] = row[i] - paeth(row[i - 3], up[i], up[i - 3]) for i in [3, n); n >= 3.
-void Paeth(const uint8_t* HWY_RESTRICT row, const uint8_t* HWY_RESTRICT up, size_t n, uint8_t* HWY_RESTRICT out) {
-    for (size_t i = 0; i < 3; ++i) out[i] = uint8_t(row[i] - up[i]);  // a = c = 0: predicts b
-    const hn::ScalableTag<int16_t> d16;
-    const hn::Rebind<uint8_t, decltype(d16)> d8;
-    const size_t lanes = hn::Lanes(d16);
-    const auto low_byte = hn::Set(d16, 0xff);
-    size_t i = 3;
-    for (; i + lanes <= n; i += lanes) {
-        const auto x = hn::PromoteTo(d16, hn::LoadU(d8, row + i));
-        const auto a = hn::PromoteTo(d16, hn::LoadU(d8, row + i - 3));
-        const auto b = hn::PromoteTo(d16, hn::LoadU(d8, up + i));
-        const auto c = hn::PromoteTo(d16, hn::LoadU(d8, up + i - 3));
-        const auto pa = hn::Abs(hn::Sub(b, c));
-        const auto pb = hn::Abs(hn::Sub(a, c));
-        const auto pc = hn::Abs(hn::Sub(hn::Add(a, b), hn::Add(c, c)));
-        // pa <= pb && pa <= pc ? a : pb <= pc ? b : c
-        const auto not_a = hn::Or(hn::Gt(pa, pb), hn::Gt(pa, pc));
-        const auto predictor = hn::IfThenElse(not_a, hn::IfThenElse(hn::Gt(pb, pc), c, b), a);
-        hn::StoreU(hn::DemoteTo(d8, hn::And(hn::Sub(x, predictor), low_byte)), d8, out + i);
-    }
-    for (; i < n; ++i) {
-        const int a = row[i - 3], b = up[i], c = up[i - 3];
-        const int pa = b > c ? b - c : c - b, pb = a > c ? a - c : c - a, pc = a + b - 2 * c > 0 ? a + b - 2 * c : 2 * c - a - b;
-        out[i] = uint8_t(row[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c));
-    }
+#endif
+    for (; x < w; ++x)
+        for (size_t c = 0; c < 3; ++c) out[3 * x + c] = uint8_t(rgba[4 * x + c] - above[4 * x + c]);
 }
 
 // Adler-32 (RFC 1950, section 8.2) of data[0, n) continuing from `adler`: zlib's adler32 is one
 // byte at a time and took a quarter as long as deflating itself. For a run of K chunks of L
 // bytes (b[k][j]) starting from (s1, s2):
 //   s1' = s1 + sum b,   s2' = s2 + K*L*s1 + L * sum_k (bytes before chunk k) + sum_j (L - j) * sum_k b[k][j].
-// The vectors keep per-8-byte sums (SumsOf8), their running prefix, and per-position sums in 16
-// bits (at most 256 chunks between reductions, so 255 * 256 fits); the rest is scalar, in 64 bits.
+// On AVX2 and AVX-512 (Adler32Madd below) the last sum is taken per chunk with byte-by-weight
+// multiply-adds (vpmaddubsw, weights L..1, then vpmaddwd into 32 bits), the running prefix of
+// the chunks' sums in 64 bits beside it: five instructions per chunk. Elsewhere the vectors keep
+// per-8-byte sums (SumsOf8), their running prefix, and per-position sums in 16 bits (at most 256
+// chunks between reductions, so 255 * 256 fits); the rest is scalar, in 64 bits.
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if HWY_TARGET == HWY_AVX2
+using AdlerVec = __m256i;
+HWY_INLINE AdlerVec AdlerLoad(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+HWY_INLINE void AdlerStore(void* p, AdlerVec v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+HWY_INLINE AdlerVec AdlerZero() { return _mm256_setzero_si256(); }
+HWY_INLINE AdlerVec AdlerAdd64(AdlerVec a, AdlerVec b) { return _mm256_add_epi64(a, b); }
+HWY_INLINE AdlerVec AdlerAdd32(AdlerVec a, AdlerVec b) { return _mm256_add_epi32(a, b); }
+HWY_INLINE AdlerVec AdlerSums(AdlerVec v) { return _mm256_sad_epu8(v, _mm256_setzero_si256()); }
+HWY_INLINE AdlerVec AdlerWeighted(AdlerVec v, AdlerVec w) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(v, w), _mm256_set1_epi16(1));
+}
+#else
+using AdlerVec = __m512i;
+HWY_INLINE AdlerVec AdlerLoad(const void* p) { return _mm512_loadu_si512(p); }
+HWY_INLINE void AdlerStore(void* p, AdlerVec v) { _mm512_storeu_si512(p, v); }
+HWY_INLINE AdlerVec AdlerZero() { return _mm512_setzero_si512(); }
+HWY_INLINE AdlerVec AdlerAdd64(AdlerVec a, AdlerVec b) { return _mm512_add_epi64(a, b); }
+HWY_INLINE AdlerVec AdlerAdd32(AdlerVec a, AdlerVec b) { return _mm512_add_epi32(a, b); }
+HWY_INLINE AdlerVec AdlerSums(AdlerVec v) { return _mm512_sad_epu8(v, _mm512_setzero_si512()); }
+HWY_INLINE AdlerVec AdlerWeighted(AdlerVec v, AdlerVec w) {
+    return _mm512_madd_epi16(_mm512_maddubs_epi16(v, w), _mm512_set1_epi16(1));
+}
+#endif
+// Chunks of L = sizeof(AdlerVec) bytes, 1024 of them (32 or 64 KiB) between reductions: the
+// 32-bit weighted sums grow by at most 2 * 255 * 64 a chunk, the 64-bit ones cannot overflow.
+uint32_t Adler32Madd(uint32_t adler, const uint8_t* HWY_RESTRICT data, size_t n) {
+    constexpr uint32_t kMod = 65521;
+    constexpr size_t kL = sizeof(AdlerVec), kChunks = 1024;
+    uint64_t s1 = adler & 0xffff, s2 = adler >> 16;
+    alignas(64) int8_t weights[kL];
+    for (size_t j = 0; j < kL; ++j) weights[j] = int8_t(kL - j);
+    const AdlerVec w = AdlerLoad(weights);
+    alignas(64) uint64_t lanes64[kL / 8];
+    alignas(64) uint32_t lanes32[kL / 4];
+    while (n >= kL) {
+        const size_t chunks = std::min(n / kL, kChunks);
+        AdlerVec sums = AdlerZero(), prefix = AdlerZero(), weighted = AdlerZero();
+        for (size_t k = 0; k < chunks; ++k, data += kL) {
+            const AdlerVec v = AdlerLoad(data);
+            prefix = AdlerAdd64(prefix, sums);
+            sums = AdlerAdd64(sums, AdlerSums(v));
+            weighted = AdlerAdd32(weighted, AdlerWeighted(v, w));
+        }
+        uint64_t sum = 0, sum_prefix = 0, sum_weighted = 0;
+        AdlerStore(lanes64, sums);
+        for (uint64_t x : lanes64) sum += x;
+        AdlerStore(lanes64, prefix);
+        for (uint64_t x : lanes64) sum_prefix += x;
+        AdlerStore(lanes32, weighted);
+        for (uint32_t x : lanes32) sum_weighted += x;
+        const uint64_t bytes = uint64_t(chunks) * kL;
+        s2 = (s2 + bytes * s1 + kL * sum_prefix + sum_weighted) % kMod;
+        s1 = (s1 + sum) % kMod;
+        n -= bytes;
+    }
+    for (size_t i = 0; i < n; ++i) s1 += data[i], s2 += s1;  // fewer than kL bytes: no overflow
+    return uint32_t((s2 % kMod) << 16 | (s1 % kMod));
+}
+#endif
+
 uint32_t Adler32(uint32_t adler, const uint8_t* HWY_RESTRICT data, size_t n) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return Adler32Madd(adler, data, n);
+#else
     constexpr uint32_t kMod = 65521;
     uint64_t s1 = adler & 0xffff, s2 = adler >> 16;
 #if HWY_TARGET != HWY_SCALAR
@@ -114,6 +185,47 @@ uint32_t Adler32(uint32_t adler, const uint8_t* HWY_RESTRICT data, size_t n) {
         if ((i & 4095) == 4095) s1 %= kMod, s2 %= kMod;
     }
     return uint32_t((s2 % kMod) << 16 | (s1 % kMod));
+#endif
+}
+
+// CRC-32 (the PNG chunks' and zlib's crc32) of data[0, n) continuing from `crc`, by carry-less
+// multiplication where the target has PCLMULQDQ: four 16-byte lanes folded 64 bytes at a time,
+// then into one, with the folding constants x^(4*128 + 32), x^(4*128 - 32), x^(128 + 32) and
+// x^(128 - 32) mod P (reflected), as in Intel's white paper "Fast CRC Computation for Generic
+// Polynomials Using PCLMULQDQ". The folded 16 bytes have the same CRC, with a zero register,
+// as everything they replace; zlib finishes those and the last bytes (fewer than 16). zlib's
+// crc32_z, a table per byte, is the reference (tests/io/test_png_deflate.cpp) and the fallback.
+uint32_t Crc32(uint32_t crc, const uint8_t* HWY_RESTRICT data, size_t n) {
+#if (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
+    !defined(HWY_DISABLE_PCLMUL_AES)
+    if (n >= 64) {
+        const __m128i fold4 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);  // (high, low)
+        const __m128i fold1 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+        auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+        // x's low half times k's low, its high half times k's high, and the next 16 bytes.
+        auto fold = [](__m128i x, __m128i k, __m128i next) {
+            return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+        };
+        // The register's start value (zlib's crc is its complement) enters as the first 4 bytes.
+        __m128i x0 = _mm_xor_si128(load(data), _mm_cvtsi32_si128(int(~crc)));
+        __m128i x1 = load(data + 16), x2 = load(data + 32), x3 = load(data + 48);
+        data += 64;
+        n -= 64;
+        for (; n >= 64; data += 64, n -= 64) {
+            x0 = fold(x0, fold4, load(data));
+            x1 = fold(x1, fold4, load(data + 16));
+            x2 = fold(x2, fold4, load(data + 32));
+            x3 = fold(x3, fold4, load(data + 48));
+        }
+        __m128i x = fold(fold(fold(x0, fold1, x1), fold1, x2), fold1, x3);
+        for (; n >= 16; data += 16, n -= 16) x = fold(x, fold1, load(data));
+        alignas(16) uint8_t folded[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(folded), x);
+        // zlib's crc32(c, b) is ~update(~c, b): c = 0xffffffff runs the register from zero.
+        crc = uint32_t(crc32_z(0xffffffffu, folded, 16));
+    }
+#endif
+    return uint32_t(crc32_z(crc, data, n));
 }
 
 }  // namespace HWY_NAMESPACE
@@ -124,26 +236,22 @@ HWY_AFTER_NAMESPACE();
 namespace ms {
 
 namespace png_simd {
-HWY_EXPORT(RgbaToRgb);
-HWY_EXPORT(Paeth);
+HWY_EXPORT(FilterUp);
 HWY_EXPORT(Adler32);
+HWY_EXPORT(Crc32);
 }  // namespace png_simd
 
-void png_rgba_to_rgb(const uint8_t* rgba, int width, uint8_t* rgb) {
-    HWY_DYNAMIC_DISPATCH(png_simd::RgbaToRgb)(rgba, width, rgb);
+uint32_t png_crc32(uint32_t crc, const uint8_t* data, size_t n) {
+    return HWY_DYNAMIC_DISPATCH(png_simd::Crc32)(crc, data, n);
 }
 
 uint32_t png_adler32(uint32_t adler, const uint8_t* data, size_t n) {
     return HWY_DYNAMIC_DISPATCH(png_simd::Adler32)(adler, data, n);
 }
 
-void png_filter_row(const uint8_t* rgb, const uint8_t* previous, int width, uint8_t* out) {
-    // Paeth on every row but the first (where it equals Sub). Measured on the default 4K frame
-    // (README, "Writing PNGs"): Paeth everywhere gives a 1-3% smaller file than choosing among
-    // Sub, Up and Paeth per row by libpng's sum-of-magnitudes heuristic, which costs two more
-    // passes over each row. Smooth colouring is what Paeth predicts best.
-    out[0] = 4;
-    HWY_DYNAMIC_DISPATCH(png_simd::Paeth)(rgb, previous, size_t(width) * 3, out + 1);
+void png_filter_row(const uint8_t* rgba, const uint8_t* above_rgba, int width, uint8_t* out) {
+    out[0] = 2;  // Up
+    HWY_DYNAMIC_DISPATCH(png_simd::FilterUp)(rgba, above_rgba, width, out + 1);
 }
 
 }  // namespace ms

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_navigation.h"
 #include "compute/fractal/deep/deep_pan.h"
@@ -73,17 +74,7 @@ DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int wid
     return deep_cpu(location, width, height, options);
 }
 
-// colorize_deep over a whole frame, rows shared among the cores (a 1920x1080 frame is 2 million
-// pixels: one core would add tens of milliseconds to every deep frame).
-void colorize_frame(const DeepFrame& frame, const PaletteTable& palette, const View& view, uint8_t* rgba) {
-    const int width = frame.width;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < frame.height; ++y)
-        colorize_deep(frame.mu.data() + size_t(y) * width, width, palette, view.palette_density, view.palette_offset,
-                      rgba + size_t(y) * width * 4);
-}
-
-// colorize_deep over one rectangle of a whole frame.
+// colorize_deep over one rectangle of a whole frame (plain colouring: each pixel alone).
 void colorize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const PaletteTable& palette, const View& view,
                    uint8_t* rgba) {
     for (int y = rect.y; y < rect.y + rect.height; ++y) {
@@ -94,8 +85,9 @@ void colorize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const Pale
 }
 
 bool same_colours(const DeepPanRecord& last, const PaletteTable& palette, const View& view) {
-    return last.palette_density == view.palette_density && last.palette_offset == view.palette_offset &&
-           last.palette.interior_rgba == palette.interior_rgba && last.palette.rgba == palette.rgba;
+    return last.plain_colouring && last.palette_density == view.palette_density &&
+           last.palette_offset == view.palette_offset && last.palette.interior_rgba == palette.interior_rgba &&
+           last.palette.rgba == palette.rgba;
 }
 
 // Publishes pixels for the UI; false when the request went stale meanwhile.
@@ -139,6 +131,7 @@ void keep_frame(DeepRenderWorker& w, const DeepLocation& location, DeepNumberTyp
     last.palette = palette;
     last.palette_density = view.palette_density;
     last.palette_offset = view.palette_offset;
+    last.plain_colouring = colouring_is_plain(view.colouring);
 }
 
 enum class PanResult { NotAPan, Done, Cancelled };
@@ -153,8 +146,11 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     DeepPanRecord& last = w.last;
     const View& view = request.view;
     const int width = view.width, height = view.height;
+    // Colouring layers (histogram, slopes, DE) depend on the whole frame and on more than mu:
+    // those views render in full.
     if (!last.valid || last.frame.reference.get() != orbit || last.frame.width != width ||
-        last.frame.height != height || last.number_type != options.number_type)
+        last.frame.height != height || last.number_type != options.number_type ||
+        !colouring_is_plain(view.colouring) || options.distance)
         return PanResult::NotAPan;
     int anchor_x = 0, anchor_y = 0;
     if (!deep_pan_shift(last.anchor, location, width, height, &anchor_x, &anchor_y)) return PanResult::NotAPan;
@@ -212,10 +208,11 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
         for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
-        colorize_frame(frame, request.palette, view, last.rgba.data());
+        colour_deep_frame(frame, request.palette, view, 1.0, last.rgba.data());
         last.palette = request.palette;
         last.palette_density = view.palette_density;
         last.palette_offset = view.palette_offset;
+        last.plain_colouring = true;
     }
     last.anchor_shift_x = anchor_x;
     last.anchor_shift_y = anchor_y;
@@ -253,6 +250,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
                           : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
                                                                           : DeepNumberType::Auto;
+    deep_options_for_colouring(view.colouring, &options);  // the DE layer's estimate
     options.cache = &w.cache;
     options.cancel = &w.cancel;
     options.reference_progress = [&w](int64_t done, int64_t total) {
@@ -296,7 +294,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         const DeepFrame frame = render_pass(w, coarse, coarse_width, coarse_height, coarse_options, &use_cuda);
         if (frame.stats.cancelled || w.cancel) return false;
         std::vector<uint8_t> small(frame.mu.size() * 4);
-        colorize_frame(frame, request.palette, view, small.data());
+        colour_deep_frame(frame, request.palette, view, double(kCoarseBlock), small.data());
         std::vector<uint8_t> rgba(size_t(width) * height * 4);
         for (int y = 0; y < height; ++y) {
             const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse_width;
@@ -305,7 +303,9 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         }
         if (!publish(w, request.id, view, std::move(rgba), false)) return false;
         // The full pass's rows replace the coarse ones as they come (the CPU's rows; a CUDA
-        // frame arrives whole).
+        // frame arrives whole). Not with colouring layers: a row alone has no slopes, histogram
+        // or DE, so the coarse picture stays until the whole frame is coloured.
+        if (colouring_is_plain(view.colouring))
         options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
             std::vector<uint8_t> row(size_t(width) * 4);
             colorize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
@@ -324,7 +324,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     DeepFrame frame = render_pass(w, location, width, height, options, &use_cuda);
     if (frame.stats.cancelled || w.cancel) return false;
     std::vector<uint8_t> rgba(frame.mu.size() * 4);
-    colorize_frame(frame, request.palette, view, rgba.data());
+    colour_deep_frame(frame, request.palette, view, 1.0, rgba.data());
     const double full_ms = ms_since(full_start);
     // The frame's figures say what this frame cost: the reference it computed (the pass found
     // it in the cache only because step 1 put it there).

@@ -55,6 +55,7 @@ struct DeepPanRecord {
     DeepNumberType number_type = DeepNumberType::Auto;  // as requested
     DeepFrame frame;                 // mu (no escape counts), the reference it ran against, the figures
     std::vector<uint8_t> rgba;       // coloured with these:
+    bool plain_colouring = false;    // the palette alone (colouring.h: no layers)
     PaletteTable palette;
     double palette_density = 0.0;
     double palette_offset = 0.0;

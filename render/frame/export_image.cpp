@@ -12,6 +12,7 @@
 
 
 #include "compute/fractal/colouring_render.h"
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "render/frame/png_stream.h"
@@ -70,7 +71,10 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // and write it.
     // Every formula and Julia set has the deep path (deep_location carries them).
     const bool deep = is_deep(resolve_precision(samples, s.precision));
-    if (deep && !plain) cuda_note += " (past FP64 the colouring layers are not available yet: coloured smooth)";
+    if (deep) {
+        result.message = deep_colouring_problem(view.colouring);
+        if (!result.message.empty()) return result;
+    }
     std::vector<uint8_t> deep_rgba;
     if (deep) {
         DeepRenderOptions options;
@@ -78,6 +82,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         options.number_type = s.precision == Precision::DeepDouble     ? DeepNumberType::Double
                               : s.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
                                                                         : DeepNumberType::Auto;
+        deep_options_for_colouring(view.colouring, &options);
         options.row_progress = [&](int rows_done, int rows) {
             if (progress) progress(0.9 * rows_done / rows);
         };
@@ -97,8 +102,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
             return result;
         }
         deep_rgba.resize(frame.mu.size() * 4);
-        colorize_deep(frame.mu.data(), int64_t(frame.mu.size()), palette, samples.palette_density,
-                      samples.palette_offset, deep_rgba.data());
+        colour_deep_frame(frame, palette, samples, 1.0 / ss, deep_rgba.data());
     }
 
     auto render_samples = [&](PixelRect rect) {

@@ -83,7 +83,12 @@ void draw_perf_panels(PerfPanelsState& s, bool in_column) {
         const SampleStats& own = s.timings.summary.panel_ms;
         char cost[64];
         std::snprintf(cost, sizeof cost, "this panel: %s/frame", format_duration_ms(own.median).c_str());
-        ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x));
+        // After the help marker on the same line, pushed to the right edge where there is room;
+        // on a line of its own in a narrow column (it used to be drawn over the checkbox there).
+        ImGui::SameLine();
+        const float right = ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x;
+        if (right >= ImGui::GetCursorPosX()) ImGui::SetCursorPosX(right);
+        else ImGui::NewLine();
         if (own.count > 0 && own.median > kPanelBudgetMs) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kWarning), "%s", cost);
         else ImGui::TextDisabled("%s", cost);
         if (ImGui::IsItemHovered())

@@ -16,8 +16,6 @@ namespace ms {
 
 namespace {
 
-ImU32 stop_colour(const PaletteStop& s) { return IM_COL32(s.r, s.g, s.b, 255); }
-
 // The gradient as make_palette_table() samples it, drawn as a strip of the table's colours,
 // with a tick under each stop.
 void draw_preview(const Palette& palette, float width, float height) {

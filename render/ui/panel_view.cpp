@@ -189,10 +189,13 @@ void draw_colouring(ViewPanelState& s) {
     const Colouring before = c;
     // The orbit features (stripe base, DE, period interior) are Mandelbrot's parameter plane's.
     const bool features = s.view.formula == Formula::Mandelbrot && !s.view.julia;
+    // Past FP64 the deep path skips iterations (BLA): no stripes, no period interior there.
+    const bool every_iteration = features && !s.deep_path;
     const char* bases[] = {"smooth", "histogram", "stripe"};
     int base = int(c.base);
-    if (ImGui::Combo("base", &base, bases, features ? 3 : 2)) c.base = ColourBase(base);
+    if (ImGui::Combo("base", &base, bases, every_iteration ? 3 : 2)) c.base = ColourBase(base);
     if (!features) ImGui::TextDisabled("stripe, distance estimation and period interior: Mandelbrot set only");
+    else if (s.deep_path) ImGui::TextDisabled("stripe and period interior: not past FP64 (BLA skips their iterations)");
     ImGui::BeginDisabled(!features);
     help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "
                 "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
@@ -215,7 +218,7 @@ void draw_colouring(ViewPanelState& s) {
     }
     const char* interiors[] = {"flat", "period"};
     int interior = int(c.interior);
-    ImGui::BeginDisabled(!features);
+    ImGui::BeginDisabled(!every_iteration);
     if (ImGui::Combo("interior", &interior, interiors, 2)) c.interior = InteriorColour(interior);
     ImGui::EndDisabled();
     help_marker("flat: the palette's interior colour. period: a colour per period of the settled orbit.");

@@ -8,8 +8,10 @@
 // test_deep_family.cpp (the other formulas and Julia sets).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
@@ -125,4 +127,62 @@ TEST(DeepCuda, FormulaFamilyMatchesCpu) {
         std::printf("%s (FloatExp)\n", c->name);
         expect_same_frame(test::boundary_location(*c, 215, 1000, "1E60"), 48, 27, floatexp, DeepNumberType::FloatExp);
     }
+}
+
+// Progress while the kernel runs: rows reported in order, ending at the frame's height; and the
+// same frame again, keeping the orbit and table: nothing copied to the device the second time.
+TEST(DeepCuda, ReportsRowsAndKeepsTheOrbitOnTheDevice) {
+    SKIP_WITHOUT_CUDA();
+    const DeepLocation location = load("e50");
+    ReferenceCache cache;
+    DeepRenderOptions options;
+    options.cache = &cache;
+    std::vector<int> rows;
+    options.row_progress = [&](int done, int all) {
+        EXPECT_EQ(all, 180);
+        rows.push_back(done);
+    };
+    const DeepFrame first = deep_cuda(location, 320, 180, options);
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(rows.back(), 180);
+    for (size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i], rows[i - 1]);
+    EXPECT_GT(first.stats.device_bytes_copied, 0u);
+    const DeepFrame again = deep_cuda(location, 320, 180, options);
+    EXPECT_TRUE(again.stats.reference_cached);
+    EXPECT_TRUE(again.stats.bla_cached);
+    EXPECT_EQ(again.stats.device_bytes_copied, 0u);
+    EXPECT_EQ(again.escape_count, first.escape_count);
+}
+
+// A newer view cancels the running kernel: the cancel flag, set from the first progress report,
+// stops the frame before its end (warps not yet started skip their pixels): it comes back marked
+// cancelled, having run fewer iterations than the whole frame, and the next frame on the same
+// thread runs whole, equal to one rendered with neither cancel nor progress.
+TEST(DeepCuda, CancelStopsTheRunningKernel) {
+    SKIP_WITHOUT_CUDA();
+    const DeepLocation location = load("e50");
+    ReferenceCache cache;
+    std::atomic<bool> cancel{false};
+    DeepRenderOptions options;
+    options.cache = &cache;
+    options.cancel = &cancel;
+    options.row_progress = [&](int, int) { cancel = true; };
+    const DeepFrame cancelled = deep_cuda(location, 1024, 1024, options);
+    cancel = false;
+    int last_rows = 0;
+    options.row_progress = [&](int done, int) { last_rows = done; };
+    const DeepFrame whole = deep_cuda(location, 1024, 1024, options);
+    EXPECT_FALSE(whole.stats.cancelled);
+    EXPECT_EQ(last_rows, 1024);
+    DeepRenderOptions plain;
+    plain.cache = &cache;
+    const DeepFrame reference = deep_cuda(location, 1024, 1024, plain);
+    EXPECT_EQ(whole.escape_count, reference.escape_count);
+    EXPECT_EQ(whole.stats.iterations, reference.stats.iterations);
+    if (!cancelled.stats.cancelled)
+        GTEST_SKIP() << "the kernel ended before the first progress poll (a tool that serialises launches, as "
+                        "compute-sanitizer does), so there was nothing left to cancel";
+    EXPECT_LT(cancelled.stats.iterations, whole.stats.iterations);
+    std::printf("  cancelled after %.1f%% of the frame's iterations\n",
+                100.0 * double(cancelled.stats.iterations) / double(whole.stats.iterations));
 }

@@ -5,7 +5,7 @@
 // pixels never reach the display; the worker stops when its owner unwinds mid-frame; a Julia set
 // and a Tricorn view at 1E50 come back as deep_cpu computes them; a whole-pixel pan reuses the
 // last frame's pixels, a fractional pan and a zoom do not; a drag whose views come faster than
-// the worker ends on the right picture.
+// the worker ends on the right picture; a view with colouring layers renders in full.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -223,6 +223,20 @@ TEST(DeepRenderWorker, ReusesPixelsForAWholePixelPanOnly) {
                             &frame_view);
     ASSERT_TRUE(status.complete);
     EXPECT_TRUE(same_place(frame_view, zoomed));
+    EXPECT_EQ(status.stats.reused_pixels, 0u);
+
+    // With a colouring layer (slopes: mu's differences over the whole frame) every view renders in
+    // full, whole-pixel pan or not.
+    View sloped = zoomed;
+    sloped.colouring.slopes = true;
+    status = wait_for_frame(worker, request_deep_render(worker, sloped, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    const View sloped_panned = pan_view(sloped, {10.0, 10.0}, {12.0, 10.0});
+    status = wait_for_frame(worker, request_deep_render(worker, sloped_panned, Precision::Auto, palette, false), &rgba,
+                            &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(same_place(frame_view, sloped_panned));
     EXPECT_EQ(status.stats.reused_pixels, 0u);
     stop_deep_render_worker(worker);
 }

@@ -36,7 +36,7 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-template <typename T, Formula F, bool kJulia, bool kRebase>
+template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
 void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
                    DeepFrame* frame) {
     // The region's pixels, each with its dc from its place in the whole frame.
@@ -59,10 +59,12 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
     // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
-    // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline).
-    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase;
+    // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline)
+    // and frames with the distance estimate (kDistance: the lanes carry no derivative).
+    constexpr bool kLanesType =
+        std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase && !kDistance;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
-    // lanes fill from one row, so most would idle (a 2-pixel strip at e50 took 2.2x as long).
+    // lanes fill from one row, so most would idle (a 2-pixel strip at e50 took 1.8x as long).
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();
@@ -115,8 +117,13 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
                 const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
                 const size_t i = row_start + size_t(column);
-                frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
-                    Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
+                if constexpr (kDistance)
+                    frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(
+                        Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w,
+                        DeepDistanceOutput<T>{spacing, &frame->distance[i]});
+                else
+                    frame->escape_count[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(
+                        Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w);
             }
         }
         iterations += counters.iterations;
@@ -178,6 +185,10 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 
     if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
         throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
+    if (options.distance && (location.formula != Formula::Mandelbrot || location.julia))
+        throw std::invalid_argument("The deep distance estimate follows the Mandelbrot set's derivative, so it is for "
+                                    "its parameter plane only.");
+    if (options.distance) frame->distance.assign(size_t(region.width) * size_t(region.height), 0.0f);
     DeepFrameSetup setup;
     setup.region = region;
     setup.frame_width = width;
@@ -286,6 +297,9 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else if (options.distance) {  // Mandelbrot's parameter plane only (deep_frame_setup checked)
+            if (is_double) render_pixels<double, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
+            else render_pixels<FloatExp, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
         } else {
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels<double, F, kJulia, true>(location, setup, options, &frame);

@@ -51,6 +51,10 @@ struct DeepRenderOptions {
     bool rebase = true;
     double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
+    // Also the exterior distance estimate (DeepFrame::distance; deep_perturbation.h's
+    // kDistance loop), for the DE colouring layer. The Mandelbrot set's parameter plane only
+    // (others throw std::invalid_argument with one sentence, as validate_view refuses them).
+    bool distance = false;
     int threads = 0;                    // 0: all cores
     ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
     // Only this part of the width x height frame (a pan's newly exposed strips); empty: all of
@@ -110,6 +114,9 @@ struct DeepFrame {
     DeepPixelRect region;               // where the outputs lie in the frame (all of it without a region)
     std::vector<int64_t> escape_count;  // row-major; -1 inside
     std::vector<double> mu;             // row-major; -1 inside
+    // With options.distance: |z| ln|z| / |dz/dc| at the escape, in pixels of this frame
+    // (colouring.h's DE layer); 0 inside. Empty otherwise.
+    std::vector<float> distance;
     DeepFrameStats stats;
     std::shared_ptr<const ReferenceOrbit> reference;  // the orbit the pixels ran against (null: cancelled)
 };
@@ -123,8 +130,10 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
                    const DeepRenderOptions& options = {});
 
 // Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
+// distance: also dz/dc in MPFR and the distance estimate from it (frame.distance, as deep_cpu's;
+// the Mandelbrot set's parameter plane only, else std::invalid_argument).
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
-                             int64_t precision_bits = 0);
+                             int64_t precision_bits = 0, bool distance = false);
 
 // --- shared by deep_cpu and deep_cuda --------------------------------------------------------
 // What a frame computes before its pixels: checks, output buffers (frame, the region's size), the reference

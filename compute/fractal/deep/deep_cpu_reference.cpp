@@ -10,6 +10,7 @@
 
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_mpfr.h"
+#include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 
@@ -21,8 +22,10 @@ namespace {
 // caller set them. Returns the escape count (-1 inside) and writes mu.
 struct BruteForceRegisters {
     MpfrNumber x, y, x2, y2, s, cr, ci, pr, pi, a, b;
+    MpfrNumber dr, di;  // dz/dc (iterate_distance)
     explicit BruteForceRegisters(mpfr_prec_t bits)
-        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
+        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits),
+          dr(bits), di(bits) {}
 
     template <Formula F>
     void step() {
@@ -81,6 +84,43 @@ struct BruteForceRegisters {
         *iterations += uint64_t(max_iterations);
         return -1;
     }
+
+    // Mandelbrot's iteration with dz/dc beside it, dz_{k+1} = 2 z_k dz_k + 1 (dz_0 = 0), in MPFR
+    // (its exponent range holds any derivative); at the escape the distance estimate
+    // |z| ln|z| / |dz| in pixels of `spacing`, 0 inside.
+    int64_t iterate_distance(int64_t max_iterations, const MpfrNumber& spacing, double* mu, float* distance,
+                             int64_t* iterations) {
+        mpfr_set_zero(dr.get(), 1);
+        mpfr_set_zero(di.get(), 1);
+        for (int64_t k = 1; k <= max_iterations; ++k) {
+            // (dr, di) <- 2 (x, y)(dr, di) + 1, with the z before this step.
+            mpfr_mul(a.get(), x.get(), dr.get(), MPFR_RNDN);
+            mpfr_mul(b.get(), y.get(), di.get(), MPFR_RNDN);
+            mpfr_sub(a.get(), a.get(), b.get(), MPFR_RNDN);
+            mpfr_mul(b.get(), x.get(), di.get(), MPFR_RNDN);
+            mpfr_mul(s.get(), y.get(), dr.get(), MPFR_RNDN);
+            mpfr_add(b.get(), b.get(), s.get(), MPFR_RNDN);
+            mpfr_mul_2ui(dr.get(), a.get(), 1, MPFR_RNDN);
+            mpfr_add_ui(dr.get(), dr.get(), 1, MPFR_RNDN);
+            mpfr_mul_2ui(di.get(), b.get(), 1, MPFR_RNDN);
+            step<Formula::Mandelbrot>();
+            const double xd = mpfr_get_d(x.get(), MPFR_RNDN), yd = mpfr_get_d(y.get(), MPFR_RNDN);
+            const double norm = xd * xd + yd * yd;
+            if (norm > kDeepBailoutSquared) {
+                *mu = std::max(0.0, double(k) + 1.0 - std::log2(0.5 * std::log(norm)));
+                // |dz| * spacing: dz/dc per pixel, in double's range for any pixel off the boundary.
+                mpfr_hypot(a.get(), dr.get(), di.get(), MPFR_RNDN);
+                mpfr_mul(a.get(), a.get(), spacing.get(), MPFR_RNDN);
+                const double d = 0.5 * std::sqrt(norm) * std::log(norm) / mpfr_get_d(a.get(), MPFR_RNDN);
+                *distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;
+                *iterations += uint64_t(k);
+                return k;
+            }
+        }
+        *distance = 0.0f;
+        *iterations += uint64_t(max_iterations);
+        return -1;
+    }
 };
 
 int64_t brute_force_pixel(BruteForceRegisters& r, Formula formula, int64_t max_iterations, double* mu,
@@ -102,9 +142,11 @@ int64_t brute_force_pixel(BruteForceRegisters& r, Formula formula, int64_t max_i
 }  // namespace
 
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
-                             int64_t precision_bits) {
+                             int64_t precision_bits, bool distance) {
     std::string error = validate_deep_location(location);
     if (!error.empty()) throw std::invalid_argument(error);
+    if (distance && (location.formula != Formula::Mandelbrot || location.julia))
+        throw std::invalid_argument("The brute-force distance estimate is for the Mandelbrot set's parameter plane only.");
     auto start = std::chrono::steady_clock::now();
     if (precision_bits <= 0) precision_bits = deep_reference_precision_bits(location.zoom, height) + 32;
     const mpfr_prec_t bits = mpfr_prec_t(precision_bits);
@@ -113,6 +155,7 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
     frame.height = height;
     frame.escape_count.assign(size_t(width) * size_t(height), -1);
     frame.mu.assign(size_t(width) * size_t(height), -1.0);
+    if (distance) frame.distance.assign(size_t(width) * size_t(height), 0.0f);
     frame.stats.precision_bits = precision_bits;
     // The same spacing the deep path uses (one rounding of the exact value to 53 bits), taken
     // exactly: both paths then sample the same points.
@@ -148,7 +191,9 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
                 mpfr_set(r.ci.get(), pixel_im.get(), MPFR_RNDN);
             }
             double mu = -1.0;
-            const int64_t k = brute_force_pixel(r, location.formula, max_iterations, &mu, &thread_iterations);
+            const int64_t k =
+                distance ? r.iterate_distance(max_iterations, spacing, &mu, &frame.distance[size_t(p)], &thread_iterations)
+                         : brute_force_pixel(r, location.formula, max_iterations, &mu, &thread_iterations);
             frame.escape_count[size_t(p)] = k;
             if (k >= 0) {
                 frame.mu[size_t(p)] = mu;

@@ -3,11 +3,13 @@
 // running deep_iterate_pixel, per-warp sums of the counters added atomically.
 #include "compute/fractal/deep/deep_cuda.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/mandelbrot.h"
@@ -32,19 +34,36 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
 
-// One instantiation per number type, formula (formula.h), plane (kJulia) and rebasing. W,
-// w_last and bla_w are a Julia set's critical orbit and its table (unused elsewhere).
-template <typename T, bool kRebase, Formula F, bool kJulia>
+// What the host and a running kernel tell each other, in device memory: the host sets cancel
+// (a 4-byte copy on a stream of its own, which runs beside the kernel) when a newer view makes
+// the frame stale, and each warp reads it as it starts (a warp already running finishes its
+// pixels: one pixel's time at most); each warp adds itself to warps_done as it finishes, which
+// the host reads the same way and turns into the frame's progress. (Mapped host memory instead,
+// one bus transaction per warp, made a 6 ms frame 70 ms.)
+struct KernelControl {
+    int cancel;
+    unsigned int warps_done;
+};
+
+// One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
+// estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
+// critical orbit and its table (unused elsewhere).
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance>
 __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
-                                   DeviceCounters* totals) {
+                                   float* distance, DeviceCounters* totals, KernelControl* control) {
     // One thread per pixel of the region; its dc from its place (x, y) in the width x height frame.
     const int column = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     DeepPixelCounters c;
-    if (column < region.width && row < region.height) {
+    // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
+    const unsigned lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
+    int flag = 0;
+    if (control && lane == 0) flag = *static_cast<volatile int*>(&control->cancel);
+    const bool cancelled = __shfl_sync(0xffffffffu, flag, 0) != 0;
+    if (column < region.width && row < region.height && !cancelled) {
         const int x = region.x + column, y = region.y + row;
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
@@ -52,22 +71,97 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
         const size_t i = size_t(row) * size_t(region.width) + size_t(column);
         double pixel_mu;
-        counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu, c,
-                                                              W, w_last, &bla_w);
+        if constexpr (kDistance)
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(Z, last_index, bla, dc, max_iterations,
+                                                                        &pixel_mu, c, W, w_last, &bla_w,
+                                                                        DeepDistanceOutput<T>{spacing, distance + i});
+        else
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu,
+                                                                  c, W, w_last, &bla_w);
         mu[i] = pixel_mu;
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
     unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
                                   warp_sum(c.bla_skips),  warp_sum(c.steps),
                                   warp_sum(c.rebases),    warp_sum(c.escaped)};
-    if ((threadIdx.y * blockDim.x + threadIdx.x) % 32 == 0) {
+    if (lane == 0) {
         atomicAdd(&totals->iterations, sums[0]);
         atomicAdd(&totals->bla_iterations, sums[1]);
         atomicAdd(&totals->bla_skips, sums[2]);
         atomicAdd(&totals->steps, sums[3]);
         atomicAdd(&totals->rebases, sums[4]);
         atomicAdd(&totals->escaped, sums[5]);
+        if (control) atomicAdd(&control->warps_done, 1u);
     }
+}
+
+// The calling thread's KernelControl on the device, the non-blocking stream that reads and
+// writes it while a kernel runs, and pinned host words for those copies; made once per thread
+// (and device) and kept for the thread's life.
+struct ThreadControl {
+    int device = -1;
+    KernelControl* control = nullptr;
+    cudaStream_t side = nullptr;
+    unsigned int* pinned = nullptr;  // [0] warps done, read back; [1] the cancel value, 1
+    void release() {
+        if (pinned) cudaFreeHost(pinned);
+        if (control) cudaFree(control);
+        if (side) cudaStreamDestroy(side);
+        pinned = nullptr;
+        control = nullptr;
+        side = nullptr;
+        device = -1;
+    }
+    ~ThreadControl() { release(); }
+};
+
+ThreadControl& thread_control() {
+    thread_local ThreadControl control;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (control.device != device) {
+        control.release();
+        CUDA_CHECK(cuda_malloc(&control.control, sizeof(KernelControl)));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&control.side, cudaStreamNonBlocking));
+        void* pinned = nullptr;
+        CUDA_CHECK(cudaMallocHost(&pinned, 2 * sizeof(unsigned int)));
+        control.pinned = static_cast<unsigned int*>(pinned);
+        control.pinned[1] = 1;
+        control.device = device;
+    }
+    return control;
+}
+
+// Waits for `done` on the host while the kernel runs, polling every 200 us: sets the kernel's
+// cancel flag once options.cancel is set, and reports progress as rows (warps done of all).
+// Returns true when the kernel was told to cancel.
+bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, int height,
+                     const DeepRenderOptions& options) {
+    bool cancelled = false;
+    int rows_reported = -1;
+    for (;;) {
+        const cudaError_t status = cudaEventQuery(done);
+        if (status == cudaSuccess) break;
+        if (status != cudaErrorNotReady) CUDA_CHECK(status);
+        if (!cancelled && options.cancel && options.cancel->load()) {
+            CUDA_CHECK(cudaMemcpyAsync(&tc.control->cancel, &tc.pinned[1], sizeof(int), cudaMemcpyHostToDevice,
+                                       tc.side));
+            CUDA_CHECK(cudaStreamSynchronize(tc.side));
+            cancelled = true;
+        }
+        if (options.row_progress && !cancelled) {
+            CUDA_CHECK(cudaMemcpyAsync(&tc.pinned[0], &tc.control->warps_done, sizeof(unsigned int),
+                                       cudaMemcpyDeviceToHost, tc.side));
+            CUDA_CHECK(cudaStreamSynchronize(tc.side));
+            const unsigned int finished = std::min(tc.pinned[0], warps);
+            const int rows = int(int64_t(height) * finished / std::max(warps, 1u));
+            if (rows != rows_reported) options.row_progress(rows, height);
+            rows_reported = rows;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (options.row_progress && !cancelled) options.row_progress(height, height);
+    return cancelled;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +263,7 @@ struct EventPair {
     }
 };
 
-template <typename T, Formula F, bool kJulia, bool kRebase>
+template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
                         const DeepRenderOptions& options, DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
@@ -217,6 +311,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
     DeviceArray<double> mu_device(pixels, stream);
+    DeviceArray<float> distance_device(kDistance ? pixels : 0, stream);
     DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
@@ -226,16 +321,37 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth,
                     (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
+    // Cancel and progress while the kernel runs, where the caller asks for either.
+    ThreadControl* tc = nullptr;
+    if (options.cancel || options.row_progress) {
+        tc = &thread_control();
+        CUDA_CHECK(cudaMemsetAsync(tc->control, 0, sizeof(KernelControl), stream));
+    }
+    const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
     const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
-    deep_pixels_kernel<T, kRebase, F, kJulia><<<grid, block, 0, stream>>>(
+    deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
         static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset,
         spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations, counts_device.ptr,
-        mu_device.ptr, totals_device.ptr);
+        mu_device.ptr, distance_device.ptr, totals_device.ptr, tc ? tc->control : nullptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(events.stop));
+    if (tc) {
+        if (wait_for_kernel(events.stop, *tc, warps, frame->height, options)) {
+            // The frame is stale: its pixels are not copied back (only the counters, which say
+            // how much of it ran). The warps already running finish theirs first.
+            CUDA_CHECK(cudaEventSynchronize(events.stop));
+            DeviceCounters totals{};
+            CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            stats.iterations = totals.iterations;
+            stats.cancelled = true;
+            return;
+        }
+    } else {
+        CUDA_CHECK(cudaEventSynchronize(events.stop));
+    }
     float kernel_ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;
@@ -244,6 +360,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                                cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost,
                                stream));
+    if constexpr (kDistance)
+        CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device.ptr, pixels * sizeof(float),
+                                   cudaMemcpyDeviceToHost, stream));
     DeviceCounters totals{};
     CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
     // Host memory is read below, and the device arrays are freed on return: wait for the stream.
@@ -284,6 +403,11 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else if (options.distance) {  // Mandelbrot's parameter plane only (deep_frame_setup checked)
+            if (is_double)
+                render_pixels_cuda<double, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
+            else
+                render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
         } else {
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels_cuda<double, F, kJulia, true>(location, setup, options, &frame);

@@ -9,8 +9,10 @@
 // A caller that renders from a thread of its own (the window's deep worker) passes a stream of
 // its own (DeepCudaStream, options.cuda_stream), so its frames do not serialise with the
 // default stream's work of other threads.
-// What is not here yet: the BLA build on the GPU, cancel during the kernel (the cancel flag is
-// polled before the launch only), progress, writing RGBA.
+// While the kernel runs, the host polls options.cancel and tells the kernel (blocks not yet
+// started skip their pixels; the frame comes back with stats.cancelled) and reports progress
+// through options.row_progress (rows, from the warps finished).
+// What is not here yet: the BLA build on the GPU, writing RGBA.
 #pragma once
 
 #include <string>

@@ -113,20 +113,49 @@ MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
     return mu > 0.0 ? mu : 0.0;
 }
 
+// The distance estimate's inputs (kDistance, the Mandelbrot set's parameter plane): the pixel
+// spacing and where the estimate goes.
+//
+// The derivative is tracked in the image's units: D = dz/dc * spacing, the change of z per
+// pixel, so that DE in pixels is |z| ln|z| / |D| with nothing left to divide. Steps:
+//   perturbation   D <- 2 (Z_m + z) D + spacing   (D_0 = 0; Z_m + z is the pixel's full value)
+//   BLA skip       D <- A D + B spacing           (the derivative of z -> A z + B dc)
+//   rebase         D unchanged                    (the full value, hence its derivative, is)
+// Why scaled: dz/dc itself reaches |z| ln|z| / (DE in pixels * spacing), past 1e300 at a
+// spacing of 1e-290 where double deltas still run, and overflows double soon after; D in
+// pixels stays near |z| ln|z| / DE_px (about 1e3 on a filament a pixel wide) at every depth,
+// and underflow cannot start (D_1 = spacing, above 1e-290 for double deltas, and each step
+// adds it again). So D takes the deltas' type T: double where they are double, FloatExp past.
+// Where |D| overflows anyway (a pixel within 1e-150 of a pixel of the boundary, or an orbit
+// that stays chaotic for very long) the estimate is 0: on the boundary, as the direct path's.
+template <typename T>
+struct DeepDistanceOutput {
+    T spacing{};
+    float* distance = nullptr;  // DE in pixels; 0 inside
+};
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
-template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false>
+// kDistance: also the distance estimate (DeepDistanceOutput above), Mandelbrot's parameter
+// plane only; the loop without it is the smooth-only loop, unchanged.
+template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
                                       const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
                                       DeepPixelCounters& counters,
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
-                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr) {
+                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
+                                      DeepDistanceOutput<T> distance = {}) {
+    static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
+                  "the deep distance estimate follows the Mandelbrot set's parameter plane");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
+    // kDistance: the derivative D and the pixel's full value before the step (Z_0 + z = 0 at
+    // the start; after a step, the `full` of the step before, also across a rebase, Z_0 = 0).
+    DeepComplex<T> derivative{}, current{};
     const DeepComplex<T>* orbit = Z;
     int64_t last = last_index;
     int64_t m = 0, n = 0;
@@ -144,6 +173,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     while (n < max_iterations) {
         if (z2 < r0) {
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, max_iterations - n);
+            if constexpr (kDistance)
+                derivative = bla_apply(skip->a, derivative) +
+                             DeepComplex<T>{skip->b.re * distance.spacing, skip->b.im * distance.spacing};
             if constexpr (kJulia) z = bla_apply(skip->a, z);
             else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
@@ -151,6 +183,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
         } else {
+            if constexpr (kDistance) {
+                derivative = deep_twice(current * derivative);
+                derivative.re = derivative.re + distance.spacing;
+            }
             z = deep_perturbation_step<F>(Zm, z);
             if constexpr (!kJulia) z = z + dc;
             ++m;
@@ -169,8 +205,16 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             counters.rebases += rebases;
             ++counters.escaped;
             *mu_out = deep_smooth_mu<F>(n, norm);
+            if constexpr (kDistance) {
+                // |z| ln|z| = 1/2 |z| ln|z|^2, over |D| in the deltas' type (a double |D| past 1e154
+                // overflows its norm: DE below 1e-150 px, written as 0 below).
+                const double d = deep_to_double(deep_div(deep_from_double<T>(0.5 * sqrt(norm) * log(norm)),
+                                                         deep_cabs(derivative)));
+                *distance.distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // overflowed D: on the boundary
+            }
             return n;
         }
+        if constexpr (kDistance) current = full;
         // Zhuoran's rebase: the pixel is closer to 0 than to the reference; restart the
         // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
         // the orbit ends.
@@ -195,6 +239,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     counters.steps += uint64_t(max_iterations) - bla_iterations;
     counters.rebases += rebases;
     *mu_out = -1.0;
+    if constexpr (kDistance) *distance.distance = 0.0f;
     return -1;
 }
 

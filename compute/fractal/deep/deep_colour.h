@@ -1,0 +1,27 @@
+// deep_colour.h: a deep frame (deep_cpu.h) to RGBA with the view's colouring, the one call the
+// deep path's users make (`render`, export, the window's deep worker):
+//   a plain colouring   colorize_deep, in double all the way (counts past 2^24 keep their
+//                       fraction)
+//   layers              colouring.h's colour_frame_deep: the histogram base, the slopes from
+//                       mu's differences, the DE layer from the frame's distance estimate, each
+//                       pixel through colour_pixel, the pass the direct path uses
+// The stripe base and the period interior are not here (colouring.h's deep_colouring_problem
+// says why); callers refuse or drop them first.
+#pragma once
+
+#include <cstdint>
+
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/view.h"
+
+namespace ms {
+
+// What deep_cpu/deep_cuda must compute for the view's colouring (options.distance).
+void deep_options_for_colouring(const Colouring& colouring, DeepRenderOptions* options);
+
+// rgba_out: frame.width x frame.height x 4 bytes. pixel_scale: image pixels per pixel of the
+// frame (1/K when it is a K-times supersampled sample grid), as colour_frame's.
+void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
+                       uint8_t* rgba_out);
+
+}  // namespace ms
