@@ -90,11 +90,14 @@ bool same_colours(const DeepPanRecord& last, const PaletteTable& palette, const 
            last.palette.rgba == palette.rgba;
 }
 
-// Publishes pixels for the UI; false when the request went stale meanwhile.
-bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uint8_t>&& rgba, bool complete) {
+// Publishes pixels for the UI; false when the request went stale meanwhile (unless even_if_stale:
+// a finished pan is a whole view of a place the drag passed, and the UI draws it moved under
+// the newer one).
+bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uint8_t>&& rgba, bool complete,
+             bool even_if_stale = false) {
     {
         std::lock_guard lock(w.mutex);
-        if (w.cancel) return false;
+        if (w.cancel && !even_if_stale) return false;
         w.frame_id = id;
         w.frame_view = view;
         w.rgba = std::move(rgba);
@@ -227,7 +230,10 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     frame.stats = stats;
     {
         std::lock_guard lock(w.mutex);
-        if (w.cancel) return PanResult::Cancelled;
+        // A pan whose strips were short enough to finish is shown even when a newer view came
+        // meanwhile: a continuous drag posts views faster than they finish, and refusing each
+        // finished one left the screen on the last view the hand paused at.
+        if (w.cancel && !finish) return PanResult::Cancelled;
         w.stats = stats;
         w.ran_on_cuda = *use_cuda;
         w.compute_ms = stats.frame_ms;
@@ -235,7 +241,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         w.progress = 1.0;
         w.last_error.clear();
     }
-    return publish(w, request.id, view, std::move(rgba), true) ? PanResult::Done : PanResult::Cancelled;
+    return publish(w, request.id, view, std::move(rgba), true, finish) ? PanResult::Done : PanResult::Cancelled;
 }
 
 // Renders one request; returns false when cancelled.
