@@ -57,6 +57,25 @@ struct RowState {
     DeepPixelCounters* counters;
 };
 
+// Gives `lane` the row's next pixel (its dc, alive) at the orbit's start Z_0, or idles it where
+// the row has none left: the lanes' arrays as FinishLanes and the first fill hold them.
+void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, double* Zr, double* Zi, double* alive) {
+    const DeepLanesRow& row = *s.row;
+    Zr[lane] = row.orbit[0].re;
+    Zi[lane] = row.orbit[0].im;
+    if (s.next_pixel < row.count) {
+        const int q = s.next_pixel++;
+        g.pixel[lane] = q;
+        dcr[lane] = row.dc_re[q];
+        dci[lane] = row.dc_im[q];
+        alive[lane] = 1.0;
+    } else {
+        g.pixel[lane] = -1;
+        dcr[lane] = dci[lane] = 0.0;
+        alive[lane] = 0.0;
+    }
+}
+
 // Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2) and gives each the
 // row's next pixel, or idles it.
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm) {
@@ -92,19 +111,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         }
         zr[lane] = zi[lane] = z2[lane] = 0.0;
         m[lane] = n[lane] = 0;
-        Zr[lane] = row.orbit[0].re;
-        Zi[lane] = row.orbit[0].im;
-        if (s.next_pixel < row.count) {
-            const int q = s.next_pixel++;
-            g.pixel[lane] = q;
-            dcr[lane] = row.dc_re[q];
-            dci[lane] = row.dc_im[q];
-            alive[lane] = 1.0;
-        } else {
-            g.pixel[lane] = -1;
-            dcr[lane] = dci[lane] = 0.0;
-            alive[lane] = 0.0;
-        }
+        StartLane(s, g, size_t(lane), dcr, dci, Zr, Zi, alive);
     }
     g.zr = hn::Load(d, zr);
     g.zi = hn::Load(d, zi);
@@ -233,17 +240,7 @@ void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
         // The first pixels; lanes left without one stay idle (alive 0).
         HWY_ALIGN double zeros[kMaxLanes] = {}, dcr[kMaxLanes] = {}, dci[kMaxLanes] = {}, alive[kMaxLanes] = {},
                          Zr[kMaxLanes] = {}, Zi[kMaxLanes] = {};
-        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
-            Zr[lane] = row.orbit[0].re;
-            Zi[lane] = row.orbit[0].im;
-            if (s.next_pixel < row.count) {
-                const int q = s.next_pixel++;
-                g.pixel[lane] = q;
-                dcr[lane] = row.dc_re[q];
-                dci[lane] = row.dc_im[q];
-                alive[lane] = 1.0;
-            }
-        }
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane(s, g, lane, dcr, dci, Zr, Zi, alive);
         g.zr = g.zi = g.z2 = hn::Load(d, zeros);
         g.dcr = hn::Load(d, dcr);
         g.dci = hn::Load(d, dci);
