@@ -27,6 +27,7 @@
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
+#include "compute/fractal/colouring.h"
 #include "compute/fractal/colouring_render.h"
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
@@ -89,16 +90,6 @@ std::string describe_mib(double bytes) {
 
 int bad_input(const std::string& sentence) { return render_bad_input(sentence); }
 
-// Smooth values to RGBA on every core (colorize() itself is single-threaded).
-void colorize_parallel(const float* mu, int64_t count, const PaletteTable& table, const View& view, uint8_t* rgba) {
-    constexpr int64_t kChunk = 1 << 16;
-    const int64_t chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) {
-        const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
-        colorize(mu + begin, n, table, view, rgba + begin * 4);
-    }
-}
 
 // Box filter: each output pixel is the rounded mean of its k x k samples, channel by channel.
 void downsample(const uint8_t* samples, int sample_width, int k, int out_width, int out_rows, uint8_t* out) {

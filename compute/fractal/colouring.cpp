@@ -196,17 +196,22 @@ void colour_layers(const float* mu, const FrameFeatures& features, int width, in
 
 }  // namespace
 
+void colorize_parallel(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+                       uint8_t* rgba_out) {
+    constexpr int64_t kChunk = 1 << 16;
+    const int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
+        colorize(mu + begin, n, palette, view, rgba_out + begin * 4);
+    }
+}
+
 void colour_frame(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
                   const View& view, double pixel_scale, uint8_t* rgba_out) {
     const int64_t count = int64_t(width) * height;
     if (colouring_is_plain(view.colouring)) {
-        constexpr int64_t kChunk = 1 << 16;
-        const int64_t chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c) {
-            const int64_t begin = c * kChunk, n = std::min(kChunk, count - begin);
-            colorize(mu + begin, n, palette, view, rgba_out + begin * 4);
-        }
+        colorize_parallel(mu, count, palette, view, rgba_out);
         return;
     }
     colour_layers(mu, features, width, height, palette, view, pixel_scale, 0.0, rgba_out);

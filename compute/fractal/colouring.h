@@ -89,6 +89,10 @@ HistogramCdf histogram_cdf_from_counts(const std::vector<uint64_t>& counts, int6
 // The pass over a frame's smooth values (escaped pixels only), on every core.
 HistogramCdf histogram_cdf(const float* mu, int64_t count, int64_t max_iterations);
 
+// colorize() (mandelbrot.h) over a whole frame on every core, in chunks of 65,536 pixels.
+void colorize_parallel(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
+                       uint8_t* rgba_out);
+
 // --- The CPU colour pass -----------------------------------------------------------------
 // Colours a width x height frame (row-major, as the kernels write it) with every layer of
 // view.colouring. distance, stripe and period are the orbit features (may be null where the
