@@ -463,6 +463,23 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     }
 }
 
+void PngStreamWriter::write_deflated_rows(const PngDeflatedRows& rows, double encode_ms) {
+    Impl& m = *impl_;
+    if (rows.rows > m.rows_left) throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
+    if (m.pending_rows > 0) throw std::runtime_error("internal error: deflated rows behind rows still waiting");
+    m.rows_left -= rows.rows;
+    const auto start = std::chrono::steady_clock::now();
+    PngStreamPieces& batch = m.pieces[m.encoding];
+    m.encoder.append_deflated(rows, &batch);
+    m.timings.encode_ms += encode_ms + Impl::milliseconds_since(start);
+    m.timings.raw_bytes += uint64_t(rows.rows) * uint64_t(m.width) * 3;
+    m.timings.compressed_bytes += batch.total_bytes();
+    m.timings.gpu_encoded = true;
+    m.wait_for_writer();
+    m.write_in_background(batch);
+    m.encoding ^= 1;
+}
+
 void PngStreamWriter::finish() {
     Impl& m = *impl_;
     if (m.rows_left != 0) throw std::runtime_error("internal error: " + quoted(m.file.target()) + " is missing rows");

@@ -28,6 +28,8 @@
 
 namespace ms {
 
+struct PngDeflatedRows;  // compute/io/png_encode.h
+
 // The PNG tEXt keyword under which Mandelscope writes its metadata (the view, as JSON).
 inline constexpr const char* kMetadataKey = "mandelscope-view";
 
@@ -84,6 +86,7 @@ struct PngWriteTimings {
     uint64_t raw_bytes = 0;    // RGB bytes encoded
     uint64_t compressed_bytes = 0;  // the zlib stream's bytes
     uint64_t file_bytes = 0;   // the whole file
+    bool gpu_encoded = false;  // some rows were deflated on the GPU (png_encode_cuda.h), not here
 };
 
 // Whole image, RGBA8, rows top to bottom. metadata may be empty (no tEXt chunk).
@@ -101,6 +104,10 @@ public:
     PngStreamWriter(const PngStreamWriter&) = delete;
     PngStreamWriter& operator=(const PngStreamWriter&) = delete;
     void write_rows(const uint8_t* rgba, int rows);  // rows * width * 4 bytes
+    // Rows deflated elsewhere (the GPU encoder, png_encode_cuda.h), written as the next rows;
+    // `encode_ms` is the time they took there, added to the timings'. No rows may be waiting
+    // from write_rows (call it with whole batches, or only this).
+    void write_deflated_rows(const PngDeflatedRows& rows, double encode_ms);
     void finish();                                   // all rows written: end the file, rename it
     const PngWriteTimings& timings() const;          // complete after finish()
 

@@ -121,6 +121,40 @@ void set_piece(PngStreamPieces* pieces, size_t k, const uint8_t* data, size_t n)
 
 }  // namespace
 
+int png_rows_per_segment(int width, int rows) {
+    const size_t row_bytes = size_t(width) * kBpp + 1;
+    return int(std::clamp<size_t>(kPngSegmentBytes / row_bytes, 1, size_t(std::max(rows, 1))));
+}
+
+void PngEncoder::append_deflated(const PngDeflatedRows& rows, PngStreamPieces* pieces) {
+    static constexpr uint8_t kZlibHeader[2] = {0x78, 0x01};  // as encode_rows writes it
+    const int rows_per_segment = png_rows_per_segment(width_, rows.rows);
+    if (rows.rows <= 0 || rows.segments != size_t((rows.rows + rows_per_segment - 1) / rows_per_segment))
+        throw std::runtime_error("internal error: deflated rows cut into the wrong segments");
+    const size_t first_piece = started_ ? 0 : 1;
+    prepare_pieces(pieces, first_piece + rows.segments);
+    if (!started_) set_piece(pieces, 0, kZlibHeader, 2);
+    started_ = true;
+    std::vector<size_t> offset(rows.segments + 1, 0);
+    for (size_t s = 0; s < rows.segments; ++s) offset[s + 1] = offset[s] + rows.segment_bytes[s];
+    // Copied into the pieces' own buffers (kept from call to call) with the CRC-32 taken while
+    // the bytes are in the cache, on every core.
+    const int segments = int(rows.segments);
+#pragma omp parallel for schedule(dynamic, 1) if (segments > 1)
+    for (int s = 0; s < segments; ++s) {
+        std::vector<uint8_t>& piece = pieces->bytes[first_piece + size_t(s)];
+        piece.assign(rows.bytes + offset[size_t(s)], rows.bytes + offset[size_t(s) + 1]);
+        pieces->crc[first_piece + size_t(s)] = png_crc32(0, piece.data(), piece.size());
+    }
+    const size_t row_bytes = size_t(width_) * kBpp + 1;
+    for (size_t s = 0; s < rows.segments; ++s) {
+        const size_t count = size_t(std::min(rows_per_segment, rows.rows - int(s) * rows_per_segment));
+        adler_ = uint32_t(adler32_combine(adler_, rows.segment_adler[s], z_off_t(count * row_bytes)));
+    }
+    filter_counts_[2] += uint64_t(rows.rows);  // Up on every row, as png_filter_row
+    std::memcpy(previous_.data(), rows.last_row_rgba, previous_.size());
+}
+
 void PngEncoder::encode_rows(const uint8_t* rgba, int rows, std::vector<uint8_t>* out) {
     PngStreamPieces pieces;
     encode_rows(rgba, rows, &pieces);
@@ -137,8 +171,7 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
         started_ = true;
         return;
     }
-    const size_t row_bytes = size_t(width_) * kBpp + 1;
-    const int rows_per_segment = int(std::clamp<size_t>(kPngSegmentBytes / row_bytes, 1, size_t(rows)));
+    const int rows_per_segment = png_rows_per_segment(width_, rows);
     const int segments = (rows + rows_per_segment - 1) / rows_per_segment;
     prepare_pieces(pieces, first_piece + size_t(segments));
     if (!started_) set_piece(pieces, 0, kZlibHeader, 2);

@@ -50,6 +50,22 @@ enum class PngDeflater {
     zlib,  // zlib, Z_RLE: the reference (about a sixth as fast, 6% larger on our frames)
 };
 
+// Rows deflated elsewhere (the GPU encoder, png_encode_cuda.h) in encode_rows's format: the
+// rows cut into segments as png_rows_per_segment says, each segment's raw deflate ending with a
+// sync flush, back to back in `bytes`, with the Adler-32 of each segment's filtered bytes.
+struct PngDeflatedRows {
+    int rows = 0;
+    size_t segments = 0;
+    const uint8_t* bytes = nullptr;
+    const uint32_t* segment_bytes = nullptr;  // each segment's deflate, in bytes
+    const uint32_t* segment_adler = nullptr;
+    const uint8_t* last_row_rgba = nullptr;   // the last row's RGBA (host), the next row's Up predictor
+};
+
+// Rows per segment when `rows` rows of `width` pixels are encoded in one call: about
+// kPngSegmentBytes of filtered bytes, at least one row.
+int png_rows_per_segment(int width, int rows);
+
 class PngEncoder {
 public:
     explicit PngEncoder(int width, PngDeflater deflater = PngDeflater::fast);
@@ -62,6 +78,10 @@ public:
     // Appends the final (empty) deflate block and the Adler-32 of everything: the stream is done.
     void finish(std::vector<uint8_t>* out);
     void finish(PngStreamPieces* pieces);
+    // Rows deflated elsewhere, as the next part of the stream: their segments become the pieces
+    // (the first call's also has the zlib header), their CRC-32s computed on every core, and
+    // their Adler-32s join the stream's. The CPU may encode the rows after them.
+    void append_deflated(const PngDeflatedRows& rows, PngStreamPieces* pieces);
 
     // How the rows so far were filtered: counts of filter types 0..4 (for tests and benchmarks).
     const uint64_t* filter_counts() const { return filter_counts_; }

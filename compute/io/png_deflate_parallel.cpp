@@ -1,0 +1,100 @@
+// png_deflate_parallel.cpp: the host emulation of the GPU's deflate (png_encode_cuda.h): the
+// phases of png_deflate_parallel.h run for each of a segment's kPngDeflateThreads "threads" in
+// turn, in the order the GPU's barriers impose, so its bytes are the GPU's bytes.
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "compute/io/png_deflate_parallel.h"
+#include "compute/io/png_encode.h"
+#include "compute/io/png_encode_cuda.h"
+
+namespace ms {
+
+using namespace pdeflate;
+
+void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uint8_t>* out, uint32_t* adler) {
+    constexpr int T = kPngDeflateThreads;
+    // Phase 1: parse each sub-chunk, count its tokens, take its Adler-32 sums.
+    std::vector<uint16_t> tokens(n);
+    std::vector<uint32_t> histogram(kTokenSymbols, 0);
+    uint32_t token_count[T];
+    uint32_t sum = 1;
+    for (int t = 0; t < T; ++t) {
+        const size_t lo = chunk_start(n, t), hi = chunk_start(n, t + 1);
+        token_count[t] = parse_chunk(data, lo, hi, tokens.data() + lo, [&](uint16_t token) { ++histogram[token]; });
+        sum = adler_join(sum, adler_part(data, lo, hi), hi - lo);
+    }
+    *adler = sum;
+
+    // Phase 2: the block's plan.
+    uint32_t lit_freq[kLitLenSymbols] = {}, dist_freq[kDistSymbols] = {};
+    for (int s = 0; s < kTokenSymbols; ++s)
+        fold_token_count(s, histogram[size_t(s)], lit_freq, dist_freq, [](uint32_t* counter, uint32_t c) { *counter += c; });
+    auto plan = std::make_unique<BlockPlan>();
+    auto scratch = std::make_unique<HuffmanScratch>();
+    plan_block(lit_freq, dist_freq, n, *plan, *scratch);
+
+    std::vector<uint32_t> words(segment_slot_bytes(n) / 4, 0);
+    uint8_t* const bytes = reinterpret_cast<uint8_t*>(words.data());
+    size_t size = 0;
+    if (plan->stored) {
+        stored_headers(n, bytes);
+        for (int t = 0; t < T; ++t) stored_copy(data, chunk_start(n, t), chunk_start(n, t + 1), bytes);
+        size = stored_size(n);
+    } else {
+        // Phases 3 to 5: the header, each thread's bits behind the ones before, the end.
+        std::vector<uint32_t> table(kTokenSymbols);
+        for (int s = 0; s < kTokenSymbols; ++s) table[size_t(s)] = token_code(*plan, s);
+        WordSink header(words.data(), 0, plan->header_bits);
+        write_header(*plan, header);
+        header.flush();
+        uint64_t offset = plan->header_bits;
+        for (int t = 0; t < T; ++t) {
+            const uint16_t* mine = tokens.data() + chunk_start(n, t);
+            uint64_t bits = 0;
+            for (uint32_t k = 0; k < token_count[t]; ++k) bits += table[mine[k]] & 31;
+            WordSink sink(words.data(), offset, bits);
+            for (uint32_t k = 0; k < token_count[t]; ++k) sink.put(table[mine[k]] >> 5, table[mine[k]] & 31);
+            sink.flush();
+            offset += bits;
+        }
+        const uint32_t eob = table[kEndOfBlock];
+        WordSink end(words.data(), offset, eob & 31);
+        end.put(eob >> 5, eob & 31);
+        end.flush();
+        offset += eob & 31;
+        if (offset != plan->total_bits) throw std::logic_error("png_deflate_segment_emulated: the bits do not add up");
+        size = end_segment(words.data(), offset);
+    }
+    out->insert(out->end(), bytes, bytes + size);
+}
+
+void png_encode_rows_emulated(const uint8_t* rgba, const uint8_t* above_rgba, int width, int rows,
+                              std::vector<uint8_t>* bytes, std::vector<uint32_t>* segment_bytes,
+                              std::vector<uint32_t>* segment_adler) {
+    bytes->clear();
+    segment_bytes->clear();
+    segment_adler->clear();
+    if (rows <= 0) return;
+    const size_t row_bytes = size_t(width) * 3 + 1;
+    const int rows_per_segment = png_rows_per_segment(width, rows);
+    std::vector<uint8_t> filtered;
+    for (int first = 0; first < rows; first += rows_per_segment) {
+        const int count = std::min(rows_per_segment, rows - first);
+        filtered.resize(size_t(count) * row_bytes);
+        for (int r = 0; r < count; ++r) {
+            const uint8_t* row = rgba + size_t(first + r) * size_t(width) * 4;
+            const uint8_t* above = first + r == 0 ? above_rgba : row - size_t(width) * 4;
+            png_filter_row_reference(row, above, width, filtered.data() + size_t(r) * row_bytes);
+        }
+        const size_t before = bytes->size();
+        uint32_t adler = 1;
+        png_deflate_segment_emulated(filtered.data(), filtered.size(), bytes, &adler);
+        segment_bytes->push_back(uint32_t(bytes->size() - before));
+        segment_adler->push_back(adler);
+    }
+}
+
+}  // namespace ms

@@ -1,0 +1,491 @@
+// png_deflate_parallel.h: the phases of the GPU's deflate (png_encode_cuda.cu), written once as
+// __host__ __device__ functions so that the host emulation (png_deflate_parallel.cpp) runs the
+// very same code for every "thread" in turn. The CPU encoder shares the Huffman builder and the
+// header's pieces (png_deflate_blocks.cpp calls them), so both encoders build the same codes.
+//
+// One segment (png_encode.h: kPngSegmentBytes of filtered rows, raw deflate ending with a sync
+// flush) is one CUDA block of kPngDeflateThreads threads:
+// 1. parse: thread t takes bytes [t*n/T, (t+1)*n/T) of the segment and parses them greedily with
+//    png_deflate.cpp's rules (matches at distance 1 and 3, at least 3 bytes, the longer wins, the
+//    one at distance 1 on a tie). A match may look back into the previous thread's bytes (the
+//    decoder has them) but never runs past the thread's own end: a few bytes lost per thread.
+//    Tokens go to the thread's part of a scratch buffer (never more tokens than bytes), their
+//    counts to the block's histogram; the thread's Adler-32 sums beside them.
+// 2. plan (thread 0): one dynamic Huffman block for the whole segment (deflate has no limit on a
+//    block's length), or stored blocks when those are smaller: the same rule as the CPU's.
+// 3. count and scan: each thread adds up its tokens' bits; an exclusive scan over the threads
+//    gives each its bit offset behind the header.
+// 4. emit: each thread writes its bits into the zeroed output; the 32-bit words it shares with
+//    its neighbours (its first and last) are or-ed in (atomicOr on the device), the others stored.
+// 5. end (thread 0): the end-of-block code and the sync flush's empty stored block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define MS_HD __host__ __device__
+#else
+#define MS_HD
+#endif
+
+namespace ms::pdeflate {
+
+inline constexpr int kPngDeflateThreads = 128;  // threads (sub-chunks) per segment
+inline constexpr int kLitLenSymbols = 286, kDistSymbols = 30, kCodeLengthSymbols = 19;
+inline constexpr int kEndOfBlock = 256;
+inline constexpr int kMaxBits = 15, kMaxCodeLengthBits = 7;
+inline constexpr uint32_t kMinMatch = 3, kMaxMatch = 258;
+inline constexpr uint32_t kMaxStoredBlock = 65535;
+// Tokens as png_deflate_blocks.h has them: 0..255 a literal, 257 + d*256 + (length-3) a match at
+// distance index d (distance 1 or 3).
+inline constexpr int kTokenSymbols = 257 + 2 * 256;
+inline constexpr uint32_t kAdlerModulus = 65521;
+
+template <class T>
+MS_HD inline T min_of(T a, T b) { return b < a ? b : a; }
+template <class T>
+MS_HD inline T max_of(T a, T b) { return a < b ? b : a; }
+
+// --- Huffman codes (shared with the CPU encoder) -------------------------------------------
+
+// Working memory of huffman_lengths: on the device it lives in shared memory (a thread's stack
+// of this size would be reserved for every resident thread).
+struct HuffmanScratch {
+    uint64_t leaves[kLitLenSymbols];
+    uint64_t sorted[kLitLenSymbols];
+    uint64_t weight[2 * kLitLenSymbols];
+    uint16_t parent[2 * kLitLenSymbols];
+    uint16_t depth[2 * kLitLenSymbols];
+    int start[257];
+};
+
+// Length-limited Huffman code lengths (png_deflate.h's png_huffman_lengths is this): symbols of
+// frequency 0 get length 0; one symbol alone gets a partner so that the code is complete.
+MS_HD inline void huffman_lengths(const uint32_t* freq, int count, int max_bits, uint8_t* lengths, HuffmanScratch& w) {
+    // Each leaf as frequency << 16 | symbol, made in symbol order.
+    int m = 0;
+    for (int s = 0; s < count; ++s) {
+        lengths[s] = 0;
+        if (freq[s] > 0) w.leaves[m++] = uint64_t(freq[s]) << 16 | uint64_t(s);
+    }
+    if (m == 0) return;
+    if (m == 1) {  // one symbol still needs a one-bit code, and a partner keeps the code complete
+        const int s = int(w.leaves[0] & 0xffff);
+        lengths[s] = 1;
+        lengths[s == 0 ? 1 : 0] = 1;
+        return;
+    }
+    // By frequency, least first: a stable radix sort on its bytes, so equal frequencies stay in
+    // symbol order (a comparison sort's branches were a tenth of the CPU encoder's mispredictions).
+    uint32_t max_freq = 0;
+    for (int i = 0; i < m; ++i) max_freq = max_of(max_freq, uint32_t(w.leaves[i] >> 16));
+    for (int shift = 16; shift < 48 && (max_freq >> (shift - 16)) != 0; shift += 8) {
+        for (int b = 0; b < 257; ++b) w.start[b] = 0;
+        for (int i = 0; i < m; ++i) ++w.start[((w.leaves[i] >> shift) & 0xff) + 1];
+        for (int b = 0; b < 256; ++b) w.start[b + 1] += w.start[b];
+        for (int i = 0; i < m; ++i) w.sorted[w.start[(w.leaves[i] >> shift) & 0xff]++] = w.leaves[i];
+        for (int i = 0; i < m; ++i) w.leaves[i] = w.sorted[i];
+    }
+    // Huffman's algorithm with two queues: the sorted leaves, and the internal nodes, which are
+    // made in order of weight. Nodes 0..m-1 are the leaves, m..2m-2 the internal nodes.
+    for (int i = 0; i < m; ++i) w.weight[i] = w.leaves[i] >> 16;
+    int next_leaf = 0, next_inner = m;
+    for (int node = m; node < 2 * m - 1; ++node) {
+        int pick[2];
+        for (int k = 0; k < 2; ++k) {
+            if (next_leaf < m && (next_inner >= node || w.weight[next_leaf] <= w.weight[next_inner]))
+                pick[k] = next_leaf++;
+            else
+                pick[k] = next_inner++;
+        }
+        w.weight[node] = w.weight[pick[0]] + w.weight[pick[1]];
+        w.parent[pick[0]] = w.parent[pick[1]] = uint16_t(node);
+    }
+    // Depths, from the root down (a parent is made after its children).
+    w.depth[2 * m - 2] = 0;
+    int bl_count[16] = {};  // max_bits <= 15, the longest code deflate allows (3.2.7)
+    for (int node = 2 * m - 3; node >= 0; --node) {
+        w.depth[node] = uint16_t(w.depth[w.parent[node]] + 1);
+        if (node < m) ++bl_count[min_of(int(w.depth[node]), max_bits)];
+    }
+    // Codes longer than max_bits were cut to max_bits: the Kraft sum is now above 1. Take it back
+    // down one unit at a time: a leaf leaves the bottom level, and a shorter leaf moves down one
+    // level beside it, which makes room for both there (the sum drops by exactly one unit).
+    uint64_t kraft = 0;
+    for (int len = 1; len <= max_bits; ++len) kraft += uint64_t(bl_count[len]) << (max_bits - len);
+    while (kraft > (uint64_t(1) << max_bits)) {
+        --bl_count[max_bits];
+        for (int len = max_bits - 1; len > 0; --len) {
+            if (bl_count[len] > 0) {
+                --bl_count[len];
+                bl_count[len + 1] += 2;
+                break;
+            }
+        }
+        --kraft;
+    }
+    // The rarest symbols get the longest codes.
+    int leaf = 0;
+    for (int len = max_bits; len >= 1; --len)
+        for (int k = 0; k < bl_count[len]; ++k) lengths[w.leaves[leaf++] & 0xffff] = uint8_t(len);
+}
+
+// Canonical codes from lengths (3.2.2), bit-reversed for LSB-first packing.
+MS_HD inline void canonical_codes(const uint8_t* lengths, int count, uint16_t* codes) {
+    int bl_count[kMaxBits + 1] = {};
+    for (int s = 0; s < count; ++s) ++bl_count[lengths[s]];
+    bl_count[0] = 0;
+    uint32_t next_code[kMaxBits + 2] = {};
+    uint32_t code = 0;
+    for (int bits = 1; bits <= kMaxBits; ++bits) {
+        code = (code + uint32_t(bl_count[bits - 1])) << 1;
+        next_code[bits] = code;
+    }
+    for (int s = 0; s < count; ++s) {
+        const int len = lengths[s];
+        if (len == 0) {
+            codes[s] = 0;
+            continue;
+        }
+        // The code's `len` bits reversed: all 16 bits swapped in halves, then shifted down (a
+        // bit-at-a-time loop was a tenth of the CPU encoder's time per block).
+        uint32_t c = next_code[len]++;
+        c = (c & 0x5555u) << 1 | (c >> 1 & 0x5555u);
+        c = (c & 0x3333u) << 2 | (c >> 2 & 0x3333u);
+        c = (c & 0x0f0fu) << 4 | (c >> 4 & 0x0f0fu);
+        c = (c & 0x00ffu) << 8 | (c >> 8 & 0x00ffu);
+        codes[s] = uint16_t(c >> (16 - len));
+    }
+}
+
+// One symbol of the code-length alphabet (3.2.7) with its extra bits.
+struct CodeLengthSymbol {
+    uint8_t symbol;
+    uint8_t extra;
+};
+
+// Run-length codes the lengths of both alphabets as one sequence (runs may cross from one to
+// the other, 3.2.7).
+MS_HD inline int code_length_symbols(const uint8_t* lengths, int total, CodeLengthSymbol* out) {
+    int n = 0;
+    for (int i = 0; i < total;) {
+        const uint8_t v = lengths[i];
+        int run = 1;
+        while (i + run < total && lengths[i + run] == v) ++run;
+        i += run;
+        if (v == 0) {
+            while (run >= 11) {
+                const int r = min_of(run, 138);
+                out[n++] = {18, uint8_t(r - 11)};
+                run -= r;
+            }
+            if (run >= 3) {
+                out[n++] = {17, uint8_t(run - 3)};
+                run = 0;
+            }
+        } else {
+            out[n++] = {v, 0};
+            --run;
+            while (run >= 3) {
+                const int r = min_of(run, 6);
+                out[n++] = {16, uint8_t(r - 3)};
+                run -= r;
+            }
+        }
+        while (run-- > 0) out[n++] = {v, 0};
+    }
+    return n;
+}
+
+// --- Lengths and tokens ----------------------------------------------------------------------
+
+// A match length (3..258) -> its length code (0..28, symbol 257 + code), extra bits and their
+// value (3.2.5), by search: the GPU fills a table of every token's bits with it once a segment.
+struct LengthCode {
+    int code;
+    int extra_bits;
+    int extra_value;
+};
+MS_HD inline int length_base(int code) {
+    constexpr uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                   31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    return base[code];
+}
+MS_HD inline int length_extra_bits(int code) { return code < 8 || code == 28 ? 0 : (code - 4) / 4; }
+MS_HD inline LengthCode length_code(uint32_t length) {
+    int code = 28;
+    while (uint32_t(length_base(code)) > length) --code;
+    return {code, length_extra_bits(code), int(length) - length_base(code)};
+}
+
+MS_HD inline uint16_t match_token(uint32_t length, int distance_index) {
+    return uint16_t(257 + distance_index * 256 + int(length - kMinMatch));
+}
+
+// --- Phase 1: parse ------------------------------------------------------------------------
+
+// How many bytes of data[at, at+max) equal those `distance` bytes before them.
+MS_HD inline uint32_t match_length(const uint8_t* data, size_t at, uint32_t distance, uint32_t max) {
+    uint32_t k = 0;
+    while (k < max && data[at + k] == data[at + k - distance]) ++k;
+    return k;
+}
+
+// Greedy parse of seg[lo, hi) (seg is the segment's first byte: no match reaches before it) into
+// tokens[0, ...); count(token) is called for each. Returns the number of tokens (<= hi - lo).
+template <class Count>
+MS_HD inline uint32_t parse_chunk(const uint8_t* seg, size_t lo, size_t hi, uint16_t* tokens, Count count) {
+    uint32_t t = 0;
+    size_t at = lo;
+    while (at < hi) {
+        const uint32_t max = uint32_t(min_of<size_t>(kMaxMatch, hi - at));
+        const uint8_t byte = seg[at];
+        const uint32_t len1 = at >= 1 && byte == seg[at - 1] ? match_length(seg, at, 1, max) : 0;
+        const uint32_t len3 = at >= 3 && len1 < max && byte == seg[at - 3] ? match_length(seg, at, 3, max) : 0;
+        uint16_t token;
+        if (len1 >= kMinMatch || len3 >= kMinMatch) {
+            const bool far = len3 > len1;
+            const uint32_t len = far ? len3 : len1;
+            token = match_token(len, far ? 1 : 0);
+            at += len;
+        } else {
+            token = byte;
+            at += 1;
+        }
+        tokens[t++] = token;
+        count(token);
+    }
+    return t;
+}
+
+// The Adler-32 sums of data[lo, hi) started from zero: a = sum of the bytes, b = sum of a after
+// each byte, both mod 65521. adler_join puts them behind what came before.
+struct AdlerPart {
+    uint32_t a, b;  // no initialisers: the GPU keeps these in shared memory
+};
+MS_HD inline AdlerPart adler_part(const uint8_t* data, size_t lo, size_t hi) {
+    uint64_t a = 0, b = 0;
+    for (size_t at = lo; at < hi;) {
+        const size_t end = min_of<size_t>(hi, at + 4096);  // a < 2^20 + 2^16, b < 2^33 + ...: no overflow
+        for (; at < end; ++at) {
+            a += data[at];
+            b += a;
+        }
+        a %= kAdlerModulus;
+        b %= kAdlerModulus;
+    }
+    return {uint32_t(a), uint32_t(b)};
+}
+// The Adler-32 (b << 16 | a, started at a = 1) of X followed by the part's m bytes.
+MS_HD inline uint32_t adler_join(uint32_t adler, AdlerPart part, size_t m) {
+    const uint64_t a = adler & 0xffff, b = adler >> 16;
+    const uint64_t nb = (b + (m % kAdlerModulus) * a + part.b) % kAdlerModulus;
+    const uint64_t na = (a + part.a) % kAdlerModulus;
+    return uint32_t(nb << 16 | na);
+}
+
+// --- Phase 2: plan -------------------------------------------------------------------------
+
+// Token symbol s's count folded into the block's literal/length and distance counts (distance
+// codes 0 and 2 are distances 1 and 3) through add(counter, count).
+template <class Add>
+MS_HD inline void fold_token_count(int s, uint32_t count, uint32_t* lit_freq, uint32_t* dist_freq, Add add) {
+    if (count == 0) return;
+    if (s < 256) {
+        add(&lit_freq[s], count);
+        return;
+    }
+    if (s == kEndOfBlock) return;
+    const LengthCode lc = length_code(uint32_t((s - 257) & 255) + kMinMatch);
+    add(&lit_freq[257 + lc.code], count);
+    add(&dist_freq[(s - 257) >> 8 == 0 ? 0 : 2], count);
+}
+
+// One segment's block: its codes and header, or "stored" when storing the bytes is smaller.
+struct BlockPlan {
+    uint8_t lit_len[kLitLenSymbols];
+    uint8_t dist_len[kDistSymbols];
+    uint8_t cl_len[kCodeLengthSymbols];
+    uint16_t lit_code[kLitLenSymbols];
+    uint16_t dist_code[kDistSymbols];
+    uint16_t cl_code[kCodeLengthSymbols];
+    CodeLengthSymbol cl_symbols[kLitLenSymbols + kDistSymbols];
+    int cl_count, hlit, hdist, hclen;
+    uint64_t header_bits;  // the block header, before the first symbol
+    uint64_t total_bits;   // header, every symbol and the end of block
+    bool stored;
+};
+
+// 3.2.7: the order in which the code-length code's lengths are sent, and their extra bits.
+MS_HD inline int code_length_order(int i) {
+    constexpr uint8_t order[kCodeLengthSymbols] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    return order[i];
+}
+MS_HD inline int code_length_extra_bits(int symbol) { return symbol == 16 ? 2 : symbol == 17 ? 3 : symbol == 18 ? 7 : 0; }
+
+// The stored form's size in bits, as the CPU encoder counts it (png_deflate_blocks.cpp).
+MS_HD inline uint64_t stored_bits(size_t n) {
+    const size_t blocks = max_of<size_t>(1, (n + kMaxStoredBlock - 1) / kMaxStoredBlock);
+    return uint64_t(n) * 8 + blocks * (5 * 8 + 7);
+}
+
+// Builds the codes of a block with these literal/length counts (lit_freq[256], the end of the
+// block, is set here) and distance counts (codes 0 and 2: distances 1 and 3), and decides
+// between it and storing the block's n bytes.
+MS_HD inline void plan_block(uint32_t* lit_freq, const uint32_t* dist_freq, size_t n, BlockPlan& p, HuffmanScratch& w) {
+    lit_freq[kEndOfBlock] = 1;
+    // Give code 0 a length even when no match uses it: some decoders refuse a block without any
+    // distance code (huffman_lengths then adds a second, keeping the code complete).
+    uint32_t dist_coded[kDistSymbols];
+    for (int s = 0; s < kDistSymbols; ++s) dist_coded[s] = dist_freq[s];
+    if (dist_coded[0] == 0) dist_coded[0] = 1;
+    huffman_lengths(lit_freq, kLitLenSymbols, kMaxBits, p.lit_len, w);
+    huffman_lengths(dist_coded, kDistSymbols, kMaxBits, p.dist_len, w);
+    p.hlit = kLitLenSymbols;
+    p.hdist = kDistSymbols;
+    while (p.hlit > 257 && p.lit_len[p.hlit - 1] == 0) --p.hlit;
+    while (p.hdist > 1 && p.dist_len[p.hdist - 1] == 0) --p.hdist;
+    // The two sequences back to back, as 3.2.7 sends them.
+    uint8_t sequence[kLitLenSymbols + kDistSymbols];
+    for (int i = 0; i < p.hlit; ++i) sequence[i] = p.lit_len[i];
+    for (int i = 0; i < p.hdist; ++i) sequence[p.hlit + i] = p.dist_len[i];
+    p.cl_count = code_length_symbols(sequence, p.hlit + p.hdist, p.cl_symbols);
+    uint32_t cl_freq[kCodeLengthSymbols] = {};
+    for (int i = 0; i < p.cl_count; ++i) ++cl_freq[p.cl_symbols[i].symbol];
+    huffman_lengths(cl_freq, kCodeLengthSymbols, kMaxCodeLengthBits, p.cl_len, w);
+    p.hclen = kCodeLengthSymbols;
+    while (p.hclen > 4 && p.cl_len[code_length_order(p.hclen - 1)] == 0) --p.hclen;
+
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * uint64_t(p.hclen);
+    for (int i = 0; i < p.cl_count; ++i) bits += p.cl_len[p.cl_symbols[i].symbol] + code_length_extra_bits(p.cl_symbols[i].symbol);
+    p.header_bits = bits;
+    for (int s = 0; s < kLitLenSymbols; ++s) bits += uint64_t(lit_freq[s]) * p.lit_len[s];
+    for (int code = 0; code < 29; ++code) bits += uint64_t(lit_freq[257 + code]) * uint64_t(length_extra_bits(code));
+    for (int s = 0; s < kDistSymbols; ++s) bits += uint64_t(dist_freq[s]) * p.dist_len[s];  // no extra bits at 1 or 3
+    p.total_bits = bits;
+    p.stored = stored_bits(n) < bits;
+    if (p.stored) return;
+    canonical_codes(p.lit_len, kLitLenSymbols, p.lit_code);
+    canonical_codes(p.dist_len, kDistSymbols, p.dist_code);
+    canonical_codes(p.cl_len, kCodeLengthSymbols, p.cl_code);
+}
+
+// Writes the dynamic block's header (3.2.7) through sink.put(bits, count), count <= 32.
+template <class Sink>
+MS_HD inline void write_header(const BlockPlan& p, Sink& sink) {
+    sink.put(2 << 1, 3);  // BFINAL 0, BTYPE 10 (dynamic Huffman codes)
+    sink.put(uint32_t(p.hlit - 257) | uint32_t(p.hdist - 1) << 5 | uint32_t(p.hclen - 4) << 10, 14);
+    for (int i = 0; i < p.hclen; ++i) sink.put(p.cl_len[code_length_order(i)], 3);
+    for (int i = 0; i < p.cl_count; ++i) {
+        const CodeLengthSymbol& c = p.cl_symbols[i];
+        sink.put(uint32_t(p.cl_code[c.symbol]) | uint32_t(c.extra) << p.cl_len[c.symbol],
+                 unsigned(p.cl_len[c.symbol] + code_length_extra_bits(c.symbol)));
+    }
+}
+
+// A token's bits (a literal's code; a match's length code, extra bits and distance code) as
+// bits << 5 | count: at most 15 + 5 + 15 bits, 21 in practice (two distance codes, one bit each),
+// which the table checks.
+MS_HD inline uint32_t token_code(const BlockPlan& p, int token) {
+    if (token <= kEndOfBlock) return uint32_t(p.lit_code[token]) << 5 | p.lit_len[token];
+    const int d = (token - 257) >> 8;
+    const uint32_t length = uint32_t((token - 257) & 255) + kMinMatch;
+    const LengthCode lc = length_code(length);
+    const int sym = 257 + lc.code, dc = d == 0 ? 0 : 2;  // distances 1 and 3 are codes 0 and 2
+    const int nl = p.lit_len[sym], ne = lc.extra_bits, nd = p.dist_len[dc];
+    const uint32_t bits = uint32_t(p.lit_code[sym]) | uint32_t(lc.extra_value) << nl | uint32_t(p.dist_code[dc]) << (nl + ne);
+    return bits << 5 | uint32_t(nl + ne + nd);
+}
+
+// --- Phases 3 to 5: count, emit, end ---------------------------------------------------------
+
+// Or-s `value` into words[i]: atomicOr on the device, |= on the host.
+MS_HD inline void or_word(uint32_t* words, size_t i, uint32_t value) {
+#if defined(__CUDA_ARCH__)
+    atomicOr(words + i, value);
+#else
+    words[i] |= value;
+#endif
+}
+
+// LSB-first bits into 32-bit little-endian words from bit `offset` on. Words strictly inside
+// [first, last] belong to this writer alone and are stored; `first` and `last` (shared with the
+// neighbours) are or-ed. The output must be zero beforehand.
+struct WordSink {
+    uint32_t* words;
+    size_t word;            // the word `acc` fills
+    size_t first_shared, last_shared;
+    uint64_t acc = 0;       // bits of `word` and beyond; its low `filled` bits are set
+    unsigned filled = 0;
+    bool wrote = false;     // any bits put (a writer with none writes nothing)
+
+    MS_HD WordSink(uint32_t* w, uint64_t offset, uint64_t bits)
+        : words(w), word(size_t(offset >> 5)), first_shared(size_t(offset >> 5)),
+          last_shared(size_t((offset + (bits > 0 ? bits - 1 : 0)) >> 5)), filled(unsigned(offset & 31)) {}
+    MS_HD void put(uint32_t bits, unsigned count) {
+        acc |= uint64_t(bits) << filled;
+        filled += count;
+        wrote = true;
+        if (filled >= 32) {
+            store(uint32_t(acc));
+            acc >>= 32;
+            filled -= 32;
+            ++word;
+        }
+    }
+    MS_HD void flush() {
+        if (wrote && filled > 0) store(uint32_t(acc));
+    }
+    MS_HD void store(uint32_t value) {
+        if (word == first_shared || word == last_shared)
+            or_word(words, word, value);
+        else
+            words[word] = value;
+    }
+};
+
+// Or-s one byte into the words (the sync flush's ff ff).
+MS_HD inline void or_byte(uint32_t* words, size_t byte, uint8_t value) {
+    or_word(words, byte >> 2, uint32_t(value) << (8 * (byte & 3)));
+}
+
+// The bytes after the last symbol: the end of block is at bit `end_bits`; then 3 bits of an empty
+// stored block, padding to the byte, and 00 00 ff ff. Returns the segment's size in bytes.
+MS_HD inline size_t end_segment(uint32_t* words, uint64_t end_bits) {
+    const size_t at = size_t((end_bits + 3 + 7) / 8);
+    or_byte(words, at + 2, 0xff);
+    or_byte(words, at + 3, 0xff);
+    return at + 4;
+}
+
+// Stored blocks (3.2.4) of a segment's n bytes, the form taken when it is smaller: each block is
+// 00 (BFINAL 0, BTYPE 00, padding), LEN, NLEN and up to 65535 bytes; then the sync flush's empty
+// one. Byte i of the input goes to out[i + 5 * (i / 65535 + 1)].
+MS_HD inline size_t stored_size(size_t n) {
+    return n + 5 * ((n + kMaxStoredBlock - 1) / kMaxStoredBlock) + 5;
+}
+MS_HD inline void stored_copy(const uint8_t* data, size_t lo, size_t hi, uint8_t* out) {
+    for (size_t i = lo; i < hi; ++i) out[i + 5 * (i / kMaxStoredBlock + 1)] = data[i];
+}
+MS_HD inline void stored_headers(size_t n, uint8_t* out) {
+    const size_t blocks = (n + kMaxStoredBlock - 1) / kMaxStoredBlock;
+    for (size_t b = 0; b <= blocks; ++b) {  // the last one is the empty block of the sync flush
+        const size_t at = b < blocks ? b * (kMaxStoredBlock + 5) : n + 5 * blocks;
+        const uint32_t len = b < blocks ? uint32_t(min_of<size_t>(kMaxStoredBlock, n - b * kMaxStoredBlock)) : 0;
+        out[at] = 0;
+        out[at + 1] = uint8_t(len);
+        out[at + 2] = uint8_t(len >> 8);
+        out[at + 3] = uint8_t(~len);
+        out[at + 4] = uint8_t(~len >> 8);
+    }
+}
+
+// The room one segment's output needs: stored, or a dynamic block no larger (plus the sync
+// flush and the rounding to words).
+MS_HD inline size_t segment_slot_bytes(size_t n) { return (stored_size(n) + 16 + 15) & ~size_t(15); }
+
+// The sub-chunk of thread t.
+MS_HD inline size_t chunk_start(size_t n, int t) { return size_t(t) * n / kPngDeflateThreads; }
+
+}  // namespace ms::pdeflate

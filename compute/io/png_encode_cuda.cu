@@ -1,0 +1,322 @@
+// png_encode_cuda.cu: the PNG encoder on the GPU (see png_encode_cuda.h; the deflate's phases
+// are in png_deflate_parallel.h, shared with the host emulation that is its CPU reference).
+// Per call, on the encoder's own non-blocking stream:
+//   filter_kernel     Up filter and RGBA -> RGB of all rows, into one filtered buffer
+//   deflate_kernel    one block per segment: parse, plan, count + scan, emit, end
+//   compact_kernel    the segments' pieces back to back (each block sums the sizes before it)
+// then one copy of the compressed bytes (and the sizes and Adler-32s) to pinned host memory.
+#include "compute/io/png_encode_cuda.h"
+
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "compute/io/png_deflate_parallel.h"
+#include "compute/system/cuda_check.h"
+
+namespace ms {
+
+using namespace pdeflate;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+// Up filter (each byte less the one above it) with alpha dropped: filtered row r is the type
+// byte 2 and 3 * width bytes. One thread a pixel.
+__global__ void filter_kernel(const uint8_t* __restrict__ rgba, const uint8_t* __restrict__ above_first, int width,
+                              int rows, uint8_t* __restrict__ filtered) {
+    const size_t pixels = size_t(width) * size_t(rows), row_bytes = size_t(width) * 3 + 1;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += size_t(gridDim.x) * blockDim.x) {
+        const size_t r = i / size_t(width), x = i % size_t(width);
+        const uchar4 p = reinterpret_cast<const uchar4*>(rgba)[i];
+        const uchar4 q = r == 0 ? reinterpret_cast<const uchar4*>(above_first)[x]
+                                : reinterpret_cast<const uchar4*>(rgba)[i - size_t(width)];
+        uint8_t* out = filtered + r * row_bytes;
+        if (x == 0) out[0] = 2;
+        out[1 + 3 * x] = uint8_t(p.x - q.x);
+        out[2 + 3 * x] = uint8_t(p.y - q.y);
+        out[3 + 3 * x] = uint8_t(p.z - q.z);
+    }
+}
+
+// What one segment's block keeps in shared memory.
+struct SegmentShared {
+    uint32_t histogram[kTokenSymbols];
+    uint32_t lit_freq[kLitLenSymbols];
+    uint32_t dist_freq[kDistSymbols];
+    uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
+    AdlerPart adler[kPngDeflateThreads];
+    BlockPlan plan;
+    HuffmanScratch scratch;
+};
+
+using BlockScan = cub::BlockScan<unsigned long long, kPngDeflateThreads>;
+
+// One block per segment: segment s is rows [s * rows_per_segment, ...) of the filtered rows.
+// Its tokens go to the same offsets of `tokens` as its bytes have in `filtered`, its output to
+// slot s of `out` (slot_bytes each, a multiple of 16).
+__global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
+        const uint8_t* __restrict__ filtered, size_t row_bytes, int rows, int rows_per_segment,
+        uint16_t* __restrict__ tokens, uint8_t* __restrict__ out, size_t slot_bytes,
+        uint32_t* __restrict__ segment_bytes, uint32_t* __restrict__ segment_adler) {
+    __shared__ SegmentShared sh;
+    __shared__ typename BlockScan::TempStorage scan_storage;
+    const int s = blockIdx.x, t = threadIdx.x;
+    const int first = s * rows_per_segment, count = min(rows_per_segment, rows - first);
+    const size_t n = size_t(count) * row_bytes;
+    const uint8_t* const data = filtered + size_t(first) * row_bytes;
+    uint16_t* const my_tokens = tokens + size_t(first) * row_bytes;
+    uint8_t* const slot = out + size_t(s) * slot_bytes;
+    uint32_t* const words = reinterpret_cast<uint32_t*>(slot);
+
+    for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads) sh.histogram[i] = 0;
+    for (int i = t; i < kLitLenSymbols; i += kPngDeflateThreads) sh.lit_freq[i] = 0;
+    for (int i = t; i < kDistSymbols; i += kPngDeflateThreads) sh.dist_freq[i] = 0;
+    __syncthreads();
+
+    // Phase 1: parse this thread's sub-chunk; its Adler-32 sums.
+    const size_t lo = chunk_start(n, t), hi = chunk_start(n, t + 1);
+    const uint32_t token_count =
+        parse_chunk(data, lo, hi, my_tokens + lo, [&](uint16_t token) { atomicAdd(&sh.histogram[token], 1u); });
+    sh.adler[t] = adler_part(data, lo, hi);
+    __syncthreads();
+
+    // Phase 2: the counts folded into symbols (in parallel), then the plan (thread 0).
+    for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads)
+        fold_token_count(i, sh.histogram[i], sh.lit_freq, sh.dist_freq,
+                         [](uint32_t* counter, uint32_t c) { atomicAdd(counter, c); });
+    __syncthreads();
+    if (t == 0) {
+        uint32_t adler = 1;
+        for (int k = 0; k < kPngDeflateThreads; ++k)
+            adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1) - chunk_start(n, k));
+        segment_adler[s] = adler;
+        plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch);
+    }
+    __syncthreads();
+
+    if (sh.plan.stored) {
+        if (t == 0) {
+            stored_headers(n, slot);
+            segment_bytes[s] = uint32_t(stored_size(n));
+        }
+        stored_copy(data, lo, hi, slot);
+        return;
+    }
+
+    // The token table, and the output zeroed as far as the block and its sync flush reach.
+    for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads) sh.table[i] = token_code(sh.plan, i);
+    const size_t zero_words = size_t((sh.plan.total_bits + 3 + 7) / 8 + 4 + 3) / 4;
+    for (size_t i = size_t(t); i < zero_words; i += kPngDeflateThreads) words[i] = 0;
+    __syncthreads();
+
+    // Phase 3: this thread's bits, and the bits before it.
+    unsigned long long bits = 0;
+    for (uint32_t k = 0; k < token_count; ++k) bits += sh.table[my_tokens[lo + k]] & 31;
+    unsigned long long before = 0, all = 0;
+    BlockScan(scan_storage).ExclusiveSum(bits, before, all);
+
+    // Phase 4: the header (thread 0) and every thread's tokens, or-ed where words are shared.
+    if (t == 0) {
+        WordSink header(words, 0, sh.plan.header_bits);
+        write_header(sh.plan, header);
+        header.flush();
+    }
+    {
+        WordSink sink(words, sh.plan.header_bits + before, bits);
+        for (uint32_t k = 0; k < token_count; ++k) {
+            const uint32_t code = sh.table[my_tokens[lo + k]];
+            sink.put(code >> 5, code & 31);
+        }
+        sink.flush();
+    }
+    // Phase 5: the end of block and the sync flush (its bytes are or-ed: no barrier needed).
+    if (t == kPngDeflateThreads - 1) {
+        const uint64_t at = sh.plan.header_bits + all;
+        const uint32_t eob = sh.table[kEndOfBlock];
+        WordSink end(words, at, eob & 31);
+        end.put(eob >> 5, eob & 31);
+        end.flush();
+        segment_bytes[s] = uint32_t(end_segment(words, at + (eob & 31)));
+    }
+}
+
+// The pieces back to back: block s sums the sizes before it and copies its slot's bytes.
+__global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_bytes, const uint32_t* __restrict__ sizes,
+                               uint8_t* __restrict__ packed) {
+    __shared__ unsigned long long partial[kPngDeflateThreads];
+    const int s = blockIdx.x, t = threadIdx.x;
+    unsigned long long sum = 0;
+    for (int k = t; k < s; k += blockDim.x) sum += sizes[k];
+    partial[t] = sum;
+    __syncthreads();
+    for (int stride = kPngDeflateThreads / 2; stride > 0; stride /= 2) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    const size_t offset = size_t(partial[0]);
+    const uint8_t* from = slots + size_t(s) * slot_bytes;
+    for (size_t i = size_t(t); i < sizes[s]; i += blockDim.x) packed[offset + i] = from[i];
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Launcher
+
+struct PngCudaEncoder::Impl {
+    int width = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, filtered_done = nullptr, deflated = nullptr, copied = nullptr;
+    uint8_t* above = nullptr;  // the row before the next call's first (RGBA), zero at first
+    uint8_t* filtered = nullptr;
+    uint16_t* tokens = nullptr;
+    uint8_t* slots = nullptr;
+    uint8_t* packed = nullptr;
+    uint32_t* sizes = nullptr;  // segment bytes, then Adler-32s: 2 * segments entries
+    size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0;
+    uint8_t* host_bytes = nullptr;  // pinned
+    uint32_t* host_sizes = nullptr;  // pinned, 2 * segments
+    std::vector<uint8_t> last_row;
+    uint8_t* rows_buffer[2] = {nullptr, nullptr};
+    size_t rows_buffer_bytes[2] = {0, 0};
+    PngCudaEncoded result;
+
+    void free_work() {
+        cudaFree(filtered);
+        cudaFree(tokens);
+        cudaFree(slots);
+        cudaFree(packed);
+        cudaFree(sizes);
+        cudaFreeHost(host_bytes);
+        cudaFreeHost(host_sizes);
+        filtered = slots = packed = host_bytes = nullptr;
+        tokens = nullptr;
+        sizes = host_sizes = nullptr;
+        filtered_capacity = segments_capacity = slots_capacity = 0;
+    }
+    ~Impl() {
+        // Errors ignored: this also runs while an exception unwinds.
+        free_work();
+        cudaFree(above);
+        cudaFree(rows_buffer[0]);
+        cudaFree(rows_buffer[1]);
+        if (start) cudaEventDestroy(start);
+        if (filtered_done) cudaEventDestroy(filtered_done);
+        if (deflated) cudaEventDestroy(deflated);
+        if (copied) cudaEventDestroy(copied);
+        if (stream) cudaStreamDestroy(stream);
+    }
+
+    // Room for n filtered bytes and `segments` slots of slot_bytes.
+    void ensure(size_t n, size_t segments, size_t slot_bytes) {
+        if (n <= filtered_capacity && segments <= segments_capacity && segments * slot_bytes <= slots_capacity) return;
+        free_work();
+        const size_t slots_bytes = segments * slot_bytes;
+        CUDA_CHECK(cuda_malloc(&filtered, n));
+        CUDA_CHECK(cuda_malloc(&tokens, n * sizeof(uint16_t)));
+        CUDA_CHECK(cuda_malloc(&slots, slots_bytes));
+        CUDA_CHECK(cuda_malloc(&packed, slots_bytes));
+        CUDA_CHECK(cuda_malloc(&sizes, 2 * segments * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMallocHost(&host_bytes, slots_bytes));
+        CUDA_CHECK(cudaMallocHost(&host_sizes, 2 * segments * sizeof(uint32_t)));
+        filtered_capacity = n;
+        segments_capacity = segments;
+        slots_capacity = slots_bytes;
+    }
+};
+
+PngCudaEncoder::PngCudaEncoder(int width) : impl_(std::make_unique<Impl>()) {
+    if (width <= 0) throw std::invalid_argument("PngCudaEncoder: width must be positive");
+    Impl& m = *impl_;
+    m.width = width;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreate(&m.start));
+    CUDA_CHECK(cudaEventCreate(&m.filtered_done));
+    CUDA_CHECK(cudaEventCreate(&m.deflated));
+    CUDA_CHECK(cudaEventCreate(&m.copied));
+    CUDA_CHECK(cuda_malloc(&m.above, size_t(width) * 4));
+    CUDA_CHECK(cudaMemset(m.above, 0, size_t(width) * 4));
+    m.last_row.assign(size_t(width) * 4, 0);
+}
+
+PngCudaEncoder::~PngCudaEncoder() = default;
+
+uint8_t* PngCudaEncoder::device_rows(int which, size_t bytes) {
+    Impl& m = *impl_;
+    if (which < 0 || which > 1) throw std::invalid_argument("PngCudaEncoder::device_rows: buffer 0 or 1");
+    if (m.rows_buffer_bytes[which] < bytes) {
+        CUDA_CHECK(cudaFree(m.rows_buffer[which]));
+        m.rows_buffer[which] = nullptr;
+        m.rows_buffer_bytes[which] = 0;
+        CUDA_CHECK(cuda_malloc(&m.rows_buffer[which], bytes));
+        m.rows_buffer_bytes[which] = bytes;
+    }
+    return m.rows_buffer[which];
+}
+
+uint8_t* PngCudaEncoder::upload_rows(int which, const uint8_t* rgba_host, size_t bytes) {
+    uint8_t* rows = device_rows(which, bytes);
+    CUDA_CHECK(cudaMemcpy(rows, rgba_host, bytes, cudaMemcpyHostToDevice));
+    return rows;
+}
+
+const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_device, int rows) {
+    Impl& m = *impl_;
+    if (rows <= 0) throw std::invalid_argument("PngCudaEncoder: no rows to encode");
+    const size_t row_bytes = size_t(m.width) * 3 + 1;
+    const int rows_per_segment = png_rows_per_segment(m.width, rows);
+    const int segments = (rows + rows_per_segment - 1) / rows_per_segment;
+    // A segment of more than 2^31 bytes would overflow the 32-bit sizes (a row of 700 million
+    // pixels): not an image this encoder meets, but say so rather than write a broken file.
+    if (size_t(rows_per_segment) * row_bytes > (size_t(1) << 31))
+        throw std::runtime_error("the GPU's PNG encoder takes rows of up to 2 GB");
+    const size_t slot = segment_slot_bytes(size_t(rows_per_segment) * row_bytes);
+    m.ensure(size_t(rows) * row_bytes, size_t(segments), slot);
+
+    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+    const size_t pixels = size_t(m.width) * size_t(rows);
+    const int filter_blocks = int(std::min<size_t>((pixels + 255) / 256, 65535));
+    filter_kernel<<<filter_blocks, 256, 0, m.stream>>>(rgba_device, m.above, m.width, rows, m.filtered);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(m.filtered_done, m.stream));
+    deflate_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.filtered, row_bytes, rows, rows_per_segment,
+                                                                  m.tokens, m.slots, slot, m.sizes,
+                                                                  m.sizes + segments);
+    CUDA_CHECK_LAUNCH();
+    compact_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.slots, slot, m.sizes, m.packed);
+    CUDA_CHECK_LAUNCH();
+    // The last row is the next call's predictor, on the device and (for a CPU fallback) here.
+    const uint8_t* last = rgba_device + size_t(rows - 1) * size_t(m.width) * 4;
+    CUDA_CHECK(cudaMemcpyAsync(m.above, last, size_t(m.width) * 4, cudaMemcpyDeviceToDevice, m.stream));
+    CUDA_CHECK(cudaEventRecord(m.deflated, m.stream));
+    CUDA_CHECK(cudaMemcpyAsync(m.host_sizes, m.sizes, 2 * size_t(segments) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                               m.stream));
+    CUDA_CHECK(cudaMemcpyAsync(m.last_row.data(), last, size_t(m.width) * 4, cudaMemcpyDeviceToHost, m.stream));
+    CUDA_CHECK(cudaStreamSynchronize(m.stream));
+    size_t total = 0;
+    for (int s = 0; s < segments; ++s) total += m.host_sizes[s];
+    CUDA_CHECK(cudaMemcpyAsync(m.host_bytes, m.packed, total, cudaMemcpyDeviceToHost, m.stream));
+    CUDA_CHECK(cudaEventRecord(m.copied, m.stream));
+    CUDA_CHECK(cudaStreamSynchronize(m.stream));
+
+    float device_ms = 0, copy_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&device_ms, m.start, m.deflated));
+    CUDA_CHECK(cudaEventElapsedTime(&copy_ms, m.deflated, m.copied));
+    PngCudaEncoded& r = m.result;
+    r.rows.rows = rows;
+    r.rows.segments = size_t(segments);
+    r.rows.bytes = m.host_bytes;
+    r.rows.segment_bytes = m.host_sizes;
+    r.rows.segment_adler = m.host_sizes + segments;
+    r.rows.last_row_rgba = m.last_row.data();
+    r.device_ms = device_ms;
+    r.copy_ms = copy_ms;
+    return r;
+}
+
+}  // namespace ms

@@ -1,0 +1,315 @@
+// test_png_encode_cuda.cpp: the GPU's PNG encoder (compute/io/png_encode_cuda.h).
+// On the host, everywhere: its emulation (the same phases, one thread after another) gives raw
+// deflate that zlib inflates back to every byte, on fractal frames, random bytes (stored blocks),
+// runs, tiny inputs (fewer bytes than threads), odd widths, one row and several segments; its
+// Adler-32s are zlib's; a PNG written through PngStreamWriter::write_deflated_rows decodes to the
+// image; and on a 4K frame its file is within 0.5% of the CPU encoder's.
+// On a GPU (skipped here with the reason): the device's bytes, sizes and Adler-32s equal the
+// emulation's byte for byte, and the PNG it writes decodes to the image.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/palette.h"
+#include "compute/io/image_io.h"
+#include "compute/io/png_encode.h"
+#include "compute/io/png_encode_cuda.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Raw-inflates `stream` (non-final blocks, to which an empty final block is added) with zlib.
+bool inflate_raw(std::vector<uint8_t> stream, size_t expected_size, std::vector<uint8_t>* out, std::string* why) {
+    stream.push_back(0x03);  // BFINAL 1, fixed codes, end of block
+    stream.push_back(0x00);
+    z_stream zs{};
+    if (inflateInit2(&zs, -15) != Z_OK) {
+        *why = "inflateInit2 failed";
+        return false;
+    }
+    out->assign(expected_size + 16, 0);
+    zs.next_in = stream.data();
+    zs.avail_in = uInt(stream.size());
+    zs.next_out = out->data();
+    zs.avail_out = uInt(out->size());
+    const int status = inflate(&zs, Z_FINISH);
+    out->resize(zs.total_out);
+    if (status != Z_STREAM_END) *why = std::string("inflate: ") + (zs.msg ? zs.msg : std::to_string(status));
+    const bool consumed_all = zs.avail_in == 0;
+    inflateEnd(&zs);
+    if (status == Z_STREAM_END && !consumed_all) *why = "bytes left after the final block";
+    return status == Z_STREAM_END && consumed_all;
+}
+
+// One segment through the emulation: zlib inflates it to `data`, it ends with a sync flush,
+// its Adler-32 is zlib's. Returns its size.
+size_t expect_segment_round_trip(const std::vector<uint8_t>& data, const std::string& what) {
+    std::vector<uint8_t> stream;
+    uint32_t adler = 0;
+    ms::png_deflate_segment_emulated(data.data(), data.size(), &stream, &adler);
+    EXPECT_GE(stream.size(), 5u) << what;
+    if (stream.size() < 5) return 0;
+    EXPECT_EQ(0, std::memcmp(stream.data() + stream.size() - 4, "\x00\x00\xff\xff", 4)) << what;
+    EXPECT_EQ(adler, uint32_t(adler32(1, data.data(), uInt(data.size())))) << what;
+    // Never larger than storing the bytes (5 bytes a stored block, and the sync flush's 5).
+    EXPECT_LE(stream.size(), data.size() + 5 * ((data.size() + 65534) / 65535) + 5 + 1) << what;
+    std::vector<uint8_t> back;
+    std::string why;
+    EXPECT_TRUE(inflate_raw(stream, data.size(), &back, &why)) << what << ": " << why;
+    EXPECT_EQ(back.size(), data.size()) << what;
+    for (size_t i = 0; i < std::min(back.size(), data.size()); ++i) {
+        if (back[i] != data[i]) {
+            ADD_FAILURE() << what << ": first difference at byte " << i << " of " << data.size();
+            break;
+        }
+    }
+    return stream.size();
+}
+
+std::vector<uint8_t> random_bytes(size_t n, std::mt19937& rng, int alphabet = 256) {
+    std::vector<uint8_t> v(n);
+    std::uniform_int_distribution<int> byte(0, alphabet - 1);
+    for (auto& b : v) b = uint8_t(byte(rng));
+    return v;
+}
+
+// A fractal frame as RGBA (the default view, or its seahorse valley, on the fast CPU path).
+std::vector<uint8_t> fractal_rgba(int width, int height, bool seahorse = false) {
+    ms::View view;
+    view.width = width;
+    view.height = height;
+    if (seahorse) {
+        view.center_re = "-0.745";
+        view.center_im = "0.11";
+        view.zoom = 60.0;
+    }
+    std::vector<float> mu(size_t(width) * height);
+    ms::mandelbrot_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
+    std::vector<uint8_t> rgba(mu.size() * 4);
+    ms::colorize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
+    return rgba;
+}
+
+// The Up-filtered RGB rows of an image (the reference filter), as the zlib stream carries them.
+std::vector<uint8_t> filtered_rows(const std::vector<uint8_t>& rgba, int width, int height) {
+    const size_t stride = size_t(width) * 3 + 1;
+    std::vector<uint8_t> zero(size_t(width) * 4, 0), filtered(stride * size_t(height));
+    for (int r = 0; r < height; ++r)
+        ms::png_filter_row_reference(rgba.data() + size_t(r) * width * 4,
+                                     r == 0 ? zero.data() : rgba.data() + size_t(r - 1) * width * 4, width,
+                                     filtered.data() + size_t(r) * stride);
+    return filtered;
+}
+
+// Rows through png_encode_rows_emulated, joined into one zlib stream as the PNG writer joins
+// them; zlib's uncompress gives back the filtered rows (and checks the Adler-32).
+void expect_rows_round_trip(const std::vector<uint8_t>& rgba, int width, int height, const std::string& what) {
+    std::vector<uint8_t> zero(size_t(width) * 4, 0), bytes;
+    std::vector<uint32_t> sizes, adlers;
+    ms::png_encode_rows_emulated(rgba.data(), zero.data(), width, height, &bytes, &sizes, &adlers);
+    const int per_segment = ms::png_rows_per_segment(width, height);
+    ASSERT_EQ(sizes.size(), size_t((height + per_segment - 1) / per_segment)) << what;
+    size_t total = 0;
+    for (uint32_t s : sizes) total += s;
+    ASSERT_EQ(total, bytes.size()) << what;
+
+    ms::PngEncoder encoder(width);
+    ms::PngDeflatedRows rows;
+    rows.rows = height;
+    rows.segments = sizes.size();
+    rows.bytes = bytes.data();
+    rows.segment_bytes = sizes.data();
+    rows.segment_adler = adlers.data();
+    rows.last_row_rgba = rgba.data() + size_t(height - 1) * width * 4;
+    ms::PngStreamPieces pieces;
+    std::vector<uint8_t> stream;
+    encoder.append_deflated(rows, &pieces);
+    pieces.append_to(&stream);
+    for (size_t k = 0; k < pieces.count; ++k)
+        EXPECT_EQ(pieces.crc[k], uint32_t(crc32(0, pieces.bytes[k].data(), uInt(pieces.bytes[k].size())))) << what;
+    encoder.finish(&pieces);
+    pieces.append_to(&stream);
+
+    const std::vector<uint8_t> expected = filtered_rows(rgba, width, height);
+    std::vector<uint8_t> back(expected.size() + 16);
+    uLongf length = uLongf(back.size());
+    ASSERT_EQ(uncompress(back.data(), &length, stream.data(), uLong(stream.size())), Z_OK) << what;
+    ASSERT_EQ(length, expected.size()) << what;
+    for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(back[i], expected[i]) << what << ": first difference at byte " << i;
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() / ("ms_png_encode_cuda_" + std::to_string(::getpid()));
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST(PngDeflateEmulated, RandomBytesGoOutStoredAndRoundTrip) {
+    std::mt19937 rng(7);
+    for (size_t n : {size_t(65535), size_t(65536), size_t(200000), size_t(1) << 20}) {
+        const auto data = random_bytes(n, rng);
+        const size_t size = expect_segment_round_trip(data, "random " + std::to_string(n));
+        EXPECT_EQ(size, n + 5 * ((n + 65534) / 65535) + 5) << "stored blocks exactly, n = " << n;
+    }
+}
+
+TEST(PngDeflateEmulated, RunsAndSmallAlphabetsCompress) {
+    std::mt19937 rng(11);
+    const std::vector<uint8_t> zeros(1 << 20, 0);
+    EXPECT_LT(expect_segment_round_trip(zeros, "a megabyte of zeros"), size_t(20000));
+    std::vector<uint8_t> pixels(300001);
+    for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = uint8_t("\x10\x80\xf0"[i % 3]);
+    EXPECT_LT(expect_segment_round_trip(pixels, "one pixel repeated"), size_t(10000));
+    const auto small = random_bytes(500000, rng, 4);
+    EXPECT_LT(expect_segment_round_trip(small, "four symbols"), small.size() / 3);
+}
+
+TEST(PngDeflateEmulated, TinyInputsWithFewerBytesThanThreads) {
+    std::mt19937 rng(3);
+    for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(7), size_t(100), size_t(255), size_t(256),
+                     size_t(257), size_t(1000), size_t(4099)}) {
+        expect_segment_round_trip(random_bytes(n, rng, 3), "tiny " + std::to_string(n));
+        expect_segment_round_trip(std::vector<uint8_t>(n, 9), "tiny run " + std::to_string(n));
+    }
+}
+
+TEST(PngEncodeEmulated, FractalFramesOddWidthsOneRowAndSegments) {
+    expect_rows_round_trip(fractal_rgba(640, 360), 640, 360, "640x360 (one segment)");
+    expect_rows_round_trip(fractal_rgba(1023, 700, true), 1023, 700, "1023x700 seahorse (several segments)");
+    expect_rows_round_trip(fractal_rgba(3, 5), 3, 5, "3x5");
+    expect_rows_round_trip(fractal_rgba(1, 1), 1, 1, "1x1");
+    expect_rows_round_trip(fractal_rgba(4097, 1), 4097, 1, "one row of 4097");
+    expect_rows_round_trip(fractal_rgba(1, 3000), 1, 3000, "one pixel wide");
+    // A row of more than kPngSegmentBytes: one row a segment.
+    expect_rows_round_trip(fractal_rgba(400000, 3), 400000, 3, "rows wider than a segment");
+    std::mt19937 rng(5);
+    expect_rows_round_trip(random_bytes(size_t(301) * 1200 * 4, rng), 301, 1200, "random pixels");
+}
+
+// The stream writer takes the emulation's rows as the GPU's: the PNG decodes to the image,
+// and CPU-encoded rows can follow them (the fallback after a GPU failure).
+TEST(PngEncodeEmulated, StreamWriterWritesDeflatedRowsThenCpuRows) {
+    TempDir dir;
+    const int width = 777, height = 900, split = 600;
+    const auto rgba = fractal_rgba(width, height, true);
+    const fs::path path = dir.path / "mixed.png";
+    {
+        ms::PngStreamWriter writer(path, width, height, "");
+        std::vector<uint8_t> zero(size_t(width) * 4, 0), bytes;
+        std::vector<uint32_t> sizes, adlers;
+        ms::png_encode_rows_emulated(rgba.data(), zero.data(), width, split, &bytes, &sizes, &adlers);
+        ms::PngDeflatedRows rows;
+        rows.rows = split;
+        rows.segments = sizes.size();
+        rows.bytes = bytes.data();
+        rows.segment_bytes = sizes.data();
+        rows.segment_adler = adlers.data();
+        rows.last_row_rgba = rgba.data() + size_t(split - 1) * width * 4;
+        writer.write_deflated_rows(rows, 0.0);
+        writer.write_rows(rgba.data() + size_t(split) * width * 4, height - split);
+        writer.finish();
+        EXPECT_TRUE(writer.timings().gpu_encoded);
+    }
+    const ms::PngImage image = ms::read_png(path);
+    ASSERT_EQ(image.width, width);
+    ASSERT_EQ(image.height, height);
+    for (size_t i = 0; i < rgba.size(); ++i) ASSERT_EQ(image.rgba[i], rgba[i]) << "first difference at byte " << i;
+}
+
+// One Huffman block per segment and a few bytes lost at each thread's border: on a 4K frame the
+// file stays within 0.5% of the CPU encoder's (one block per 64K symbols).
+TEST(PngEncodeEmulated, SizeWithinHalfAPercentOfTheCpuEncoderAt4K) {
+    const int width = 3840, height = 2160;
+    for (bool seahorse : {false, true}) {
+        const auto rgba = fractal_rgba(width, height, seahorse);
+        std::vector<uint8_t> zero(size_t(width) * 4, 0), bytes, cpu;
+        std::vector<uint32_t> sizes, adlers;
+        ms::png_encode_rows_emulated(rgba.data(), zero.data(), width, height, &bytes, &sizes, &adlers);
+        ms::PngEncoder encoder(width);
+        encoder.encode_rows(rgba.data(), height, &cpu);
+        const double ratio = double(bytes.size() + 2) / double(cpu.size());
+        std::printf("4K %s frame: GPU encoder (emulated) %zu bytes, CPU encoder %zu bytes: %.4fx\n",
+                    seahorse ? "seahorse" : "default", bytes.size() + 2, cpu.size(), ratio);
+        EXPECT_LT(ratio, 1.005) << (seahorse ? "seahorse" : "default");
+    }
+}
+
+// --- On the GPU --------------------------------------------------------------------------
+
+class PngEncodeCuda : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string reason;
+        if (!ms::cuda_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+    }
+};
+
+// The device's output equals the emulation's, byte for byte, over several calls (the Up filter
+// reaching across them), and zlib inflates it to the rows.
+TEST_F(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
+    struct Case {
+        int width, height, calls;
+        int kind;  // 0 fractal, 1 seahorse, 2 random
+    };
+    const Case cases[] = {{1920, 1080, 1, 0}, {1023, 2000, 3, 1}, {301, 1200, 2, 2}, {1, 3000, 2, 0},
+                          {4097, 3, 3, 1},   {3, 5, 1, 0},       {400000, 4, 2, 0}};
+    std::mt19937 rng(9);
+    for (const Case& c : cases) {
+        const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) + " in " +
+                                 std::to_string(c.calls) + " calls";
+        const auto rgba = c.kind == 2 ? random_bytes(size_t(c.width) * c.height * 4, rng)
+                                      : fractal_rgba(c.width, c.height, c.kind == 1);
+        ms::PngCudaEncoder gpu(c.width);
+        ms::PngEncoder stream_encoder(c.width);
+        ms::PngStreamPieces pieces;
+        std::vector<uint8_t> stream, zero(size_t(c.width) * 4, 0);
+        int at = 0;
+        for (int call = 0; call < c.calls; ++call) {
+            const int rows = (c.height - at) / (c.calls - call);
+            const uint8_t* part = rgba.data() + size_t(at) * c.width * 4;
+            const size_t bytes = size_t(rows) * c.width * 4;
+            const ms::PngCudaEncoded& out = gpu.encode_rows_device(gpu.upload_rows(call % 2, part, bytes), rows);
+            std::vector<uint8_t> want;
+            std::vector<uint32_t> sizes, adlers;
+            ms::png_encode_rows_emulated(part, at == 0 ? zero.data() : part - size_t(c.width) * 4, c.width, rows, &want,
+                                         &sizes, &adlers);
+            ASSERT_EQ(out.rows.segments, sizes.size()) << what;
+            size_t offset = 0;
+            for (size_t s = 0; s < sizes.size(); ++s) {
+                ASSERT_EQ(out.rows.segment_bytes[s], sizes[s]) << what << ", call " << call << ", segment " << s;
+                EXPECT_EQ(out.rows.segment_adler[s], adlers[s]) << what << ", call " << call << ", segment " << s;
+                for (size_t i = 0; i < sizes[s]; ++i)
+                    ASSERT_EQ(out.rows.bytes[offset + i], want[offset + i])
+                        << what << ", call " << call << ", segment " << s << ": first difference at byte " << i;
+                offset += sizes[s];
+            }
+            ASSERT_EQ(0, std::memcmp(out.rows.last_row_rgba, part + bytes - size_t(c.width) * 4, size_t(c.width) * 4));
+            stream_encoder.append_deflated(out.rows, &pieces);
+            pieces.append_to(&stream);
+            at += rows;
+        }
+        stream_encoder.finish(&pieces);
+        pieces.append_to(&stream);
+        const std::vector<uint8_t> expected = filtered_rows(rgba, c.width, c.height);
+        std::vector<uint8_t> back(expected.size() + 16);
+        uLongf length = uLongf(back.size());
+        ASSERT_EQ(uncompress(back.data(), &length, stream.data(), uLong(stream.size())), Z_OK) << what;
+        ASSERT_EQ(length, expected.size()) << what;
+        EXPECT_EQ(0, std::memcmp(back.data(), expected.data(), expected.size())) << what;
+    }
+}
