@@ -33,6 +33,8 @@
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/io/png_encode.h"
+#include "compute/io/png_encode_cuda.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/number_text.h"
@@ -181,11 +183,19 @@ int render_request(const RenderRequest& request) {
     const Precision precision = resolve_precision(samples, request.precision);
     if (is_deep(precision))
         if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return bad_input(problem);
+    if (is_deep(precision) && request.png_encoder == "cuda")
+        return bad_input("--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the CPU");
     if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
     if (!samples.zoom.fits_double() || !(pixel_step(samples) > 0.0))
         return bad_input("the direct " + std::string(precision_name(precision)) + " kernels cannot reach zoom " +
                          view.zoom.text() + " (the pixel step is past double's range); use --precision=auto, " +
                          "deep-double or deep-floatexp");
+    // The GPU's PNG encoder takes rows coloured on the device, as they are (no box filter on
+    // the host), when the smooth values need not come back too.
+    const bool png_on_gpu = request.png_encoder != "cpu" && cuda && k == 1 && request.raw_path.empty();
+    if (request.png_encoder == "cuda" && !png_on_gpu)
+        return bad_input(std::string("--png-encoder=cuda encodes frames coloured on the GPU: it needs the CUDA backend, ") +
+                         "no --supersample and no --raw");
     if (view.max_iterations > kMaxDirectIterations)
         return bad_input("the direct " + std::string(precision_name(precision)) + " kernels count at most " +
                          std::to_string(kMaxDirectIterations) + " iterations (got " +
@@ -206,7 +216,7 @@ int render_request(const RenderRequest& request) {
                          describe_mib(sample_row_bytes + kernel_bytes) + " of memory but only " + describe_mib(usable) +
                          " are available");
     const double image_bytes = double(view.width) * view.height * 4.0;
-    const bool stream_png = request.stream_png || request.band_rows > 0 || image_bytes > 512.0 * kMiB ||
+    const bool stream_png = request.stream_png || png_on_gpu || request.band_rows > 0 || image_bytes > 512.0 * kMiB ||
                             image_bytes * 3 + 256.0 * kMiB > usable || image_bytes + view.height > double(INT_MAX);
     int band_rows = request.band_rows;
     if (band_rows <= 0) {
@@ -307,7 +317,7 @@ int render_request(const RenderRequest& request) {
         // thread, while this thread encodes band k on every core (and the PNG writer's own
         // thread writes band k-1): the bands take about the longer of the two, not their sum.
         // Two band buffers alternate. (The CUDA state is one per process, behind its mutex.)
-        const bool overlap = cuda && stream_png && direct && mu.empty() && bands > 1;
+        const bool overlap = !png_on_gpu && cuda && stream_png && direct && mu.empty() && bands > 1;
         std::vector<uint8_t> rgba_other(overlap ? band_samples * 4 : 0);
         auto cuda_band = [&](int band, uint8_t* band_rgba) {
             const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
@@ -316,6 +326,27 @@ int render_request(const RenderRequest& request) {
                        ? mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba, nullptr)
                        : render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0, band_rgba,
                                                       nullptr);
+        };
+        // The GPU's PNG encoder (compute/io/png_encode_cuda.h): band k is coloured into one of two
+        // device buffers, band k+1 into the other on a helper thread while band k is filtered and
+        // deflated on the GPU (its own stream) and its compressed bytes written by the PNG writer's
+        // thread. Without it (--png-encoder=auto and a CUDA failure) the CPU encodes, with the reason.
+        std::unique_ptr<PngCudaEncoder> gpu_png;
+        uint8_t* device_band[2] = {nullptr, nullptr};
+        if (png_on_gpu) {
+            try {
+                gpu_png = std::make_unique<PngCudaEncoder>(view.width);
+                for (int b = 0; b < 2 && b < bands; ++b) device_band[b] = gpu_png->device_rows(b, band_samples * 4);
+            } catch (const std::runtime_error& e) {
+                if (request.png_encoder == "cuda") throw;
+                gpu_png.reset();
+                std::fprintf(stderr, "mandelscope render: the GPU's PNG encoder cannot start (%s); the CPU encodes.\n", e.what());
+            }
+        }
+        auto cuda_band_device = [&](int band) {
+            const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
+            const PixelRect rect{0, y0, samples.width, rows};
+            return render_coloured_cuda(samples, precision, request.shortcuts, table, rect, 1.0, device_band[band % 2], nullptr);
         };
         std::future<FrameStats> ahead;
         ProgressBar progress("render");
@@ -329,7 +360,10 @@ int render_request(const RenderRequest& request) {
                                        : overlap && band % 2 == 1 ? rgba_other.data()
                                                                   : rgba.data();
             FrameStats stats;
-            if (overlap) {
+            if (gpu_png) {
+                stats = band == 0 ? cuda_band_device(0) : ahead.get();
+                if (band + 1 < bands) ahead = std::async(std::launch::async, cuda_band_device, band + 1);
+            } else if (overlap) {
                 stats = band == 0 ? cuda_band(0, band_rgba) : ahead.get();
                 if (band + 1 < bands)
                     ahead = std::async(std::launch::async, cuda_band, band + 1,
@@ -365,7 +399,26 @@ int render_request(const RenderRequest& request) {
             total.escaped_pixels += stats.escaped_pixels;
             total.compute_ms += stats.compute_ms;
             if (npy_stream) npy_stream->write_rows(mu.data(), rect.height);
-            if (stream_png && direct) {
+            const PngCudaEncoded* encoded = nullptr;
+            double gpu_encode_ms = 0.0;
+            if (gpu_png) {
+                try {
+                    encoded = &gpu_png->encode_rows_device(device_band[band % 2], rows);
+                    gpu_encode_ms = since(write_start);
+                } catch (const std::runtime_error& e) {
+                    if (request.png_encoder == "cuda") throw;
+                    std::fprintf(stderr, "mandelscope render: the GPU's PNG encoder failed (%s); the CPU encodes the rest.\n",
+                                 e.what());
+                    if (ahead.valid()) ahead.get();  // the next band's device rows are dropped: it is computed again
+                    gpu_png.reset();
+                    cuda_band(band, rgba.data());  // this band again, to the host
+                }
+            }
+            if (encoded) {
+                png_stream->write_deflated_rows(encoded->rows, gpu_encode_ms);
+            } else if (stream_png && direct && png_on_gpu) {
+                png_stream->write_rows(rgba.data(), rows);  // after a fallback
+            } else if (stream_png && direct) {
                 png_stream->write_rows(band_rgba, rows);
             } else if (stream_png) {
                 downsample(rgba.data(), samples.width, k, view.width, rows, out.data());
@@ -418,9 +471,10 @@ int render_request(const RenderRequest& request) {
     // thread beside it, and the final fsync. "waited" above zero means the disk was the slower
     // stage; --disk-check times the disk alone on the same number of bytes.
     const double write_and_fsync_ms = png_timings.write_ms + png_timings.fsync_ms;
-    std::printf("png        encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
+    std::printf("png        %s encoder: encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
                 "fsync %.1f ms; %llu bytes (%.0f MB/s of PNG through write and fsync)\n",
-                png_timings.encode_ms, png_timings.encode_ms > 0 ? png_timings.raw_bytes / (png_timings.encode_ms * 1e3) : 0.0,
+                png_timings.gpu_encoded ? "GPU" : "CPU", png_timings.encode_ms,
+                png_timings.encode_ms > 0 ? png_timings.raw_bytes / (png_timings.encode_ms * 1e3) : 0.0,
                 png_timings.write_ms, png_timings.wait_ms, png_timings.fsync_ms,
                 (unsigned long long)png_timings.file_bytes,
                 write_and_fsync_ms > 0 ? png_timings.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
@@ -479,6 +533,11 @@ int run_render_command(int argc, char** argv) {
     app.add_option("--save-location", save_location, "Also write the view as a .kfr location file");
     app.add_flag("--disk-check", request.disk_check,
                  "After writing, time the disk alone on the PNG's size (write and fsync, as dd conv=fsync) to compare");
+    app.add_option("--png-encoder", request.png_encoder,
+                   "Who deflates the PNG: cuda (on the GPU, where the frame is coloured there), cpu, or auto "
+                   "(cuda with --backend=cuda, no --supersample and no --raw)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+        ->capture_default_str();
     app.add_flag("--print-view", print_view, "Print the view (centre, zoom, iterations, size) once the PNG is written");
     app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
         ->capture_default_str();

@@ -24,6 +24,8 @@ struct RenderRequest {
     int band_rows = 0;                  // output rows per band; 0 = chosen from memory
     bool stream_png = false;            // force the band-by-band PNG writer (tests)
     bool disk_check = false;            // --disk-check: also time the disk alone on the PNG's size
+    std::string png_encoder = "auto";   // --png-encoder: "cpu", "cuda" or "auto" (the GPU's where
+                                        // the frame is coloured there: CUDA, no supersampling or --raw)
 };
 
 // Checks and renders a request: one sentence on stderr and 2 for bad input (found before any
