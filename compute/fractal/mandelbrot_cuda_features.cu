@@ -232,37 +232,56 @@ __device__ __forceinline__ void write_feature_pixel(const FeatureParams& p, long
     if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period);
 }
 
+__device__ __forceinline__ bool is_late(float smooth) { return smooth >= 0.0f && smooth + 2.5f >= kShortOrbitSteps; }
+
+// The late list, made before either pass so that the persistent kernel's long orbits run on a
+// second stream beside the short pass (their time is the longest orbits' latency, not work).
+__global__ void __launch_bounds__(256) late_list_kernel(const float* mu, int width, int height,
+                                                        unsigned long long* late_count, int* late) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool inside = x < width && y < height;
+    const long long pixel = (long long)y * width + x;
+    const bool mine = inside && is_late(mu[pixel]);
+    // Every lane reaches the ballot (blocks are 32 x 8: a warp is one row of 32): one atomic a warp.
+    const unsigned lanes = __ballot_sync(0xffffffffu, mine);
+    if (!lanes) return;
+    const unsigned lane = threadIdx.x % 32, leader = unsigned(__ffs(lanes) - 1);
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(late_count, (unsigned long long)__popc(lanes));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (mine) late[base + __popc(lanes & ((1u << lane) - 1u))] = int(pixel);
+}
+
 template <typename T, unsigned kFeatures>
 __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    const bool inside = x < p.rect_width && y < p.rect_height;
+    if (x >= p.rect_width || y >= p.rect_height) return;
     const long long pixel = (long long)y * p.rect_width + x;
-    const float smooth = inside ? p.mu[pixel] : -1.0f;
-    const bool late = inside && smooth >= 0.0f && smooth + 2.5f >= kShortOrbitSteps;
-    // Every lane reaches the ballot (blocks are 32 x 8: a warp is one row of 32).
-    const unsigned late_lanes = __ballot_sync(0xffffffffu, late);
-    if (late_lanes) {
-        const unsigned lane = threadIdx.x % 32;
-        unsigned long long base = 0;
-        if (lane == unsigned(__ffs(late_lanes) - 1)) base = atomicAdd(&p.counters[3], (unsigned long long)__popc(late_lanes));
-        base = __shfl_sync(0xffffffffu, base, __ffs(late_lanes) - 1);
-        if (late) p.late[base + __popc(late_lanes & ((1u << lane) - 1u))] = int(pixel);
-    }
-    if (!inside || late) return;
+    const float smooth = p.mu[pixel];
+    if (is_late(smooth)) return;  // the late list's
+    float distance = 0.0f, stripe = 0.0f, period = 0.0f;
     if (!(smooth >= 0.0f)) {
-        float distance = 0.0f, stripe = 0.0f, period = 0.0f;
         finish_interior<kFeatures>(0, &distance, &stripe, &period);
         write_feature_pixel<T, kFeatures>(p, pixel, kInteriorMu, distance, stripe, period);
         return;
     }
+    // Step by step with a test each (a short orbit would redo most of a block of 4 on its escape);
+    // the reference's arithmetic and order (BlockedOrbit::advance), so the same k.
     BlockedOrbit<T, kFeatures> orbit;
     const int interval = periodicity_interval(p.max_iterations);
     orbit.start(T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.stripe_density, interval);
-    OrbitState state;
-    do state = orbit.run_block(p.max_iterations, false, interval);
-    while (state == OrbitState::Running);
-    float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    OrbitState state = OrbitState::Interior;
+    while (orbit.k < p.max_iterations) {
+        ++orbit.k;
+        orbit.norm = orbit.advance();
+        if (orbit.norm > bailout_squared) {
+            state = OrbitState::Escaped;
+            break;
+        }
+    }
     const float mu = orbit.finish_fast(state, p.inverse_step, &distance, &stripe, &period);
     write_feature_pixel<T, kFeatures>(p, pixel, mu, distance, stripe, period);
 }
@@ -349,6 +368,13 @@ __global__ void colour_kernel(ColourParams p, const float* mu, const float* dist
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
+// The escaped pass's second stream (non-blocking, so it runs beside the legacy default stream) and
+// its two events.
+struct SideStream {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t listed = nullptr, done = nullptr;
+};
+
 // Device buffers kept between frames, grown when a frame needs more.
 struct ColourCudaState {
     std::mutex mutex;
@@ -369,6 +395,7 @@ struct ColourCudaState {
     std::vector<uint32_t> table_uploaded;  // the palette table now in `table` (uploaded when it changes)
     int sm_count = 0;
     cudaEvent_t start = nullptr, stop = nullptr;
+    SideStream side;
 
     void release() {
         // Errors ignored: this also runs at exit, when the runtime may already be gone.
@@ -382,6 +409,10 @@ struct ColourCudaState {
         table_uploaded.clear();
         if (start) cudaEventDestroy(start);
         if (stop) cudaEventDestroy(stop);
+        if (side.listed) cudaEventDestroy(side.listed);
+        if (side.done) cudaEventDestroy(side.done);
+        if (side.stream) cudaStreamDestroy(side.stream);
+        side = SideStream{};
         mu = distance = stripe = period = cdf = nullptr;
         late = nullptr;
         sm_count = 0;
@@ -413,6 +444,9 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaEventCreate(&s.start));
         CUDA_CHECK(cudaEventCreate(&s.stop));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&s.side.stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s.side.listed, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s.side.done, cudaEventDisableTiming));
         CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(kHistogramSharedBytes)));
         s.device = device;
@@ -433,19 +467,32 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
 }
 
 template <typename T, unsigned kFeatures>
-void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only) {
+void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
+                     const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
     if (escaped_only) {
-        // mu is the smooth kernels' (p.mu): the short orbits here, the late list after.
+        // mu is the smooth kernels' (p.mu). The late list first; its persistent kernel on the side
+        // stream, beside the short pass on this one; then this stream waits for the side's.
         const dim3 block(32, 8);
         const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
-        escaped_features_kernel<T, kFeatures><<<grid, block>>>(p);
+        late_list_kernel<<<grid, block>>>(p.mu, p.rect_width, p.rect_height, p.counters + 3, p.late);
         CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(side.listed, 0));
+        CUDA_CHECK(cudaStreamWaitEvent(side.stream, side.listed, 0));
         FeatureParams late = p;
         late.from_late_list = true;
         late.cardioid_bulb = false;  // every listed pixel escapes
         late.periodicity = false;
-        launch_features<T, kFeatures>(late, true, sm_count, false);
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures>
+            <<<std::max(1, per_sm) * std::max(1, sm_count), 256, 0, side.stream>>>(late, late.counters + 2);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(side.done, side.stream));
+        escaped_features_kernel<T, kFeatures><<<grid, block>>>(p);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaStreamWaitEvent(0, side.done, 0));
         return;
     }
     if (persistent) {
@@ -465,15 +512,15 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
 
 template <typename T>
 void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
-                         bool escaped_only) {
+                         bool escaped_only, const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1>(p, persistent, sm_count, escaped_only);
-        case 2: return launch_features<T, 2>(p, persistent, sm_count, escaped_only);
-        case 3: return launch_features<T, 3>(p, persistent, sm_count, escaped_only);
-        case 4: return launch_features<T, 4>(p, persistent, sm_count, false);
-        case 5: return launch_features<T, 5>(p, persistent, sm_count, false);
-        case 6: return launch_features<T, 6>(p, persistent, sm_count, false);
-        default: return launch_features<T, 7>(p, persistent, sm_count, false);
+        case 1: return launch_features<T, 1>(p, persistent, sm_count, escaped_only, side);
+        case 2: return launch_features<T, 2>(p, persistent, sm_count, escaped_only, side);
+        case 3: return launch_features<T, 3>(p, persistent, sm_count, escaped_only, side);
+        case 4: return launch_features<T, 4>(p, persistent, sm_count, false, side);
+        case 5: return launch_features<T, 5>(p, persistent, sm_count, false, side);
+        case 6: return launch_features<T, 6>(p, persistent, sm_count, false, side);
+        default: return launch_features<T, 7>(p, persistent, sm_count, false, side);
     }
 }
 
@@ -510,8 +557,8 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 4 * sizeof(unsigned long long)));
     const auto launch_start = std::chrono::steady_clock::now();
     p.late = s.late;
-    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count, escaped_only);
-    else launch_features_any<double>(features, p, persistent, s.sm_count, escaped_only);
+    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count, escaped_only, s.side);
+    else launch_features_any<double>(features, p, persistent, s.sm_count, escaped_only, s.side);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
