@@ -136,6 +136,9 @@ inline const FamilyCase kBurningShip{"burning-ship", Formula::BurningShip, false
 // 1e20 and 600 at 1e60 the brute force is right on every pixel from 119 and 252 bits, inside
 // double deltas' reach: the tests hold the deep path to the bar there.
 inline const FamilyCase kBurningShipHull{"burning-ship hull", Formula::BurningShip, false, "0", "0", "-1.9", "-0.9"};
+// The hull's iteration counts where double deltas decide every pixel (above).
+inline constexpr int64_t kBurningShipHullIterations1e20 = 200;
+inline constexpr int64_t kBurningShipHullIterations1e60 = 600;
 inline const FamilyCase kJuliaRabbit{"julia of mandelbrot", Formula::Mandelbrot, true, "-0.123", "0.745", "0.9", "1.1"};
 inline const FamilyCase kJuliaMultibrot3{"julia of multibrot3", Formula::Multibrot3, true, "0.2", "0.5", "1.3", "0.2"};
 inline const FamilyCase kJuliaBurningShip{"julia of burning-ship", Formula::BurningShip, true, "-0.4", "-0.2", "1.5", "1.2"};

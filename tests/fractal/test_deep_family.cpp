@@ -28,9 +28,6 @@ namespace {
 constexpr int kSteps1e60 = 215;    // 2^-215 = 1.9e-65
 constexpr int kSteps1e320 = 1075;  // 2^-1075 = 2.5e-324
 constexpr int64_t kIterations = 1000;
-// The Burning Ship's hull: the iterations double deltas follow there (deep_family_locations.h).
-constexpr int64_t kHullIterations1e20 = 200;
-constexpr int64_t kHullIterations1e60 = 600;
 
 void check(const FamilyCase& c, int steps, const char* zoom, int width, int height, DeepNumberType type,
            int64_t iterations = kIterations) {
@@ -71,9 +68,9 @@ TEST(DeepFamily, BurningShip) {
 // DISABLED_BurningShipHullPrecision below measures it). BLA on and off agree there too (2x2 skips
 // kept off the axes by the sign margin).
 TEST(DeepFamily, BurningShipChaoticHull) {
-    check(kBurningShipHull, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double, kHullIterations1e20);
-    check(kBurningShipHull, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double, kHullIterations1e60);
-    const DeepLocation location = boundary_location(kBurningShipHull, kSteps1e60, kHullIterations1e60, "1E60");
+    check(kBurningShipHull, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e20);
+    check(kBurningShipHull, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e60);
+    const DeepLocation location = boundary_location(kBurningShipHull, kSteps1e60, kBurningShipHullIterations1e60, "1E60");
     DeepRenderOptions off;
     off.use_bla = false;
     const DeepFrame a = deep_cpu(location, 24, 14);
