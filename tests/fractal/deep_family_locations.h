@@ -126,13 +126,15 @@ inline const FamilyCase kBurningShip{"burning-ship", Formula::BurningShip, false
 // the brute force gets 232 at 103 bits and 287 at 119; at 1e60 and 800 iterations 254, as at
 // 252 bits. FloatExp deltas (the same 53-bit mantissa) give the same counts bit for bit; BLA off
 // differs only on pixels past that resolution. No defect of the step (diffabs), of BLA or of
-// rebasing is involved: nine pixels traced against MPFR step by step, no step's error grows by
-// more than 2.7 times the map's own stretch 2|Z + z|, the largest at ordinary early steps and
-// never at a sign change or a rebase. Measured once with a scratch instantiation of
-// deep_iterate_pixel (not kept): long double deltas (64-bit mantissa) get 315 of those 336
-// pixels, __float128 deltas against a 535-bit reference all 336. At 1,000 iterations no delta
-// type helps: half the pixels need over 300 bits at 1e20 (brute force right on 165 at +32 bits),
-// and deep_truth.h's stable pixels are then partly wrong (35 of 170). Up to 200 iterations at
+// rebasing is involved: nine pixels traced against MPFR step by step (a trace not kept), no
+// step's error grows by more than 2.7 times the map's own stretch 2|Z + z|, the largest at
+// ordinary early steps and never at a sign change or a rebase. Deltas of more mantissa are what
+// would help (the diagnostic's own copy of the loop in wider types, against a reference exact to
+// them): at 1e20 and 250 iterations long double deltas (64-bit mantissa) get 315 of those 336
+// pixels and __float128 (113 bits) all 336; at 1e60 and 800 iterations 271 and 321. At 1,000
+// iterations no delta type helps much: about half the pixels need over 300 bits at 1e20 (the
+// brute force is right on 165 at +32 bits), and deep_truth.h's stable pixels are then partly
+// wrong (35 of 170). Up to 200 iterations at
 // 1e20 and 600 at 1e60 the brute force is right on every pixel from 119 and 252 bits, and the
 // deep path too, but at the edge of double deltas' reach (a harmless change of rounding could
 // flip a pixel); the tests take 150 and 500, where every pixel is settled from 103 and 220 bits.

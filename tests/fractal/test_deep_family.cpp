@@ -44,6 +44,94 @@ void check(const FamilyCase& c, int steps, const char* zoom, int width, int heig
     expect_agreement(compare_with_truth(deep, truth));
 }
 
+// x rounded to T (double, long double or __float128) through three doubles (x's top 159 bits).
+template <typename T>
+T wide_from_mpfr(mpfr_srcptr x) {
+    mpfr_t rest;
+    mpfr_init2(rest, mpfr_get_prec(x));
+    mpfr_set(rest, x, MPFR_RNDN);
+    T sum = 0;
+    for (int i = 0; i < 3; ++i) {
+        const double part = mpfr_get_d(rest, MPFR_RNDN);
+        sum += T(part);
+        mpfr_sub_d(rest, rest, part, MPFR_RNDN);
+    }
+    mpfr_clear(rest);
+    return sum;
+}
+
+// deep_perturbation.h's Burning Ship loop (the diffabs step, Zhuoran's rebase, no BLA) with deltas
+// and a reference orbit in T, the reference iterated in MPFR at reference_bits: what deltas of
+// more mantissa than double's would compute (DISABLED_BurningShipHullPrecision). A test's own copy
+// of the loop, since deep_perturbation.h's helpers exist for double and FloatExp only.
+template <typename T>
+std::vector<int64_t> hull_wide_deltas(const DeepLocation& location, int width, int height, int64_t reference_bits) {
+    const mpfr_prec_t bits = mpfr_prec_t(reference_bits);
+    mpfr_t x, y, cr, ci, xx, yy, xy, spacing, offset;
+    for (mpfr_ptr v : {x, y, cr, ci, xx, yy, xy, spacing, offset}) mpfr_init2(v, bits);
+    mpfr_set_str(cr, location.center_re.c_str(), 10, MPFR_RNDN);
+    mpfr_set_str(ci, location.center_im.c_str(), 10, MPFR_RNDN);
+    mpfr_set_zero(x, 1);
+    mpfr_set_zero(y, 1);
+    std::vector<T> X{T(0)}, Y{T(0)};
+    for (int64_t m = 1; m <= location.max_iterations; ++m) {  // Z <- (|X| + i|Y|)^2 + C
+        mpfr_mul(xy, x, y, MPFR_RNDN);
+        mpfr_mul_2ui(xy, xy, 1, MPFR_RNDN);
+        mpfr_abs(xy, xy, MPFR_RNDN);
+        mpfr_sqr(xx, x, MPFR_RNDN);
+        mpfr_sqr(yy, y, MPFR_RNDN);
+        mpfr_sub(x, xx, yy, MPFR_RNDN);
+        mpfr_add(x, x, cr, MPFR_RNDN);
+        mpfr_add(y, xy, ci, MPFR_RNDN);
+        X.push_back(wide_from_mpfr<T>(x));
+        Y.push_back(wide_from_mpfr<T>(y));
+        const double xd = mpfr_get_d(x, MPFR_RNDN), yd = mpfr_get_d(y, MPFR_RNDN);
+        if (xd * xd + yd * yd > kDeepBailoutSquared) break;
+    }
+    const FloatExp step = deep_pixel_spacing(location.zoom, height);
+    mpfr_set_d(spacing, step.mantissa, MPFR_RNDN);
+    mpfr_mul_2si(spacing, spacing, long(step.exponent), MPFR_RNDN);
+    const int64_t last = int64_t(X.size()) - 1;
+    auto diffabs = [](T c, T d) {  // |c + d| - |c|
+        const T s = c + d;
+        if (c >= 0) return s >= 0 ? d : -(c + c + d);
+        return s >= 0 ? c + c + d : -d;
+    };
+    std::vector<int64_t> counts;
+    for (int py = 0; py < height; ++py) {
+        for (int px = 0; px < width; ++px) {
+            mpfr_mul_d(offset, spacing, px + 0.5 - 0.5 * width, MPFR_RNDN);
+            const T dcx = wide_from_mpfr<T>(offset);
+            mpfr_mul_d(offset, spacing, -(py + 0.5 - 0.5 * height), MPFR_RNDN);
+            const T dcy = wide_from_mpfr<T>(offset);
+            T zx = 0, zy = 0;
+            int64_t m = 0, count = -1;
+            for (int64_t n = 1; n <= location.max_iterations; ++n) {
+                const T Xm = X[size_t(m)], Ym = Y[size_t(m)];
+                const T nx = (Xm + Xm + zx) * zx - (Ym + Ym + zy) * zy + dcx;
+                const T ny = 2 * diffabs(Xm * Ym, Xm * zy + zx * (Ym + zy)) + dcy;
+                zx = nx;
+                zy = ny;
+                ++m;
+                const T fx = X[size_t(m)] + zx, fy = Y[size_t(m)] + zy;
+                const T full = fx * fx + fy * fy;
+                if (double(full) > kDeepBailoutSquared) {
+                    count = n;
+                    break;
+                }
+                if (full < zx * zx + zy * zy || m == last) {
+                    zx = fx;
+                    zy = fy;
+                    m = 0;
+                }
+            }
+            counts.push_back(count);
+        }
+    }
+    for (mpfr_ptr v : {x, y, cr, ci, xx, yy, xy, spacing, offset}) mpfr_clear(v);
+    return counts;
+}
+
 }  // namespace
 
 TEST(DeepFamily, Multibrot3At1e20) { check(kMultibrot3, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double); }
@@ -69,7 +157,8 @@ TEST(DeepFamily, BurningShip) {
 TEST(DeepFamily, BurningShipChaoticHull) {
     check(kBurningShipHull, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e20);
     check(kBurningShipHull, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e60);
-    const DeepLocation location = boundary_location(kBurningShipHull, kSteps1e60, kBurningShipHullIterations1e60, "1E60");
+    const DeepLocation location =
+        boundary_location(kBurningShipHull, kSteps1e60, kBurningShipHullIterations1e60, "1E60");
     DeepRenderOptions off;
     off.use_bla = false;
     const DeepFrame a = deep_cpu(location, 24, 14);
@@ -83,7 +172,8 @@ TEST(DeepFamily, BurningShipChaoticHull) {
 // right at each precision, against itself at 400 bits above the reference's (which must agree
 // with +300 on every pixel); the deep path's double deltas with BLA on and off, its FloatExp
 // deltas, and the truth of expect_agreement (stable between +32 and +96, and how many of those
-// pixels are right).
+// pixels are right); then the same loop (BLA off) with deltas of wider types against a reference
+// exact to them: double, long double (64-bit mantissa on x86-64) and __float128 (113 bits).
 TEST(DeepFamily, DISABLED_BurningShipHullPrecision) {
     struct Case {
         const char* zoom;
@@ -123,6 +213,13 @@ TEST(DeepFamily, DISABLED_BurningShipHullPrecision) {
                     right(deep_cpu(location, width, height).escape_count),
                     right(deep_cpu(location, width, height, off).escape_count),
                     right(deep_cpu(location, width, height, floatexp).escape_count), stable, stable_right);
+        std::printf("  wider deltas: double %d, long double %d",
+                    right(hull_wide_deltas<double>(location, width, height, bits + 400)),
+                    right(hull_wide_deltas<long double>(location, width, height, bits + 400)));
+#ifdef __SIZEOF_FLOAT128__
+        std::printf(", __float128 %d", right(hull_wide_deltas<__float128>(location, width, height, bits + 400)));
+#endif
+        std::printf("\n");
     }
 }
 
