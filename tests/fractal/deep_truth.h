@@ -3,8 +3,8 @@
 // hands it). Truth: deep_cpu_reference iterates every pixel in MPFR at two precisions (the
 // reference precision + 32 bits, and + 96); pixels whose escape count differs between the two
 // are chaotic at that depth and are not counted. Of the rest, at least 99% must agree exactly
-// with the deep path and 99.5% within one iteration, and the rest must be nearly all of the
-// frame (expect_agreement says why).
+// with the deep path and 99.5% within one iteration, and the stable pixels must be at least 90%
+// of the frame (expect_agreement says why).
 #pragma once
 
 #include <gtest/gtest.h>
