@@ -23,6 +23,7 @@
 #include "compute/io/image_io.h"
 #include "compute/io/png_encode.h"
 #include "compute/io/png_encode_cuda.h"
+#include "tests/validate.h"
 
 namespace fs = std::filesystem;
 
@@ -251,17 +252,10 @@ TEST(PngEncodeEmulated, SizeWithinHalfAPercentOfTheCpuEncoderAt4K) {
 
 // --- On the GPU --------------------------------------------------------------------------
 
-class PngEncodeCuda : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string reason;
-        if (!ms::cuda_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
-    }
-};
-
 // The device's output equals the emulation's, byte for byte, over several calls (the Up filter
 // reaching across them), and zlib inflates it to the rows.
-TEST_F(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
+TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
+    SKIP_WITHOUT_CUDA();
     struct Case {
         int width, height, calls;
         int kind;  // 0 fractal, 1 seahorse, 2 random
@@ -289,15 +283,19 @@ TEST_F(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
             ms::png_encode_rows_emulated(part, at == 0 ? zero.data() : part - size_t(c.width) * 4, c.width, rows, &want,
                                          &sizes, &adlers);
             ASSERT_EQ(out.rows.segments, sizes.size()) << what;
-            size_t offset = 0;
-            for (size_t s = 0; s < sizes.size(); ++s) {
-                ASSERT_EQ(out.rows.segment_bytes[s], sizes[s]) << what << ", call " << call << ", segment " << s;
-                EXPECT_EQ(out.rows.segment_adler[s], adlers[s]) << what << ", call " << call << ", segment " << s;
-                for (size_t i = 0; i < sizes[s]; ++i)
-                    ASSERT_EQ(out.rows.bytes[offset + i], want[offset + i])
-                        << what << ", call " << call << ", segment " << s << ": first difference at byte " << i;
-                offset += sizes[s];
-            }
+            const std::string at_call = what + ", call " + std::to_string(call);
+            ASSERT_EQ(ms::test::validate_result((at_call + ": segment sizes").c_str(), sizes.data(),
+                                                out.rows.segment_bytes, sizes.size(), 0.0)
+                          .mismatches,
+                      0u);
+            EXPECT_EQ(ms::test::validate_result((at_call + ": segment Adler-32s").c_str(), adlers.data(),
+                                                out.rows.segment_adler, adlers.size(), 0.0)
+                          .mismatches,
+                      0u);
+            EXPECT_EQ(ms::test::validate_result((at_call + ": deflated bytes").c_str(), want.data(), out.rows.bytes,
+                                                want.size(), 0.0)
+                          .mismatches,
+                      0u);
             ASSERT_EQ(0, std::memcmp(out.rows.last_row_rgba, part + bytes - size_t(c.width) * 4, size_t(c.width) * 4));
             stream_encoder.append_deflated(out.rows, &pieces);
             pieces.append_to(&stream);
