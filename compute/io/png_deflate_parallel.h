@@ -225,8 +225,13 @@ MS_HD inline uint16_t match_token(uint32_t length, int distance_index) {
 
 // --- Phase 1: parse ------------------------------------------------------------------------
 
+// The phases read the bytes and tokens through `Items` (items[i]): a plain pointer on the host,
+// a reader that loads 16 bytes at a time on the device (png_encode_cuda.cu: each thread walks its
+// own sub-chunk, so a warp's byte loads touch 32 cache lines at once).
+
 // How many bytes of data[at, at+max) equal those `distance` bytes before them.
-MS_HD inline uint32_t match_length(const uint8_t* data, size_t at, uint32_t distance, uint32_t max) {
+template <class Bytes>
+MS_HD inline uint32_t match_length(Bytes& data, size_t at, uint32_t distance, uint32_t max) {
     uint32_t k = 0;
     while (k < max && data[at + k] == data[at + k - distance]) ++k;
     return k;
@@ -234,8 +239,8 @@ MS_HD inline uint32_t match_length(const uint8_t* data, size_t at, uint32_t dist
 
 // Greedy parse of seg[lo, hi) (seg is the segment's first byte: no match reaches before it) into
 // tokens[0, ...); count(token) is called for each. Returns the number of tokens (<= hi - lo).
-template <class Count>
-MS_HD inline uint32_t parse_chunk(const uint8_t* seg, size_t lo, size_t hi, uint16_t* tokens, Count count) {
+template <class Bytes, class Count>
+MS_HD inline uint32_t parse_chunk(Bytes& seg, size_t lo, size_t hi, uint16_t* tokens, Count count) {
     uint32_t t = 0;
     size_t at = lo;
     while (at < hi) {
@@ -264,7 +269,8 @@ MS_HD inline uint32_t parse_chunk(const uint8_t* seg, size_t lo, size_t hi, uint
 struct AdlerPart {
     uint32_t a, b;  // no initialisers: the GPU keeps these in shared memory
 };
-MS_HD inline AdlerPart adler_part(const uint8_t* data, size_t lo, size_t hi) {
+template <class Bytes>
+MS_HD inline AdlerPart adler_part(Bytes& data, size_t lo, size_t hi) {
     uint64_t a = 0, b = 0;
     for (size_t at = lo; at < hi;) {
         const size_t end = min_of<size_t>(hi, at + 4096);  // a < 2^20 + 2^16, b < 2^33 + ...: no overflow

@@ -43,6 +43,43 @@ __global__ void filter_kernel(const uint8_t* __restrict__ rgba, const uint8_t* _
     }
 }
 
+// Items (bytes or 16-bit tokens) of one thread's sub-chunk, read 16 bytes at a time: the last
+// two aligned 16-byte blocks read are kept in registers. A thread walks its sub-chunk forwards
+// and looks back at most 3 bytes (or scans a match ahead), so nearly every item comes from them;
+// byte loads straight from memory were one 32-line transaction per byte per warp. The buffers
+// read through it are padded to whole 16-byte blocks. `read_only`: through the non-coherent
+// cache (__ldg), for data the kernel does not write (not the tokens, which it does).
+template <class T, bool read_only>
+struct CachedItems {
+    const T* base;
+    uintptr_t block = 0, previous_block = 0;  // 0: nothing held (no buffer starts at address 0)
+    uint4 current = {}, previous = {};
+
+    __device__ explicit CachedItems(const T* items) : base(items) {}
+    __device__ static T pick(const uint4& v, unsigned k) {  // the item at byte k of v
+        const uint32_t word = k < 8 ? (k < 4 ? v.x : v.y) : (k < 12 ? v.z : v.w);
+        return T(word >> (8 * (k & 3)));
+    }
+    __device__ T operator[](size_t i) {
+        const uintptr_t address = reinterpret_cast<uintptr_t>(base + i), b = address & ~uintptr_t(15);
+        const unsigned k = unsigned(address & 15);
+        if (b == block) return pick(current, k);
+        if (b == previous_block) return pick(previous, k);
+        const uint4* p = reinterpret_cast<const uint4*>(b);
+        const uint4 v = read_only ? __ldg(p) : *p;
+        if (b > block) {  // onwards: the block held becomes the previous one
+            previous = current;
+            previous_block = block;
+            current = v;
+            block = b;
+        } else {
+            previous = v;
+            previous_block = b;
+        }
+        return pick(v, k);
+    }
+};
+
 // What one segment's block keeps in shared memory.
 struct SegmentShared {
     uint32_t histogram[kTokenSymbols];
@@ -80,9 +117,10 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
 
     // Phase 1: parse this thread's sub-chunk; its Adler-32 sums.
     const size_t lo = chunk_start(n, t), hi = chunk_start(n, t + 1);
+    CachedItems<uint8_t, true> bytes(data);
     const uint32_t token_count =
-        parse_chunk(data, lo, hi, my_tokens + lo, [&](uint16_t token) { atomicAdd(&sh.histogram[token], 1u); });
-    sh.adler[t] = adler_part(data, lo, hi);
+        parse_chunk(bytes, lo, hi, my_tokens + lo, [&](uint16_t token) { atomicAdd(&sh.histogram[token], 1u); });
+    sh.adler[t] = adler_part(bytes, lo, hi);
     __syncthreads();
 
     // Phase 2: the counts folded into symbols (in parallel), then the plan (thread 0).
@@ -116,7 +154,8 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
 
     // Phase 3: this thread's bits, and the bits before it.
     unsigned long long bits = 0;
-    for (uint32_t k = 0; k < token_count; ++k) bits += sh.table[my_tokens[lo + k]] & 31;
+    CachedItems<uint16_t, false> tokens_read(my_tokens + lo);
+    for (uint32_t k = 0; k < token_count; ++k) bits += sh.table[tokens_read[k]] & 31;
     unsigned long long before = 0, all = 0;
     BlockScan(scan_storage).ExclusiveSum(bits, before, all);
 
@@ -129,7 +168,7 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
     {
         WordSink sink(words, sh.plan.header_bits + before, bits);
         for (uint32_t k = 0; k < token_count; ++k) {
-            const uint32_t code = sh.table[my_tokens[lo + k]];
+            const uint32_t code = sh.table[tokens_read[k]];
             sink.put(code >> 5, code & 31);
         }
         sink.flush();
@@ -217,8 +256,8 @@ struct PngCudaEncoder::Impl {
         if (n <= filtered_capacity && segments <= segments_capacity && segments * slot_bytes <= slots_capacity) return;
         free_work();
         const size_t slots_bytes = segments * slot_bytes;
-        CUDA_CHECK(cuda_malloc(&filtered, n));
-        CUDA_CHECK(cuda_malloc(&tokens, n * sizeof(uint16_t)));
+        CUDA_CHECK(cuda_malloc(&filtered, n + 16));  // + 16: CachedItems reads whole 16-byte blocks
+        CUDA_CHECK(cuda_malloc(&tokens, n * sizeof(uint16_t) + 16));
         CUDA_CHECK(cuda_malloc(&slots, slots_bytes));
         CUDA_CHECK(cuda_malloc(&packed, slots_bytes));
         CUDA_CHECK(cuda_malloc(&sizes, 2 * segments * sizeof(uint32_t)));
