@@ -305,6 +305,7 @@ int render_request(const RenderRequest& request) {
     total.precision = precision;
     PngWriteTimings png_timings;
     double gpu_kernels_ms = 0.0, gpu_copy_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    std::string png_encoder_note;  // why the CPU encoded where the GPU was to (the png line says it)
     try {
         const size_t band_samples = size_t(sample_width64) * size_t(band_rows) * k;
         std::vector<float> mu(cuda && request.raw_path.empty() ? 0 : band_samples);
@@ -341,7 +342,7 @@ int render_request(const RenderRequest& request) {
             } catch (const std::runtime_error& e) {
                 if (request.png_encoder == "cuda") throw;
                 gpu_png.reset();
-                std::fprintf(stderr, "mandelscope render: the GPU's PNG encoder cannot start (%s); the CPU encodes.\n", e.what());
+                png_encoder_note = std::string(" (the GPU's could not start: ") + e.what() + ")";
             }
         }
         auto cuda_band_device = [&](int band) {
@@ -410,8 +411,7 @@ int render_request(const RenderRequest& request) {
                     gpu_copy_ms += encoded->copy_ms;
                 } catch (const std::runtime_error& e) {
                     if (request.png_encoder == "cuda") throw;
-                    std::fprintf(stderr, "mandelscope render: the GPU's PNG encoder failed (%s); the CPU encodes the rest.\n",
-                                 e.what());
+                    png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
                     if (ahead.valid()) ahead.get();  // the next band's device rows are dropped: it is computed again
                     gpu_png.reset();
                     cuda_band(band, rgba.data());  // this band again, to the host
@@ -474,9 +474,10 @@ int render_request(const RenderRequest& request) {
     // thread beside it, and the final fsync. "waited" above zero means the disk was the slower
     // stage; --disk-check times the disk alone on the same number of bytes.
     const double write_and_fsync_ms = png_timings.write_ms + png_timings.fsync_ms;
-    std::printf("png        %s encoder: encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
+    std::printf("png        %s encoder%s: encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
                 "fsync %.1f ms; %llu bytes (%.0f MB/s of PNG through write and fsync)\n",
-                png_timings.gpu_encoded ? "GPU" : "CPU", png_timings.encode_ms,
+                !png_timings.gpu_encoded ? "CPU" : png_encoder_note.empty() ? "GPU" : "GPU, then CPU",
+                png_encoder_note.c_str(), png_timings.encode_ms,
                 png_timings.encode_ms > 0 ? png_timings.raw_bytes / (png_timings.encode_ms * 1e3) : 0.0,
                 png_timings.write_ms, png_timings.wait_ms, png_timings.fsync_ms,
                 (unsigned long long)png_timings.file_bytes,

@@ -61,6 +61,10 @@ if [ "$(id -u)" -ne 0 ]; then  # root may write anywhere
     expect_bad --size=64x48 -o ro/new.png
     chmod u+w ro && rmdir ro
 fi
+# The GPU's PNG encoder only where the frame is coloured on the GPU, and no other encoder name.
+expect_bad --size=64x48 --backend=cpu --png-encoder=cuda -o new.png
+expect_bad --size=64x48 --png-encoder=cuda --supersample=2 -o new.png
+expect_bad --size=64x48 --png-encoder=fast -o new.png
 # CUDA asked for where none can be used: the same kind of sentence, exit 2.
 if ! "$bin" info | grep -q "^  device 0"; then
     expect_bad --size=64x48 --backend=cuda -o new.png
@@ -136,7 +140,16 @@ fi
 # (cmd_render.cpp, two band buffers alternating): still the whole-image render's pixels.
 if "$bin" render --size=32x18 --iter=50 --backend=cuda -o probe.png > /dev/null 2>&1; then
     "$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=160x90 --iter=700 --palette=fire \
-        --backend=cuda -o f.png > /dev/null 2> f.err || fail "CUDA render failed: $(cat f.err)"
+        --backend=cuda -o f.png > f.txt 2> f.err || fail "CUDA render failed: $(cat f.err)"
+    grep -q "^png  *GPU encoder" f.txt || fail "the CUDA render did not deflate on the GPU: $(grep '^png' f.txt)"
+    # The GPU's encoder (compute/io/png_encode_cuda.h) and the CPU's give the same pixels.
+    "$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=160x90 --iter=700 --palette=fire \
+        --backend=cuda --png-encoder=cpu -o h.png > h.txt 2> h.err || fail "CUDA render, CPU encoder failed: $(cat h.err)"
+    grep -q "^png  *CPU encoder" h.txt || fail "--png-encoder=cpu did not deflate on the CPU: $(grep '^png' h.txt)"
+    if command -v compare > /dev/null; then
+        diff_pixels=$(compare -metric AE f.png h.png null: 2>&1)
+        [ "$diff_pixels" = "0" ] || fail "the GPU-encoded PNG differs from the CPU-encoded one in $diff_pixels pixels"
+    fi
     "$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=160x90 --iter=700 --palette=fire \
         --backend=cuda -o g.png --band-rows=7 > /dev/null 2> g.err || fail "banded CUDA render failed: $(cat g.err)"
     if command -v compare > /dev/null; then
