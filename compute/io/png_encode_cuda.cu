@@ -343,8 +343,9 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK(cudaEventRecord(m.copied, m.stream));
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
-    float device_ms = 0, copy_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&device_ms, m.start, m.deflated));
+    float filter_ms = 0, deflate_ms = 0, copy_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&filter_ms, m.start, m.filtered_done));
+    CUDA_CHECK(cudaEventElapsedTime(&deflate_ms, m.filtered_done, m.deflated));
     CUDA_CHECK(cudaEventElapsedTime(&copy_ms, m.deflated, m.copied));
     PngCudaEncoded& r = m.result;
     r.rows.rows = rows;
@@ -353,7 +354,8 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     r.rows.segment_bytes = m.host_sizes;
     r.rows.segment_adler = m.host_sizes + segments;
     r.rows.last_row_rgba = m.last_row.data();
-    r.device_ms = device_ms;
+    r.filter_ms = filter_ms;
+    r.deflate_ms = deflate_ms;
     r.copy_ms = copy_ms;
     return r;
 }

@@ -23,7 +23,8 @@ namespace ms {
 // The GPU encoder's output for one call, in host memory (pinned), valid until the next call.
 struct PngCudaEncoded {
     PngDeflatedRows rows;     // what PngEncoder::append_deflated takes
-    double device_ms = 0;     // filter, deflate and compaction kernels (CUDA events)
+    double filter_ms = 0;     // the filter kernel (CUDA events)
+    double deflate_ms = 0;    // the deflate and compaction kernels (CUDA events)
     double copy_ms = 0;       // the compressed bytes to the host (CUDA events)
 };
 
