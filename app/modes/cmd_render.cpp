@@ -223,6 +223,10 @@ int render_request(const RenderRequest& request) {
         const double budget = std::min(256.0 * kMiB, usable / 4);
         band_rows = int(std::clamp(budget / sample_row_bytes, 1.0, double(view.height)));
     }
+    // The GPU's PNG encoder keeps the band on the device (no smooth values or RGBA on the host):
+    // bands of 256 MiB of RGBA give it a few hundred segments, enough blocks for every SM.
+    if (png_on_gpu && request.band_rows <= 0)
+        band_rows = std::max(band_rows, int(std::clamp(256.0 * kMiB / (double(view.width) * 4.0), 1.0, double(view.height))));
     band_rows = std::min(band_rows, view.height);
     // Histogram equalisation ranks a pixel among the whole frame's, and slopes look at the
     // neighbouring rows: both colour the image as one frame.
@@ -238,7 +242,9 @@ int render_request(const RenderRequest& request) {
                              describe_mib(sample_row_bytes * view.height) + "), more than there is room for here");
         band_rows = view.height;
     }
-    const double needed = sample_row_bytes * band_rows + kernel_bytes + (stream_png ? 0.0 : image_bytes * 3);
+    // (On the GPU's PNG encoder a band takes on the host only the fallback's RGBA, 4 bytes a pixel.)
+    const double needed = (png_on_gpu ? double(view.width) * 4.0 : sample_row_bytes) * band_rows + kernel_bytes +
+                          (stream_png ? 0.0 : image_bytes * 3);
     if (needed > usable)
         return bad_input("the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
                          " are available (use a smaller --size or --supersample)");
@@ -305,6 +311,7 @@ int render_request(const RenderRequest& request) {
     total.precision = precision;
     PngWriteTimings png_timings;
     double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_copy_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    double gpu_wall_ms = 0.0;  // its calls' wall time (the rest of the encode is the host's pieces and CRC-32s)
     std::string png_encoder_note;  // why the CPU encoded where the GPU was to (the png line says it)
     try {
         const size_t band_samples = size_t(sample_width64) * size_t(band_rows) * k;
@@ -312,7 +319,8 @@ int render_request(const RenderRequest& request) {
         // Without supersampling the colours go straight where they are written from (the
         // whole image, or the band that is streamed), with no copy between.
         const bool direct = k == 1;
-        std::vector<uint8_t> rgba(direct && !stream_png ? 0 : band_samples * 4);
+        // (With the GPU's PNG encoder the host's band buffer serves only a fallback: made then.)
+        std::vector<uint8_t> rgba(png_on_gpu || (direct && !stream_png) ? 0 : band_samples * 4);
         std::vector<uint8_t> out(stream_png && !direct ? size_t(view.width) * band_rows * 4 : 0);
         const int bands = (view.height + band_rows - 1) / band_rows;
         // Streamed on CUDA: the GPU computes band k+1 and copies it to the host, on a helper
@@ -342,6 +350,7 @@ int render_request(const RenderRequest& request) {
             } catch (const std::runtime_error& e) {
                 if (request.png_encoder == "cuda") throw;
                 gpu_png.reset();
+                rgba.resize(band_samples * 4);
                 png_encoder_note = std::string(" (the GPU's could not start: ") + e.what() + ")";
             }
         }
@@ -407,6 +416,7 @@ int render_request(const RenderRequest& request) {
                 try {
                     encoded = &gpu_png->encode_rows_device(device_band[band % 2], rows);
                     gpu_encode_ms = since(write_start);
+                    gpu_wall_ms += gpu_encode_ms;
                     gpu_filter_ms += encoded->filter_ms;
                     gpu_deflate_ms += encoded->deflate_ms;
                     gpu_copy_ms += encoded->copy_ms;
@@ -415,6 +425,7 @@ int render_request(const RenderRequest& request) {
                     png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
                     if (ahead.valid()) ahead.get();  // the next band's device rows are dropped: it is computed again
                     gpu_png.reset();
+                    rgba.resize(band_samples * 4);
                     cuda_band(band, rgba.data());  // this band again, to the host
                 }
             }
@@ -485,8 +496,10 @@ int render_request(const RenderRequest& request) {
                 write_and_fsync_ms > 0 ? png_timings.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
     if (png_timings.gpu_encoded)
         std::printf("png gpu    filter kernel %.1f ms, deflate and compaction kernels %.1f ms, %.1f ms copying the %llu "
-                    "compressed bytes to the host (all within the encode)\n",
-                    gpu_filter_ms, gpu_deflate_ms, gpu_copy_ms, (unsigned long long)png_timings.compressed_bytes);
+                    "compressed bytes to the host; %.1f ms in the GPU encoder's calls, %.1f ms on the host's pieces "
+                    "and CRC-32s (all within the encode)\n",
+                    gpu_filter_ms, gpu_deflate_ms, gpu_copy_ms, (unsigned long long)png_timings.compressed_bytes,
+                    gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms);
     if (request.disk_check) {
         try {
             std::filesystem::path dir = resolve_output_path(request.png_path).parent_path();

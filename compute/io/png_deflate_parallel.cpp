@@ -16,19 +16,29 @@ using namespace pdeflate;
 
 void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uint8_t>* out, uint32_t* adler) {
     constexpr int T = kPngDeflateThreads;
-    // Phase 1: parse each sub-chunk, count its tokens, take its Adler-32 sums.
+    const int threads = chunk_threads(n);
+    auto lo = [&](int t) { return chunk_start(n, t, threads); };
+    // Phase 1a: each thread's greedy parse, tokens stored by position; its Adler-32 sums.
     std::vector<uint16_t> tokens(n);
-    std::vector<uint32_t> histogram(kTokenSymbols, 0);
-    uint32_t token_count[T];
+    std::vector<size_t> end(T), start(T + 1);
     uint32_t sum = 1;
     for (int t = 0; t < T; ++t) {
-        const size_t lo = chunk_start(n, t), hi = chunk_start(n, t + 1);
-        token_count[t] = parse_chunk(data, lo, hi, tokens.data() + lo, [&](uint16_t token) { ++histogram[token]; });
-        sum = adler_join(sum, adler_part(data, lo, hi), hi - lo);
+        end[size_t(t)] = parse_chunk(data, lo(t), lo(t + 1), n, tokens.data());
+        sum = adler_join(sum, adler_part(data, lo(t), lo(t + 1)), lo(t + 1) - lo(t));
     }
     *adler = sum;
+    // Phase 1b: each thread's parse joined to the next one's.
+    start[0] = 0;
+    const uint16_t* read = tokens.data();
+    for (int t = 0; t < T; ++t)
+        start[size_t(t) + 1] = t + 1 < threads ? join_chunks(data, lo(t + 1), end[size_t(t)], read, tokens.data()) : n;
+    auto walk = [&](int t, auto visit) {
+        if (t < threads) walk_tokens(read, start[size_t(t)], start[size_t(t) + 1], visit);
+    };
 
-    // Phase 2: the block's plan.
+    // Phase 2: the counts, and the block's plan.
+    std::vector<uint32_t> histogram(kTokenSymbols, 0);
+    for (int t = 0; t < T; ++t) walk(t, [&](uint16_t token) { ++histogram[token]; });
     uint32_t lit_freq[kLitLenSymbols] = {}, dist_freq[kDistSymbols] = {};
     for (int s = 0; s < kTokenSymbols; ++s)
         fold_token_count(s, histogram[size_t(s)], lit_freq, dist_freq, [](uint32_t* counter, uint32_t c) { *counter += c; });
@@ -41,10 +51,10 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     size_t size = 0;
     if (plan->stored) {
         stored_headers(n, bytes);
-        for (int t = 0; t < T; ++t) stored_copy(data, chunk_start(n, t), chunk_start(n, t + 1), bytes);
+        for (int t = 0; t < T; ++t) stored_copy(data, lo(t), lo(t + 1), bytes);
         size = stored_size(n);
     } else {
-        // Phases 3 to 5: the header, each thread's bits behind the ones before, the end.
+        // Phases 3 and 4: the header, each thread's bits behind the ones before; then the end.
         std::vector<uint32_t> table(kTokenSymbols);
         for (int s = 0; s < kTokenSymbols; ++s) table[size_t(s)] = token_code(*plan, s);
         WordSink header(words.data(), 0, plan->header_bits);
@@ -52,18 +62,17 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
         header.flush();
         uint64_t offset = plan->header_bits;
         for (int t = 0; t < T; ++t) {
-            const uint16_t* mine = tokens.data() + chunk_start(n, t);
             uint64_t bits = 0;
-            for (uint32_t k = 0; k < token_count[t]; ++k) bits += table[mine[k]] & 31;
+            walk(t, [&](uint16_t token) { bits += table[token] & 31; });
             WordSink sink(words.data(), offset, bits);
-            for (uint32_t k = 0; k < token_count[t]; ++k) sink.put(table[mine[k]] >> 5, table[mine[k]] & 31);
+            walk(t, [&](uint16_t token) { sink.put(table[token] >> 5, table[token] & 31); });
             sink.flush();
             offset += bits;
         }
         const uint32_t eob = table[kEndOfBlock];
-        WordSink end(words.data(), offset, eob & 31);
-        end.put(eob >> 5, eob & 31);
-        end.flush();
+        WordSink last(words.data(), offset, eob & 31);
+        last.put(eob >> 5, eob & 31);
+        last.flush();
         offset += eob & 31;
         if (offset != plan->total_bits) throw std::logic_error("png_deflate_segment_emulated: the bits do not add up");
         size = end_segment(words.data(), offset);

@@ -87,6 +87,7 @@ struct SegmentShared {
     uint32_t dist_freq[kDistSymbols];
     uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
     AdlerPart adler[kPngDeflateThreads];
+    size_t start[kPngDeflateThreads + 1];  // where each thread's tokens begin (phase 1b)
     BlockPlan plan;
     HuffmanScratch scratch;
 };
@@ -115,15 +116,28 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
     for (int i = t; i < kDistSymbols; i += kPngDeflateThreads) sh.dist_freq[i] = 0;
     __syncthreads();
 
-    // Phase 1: parse this thread's sub-chunk; its Adler-32 sums.
-    const size_t lo = chunk_start(n, t), hi = chunk_start(n, t + 1);
+    // Phase 1a: this thread's greedy parse (tokens stored by position); its Adler-32 sums.
+    const int threads = chunk_threads(n);
+    const size_t lo = chunk_start(n, t, threads), hi = chunk_start(n, t + 1, threads);
     CachedItems<uint8_t, true> bytes(data);
-    const uint32_t token_count =
-        parse_chunk(bytes, lo, hi, my_tokens + lo, [&](uint16_t token) { atomicAdd(&sh.histogram[token], 1u); });
+    const size_t end = parse_chunk(bytes, lo, hi, n, my_tokens);
     sh.adler[t] = adler_part(bytes, lo, hi);
+    if (t == 0) sh.start[0] = 0;
     __syncthreads();
+    // Phase 1b: joined to the next thread's parse.
+    if (t < threads) {
+        CachedItems<uint16_t, false> next_tokens(my_tokens);
+        sh.start[t + 1] = t + 1 < threads ? join_chunks(bytes, hi, end, next_tokens, my_tokens) : n;
+    }
+    __syncthreads();
+    const size_t from = t < threads ? sh.start[t] : n, to = t < threads ? sh.start[t + 1] : n;
 
-    // Phase 2: the counts folded into symbols (in parallel), then the plan (thread 0).
+    // Phase 2: the counts (walking this thread's tokens), folded into symbols, then the plan.
+    {
+        CachedItems<uint16_t, false> mine(my_tokens);
+        walk_tokens(mine, from, to, [&](uint16_t token) { atomicAdd(&sh.histogram[token], 1u); });
+    }
+    __syncthreads();
     for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads)
         fold_token_count(i, sh.histogram[i], sh.lit_freq, sh.dist_freq,
                          [](uint32_t* counter, uint32_t c) { atomicAdd(counter, c); });
@@ -131,7 +145,7 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
     if (t == 0) {
         uint32_t adler = 1;
         for (int k = 0; k < kPngDeflateThreads; ++k)
-            adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1) - chunk_start(n, k));
+            adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1, threads) - chunk_start(n, k, threads));
         segment_adler[s] = adler;
         plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch);
     }
@@ -154,8 +168,10 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
 
     // Phase 3: this thread's bits, and the bits before it.
     unsigned long long bits = 0;
-    CachedItems<uint16_t, false> tokens_read(my_tokens + lo);
-    for (uint32_t k = 0; k < token_count; ++k) bits += sh.table[tokens_read[k]] & 31;
+    {
+        CachedItems<uint16_t, false> mine(my_tokens);
+        walk_tokens(mine, from, to, [&](uint16_t token) { bits += sh.table[token] & 31; });
+    }
     unsigned long long before = 0, all = 0;
     BlockScan(scan_storage).ExclusiveSum(bits, before, all);
 
@@ -167,10 +183,8 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
     }
     {
         WordSink sink(words, sh.plan.header_bits + before, bits);
-        for (uint32_t k = 0; k < token_count; ++k) {
-            const uint32_t code = sh.table[tokens_read[k]];
-            sink.put(code >> 5, code & 31);
-        }
+        CachedItems<uint16_t, false> mine(my_tokens);
+        walk_tokens(mine, from, to, [&](uint16_t token) { sink.put(sh.table[token] >> 5, sh.table[token] & 31); });
         sink.flush();
     }
     // Phase 5: the end of block and the sync flush (its bytes are or-ed: no barrier needed).
@@ -218,9 +232,9 @@ struct PngCudaEncoder::Impl {
     uint8_t* packed = nullptr;
     uint32_t* sizes = nullptr;  // segment bytes, then Adler-32s: 2 * segments entries
     size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0;
-    uint8_t* host_bytes = nullptr;  // pinned
-    uint32_t* host_sizes = nullptr;  // pinned, 2 * segments
-    std::vector<uint8_t> last_row;
+    uint8_t* host_bytes = nullptr;   // pinned, grown to the compressed bytes of a call (not to the
+    size_t host_bytes_capacity = 0;  // worst case: pinning memory costs about a millisecond per 4 MB)
+    uint32_t* host_sizes = nullptr;  // pinned: 2 * segments, then the last row (width * 4 bytes)
     uint8_t* rows_buffer[2] = {nullptr, nullptr};
     size_t rows_buffer_bytes[2] = {0, 0};
     PngCudaEncoded result;
@@ -231,9 +245,8 @@ struct PngCudaEncoder::Impl {
         cudaFree(slots);
         cudaFree(packed);
         cudaFree(sizes);
-        cudaFreeHost(host_bytes);
         cudaFreeHost(host_sizes);
-        filtered = slots = packed = host_bytes = nullptr;
+        filtered = slots = packed = nullptr;
         tokens = nullptr;
         sizes = host_sizes = nullptr;
         filtered_capacity = segments_capacity = slots_capacity = 0;
@@ -241,6 +254,7 @@ struct PngCudaEncoder::Impl {
     ~Impl() {
         // Errors ignored: this also runs while an exception unwinds.
         free_work();
+        cudaFreeHost(host_bytes);
         cudaFree(above);
         cudaFree(rows_buffer[0]);
         cudaFree(rows_buffer[1]);
@@ -261,8 +275,7 @@ struct PngCudaEncoder::Impl {
         CUDA_CHECK(cuda_malloc(&slots, slots_bytes));
         CUDA_CHECK(cuda_malloc(&packed, slots_bytes));
         CUDA_CHECK(cuda_malloc(&sizes, 2 * segments * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMallocHost(&host_bytes, slots_bytes));
-        CUDA_CHECK(cudaMallocHost(&host_sizes, 2 * segments * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMallocHost(&host_sizes, 2 * segments * sizeof(uint32_t) + size_t(width) * 4));
         filtered_capacity = n;
         segments_capacity = segments;
         slots_capacity = slots_bytes;
@@ -280,7 +293,6 @@ PngCudaEncoder::PngCudaEncoder(int width) : impl_(std::make_unique<Impl>()) {
     CUDA_CHECK(cudaEventCreate(&m.copied));
     CUDA_CHECK(cuda_malloc(&m.above, size_t(width) * 4));
     CUDA_CHECK(cudaMemset(m.above, 0, size_t(width) * 4));
-    m.last_row.assign(size_t(width) * 4, 0);
 }
 
 PngCudaEncoder::~PngCudaEncoder() = default;
@@ -335,10 +347,19 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK(cudaEventRecord(m.deflated, m.stream));
     CUDA_CHECK(cudaMemcpyAsync(m.host_sizes, m.sizes, 2 * size_t(segments) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                m.stream));
-    CUDA_CHECK(cudaMemcpyAsync(m.last_row.data(), last, size_t(m.width) * 4, cudaMemcpyDeviceToHost, m.stream));
+    uint8_t* const last_row = reinterpret_cast<uint8_t*>(m.host_sizes + 2 * size_t(segments));
+    CUDA_CHECK(cudaMemcpyAsync(last_row, last, size_t(m.width) * 4, cudaMemcpyDeviceToHost, m.stream));
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
     size_t total = 0;
     for (int s = 0; s < segments; ++s) total += m.host_sizes[s];
+    if (total > m.host_bytes_capacity) {
+        CUDA_CHECK(cudaFreeHost(m.host_bytes));
+        m.host_bytes = nullptr;
+        m.host_bytes_capacity = 0;
+        const size_t capacity = total + total / 4;
+        CUDA_CHECK(cudaMallocHost(&m.host_bytes, capacity));
+        m.host_bytes_capacity = capacity;
+    }
     CUDA_CHECK(cudaMemcpyAsync(m.host_bytes, m.packed, total, cudaMemcpyDeviceToHost, m.stream));
     CUDA_CHECK(cudaEventRecord(m.copied, m.stream));
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
@@ -353,7 +374,7 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     r.rows.bytes = m.host_bytes;
     r.rows.segment_bytes = m.host_sizes;
     r.rows.segment_adler = m.host_sizes + segments;
-    r.rows.last_row_rgba = m.last_row.data();
+    r.rows.last_row_rgba = last_row;
     r.filter_ms = filter_ms;
     r.deflate_ms = deflate_ms;
     r.copy_ms = copy_ms;
