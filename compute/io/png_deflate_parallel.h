@@ -5,19 +5,22 @@
 //
 // One segment (png_encode.h: kPngSegmentBytes of filtered rows, raw deflate ending with a sync
 // flush) is one CUDA block of kPngDeflateThreads threads:
-// 1. parse: thread t takes bytes [t*n/T, (t+1)*n/T) of the segment and parses them greedily with
-//    png_deflate.cpp's rules (matches at distance 1 and 3, at least 3 bytes, the longer wins, the
-//    one at distance 1 on a tie). A match may look back into the previous thread's bytes (the
-//    decoder has them) but never runs past the thread's own end: a few bytes lost per thread.
-//    Tokens go to the thread's part of a scratch buffer (never more tokens than bytes), their
-//    counts to the block's histogram; the thread's Adler-32 sums beside them.
-// 2. plan (thread 0): one dynamic Huffman block for the whole segment (deflate has no limit on a
-//    block's length), or stored blocks when those are smaller: the same rule as the CPU's.
-// 3. count and scan: each thread adds up its tokens' bits; an exclusive scan over the threads
+// 1. parse: thread t takes bytes [t*n/T, (t+1)*n/T) of the segment (T up to kPngDeflateThreads,
+//    fewer for small segments) and parses them greedily with png_deflate.cpp's rules (matches at
+//    distance 1 and 3, at least 3 bytes, the longer wins, the one at distance 1 on a tie),
+//    storing each token at its byte position in a scratch buffer. A match may look back into the
+//    previous thread's bytes (the decoder has them) and its last token may run into the next
+//    thread's; after a barrier each thread walks the next one's tokens from its start and parses
+//    on until both stand on the same byte (usually at once), which joins the two parses with no
+//    token cut short in most cases. The Adler-32 sums of each part are taken beside.
+// 2. count and plan: each thread walks its tokens into the block's histogram; thread 0 makes
+//    one dynamic Huffman block for the whole segment (deflate has no limit on a block's length),
+//    or stored blocks when those are smaller: the same rule as the CPU's.
+// 3. bits and scan: each thread adds up its tokens' bits; an exclusive scan over the threads
 //    gives each its bit offset behind the header.
 // 4. emit: each thread writes its bits into the zeroed output; the 32-bit words it shares with
 //    its neighbours (its first and last) are or-ed in (atomicOr on the device), the others stored.
-// 5. end (thread 0): the end-of-block code and the sync flush's empty stored block.
+// 5. end (the last thread): the end-of-block code and the sync flush's empty stored block.
 #pragma once
 
 #include <cstddef>
