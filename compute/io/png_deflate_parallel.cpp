@@ -19,11 +19,14 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     const int threads = chunk_threads(n);
     auto lo = [&](int t) { return chunk_start(n, t, threads); };
     // Phase 1a: each thread's greedy parse, tokens stored by position; its Adler-32 sums.
+    // Phase 0: the match masks.
+    std::vector<uint32_t> eq1(mask_words(n)), eq3(mask_words(n));
+    for (size_t w = 0; w < mask_words(n); ++w) mask_word(data, n, w, eq1.data(), eq3.data());
     std::vector<uint16_t> tokens(n);
     std::vector<size_t> end(T), start(T + 1);
     uint32_t sum = 1;
     for (int t = 0; t < T; ++t) {
-        end[size_t(t)] = parse_chunk(data, lo(t), lo(t + 1), n, tokens.data());
+        end[size_t(t)] = parse_chunk(data, eq1.data(), eq3.data(), lo(t), lo(t + 1), n, tokens.data());
         sum = adler_join(sum, adler_part(data, lo(t), lo(t + 1)), lo(t + 1) - lo(t));
     }
     *adler = sum;
@@ -31,7 +34,7 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     start[0] = 0;
     const uint16_t* read = tokens.data();
     for (int t = 0; t < T; ++t)
-        start[size_t(t) + 1] = t + 1 < threads ? join_chunks(data, lo(t + 1), end[size_t(t)], read, tokens.data()) : n;
+        start[size_t(t) + 1] = t + 1 < threads ? join_chunks(data, eq1.data(), eq3.data(), lo(t + 1), end[size_t(t)], read, tokens.data()) : n;
     auto walk = [&](int t, auto visit) {
         if (t < threads) walk_tokens(read, start[size_t(t)], start[size_t(t) + 1], visit);
     };

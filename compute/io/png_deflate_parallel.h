@@ -232,28 +232,74 @@ MS_HD inline uint16_t match_token(uint32_t length, int distance_index) {
 // a reader that loads 16 bytes at a time on the device (png_encode_cuda.cu: each thread walks its
 // own sub-chunk, so a warp's byte loads touch 32 cache lines at once).
 
-// How many bytes of data[at, at+max) equal those `distance` bytes before them.
+// The parse reads match masks, not bytes: bit k of word w of eq1 (eq3) says that byte 32w + k
+// of the segment equals the byte 1 (3) before it. A match's start and length are then found with
+// bit operations on 64 bytes at a time (as png_deflate.cpp does with vector compares), so a thread
+// does work per token, not per byte, and the threads of a warp take far fewer divergent steps.
+// The words past the segment's end are zero (mask_words leaves three of them).
+MS_HD inline size_t mask_words(size_t n) { return (n + 31) / 32 + 3; }
+
+// Phase 0 (all threads, a word each in turn): word w of both masks.
 template <class Bytes>
-MS_HD inline uint32_t match_length(Bytes& data, size_t at, uint32_t distance, uint32_t max) {
+MS_HD inline void mask_word(Bytes& seg, size_t n, size_t w, uint32_t* eq1, uint32_t* eq3) {
+    uint32_t m1 = 0, m3 = 0;
+    const size_t base = w * 32;
+    if (base < n) {
+        uint8_t b3 = base >= 3 ? seg[base - 3] : 0, b2 = base >= 2 ? seg[base - 2] : 0, b1 = base >= 1 ? seg[base - 1] : 0;
+        for (unsigned k = 0; k < 32 && base + k < n; ++k) {
+            const uint8_t c = seg[base + k];
+            if (base + k >= 1 && c == b1) m1 |= 1u << k;
+            if (base + k >= 3 && c == b3) m3 |= 1u << k;
+            b3 = b2;
+            b2 = b1;
+            b1 = c;
+        }
+    }
+    eq1[w] = m1;
+    eq3[w] = m3;
+}
+
+MS_HD inline unsigned count_trailing_zeros64(uint64_t x) {  // x != 0
+#if defined(__CUDA_ARCH__)
+    return unsigned(__ffsll((long long)x) - 1);
+#else
+    return unsigned(__builtin_ctzll(x));
+#endif
+}
+
+// Bits pos .. pos + 63 of a mask.
+MS_HD inline uint64_t mask_bits64(const uint32_t* eq, size_t pos) {
+    const size_t w = pos >> 5;
+    const unsigned shift = unsigned(pos & 31);
+    const uint64_t low = uint64_t(eq[w]) | uint64_t(eq[w + 1]) << 32;
+    return shift ? low >> shift | uint64_t(eq[w + 2]) << (64 - shift) : low;
+}
+
+// How many set bits run from bit pos on, at most max: the match length at that distance.
+MS_HD inline uint32_t mask_run(const uint32_t* eq, size_t pos, uint32_t max) {
     uint32_t k = 0;
-    while (k < max && data[at + k] == data[at + k - distance]) ++k;
-    return k;
+    for (;;) {
+        const uint64_t bits = mask_bits64(eq, pos + k);
+        if (bits != ~uint64_t(0)) return min_of(max, k + count_trailing_zeros64(~bits));
+        k += 64;
+        if (k >= max) return max;
+    }
 }
 
 // The greedy choice at seg[at] with matches of at most `max` bytes (max >= 1): the longer of the
 // matches at distance 1 and 3 (at least 3 bytes; distance 1 on a tie), else the literal.
 template <class Bytes>
-MS_HD inline uint16_t greedy_token(Bytes& seg, size_t at, uint32_t max, uint32_t* length) {
-    const uint8_t byte = seg[at];
-    const uint32_t len1 = at >= 1 && byte == seg[at - 1] ? match_length(seg, at, 1, max) : 0;
-    const uint32_t len3 = at >= 3 && len1 < max && byte == seg[at - 3] ? match_length(seg, at, 3, max) : 0;
+MS_HD inline uint16_t greedy_token(Bytes& seg, const uint32_t* eq1, const uint32_t* eq3, size_t at, uint32_t max,
+                                   uint32_t* length) {
+    const uint32_t len1 = mask_run(eq1, at, max);
+    const uint32_t len3 = len1 < max ? mask_run(eq3, at, max) : 0;
     if (len1 >= kMinMatch || len3 >= kMinMatch) {
         const bool far = len3 > len1;
         *length = far ? len3 : len1;
         return match_token(*length, far ? 1 : 0);
     }
     *length = 1;
-    return byte;
+    return seg[at];
 }
 
 // The bytes a token covers.
@@ -275,12 +321,21 @@ MS_HD inline size_t chunk_start(size_t n, int t, int threads) {
 
 // Phase 1a: greedy parse from seg[lo] until a token reaches hi or past it (never past n, the
 // segment's end), each token stored at tokens[its position]. Returns where the last one ends.
+// The next match's start is the first bit of three set in a row in either mask; the bytes before
+// it are literals.
 template <class Bytes>
-MS_HD inline size_t parse_chunk(Bytes& seg, size_t lo, size_t hi, size_t n, uint16_t* tokens) {
+MS_HD inline size_t parse_chunk(Bytes& seg, const uint32_t* eq1, const uint32_t* eq3, size_t lo, size_t hi, size_t n,
+                                uint16_t* tokens) {
     size_t at = lo;
     while (at < hi) {
+        const uint64_t w1 = mask_bits64(eq1, at), w3 = mask_bits64(eq3, at);
+        // Bit k: a match of 3 or more starts at at + k (bits 0..61 are decided by this window).
+        const uint64_t starts = ((w1 & w1 >> 1 & w1 >> 2) | (w3 & w3 >> 1 & w3 >> 2)) & (~uint64_t(0) >> 2);
+        const size_t stop = min_of<size_t>(hi, at + (starts ? count_trailing_zeros64(starts) : 62));
+        for (; at < stop; ++at) tokens[at] = seg[at];
+        if (at >= hi || !starts) continue;
         uint32_t length;
-        tokens[at] = greedy_token(seg, at, uint32_t(min_of<size_t>(kMaxMatch, n - at)), &length);
+        tokens[at] = greedy_token(seg, eq1, eq3, at, uint32_t(min_of<size_t>(kMaxMatch, n - at)), &length);
         at += length;
     }
     return at;
@@ -292,14 +347,15 @@ MS_HD inline size_t parse_chunk(Bytes& seg, size_t lo, size_t hi, size_t n, uint
 // same position: the next thread's tokens count from there. Mostly the two meet at once or after
 // a token, so the parse is nearly the one a single thread would make.
 template <class Bytes, class Tokens>
-MS_HD inline size_t join_chunks(Bytes& seg, size_t next_lo, size_t end, Tokens& read, uint16_t* tokens) {
+MS_HD inline size_t join_chunks(Bytes& seg, const uint32_t* eq1, const uint32_t* eq3, size_t next_lo, size_t end,
+                                Tokens& read, uint16_t* tokens) {
     size_t p = next_lo, q = end;
     while (p != q) {
         if (p < q) {
             p += token_length(read[p]);
         } else {
             uint32_t length;
-            tokens[q] = greedy_token(seg, q, uint32_t(min_of<size_t>(kMaxMatch, p - q)), &length);
+            tokens[q] = greedy_token(seg, eq1, eq3, q, uint32_t(min_of<size_t>(kMaxMatch, p - q)), &length);
             q += length;
         }
     }

@@ -99,7 +99,8 @@ using BlockScan = cub::BlockScan<unsigned long long, kPngDeflateThreads>;
 // slot s of `out` (slot_bytes each, a multiple of 16).
 __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
         const uint8_t* __restrict__ filtered, size_t row_bytes, int rows, int rows_per_segment,
-        uint16_t* __restrict__ tokens, uint8_t* __restrict__ out, size_t slot_bytes,
+        uint16_t* __restrict__ tokens, uint32_t* __restrict__ masks, size_t mask_stride, uint8_t* __restrict__ out,
+        size_t slot_bytes,
         uint32_t* __restrict__ segment_bytes, uint32_t* __restrict__ segment_adler) {
     __shared__ SegmentShared sh;
     __shared__ typename BlockScan::TempStorage scan_storage;
@@ -116,18 +117,28 @@ __global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
     for (int i = t; i < kDistSymbols; i += kPngDeflateThreads) sh.dist_freq[i] = 0;
     __syncthreads();
 
+    // Phase 0: the match masks, a word per thread in turn (neighbours read neighbouring bytes).
+    uint32_t* const eq1 = masks + size_t(s) * mask_stride;
+    uint32_t* const eq3 = eq1 + mask_stride / 2;
+    {
+        const size_t words = mask_words(n);
+        CachedItems<uint8_t, true> bytes(data);
+        for (size_t w = size_t(t); w < words; w += kPngDeflateThreads) mask_word(bytes, n, w, eq1, eq3);
+    }
+    __syncthreads();
+
     // Phase 1a: this thread's greedy parse (tokens stored by position); its Adler-32 sums.
     const int threads = chunk_threads(n);
     const size_t lo = chunk_start(n, t, threads), hi = chunk_start(n, t + 1, threads);
     CachedItems<uint8_t, true> bytes(data);
-    const size_t end = parse_chunk(bytes, lo, hi, n, my_tokens);
+    const size_t end = parse_chunk(bytes, eq1, eq3, lo, hi, n, my_tokens);
     sh.adler[t] = adler_part(bytes, lo, hi);
     if (t == 0) sh.start[0] = 0;
     __syncthreads();
     // Phase 1b: joined to the next thread's parse.
     if (t < threads) {
         CachedItems<uint16_t, false> next_tokens(my_tokens);
-        sh.start[t + 1] = t + 1 < threads ? join_chunks(bytes, hi, end, next_tokens, my_tokens) : n;
+        sh.start[t + 1] = t + 1 < threads ? join_chunks(bytes, eq1, eq3, hi, end, next_tokens, my_tokens) : n;
     }
     __syncthreads();
     const size_t from = t < threads ? sh.start[t] : n, to = t < threads ? sh.start[t + 1] : n;
@@ -228,10 +239,11 @@ struct PngCudaEncoder::Impl {
     uint8_t* above = nullptr;  // the row before the next call's first (RGBA), zero at first
     uint8_t* filtered = nullptr;
     uint16_t* tokens = nullptr;
+    uint32_t* masks = nullptr;  // the match masks, mask_stride words a segment
     uint8_t* slots = nullptr;
     uint8_t* packed = nullptr;
     uint32_t* sizes = nullptr;  // segment bytes, then Adler-32s: 2 * segments entries
-    size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0;
+    size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0, masks_capacity = 0;
     uint8_t* host_bytes = nullptr;   // pinned, grown to the compressed bytes of a call (not to the
     size_t host_bytes_capacity = 0;  // worst case: pinning memory costs about a millisecond per 4 MB)
     uint32_t* host_sizes = nullptr;  // pinned: 2 * segments, then the last row (width * 4 bytes)
@@ -242,14 +254,16 @@ struct PngCudaEncoder::Impl {
     void free_work() {
         cudaFree(filtered);
         cudaFree(tokens);
+        cudaFree(masks);
         cudaFree(slots);
         cudaFree(packed);
         cudaFree(sizes);
         cudaFreeHost(host_sizes);
         filtered = slots = packed = nullptr;
         tokens = nullptr;
+        masks = nullptr;
         sizes = host_sizes = nullptr;
-        filtered_capacity = segments_capacity = slots_capacity = 0;
+        filtered_capacity = segments_capacity = slots_capacity = masks_capacity = 0;
     }
     ~Impl() {
         // Errors ignored: this also runs while an exception unwinds.
@@ -265,13 +279,16 @@ struct PngCudaEncoder::Impl {
         if (stream) cudaStreamDestroy(stream);
     }
 
-    // Room for n filtered bytes and `segments` slots of slot_bytes.
-    void ensure(size_t n, size_t segments, size_t slot_bytes) {
-        if (n <= filtered_capacity && segments <= segments_capacity && segments * slot_bytes <= slots_capacity) return;
+    // Room for n filtered bytes and `segments` slots of slot_bytes and masks of mask_stride words.
+    void ensure(size_t n, size_t segments, size_t slot_bytes, size_t mask_stride) {
+        if (n <= filtered_capacity && segments <= segments_capacity && segments * slot_bytes <= slots_capacity &&
+            segments * mask_stride <= masks_capacity)
+            return;
         free_work();
         const size_t slots_bytes = segments * slot_bytes;
         CUDA_CHECK(cuda_malloc(&filtered, n + 16));  // + 16: CachedItems reads whole 16-byte blocks
         CUDA_CHECK(cuda_malloc(&tokens, n * sizeof(uint16_t) + 16));
+        CUDA_CHECK(cuda_malloc(&masks, segments * mask_stride * sizeof(uint32_t)));
         CUDA_CHECK(cuda_malloc(&slots, slots_bytes));
         CUDA_CHECK(cuda_malloc(&packed, slots_bytes));
         CUDA_CHECK(cuda_malloc(&sizes, 2 * segments * sizeof(uint32_t)));
@@ -279,6 +296,7 @@ struct PngCudaEncoder::Impl {
         filtered_capacity = n;
         segments_capacity = segments;
         slots_capacity = slots_bytes;
+        masks_capacity = segments * mask_stride;
     }
 };
 
@@ -327,7 +345,8 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     if (size_t(rows_per_segment) * row_bytes > (size_t(1) << 31))
         throw std::runtime_error("the GPU's PNG encoder takes rows of up to 2 GB");
     const size_t slot = segment_slot_bytes(size_t(rows_per_segment) * row_bytes);
-    m.ensure(size_t(rows) * row_bytes, size_t(segments), slot);
+    const size_t mask_stride = 2 * mask_words(size_t(rows_per_segment) * row_bytes);
+    m.ensure(size_t(rows) * row_bytes, size_t(segments), slot, mask_stride);
 
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
     const size_t pixels = size_t(m.width) * size_t(rows);
@@ -336,7 +355,7 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(m.filtered_done, m.stream));
     deflate_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.filtered, row_bytes, rows, rows_per_segment,
-                                                                  m.tokens, m.slots, slot, m.sizes,
+                                                                  m.tokens, m.masks, mask_stride, m.slots, slot, m.sizes,
                                                                   m.sizes + segments);
     CUDA_CHECK_LAUNCH();
     compact_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.slots, slot, m.sizes, m.packed);
