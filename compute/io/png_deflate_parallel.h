@@ -5,10 +5,12 @@
 //
 // One segment (png_encode.h: kPngSegmentBytes of filtered rows, raw deflate ending with a sync
 // flush) is one CUDA block of kPngDeflateThreads threads:
+// 0. masks: all threads, a 32-bit word each in turn: bit k says byte k of the segment equals the
+//    byte 1 (or 3) before it.
 // 1. parse: thread t takes bytes [t*n/T, (t+1)*n/T) of the segment (T up to kPngDeflateThreads,
 //    fewer for small segments) and parses them greedily with png_deflate.cpp's rules (matches at
-//    distance 1 and 3, at least 3 bytes, the longer wins, the one at distance 1 on a tie),
-//    storing each token at its byte position in a scratch buffer. A match may look back into the
+//    distance 1 and 3, at least 3 bytes, the longer wins, the one at distance 1 on a tie) on
+//    the masks, storing each token at its byte position in a scratch buffer. A match may look back into the
 //    previous thread's bytes (the decoder has them) and its last token may run into the next
 //    thread's; after a barrier each thread walks the next one's tokens from its start and parses
 //    on until both stand on the same byte (usually at once), which joins the two parses with no
