@@ -285,6 +285,9 @@ int render_request(const RenderRequest& request) {
 
     ViewRecord record{view, precision, k};
     const std::string view_json = view_to_json(record);
+    // The GPU's PNG encoder (below) is declared before the PNG writer so that it outlives it: the
+    // writer's thread writes from the encoder's pinned buffers.
+    std::unique_ptr<PngCudaEncoder> gpu_png;
     std::unique_ptr<PngStreamWriter> png_stream;
     std::unique_ptr<NpyStreamWriter> npy_stream;
     std::vector<uint8_t> image;  // whole-image writer only
@@ -341,15 +344,16 @@ int render_request(const RenderRequest& request) {
         // device buffers, band k+1 into the other on a helper thread while band k is filtered and
         // deflated on the GPU (its own stream) and its compressed bytes written by the PNG writer's
         // thread. Without it (--png-encoder=auto and a CUDA failure) the CPU encodes, with the reason.
-        std::unique_ptr<PngCudaEncoder> gpu_png;
+        bool gpu_png_on = false;  // until a failure (the encoder is kept: the writer may be writing its bytes)
         uint8_t* device_band[2] = {nullptr, nullptr};
         if (png_on_gpu) {
             try {
                 gpu_png = std::make_unique<PngCudaEncoder>(view.width);
                 for (int b = 0; b < 2 && b < bands; ++b) device_band[b] = gpu_png->device_rows(b, band_samples * 4);
+                gpu_png_on = true;
             } catch (const std::runtime_error& e) {
                 if (request.png_encoder == "cuda") throw;
-                gpu_png.reset();
+                gpu_png.reset();  // nothing written from it yet
                 rgba.resize(band_samples * 4);
                 png_encoder_note = std::string(" (the GPU's could not start: ") + e.what() + ")";
             }
@@ -371,7 +375,7 @@ int render_request(const RenderRequest& request) {
                                        : overlap && band % 2 == 1 ? rgba_other.data()
                                                                   : rgba.data();
             FrameStats stats;
-            if (gpu_png) {
+            if (gpu_png_on) {
                 stats = band == 0 ? cuda_band_device(0) : ahead.get();
                 if (band + 1 < bands) ahead = std::async(std::launch::async, cuda_band_device, band + 1);
             } else if (overlap) {
@@ -412,7 +416,7 @@ int render_request(const RenderRequest& request) {
             if (npy_stream) npy_stream->write_rows(mu.data(), rect.height);
             const PngCudaEncoded* encoded = nullptr;
             double gpu_encode_ms = 0.0;
-            if (gpu_png) {
+            if (gpu_png_on) {
                 try {
                     encoded = &gpu_png->encode_rows_device(device_band[band % 2], rows);
                     gpu_encode_ms = since(write_start);
@@ -424,7 +428,7 @@ int render_request(const RenderRequest& request) {
                     if (request.png_encoder == "cuda") throw;
                     png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
                     if (ahead.valid()) ahead.get();  // the next band's device rows are dropped: it is computed again
-                    gpu_png.reset();
+                    gpu_png_on = false;
                     rgba.resize(band_samples * 4);
                     cuda_band(band, rgba.data());  // this band again, to the host
                 }

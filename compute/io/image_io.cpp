@@ -302,17 +302,17 @@ void write_idat(AtomicFile& file, const PngStreamPieces& pieces) {
     const uLong type_crc = crc32(0L, reinterpret_cast<const Bytef*>("IDAT"), 4);
     for (size_t k = 0; k < pieces.count;) {
         size_t end = k, n = 0;
-        while (end < pieces.count && (end == k || n + pieces.bytes[end].size() <= kMaxChunk)) n += pieces.bytes[end++].size();
+        while (end < pieces.count && (end == k || n + pieces.size(end) <= kMaxChunk)) n += pieces.size(end++);
         if (n > 0) {
             uLong crc = type_crc;
-            for (size_t i = k; i < end; ++i) crc = crc32_combine(crc, pieces.crc[i], z_off_t(pieces.bytes[i].size()));
+            for (size_t i = k; i < end; ++i) crc = crc32_combine(crc, pieces.crc[i], z_off_t(pieces.size(i)));
             std::string head;
             put_be32(&head, uint32_t(n));
             head.append("IDAT", 4);
             std::string tail;
             put_be32(&tail, uint32_t(crc));
             file.write(head.data(), head.size());
-            for (size_t i = k; i < end; ++i) file.write(pieces.bytes[i].data(), pieces.bytes[i].size());
+            for (size_t i = k; i < end; ++i) file.write(pieces.data(i), pieces.size(i));
             file.write(tail.data(), tail.size());
         }
         k = end;

@@ -38,8 +38,15 @@ inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level 
 // from call to call (a fresh megabyte per segment costs page faults every time).
 struct PngStreamPieces {
     std::vector<std::vector<uint8_t>> bytes;  // only the first `count` are this call's
+    // Where borrowed[k] is set, piece k's bytes are there instead (borrowed_size[k] of them), in
+    // memory that stays valid until they are written: the GPU encoder's pinned buffer
+    // (PngEncoder::append_deflated), which is not copied.
+    std::vector<const uint8_t*> borrowed;
+    std::vector<size_t> borrowed_size;
     std::vector<uint32_t> crc;
     size_t count = 0;
+    const uint8_t* data(size_t k) const { return borrowed[k] ? borrowed[k] : bytes[k].data(); }
+    size_t size(size_t k) const { return borrowed[k] ? borrowed_size[k] : bytes[k].size(); }
     size_t total_bytes() const;
     void append_to(std::vector<uint8_t>* out) const;  // the pieces back to back
 };
@@ -52,7 +59,8 @@ enum class PngDeflater {
 
 // Rows deflated elsewhere (the GPU encoder, png_encode_cuda.h) in encode_rows's format: the
 // rows cut into segments as png_rows_per_segment says, each segment's raw deflate ending with a
-// sync flush, back to back in `bytes`, with the Adler-32 of each segment's filtered bytes.
+// sync flush, back to back in `bytes`, with the Adler-32 of each segment's filtered bytes. The
+// pieces made from them borrow `bytes`: it must stay valid until they are written.
 struct PngDeflatedRows {
     int rows = 0;
     size_t segments = 0;
@@ -78,9 +86,9 @@ public:
     // Appends the final (empty) deflate block and the Adler-32 of everything: the stream is done.
     void finish(std::vector<uint8_t>* out);
     void finish(PngStreamPieces* pieces);
-    // Rows deflated elsewhere, as the next part of the stream: their segments become the pieces
-    // (the first call's also has the zlib header), their CRC-32s computed on every core, and
-    // their Adler-32s join the stream's. The CPU may encode the rows after them.
+    // Rows deflated elsewhere, as the next part of the stream: their segments become the pieces,
+    // borrowing rows.bytes (the first call's also has the zlib header), their CRC-32s computed on
+    // every core, and their Adler-32s join the stream's. The CPU may encode the rows after them.
     void append_deflated(const PngDeflatedRows& rows, PngStreamPieces* pieces);
 
     // How the rows so far were filtered: counts of filter types 0..4 (for tests and benchmarks).

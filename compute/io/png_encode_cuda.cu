@@ -97,7 +97,7 @@ using BlockScan = cub::BlockScan<unsigned long long, kPngDeflateThreads>;
 // One block per segment: segment s is rows [s * rows_per_segment, ...) of the filtered rows.
 // Its tokens go to the same offsets of `tokens` as its bytes have in `filtered`, its output to
 // slot s of `out` (slot_bytes each, a multiple of 16).
-__global__ void __launch_bounds__(kPngDeflateThreads) deflate_kernel(
+__global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
         const uint8_t* __restrict__ filtered, size_t row_bytes, int rows, int rows_per_segment,
         uint16_t* __restrict__ tokens, uint32_t* __restrict__ masks, size_t mask_stride, uint8_t* __restrict__ out,
         size_t slot_bytes,
@@ -244,8 +244,12 @@ struct PngCudaEncoder::Impl {
     uint8_t* packed = nullptr;
     uint32_t* sizes = nullptr;  // segment bytes, then Adler-32s: 2 * segments entries
     size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0, masks_capacity = 0;
-    uint8_t* host_bytes = nullptr;   // pinned, grown to the compressed bytes of a call (not to the
-    size_t host_bytes_capacity = 0;  // worst case: pinning memory costs about a millisecond per 4 MB)
+    // Pinned, grown to the compressed bytes of a call (not to the worst case: pinning memory
+    // costs about a millisecond per 4 MB). Two, used by turns: the PNG writer borrows a call's
+    // bytes (PngEncoder::append_deflated) while the next call fills the other.
+    uint8_t* host_bytes[2] = {nullptr, nullptr};
+    size_t host_bytes_capacity[2] = {0, 0};
+    int host_turn = 0;
     uint32_t* host_sizes = nullptr;  // pinned: 2 * segments, then the last row (width * 4 bytes)
     uint8_t* rows_buffer[2] = {nullptr, nullptr};
     size_t rows_buffer_bytes[2] = {0, 0};
@@ -268,7 +272,8 @@ struct PngCudaEncoder::Impl {
     ~Impl() {
         // Errors ignored: this also runs while an exception unwinds.
         free_work();
-        cudaFreeHost(host_bytes);
+        cudaFreeHost(host_bytes[0]);
+        cudaFreeHost(host_bytes[1]);
         cudaFree(above);
         cudaFree(rows_buffer[0]);
         cudaFree(rows_buffer[1]);
@@ -371,15 +376,19 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
     size_t total = 0;
     for (int s = 0; s < segments; ++s) total += m.host_sizes[s];
-    if (total > m.host_bytes_capacity) {
-        CUDA_CHECK(cudaFreeHost(m.host_bytes));
-        m.host_bytes = nullptr;
-        m.host_bytes_capacity = 0;
-        const size_t capacity = total + total / 4;
-        CUDA_CHECK(cudaMallocHost(&m.host_bytes, capacity));
-        m.host_bytes_capacity = capacity;
+    const int turn = m.host_turn;
+    m.host_turn ^= 1;
+    if (total > m.host_bytes_capacity[turn]) {
+        CUDA_CHECK(cudaFreeHost(m.host_bytes[turn]));
+        m.host_bytes[turn] = nullptr;
+        m.host_bytes_capacity[turn] = 0;
+        // Room for a fifth of the filtered bytes (our frames deflate to about a seventeenth), so
+        // that later calls rarely pin memory again.
+        const size_t capacity = std::max(total + total / 2, size_t(rows) * row_bytes / 5);
+        CUDA_CHECK(cudaMallocHost(&m.host_bytes[turn], capacity));
+        m.host_bytes_capacity[turn] = capacity;
     }
-    CUDA_CHECK(cudaMemcpyAsync(m.host_bytes, m.packed, total, cudaMemcpyDeviceToHost, m.stream));
+    CUDA_CHECK(cudaMemcpyAsync(m.host_bytes[turn], m.packed, total, cudaMemcpyDeviceToHost, m.stream));
     CUDA_CHECK(cudaEventRecord(m.copied, m.stream));
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
@@ -390,7 +399,7 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     PngCudaEncoded& r = m.result;
     r.rows.rows = rows;
     r.rows.segments = size_t(segments);
-    r.rows.bytes = m.host_bytes;
+    r.rows.bytes = m.host_bytes[turn];
     r.rows.segment_bytes = m.host_sizes;
     r.rows.segment_adler = m.host_sizes + segments;
     r.rows.last_row_rgba = last_row;

@@ -20,7 +20,9 @@
 
 namespace ms {
 
-// The GPU encoder's output for one call, in host memory (pinned), valid until the next call.
+// The GPU encoder's output for one call, in host memory (pinned): the sizes, Adler-32s and last
+// row valid until the next call, the compressed bytes until the call after it (the PNG writer
+// writes them from there while the next rows are encoded).
 struct PngCudaEncoded {
     PngDeflatedRows rows;     // what PngEncoder::append_deflated takes
     double filter_ms = 0;     // the filter kernel (CUDA events)
