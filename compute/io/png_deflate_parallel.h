@@ -67,6 +67,18 @@ struct HuffmanScratch {
 
 // Length-limited Huffman code lengths (png_deflate.h's png_huffman_lengths is this): symbols of
 // frequency 0 get length 0; one symbol alone gets a partner so that the code is complete.
+MS_HD inline void huffman_lengths_sorted(int m, int max_bits, uint8_t* lengths, HuffmanScratch& w);
+
+// Where symbol s's leaf (frequency << 16 | symbol) goes when the leaves of nonzero frequency are
+// sorted by it: the number of leaves below it. One symbol per thread sorts them in parallel, in
+// the order huffman_lengths' stable radix sort gives.
+MS_HD inline int huffman_leaf_rank(const uint32_t* freq, int count, int s) {
+    const uint64_t key = uint64_t(freq[s]) << 16 | uint64_t(s);
+    int rank = 0;
+    for (int j = 0; j < count; ++j) rank += freq[j] > 0 && (uint64_t(freq[j]) << 16 | uint64_t(j)) < key;
+    return rank;
+}
+
 MS_HD inline void huffman_lengths(const uint32_t* freq, int count, int max_bits, uint8_t* lengths, HuffmanScratch& w) {
     // Each leaf as frequency << 16 | symbol, made in symbol order.
     int m = 0;
@@ -92,6 +104,13 @@ MS_HD inline void huffman_lengths(const uint32_t* freq, int count, int max_bits,
         for (int i = 0; i < m; ++i) w.sorted[w.start[(w.leaves[i] >> shift) & 0xff]++] = w.leaves[i];
         for (int i = 0; i < m; ++i) w.leaves[i] = w.sorted[i];
     }
+    huffman_lengths_sorted(m, max_bits, lengths, w);
+}
+
+// The rest of huffman_lengths, from its m >= 2 leaves sorted by frequency (then symbol) in
+// w.leaves. The GPU sorts the literal/length leaves with all its threads (huffman_leaf_rank)
+// and comes in here.
+MS_HD inline void huffman_lengths_sorted(int m, int max_bits, uint8_t* lengths, HuffmanScratch& w) {
     // Huffman's algorithm with two queues: the sorted leaves, and the internal nodes, which are
     // made in order of weight. Nodes 0..m-1 are the leaves, m..2m-2 the internal nodes.
     for (int i = 0; i < m; ++i) w.weight[i] = w.leaves[i] >> 16;
@@ -450,14 +469,23 @@ MS_HD inline uint64_t stored_bits(size_t n) {
 // Builds the codes of a block with these literal/length counts (lit_freq[256], the end of the
 // block, is set here) and distance counts (codes 0 and 2: distances 1 and 3), and decides
 // between it and storing the block's n bytes.
-MS_HD inline void plan_block(uint32_t* lit_freq, const uint32_t* dist_freq, size_t n, BlockPlan& p, HuffmanScratch& w) {
+// `lit_sorted` (may be null): the literal/length leaves already sorted by huffman_leaf_rank
+// (lit_freq[256] set to 1 first), lit_leaves of them.
+MS_HD inline void plan_block(uint32_t* lit_freq, const uint32_t* dist_freq, size_t n, BlockPlan& p, HuffmanScratch& w,
+                             const uint64_t* lit_sorted = nullptr, int lit_leaves = 0) {
     lit_freq[kEndOfBlock] = 1;
     // Give code 0 a length even when no match uses it: some decoders refuse a block without any
     // distance code (huffman_lengths then adds a second, keeping the code complete).
     uint32_t dist_coded[kDistSymbols];
     for (int s = 0; s < kDistSymbols; ++s) dist_coded[s] = dist_freq[s];
     if (dist_coded[0] == 0) dist_coded[0] = 1;
-    huffman_lengths(lit_freq, kLitLenSymbols, kMaxBits, p.lit_len, w);
+    if (lit_sorted && lit_leaves >= 2) {
+        for (int s = 0; s < kLitLenSymbols; ++s) p.lit_len[s] = 0;
+        for (int i = 0; i < lit_leaves; ++i) w.leaves[i] = lit_sorted[i];
+        huffman_lengths_sorted(lit_leaves, kMaxBits, p.lit_len, w);
+    } else {
+        huffman_lengths(lit_freq, kLitLenSymbols, kMaxBits, p.lit_len, w);
+    }
     huffman_lengths(dist_coded, kDistSymbols, kMaxBits, p.dist_len, w);
     p.hlit = kLitLenSymbols;
     p.hdist = kDistSymbols;

@@ -88,6 +88,7 @@ struct SegmentShared {
     uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
     AdlerPart adler[kPngDeflateThreads];
     size_t start[kPngDeflateThreads + 1];  // where each thread's tokens begin (phase 1b)
+    int lit_leaves;                        // literal/length symbols that occur
     BlockPlan plan;
     HuffmanScratch scratch;
 };
@@ -152,13 +153,25 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads)
         fold_token_count(i, sh.histogram[i], sh.lit_freq, sh.dist_freq,
                          [](uint32_t* counter, uint32_t c) { atomicAdd(counter, c); });
+    // The literal/length leaves sorted by all threads at once (thread 0's serial sort was most of
+    // the plan, during which the block's other threads wait).
+    if (t == 0) {
+        sh.lit_freq[kEndOfBlock] = 1;
+        sh.lit_leaves = 0;
+    }
+    __syncthreads();
+    for (int i = t; i < kLitLenSymbols; i += kPngDeflateThreads) {
+        if (sh.lit_freq[i] == 0) continue;
+        sh.scratch.sorted[huffman_leaf_rank(sh.lit_freq, kLitLenSymbols, i)] = uint64_t(sh.lit_freq[i]) << 16 | uint64_t(i);
+        atomicAdd(&sh.lit_leaves, 1);
+    }
     __syncthreads();
     if (t == 0) {
         uint32_t adler = 1;
         for (int k = 0; k < kPngDeflateThreads; ++k)
             adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1, threads) - chunk_start(n, k, threads));
         segment_adler[s] = adler;
-        plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch);
+        plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch, sh.scratch.sorted, sh.lit_leaves);
     }
     __syncthreads();
 

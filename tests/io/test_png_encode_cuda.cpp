@@ -21,6 +21,7 @@
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/palette.h"
 #include "compute/io/image_io.h"
+#include "compute/io/png_deflate_parallel.h"
 #include "compute/io/png_encode.h"
 #include "compute/io/png_encode_cuda.h"
 #include "tests/validate.h"
@@ -200,6 +201,43 @@ TEST(PngEncodeEmulated, FractalFramesOddWidthsOneRowAndSegments) {
     expect_rows_round_trip(fractal_rgba(400000, 3), 400000, 3, "rows wider than a segment");
     std::mt19937 rng(5);
     expect_rows_round_trip(random_bytes(size_t(301) * 1200 * 4, rng), 301, 1200, "random pixels");
+}
+
+// The GPU sorts the literal/length leaves by rank, one symbol a thread (huffman_leaf_rank), where
+// the host sorts them by radix: the codes must be the same, for skewed, flat and sparse counts.
+TEST(PngDeflateEmulated, RankSortedLeavesGiveTheRadixSortsCodes) {
+    using namespace ms::pdeflate;
+    std::mt19937 rng(13);
+    for (int round = 0; round < 200; ++round) {
+        uint32_t lit[kLitLenSymbols] = {}, dist[kDistSymbols] = {};
+        const int kind = round % 4;
+        for (int s = 0; s < kLitLenSymbols; ++s) {
+            const uint32_t r = uint32_t(rng());
+            lit[s] = kind == 0 ? r % 7                                      // many ties
+                     : kind == 1 ? (r % 3 == 0 ? 0 : r % 1000000)           // wide range
+                     : kind == 2 ? (s % 97 == 0 ? r % 50 : 0)               // sparse
+                                 : (s < 20 ? 1u << (r % 20) : r % 2);       // skewed past 15 bits
+        }
+        dist[0] = rng() % 1000;
+        dist[2] = rng() % 1000;
+        auto radix = std::make_unique<BlockPlan>(), ranked = std::make_unique<BlockPlan>();
+        auto scratch = std::make_unique<HuffmanScratch>();
+        uint32_t lit_a[kLitLenSymbols], lit_b[kLitLenSymbols];
+        std::copy(lit, lit + kLitLenSymbols, lit_a);
+        std::copy(lit, lit + kLitLenSymbols, lit_b);
+        plan_block(lit_a, dist, 1 << 20, *radix, *scratch);
+        lit_b[kEndOfBlock] = 1;
+        std::vector<uint64_t> sorted(kLitLenSymbols);
+        int leaves = 0;
+        for (int s = 0; s < kLitLenSymbols; ++s) {
+            if (lit_b[s] == 0) continue;
+            sorted[size_t(huffman_leaf_rank(lit_b, kLitLenSymbols, s))] = uint64_t(lit_b[s]) << 16 | uint64_t(s);
+            ++leaves;
+        }
+        plan_block(lit_b, dist, 1 << 20, *ranked, *scratch, sorted.data(), leaves);
+        ASSERT_EQ(0, std::memcmp(radix->lit_len, ranked->lit_len, sizeof radix->lit_len)) << "round " << round;
+        ASSERT_EQ(radix->total_bits, ranked->total_bits) << "round " << round;
+    }
 }
 
 // The stream writer takes the emulation's rows as the GPU's: the PNG decodes to the image,
