@@ -180,7 +180,7 @@ int render_request(const RenderRequest& request) {
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
     if (is_deep(precision))
-        if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return bad_input(problem);
+        if (std::string problem = deep_view_colouring_problem(view); !problem.empty()) return bad_input(problem);
     if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
     if (!samples.zoom.fits_double() || !(pixel_step(samples) > 0.0))
         return bad_input("the direct " + std::string(precision_name(precision)) + " kernels cannot reach zoom " +

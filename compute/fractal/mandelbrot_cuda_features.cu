@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
         const size_t i = size_t(y) * p.rect_width + x;
         float scratch = 0.0f;
         const float mu = orbit_point_features<T, kFeatures>(
-            T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.max_iterations, p.cardioid_bulb, p.periodicity,
+            T(0), T(0), T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), false, p.max_iterations, p.cardioid_bulb, p.periodicity,
             p.stripe_density, p.grid.step, &iterations, p.distance ? p.distance + i : &scratch,
             p.stripe ? p.stripe + i : &scratch, p.period ? p.period + i : &scratch);
         p.mu[i] = mu;
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
                 } else {
-                    orbit.start(cr, ci, p.stripe_density, interval);
+                    orbit.start(T(0), T(0), cr, ci, false, p.stripe_density, interval);
                 }
             }
             chunk_next += min(__popc(need), available);
