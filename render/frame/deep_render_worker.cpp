@@ -172,6 +172,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // frame, keeps advancing, and the next view computes only what was dragged since.
     const bool finish = w.last_ms_per_pixel > 0.0 && w.last_ms_per_pixel * strip_pixels < kPanFinishMs;
     std::vector<DeepFrame> parts;
+    const Clock::time_point strips_start = Clock::now();
     for (int i = 0; i < count; ++i) {
         DeepRenderOptions strip_options = options;
         strip_options.region = strips[i];
@@ -204,13 +205,19 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // The last frame becomes this one, in place: its pixels moved, the strips placed, coloured
     // (only the strips when the colours are the same). It stays a whole frame of this place
     // from here on, whatever happens to the request.
+    stats.pan_strips_ms = ms_since(strips_start);
     DeepFrame& frame = last.frame;
+    Clock::time_point phase_start = Clock::now();
     const int64_t reused = deep_pan_move(&frame, shift_x, shift_y);
     for (const DeepFrame& part : parts) deep_pan_place(part, &frame);
     if (same_colours(last, request.palette, view)) {
         deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
+        stats.pan_move_ms = ms_since(phase_start);
+        phase_start = Clock::now();
         for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
+        stats.pan_move_ms = ms_since(phase_start);
+        phase_start = Clock::now();
         colour_deep_frame(frame, request.palette, view, 1.0, last.rgba.data());
         last.palette = request.palette;
         last.palette_density = view.palette_density;
@@ -225,7 +232,10 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     stats.reused_pixels = uint64_t(reused);
     stats.pan_x = shift_x;
     stats.pan_y = shift_y;
+    stats.pan_colour_ms = ms_since(phase_start);
+    phase_start = Clock::now();
     std::vector<uint8_t> rgba = last.rgba;  // the display's copy
+    stats.pan_copy_ms = ms_since(phase_start);
     stats.frame_ms = ms_since(start);       // all of it: the strips, the move and the colouring
     frame.stats = stats;
     {
