@@ -223,6 +223,31 @@ MS_HD inline int orbit_period(T zr, T zi, T cr, T ci) {
     return 0;
 }
 
+// The constants of the GPU's float finish (finish_escaped_fast below) for a formula, made once a
+// frame on the host: the smooth value mu = k + C - S log2(ln|z|) (formula_math.h) and the
+// stripes' blend log_d(ln|z| / ln R) = S (log2(ln|z|) - log2(ln R)), with ln|z| = 1/2 ln 2
+// log2|z|^2, so log2(ln|z|) = log2(log2|z|^2) + log2(1/2 ln 2):
+//   mu_offset = C - S log2(1/2 ln 2), log_scale = S = 1 / log2(d),
+//   stripe_offset = log2(1/2 ln 2) - log2(ln R).
+// Mandelbrot's (C = S = 1, R = 256) are the defaults.
+inline constexpr double kLog2HalfLn2 = -1.528766372930583;  // log2(0.5 ln 2)
+struct FastFinishConstants {
+    float inverse_pixel_step = 1.0f;
+    float mu_offset = float(1.0 - kLog2HalfLn2);
+    float log_scale = 1.0f;
+    float stripe_offset = float(kLog2HalfLn2 - kLog2LnBailout);
+};
+// Host code (the launchers).
+inline FastFinishConstants make_fast_finish_constants(Formula formula, double pixel_step) {
+    const SmoothConstants smooth = formula_smooth_constants(formula);
+    FastFinishConstants f;
+    f.inverse_pixel_step = float(1.0 / pixel_step);
+    f.mu_offset = float(smooth.mu_constant - smooth.mu_scale * kLog2HalfLn2);
+    f.log_scale = float(smooth.mu_scale);
+    f.stripe_offset = float(kLog2HalfLn2 - std::log2(std::log(formula_bailout_radius(formula))));
+    return f;
+}
+
 #ifdef __CUDA_ARCH__
 // The GPU's finish of an escaped pixel: finish_escaped() and smooth_mu() in float, with the
 // hardware's log2 and reciprocal square root (MUFU, about 2^-22 relative), instead of double
@@ -231,43 +256,68 @@ MS_HD inline int orbit_period(T zr, T zi, T cr, T ci) {
 // view), where an exterior pixel's whole orbit is a few dozen float steps. The results stay
 // within the tests' tolerances of the reference's double ones (relative 1e-5 for mu and the
 // distance, absolute 1e-5 for stripes: test_colouring_cuda); k, and so which pixels escaped,
-// is untouched.
+// is untouched. Mandelbrot keeps its literal constants; the other formulas take `f`'s.
 __device__ __forceinline__ float feature_log2_approx(float x) {
     float y;
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 
+// 1 / |(x, y)|: |.|^2 in T, then the hardware's reciprocal square root in float where it fits,
+// else in double from the parts (an FP64 frame's derivative, or an FP32 one's square, may pass
+// float's range).
+template <typename T>
+__device__ __forceinline__ float feature_inverse_length(T x, T y) {
+    const T squared = x * x + y * y;
+    if (squared < T(3.0e38) && squared > T(1.0e-30)) return rsqrtf(float(squared));
+    return float(1.0 / sqrt(double(x) * double(x) + double(y) * double(y)));
+}
+
 // mu = k + 1 - log2(ln|z|) = k + (1 - log2(0.5 ln 2)) - log2(log2 |z|^2), as the smooth kernels'
 // fast_smooth_mu (norm > the bailout's square here, so no subnormal reaches the .ftz log).
-__device__ __forceinline__ float feature_fast_mu(int k, float log2_norm) {
-    constexpr float kMuConstantF = 2.528766372930583f;  // 1 - log2(0.5 ln 2)
-    const float mu = float(k) + (kMuConstantF - feature_log2_approx(log2_norm));
+template <Formula F>
+__device__ __forceinline__ float feature_fast_mu(int k, float log2_norm, const FastFinishConstants& f) {
+    float mu;
+    if constexpr (F == Formula::Mandelbrot) {
+        constexpr float kMuConstantF = 2.528766372930583f;  // 1 - log2(0.5 ln 2)
+        mu = float(k) + (kMuConstantF - feature_log2_approx(log2_norm));
+    } else {
+        mu = float(k) + (f.mu_offset - f.log_scale * feature_log2_approx(log2_norm));
+    }
     return mu > 0.0f ? mu : 0.0f;
 }
 
-template <typename T, unsigned kFeatures>
-__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures>& a, int k, T norm,
-                                                      float inverse_pixel_step, float* distance, float* stripe,
-                                                      float* period) {
+template <typename T, unsigned kFeatures, Formula F>
+__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F>& a, int k, T zr, T zi,
+                                                      T norm, const FastFinishConstants& f, float* distance,
+                                                      float* stripe, float* period) {
     const float n = fminf(float(norm), 3.402823466e38f);
     const float log2_norm = feature_log2_approx(n);
     if constexpr ((kFeatures & kFeatureDistance) != 0) {
-        // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|, with 1/|dz| = rsqrt(|dz|^2); |dz|^2 in T, then
-        // in float where it fits (an FP64 frame's dz may pass float's range: double there).
-        const T dz2 = a.dzr * a.dzr + a.dzi * a.dzi;
-        float inverse_dz;
-        if (dz2 < T(3.0e38) && dz2 > T(1.0e-30))
-            inverse_dz = rsqrtf(float(dz2));
-        else
-            inverse_dz = float(1.0 / sqrt(double(a.dzr) * double(a.dzr) + double(a.dzi) * double(a.dzi)));
-        const float d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * inverse_pixel_step;
+        float d;
+        if constexpr (formula_is_holomorphic(F)) {
+            // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|.
+            const float inverse_dz = feature_inverse_length(a.dzr, a.dzi);
+            d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * f.inverse_pixel_step;
+        } else {
+            // |z|^2 ln|z| / |J^T z| (finish_escaped); J^T z in double, as the reference takes it
+            // (a product of the derivative and z may pass float's range).
+            const double gx = double(a.dzr) * double(zr) + double(a.dzi) * double(zi);
+            const double gy = double(a.dxr) * double(zr) + double(a.dxi) * double(zi);
+            const float inverse_g = feature_inverse_length(gx, gy);
+            d = 0.5f * 0.6931471805599453f * log2_norm * n * inverse_g * f.inverse_pixel_step;
+        }
         *distance = d >= 0.0f && d < 3.0e38f ? d : 0.0f;  // an overflowed dz: on the boundary
     }
     if constexpr ((kFeatures & kFeatureStripe) != 0) {
-        // mu's fraction: log2(ln|z_k|) - log2(ln R) = log2(log2|z|^2) + log2(0.5 ln 2) - log2(ln R).
-        constexpr float kOffset = float(-1.528766372930583 - kLog2LnBailout);  // log2(0.5 ln 2) - log2(ln R)
-        const float l = feature_log2_approx(log2_norm) + kOffset;
+        // mu's fraction: log_d(ln|z_k| / ln R) = S (log2(log2|z|^2) + log2(0.5 ln 2) - log2(ln R)).
+        float l;
+        if constexpr (formula_degree(F) == 2) {
+            constexpr float kOffset = float(kLog2HalfLn2 - kLog2LnBailout);
+            l = feature_log2_approx(log2_norm) + kOffset;
+        } else {
+            l = (feature_log2_approx(log2_norm) + f.stripe_offset) * f.log_scale;
+        }
         const float w = 1.0f - (l < 0.0f ? 0.0f : l > 1.0f ? 1.0f : l);
         const float sum = float(a.stripe_sum), last = float(a.stripe_last);
         const float all = sum / float(k);
@@ -275,7 +325,7 @@ __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, k
         *stripe = w * all + (1.0f - w) * previous;
     }
     if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = 0.0f;
-    return feature_fast_mu(k, log2_norm);
+    return feature_fast_mu<F>(k, log2_norm, f);
 }
 #endif
 
@@ -443,13 +493,12 @@ struct BlockedOrbit {
         return kInteriorMu;
     }
 #ifdef __CUDA_ARCH__
-    // The same on the GPU, an escaped pixel finished in float (finish_escaped_fast);
-    // inverse_pixel_step = 1 / the pixel step, computed once per frame.
-    __device__ float finish_fast(OrbitState state, float inverse_pixel_step, float* distance, float* stripe,
+    // The same on the GPU, an escaped pixel finished in float (finish_escaped_fast) with the
+    // frame's constants (make_fast_finish_constants).
+    __device__ float finish_fast(OrbitState state, const FastFinishConstants& f, float* distance, float* stripe,
                                  float* period) const {
-        if (state == OrbitState::Escaped)
-            return finish_escaped_fast(acc, k, norm, inverse_pixel_step, distance, stripe, period);
-        finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+        if (state == OrbitState::Escaped) return finish_escaped_fast(acc, k, zr, zi, norm, f, distance, stripe, period);
+        finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
         return kInteriorMu;
     }
 #endif
