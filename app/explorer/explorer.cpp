@@ -88,6 +88,10 @@ std::optional<View> read_view_file(const std::string& path, std::string* error) 
     view.center_im = location.center_im;
     view.zoom = ViewZoom::from_deep(location.zoom);
     view.max_iterations = location.max_iterations;
+    view.formula = location.formula;
+    view.julia = location.julia;
+    view.julia_re = location.julia_re;
+    view.julia_im = location.julia_im;
     if (std::string problem = validate_view(view); !problem.empty()) {
         *error = path + ": " + problem;
         return std::nullopt;

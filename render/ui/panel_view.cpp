@@ -53,11 +53,16 @@ void draw_center(ViewPanelState& s) {
             s.center_im_text = im;
             commit = true;
         } else if (text.find("Re:") != std::string::npos && parse_kfr(text, &location).empty()) {
-            // A location (Copy location, or a .kfr file's text): centre, zoom and iterations.
+            // A location (Copy location, or a .kfr file's text): centre, zoom, iterations, the
+            // formula and the Julia parameter.
             s.view.center_re = location.center_re;
             s.view.center_im = location.center_im;
             s.view.zoom = ViewZoom::from_deep(location.zoom);
             s.view.max_iterations = location.max_iterations;
+            s.view.formula = location.formula;
+            s.view.julia = location.julia;
+            s.view.julia_re = location.julia_re;
+            s.view.julia_im = location.julia_im;
             s.settings.auto_iterations = false;
             s.view_edited = s.settings_edited = true;
             s.center_error.clear();

@@ -121,11 +121,11 @@ grep -q 'tricorn' f_tricorn.png || fail "the tricorn PNG's metadata does not nam
 # --- bad input (expect_bad, cli_lib.sh): exit 2, one line, no file ----------------------------
 printf 'Re: -0.75\r\nIm: abc\r\nZoom: 1E50\r\nIterations: 100\r\n' > malformed.kfr
 printf 'Re: -0.75\nIm: 0\nZoom: 1e\nIterations: 100\n' > bad-zoom.kfr
-printf 'Re: -0.75\nIm: 0\nZoom: 1E50\nIterations: 100\nFractalType: 1\n' > burning-ship.kfr
+printf 'Re: -0.75\nIm: 0\nZoom: 1E50\nIterations: 100\nFractalType: 2\n' > buffalo.kfr
 printf 'not a location file\n' > garbage.kfr
 expect_bad --location=malformed.kfr -o new.png
 expect_bad --location=bad-zoom.kfr -o new.png
-expect_bad --location=burning-ship.kfr -o new.png
+expect_bad --location=buffalo.kfr -o new.png  # KF's Buffalo: a formula Mandelscope lacks
 expect_bad --location=garbage.kfr -o new.png
 expect_bad --location=no-such-file.kfr -o new.png
 expect_bad --location="$locations/e50.kfr" --zoom=1e40 -o new.png
