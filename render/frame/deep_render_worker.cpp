@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "compute/fractal/deep/deep_colour.h"
@@ -100,12 +101,13 @@ bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uin
         if (w.cancel && !even_if_stale) return false;
         w.frame_id = id;
         w.frame_view = view;
-        w.rgba = std::move(rgba);
+        std::swap(w.rgba, rgba);  // the display's old buffer comes back for the next publish
         w.fresh = true;
         w.dirty_begin = 0;
         w.dirty_end = view.height;
         w.complete = complete;
     }
+    w.spare_rgba = std::move(rgba);
     if (w.on_news) w.on_news();
     return true;
 }
@@ -234,7 +236,9 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     stats.pan_y = shift_y;
     stats.pan_colour_ms = ms_since(phase_start);
     phase_start = Clock::now();
-    std::vector<uint8_t> rgba = last.rgba;  // the display's copy
+    std::vector<uint8_t> rgba = std::move(w.spare_rgba);  // the display's copy, in a buffer it had before
+    rgba.resize(last.rgba.size());
+    std::memcpy(rgba.data(), last.rgba.data(), last.rgba.size());
     stats.pan_copy_ms = ms_since(phase_start);
     stats.frame_ms = ms_since(start);       // all of it: the strips, the move and the colouring
     frame.stats = stats;
