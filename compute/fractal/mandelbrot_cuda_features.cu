@@ -84,11 +84,12 @@ __device__ void add_per_warp(unsigned long long* counter, unsigned long long val
 }
 
 // The orbit's start for the pixel (x, y) of the rectangle: z_0 = 0 and c = the pixel on the
-// parameter plane, z_0 = the pixel and c fixed on a Julia set.
-template <typename T>
+// parameter plane, z_0 = the pixel and c fixed on a Julia set (P, a compile-time parameter of
+// the kernels, as the formula is: OrbitPlane in orbit_features.h).
+template <typename T, OrbitPlane P>
 __device__ __forceinline__ void pixel_orbit(const FeatureParams& p, int x, int y, T* zr, T* zi, T* cr, T* ci) {
     const T pr = T(p.grid.re(p.rect_x + x)), pi = T(p.grid.im(p.rect_y + y));
-    if (p.julia) {
+    if constexpr (P == OrbitPlane::Julia) {
         *zr = pr;
         *zi = pi;
         *cr = T(p.julia_re);
@@ -103,7 +104,7 @@ __device__ __forceinline__ void pixel_orbit(const FeatureParams& p, int x, int y
 
 // Every kernel below takes the formula F as a template parameter (formula_math.h), like the
 // smooth kernels: one compiled loop per formula, no branch on it per iteration.
-template <typename T, unsigned kFeatures, Formula F>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -114,9 +115,9 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
         const size_t i = size_t(y) * p.rect_width + x;
         float scratch = 0.0f;
         T zr, zi, cr, ci;
-        pixel_orbit(p, x, y, &zr, &zi, &cr, &ci);
+        pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
         const float mu = orbit_point_features<T, kFeatures, F>(
-            zr, zi, cr, ci, p.julia, p.max_iterations, p.cardioid_bulb, p.periodicity,
+            zr, zi, cr, ci, P == OrbitPlane::Julia, p.max_iterations, p.cardioid_bulb, p.periodicity,
             p.stripe_density, p.grid.step, &iterations, p.distance ? p.distance + i : &scratch,
             p.stripe ? p.stripe + i : &scratch, p.period ? p.period + i : &scratch);
         p.mu[i] = mu;
@@ -147,7 +148,7 @@ constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 constexpr int kBlocksPerRefill = 4;
 constexpr int kChunkPixels = 256;
 
-template <typename T, unsigned kFeatures, Formula F>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
                                                                               unsigned long long* next_pixel) {
     const long long total =
@@ -163,7 +164,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     // The lane's pixel and its orbit.
     bool have = false;
     long long pixel = 0;
-    BlockedOrbit<T, kFeatures, F> orbit;
+    BlockedOrbit<T, kFeatures, F, P> orbit;
     // The lane's pixel is done: its outputs, and its colour where the kernel colours.
     auto write_pixel = [&](float mu, float distance, float stripe, float period) {
         p.mu[pixel] = mu;
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                 pixel = p.from_late_list ? (long long)p.late[chunk_next + rank] : chunk_next + rank;
                 const int x = int(pixel) % p.rect_width, y = int(pixel) / p.rect_width;  // < 2^31 (check_frame)
                 T zr, zi, cr, ci;
-                pixel_orbit(p, x, y, &zr, &zi, &cr, &ci);
+                pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
                 have = true;
                 if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
                     float distance = 0.0f, stripe = 0.0f, period = 0.0f;
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
                 } else {
-                    orbit.start(zr, zi, cr, ci, p.julia, p.stripe_density, interval);
+                    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
                 }
             }
             chunk_next += min(__popc(need), available);
@@ -279,7 +280,7 @@ __global__ void __launch_bounds__(256) late_list_kernel(const float* mu, int wid
     if (mine) late[base + __popc(lanes & ((1u << lane) - 1u))] = int(pixel);
 }
 
-template <typename T, unsigned kFeatures, Formula F>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -295,11 +296,11 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
     }
     // Step by step with a test each (a short orbit would redo most of a block of 4 on its escape);
     // the reference's arithmetic and order (BlockedOrbit::advance), so the same k.
-    BlockedOrbit<T, kFeatures, F> orbit;
+    BlockedOrbit<T, kFeatures, F, P> orbit;
     const int interval = periodicity_interval(p.max_iterations);
     T zr, zi, cr, ci;
-    pixel_orbit(p, x, y, &zr, &zi, &cr, &ci);
-    orbit.start(zr, zi, cr, ci, p.julia, p.stripe_density, interval);
+    pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
+    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     OrbitState state = OrbitState::Interior;
     while (orbit.k < p.max_iterations) {
@@ -494,7 +495,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
     }
 }
 
-template <typename T, unsigned kFeatures, Formula F>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
                      const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
@@ -513,12 +514,12 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
         late.periodicity = false;
         int per_sm = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F>, 256, 0));
-        mandelbrot_features_persistent_kernel<T, kFeatures, F>
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
             <<<std::max(1, per_sm) * std::max(1, sm_count), 256, 0, side.stream>>>(late, late.counters + 2);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(side.done, side.stream));
-        escaped_features_kernel<T, kFeatures, F><<<grid, block>>>(p);
+        escaped_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaStreamWaitEvent(0, side.done, 0));
         return;
@@ -527,38 +528,42 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
         // As many resident blocks as fit (the occupancy API), every SM kept busy.
         int per_sm = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F>, 256, 0));
-        mandelbrot_features_persistent_kernel<T, kFeatures, F>
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
             <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
     } else {
         const dim3 block(32, 8);
         const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
-        mandelbrot_features_kernel<T, kFeatures, F><<<grid, block>>>(p);
+        mandelbrot_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
     }
     CUDA_CHECK_LAUNCH();
 }
 
-template <typename T, Formula F>
+template <typename T, Formula F, OrbitPlane P>
 void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
                          bool escaped_only, const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1, F>(p, persistent, sm_count, escaped_only, side);
-        case 2: return launch_features<T, 2, F>(p, persistent, sm_count, escaped_only, side);
-        case 3: return launch_features<T, 3, F>(p, persistent, sm_count, escaped_only, side);
-        case 4: return launch_features<T, 4, F>(p, persistent, sm_count, false, side);
-        case 5: return launch_features<T, 5, F>(p, persistent, sm_count, false, side);
-        case 6: return launch_features<T, 6, F>(p, persistent, sm_count, false, side);
-        default: return launch_features<T, 7, F>(p, persistent, sm_count, false, side);
+        case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 2: return launch_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 3: return launch_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
+        case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
+        case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);
+        default: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
     }
 }
 
-// The formula picked once per frame on the host.
+// The formula, and parameter plane or Julia set, picked once per frame on the host.
 template <typename T>
 void launch_features_formula(Formula formula, unsigned features, const FeatureParams& p, bool persistent,
                              int sm_count, bool escaped_only, const SideStream& side) {
     switch (formula) {
 #define MS_LAUNCH_CASE(F) \
-        case F: return launch_features_any<T, F>(features, p, persistent, sm_count, escaped_only, side);
+        case F:                                                                                             \
+            return p.julia ? launch_features_any<T, F, OrbitPlane::Julia>(features, p, persistent, sm_count,      \
+                                                                          escaped_only, side)                   \
+                           : launch_features_any<T, F, OrbitPlane::Parameter>(features, p, persistent, sm_count,  \
+                                                                              escaped_only, side);
         MS_LAUNCH_CASE(Formula::Mandelbrot)
         MS_LAUNCH_CASE(Formula::Multibrot3)
         MS_LAUNCH_CASE(Formula::Multibrot4)

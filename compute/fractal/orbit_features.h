@@ -109,14 +109,20 @@ MS_HD inline S stripe_power_im(S ur, S ui, int s) {
     return pi;
 }
 
+// Whether an orbit is of the parameter plane or of a Julia set: data on the CPU paths (Runtime:
+// start_julia() decides), a compile-time parameter of the CUDA kernels (Parameter, Julia), so
+// that the parameter plane's derivative adds a constant 1 as it always did and a kernel carries
+// no register for it.
+enum class OrbitPlane : uint8_t { Runtime, Parameter, Julia };
+
 // The per-orbit sums of a pixel of formula F, for kFeatures (a kFeature* mask). T is the
 // iteration's type.
-template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot>
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot, OrbitPlane P = OrbitPlane::Runtime>
 struct OrbitAccumulator {
     // The derivative D (formula_derivative_step): (dzr, dzi) is dz/dc (holomorphic maps) or
     // the Jacobian's first column, (dxr, dxi) its second (Burning Ship, Tricorn only).
     T dzr = 0, dzi = 0, dxr = 0, dxi = 0;
-    T dz_add = 1;  // what each step adds: 1 on the parameter plane, 0 on a Julia set
+    T dz_add = 1;  // what each step adds (P = Runtime): 1 on the parameter plane, 0 on a Julia set
     T stripe_sum = 0, stripe_last = 0;
     int stripe_density = 1;
 
@@ -126,10 +132,15 @@ struct OrbitAccumulator {
         dxi = T(1);
         dz_add = T(0);
     }
+    MS_HD T derivative_add() const {
+        if constexpr (P == OrbitPlane::Parameter) return T(1);
+        else if constexpr (P == OrbitPlane::Julia) return T(0);
+        else return dz_add;
+    }
     // Before the step z_k -> z_{k+1}: the derivative uses z_k.
     MS_HD void before_step(T zr, T zi) {
         if constexpr ((kFeatures & kFeatureDistance) != 0)
-            formula_derivative_step<F>(zr, zi, dzr, dzi, dxr, dxi, dz_add, T(formula_degree(F)),
+            formula_derivative_step<F>(zr, zi, dzr, dzi, dxr, dxi, derivative_add(), T(formula_degree(F)),
                                        ScalarDerivativeOps{});
     }
     // After the step, with z_k (k >= 1) and |z_k|^2.
@@ -173,8 +184,8 @@ struct OrbitAccumulator {
 };
 
 // The features of an escaped pixel (escape at step k with |z_k|^2 = norm, z_k = (zr, zi)).
-template <typename T, unsigned kFeatures, Formula F>
-MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures, F>& a, int k, double zr, double zi,
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, double zr, double zi,
                                  double norm, double pixel_step, float* distance, float* stripe, float* period) {
     if constexpr ((kFeatures & kFeatureDistance) != 0) {
         double d = 0.0;
@@ -287,8 +298,8 @@ __device__ __forceinline__ float feature_fast_mu(int k, float log2_norm, const F
     return mu > 0.0f ? mu : 0.0f;
 }
 
-template <typename T, unsigned kFeatures, Formula F>
-__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F>& a, int k, T zr, T zi,
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, T zr, T zi,
                                                       T norm, const FastFinishConstants& f, float* distance,
                                                       float* stripe, float* period) {
     const float n = fminf(float(norm), 3.402823466e38f);
@@ -415,15 +426,16 @@ inline constexpr int kOrbitBlockSteps = kPeriodicityCompareStride;
 
 enum class OrbitState { Running, Escaped, Interior };
 
-template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot>
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot, OrbitPlane P = OrbitPlane::Runtime>
 struct BlockedOrbit {
     T cr = 0, ci = 0;
     T zr = 0, zi = 0, norm = 0;  // z_k and |z_k|^2
     T saved_r = 0, saved_i = 0;
     int k = 0, next_save = 0;
-    OrbitAccumulator<T, kFeatures, F> acc;
+    OrbitAccumulator<T, kFeatures, F, P> acc;
 
-    // z_0 = (z_re, z_im) and the parameter c (orbit_point_features' arguments).
+    // z_0 = (z_re, z_im) and the parameter c (orbit_point_features' arguments); julia must agree
+    // with P where P is not Runtime.
     MS_HD void start(T z_re, T z_im, T c_re, T c_im, bool julia, int stripe_density, int interval) {
         *this = BlockedOrbit{};
         zr = z_re;
@@ -449,7 +461,7 @@ struct BlockedOrbit {
         const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
         if (k <= max_iterations - kOrbitBlockSteps) {
             const T start_r = zr, start_i = zi;
-            const OrbitAccumulator<T, kFeatures, F> start_acc = acc;
+            const OrbitAccumulator<T, kFeatures, F, P> start_acc = acc;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
