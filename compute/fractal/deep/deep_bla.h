@@ -23,7 +23,11 @@
 //     A = A_y A_x,  B = A_y B_x + B_y,
 //     r = min(r_x, max(0, (r_y - |B_x| max|dc|) / |A_x|)),
 // the second radius pulled back through the first step, with max|dc| the largest |dc| of the
-// frame. Level 0 holds the single steps starting at m = 1 .. steps; level k+1 entry j merges
+// frame. That rule holds the dropped term under epsilon at every iteration of a skip; the complex
+// tables also keep an error budget (deep_bla.cpp): the sum of the dropped terms' relative errors
+// under L epsilon, what the L steps a skip replaces cost in rounding, and a merged radius is the
+// larger of the two (a skip then passes a return of the reference near 0, where one iteration is
+// tight and the rest loose: half the skips at e50 and 5e227). Level 0 holds the single steps starting at m = 1 .. steps; level k+1 entry j merges
 // level k entries 2j and 2j+1 (an odd last entry is copied up), so level k entry j covers the
 // 2^k steps from m = j 2^k + 1. A pixel at iteration m takes the entry of the highest level
 // that starts at m (m - 1 divisible by 2^k), whose radius holds its |z| and whose length fits
