@@ -16,8 +16,13 @@
 //   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes; a colouring
 //                     without slopes or histogram is coloured by the persistent features kernel
 //                     itself, with the same function, as each pixel finishes.
+//   escaped pass      for DE and stripes (no period interior): the smooth kernels classify
+//                     every pixel and make mu, then only the escaped orbits run again with the
+//                     features (escaped_features_kernel, the long ones through the persistent
+//                     kernel's late list): interior pixels never pay for them.
 //   launchers         render_coloured_cuda: the smooth kernels (mandelbrot_cuda) when no orbit
-//                     feature is needed, else the features kernel; then the passes above,
+//                     feature is needed, the escaped pass after them for DE and stripes, else
+//                     the features kernel; then the passes above,
 //                     queued behind it, and one wait for the device at the end of the frame.
 // Compiled with --fmad=false like the other Mandelbrot kernels (compute/CMakeLists.txt), so the
 // iteration rounds as the CPU's does and mu matches the CPU reference.
@@ -49,11 +54,17 @@ struct FeatureParams {
     int max_iterations = 0;
     bool cardioid_bulb = true, periodicity = true;
     int stripe_density = 1;
+    float inverse_step = 0.0f;  // 1 / grid.step, for the persistent kernel's float finish
     float* mu = nullptr;
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
-    unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels
+    unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels, [2] next pixel, [3] late count
+    // The escaped-only pipeline (render_coloured_locked): pixels whose orbits are long, appended by
+    // escaped_features_kernel for the persistent kernel, which then takes its pixels from this list
+    // (counters[3] entries) instead of the whole rectangle.
+    int* late = nullptr;
+    bool from_late_list = false;
     // Set (persistent kernel only) for a colouring whose colour needs only the pixel's own values,
     // no slopes and no histogram: the kernel colours each pixel as it finishes, with the colour
     // pass's colour_pixel(), so the features need not go through memory nor the frame through a
@@ -114,7 +125,8 @@ constexpr int kChunkPixels = 256;
 template <typename T, unsigned kFeatures>
 __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
                                                                               unsigned long long* next_pixel) {
-    const long long total = (long long)p.rect_width * p.rect_height;
+    const long long total =
+        p.from_late_list ? (long long)p.counters[3] : (long long)p.rect_width * p.rect_height;
     const unsigned lane = threadIdx.x % 32;
     const long long warps_in_grid = (long long)gridDim.x * blockDim.x / 32;
     const int interval = periodicity_interval(p.max_iterations);
@@ -164,7 +176,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             const int available = int(min(chunk_end - chunk_next, 32ll));
             const int rank = __popc(need & ((1u << lane) - 1u));
             if (((need >> lane) & 1u) && rank < available) {
-                pixel = chunk_next + rank;
+                pixel = p.from_late_list ? (long long)p.late[chunk_next + rank] : chunk_next + rank;
                 const int x = int(pixel) % p.rect_width, y = int(pixel) / p.rect_width;  // < 2^31 (check_frame)
                 const T cr = T(p.grid.re(p.rect_x + x)), ci = T(p.grid.im(p.rect_y + y));
                 have = true;
@@ -187,7 +199,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             if (state != OrbitState::Running) {
                 iterations += uint64_t(orbit.k);
                 float distance = 0.0f, stripe = 0.0f, period = 0.0f;
-                const float mu = orbit.finish(state, p.grid.step, &distance, &stripe, &period);
+                const float mu = orbit.finish_fast(state, p.inverse_step, &distance, &stripe, &period);
                 write_pixel(mu, distance, stripe, period);
                 if (state == OrbitState::Escaped) ++escaped_pixels;
                 have = false;
@@ -196,6 +208,82 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     }
     add_per_warp(&p.counters[0], iterations);
     add_per_warp(&p.counters[1], escaped_pixels);
+}
+
+// The escaped-only pipeline's first pass (render_coloured_locked): the smooth kernels have made mu,
+// so each pixel already knows whether it escaped, and an interior pixel (most of the iterations of
+// a frame with much of the set in view) never pays for the derivative or the stripes: it is
+// finished here without a step. An escaped pixel runs its orbit again from c with the features,
+// one thread a pixel in the frame's order (neighbours escape after about as many steps), when the
+// orbit is short: mu = k + f with f in [-2.47, -1.47) (|z_k|^2 between 2^16 and 2^32), so
+// k <= mu + 2.5 < kShortOrbitSteps. A longer one, near the set's boundary where neighbours' counts
+// spread, is appended to the late list (one atomic per warp) for the persistent kernel, whose
+// lanes refill as their pixels finish. The same arithmetic as the reference, so the same k; the
+// periodicity test is not needed (the pixel escapes).
+constexpr float kShortOrbitSteps = 96.0f;
+
+template <typename T, unsigned kFeatures>
+__device__ __forceinline__ void write_feature_pixel(const FeatureParams& p, long long pixel, float mu, float distance,
+                                                    float stripe, float period) {
+    p.mu[pixel] = mu;
+    if (p.distance) p.distance[pixel] = distance;
+    if (p.stripe) p.stripe[pixel] = stripe;
+    if (p.period) p.period[pixel] = period;
+    if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period);
+}
+
+__device__ __forceinline__ bool is_late(float smooth) { return smooth >= 0.0f && smooth + 2.5f >= kShortOrbitSteps; }
+
+// The late list, made before either pass so that the persistent kernel's long orbits run on a
+// second stream beside the short pass (their time is the longest orbits' latency, not work).
+__global__ void __launch_bounds__(256) late_list_kernel(const float* mu, int width, int height,
+                                                        unsigned long long* late_count, int* late) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool inside = x < width && y < height;
+    const long long pixel = (long long)y * width + x;
+    const bool mine = inside && is_late(mu[pixel]);
+    // Every lane reaches the ballot (blocks are 32 x 8: a warp is one row of 32): one atomic a warp.
+    const unsigned lanes = __ballot_sync(0xffffffffu, mine);
+    if (!lanes) return;
+    const unsigned lane = threadIdx.x % 32, leader = unsigned(__ffs(lanes) - 1);
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(late_count, (unsigned long long)__popc(lanes));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (mine) late[base + __popc(lanes & ((1u << lane) - 1u))] = int(pixel);
+}
+
+template <typename T, unsigned kFeatures>
+__global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= p.rect_width || y >= p.rect_height) return;
+    const long long pixel = (long long)y * p.rect_width + x;
+    const float smooth = p.mu[pixel];
+    if (is_late(smooth)) return;  // the late list's
+    float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+    if (!(smooth >= 0.0f)) {
+        finish_interior<kFeatures>(0, &distance, &stripe, &period);
+        write_feature_pixel<T, kFeatures>(p, pixel, kInteriorMu, distance, stripe, period);
+        return;
+    }
+    // Step by step with a test each (a short orbit would redo most of a block of 4 on its escape);
+    // the reference's arithmetic and order (BlockedOrbit::advance), so the same k.
+    BlockedOrbit<T, kFeatures> orbit;
+    const int interval = periodicity_interval(p.max_iterations);
+    orbit.start(T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.stripe_density, interval);
+    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    OrbitState state = OrbitState::Interior;
+    while (orbit.k < p.max_iterations) {
+        ++orbit.k;
+        orbit.norm = orbit.advance();
+        if (orbit.norm > bailout_squared) {
+            state = OrbitState::Escaped;
+            break;
+        }
+    }
+    const float mu = orbit.finish_fast(state, p.inverse_step, &distance, &stripe, &period);
+    write_feature_pixel<T, kFeatures>(p, pixel, mu, distance, stripe, period);
 }
 
 __global__ void histogram_kernel(const float* mu, long long count, float bins_per_log2, unsigned long long* counts) {
@@ -280,6 +368,13 @@ __global__ void colour_kernel(ColourParams p, const float* mu, const float* dist
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
+// The escaped pass's second stream (non-blocking, so it runs beside the legacy default stream) and
+// its two events.
+struct SideStream {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t listed = nullptr, done = nullptr;
+};
+
 // Device buffers kept between frames, grown when a frame needs more.
 struct ColourCudaState {
     std::mutex mutex;
@@ -288,6 +383,7 @@ struct ColourCudaState {
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
+    int* late = nullptr;  // the escaped-only pipeline's late list (pixel indices)
     size_t pixels = 0;
     uint8_t* rgba = nullptr;  // for the _to_host variant
     size_t rgba_pixels = 0;
@@ -299,19 +395,26 @@ struct ColourCudaState {
     std::vector<uint32_t> table_uploaded;  // the palette table now in `table` (uploaded when it changes)
     int sm_count = 0;
     cudaEvent_t start = nullptr, stop = nullptr;
+    SideStream side;
 
     void release() {
         // Errors ignored: this also runs at exit, when the runtime may already be gone.
         for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
                         static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table),
-                        static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(counters)})
+                        static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(counters),
+                        static_cast<void*>(late)})
             cudaFree(p);
         if (host_counters) cudaFreeHost(host_counters);
         host_counters = nullptr;
         table_uploaded.clear();
         if (start) cudaEventDestroy(start);
         if (stop) cudaEventDestroy(stop);
+        if (side.listed) cudaEventDestroy(side.listed);
+        if (side.done) cudaEventDestroy(side.done);
+        if (side.stream) cudaStreamDestroy(side.stream);
+        side = SideStream{};
         mu = distance = stripe = period = cdf = nullptr;
+        late = nullptr;
         sm_count = 0;
         rgba = nullptr;
         table = nullptr;
@@ -336,11 +439,14 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         CUDA_CHECK(cuda_malloc(&s.table, kPaletteTableSize * sizeof(uint32_t)));
         CUDA_CHECK(cuda_malloc(&s.cdf, (kHistogramBins + 1) * sizeof(float)));
         CUDA_CHECK(cuda_malloc(&s.counts, kHistogramBins * sizeof(unsigned long long)));
-        CUDA_CHECK(cuda_malloc(&s.counters, 3 * sizeof(unsigned long long)));  // iterations, escaped, next pixel
+        CUDA_CHECK(cuda_malloc(&s.counters, 4 * sizeof(unsigned long long)));  // iterations, escaped, next pixel, late
         CUDA_CHECK(cudaMallocHost(&s.host_counters, 2 * sizeof(unsigned long long)));
         CUDA_CHECK(cudaDeviceGetAttribute(&s.sm_count, cudaDevAttrMultiProcessorCount, device));
         CUDA_CHECK(cudaEventCreate(&s.start));
         CUDA_CHECK(cudaEventCreate(&s.stop));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&s.side.stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s.side.listed, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s.side.done, cudaEventDisableTiming));
         CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(kHistogramSharedBytes)));
         s.device = device;
@@ -350,16 +456,45 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
             CUDA_CHECK(cudaFree(*buffer));
             *buffer = nullptr;
         }
+        CUDA_CHECK(cudaFree(s.late));
+        s.late = nullptr;
         s.pixels = 0;
         for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period})
             CUDA_CHECK(cuda_malloc(buffer, pixels * sizeof(float)));
+        CUDA_CHECK(cuda_malloc(&s.late, pixels * sizeof(int)));
         s.pixels = pixels;
     }
 }
 
 template <typename T, unsigned kFeatures>
-void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
+void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
+                     const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
+    if (escaped_only) {
+        // mu is the smooth kernels' (p.mu). The late list first; its persistent kernel on the side
+        // stream, beside the short pass on this one; then this stream waits for the side's.
+        const dim3 block(32, 8);
+        const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
+        late_list_kernel<<<grid, block>>>(p.mu, p.rect_width, p.rect_height, p.counters + 3, p.late);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(side.listed, 0));
+        CUDA_CHECK(cudaStreamWaitEvent(side.stream, side.listed, 0));
+        FeatureParams late = p;
+        late.from_late_list = true;
+        late.cardioid_bulb = false;  // every listed pixel escapes
+        late.periodicity = false;
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures>
+            <<<std::max(1, per_sm) * std::max(1, sm_count), 256, 0, side.stream>>>(late, late.counters + 2);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(side.done, side.stream));
+        escaped_features_kernel<T, kFeatures><<<grid, block>>>(p);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaStreamWaitEvent(0, side.done, 0));
+        return;
+    }
     if (persistent) {
         // As many resident blocks as fit (the occupancy API), every SM kept busy.
         int per_sm = 0;
@@ -376,15 +511,16 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count) {
 }
 
 template <typename T>
-void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count) {
+void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
+                         bool escaped_only, const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1>(p, persistent, sm_count);
-        case 2: return launch_features<T, 2>(p, persistent, sm_count);
-        case 3: return launch_features<T, 3>(p, persistent, sm_count);
-        case 4: return launch_features<T, 4>(p, persistent, sm_count);
-        case 5: return launch_features<T, 5>(p, persistent, sm_count);
-        case 6: return launch_features<T, 6>(p, persistent, sm_count);
-        default: return launch_features<T, 7>(p, persistent, sm_count);
+        case 1: return launch_features<T, 1>(p, persistent, sm_count, escaped_only, side);
+        case 2: return launch_features<T, 2>(p, persistent, sm_count, escaped_only, side);
+        case 3: return launch_features<T, 3>(p, persistent, sm_count, escaped_only, side);
+        case 4: return launch_features<T, 4>(p, persistent, sm_count, false, side);
+        case 5: return launch_features<T, 5>(p, persistent, sm_count, false, side);
+        case 6: return launch_features<T, 6>(p, persistent, sm_count, false, side);
+        default: return launch_features<T, 7>(p, persistent, sm_count, false, side);
     }
 }
 
@@ -394,7 +530,8 @@ void launch_features_any(unsigned features, const FeatureParams& p, bool persist
 FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precision precision,
                                   const Shortcuts& shortcuts, PixelRect rect, unsigned features, float* mu_device,
                                   const OrbitFeatureOutputs& out, bool persistent = true,
-                                  uint32_t* rgba = nullptr, const ColourParams* colour = nullptr) {
+                                  uint32_t* rgba = nullptr, const ColourParams* colour = nullptr,
+                                  bool escaped_only = false) {
     FrameStats stats;
     stats.precision = resolve_precision(view, precision);
     FeatureParams p;
@@ -407,6 +544,7 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     p.cardioid_bulb = shortcuts.cardioid_bulb;
     p.periodicity = shortcuts.periodicity;
     p.stripe_density = view.colouring.stripe_density;
+    p.inverse_step = float(1.0 / p.grid.step);
     p.mu = mu_device;
     p.distance = out.distance;
     p.stripe = out.stripe;
@@ -416,10 +554,11 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
         p.rgba = rgba;
         p.colour = *colour;
     }
-    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 3 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 4 * sizeof(unsigned long long)));
     const auto launch_start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count);
-    else launch_features_any<double>(features, p, persistent, s.sm_count);
+    p.late = s.late;
+    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count, escaped_only, s.side);
+    else launch_features_any<double>(features, p, persistent, s.sm_count, escaped_only, s.side);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -470,12 +609,27 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         features != 0 && !view.colouring.slopes && view.colouring.base != ColourBase::Histogram;
     uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
     FrameStats stats;
-    if (features == 0) {
+    // The distance estimate and the stripes need the orbit of escaped pixels only: the smooth
+    // kernels (with their tile pass, interior shortcuts and survivor packing) classify every pixel
+    // and make mu, then escaped_features_kernel and the late list run the escaped orbits again
+    // with the features. The period interior needs interior orbits: the features kernel over
+    // every pixel, as before.
+    const bool escaped_only = features != 0 && (features & kFeaturePeriod) == 0;
+    if (features == 0 || escaped_only) {
         // Histogram and slopes need only mu: the smooth kernels make it (their colours are
         // overwritten by the colour pass below), and time themselves.
-        stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu);
+        stats = mandelbrot_cuda(view, precision, shortcuts, palette, rect, escaped_only ? nullptr : rgba_device, mu);
         CUDA_CHECK(cudaEventRecord(s.start));
-    } else {
+    }
+    if (escaped_only) {
+        const OrbitFeatureOutputs out =
+            colour_in_kernel ? OrbitFeatureOutputs{}
+                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
+                                                   features & kFeatureStripe ? s.stripe : nullptr, nullptr};
+        const FrameStats passes = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
+                                                         colour_in_kernel ? rgba : nullptr, &p, true);
+        stats.host_launch_ms += passes.host_launch_ms;
+    } else if (features != 0) {
         const OrbitFeatureOutputs out =
             colour_in_kernel ? OrbitFeatureOutputs{}
                              : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
@@ -508,7 +662,9 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     }
     CUDA_CHECK(cudaEventRecord(s.stop));
     const double ms = elapsed_ms(s);
-    if (features == 0) {
+    if (features == 0 || escaped_only) {
+        // The smooth kernels' own time, then the passes'. The statistics stay the smooth frame's
+        // (its iterations and escapes: what the frame is), not counting the escaped orbits run again.
         stats.compute_ms += ms;
     } else {
         stats.compute_ms = ms;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "compute/fractal/deep/deep_colour.h"
@@ -100,12 +101,13 @@ bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uin
         if (w.cancel && !even_if_stale) return false;
         w.frame_id = id;
         w.frame_view = view;
-        w.rgba = std::move(rgba);
+        std::swap(w.rgba, rgba);  // the display's old buffer comes back for the next publish
         w.fresh = true;
         w.dirty_begin = 0;
         w.dirty_end = view.height;
         w.complete = complete;
     }
+    w.spare_rgba = std::move(rgba);
     if (w.on_news) w.on_news();
     return true;
 }
@@ -172,6 +174,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // frame, keeps advancing, and the next view computes only what was dragged since.
     const bool finish = w.last_ms_per_pixel > 0.0 && w.last_ms_per_pixel * strip_pixels < kPanFinishMs;
     std::vector<DeepFrame> parts;
+    const Clock::time_point strips_start = Clock::now();
     for (int i = 0; i < count; ++i) {
         DeepRenderOptions strip_options = options;
         strip_options.region = strips[i];
@@ -204,13 +207,19 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // The last frame becomes this one, in place: its pixels moved, the strips placed, coloured
     // (only the strips when the colours are the same). It stays a whole frame of this place
     // from here on, whatever happens to the request.
+    stats.pan_strips_ms = ms_since(strips_start);
     DeepFrame& frame = last.frame;
+    Clock::time_point phase_start = Clock::now();
     const int64_t reused = deep_pan_move(&frame, shift_x, shift_y);
     for (const DeepFrame& part : parts) deep_pan_place(part, &frame);
     if (same_colours(last, request.palette, view)) {
         deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
+        stats.pan_move_ms = ms_since(phase_start);
+        phase_start = Clock::now();
         for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
+        stats.pan_move_ms = ms_since(phase_start);
+        phase_start = Clock::now();
         colour_deep_frame(frame, request.palette, view, 1.0, last.rgba.data());
         last.palette = request.palette;
         last.palette_density = view.palette_density;
@@ -225,7 +234,12 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     stats.reused_pixels = uint64_t(reused);
     stats.pan_x = shift_x;
     stats.pan_y = shift_y;
-    std::vector<uint8_t> rgba = last.rgba;  // the display's copy
+    stats.pan_colour_ms = ms_since(phase_start);
+    phase_start = Clock::now();
+    std::vector<uint8_t> rgba = std::move(w.spare_rgba);  // the display's copy, in a buffer it had before
+    rgba.resize(last.rgba.size());
+    std::memcpy(rgba.data(), last.rgba.data(), last.rgba.size());
+    stats.pan_copy_ms = ms_since(phase_start);
     stats.frame_ms = ms_since(start);       // all of it: the strips, the move and the colouring
     frame.stats = stats;
     {

@@ -35,10 +35,11 @@ struct WorkerRequest {
 // Serving: waits for one, takes it under the mutex (clearing has_request and cancel;
 // on_take(request) runs under the lock too, to reset shared status) and calls serve(request)
 // outside the lock.
+// policy: SCHED_BATCH for the frame workers; Compare's measurement runs SCHED_IDLE (compare_worker.h).
 template <class Worker, class OnTake, class Serve>
-void serve_worker_requests(Worker& w, OnTake on_take, Serve serve) {
+void serve_worker_requests(Worker& w, OnTake on_take, Serve serve, int policy = SCHED_BATCH) {
     const sched_param batch{};
-    sched_setscheduler(0, SCHED_BATCH, &batch);  // best effort: where refused, the thread stays as it was
+    sched_setscheduler(0, policy, &batch);  // best effort: where refused, the thread stays as it was
     for (;;) {
         WorkerRequest request;
         {

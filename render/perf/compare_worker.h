@@ -10,8 +10,9 @@
 // both with one reference orbit computed first (their times are frames with it cached), and
 // their escape counts (int64) and smooth values in double.
 // A new request or cancel_compare() stops the stale job at once; the UI thread only reads the
-// status under the lock. The worker and its OpenMP team run at a lower priority (nice), like the
-// window's CPU renderer, so the UI keeps its frame rate while every core computes.
+// status under the lock. The worker and its OpenMP team run in the SCHED_IDLE class, so the UI
+// thread and the X server keep their frame rate while every core computes (on a machine busy
+// with other programs, the CPU frame then waits for them, and its time says so).
 #pragma once
 
 #include <atomic>

@@ -77,6 +77,15 @@ std::string gl_renderer_description() {
     return text(GL_RENDERER) + " (OpenGL " + text(GL_VERSION) + ")";
 }
 
+bool gl_is_software_rasteriser() {
+    const GLubyte* r = glGetString(GL_RENDERER);
+    if (!r) return false;
+    const std::string renderer(reinterpret_cast<const char*>(r));
+    for (const char* name : {"llvmpipe", "softpipe", "swrast", "SWR", "lavapipe"})
+        if (renderer.find(name) != std::string::npos) return true;
+    return false;
+}
+
 bool gl_context_is_nvidia() {
     const GLubyte* vendor = glGetString(GL_VENDOR);
     return vendor && std::string(reinterpret_cast<const char*>(vendor)).find("NVIDIA") != std::string::npos;

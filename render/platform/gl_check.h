@@ -24,6 +24,9 @@ GLuint link_program(GLuint vertex_shader, GLuint fragment_shader);
 std::string gl_renderer_description();
 // True when the context belongs to NVIDIA's driver, the only one CUDA can share buffers with.
 bool gl_context_is_nvidia();
+// Whether GL_RENDERER names a software rasteriser (Mesa's llvmpipe, softpipe, swrast): one that
+// draws on the CPU's cores.
+bool gl_is_software_rasteriser();
 
 }  // namespace ms
 

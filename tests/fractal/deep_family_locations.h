@@ -116,11 +116,32 @@ inline const FamilyCase kTricornTip{"tricorn tip", Formula::Tricorn, false, "0",
 inline const FamilyCase kTricorn{"tricorn", Formula::Tricorn, false, "0", "0", "-1.6", "0.9"};
 inline const FamilyCase kBurningShipTip{"burning-ship tip", Formula::BurningShip, false, "0", "0", "-2.5", "0"};
 inline const FamilyCase kBurningShip{"burning-ship", Formula::BurningShip, false, "0", "0", "-1.7", "0.05"};
-// Off the axes, in the ship's hull: so chaotic at 1,000 iterations that half its pixels differ
-// between the brute force's two precisions, and the deep path agrees with only 56% of the rest
-// (DISABLED_BurningShipChaoticHull says it; a 64-bit long double loop misses ~10% of such
-// pixels too at zoom 10, so double deltas may not be able to meet the bar here).
+// Off the axes, in the ship's hull, where orbits that part from the reference stay chaotic (no
+// attracting cycle catches them; an error grows about 0.4 bits an iteration there), so that past
+// some iteration count a pixel's escape count depends on c more finely than its deltas hold it.
+// Double deltas hold c to 53 bits below the frame's offsets, log2(1/max|dc|) + 53 bits (117 at
+// 1e20 in 24x14 pixels, 250 at 1e60), and the deep path gets right about what a brute force at
+// that precision does (test_deep_family's DISABLED_BurningShipHullPrecision, against the brute
+// force at 400 bits above the reference's): at 1e20 and 250 iterations 267 of 336 pixels, where
+// the brute force gets 232 at 103 bits and 287 at 119; at 1e60 and 800 iterations 254, as at
+// 252 bits. FloatExp deltas (the same 53-bit mantissa) give the same counts bit for bit; BLA off
+// differs only on pixels past that resolution. No defect of the step (diffabs), of BLA or of
+// rebasing is involved: nine pixels traced against MPFR step by step (a trace not kept), no
+// step's error grows by more than 2.7 times the map's own stretch 2|Z + z|, the largest at
+// ordinary early steps and never at a sign change or a rebase. Deltas of more mantissa are what
+// would help (the diagnostic's own copy of the loop in wider types, against a reference exact to
+// them): at 1e20 and 250 iterations long double deltas (64-bit mantissa) get 315 of those 336
+// pixels and __float128 (113 bits) all 336; at 1e60 and 800 iterations 271 and 321. At 1,000
+// iterations no delta type helps much: about half the pixels need over 300 bits at 1e20 (the
+// brute force is right on 165 at +32 bits), and deep_truth.h's stable pixels are then partly
+// wrong (35 of 170). Up to 200 iterations at
+// 1e20 and 600 at 1e60 the brute force is right on every pixel from 119 and 252 bits, and the
+// deep path too, but at the edge of double deltas' reach (a harmless change of rounding could
+// flip a pixel); the tests take 150 and 500, where every pixel is settled from 103 and 220 bits.
 inline const FamilyCase kBurningShipHull{"burning-ship hull", Formula::BurningShip, false, "0", "0", "-1.9", "-0.9"};
+// The hull's iteration counts where double deltas decide every pixel with room to spare (above).
+inline constexpr int64_t kBurningShipHullIterations1e20 = 150;
+inline constexpr int64_t kBurningShipHullIterations1e60 = 500;
 inline const FamilyCase kJuliaRabbit{"julia of mandelbrot", Formula::Mandelbrot, true, "-0.123", "0.745", "0.9", "1.1"};
 inline const FamilyCase kJuliaMultibrot3{"julia of multibrot3", Formula::Multibrot3, true, "0.2", "0.5", "1.3", "0.2"};
 inline const FamilyCase kJuliaBurningShip{"julia of burning-ship", Formula::BurningShip, true, "-0.4", "-0.2", "1.5", "1.2"};

@@ -3,7 +3,8 @@
 // hands it). Truth: deep_cpu_reference iterates every pixel in MPFR at two precisions (the
 // reference precision + 32 bits, and + 96); pixels whose escape count differs between the two
 // are chaotic at that depth and are not counted. Of the rest, at least 99% must agree exactly
-// with the deep path and 99.5% within one iteration.
+// with the deep path and 99.5% within one iteration, and the stable pixels must be at least 90%
+// of the frame (expect_agreement says why).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -56,7 +57,15 @@ inline Agreement compare_with_truth(const DeepFrame& deep, const Truth& t) {
 }
 
 inline void expect_agreement(const Agreement& a) {
-    ASSERT_GT(a.stable, a.pixels / 2) << "too few stable pixels for the comparison to mean much";
+    // "Stable" means "known" only where the brute force has settled on nearly the whole frame. In
+    // a chaotic frame, pixels agree between the two precisions by chance too, most often both
+    // inside while the exact orbit escapes. Measured in the Burning Ship's hull against the
+    // brute force 400 bits above the reference's precision (test_deep_family's
+    // DISABLED_BurningShipHullPrecision): 1,000 iterations at 1e20, 170 of 336 pixels stable and
+    // 35 of those wrong; at 1e60, 244 stable and 21 wrong; 800 iterations at 1e60, 311 stable
+    // and none wrong.
+    ASSERT_GE(a.stable, 0.9 * a.pixels)
+        << "the brute force has not settled on this frame (too few stable pixels for the comparison to mean much)";
     EXPECT_GE(a.exact, 0.99 * a.stable);
     EXPECT_GE(a.within_one, 0.995 * a.stable);
 }

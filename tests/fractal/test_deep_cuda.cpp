@@ -121,6 +121,10 @@ TEST(DeepCuda, FormulaFamilyMatchesCpu) {
         std::printf("%s\n", c->name);
         expect_same_frame(test::boundary_location(*c, 215, 1000, "1E60"), 48, 27, {}, DeepNumberType::Double);
     }
+    // The Burning Ship's chaotic hull, where a pixel's orbit keeps crossing the axes and rebasing.
+    std::printf("%s\n", test::kBurningShipHull.name);
+    expect_same_frame(test::boundary_location(test::kBurningShipHull, 215, test::kBurningShipHullIterations1e60, "1E60"),
+                      48, 27, {}, DeepNumberType::Double);
     DeepRenderOptions floatexp;
     floatexp.number_type = DeepNumberType::FloatExp;
     for (const test::FamilyCase* c : {&test::kJuliaMultibrot3, &test::kBurningShipTip}) {

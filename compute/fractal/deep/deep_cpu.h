@@ -103,6 +103,9 @@ struct DeepFrameStats {
     // frame before instead of computed, and the pan; the counts above are then the strips'.
     uint64_t reused_pixels = 0;
     int pan_x = 0, pan_y = 0;
+    // And where the pan's time went (frame_ms is all of it): the strips' frames (kernel, copies),
+    // moving the last frame's values and colours, colouring the strips, and the display's copy.
+    double pan_strips_ms = 0.0, pan_move_ms = 0.0, pan_colour_ms = 0.0, pan_copy_ms = 0.0;
     // deep_cuda: bytes of the orbit and the BLA tables copied to the device for this frame (0 when
     // the device still held them from an earlier frame).
     uint64_t device_bytes_copied = 0;
