@@ -388,10 +388,12 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           (long long)e.reference_iterations, e.reference_ms, e.bla_ms, e.pixels_ms, e.frame_ms,
                           row.location.kf_seconds, row.ratio, row.cached.frame_ms, row.bla_kept.frame_ms,
                           marks.c_str()));
-        print(printf_text("          %llu iterations, %.1f%% skipped by BLA; cached frame: reference %s, BLA %s; "
-                          "kept: BLA %s%s",
+        const double pixels = double(width) * double(height);
+        print(printf_text("          %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
+                          "BLA skips; cached frame: reference %s, BLA %s; kept: BLA %s%s",
                           (unsigned long long)e.iterations,
                           e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
+                          double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels,
                           row.cached.reference_cached ? "reused" : "RECOMPUTED",
                           row.cached.bla_cached ? "REUSED" : "built",
                           row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",
