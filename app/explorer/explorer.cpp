@@ -819,6 +819,7 @@ int run_explorer(int argc, char** argv) {
             // the cores the frame being computed needs, so there it counts. (With the swap
             // counted, the H100 host's UI drew 6.4 frames/s while Compare's CPU frame ran.)
             reasons.frame_s = ui_frame_ms / 1000.0 - (software_gl ? 0.0 : swap_s);
+            reasons.frame_wall_s = ui_frame_ms / 1000.0;
             wait_s = next_frame_wait_s(redraw, reasons);
             // A drag benchmark on a deep path draws the UI at a display's 60 frames/s while the
             // worker computes (the UI frames it manages are its figure), not flat out, which

@@ -109,7 +109,7 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     const size_t width = size_t(view.width);
 
     // The coarse pass is for frames slow enough that the window shows them before they are
-    // done (it redraws every 1/30 to 0.25 s while a frame computes: progress_wait_s). Judged by
+    // done (it redraws every 1/40 to 0.25 s while a frame computes: progress_interval_s). Judged by
     // the last full frame's time per pixel: a frame expected to finish sooner skips it.
     const double pixels = double(view.width) * view.height;
     const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;

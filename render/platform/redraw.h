@@ -17,15 +17,18 @@
 namespace ms {
 
 // Progress bars and arriving rows: the window redraws as often as it can while spending at
-// most a tenth of a core on it: the wait is kProgressCostFactor times the last frame's own time,
-// between 1/30 s (30 frames a second) and 0.25 s (4). Under Mesa's llvmpipe a frame costs 20 to
-// 40 ms of CPU (the GL drawing, the texture upload, the X server's copy), so it redraws 4 to 5
-// times a second there, leaving the cores to the frame being computed (at 30 Hz it took a third
-// of a 2-core machine); with a GPU's GL a frame costs a millisecond or two and the UI stays at
-// 30 frames/s. (A fixed 0.25 s before: the "3.8 frames/s" measured on the H100 host while
-// Compare's deep CPU frame ran was that cadence, not a starved UI thread.)
-inline constexpr double kProgressMinWaitSeconds = 1.0 / 30.0;
-inline constexpr double kProgressWaitSeconds = 0.25;  // the longest wait while work shows progress
+// most about a tenth of a core on it. The frames' interval is (1 + kProgressCostFactor) times
+// the last frame's own cost, between 1/40 s (40 frames a second, so that jitter keeps the UI
+// above 30) and 0.25 s (4); the wait is that interval less the frame's wall time. Under Mesa's
+// llvmpipe a frame costs 20 to 40 ms of CPU (the GL drawing, the texture upload, the X server's
+// copy), so it redraws 4 to 5 times a second there, leaving the cores to the frame being
+// computed (at 30 Hz it took a third of a 2-core machine); with a GPU's GL a frame costs a few
+// milliseconds and the UI stays at 40 frames/s. (A fixed 0.25 s wait at first: 3.8 frames/s on
+// the H100 host while Compare's deep CPU frame ran; then 10 times the frame's wall time,
+// swap included, after it: 6.4; then the swap left out on a GPU's GL but the wait still added
+// to the frame: 24.9.)
+inline constexpr double kProgressMinWaitSeconds = 1.0 / 40.0;  // the shortest interval
+inline constexpr double kProgressWaitSeconds = 0.25;  // the longest interval while work shows progress
 inline constexpr double kProgressCostFactor = 10.0;
 inline constexpr double kIdleWaitSeconds = 10.0;            // nothing changes: wake this rarely
 inline constexpr int kSettleFrames = 3;                     // frames drawn after an event
@@ -34,11 +37,14 @@ struct RedrawReasons {
     bool events = false;        // input, resize or expose reached the window this frame
     bool continuous = false;    // "redraw every frame" is on, or a benchmark or screenshot runs
     bool progress = false;      // work under way that shows progress (see above)
-    double frame_s = 0.0;       // the last frame's own time, from its events to its swap (0: unknown)
+    double frame_s = 0.0;       // the last frame's cost: its own time, less a GPU GL's swap (0: unknown)
+    double frame_wall_s = 0.0;  // the last frame's wall time, from its start to after its swap
 };
 
-// The wait between frames while work shows progress (see kProgressCostFactor).
-double progress_wait_s(double frame_s);
+// The interval between frames while work shows progress (see kProgressCostFactor).
+double progress_interval_s(double frame_s);
+// The wait before the next frame while work shows progress: the interval less the frame's wall time.
+double progress_wait_s(double frame_s, double frame_wall_s);
 
 struct RedrawState {
     int settle_frames = kSettleFrames;  // frames still to draw at once; the first ones settle too

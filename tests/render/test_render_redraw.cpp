@@ -36,24 +36,32 @@ TEST(Redraw, ProgressRedrawsAfterAShortWait) {
     EXPECT_LE(kProgressWaitSeconds, 0.25);  // progress bars and rows still move several times a second
 }
 
-// The cadence follows what a frame costs: 30 frames a second where frames are cheap (a GPU's GL),
-// no more than a tenth of a core on redraws where they are not (llvmpipe), never slower than 4.
+// The cadence follows what a frame costs: 40 frames a second where frames are cheap (a GPU's GL),
+// no more than about a tenth of a core on redraws where they are not (llvmpipe), never slower
+// than 4. The wait is the interval less the frame's own wall time, so the frames come at that
+// interval (a wait added after the frame made 30 frames/s into 25).
 TEST(Redraw, ProgressCadenceFollowsTheFrameCost) {
     RedrawState state{0};
     RedrawReasons progress;
     progress.progress = true;
-    progress.frame_s = 0.002;  // 2 ms: a GPU's frame
-    EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressMinWaitSeconds);
-    EXPECT_GE(1.0 / kProgressMinWaitSeconds, 30.0 - 1e-9);
-    progress.frame_s = 0.010;  // 10 ms: a tenth of a core at 10x
+    progress.frame_s = 0.002;  // 2 ms of work: a GPU's frame, whose swap waited 5 ms more
+    progress.frame_wall_s = 0.007;
+    EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressMinWaitSeconds - 0.007);
+    EXPECT_GE(1.0 / (progress.frame_wall_s + next_frame_wait_s(state, progress)), 40.0 - 1e-9);
+    progress.frame_s = progress.frame_wall_s = 0.010;  // 10 ms: a tenth of a core over 110 ms
     EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), 0.1);
-    progress.frame_s = 0.035;  // llvmpipe's 35 ms: capped at the longest wait
-    EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressWaitSeconds);
+    progress.frame_s = progress.frame_wall_s = 0.035;  // llvmpipe's 35 ms: capped at the longest interval
+    EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressWaitSeconds - 0.035);
     progress.frame_s = 0.0;    // unknown (the first frames)
+    progress.frame_wall_s = 0.0;
     EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressWaitSeconds);
-    // Never more than a tenth of a core between the bounds.
-    for (double frame_s : {0.004, 0.008, 0.02})
-        EXPECT_LE(frame_s / (frame_s + progress_wait_s(frame_s)), 1.0 / (1.0 + kProgressCostFactor) + 1e-12);
+    progress.frame_s = progress.frame_wall_s = 0.3;  // a frame longer than the longest interval: no wait
+    EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), 0.0);
+    // Never more than a tenth of a core between the bounds, and at least 4 frames a second.
+    for (double frame_s : {0.004, 0.008, 0.02}) {
+        EXPECT_LE(frame_s / progress_interval_s(frame_s), 1.0 / (1.0 + kProgressCostFactor) + 1e-12);
+        EXPECT_LE(progress_interval_s(frame_s), kProgressWaitSeconds);
+    }
 }
 
 TEST(Redraw, ContinuousNeverWaits) {
