@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deep_cli.sh: `mandelscope render` past the direct kernels (issue 13), end to end.
 #   - the path follows the depth: perturbation with double deltas at 1e50, FloatExp at 4e533;
-#     the summary names the path, the reference (bits, digits, iterations, ms) and BLA's share;
+#     the summary names the path, the reference (bits, digits, iterations, ms), BLA's share and
+#     the work per pixel (iterations, perturbation steps, BLA skips, rebases);
 #   - --location reads a Kalles Fraktaler .kfr, --save-location writes one that renders the
 #     same PNG again, --print-view and the PNG's metadata carry the zoom as exact text, and
 #     rendering again from the PNG's stored view gives the same file;
@@ -28,6 +29,8 @@ cat a.out
 grep -q '^precision  deep-double' a.out || fail "1e50 did not run on perturbation with double deltas"
 grep -Eq '^reference  [0-9]+ bits \([0-9]+ digits\), [0-9]+ iterations' a.out || fail "no reference line"
 grep -Eq '^BLA .*% of the iterations skipped' a.out || fail "no BLA line"
+grep -Eq '^work       per pixel: [0-9]+ iterations, [0-9]+ perturbation steps, [0-9]+ BLA skips, [0-9.]+ rebases' a.out ||
+    fail "no work line (per pixel: iterations, steps, skips, rebases)"
 re=$(sed -n 's/^Re: //p' "$locations/e50.kfr" | tr -d '\r')
 im=$(sed -n 's/^Im: //p' "$locations/e50.kfr" | tr -d '\r')
 grep -qxF "view: center=$re,$im zoom=1e+50 iterations=20000 size=48x27" a.out \
