@@ -88,6 +88,10 @@ std::optional<View> read_view_file(const std::string& path, std::string* error) 
     view.center_im = location.center_im;
     view.zoom = ViewZoom::from_deep(location.zoom);
     view.max_iterations = location.max_iterations;
+    view.formula = location.formula;
+    view.julia = location.julia;
+    view.julia_re = location.julia_re;
+    view.julia_im = location.julia_im;
     if (std::string problem = validate_view(view); !problem.empty()) {
         *error = path + ": " + problem;
         return std::nullopt;
@@ -735,10 +739,12 @@ int run_explorer(int argc, char** argv) {
             last_frame_start_s = frame_start_s;
             update_palette(&view, &palette_name, &palette, status);
             // Past FP64 the stripe base and the period interior cannot be had (BLA skips the
-            // iterations they average): drop them, keep the other layers, and say so.
-            if (view_needs_deep_path(view, settings.precision) && drop_deep_unavailable_colouring(&view.colouring))
+            // iterations they average), nor the distance estimate but for the Mandelbrot set's
+            // parameter plane: drop them, keep the other layers, and say so.
+            if (view_needs_deep_path(view, settings.precision) && drop_deep_unavailable_view_colouring(&view))
                 show_message(status, "Past FP64 the stripe colouring and the period interior are not available "
-                                     "(the deep path skips the iterations they need): coloured smooth, flat inside.",
+                                     "(the deep path skips the iterations they need), nor the distance estimate "
+                                     "but for the Mandelbrot set: coloured without them.",
                              false);
 
             // Rendering

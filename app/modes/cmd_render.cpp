@@ -182,7 +182,7 @@ int render_request(const RenderRequest& request) {
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     const Precision precision = resolve_precision(samples, request.precision);
     if (is_deep(precision))
-        if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return bad_input(problem);
+        if (std::string problem = deep_view_colouring_problem(view); !problem.empty()) return bad_input(problem);
     if (is_deep(precision) && request.png_encoder == "cuda")
         return bad_input("--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the CPU");
     if (is_deep(precision)) return render_deep_request(request, view, samples, cuda, backend_text, table);
@@ -617,12 +617,19 @@ int run_render_command(int argc, char** argv) {
     if (zoom_option->count() == 0) zoom = ViewZoom(frame.zoom).text();
     if (!location.empty()) {
         // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
+        // It also gives the formula and the Julia parameter (deep_kfr.h).
         if (center_option->count() > 0 || zoom_option->count() > 0)
             return bad_input("--location gives the centre and the zoom: leave out --center and --zoom");
+        if (app.count("--formula") > 0 || app.count("--julia") > 0)
+            return bad_input("--location gives the formula and the Julia parameter: leave out --formula and --julia");
         DeepLocation kfr;
         if (std::string problem = read_kfr(location, &kfr); !problem.empty()) return bad_input(problem);
         request.view.center_re = kfr.center_re;
         request.view.center_im = kfr.center_im;
+        request.view.formula = kfr.formula;
+        request.view.julia = kfr.julia;
+        request.view.julia_re = kfr.julia_re;
+        request.view.julia_im = kfr.julia_im;
         request.view.zoom = ViewZoom::from_deep(kfr.zoom);
         request.view.max_iterations = kfr.max_iterations;
     } else {

@@ -192,6 +192,11 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 "%llu rebases)\n",
                 s.pixels_ms > 0 ? double(s.iterations) / (s.pixels_ms * 1e-3) : 0.0,
                 (unsigned long long)s.perturbation_steps, (unsigned long long)s.rebases);
+    // The work per pixel (per sample when supersampling): what the frame's time follows, on the
+    // CPU and on CUDA alike (deep_bench_work breaks it down further).
+    std::printf("work       per pixel: %.0f iterations, %.0f perturbation steps, %.0f BLA skips, %.2f rebases\n",
+                double(s.iterations) / sample_count, double(s.perturbation_steps) / sample_count,
+                double(s.bla_skips) / sample_count, double(s.rebases) / sample_count);
     std::printf("output     %s\n", request.png_path.c_str());
     if (!request.raw_path.empty())
         std::printf("raw        %s (float32, %d x %d samples, interior = -1)\n", request.raw_path.c_str(),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make_gallery.sh: renders the README's formula gallery (one picture per formula, and three Julia
-# sets) with `mandelscope render`, exactly the commands the README shows beside the pictures.
+# make_gallery.sh: renders the README's formula gallery (one picture per formula, three Julia
+# sets, and two orbit-feature colourings of the family) with `mandelscope render`, exactly the
+# commands the README shows beside the pictures.
 # Not a test: run it by hand after changing a
 # formula or its default view.
 # Usage: bash assets/gallery/make_gallery.sh /path/to/mandelscope OUTPUT_DIR
@@ -15,4 +16,10 @@ done
 "$bin" render --formula=mandelbrot --julia=-0.8,0.156 "${common[@]}" -o "$out/julia-mandelbrot.png" > /dev/null 2>&1
 "$bin" render --formula=multibrot3 --julia=-0.5,0.5 "${common[@]}" -o "$out/julia-multibrot3.png" > /dev/null 2>&1
 "$bin" render --formula=burning-ship --julia=-1.5,-0.02 "${common[@]}" -o "$out/julia-burning-ship.png" > /dev/null 2>&1
+# The orbit-feature colourings beyond the Mandelbrot set (README, Colouring): a dendrite Julia set
+# whose filaments only the distance estimate shows, and a Multibrot's stripes.
+feature=(--size=640x360 --supersample=2 --backend=cpu)
+"$bin" render --julia=0,1 --colouring=de --iter=2000 "${feature[@]}" -o "$out/colouring-julia-de.png" > /dev/null 2>&1
+"$bin" render --formula=multibrot4 --colouring=stripe --stripe-density=3 --iter=1000 "${feature[@]}" \
+    -o "$out/colouring-multibrot4-stripe.png" > /dev/null 2>&1
 ls -l "$out"

@@ -57,6 +57,13 @@ constexpr int formula_degree(Formula formula) {
     }
 }
 
+// Whether the map is holomorphic (complex-differentiable in z): then the distance estimate's
+// derivative is one complex number, else (Burning Ship, Tricorn: |.| and conj are not) the
+// 2x2 real Jacobian (formula_step.inc's formula_derivative_step).
+constexpr bool formula_is_holomorphic(Formula formula) {
+    return formula != Formula::BurningShip && formula != Formula::Tricorn;
+}
+
 // The performance model's operation counts (compute/perf/perf_model.h), from formula_step
 // (formula_math.h) as the paths compile it.
 //   CPU (SIMD path, unfused): one iteration = the step + |z|^2 (zr*zr, zi*zi, +) + the escape

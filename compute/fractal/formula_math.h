@@ -12,12 +12,10 @@
 //   z^d:   square-and-multiply from z^2 (d = 3: z^2 z, 4: (z^2)^2, 5: (z^2)^2 z, 6: (z^2 z)^2,
 //          7: (z^2 z)^2 z, 8: ((z^2)^2)^2), a product as (ar br - ai bi, ar bi + ai br)
 //
-// Colouring accumulators (distance estimation, stripes), later: a second template parameter of
-// the loops, a struct with `on_step(zr, zi, ...)` called after each formula_step, whose empty
-// default (struct NoAccumulator { MS_HD void on_step(...) {} }) compiles to nothing. DE adds
-// dz <- d z^(d-1) dz + 1 there (Burning Ship: the 2x2 Jacobian with the signs of zr, zi), stripes
-// add sin(s arg z); the kernels stay branch-free per iteration because the accumulator is chosen
-// at compile time, like the formula.
+// The colouring's orbit features (orbit_features.h) ride on the same loops: the distance
+// estimate's derivative is formula_derivative_step() (formula_step.inc: d z^(d-1) dz + 1, or the
+// 2x2 real Jacobian for the Burning Ship and the Tricorn), stripes add sin(s arg z); both are
+// chosen at compile time with the formula, so no loop branches on them per iteration.
 //
 // Escape and smooth value. Every formula escapes at the first k >= 1 with |z_k| > R (escape is
 // tested after each step; a Julia pixel with |z_0| > R therefore escapes at k = 1). R is
@@ -59,6 +57,18 @@ struct ScalarAbs {
     }
 };
 
+// -v and t < 0 ? -v : v for scalars (formula_derivative_step's ops; Highway paths pass their own).
+struct ScalarDerivativeOps {
+    template <typename T>
+    MS_HD T neg(T v) const {
+        return -v;
+    }
+    template <typename T>
+    MS_HD T neg_if_negative(T t, T v) const {
+        return t < T(0) ? -v : v;
+    }
+};
+
 // formula_step() and its helpers, written once in formula_step.inc, which the SIMD path includes
 // again inside its per-target namespace (Highway's vector operators only inline into code compiled
 // for their target).
@@ -76,6 +86,25 @@ inline SmoothConstants formula_smooth_constants(Formula formula) {
     if (formula_degree(formula) == 2 && formula_bailout_radius(formula) == kBailoutRadius) return {};
     const double scale = 1.0 / std::log2(double(formula_degree(formula)));
     return {1.0 + std::log2(std::log(formula_bailout_radius(formula))) * scale - kLog2LnBailout, scale};
+}
+
+// The same smooth value with the formula known at compile time, host and device (the orbit-feature
+// paths, orbit_features.h): the same operations as formula_smooth_mu below, so the CPU paths
+// agree with it bit for bit.
+template <Formula F>
+MS_HD inline float formula_smooth_mu_of(int k, double norm_squared) {
+    if constexpr (F == Formula::Mandelbrot) {
+        return smooth_mu(k, norm_squared);
+    } else {
+        // formula_smooth_constants(F): {1, 1} for the other degree-2 maps (R = 256).
+        constexpr bool kDegree2 = formula_degree(F) == 2 && formula_bailout_radius(F) == kBailoutRadius;
+        const double scale = kDegree2 ? 1.0 : 1.0 / log2(double(formula_degree(F)));
+        const double constant =
+            kDegree2 ? 1.0 : 1.0 + log2(log(formula_bailout_radius(F))) * scale - kLog2LnBailout;
+        const double n = norm_squared < double(FLT_MAX) ? norm_squared : double(FLT_MAX);
+        const double mu = double(k) + constant - log2(0.5 * log(n)) * scale;
+        return mu > 0.0 ? float(mu) : 0.0f;
+    }
 }
 
 // The reference's smooth value for any formula (smooth_mu for Mandelbrot), clamped at 0.

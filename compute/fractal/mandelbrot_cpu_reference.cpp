@@ -29,48 +29,43 @@ struct PixelFeatures {
     float* period = nullptr;
 };
 
-// Iterates one point of Mandelbrot's parameter plane (the colouring's orbit features are
-// Mandelbrot's: colouring.h refuses them for the other formulas and Julia sets); returns mu (or
-// kInteriorMu) and adds the iterations it ran to *iterations. kFeatures (orbit_features.h's
-// kFeature* bits) adds the colouring's orbit sums.
-template <typename T, unsigned kFeatures>
-float iterate_point_features(T cr, T ci, int max_iterations, const Shortcuts& shortcuts,
-                    uint64_t* iterations, const PixelFeatures& f = {}) {
-    OrbitAccumulator<T, kFeatures> orbit;
+// Iterates one point of formula F with the colouring's orbit sums (kFeatures: orbit_features.h's
+// kFeature* bits), from z_0 = (zr, zi) with parameter (cr, ci), as iterate_point below does;
+// julia: the derivative is by z_0 (orbit_features.h), shapes: the cardioid/bulb shortcut applies
+// (Mandelbrot's parameter plane). Returns mu (or kInteriorMu) and adds the iterations it ran.
+template <Formula F, typename T, unsigned kFeatures>
+float iterate_point_features(T zr, T zi, T cr, T ci, bool julia, bool shapes, int max_iterations, bool periodicity,
+                             uint64_t* iterations, const PixelFeatures& f) {
+    OrbitAccumulator<T, kFeatures, F> orbit;
     orbit.stripe_density = f.stripe_density;
-    if (shortcuts.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
-        if constexpr (kFeatures != 0)
-            finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), f.distance, f.stripe, f.period);
+    if (julia) orbit.start_julia();
+    if (shapes && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+        finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), f.distance, f.stripe, f.period);
         return kInteriorMu;
     }
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
-    T zr = 0, zi = 0;
-    // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
-    // it exactly at the steps of periodicity_compare_step(). An exact repeat means the
-    // floating-point orbit is periodic from there on, so it would never escape in this
-    // arithmetic either: the pixel comes out exactly as without the check.
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
+    T zr2 = zr * zr, zi2 = zi * zi;
+    // Periodicity as in iterate_point below.
     T saved_r = 0, saved_i = 0;
     const int interval = periodicity_interval(max_iterations);
     int next_save = next_periodicity_save(0, interval);
     for (int k = 1; k <= max_iterations; ++k) {
-        if constexpr (kFeatures != 0) orbit.before_step(zr, zi);
-        T new_zr = zr * zr - zi * zi + cr;
-        T new_zi = T(2) * zr * zi + ci;
-        zr = new_zr;
-        zi = new_zi;
-        T norm = zr * zr + zi * zi;
-        if constexpr (kFeatures != 0) orbit.after_step(zr, zi, norm);
+        orbit.before_step(zr, zi);  // the derivative takes z_k
+        formula_step<F>(zr, zi, zr2, zi2, cr, ci, ScalarAbs{});
+        zr2 = zr * zr;
+        zi2 = zi * zi;
+        T norm = zr2 + zi2;
+        orbit.after_step(zr, zi, norm);
         if (norm > bailout_squared) {
             *iterations += uint64_t(k);
-            if constexpr (kFeatures != 0)
-                finish_escaped(orbit, k, double(zr), double(zi), double(norm), f.pixel_step, f.distance, f.stripe,
-                               f.period);
-            return smooth_mu(k, double(norm));
+            finish_escaped(orbit, k, double(zr), double(zi), double(norm), f.pixel_step, f.distance, f.stripe,
+                           f.period);
+            return formula_smooth_mu_of<F>(k, double(norm));
         }
-        if (shortcuts.periodicity) {
+        if (periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
-                if constexpr (kFeatures != 0) finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
+                finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
                 return kInteriorMu;
             }
             if (k == next_save) {
@@ -81,7 +76,7 @@ float iterate_point_features(T cr, T ci, int max_iterations, const Shortcuts& sh
         }
     }
     *iterations += uint64_t(max_iterations);
-    if constexpr (kFeatures != 0) finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
+    finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
     return kInteriorMu;
 }
 
@@ -167,11 +162,14 @@ void render_reference_formula(const View& view, const Shortcuts& shortcuts, Pixe
 }
 
 // The features variant, one pixel after another.
-template <typename T, unsigned kFeatures>
+template <Formula F, typename T, unsigned kFeatures>
 void render_features_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                                const OrbitFeatureOutputs& out, FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
     const int max_iterations = direct_iterations(view);
+    const bool shapes = shortcuts.cardioid_bulb && F == Formula::Mandelbrot && !view.julia;
+    const T julia_r = view.julia ? T(julia_re_value(view)) : T(0);
+    const T julia_i = view.julia ? T(julia_im_value(view)) : T(0);
     PixelFeatures f;
     f.stripe_density = view.colouring.stripe_density;
     f.pixel_step = grid.step;
@@ -181,27 +179,50 @@ void render_features_reference(const View& view, const Shortcuts& shortcuts, Pix
             f.distance = out.distance ? out.distance + i : nullptr;
             f.stripe = out.stripe ? out.stripe + i : nullptr;
             f.period = out.period ? out.period + i : nullptr;
-            T cr = T(grid.re(rect.x + x));
-            T ci = T(grid.im(rect.y + y));
-            float mu = iterate_point_features<T, kFeatures>(cr, ci, max_iterations, shortcuts, &stats->iterations, f);
+            const T pr = T(grid.re(rect.x + x));
+            const T pi = T(grid.im(rect.y + y));
+            const float mu =
+                view.julia ? iterate_point_features<F, T, kFeatures>(pr, pi, julia_r, julia_i, true, false, max_iterations,
+                                                                     shortcuts.periodicity, &stats->iterations, f)
+                           : iterate_point_features<F, T, kFeatures>(T(0), T(0), pr, pi, false, shapes, max_iterations,
+                                                                     shortcuts.periodicity, &stats->iterations, f);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[i] = mu;
         }
     }
 }
 
+template <Formula F, typename T>
+void render_features_reference_of(unsigned features, const View& view, const Shortcuts& shortcuts, PixelRect rect,
+                                  float* mu_out, const OrbitFeatureOutputs& out, FrameStats* stats) {
+    switch (features) {
+        case 1: return render_features_reference<F, T, 1>(view, shortcuts, rect, mu_out, out, stats);
+        case 2: return render_features_reference<F, T, 2>(view, shortcuts, rect, mu_out, out, stats);
+        case 3: return render_features_reference<F, T, 3>(view, shortcuts, rect, mu_out, out, stats);
+        case 4: return render_features_reference<F, T, 4>(view, shortcuts, rect, mu_out, out, stats);
+        case 5: return render_features_reference<F, T, 5>(view, shortcuts, rect, mu_out, out, stats);
+        case 6: return render_features_reference<F, T, 6>(view, shortcuts, rect, mu_out, out, stats);
+        case 7: return render_features_reference<F, T, 7>(view, shortcuts, rect, mu_out, out, stats);
+        default: return render_reference<F, T>(view, shortcuts, rect, mu_out, stats);
+    }
+}
+
 template <typename T>
 void render_features_reference_any(unsigned features, const View& view, const Shortcuts& shortcuts, PixelRect rect,
                                    float* mu_out, const OrbitFeatureOutputs& out, FrameStats* stats) {
-    switch (features) {
-        case 1: return render_features_reference<T, 1>(view, shortcuts, rect, mu_out, out, stats);
-        case 2: return render_features_reference<T, 2>(view, shortcuts, rect, mu_out, out, stats);
-        case 3: return render_features_reference<T, 3>(view, shortcuts, rect, mu_out, out, stats);
-        case 4: return render_features_reference<T, 4>(view, shortcuts, rect, mu_out, out, stats);
-        case 5: return render_features_reference<T, 5>(view, shortcuts, rect, mu_out, out, stats);
-        case 6: return render_features_reference<T, 6>(view, shortcuts, rect, mu_out, out, stats);
-        case 7: return render_features_reference<T, 7>(view, shortcuts, rect, mu_out, out, stats);
-        default: return render_reference_formula<T>(view, shortcuts, rect, mu_out, stats);
+    switch (view.formula) {
+#define MS_FEATURES_CASE(F) \
+        case F: return render_features_reference_of<F, T>(features, view, shortcuts, rect, mu_out, out, stats);
+        MS_FEATURES_CASE(Formula::Mandelbrot)
+        MS_FEATURES_CASE(Formula::Multibrot3)
+        MS_FEATURES_CASE(Formula::Multibrot4)
+        MS_FEATURES_CASE(Formula::Multibrot5)
+        MS_FEATURES_CASE(Formula::Multibrot6)
+        MS_FEATURES_CASE(Formula::Multibrot7)
+        MS_FEATURES_CASE(Formula::Multibrot8)
+        MS_FEATURES_CASE(Formula::BurningShip)
+        MS_FEATURES_CASE(Formula::Tricorn)
+#undef MS_FEATURES_CASE
     }
 }
 

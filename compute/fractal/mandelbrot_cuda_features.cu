@@ -8,7 +8,8 @@
 //                     the yardstick the tests compare the persistent one with.
 //                     kFeatures is a template parameter, so each colouring pays only for what it
 //                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
-//                     untouched.
+//                     untouched. So is the formula F (formula.h; Julia or not is data: z_0, c and
+//                     the derivative's start), as in the smooth kernels.
 //   histogram kernel  one pass over mu: counts per bin (colouring.h's bins), one shared-memory
 //                     atomic per bin and warp (lanes in the same bin add together), then one
 //                     global add per bin and block; a one-block kernel turns the counts into the
@@ -52,9 +53,11 @@ struct FeatureParams {
     PixelGrid grid;
     int rect_x = 0, rect_y = 0, rect_width = 0, rect_height = 0;
     int max_iterations = 0;
-    bool cardioid_bulb = true, periodicity = true;
+    bool cardioid_bulb = true, periodicity = true;  // cardioid_bulb: Mandelbrot's parameter plane only
+    bool julia = false;                             // z_0 = the pixel, c = (julia_re, julia_im)
+    double julia_re = 0.0, julia_im = 0.0;
     int stripe_density = 1;
-    float inverse_step = 0.0f;  // 1 / grid.step, for the persistent kernel's float finish
+    FastFinishConstants finish;  // the formula's, for the float finish (make_fast_finish_constants)
     float* mu = nullptr;
     float* distance = nullptr;
     float* stripe = nullptr;
@@ -80,7 +83,28 @@ __device__ void add_per_warp(unsigned long long* counter, unsigned long long val
     if ((threadIdx.x + threadIdx.y * blockDim.x) % 32 == 0 && value) atomicAdd(counter, value);
 }
 
-template <typename T, unsigned kFeatures>
+// The orbit's start for the pixel (x, y) of the rectangle: z_0 = 0 and c = the pixel on the
+// parameter plane, z_0 = the pixel and c fixed on a Julia set (P, a compile-time parameter of
+// the kernels, as the formula is: OrbitPlane in orbit_features.h).
+template <typename T, OrbitPlane P>
+__device__ __forceinline__ void pixel_orbit(const FeatureParams& p, int x, int y, T* zr, T* zi, T* cr, T* ci) {
+    const T pr = T(p.grid.re(p.rect_x + x)), pi = T(p.grid.im(p.rect_y + y));
+    if constexpr (P == OrbitPlane::Julia) {
+        *zr = pr;
+        *zi = pi;
+        *cr = T(p.julia_re);
+        *ci = T(p.julia_im);
+    } else {
+        *zr = T(0);
+        *zi = T(0);
+        *cr = pr;
+        *ci = pi;
+    }
+}
+
+// Every kernel below takes the formula F as a template parameter (formula_math.h), like the
+// smooth kernels: one compiled loop per formula, no branch on it per iteration.
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -90,8 +114,10 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
     if (inside) {
         const size_t i = size_t(y) * p.rect_width + x;
         float scratch = 0.0f;
-        const float mu = orbit_point_features<T, kFeatures>(
-            T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.max_iterations, p.cardioid_bulb, p.periodicity,
+        T zr, zi, cr, ci;
+        pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
+        const float mu = orbit_point_features<T, kFeatures, F>(
+            zr, zi, cr, ci, P == OrbitPlane::Julia, p.max_iterations, p.cardioid_bulb, p.periodicity,
             p.stripe_density, p.grid.step, &iterations, p.distance ? p.distance + i : &scratch,
             p.stripe ? p.stripe + i : &scratch, p.period ? p.period + i : &scratch);
         p.mu[i] = mu;
@@ -122,7 +148,7 @@ constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 constexpr int kBlocksPerRefill = 4;
 constexpr int kChunkPixels = 256;
 
-template <typename T, unsigned kFeatures>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(FeatureParams p,
                                                                               unsigned long long* next_pixel) {
     const long long total =
@@ -138,7 +164,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
     // The lane's pixel and its orbit.
     bool have = false;
     long long pixel = 0;
-    BlockedOrbit<T, kFeatures> orbit;
+    BlockedOrbit<T, kFeatures, F, P> orbit;
     // The lane's pixel is done: its outputs, and its colour where the kernel colours.
     auto write_pixel = [&](float mu, float distance, float stripe, float period) {
         p.mu[pixel] = mu;
@@ -178,7 +204,8 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             if (((need >> lane) & 1u) && rank < available) {
                 pixel = p.from_late_list ? (long long)p.late[chunk_next + rank] : chunk_next + rank;
                 const int x = int(pixel) % p.rect_width, y = int(pixel) / p.rect_width;  // < 2^31 (check_frame)
-                const T cr = T(p.grid.re(p.rect_x + x)), ci = T(p.grid.im(p.rect_y + y));
+                T zr, zi, cr, ci;
+                pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
                 have = true;
                 if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
                     float distance = 0.0f, stripe = 0.0f, period = 0.0f;
@@ -186,7 +213,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
                 } else {
-                    orbit.start(cr, ci, p.stripe_density, interval);
+                    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
                 }
             }
             chunk_next += min(__popc(need), available);
@@ -199,7 +226,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
             if (state != OrbitState::Running) {
                 iterations += uint64_t(orbit.k);
                 float distance = 0.0f, stripe = 0.0f, period = 0.0f;
-                const float mu = orbit.finish_fast(state, p.inverse_step, &distance, &stripe, &period);
+                const float mu = orbit.finish_fast(state, p.finish, &distance, &stripe, &period);
                 write_pixel(mu, distance, stripe, period);
                 if (state == OrbitState::Escaped) ++escaped_pixels;
                 have = false;
@@ -253,7 +280,7 @@ __global__ void __launch_bounds__(256) late_list_kernel(const float* mu, int wid
     if (mine) late[base + __popc(lanes & ((1u << lane) - 1u))] = int(pixel);
 }
 
-template <typename T, unsigned kFeatures>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -269,10 +296,12 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
     }
     // Step by step with a test each (a short orbit would redo most of a block of 4 on its escape);
     // the reference's arithmetic and order (BlockedOrbit::advance), so the same k.
-    BlockedOrbit<T, kFeatures> orbit;
+    BlockedOrbit<T, kFeatures, F, P> orbit;
     const int interval = periodicity_interval(p.max_iterations);
-    orbit.start(T(p.grid.re(p.rect_x + x)), T(p.grid.im(p.rect_y + y)), p.stripe_density, interval);
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+    T zr, zi, cr, ci;
+    pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
+    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     OrbitState state = OrbitState::Interior;
     while (orbit.k < p.max_iterations) {
         ++orbit.k;
@@ -282,7 +311,7 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
             break;
         }
     }
-    const float mu = orbit.finish_fast(state, p.inverse_step, &distance, &stripe, &period);
+    const float mu = orbit.finish_fast(state, p.finish, &distance, &stripe, &period);
     write_feature_pixel<T, kFeatures>(p, pixel, mu, distance, stripe, period);
 }
 
@@ -466,7 +495,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
     }
 }
 
-template <typename T, unsigned kFeatures>
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
                      const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
@@ -485,12 +514,12 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
         late.periodicity = false;
         int per_sm = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
-        mandelbrot_features_persistent_kernel<T, kFeatures>
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
             <<<std::max(1, per_sm) * std::max(1, sm_count), 256, 0, side.stream>>>(late, late.counters + 2);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(side.done, side.stream));
-        escaped_features_kernel<T, kFeatures><<<grid, block>>>(p);
+        escaped_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaStreamWaitEvent(0, side.done, 0));
         return;
@@ -499,28 +528,52 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
         // As many resident blocks as fit (the occupancy API), every SM kept busy.
         int per_sm = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures>, 256, 0));
-        mandelbrot_features_persistent_kernel<T, kFeatures>
+            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
+        mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
             <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
     } else {
         const dim3 block(32, 8);
         const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
-        mandelbrot_features_kernel<T, kFeatures><<<grid, block>>>(p);
+        mandelbrot_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
     }
     CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
+template <typename T, Formula F, OrbitPlane P>
 void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
                          bool escaped_only, const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1>(p, persistent, sm_count, escaped_only, side);
-        case 2: return launch_features<T, 2>(p, persistent, sm_count, escaped_only, side);
-        case 3: return launch_features<T, 3>(p, persistent, sm_count, escaped_only, side);
-        case 4: return launch_features<T, 4>(p, persistent, sm_count, false, side);
-        case 5: return launch_features<T, 5>(p, persistent, sm_count, false, side);
-        case 6: return launch_features<T, 6>(p, persistent, sm_count, false, side);
-        default: return launch_features<T, 7>(p, persistent, sm_count, false, side);
+        case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 2: return launch_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 3: return launch_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
+        case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
+        case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);
+        default: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
+    }
+}
+
+// The formula, and parameter plane or Julia set, picked once per frame on the host.
+template <typename T>
+void launch_features_formula(Formula formula, unsigned features, const FeatureParams& p, bool persistent,
+                             int sm_count, bool escaped_only, const SideStream& side) {
+    switch (formula) {
+#define MS_LAUNCH_CASE(F) \
+        case F:                                                                                             \
+            return p.julia ? launch_features_any<T, F, OrbitPlane::Julia>(features, p, persistent, sm_count,      \
+                                                                          escaped_only, side)                   \
+                           : launch_features_any<T, F, OrbitPlane::Parameter>(features, p, persistent, sm_count,  \
+                                                                              escaped_only, side);
+        MS_LAUNCH_CASE(Formula::Mandelbrot)
+        MS_LAUNCH_CASE(Formula::Multibrot3)
+        MS_LAUNCH_CASE(Formula::Multibrot4)
+        MS_LAUNCH_CASE(Formula::Multibrot5)
+        MS_LAUNCH_CASE(Formula::Multibrot6)
+        MS_LAUNCH_CASE(Formula::Multibrot7)
+        MS_LAUNCH_CASE(Formula::Multibrot8)
+        MS_LAUNCH_CASE(Formula::BurningShip)
+        MS_LAUNCH_CASE(Formula::Tricorn)
+#undef MS_LAUNCH_CASE
     }
 }
 
@@ -541,10 +594,15 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     p.rect_width = rect.width;
     p.rect_height = rect.height;
     p.max_iterations = direct_iterations(view);
-    p.cardioid_bulb = shortcuts.cardioid_bulb;
+    p.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
     p.periodicity = shortcuts.periodicity;
+    p.julia = view.julia;
+    if (view.julia) {
+        p.julia_re = julia_re_value(view);
+        p.julia_im = julia_im_value(view);
+    }
     p.stripe_density = view.colouring.stripe_density;
-    p.inverse_step = float(1.0 / p.grid.step);
+    p.finish = make_fast_finish_constants(view.formula, p.grid.step);
     p.mu = mu_device;
     p.distance = out.distance;
     p.stripe = out.stripe;
@@ -557,8 +615,9 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     CUDA_CHECK(cudaMemsetAsync(s.counters, 0, 4 * sizeof(unsigned long long)));
     const auto launch_start = std::chrono::steady_clock::now();
     p.late = s.late;
-    if (stats.precision == Precision::Fp32) launch_features_any<float>(features, p, persistent, s.sm_count, escaped_only, s.side);
-    else launch_features_any<double>(features, p, persistent, s.sm_count, escaped_only, s.side);
+    if (stats.precision == Precision::Fp32)
+        launch_features_formula<float>(view.formula, features, p, persistent, s.sm_count, escaped_only, s.side);
+    else launch_features_formula<double>(view.formula, features, p, persistent, s.sm_count, escaped_only, s.side);
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaMemcpyAsync(s.host_counters, s.counters, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));

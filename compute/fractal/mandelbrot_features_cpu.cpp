@@ -33,9 +33,12 @@ struct RowJob {
     int x_begin = 0;     // whole-image column of the first pixel
     int y = 0;           // whole-image row
     int width = 0;       // pixels
+    Formula formula = Formula::Mandelbrot;
     int max_iterations = 0;
-    bool cardioid_bulb = true;
+    bool cardioid_bulb = true;  // Mandelbrot's parameter plane only (the caller resolves it)
     bool periodicity = true;
+    bool julia = false;         // z_0 = the pixel, c = (julia_re, julia_im)
+    double julia_re = 0.0, julia_im = 0.0;
     bool distance = false, stripe = false, period = false;
     int stripe_density = 1;
     float* mu = nullptr;  // width floats
@@ -64,26 +67,47 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// formula_step() and formula_derivative_step() for this target (see formula_step.inc).
+#include "compute/fractal/formula_step.inc"
+
+// formula_derivative_step's -v and t < 0 ? -v : v on vectors (the same sign flips as the
+// scalar ScalarDerivativeOps: exact, so the lanes match the reference).
+template <class D>
+struct VectorDerivativeOps {
+    using V = hn::Vec<D>;
+    HWY_INLINE V neg(V v) const { return hn::Neg(v); }
+    HWY_INLINE V neg_if_negative(V t, V v) const {
+        return hn::IfThenElse(hn::Lt(t, hn::Zero(D())), hn::Neg(v), v);
+    }
+};
+
 // A lane's state when it finished, for the scalar finish.
 template <typename T>
 struct LaneEnd {
     int k = 0;           // steps run; 0: not finished
     bool escaped = false;
-    T zr = 0, zi = 0, norm = 0, dzr = 0, dzi = 0, stripe_sum = 0, stripe_last = 0;
+    T zr = 0, zi = 0, norm = 0, dzr = 0, dzi = 0, dxr = 0, dxi = 0, stripe_sum = 0, stripe_last = 0;
 };
 
-template <class D, bool kDe, bool kStripe>
+template <Formula F, class D, bool kDe, bool kStripe>
 HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
     using T = hn::TFromD<D>;
     using V = hn::Vec<D>;
     constexpr unsigned kLoop = (kDe ? kFeatureDistance : 0u) | (kStripe ? kFeatureStripe : 0u);
     const size_t lanes = hn::Lanes(d);
     HWY_ALIGN T lane_cr[HWY_MAX_BYTES / sizeof(T)];
-    HWY_ALIGN T a[8][HWY_MAX_BYTES / sizeof(T)];  // lanes' values at an event
+    HWY_ALIGN T lane_zr[HWY_MAX_BYTES / sizeof(T)];
+    HWY_ALIGN T a[10][HWY_MAX_BYTES / sizeof(T)];  // lanes' values at an event
     LaneEnd<T> end[HWY_MAX_BYTES / sizeof(T)];
-    const T ci_scalar = T(job.grid.im(job.y));
+    // The row's imaginary part: c's on the parameter plane, z_0's on a Julia set (c fixed).
+    const T row_im = T(job.grid.im(job.y));
+    const T ci_scalar = job.julia ? T(job.julia_im) : row_im;
+    const T julia_cr = T(job.julia_re);
     const V ci = hn::Set(d, ci_scalar), two = hn::Set(d, T(2)), one = hn::Set(d, T(1)), half = hn::Set(d, T(0.5));
-    const V bailout = hn::Set(d, T(kBailoutRadius * kBailoutRadius));
+    // What the derivative adds per step (1, or 0 on a Julia set) and f'(z)'s factor d.
+    const V dz_add = hn::Set(d, job.julia ? T(0) : T(1)), degree = hn::Set(d, T(formula_degree(F)));
+    const VectorDerivativeOps<D> ops;
+    const V bailout = hn::Set(d, T(formula_bailout_radius(F) * formula_bailout_radius(F)));
     const int interval = periodicity_interval(job.max_iterations);
     float scratch = 0.0f;
 
@@ -95,14 +119,19 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
         for (size_t l = 0; l < lanes; ++l) {
             end[l] = LaneEnd<T>{};
             const bool exists = int(l) < n;
-            lane_cr[l] = exists ? T(job.grid.re(job.x_begin + x0 + int(l))) : T(0);
+            const T pixel_re = exists ? T(job.grid.re(job.x_begin + x0 + int(l))) : T(0);
+            lane_cr[l] = job.julia ? julia_cr : pixel_re;
+            lane_zr[l] = job.julia ? pixel_re : T(0);
             const bool shortcut = exists && job.cardioid_bulb &&
                                   in_cardioid_or_period2_bulb(double(lane_cr[l]), double(ci_scalar));
             settled[l] = exists && !shortcut ? T(0) : T(1);
         }
         done = hn::Ne(hn::Load(d, settled), hn::Zero(d));
         const V cr = hn::Load(d, lane_cr);
-        V zr = hn::Zero(d), zi = hn::Zero(d), dzr = hn::Zero(d), dzi = hn::Zero(d);
+        V zr = hn::Load(d, lane_zr), zi = job.julia ? hn::Set(d, row_im) : hn::Zero(d);
+        V zr2 = hn::Mul(zr, zr), zi2 = hn::Mul(zi, zi);
+        // The derivative's start (orbit_features.h): 0, or the identity on a Julia set.
+        V dzr = job.julia ? one : hn::Zero(d), dzi = hn::Zero(d), dxr = hn::Zero(d), dxi = dzr;
         V sum = hn::Zero(d), last = hn::Zero(d), saved_r = hn::Zero(d), saved_i = hn::Zero(d);
         int next_save = next_periodicity_save(0, interval);
         // Records the lanes of `mask` as finished at step k.
@@ -115,26 +144,23 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
             hn::Store(sum, d, a[5]);
             hn::Store(last, d, a[6]);
             hn::Store(hn::VecFromMask(d, mask), d, a[7]);
+            hn::Store(dxr, d, a[8]);
+            hn::Store(dxi, d, a[9]);
             for (size_t l = 0; l < lanes; ++l) {
                 T flag;
                 std::memcpy(&flag, &a[7][l], sizeof(T));
                 if (flag == T(0)) continue;  // all-zero bits: not in the mask
-                end[l] = {k, escaped, a[0][l], a[1][l], a[2][l], a[3][l], a[4][l], a[5][l], a[6][l]};
+                end[l] = {k,       escaped, a[0][l], a[1][l], a[2][l], a[3][l],
+                          a[4][l], a[8][l], a[9][l], a[5][l], a[6][l]};
             }
         };
         int k = 1;
         for (; k <= job.max_iterations && !hn::AllTrue(d, done); ++k) {
-            if constexpr (kDe) {
-                const V re = hn::Sub(hn::Mul(zr, dzr), hn::Mul(zi, dzi));
-                const V im = hn::Add(hn::Mul(zr, dzi), hn::Mul(zi, dzr));
-                dzr = hn::Add(hn::Mul(two, re), one);
-                dzi = hn::Mul(two, im);
-            }
-            const V new_zr = hn::Add(hn::Sub(hn::Mul(zr, zr), hn::Mul(zi, zi)), cr);
-            const V new_zi = hn::Add(hn::Mul(hn::Mul(two, zr), zi), ci);
-            zr = new_zr;
-            zi = new_zi;
-            const V norm = hn::Add(hn::Mul(zr, zr), hn::Mul(zi, zi));
+            if constexpr (kDe) formula_derivative_step<F>(zr, zi, dzr, dzi, dxr, dxi, dz_add, degree, ops);
+            formula_step<F>(zr, zi, zr2, zi2, cr, ci, [](V v) { return hn::Abs(v); });
+            zr2 = hn::Mul(zr, zr);
+            zi2 = hn::Mul(zi, zi);
+            const V norm = hn::Add(zr2, zi2);
             if constexpr (kStripe) {
                 const V inv = hn::Div(one, hn::Sqrt(norm));
                 V ur = hn::Mul(zr, inv), ui = hn::Mul(zi, inv);
@@ -182,7 +208,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
             float* stripe = job.stripe ? job.stripe_out + x : &scratch;
             float* period = job.period ? job.period_out + x : &scratch;
             const LaneEnd<T>& e = end[l];
-            if (e.k == 0) {  // settled by the cardioid/bulb test
+            if (e.k == 0) {  // settled by the cardioid/bulb test (Mandelbrot's parameter plane)
                 finish_interior<kLoop | kFeaturePeriod>(
                     shortcut_period(double(lane_cr[l]), double(ci_scalar)), distance, stripe, period);
                 job.mu[x] = kInteriorMu;
@@ -190,33 +216,52 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
             }
             result->iterations += uint64_t(e.k);
             if (e.escaped) {
-                OrbitAccumulator<T, kLoop> acc;
+                OrbitAccumulator<T, kLoop, F> acc;
                 acc.dzr = e.dzr;
                 acc.dzi = e.dzi;
+                acc.dxr = e.dxr;
+                acc.dxi = e.dxi;
                 acc.stripe_sum = e.stripe_sum;
                 acc.stripe_last = e.stripe_last;
                 finish_escaped(acc, e.k, double(e.zr), double(e.zi), double(e.norm), job.grid.step, distance, stripe,
                                &scratch);
                 if (job.period) *period = 0.0f;
-                job.mu[x] = smooth_mu(e.k, double(e.norm));
+                job.mu[x] = formula_smooth_mu_of<F>(e.k, double(e.norm));
                 ++result->escaped_pixels;
             } else {
-                if (job.period) finish_interior_orbit<T, kLoop | kFeaturePeriod>(e.zr, e.zi, lane_cr[l], ci_scalar,
-                                                                                 distance, stripe, period);
-                else finish_interior_orbit<T, kLoop>(e.zr, e.zi, lane_cr[l], ci_scalar, distance, stripe, period);
+                if (job.period)
+                    finish_interior_orbit<T, kLoop | kFeaturePeriod, F>(e.zr, e.zi, lane_cr[l], ci_scalar, distance,
+                                                                        stripe, period);
+                else finish_interior_orbit<T, kLoop, F>(e.zr, e.zi, lane_cr[l], ci_scalar, distance, stripe, period);
                 job.mu[x] = kInteriorMu;
             }
         }
     }
 }
 
+template <Formula F, typename T>
+void FeatureRowOf(const RowJob& job, RowResult* result) {
+    const hn::ScalableTag<T> d;
+    if (job.distance && job.stripe) FeatureRowImpl<F, decltype(d), true, true>(d, job, result);
+    else if (job.distance) FeatureRowImpl<F, decltype(d), true, false>(d, job, result);
+    else if (job.stripe) FeatureRowImpl<F, decltype(d), false, true>(d, job, result);
+    else FeatureRowImpl<F, decltype(d), false, false>(d, job, result);
+}
+
+// The formula picked once per row, outside every loop.
 template <typename T>
 void FeatureRow(const RowJob& job, RowResult* result) {
-    const hn::ScalableTag<T> d;
-    if (job.distance && job.stripe) FeatureRowImpl<decltype(d), true, true>(d, job, result);
-    else if (job.distance) FeatureRowImpl<decltype(d), true, false>(d, job, result);
-    else if (job.stripe) FeatureRowImpl<decltype(d), false, true>(d, job, result);
-    else FeatureRowImpl<decltype(d), false, false>(d, job, result);
+    switch (job.formula) {
+        case Formula::Mandelbrot: return FeatureRowOf<Formula::Mandelbrot, T>(job, result);
+        case Formula::Multibrot3: return FeatureRowOf<Formula::Multibrot3, T>(job, result);
+        case Formula::Multibrot4: return FeatureRowOf<Formula::Multibrot4, T>(job, result);
+        case Formula::Multibrot5: return FeatureRowOf<Formula::Multibrot5, T>(job, result);
+        case Formula::Multibrot6: return FeatureRowOf<Formula::Multibrot6, T>(job, result);
+        case Formula::Multibrot7: return FeatureRowOf<Formula::Multibrot7, T>(job, result);
+        case Formula::Multibrot8: return FeatureRowOf<Formula::Multibrot8, T>(job, result);
+        case Formula::BurningShip: return FeatureRowOf<Formula::BurningShip, T>(job, result);
+        case Formula::Tricorn: return FeatureRowOf<Formula::Tricorn, T>(job, result);
+    }
 }
 
 void FeatureRowF32(const RowJob& job, RowResult* result) { FeatureRow<float>(job, result); }
@@ -247,8 +292,14 @@ FrameStats mandelbrot_features_cpu(const View& view, Precision precision, const 
     base.x_begin = rect.x;
     base.width = rect.width;
     base.max_iterations = direct_iterations(view);
-    base.cardioid_bulb = shortcuts.cardioid_bulb;
+    base.formula = view.formula;
+    base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
     base.periodicity = shortcuts.periodicity;
+    base.julia = view.julia;
+    if (view.julia) {
+        base.julia_re = julia_re_value(view);
+        base.julia_im = julia_im_value(view);
+    }
     base.distance = outputs.distance != nullptr;
     base.stripe = outputs.stripe != nullptr;
     base.period = outputs.period != nullptr;

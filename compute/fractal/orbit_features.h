@@ -1,19 +1,36 @@
 // orbit_features.h: the kernels' compile-time variant that accumulates, along each orbit, what
 // the colouring layers need (colouring.h) besides the smooth value:
-//   distance  exterior distance estimate |z| ln|z| / |dz/dc| at the escape, with
-//             dz_{k+1} = 2 z_k dz_k + 1, dz_0 = 0; in pixels (divided by the pixel step);
-//             0 for interior pixels. For c outside the set and a large bailout radius it lies
-//             within a factor of 2 of the true distance to the set (Koebe 1/4 theorem on the
-//             Green's function G = ln|z_k| / 2^k: G / (2|G'|) < dist < 2 G / |G'|).
+// Every formula of formula.h and its Julia sets (the formula a template parameter F, as in the
+// smooth kernels; Julia or not is data: z_0 and c, and the derivative's start below).
+//   distance  exterior distance estimate G / |grad G| at the escape, G = ln|z_k| (the escape
+//             potential up to the factor d^-k, which cancels), in pixels (divided by the pixel
+//             step); 0 for interior pixels. The derivative D (formula_derivative_step,
+//             formula_step.inc) is dz_k/dc on the parameter plane (D_0 = 0, D_{k+1} =
+//             f'(z_k) D_k + 1) and dz_k/dz_0 on a Julia set (D_0 = 1, D_{k+1} = f'(z_k) D_k).
+//             Holomorphic maps (Mandelbrot, Multibrot d): f' = d z^(d-1) and the estimate is
+//             |z| ln|z| / |D|, the same for every degree: with the Boettcher map Phi (conformal
+//             from the outside of a connected set to the outside of the unit disc, G = ln|Phi|),
+//             Koebe's 1/4 theorem gives sinh G / (2 e^G |G'|) < dist < 2 sinh G / |G'|, which for a
+//             small G (near the set, a large bailout) is est / 2 < dist < 2 est whatever d is;
+//             d only enters G's scale d^-k, which the ratio G / |G'| cancels. For a Julia set this
+//             holds where the set is connected (c in the parameter plane's set).
+//             Burning Ship and Tricorn are not holomorphic: D is the real 2x2 Jacobian of z_k
+//             by the pixel's (x, y) (dual numbers, as Kalles Fraktaler and Fraktaler-3 carry
+//             for them), and the estimate is the same G / |grad G| with grad ln|z| = J^T z / |z|^2:
+//             |z|^2 ln|z| / |J^T z|, the norm along the direction in which |z| grows fastest
+//             (for a holomorphic map J^T z has length |z| |D|, so this is the formula above). No
+//             Koebe bound holds for them: it is a shading that finds their filaments, not a
+//             proven distance.
 //   stripe    the stripe average over k = 1..K of 1/2 + 1/2 sin(s arg z_k) (s whole:
 //             sin(s arg z) = Im((z/|z|)^s), no trigonometry), blended between the averages
-//             over 1..K and 1..K-1 by mu's fraction so that it is continuous across escape
-//             counts; 0 for interior pixels.
+//             over 1..K and 1..K-1 by mu's fraction (log_d(ln|z_K| / ln R), formula_math.h) so
+//             that it is continuous across escape counts; 0 for interior pixels.
 //   period    an interior pixel's period: the orbit's, once it has settled after the steps run
-//             (orbit_period(): at most kMaxOrbitPeriod extra steps, interior pixels only, so
-//             nothing is added to the iteration loop); 1 in the main cardioid and 2 in the
-//             period-2 bulb when the shortcut settles them; 0 where the orbit has not settled
-//             and for escaped pixels.
+//             (orbit_period(): at most kMaxOrbitPeriod extra steps of the formula, interior
+//             pixels only, so nothing is added to the iteration loop); on Mandelbrot's parameter
+//             plane 1 in the main cardioid and 2 in the period-2 bulb when the shortcut settles
+//             them (the only proven shortcut); 0 where the orbit has not settled and for
+//             escaped pixels.
 //
 // Three siblings, as for the smooth kernels:
 //   mandelbrot_features_cpu_reference  one thread, the reference iterate_point with kFeatures
@@ -29,6 +46,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_math.h"
 
@@ -91,22 +109,39 @@ MS_HD inline S stripe_power_im(S ur, S ui, int s) {
     return pi;
 }
 
-// The per-orbit sums of a pixel, for kFeatures (a kFeature* mask). T is the iteration's type.
-template <typename T, unsigned kFeatures>
+// Whether an orbit is of the parameter plane or of a Julia set: data on the CPU paths (Runtime:
+// start_julia() decides), a compile-time parameter of the CUDA kernels (Parameter, Julia), so
+// that the parameter plane's derivative adds a constant 1 as it always did and a kernel carries
+// no register for it.
+enum class OrbitPlane : uint8_t { Runtime, Parameter, Julia };
+
+// The per-orbit sums of a pixel of formula F, for kFeatures (a kFeature* mask). T is the
+// iteration's type.
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot, OrbitPlane P = OrbitPlane::Runtime>
 struct OrbitAccumulator {
-    T dzr = 0, dzi = 0;            // dz/dc
+    // The derivative D (formula_derivative_step): (dzr, dzi) is dz/dc (holomorphic maps) or
+    // the Jacobian's first column, (dxr, dxi) its second (Burning Ship, Tricorn only).
+    T dzr = 0, dzi = 0, dxr = 0, dxi = 0;
+    T dz_add = 1;  // what each step adds (P = Runtime): 1 on the parameter plane, 0 on a Julia set
     T stripe_sum = 0, stripe_last = 0;
     int stripe_density = 1;
 
+    // A Julia set differentiates by z_0: D_0 = the identity, nothing added per step.
+    MS_HD void start_julia() {
+        dzr = T(1);
+        dxi = T(1);
+        dz_add = T(0);
+    }
+    MS_HD T derivative_add() const {
+        if constexpr (P == OrbitPlane::Parameter) return T(1);
+        else if constexpr (P == OrbitPlane::Julia) return T(0);
+        else return dz_add;
+    }
     // Before the step z_k -> z_{k+1}: the derivative uses z_k.
     MS_HD void before_step(T zr, T zi) {
-        if constexpr ((kFeatures & kFeatureDistance) != 0) {
-            // dz' = 2 z dz + 1, written as the same sequence of roundings on every path.
-            const T re = zr * dzr - zi * dzi;
-            const T im = zr * dzi + zi * dzr;
-            dzr = T(2) * re + T(1);
-            dzi = T(2) * im;
-        }
+        if constexpr ((kFeatures & kFeatureDistance) != 0)
+            formula_derivative_step<F>(zr, zi, dzr, dzi, dxr, dxi, derivative_add(), T(formula_degree(F)),
+                                       ScalarDerivativeOps{});
     }
     // After the step, with z_k (k >= 1) and |z_k|^2.
     MS_HD void after_step(T zr, T zi, T norm) {
@@ -149,17 +184,28 @@ struct OrbitAccumulator {
 };
 
 // The features of an escaped pixel (escape at step k with |z_k|^2 = norm, z_k = (zr, zi)).
-template <typename T, unsigned kFeatures>
-MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures>& a, int k, double zr, double zi,
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, double zr, double zi,
                                  double norm, double pixel_step, float* distance, float* stripe, float* period) {
     if constexpr ((kFeatures & kFeatureDistance) != 0) {
-        const double dz = sqrt(double(a.dzr) * double(a.dzr) + double(a.dzi) * double(a.dzi));
-        const double d = 0.5 * sqrt(norm) * log(norm) / dz / pixel_step;  // |z| ln|z| = 1/2 |z| ln|z|^2
-        *distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // an overflowed dz: on the boundary
+        double d = 0.0;
+        if constexpr (formula_is_holomorphic(F)) {
+            const double dz = sqrt(double(a.dzr) * double(a.dzr) + double(a.dzi) * double(a.dzi));
+            d = 0.5 * sqrt(norm) * log(norm) / dz / pixel_step;  // |z| ln|z| = 1/2 |z| ln|z|^2
+        } else {
+            // J^T z: the columns' dot products with z.
+            const double gx = double(a.dzr) * zr + double(a.dzi) * zi;
+            const double gy = double(a.dxr) * zr + double(a.dxi) * zi;
+            d = 0.5 * norm * log(norm) / sqrt(gx * gx + gy * gy) / pixel_step;  // |z|^2 ln|z| / |J^T z|
+        }
+        *distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // an overflowed D: on the boundary
     }
     if constexpr ((kFeatures & kFeatureStripe) != 0) {
-        // mu's fraction: log2(ln|z_k|) - log2(ln R) lies in (0, 1]; weight 1 at |z_k| just past R.
-        const double l = log2(0.5 * log(norm)) - kLog2LnBailout;
+        // mu's fraction: log_d(ln|z_k| / ln R) lies in (0, 1]; weight 1 at |z_k| just past R.
+        constexpr bool kMandelbrotRadius = formula_degree(F) == 2;  // R = kBailoutRadius
+        const double l = kMandelbrotRadius ? log2(0.5 * log(norm)) - kLog2LnBailout
+                                           : (log2(0.5 * log(norm)) - log2(log(formula_bailout_radius(F)))) /
+                                                 log2(double(formula_degree(F)));
         const double w = 1.0 - (l < 0.0 ? 0.0 : l > 1.0 ? 1.0 : l);
         const double all = double(a.stripe_sum) / k;
         const double previous = k > 1 ? (double(a.stripe_sum) - double(a.stripe_last)) / (k - 1) : all;
@@ -175,20 +221,42 @@ MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures>& a, int k,
 // has not settled (the boundary, or a longer period). Runs only for interior pixels of the
 // period variant, at most kMaxOrbitPeriod extra steps each.
 inline constexpr int kMaxOrbitPeriod = 1024;
-template <typename T>
+template <typename T, Formula F = Formula::Mandelbrot>
 MS_HD inline int orbit_period(T zr, T zi, T cr, T ci) {
     const T eps = sizeof(T) == 4 ? T(1e-8) : T(1e-16);
     const T bound = eps * (T(1) + zr * zr + zi * zi);
     T r = zr, i = zi;
     for (int p = 1; p <= kMaxOrbitPeriod; ++p) {
-        const T next_r = r * r - i * i + cr;
-        const T next_i = T(2) * r * i + ci;
-        r = next_r;
-        i = next_i;
+        formula_step<F>(r, i, r * r, i * i, cr, ci, ScalarAbs{});
         const T dr = r - zr, di = i - zi;
         if (dr * dr + di * di <= bound) return p;
     }
     return 0;
+}
+
+// The constants of the GPU's float finish (finish_escaped_fast below) for a formula, made once a
+// frame on the host: the smooth value mu = k + C - S log2(ln|z|) (formula_math.h) and the
+// stripes' blend log_d(ln|z| / ln R) = S (log2(ln|z|) - log2(ln R)), with ln|z| = 1/2 ln 2
+// log2|z|^2, so log2(ln|z|) = log2(log2|z|^2) + log2(1/2 ln 2):
+//   mu_offset = C - S log2(1/2 ln 2), log_scale = S = 1 / log2(d),
+//   stripe_offset = log2(1/2 ln 2) - log2(ln R).
+// Mandelbrot's (C = S = 1, R = 256) are the defaults.
+inline constexpr double kLog2HalfLn2 = -1.528766372930583;  // log2(0.5 ln 2)
+struct FastFinishConstants {
+    float inverse_pixel_step = 1.0f;
+    float mu_offset = float(1.0 - kLog2HalfLn2);
+    float log_scale = 1.0f;
+    float stripe_offset = float(kLog2HalfLn2 - kLog2LnBailout);
+};
+// Host code (the launchers).
+inline FastFinishConstants make_fast_finish_constants(Formula formula, double pixel_step) {
+    const SmoothConstants smooth = formula_smooth_constants(formula);
+    FastFinishConstants f;
+    f.inverse_pixel_step = float(1.0 / pixel_step);
+    f.mu_offset = float(smooth.mu_constant - smooth.mu_scale * kLog2HalfLn2);
+    f.log_scale = float(smooth.mu_scale);
+    f.stripe_offset = float(kLog2HalfLn2 - std::log2(std::log(formula_bailout_radius(formula))));
+    return f;
 }
 
 #ifdef __CUDA_ARCH__
@@ -199,43 +267,68 @@ MS_HD inline int orbit_period(T zr, T zi, T cr, T ci) {
 // view), where an exterior pixel's whole orbit is a few dozen float steps. The results stay
 // within the tests' tolerances of the reference's double ones (relative 1e-5 for mu and the
 // distance, absolute 1e-5 for stripes: test_colouring_cuda); k, and so which pixels escaped,
-// is untouched.
+// is untouched. Mandelbrot keeps its literal constants; the other formulas take `f`'s.
 __device__ __forceinline__ float feature_log2_approx(float x) {
     float y;
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
 
+// 1 / |(x, y)|: |.|^2 in T, then the hardware's reciprocal square root in float where it fits,
+// else in double from the parts (an FP64 frame's derivative, or an FP32 one's square, may pass
+// float's range).
+template <typename T>
+__device__ __forceinline__ float feature_inverse_length(T x, T y) {
+    const T squared = x * x + y * y;
+    if (squared < T(3.0e38) && squared > T(1.0e-30)) return rsqrtf(float(squared));
+    return float(1.0 / sqrt(double(x) * double(x) + double(y) * double(y)));
+}
+
 // mu = k + 1 - log2(ln|z|) = k + (1 - log2(0.5 ln 2)) - log2(log2 |z|^2), as the smooth kernels'
 // fast_smooth_mu (norm > the bailout's square here, so no subnormal reaches the .ftz log).
-__device__ __forceinline__ float feature_fast_mu(int k, float log2_norm) {
-    constexpr float kMuConstantF = 2.528766372930583f;  // 1 - log2(0.5 ln 2)
-    const float mu = float(k) + (kMuConstantF - feature_log2_approx(log2_norm));
+template <Formula F>
+__device__ __forceinline__ float feature_fast_mu(int k, float log2_norm, const FastFinishConstants& f) {
+    float mu;
+    if constexpr (F == Formula::Mandelbrot) {
+        constexpr float kMuConstantF = 2.528766372930583f;  // 1 - log2(0.5 ln 2)
+        mu = float(k) + (kMuConstantF - feature_log2_approx(log2_norm));
+    } else {
+        mu = float(k) + (f.mu_offset - f.log_scale * feature_log2_approx(log2_norm));
+    }
     return mu > 0.0f ? mu : 0.0f;
 }
 
-template <typename T, unsigned kFeatures>
-__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures>& a, int k, T norm,
-                                                      float inverse_pixel_step, float* distance, float* stripe,
-                                                      float* period) {
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+__device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, T zr, T zi,
+                                                      T norm, const FastFinishConstants& f, float* distance,
+                                                      float* stripe, float* period) {
     const float n = fminf(float(norm), 3.402823466e38f);
     const float log2_norm = feature_log2_approx(n);
     if constexpr ((kFeatures & kFeatureDistance) != 0) {
-        // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|, with 1/|dz| = rsqrt(|dz|^2); |dz|^2 in T, then
-        // in float where it fits (an FP64 frame's dz may pass float's range: double there).
-        const T dz2 = a.dzr * a.dzr + a.dzi * a.dzi;
-        float inverse_dz;
-        if (dz2 < T(3.0e38) && dz2 > T(1.0e-30))
-            inverse_dz = rsqrtf(float(dz2));
-        else
-            inverse_dz = float(1.0 / sqrt(double(a.dzr) * double(a.dzr) + double(a.dzi) * double(a.dzi)));
-        const float d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * inverse_pixel_step;
+        float d;
+        if constexpr (formula_is_holomorphic(F)) {
+            // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|.
+            const float inverse_dz = feature_inverse_length(a.dzr, a.dzi);
+            d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * f.inverse_pixel_step;
+        } else {
+            // |z|^2 ln|z| / |J^T z| (finish_escaped); J^T z in double, as the reference takes it
+            // (a product of the derivative and z may pass float's range).
+            const double gx = double(a.dzr) * double(zr) + double(a.dzi) * double(zi);
+            const double gy = double(a.dxr) * double(zr) + double(a.dxi) * double(zi);
+            const float inverse_g = feature_inverse_length(gx, gy);
+            d = 0.5f * 0.6931471805599453f * log2_norm * n * inverse_g * f.inverse_pixel_step;
+        }
         *distance = d >= 0.0f && d < 3.0e38f ? d : 0.0f;  // an overflowed dz: on the boundary
     }
     if constexpr ((kFeatures & kFeatureStripe) != 0) {
-        // mu's fraction: log2(ln|z_k|) - log2(ln R) = log2(log2|z|^2) + log2(0.5 ln 2) - log2(ln R).
-        constexpr float kOffset = float(-1.528766372930583 - kLog2LnBailout);  // log2(0.5 ln 2) - log2(ln R)
-        const float l = feature_log2_approx(log2_norm) + kOffset;
+        // mu's fraction: log_d(ln|z_k| / ln R) = S (log2(log2|z|^2) + log2(0.5 ln 2) - log2(ln R)).
+        float l;
+        if constexpr (formula_degree(F) == 2) {
+            constexpr float kOffset = float(kLog2HalfLn2 - kLog2LnBailout);
+            l = feature_log2_approx(log2_norm) + kOffset;
+        } else {
+            l = (feature_log2_approx(log2_norm) + f.stripe_offset) * f.log_scale;
+        }
         const float w = 1.0f - (l < 0.0f ? 0.0f : l > 1.0f ? 1.0f : l);
         const float sum = float(a.stripe_sum), last = float(a.stripe_last);
         const float all = sum / float(k);
@@ -243,7 +336,7 @@ __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, k
         *stripe = w * all + (1.0f - w) * previous;
     }
     if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = 0.0f;
-    return feature_fast_mu(k, log2_norm);
+    return feature_fast_mu<F>(k, log2_norm, f);
 }
 #endif
 
@@ -255,10 +348,10 @@ MS_HD inline void finish_interior(int period_found, float* distance, float* stri
 }
 
 // An interior pixel that iterated to z: its period (if asked) from where the orbit settled.
-template <typename T, unsigned kFeatures>
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot>
 MS_HD inline void finish_interior_orbit(T zr, T zi, T cr, T ci, float* distance, float* stripe, float* period) {
     int found = 0;
-    if constexpr ((kFeatures & kFeaturePeriod) != 0) found = orbit_period(zr, zi, cr, ci);
+    if constexpr ((kFeatures & kFeaturePeriod) != 0) found = orbit_period<T, F>(zr, zi, cr, ci);
     finish_interior<kFeatures>(found, distance, stripe, period);
 }
 
@@ -268,39 +361,43 @@ MS_HD inline int shortcut_period(double x, double y) {
     return xb * xb + y * y <= 0.0625 ? 2 : 1;
 }
 
-// One pixel, the features variant: the reference's iteration (same roundings, same periodicity
-// schedule) with the accumulator. Returns mu or kInteriorMu; adds the iterations it ran.
-template <typename T, unsigned kFeatures>
-MS_HD inline float orbit_point_features(T cr, T ci, int max_iterations, bool cardioid_bulb, bool periodicity,
-                                        int stripe_density, double pixel_step, uint64_t* iterations,
+// One pixel of formula F, the features variant: the reference's iteration (same roundings, same
+// periodicity schedule) with the accumulator. The orbit starts at z_0 = (zr0, zi0) with the
+// parameter (cr, ci): (0, pixel) on the parameter plane, (pixel, the fixed c) on a Julia set.
+// cardioid_bulb: the shortcut, which the caller asks only for Mandelbrot's parameter plane.
+// Returns mu or kInteriorMu; adds the iterations it ran.
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot>
+MS_HD inline float orbit_point_features(T zr0, T zi0, T cr, T ci, bool julia, int max_iterations, bool cardioid_bulb,
+                                        bool periodicity, int stripe_density, double pixel_step, uint64_t* iterations,
                                         float* distance, float* stripe, float* period) {
-    OrbitAccumulator<T, kFeatures> a;
+    OrbitAccumulator<T, kFeatures, F> a;
     a.stripe_density = stripe_density;
-    if (cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+    if (julia) a.start_julia();
+    if (F == Formula::Mandelbrot && cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
         finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), distance, stripe, period);
         return kInteriorMu;
     }
-    const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
-    T zr = 0, zi = 0, saved_r = 0, saved_i = 0;
+    const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
+    T zr = zr0, zi = zi0, saved_r = 0, saved_i = 0;
+    T zr2 = zr * zr, zi2 = zi * zi;
     const int interval = periodicity_interval(max_iterations);
     int next_save = next_periodicity_save(0, interval);
     for (int k = 1; k <= max_iterations; ++k) {
         a.before_step(zr, zi);
-        T new_zr = zr * zr - zi * zi + cr;
-        T new_zi = T(2) * zr * zi + ci;
-        zr = new_zr;
-        zi = new_zi;
-        T norm = zr * zr + zi * zi;
+        formula_step<F>(zr, zi, zr2, zi2, cr, ci, ScalarAbs{});
+        zr2 = zr * zr;
+        zi2 = zi * zi;
+        const T norm = zr2 + zi2;
         a.after_step(zr, zi, norm);
         if (norm > bailout_squared) {
             *iterations += uint64_t(k);
             finish_escaped(a, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
-            return smooth_mu(k, double(norm));
+            return formula_smooth_mu_of<F>(k, double(norm));
         }
         if (periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
-                finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+                finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
                 return kInteriorMu;
             }
             if (k == next_save) {
@@ -311,10 +408,9 @@ MS_HD inline float orbit_point_features(T cr, T ci, int max_iterations, bool car
         }
     }
     *iterations += uint64_t(max_iterations);
-    finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+    finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
     return kInteriorMu;
 }
-
 
 // The orbit of one pixel in blocks of kOrbitBlockSteps steps with one escape test each: the
 // persistent CUDA kernel's loop (mandelbrot_cuda_features.cu), here as a plain struct so that the
@@ -330,29 +426,31 @@ inline constexpr int kOrbitBlockSteps = kPeriodicityCompareStride;
 
 enum class OrbitState { Running, Escaped, Interior };
 
-template <typename T, unsigned kFeatures>
+template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot, OrbitPlane P = OrbitPlane::Runtime>
 struct BlockedOrbit {
     T cr = 0, ci = 0;
     T zr = 0, zi = 0, norm = 0;  // z_k and |z_k|^2
     T saved_r = 0, saved_i = 0;
     int k = 0, next_save = 0;
-    OrbitAccumulator<T, kFeatures> acc;
+    OrbitAccumulator<T, kFeatures, F, P> acc;
 
-    MS_HD void start(T c_re, T c_im, int stripe_density, int interval) {
+    // z_0 = (z_re, z_im) and the parameter c (orbit_point_features' arguments); julia must agree
+    // with P where P is not Runtime.
+    MS_HD void start(T z_re, T z_im, T c_re, T c_im, bool julia, int stripe_density, int interval) {
         *this = BlockedOrbit{};
+        zr = z_re;
+        zi = z_im;
         cr = c_re;
         ci = c_im;
         next_save = next_periodicity_save(0, interval);
         acc.stripe_density = stripe_density;
+        if (julia) acc.start_julia();
     }
 
-    // One step, z -> z^2 + c with the accumulator's updates, in the reference's order; |z|^2.
+    // One step, z -> f(z) + c with the accumulator's updates, in the reference's order; |z|^2.
     MS_HD T advance() {
         acc.before_step(zr, zi);
-        const T new_zr = zr * zr - zi * zi + cr;
-        const T new_zi = T(2) * zr * zi + ci;
-        zr = new_zr;
-        zi = new_zi;
+        formula_step<F>(zr, zi, zr * zr, zi * zi, cr, ci, ScalarAbs{});
         const T n = zr * zr + zi * zi;
         acc.after_step(zr, zi, n);
         return n;
@@ -360,10 +458,10 @@ struct BlockedOrbit {
 
     // One block (or one step near the end); k counts the steps run.
     MS_HD OrbitState run_block(int max_iterations, bool periodicity, int interval) {
-        const T bailout_squared = T(kBailoutRadius * kBailoutRadius);
+        const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
         if (k <= max_iterations - kOrbitBlockSteps) {
             const T start_r = zr, start_i = zi;
-            const OrbitAccumulator<T, kFeatures> start_acc = acc;
+            const OrbitAccumulator<T, kFeatures, F, P> start_acc = acc;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -401,19 +499,18 @@ struct BlockedOrbit {
     MS_HD float finish(OrbitState state, double pixel_step, float* distance, float* stripe, float* period) const {
         if (state == OrbitState::Escaped) {
             finish_escaped(acc, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
-            return smooth_mu(k, double(norm));
+            return formula_smooth_mu_of<F>(k, double(norm));
         }
-        finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+        finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
         return kInteriorMu;
     }
 #ifdef __CUDA_ARCH__
-    // The same on the GPU, an escaped pixel finished in float (finish_escaped_fast);
-    // inverse_pixel_step = 1 / the pixel step, computed once per frame.
-    __device__ float finish_fast(OrbitState state, float inverse_pixel_step, float* distance, float* stripe,
+    // The same on the GPU, an escaped pixel finished in float (finish_escaped_fast) with the
+    // frame's constants (make_fast_finish_constants).
+    __device__ float finish_fast(OrbitState state, const FastFinishConstants& f, float* distance, float* stripe,
                                  float* period) const {
-        if (state == OrbitState::Escaped)
-            return finish_escaped_fast(acc, k, norm, inverse_pixel_step, distance, stripe, period);
-        finish_interior_orbit<T, kFeatures>(zr, zi, cr, ci, distance, stripe, period);
+        if (state == OrbitState::Escaped) return finish_escaped_fast(acc, k, zr, zi, norm, f, distance, stripe, period);
+        finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
         return kInteriorMu;
     }
 #endif

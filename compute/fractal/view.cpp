@@ -254,22 +254,24 @@ std::string validate_view(const View& view) {
         return e.what();
     }
     if (static_cast<int>(view.formula) >= kFormulaCount) return "the formula is not one of " + formula_names();
-    if (colouring_orbit_features(view.colouring) != 0 && (view.formula != Formula::Mandelbrot || view.julia))
-        return std::string("the distance estimate, the stripes and the period interior follow Mandelbrot's orbit "
-                           "and derivative, so they are for the Mandelbrot set's parameter plane only (not ") +
-               (view.julia ? "a Julia set" : formula_name(view.formula)) +
-               "); smooth, histogram and slope colour every formula";
     return {};
 }
 
-bool drop_mandelbrot_only_colouring(View* view) {
-    if (colouring_orbit_features(view->colouring) == 0 || (view->formula == Formula::Mandelbrot && !view->julia))
-        return false;
-    Colouring& c = view->colouring;
-    if (c.base == ColourBase::Stripe) c.base = ColourBase::Smooth;
-    c.distance_estimation = false;
-    c.interior = InteriorColour::Flat;
-    return true;
+std::string deep_view_colouring_problem(const View& view) {
+    if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return problem;
+    if (view.colouring.distance_estimation && (view.formula != Formula::Mandelbrot || view.julia))
+        return std::string("past FP64 the distance estimate perturbs the Mandelbrot set's derivative only (not ") +
+               (view.julia ? "a Julia set" : formula_name(view.formula)) +
+               "); the direct FP32/FP64 kernels give it for every formula and Julia set, so at this depth use "
+               "smooth, histogram or slope";
+    return {};
+}
+
+bool drop_deep_unavailable_view_colouring(View* view) {
+    const bool dropped = !deep_view_colouring_problem(*view).empty();
+    drop_deep_unavailable_colouring(&view->colouring);
+    if (view->formula != Formula::Mandelbrot || view->julia) view->colouring.distance_estimation = false;
+    return dropped;
 }
 
 std::string validate_double_view(const View& view) {

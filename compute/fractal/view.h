@@ -143,12 +143,15 @@ std::string parse_julia_option(const std::string& text, std::string* re, std::st
 // Returns an empty string when valid, else one sentence saying what is wrong.
 std::string validate_view(const View& view);
 
-// The orbit-feature layers (distance estimate, stripes, period interior: colouring.h) follow
-// Mandelbrot's orbit and derivative, so validate_view refuses them for the other formulas and
-// for Julia sets. A view that moves to one of those (the window's formula combo, the Julia
-// switch, the Julia preview's click) drops them here: the base becomes smooth, the DE layer and
-// the period interior go, histogram and slopes stay. Returns whether anything was dropped.
-bool drop_mandelbrot_only_colouring(View* view);
+// The orbit-feature layers (distance estimate, stripes, period interior: colouring.h) colour
+// every formula and Julia set on the direct kernels. Past FP64 (the deep path) there are no
+// stripes nor period interior (deep_colouring_problem), and the distance estimate is the
+// Mandelbrot set's parameter plane's only: "" or one sentence for what the deep path cannot give.
+std::string deep_view_colouring_problem(const View& view);
+// Drops what deep_view_colouring_problem refuses (stripe base to smooth, period interior to flat,
+// no DE for the others): the window's way when a view goes past FP64. Returns whether anything
+// was dropped.
+bool drop_deep_unavailable_view_colouring(View* view);
 // validate_view, and the zoom within what double navigation reaches (kMaxDoubleZoom): the
 // window's check until it navigates in MPFR.
 std::string validate_double_view(const View& view);

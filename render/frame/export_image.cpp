@@ -72,7 +72,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // Every formula and Julia set has the deep path (deep_location carries them).
     const bool deep = is_deep(resolve_precision(samples, s.precision));
     if (deep) {
-        result.message = deep_colouring_problem(view.colouring);
+        result.message = deep_view_colouring_problem(view);
         if (!result.message.empty()) return result;
     }
     std::vector<uint8_t> deep_rgba;

@@ -24,7 +24,6 @@ View julia_view_at(const View& main_view, glm::dvec2 pixel, int width, int heigh
     julia.height = height;
     // Julia sets of points near the boundary need iterations, but the inset must stay quick.
     julia.max_iterations = std::min<int64_t>(main_view.max_iterations, 500);
-    drop_mandelbrot_only_colouring(&julia);  // a click makes it the main view: keep it valid
     return julia;
 }
 

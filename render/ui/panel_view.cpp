@@ -53,11 +53,16 @@ void draw_center(ViewPanelState& s) {
             s.center_im_text = im;
             commit = true;
         } else if (text.find("Re:") != std::string::npos && parse_kfr(text, &location).empty()) {
-            // A location (Copy location, or a .kfr file's text): centre, zoom and iterations.
+            // A location (Copy location, or a .kfr file's text): centre, zoom, iterations, the
+            // formula and the Julia parameter.
             s.view.center_re = location.center_re;
             s.view.center_im = location.center_im;
             s.view.zoom = ViewZoom::from_deep(location.zoom);
             s.view.max_iterations = location.max_iterations;
+            s.view.formula = location.formula;
+            s.view.julia = location.julia;
+            s.view.julia_re = location.julia_re;
+            s.view.julia_im = location.julia_im;
             s.settings.auto_iterations = false;
             s.view_edited = s.settings_edited = true;
             s.center_error.clear();
@@ -95,7 +100,6 @@ void draw_formula(ViewPanelState& s) {
         s.view.center_re = frame.center_re;
         s.view.center_im = frame.center_im;
         s.view.zoom = frame.zoom;
-        drop_mandelbrot_only_colouring(&s.view);
         s.view_edited = true;
     };
     if (ImGui::BeginCombo("formula", formula_title(s.view.formula))) {
@@ -187,14 +191,15 @@ void draw_colouring(ViewPanelState& s) {
     if (!ImGui::CollapsingHeader("Colouring")) return;
     Colouring& c = s.view.colouring;
     const Colouring before = c;
-    // The orbit features (stripe base, DE, period interior) are Mandelbrot's parameter plane's.
-    const bool features = s.view.formula == Formula::Mandelbrot && !s.view.julia;
-    // Past FP64 the deep path skips iterations (BLA): no stripes, no period interior there.
-    const bool every_iteration = features && !s.deep_path;
+    // Every formula and Julia set has the orbit features (stripe base, DE, period interior) on
+    // the direct kernels. Past FP64 the deep path skips iterations (BLA): no stripes, no period
+    // interior there, and its distance estimate is the Mandelbrot set's parameter plane's only.
+    const bool every_iteration = !s.deep_path;
+    const bool features = !s.deep_path || (s.view.formula == Formula::Mandelbrot && !s.view.julia);
     const char* bases[] = {"smooth", "histogram", "stripe"};
     int base = int(c.base);
     if (ImGui::Combo("base", &base, bases, every_iteration ? 3 : 2)) c.base = ColourBase(base);
-    if (!features) ImGui::TextDisabled("stripe, distance estimation and period interior: Mandelbrot set only");
+    if (!features) ImGui::TextDisabled("past FP64: no stripe nor period interior; distance estimation for the Mandelbrot set only");
     else if (s.deep_path) ImGui::TextDisabled("stripe and period interior: not past FP64 (BLA skips their iterations)");
     ImGui::BeginDisabled(!features);
     help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deep_cli.sh: `mandelscope render` past the direct kernels (issue 13), end to end.
 #   - the path follows the depth: perturbation with double deltas at 1e50, FloatExp at 4e533;
-#     the summary names the path, the reference (bits, digits, iterations, ms) and BLA's share;
+#     the summary names the path, the reference (bits, digits, iterations, ms), BLA's share and
+#     the work per pixel (iterations, perturbation steps, BLA skips, rebases);
 #   - --location reads a Kalles Fraktaler .kfr, --save-location writes one that renders the
 #     same PNG again, --print-view and the PNG's metadata carry the zoom as exact text, and
 #     rendering again from the PNG's stored view gives the same file;
@@ -28,6 +29,8 @@ cat a.out
 grep -q '^precision  deep-double' a.out || fail "1e50 did not run on perturbation with double deltas"
 grep -Eq '^reference  [0-9]+ bits \([0-9]+ digits\), [0-9]+ iterations' a.out || fail "no reference line"
 grep -Eq '^BLA .*% of the iterations skipped' a.out || fail "no BLA line"
+grep -Eq '^work       per pixel: [0-9]+ iterations, [0-9]+ perturbation steps, [0-9]+ BLA skips, [0-9.]+ rebases' a.out ||
+    fail "no work line (per pixel: iterations, steps, skips, rebases)"
 re=$(sed -n 's/^Re: //p' "$locations/e50.kfr" | tr -d '\r')
 im=$(sed -n 's/^Im: //p' "$locations/e50.kfr" | tr -d '\r')
 grep -qxF "view: center=$re,$im zoom=1e+50 iterations=20000 size=48x27" a.out \
@@ -121,11 +124,11 @@ grep -q 'tricorn' f_tricorn.png || fail "the tricorn PNG's metadata does not nam
 # --- bad input (expect_bad, cli_lib.sh): exit 2, one line, no file ----------------------------
 printf 'Re: -0.75\r\nIm: abc\r\nZoom: 1E50\r\nIterations: 100\r\n' > malformed.kfr
 printf 'Re: -0.75\nIm: 0\nZoom: 1e\nIterations: 100\n' > bad-zoom.kfr
-printf 'Re: -0.75\nIm: 0\nZoom: 1E50\nIterations: 100\nFractalType: 1\n' > burning-ship.kfr
+printf 'Re: -0.75\nIm: 0\nZoom: 1E50\nIterations: 100\nFractalType: 2\n' > buffalo.kfr
 printf 'not a location file\n' > garbage.kfr
 expect_bad --location=malformed.kfr -o new.png
 expect_bad --location=bad-zoom.kfr -o new.png
-expect_bad --location=burning-ship.kfr -o new.png
+expect_bad --location=buffalo.kfr -o new.png  # KF's Buffalo: a formula Mandelscope lacks
 expect_bad --location=garbage.kfr -o new.png
 expect_bad --location=no-such-file.kfr -o new.png
 expect_bad --location="$locations/e50.kfr" --zoom=1e40 -o new.png

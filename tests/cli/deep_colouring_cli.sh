@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # deep_colouring_cli.sh: `mandelscope render`'s colouring layers past FP64 (issues 13 and 14).
 #   - the stripe base and the period interior, which need every iteration that BLA skips, are
-#     refused at depth: exit 2, one line on stderr, no file; so is DE for a Multibrot at depth
-#     (the distance estimate follows Mandelbrot's derivative);
+#     refused at depth: exit 2, one line on stderr, no file; so is DE for a Multibrot and a Julia
+#     set at depth (the deep path perturbs the Mandelbrot set's derivative only);
 #   - histogram, de and slope render at 1e50 (rust-fractal-core's e50, assets/locations/e50.kfr),
 #     say so in the summary, differ from the smooth picture, and store the colouring in the PNG;
 #   - the stored view renders the same PNG again.
@@ -17,7 +17,9 @@ deep=(--location="$location" --size=48x27 --iter=20000 --backend=cpu)
 expect_bad "${deep[@]}" --colouring=stripe -o new.png
 expect_bad "${deep[@]}" --colouring=stripe,de -o new.png
 expect_bad "${deep[@]}" --interior=period -o new.png
-expect_bad "${deep[@]}" --formula=multibrot3 --colouring=smooth,de -o new.png
+family_deep=(--center=-0.5,0.6 --zoom=1e50 --size=48x27 --iter=20000 --backend=cpu --colouring=smooth,de)
+expect_bad "${family_deep[@]}" --formula=multibrot3 -o new.png
+expect_bad "${family_deep[@]}" --julia=-0.12,0.75 -o new.png
 grep -q "BLA" err.txt && fail "a refused colouring still rendered" || true
 
 "$bin" render "${deep[@]}" -o smooth.png > smooth.txt 2> smooth.err || fail "deep smooth render failed: $(cat smooth.err)"

@@ -4,7 +4,9 @@
 #     and writes no file (family views past FP64 take the deep path: deep_cli.sh);
 #   - each formula renders, opening on its own default view when --center and --zoom are not
 #     given, and the PNG's metadata names the formula (and the Julia parameter, verbatim);
-#   - reopening: rendering again from the view stored in the PNG gives the same file.
+#   - reopening: rendering again from the view stored in the PNG gives the same file;
+#   - the distance estimate, stripes and period interior colour every formula and Julia set;
+#   - a .kfr written by --save-location carries the formula and the Julia parameter back.
 # Usage: bash formulas_cli.sh /path/to/mandelscope
 # shellcheck source=cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
@@ -66,5 +68,38 @@ if command -v python3 > /dev/null; then
     "$bin" render $args --backend=cpu -o again.png > /dev/null 2>&1 || fail "re-render of the Julia set failed"
     cmp -s julia.png again.png || fail "re-rendering the Julia set from its stored view gave a different PNG"
 fi
+
+# The orbit-feature colourings (distance estimate, stripes, period interior) for every formula and
+# a Julia set: each renders, stores its colouring in the PNG, and reopens to the same file.
+for case in "--formula=multibrot3" "--formula=burning-ship" "--formula=tricorn" "--julia=-0.1226,0.7449" \
+            "--formula=multibrot4 --julia=0.2,0.3"; do
+    name=$(echo "$case" | tr -c 'a-z0-9\n' '_')
+    # shellcheck disable=SC2086
+    "$bin" render $case --colouring=stripe,de --interior=period --size=96x54 --iter=300 --backend=cpu \
+        -o "c$name.png" > c.txt 2> c.err || { fail "render $case --colouring=stripe,de failed: $(cat c.err)"; continue; }
+    grep -q "^colouring  stripe,de  interior period" c.txt || fail "no colouring line for $case: $(cat c.txt)"
+    if command -v python3 > /dev/null; then
+        args=$(stored_args "c$name.png")
+        methods=$(python3 -c 'import json,sys; c=json.loads(sys.argv[1])["colouring"]; print(c["methods"], c["interior"])' \
+            "$(png_view "c$name.png")")
+        [ "$methods" = "stripe,de period" ] || fail "c$name.png stores colouring '$methods'"
+        # shellcheck disable=SC2086
+        "$bin" render $args --colouring=stripe,de --interior=period --backend=cpu -o again.png > /dev/null 2>&1 \
+            || fail "re-render of $case with its colouring failed"
+        cmp -s "c$name.png" again.png || fail "re-rendering $case with its colouring gave a different PNG"
+    fi
+    echo "ok   render $case --colouring=stripe,de --interior=period"
+done
+
+# A .kfr carries the formula and the Julia parameter: --save-location, then --location, gives
+# the same picture (KF's FractalType / Power, and Mandelscope's keys for c).
+"$bin" render --formula=tricorn --julia=-0.2,0.1 --zoom=3 --size=96x54 --iter=300 --backend=cpu \
+    --save-location=tj.kfr -o tj.png > /dev/null 2> tj.err || fail "render with --save-location failed: $(cat tj.err)"
+grep -q "^FractalType: 4" tj.kfr || fail "the .kfr does not say KF's Mandelbar (type 4): $(cat tj.kfr)"
+grep -q "^MandelscopeJuliaRe: -0.2" tj.kfr || fail "the .kfr does not carry the Julia parameter: $(cat tj.kfr)"
+"$bin" render --location=tj.kfr --size=96x54 --backend=cpu -o tj-again.png > /dev/null 2> tj.err \
+    || fail "render --location of a Julia .kfr failed: $(cat tj.err)"
+cmp -s tj.png tj-again.png || fail "the Julia set reopened from its .kfr gave a different PNG"
+expect_bad --location=tj.kfr --formula=mandelbrot -o new.png
 
 cli_end "all formula checks passed"

@@ -10,6 +10,7 @@
 //   * histogram equalisation spreads the escaped pixels evenly over the palette;
 //   * the settings round trip through the view JSON (the PNG tEXt); old JSON reads as default;
 //   * bad method lists and one-stop palettes are refused with a sentence.
+// The other formulas and the Julia sets: test_colouring_family.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,7 +116,7 @@ ms::FrameStats blocked_orbit_frame(const ms::View& view, const ms::Shortcuts& sh
                 continue;
             }
             ms::BlockedOrbit<T, kAll> orbit;
-            orbit.start(cr, ci, view.colouring.stripe_density, interval);
+            orbit.start(T(0), T(0), cr, ci, false, view.colouring.stripe_density, interval);
             ms::OrbitState state = ms::OrbitState::Running;
             while (state == ms::OrbitState::Running)
                 state = orbit.run_block(int(view.max_iterations), shortcuts.periodicity, interval);
@@ -374,35 +375,4 @@ TEST(Colouring, InteriorPeriodFindsTheCardioidAndTheBulbs) {
             EXPECT_EQ(period[i], k.period) << k.re << "," << k.im;
         }
     }
-}
-
-// The orbit features follow Mandelbrot's orbit and derivative: other formulas and Julia sets
-// refuse them with a sentence, and a view moved there (the window's formula combo, the Julia
-// switch and preview) drops just those layers and stays valid.
-TEST(Colouring, OrbitFeaturesAreTheMandelbrotParameterPlanesOnly) {
-    ms::View view;
-    view.colouring.base = ms::ColourBase::Stripe;
-    view.colouring.distance_estimation = true;
-    view.colouring.slopes = true;
-    view.colouring.interior = ms::InteriorColour::Period;
-    EXPECT_EQ(ms::validate_view(view), "");
-    EXPECT_FALSE(ms::drop_mandelbrot_only_colouring(&view));  // Mandelbrot keeps them
-    for (bool julia : {false, true}) {
-        ms::View other = view;
-        other.julia = julia;
-        other.formula = julia ? ms::Formula::Mandelbrot : ms::Formula::Tricorn;
-        const std::string problem = ms::validate_view(other);
-        EXPECT_NE(problem.find("Mandelbrot set's parameter plane only"), std::string::npos) << problem;
-        EXPECT_TRUE(ms::drop_mandelbrot_only_colouring(&other));
-        EXPECT_EQ(ms::validate_view(other), "");
-        EXPECT_EQ(other.colouring.base, ms::ColourBase::Smooth);
-        EXPECT_FALSE(other.colouring.distance_estimation);
-        EXPECT_EQ(other.colouring.interior, ms::InteriorColour::Flat);
-        EXPECT_TRUE(other.colouring.slopes);  // a pass over mu: every formula has it
-    }
-    ms::View histogram;
-    histogram.formula = ms::Formula::BurningShip;
-    histogram.colouring.base = ms::ColourBase::Histogram;
-    EXPECT_EQ(ms::validate_view(histogram), "");
-    EXPECT_FALSE(ms::drop_mandelbrot_only_colouring(&histogram));
 }

@@ -1,11 +1,15 @@
 // test_colouring_cuda.cpp: the colouring layers on CUDA (mandelbrot_cuda_features.cu) against
 // the CPU reference (colouring_render.h): the orbit features kernel's mu, distance, stripe and
-// period, and every method's coloured frame. Skips with the reason where no CUDA device exists.
+// period, and every method's coloured frame, for the Mandelbrot set and for every formula and
+// Julia set. Skips with the reason where no CUDA device exists.
 //
 // Tolerances: the features kernel runs orbit_point_features(), the reference's arithmetic,
-// compiled with --fmad=false, so escape counts match; the smooth value's and the distance's
-// logs and square roots come from CUDA's libdevice, within an ulp or two of glibc's. So mu and
-// distance are compared with a relative 1e-5, stripes with 1e-5, periods exactly, and colours
+// compiled with --fmad=false, so escape counts match. An escaped pixel's mu, distance and stripe
+// are finished in float with the hardware's log2 and reciprocal square root (orbit_features.h's
+// finish_escaped_fast, as the smooth kernels' fast_smooth_mu): about 1e-6 absolute on mu, which
+// near mu = 0 (a Julia set's pixels that escape at once) is more than 1e-5 relative. So mu is
+// compared within 1e-5 absolute plus 1e-5 relative, the distance within a relative 1e-5,
+// stripes with 1e-5, periods exactly, and colours
 // within 1 per channel except on 0.1% of the channels (a value on a rounding edge; slopes
 // amplify mu's last-bit differences). The smooth-only frames are mandelbrot_cuda's, tested in
 // test_mandelbrot_cuda.cpp.
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "compute/fractal/colouring_render.h"
+#include "compute/fractal/formula.h"
 #include "compute/fractal/orbit_features.h"
 #include "compute/fractal/palette.h"
 #include "tests/validate.h"
@@ -63,7 +68,7 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
         SCOPED_TRACE(std::string(ms::precision_name(precision)) + (persistent ? " persistent" : " one thread per pixel"));
         EXPECT_EQ(ref.iterations, got.iterations);
         EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
-        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 0.0, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
         EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
         EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
         EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
@@ -95,10 +100,92 @@ TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
             ms::render_coloured_cuda_to_host(view, precision, {}, table, {}, 1.0, got.data(), g_mu.data());
             SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior) + " " +
                          ms::precision_name(precision) + " centre " + view.center_re);
-            EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 0.0, 1e-5, view.width).mismatches, 0u);
+            EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
             EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
             EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
         }
+    }
+}
+
+// Every formula of formula.h, on its parameter plane and on a Julia set (z_0 = the pixel, the
+// derivative by z_0): both features kernels against the CPU reference, with the tolerances above.
+TEST(ColouringCuda, FeaturesKernelMatchesTheReferenceForEveryFormulaAndJuliaSet) {
+    SKIP_WITHOUT_CUDA();
+    for (ms::Formula formula : ms::kAllFormulas)
+    for (bool julia : {false, true})
+    for (bool persistent : {true, false})
+    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+        ms::View view;
+        view.formula = formula;
+        view.julia = julia;
+        view.julia_re = formula == ms::Formula::BurningShip ? "-0.5" : formula == ms::Formula::Tricorn ? "-0.2" : "-0.1226";
+        view.julia_im = formula == ms::Formula::BurningShip ? "-0.3" : formula == ms::Formula::Tricorn ? "0.1" : "0.7449";
+        const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
+        view.center_re = frame.center_re;
+        view.center_im = frame.center_im;
+        view.zoom = frame.zoom;
+        view.width = 192;
+        view.height = 108;
+        view.max_iterations = 600;
+        view.colouring.stripe_density = 5;
+        const size_t n = size_t(view.width) * view.height;
+        std::vector<float> mu(n), distance(n), stripe(n), period(n);
+        const auto ref = ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(),
+                                                               {distance.data(), stripe.data(), period.data()});
+        float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
+        for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
+        const auto got =
+            ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
+        std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
+        cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
+        for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
+        SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision) +
+                     (persistent ? " persistent" : " one thread per pixel"));
+        EXPECT_EQ(ref.iterations, got.iterations);
+        EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
+        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+    }
+}
+
+// The coloured frame (the escaped-only pipeline for flat interiors, the features kernel over every
+// pixel for the period interior) for a Multibrot, the Burning Ship and a Julia set.
+TEST(ColouringCuda, FamilyFramesMatchTheCpuReference) {
+    SKIP_WITHOUT_CUDA();
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    for (ms::Formula formula : {ms::Formula::Multibrot4, ms::Formula::BurningShip, ms::Formula::Tricorn})
+    for (bool julia : {false, true})
+    for (const char* method : {"stripe,de", "smooth,de,slope"})
+    for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
+        ms::View view;
+        view.formula = formula;
+        view.julia = julia;
+        view.julia_re = formula == ms::Formula::Multibrot4 ? "0.2" : "-0.2";
+        view.julia_im = formula == ms::Formula::Multibrot4 ? "0.3" : "0.1";
+        const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
+        view.center_re = frame.center_re;
+        view.center_im = frame.center_im;
+        view.zoom = frame.zoom;
+        view.width = 320;
+        view.height = 180;
+        view.max_iterations = 800;
+        ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+        view.colouring.interior = interior;
+        const size_t n = size_t(view.width) * view.height;
+        std::vector<float> mu(n), g_mu(n);
+        std::vector<uint8_t> ref(n * 4), got(n * 4);
+        ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
+        ms::render_coloured_cuda_to_host(view, ms::Precision::Fp64, {}, table, {}, 1.0, got.data(), g_mu.data());
+        SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + method + " interior " +
+                     ms::interior_colour_name(interior));
+        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
+        EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
+        EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
     }
 }
 

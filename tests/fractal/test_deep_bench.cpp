@@ -5,6 +5,9 @@
 //       --gtest_filter='*Kf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*AgainstPlainLoop*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*WorkPerPixel*'
+//       (counts: steps, skips, rebases, interior per pixel; MANDELSCOPE_DEEP_WORK_STRIDE=k,
+//       MANDELSCOPE_DEEP_WORK_LOCATIONS=e50,e227)
 //       (e50 at 640x360: the pipeline against the plain loop, interleaved on a sample of rows;
 //       MANDELSCOPE_DEEP_PLAIN_STRIDE=k samples every k-th row, MANDELSCOPE_DEEP_PLAIN_ROUNDS=n)
 #include <gtest/gtest.h>
@@ -51,6 +54,26 @@ TEST(DeepBench, DISABLED_AgainstPlainLoop) {
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_STRIDE")) stride = std::atoi(s);
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_ROUNDS")) rounds = std::max(1, std::atoi(s));
     deep_bench_plain(locations_folder(), "e50", width, height, stride, rounds, print);
+}
+
+// Where the pixel work goes at the kf2 locations (1024x1024, every 16th row unless
+// MANDELSCOPE_DEEP_BENCH_SIZE / MANDELSCOPE_DEEP_WORK_STRIDE say otherwise): counts, not times.
+TEST(DeepBench, DISABLED_WorkPerPixel) {
+    int width = 1024, height = 1024, stride = 16;
+    size_from_env(&width, &height);
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_STRIDE")) stride = std::max(1, std::atoi(s));
+    std::vector<std::string> names = {"e50", "e113", "e227", "e533", "e1086"};
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_LOCATIONS")) {
+        names.clear();
+        std::string list = s;
+        for (size_t start = 0; start <= list.size();) {
+            size_t comma = list.find(',', start);
+            if (comma == std::string::npos) comma = list.size();
+            if (comma > start) names.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+    deep_bench_work(locations_folder(), names, width, height, stride, print);
 }
 
 // The same on CUDA (1024x1024 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise).

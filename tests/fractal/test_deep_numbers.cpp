@@ -200,6 +200,56 @@ TEST(Kfr, WritesAndReadsBack) {
     std::filesystem::remove(path);
 }
 
+// The formula and the Julia parameter go out as KF's FractalType / Power and Mandelscope's own
+// Julia keys, and come back; KF's own numbering reads as the same formulas.
+TEST(Kfr, FormulaAndJuliaParameterRoundTrip) {
+    for (Formula formula : kAllFormulas)
+        for (bool julia : {false, true}) {
+            DeepLocation location;
+            location.center_re = "-0.1";
+            location.center_im = "0.25";
+            ASSERT_EQ(parse_deep_zoom("1E5", &location.zoom), "");
+            location.formula = formula;
+            location.julia = julia;
+            if (julia) {
+                location.julia_re = "-0.12260000000000000000000000001";
+                location.julia_im = "0.7449";
+            }
+            DeepLocation back;
+            ASSERT_EQ(parse_kfr(format_kfr(location), &back), "") << formula_name(formula);
+            EXPECT_EQ(back.formula, formula);
+            EXPECT_EQ(back.julia, julia);
+            if (julia) {
+                EXPECT_EQ(back.julia_re, location.julia_re);
+                EXPECT_EQ(back.julia_im, location.julia_im);
+            }
+        }
+    struct Kf { const char* type; const char* power; Formula formula; };
+    for (const Kf& k : {Kf{"0", "2", Formula::Mandelbrot}, Kf{"0", "3", Formula::Multibrot3},
+                        Kf{"0", "8", Formula::Multibrot8}, Kf{"1", "2", Formula::BurningShip},
+                        Kf{"4", "2", Formula::Tricorn}}) {
+        DeepLocation location;
+        const std::string text = std::string("Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: ") + k.type +
+                                 "\r\nPower: " + k.power + "\r\nSlopes: 1\r\n";
+        ASSERT_EQ(parse_kfr(text, &location), "") << text;
+        EXPECT_EQ(location.formula, k.formula) << text;
+        EXPECT_FALSE(location.julia);
+    }
+    const auto path = std::filesystem::temp_directory_path() / "mandelscope_test_julia.kfr";
+    DeepLocation julia;
+    julia.formula = Formula::Tricorn;
+    julia.julia = true;
+    julia.julia_re = "-0.2";
+    julia.julia_im = "0.1";
+    ASSERT_EQ(write_kfr(path.string(), julia), "");
+    DeepLocation back;
+    ASSERT_EQ(read_kfr(path.string(), &back), "");
+    EXPECT_EQ(back.formula, Formula::Tricorn);
+    EXPECT_TRUE(back.julia);
+    EXPECT_EQ(back.julia_re, "-0.2");
+    std::filesystem::remove(path);
+}
+
 TEST(Kfr, EveryPublicLocationInAssetsOpens) {
     int count = 0;
     for (const auto& entry :
@@ -224,8 +274,11 @@ TEST(Kfr, BadInputGivesOneSentence) {
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nIterations: 0\r\n",   // iterations 0
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nIterations: 1000000000000000\r\n",  // past the limit
         "Re: abc\r\nIm: 0.2\r\nZoom: 1E10\r\n",                    // centre not a number
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 4\r\n",  // another formula
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nPower: 3\r\n",
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 2\r\n",  // a formula we lack (Buffalo)
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nPower: 9\r\n",
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 1\r\nPower: 3\r\n",  // Burning Ship power 3
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nMandelscopeJuliaRe: 0.3\r\n",  // half a Julia c
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nMandelscopeJuliaRe: x\r\nMandelscopeJuliaIm: 0\r\n",
         "this is not a location\r\n",
         "\x89PNG\r\n\x1a\n",
     };

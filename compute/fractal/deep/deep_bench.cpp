@@ -15,6 +15,7 @@
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/deep/deep_perturbation.h"
 
 namespace ms {
 
@@ -192,6 +193,131 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
     print(printf_text("  load average (1 min) %.2f before, %.2f after", load_before[0], load_after[0]));
 }
 
+namespace {
+
+// Where the work of one frame's sampled rows goes (deep_bench_work): the loop's kWork
+// instantiation, one pixel at a time, the counts summed over the sample.
+struct WorkTotals {
+    uint64_t pixels = 0, interior = 0;
+    DeepPixelCounters all, inside;  // every sampled pixel; the interior (max-iteration) ones
+    DeepPixelWork work;
+};
+
+template <typename T>
+WorkTotals count_work(const DeepLocation& location, int width, int height, int rows_stride,
+                      const DeepRenderOptions& options) {
+    DeepFrame frame;
+    DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    std::shared_ptr<const BlaTable<T>> table, critical;
+    deep_frame_bla<T, DeepComplex<T>>(setup, options, &table, &critical, &frame.stats);
+    const BlaView<T> bla = bla_view(table.get());
+    const DeepComplex<T>* Z = deep_orbit_data<T>(*setup.orbit);
+    const int64_t last = setup.orbit->last_index();
+    const T spacing = deep_from_floatexp<T>(setup.spacing);
+    const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
+    std::vector<int> rows;
+    for (int y = rows_stride / 2; y < height; y += rows_stride) rows.push_back(y);
+    std::vector<WorkTotals> per_row(rows.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t r = 0; r < rows.size(); ++r) {
+        WorkTotals& t = per_row[r];
+        const T dy = deep_from_double<T>(-(rows[r] + 0.5 - 0.5 * height)) * spacing;
+        for (int x = 0; x < width; ++x) {
+            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+            DeepPixelCounters c;
+            double mu = 0.0;
+            const int64_t k = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, true>(
+                Z, last, bla, DeepComplex<T>{offset.re + dx, offset.im + dy}, location.max_iterations, &mu, c, nullptr,
+                0, nullptr, {}, &t.work);
+            ++t.pixels;
+            auto add = [](DeepPixelCounters& to, const DeepPixelCounters& from) {
+                to.iterations += from.iterations;
+                to.bla_iterations += from.bla_iterations;
+                to.bla_skips += from.bla_skips;
+                to.steps += from.steps;
+                to.rebases += from.rebases;
+                to.escaped += from.escaped;
+            };
+            add(t.all, c);
+            if (k < 0) {
+                ++t.interior;
+                add(t.inside, c);
+            }
+        }
+    }
+    WorkTotals sum;
+    for (const WorkTotals& t : per_row) {
+        sum.pixels += t.pixels;
+        sum.interior += t.interior;
+        for (auto [to, from] : {std::pair{&sum.all, &t.all}, std::pair{&sum.inside, &t.inside}}) {
+            to->iterations += from->iterations;
+            to->bla_iterations += from->bla_iterations;
+            to->bla_skips += from->bla_skips;
+            to->steps += from->steps;
+            to->rebases += from->rebases;
+            to->escaped += from->escaped;
+        }
+        sum.work.steps_before_first_skip += t.work.steps_before_first_skip;
+        sum.work.steps_after_rebase_before_skip += t.work.steps_after_rebase_before_skip;
+        for (int l = 0; l < kBlaMaxLevels; ++l) sum.work.skips_by_level[l] += t.work.skips_by_level[l];
+        for (int b = 0; b < 14; ++b) sum.work.steps_by_ratio[b] += t.work.steps_by_ratio[b];
+    }
+    return sum;
+}
+
+}  // namespace
+
+void deep_bench_work(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                     int rows_stride, const DeepBenchPrint& print) {
+    rows_stride = std::max(rows_stride, 1);
+    print(printf_text("Where the work goes: Mandelbrot's loop one pixel at a time (the CPU's and CUDA's), every %d-th "
+                      "row of %dx%d; per pixel of the sample",
+                      rows_stride, width, height));
+    print(printf_text("  %-7s %-8s %7s %9s %9s %8s %7s %7s %6s %9s %9s %8s %8s", "name", "numbers", "pixels",
+                      "its/px", "steps/px", "skips/px", "rebases", "inside", "its%", "steps in%", "first/px",
+                      "rebase/px", "levels"));
+    for (const std::string& name : names) {
+        const DeepLocation location = load_location(folder, name);
+        DeepFrame probe;
+        ReferenceCache cache;  // the probe's reference serves the count
+        DeepRenderOptions options;
+        options.cache = &cache;
+        deep_frame_setup(location, width, height, options, &probe);
+        const bool is_double = probe.stats.number_type == DeepNumberType::Double;
+        const WorkTotals t = is_double ? count_work<double>(location, width, height, rows_stride, options)
+                                       : count_work<FloatExp>(location, width, height, rows_stride, options);
+        const double px = double(std::max<uint64_t>(t.pixels, 1));
+        int levels_used = 0;
+        std::string histogram;
+        for (int l = 0; l < kBlaMaxLevels; ++l)
+            if (t.work.skips_by_level[l]) {
+                levels_used = l + 1;
+                histogram += printf_text(" %d:%.1f", l, double(t.work.skips_by_level[l]) / px);
+            }
+        print(printf_text("  %-7s %-8s %7llu %9.0f %9.0f %8.1f %7.2f %6.1f%% %5.1f%% %8.1f%% %9.1f %8.1f %8d",
+                          name.c_str(), deep_number_type_name(probe.stats.number_type),
+                          (unsigned long long)t.pixels, double(t.all.iterations) / px, double(t.all.steps) / px,
+                          double(t.all.bla_skips) / px, double(t.all.rebases) / px, 100.0 * double(t.interior) / px,
+                          100.0 * double(t.inside.iterations) / double(std::max<uint64_t>(t.all.iterations, 1)),
+                          100.0 * double(t.inside.steps) / double(std::max<uint64_t>(t.all.steps, 1)),
+                          double(t.work.steps_before_first_skip) / px,
+                          double(t.work.steps_after_rebase_before_skip) / px, levels_used));
+        print(printf_text("          interior pixels: %.0f steps, %.1f skips, %.2f rebases each; skips per pixel by "
+                          "level (log2 of the length):%s",
+                          double(t.inside.steps) / double(std::max<uint64_t>(t.interior, 1)),
+                          double(t.inside.bla_skips) / double(std::max<uint64_t>(t.interior, 1)),
+                          double(t.inside.rebases) / double(std::max<uint64_t>(t.interior, 1)), histogram.c_str()));
+        std::string ratios;
+        for (int b = 0; b < 14; ++b)
+            ratios += printf_text(" %s%d:%.1f%%", b == 13 ? ">=" : "", 4 * b - 56,
+                                  100.0 * double(t.work.steps_by_ratio[b]) / double(std::max<uint64_t>(t.all.steps, 1)));
+        print("          steps by log2(|z| / |2 Z_m|) (level 0's radius: -53):" + ratios);
+    }
+    print("  its: iterations; steps: ordinary perturbation steps (each also a failed level-0 BLA test); inside: pixels "
+          "reaching the iteration limit, their share of the iterations and of the steps; first: steps before a pixel's "
+          "first BLA skip; rebase: steps after a rebase before the next skip");
+}
+
 std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int height, bool use_cuda,
                                        const DeepBenchPrint& print,
                                        const std::function<void(double, const std::string&)>& progress) {
@@ -262,10 +388,12 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           (long long)e.reference_iterations, e.reference_ms, e.bla_ms, e.pixels_ms, e.frame_ms,
                           row.location.kf_seconds, row.ratio, row.cached.frame_ms, row.bla_kept.frame_ms,
                           marks.c_str()));
-        print(printf_text("          %llu iterations, %.1f%% skipped by BLA; cached frame: reference %s, BLA %s; "
-                          "kept: BLA %s%s",
+        const double pixels = double(width) * double(height);
+        print(printf_text("          %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
+                          "BLA skips; cached frame: reference %s, BLA %s; kept: BLA %s%s",
                           (unsigned long long)e.iterations,
                           e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
+                          double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels,
                           row.cached.reference_cached ? "reused" : "RECOMPUTED",
                           row.cached.bla_cached ? "REUSED" : "built",
                           row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",

@@ -38,6 +38,13 @@ void deep_bench_locations(const std::string& folder, const std::vector<std::stri
 void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
                       int rows_stride, int rounds, const DeepBenchPrint& print);
 
+// Where each location's pixel work goes (Mandelbrot's parameter plane, BLA with the frame's own
+// table): per pixel of every rows_stride-th row of width x height, the iterations, perturbation
+// steps, BLA skips (by level), rebases, the interior pixels' share, and the steps spent before
+// a pixel's first skip and after its rebases; counted, deterministic, machine-independent.
+void deep_bench_work(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                     int rows_stride, const DeepBenchPrint& print);
+
 // Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found
 // (assets/locations/README.md): its row says so.

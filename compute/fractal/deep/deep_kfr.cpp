@@ -21,6 +21,12 @@ std::string trim(const std::string& s) {
     return s.substr(a, b - a + 1);
 }
 
+// KF's FractalType and Power of a formula (deep_kfr.h).
+void kfr_formula_keys(Formula formula, int* type, int* power) {
+    *type = formula == Formula::BurningShip ? 1 : formula == Formula::Tricorn ? 4 : 0;
+    *power = formula_degree(formula);
+}
+
 }  // namespace
 
 std::string parse_kfr(const std::string& text, DeepLocation* out) {
@@ -41,12 +47,38 @@ std::string parse_kfr(const std::string& text, DeepLocation* out) {
     for (const char* required : {"Re", "Im", "Zoom"})
         if (!keys.count(required))
             return std::string("The location file has no \"") + required + ":\" line.";
-    if (keys.count("FractalType") && keys["FractalType"] != "0")
-        return "The location file is for fractal type " + keys["FractalType"] +
-               ", but only the Mandelbrot set (type 0) is supported.";
-    if (keys.count("Power") && keys["Power"] != "2")
-        return "The location file is for power " + keys["Power"] + ", but only power 2 is supported.";
+    // The formula: KF's (FractalType, Power) pair, 0 and 2 when absent.
+    const std::string type = keys.count("FractalType") ? keys["FractalType"] : "0";
+    const std::string power = keys.count("Power") ? keys["Power"] : "2";
     DeepLocation location;
+    bool known = false;
+    for (Formula f : kAllFormulas) {
+        int t = 0, p = 0;
+        kfr_formula_keys(f, &t, &p);
+        if (type == std::to_string(t) && power == std::to_string(p)) {
+            location.formula = f;
+            known = true;
+        }
+    }
+    if (!known)
+        return "The location file is for Kalles Fraktaler's fractal type " + type.substr(0, 20) + " with power " +
+               power.substr(0, 20) +
+               ", which Mandelscope does not draw (it has type 0 with power 2 to 8, and types 1 and 4 with power 2).";
+    const bool has_re = keys.count("MandelscopeJuliaRe") > 0, has_im = keys.count("MandelscopeJuliaIm") > 0;
+    if (has_re != has_im)
+        return std::string("The location file has \"") + (has_re ? "MandelscopeJuliaRe" : "MandelscopeJuliaIm") +
+               ":\" but not \"" + (has_re ? "MandelscopeJuliaIm" : "MandelscopeJuliaRe") +
+               ":\": a Julia set needs both parts of c.";
+    if (has_re) {
+        location.julia = true;
+        location.julia_re = keys["MandelscopeJuliaRe"];
+        location.julia_im = keys["MandelscopeJuliaIm"];
+        std::string error = check_deep_center(location.julia_re, "real");
+        if (error.empty()) error = check_deep_center(location.julia_im, "imaginary");
+        // The same sentence as validate_deep_location's, naming the Julia parameter.
+        if (error.rfind("The centre's", 0) == 0) error = "The Julia parameter's" + error.substr(12);
+        if (!error.empty()) return error;
+    }
     location.center_re = keys["Re"];
     location.center_im = keys["Im"];
     std::string error = check_deep_center(location.center_re, "real");
@@ -75,10 +107,15 @@ std::string read_kfr(const std::string& path, DeepLocation* out) {
 
 std::string format_kfr(const DeepLocation& location) {
     // CRLF, as KF writes them.
-    return "Re: " + location.center_re + "\r\n" + "Im: " + location.center_im + "\r\n" +
-           "Zoom: " + format_deep_zoom(location.zoom) + "\r\n" +
-           "Iterations: " + std::to_string(location.max_iterations) + "\r\n" +
-           "FractalType: 0\r\nPower: 2\r\n";
+    int type = 0, power = 2;
+    kfr_formula_keys(location.formula, &type, &power);
+    std::string text = "Re: " + location.center_re + "\r\n" + "Im: " + location.center_im + "\r\n" +
+                       "Zoom: " + format_deep_zoom(location.zoom) + "\r\n" +
+                       "Iterations: " + std::to_string(location.max_iterations) + "\r\n" +
+                       "FractalType: " + std::to_string(type) + "\r\nPower: " + std::to_string(power) + "\r\n";
+    if (location.julia)
+        text += "MandelscopeJuliaRe: " + location.julia_re + "\r\nMandelscopeJuliaIm: " + location.julia_im + "\r\n";
+    return text;
 }
 
 std::string write_kfr(const std::string& path, const DeepLocation& location) {

@@ -5,13 +5,20 @@
 //   Im          centre, imaginary part
 //   Zoom        e.g. "4.00000000000E533" (half the image height spans 2/zoom, as in View)
 //   Iterations  maximum iterations (optional: 1000 when absent)
-// and refuse files whose FractalType is not 0 or whose Power is not 2 (another formula: the
-// picture would be wrong). Every other key KF writes is ignored: IterDiv, SmoothMethod,
+//   FractalType, Power   the formula, in KF's numbering (both optional: 0 and 2 when absent):
+//               type 0 power 2 Mandelbrot, type 0 power 3..8 Multibrot d, type 1 power 2 Burning
+//               Ship, type 4 power 2 Mandelbar (Tricorn). Any other pair is refused with a
+//               sentence: the picture would be another formula's.
+//   MandelscopeJuliaRe, MandelscopeJuliaIm   a Julia set's parameter c (decimal text, both or
+//               neither). KF has no Julia sets and no such keys: it does not read them, so a file
+//               Mandelscope writes for a Julia set opens in KF on the formula's parameter plane.
+// Every other key KF writes is ignored: IterDiv, SmoothMethod,
 // ColorMethod, Differences, ColorOffset, Rotate, Ratio, Colors, InteriorColor, Smooth,
 // MultiColor, BlendMC, MultiColors, Slopes, SlopePower, SlopeRatio, SlopeAngle, imag, real,
 // SeedR, SeedI, FactorAR, FactorAI, Period, ZoomSize, MaxReferences, GlitchLowTolerance,
 // ApproxLowTolerance, AutoApproxTerms, ApproxTerms, WindowWidth, WindowHeight, and the rest.
-// Written files carry Re, Im, Zoom, Iterations, and FractalType 0 / Power 2.
+// Written files carry Re, Im, Zoom, Iterations, FractalType and Power, and the Julia keys for a
+// Julia set.
 #pragma once
 
 #include <string>

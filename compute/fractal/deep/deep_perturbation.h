@@ -43,6 +43,19 @@ struct DeepPixelCounters {
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
 };
 
+// Where one pixel's work went, for the benchmark that counts it (deep_bench_work; the loop's
+// kWork instantiation, never the renderers'): ordinary steps before the pixel's first BLA skip
+// and, after each rebase, before the next skip; level-0 tests that failed (each iteration that
+// stepped) and skips by level (floor(log2(length))), and steps by how far |z| was past the
+// single-step radius: bucket k holds log2(|z| / |2 Z_m|) in [4k - 56, 4k - 52) (the radius is
+// epsilon = 2^-53 of |2 Z_m|; the last bucket holds everything from -4 up).
+struct DeepPixelWork {
+    uint64_t steps_before_first_skip = 0;
+    uint64_t steps_after_rebase_before_skip = 0;
+    uint64_t skips_by_level[kBlaMaxLevels] = {};
+    uint64_t steps_by_ratio[14] = {};
+};
+
 // Binomial coefficient C(n, k), for the Multibrot step.
 constexpr double deep_binomial(int n, int k) {
     double c = 1.0;
@@ -140,14 +153,15 @@ struct DeepDistanceOutput {
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
 // kDistance: also the distance estimate (DeepDistanceOutput above), Mandelbrot's parameter
 // plane only; the loop without it is the smooth-only loop, unchanged.
-template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false>
+template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
+          bool kWork = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
                                       const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
                                       DeepPixelCounters& counters,
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
                                       const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
-                                      DeepDistanceOutput<T> distance = {}) {
+                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr) {
     static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
                   "the deep distance estimate follows the Mandelbrot set's parameter plane");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
@@ -170,9 +184,20 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     T r0 = bla_first_radius(*active, 0);
     T z2 = deep_norm(z);
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
+    // kWork: steps since the start or the last rebase, and whether a skip came since.
+    [[maybe_unused]] uint64_t steps_since = 0;
+    [[maybe_unused]] bool skipped_since = false;
     while (n < max_iterations) {
         if (z2 < r0) {
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, max_iterations - n);
+            if constexpr (kWork) {
+                if (!skipped_since) {
+                    if (rebases == 0) work->steps_before_first_skip += steps_since;
+                    else work->steps_after_rebase_before_skip += steps_since;
+                }
+                skipped_since = true;
+                ++work->skips_by_level[63 - __builtin_clzll(uint64_t(skip->length))];
+            }
             if constexpr (kDistance)
                 derivative = bla_apply(skip->a, derivative) +
                              DeepComplex<T>{skip->b.re * distance.spacing, skip->b.im * distance.spacing};
@@ -191,6 +216,15 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             if constexpr (!kJulia) z = z + dc;
             ++m;
             ++n;
+            if constexpr (kWork) {
+                ++steps_since;
+                // Zm is still the step's Z_m here; z is already the next delta, so the ratio is
+                // taken from z2, the |z|^2 the failed level-0 test saw.
+                const double ratio2 = deep_to_double(deep_div(z2, deep_norm(deep_twice(Zm))));
+                int bucket = ratio2 > 0.0 ? int(floor((0.5 * log2(ratio2) + 56.0) / 4.0)) : 0;
+                bucket = bucket < 0 ? 0 : bucket > 13 ? 13 : bucket;
+                ++work->steps_by_ratio[bucket];
+            }
         }
         Zm = orbit[m];
         r0 = bla_first_radius(*active, m);
@@ -198,6 +232,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         const T full_norm = deep_norm(full);
         const double norm = deep_to_double(full_norm);
         if (norm > bailout_squared) {
+            if constexpr (kWork) {
+                if (!skipped_since) {
+                    if (rebases == 0) work->steps_before_first_skip += steps_since;
+                    else work->steps_after_rebase_before_skip += steps_since;
+                }
+            }
             counters.iterations += uint64_t(n);
             counters.bla_iterations += bla_iterations;
             counters.bla_skips += bla_skips;
@@ -230,7 +270,21 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             }
             Zm = orbit[0];
             r0 = bla_first_radius(*active, 0);
+            if constexpr (kWork) {
+                if (!skipped_since) {
+                    if (rebases == 0) work->steps_before_first_skip += steps_since;
+                    else work->steps_after_rebase_before_skip += steps_since;
+                }
+                steps_since = 0;
+                skipped_since = false;
+            }
             ++rebases;
+        }
+    }
+    if constexpr (kWork) {
+        if (!skipped_since) {
+            if (rebases == 0) work->steps_before_first_skip += steps_since;
+            else work->steps_after_rebase_before_skip += steps_since;
         }
     }
     counters.iterations += uint64_t(max_iterations);
