@@ -204,22 +204,21 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         stats.bla_ms += s.bla_ms;
         stats.pixels_ms += s.pixels_ms;
     }
+    stats.pan_strips_ms = ms_since(strips_start);
     // The last frame becomes this one, in place: its pixels moved, the strips placed, coloured
     // (only the strips when the colours are the same). It stays a whole frame of this place
     // from here on, whatever happens to the request.
-    stats.pan_strips_ms = ms_since(strips_start);
     DeepFrame& frame = last.frame;
     Clock::time_point phase_start = Clock::now();
     const int64_t reused = deep_pan_move(&frame, shift_x, shift_y);
     for (const DeepFrame& part : parts) deep_pan_place(part, &frame);
-    if (same_colours(last, request.palette, view)) {
-        deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
-        stats.pan_move_ms = ms_since(phase_start);
-        phase_start = Clock::now();
+    const bool same = same_colours(last, request.palette, view);
+    if (same) deep_pan_move_rgba(last.rgba.data(), width, height, shift_x, shift_y);
+    stats.pan_move_ms = ms_since(phase_start);
+    phase_start = Clock::now();
+    if (same) {
         for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
-        stats.pan_move_ms = ms_since(phase_start);
-        phase_start = Clock::now();
         colour_deep_frame(frame, request.palette, view, 1.0, last.rgba.data());
         last.palette = request.palette;
         last.palette_density = view.palette_density;

@@ -41,6 +41,44 @@ ms::View seahorse() {
     return v;
 }
 
+#if MANDELSCOPE_HAVE_CUDA
+// The features kernel's mu, distance, stripe and period for `view` against the CPU reference.
+void expect_features_match(const ms::View& view, ms::Precision precision, bool persistent) {
+    const size_t n = size_t(view.width) * view.height;
+    std::vector<float> mu(n), distance(n), stripe(n), period(n);
+    const auto ref = ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(),
+                                                           {distance.data(), stripe.data(), period.data()});
+    float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
+    for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
+    const auto got =
+        ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
+    std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
+    cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
+    for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
+    EXPECT_EQ(ref.iterations, got.iterations);
+    EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
+    EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+}
+
+// render_coloured_cuda's frame (and mu) for `view` against render_coloured_cpu's.
+void expect_frame_matches(const ms::View& view, ms::Precision precision, const ms::PaletteTable& table) {
+    const size_t n = size_t(view.width) * view.height;
+    std::vector<float> mu(n), g_mu(n);
+    std::vector<uint8_t> ref(n * 4), got(n * 4);
+    ms::render_coloured_cpu(view, precision, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
+    ms::render_coloured_cuda_to_host(view, precision, {}, table, {}, 1.0, got.data(), g_mu.data());
+    EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
+    EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
+}
+#endif
+
 }  // namespace
 
 #if MANDELSCOPE_HAVE_CUDA
@@ -51,27 +89,8 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         ms::View view = seahorse();
         view.colouring.stripe_density = 6;
-        const size_t n = size_t(view.width) * view.height;
-        std::vector<float> mu(n), distance(n), stripe(n), period(n);
-        const auto ref = ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(),
-                                                               {distance.data(), stripe.data(), period.data()});
-        float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
-        for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
-        const auto got =
-            ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
-        std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
-        cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
-        for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
         SCOPED_TRACE(std::string(ms::precision_name(precision)) + (persistent ? " persistent" : " one thread per pixel"));
-        EXPECT_EQ(ref.iterations, got.iterations);
-        EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
-        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+        expect_features_match(view, precision, persistent);
     }
 }
 
@@ -93,16 +112,9 @@ TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
             ms::View view = base;
             ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
             view.colouring.interior = interior;
-            const size_t n = size_t(view.width) * view.height;
-            std::vector<float> mu(n), g_mu(n);
-            std::vector<uint8_t> ref(n * 4), got(n * 4);
-            ms::render_coloured_cpu(view, precision, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
-            ms::render_coloured_cuda_to_host(view, precision, {}, table, {}, 1.0, got.data(), g_mu.data());
             SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior) + " " +
                          ms::precision_name(precision) + " centre " + view.center_re);
-            EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-            EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
-            EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
+            expect_frame_matches(view, precision, table);
         }
     }
 }
@@ -128,28 +140,9 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReferenceForEveryFormulaAndJuliaSet)
         view.height = 108;
         view.max_iterations = 600;
         view.colouring.stripe_density = 5;
-        const size_t n = size_t(view.width) * view.height;
-        std::vector<float> mu(n), distance(n), stripe(n), period(n);
-        const auto ref = ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(),
-                                                               {distance.data(), stripe.data(), period.data()});
-        float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
-        for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
-        const auto got =
-            ms::mandelbrot_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
-        std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
-        cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_stripe.data(), d_stripe, n * 4, cudaMemcpyDeviceToHost);
-        cudaMemcpy(g_period.data(), d_period, n * 4, cudaMemcpyDeviceToHost);
-        for (float* p : {d_mu, d_distance, d_stripe, d_period}) cudaFree(p);
         SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision) +
                      (persistent ? " persistent" : " one thread per pixel"));
-        EXPECT_EQ(ref.iterations, got.iterations);
-        EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
-        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+        expect_features_match(view, precision, persistent);
     }
 }
 
@@ -176,16 +169,9 @@ TEST(ColouringCuda, FamilyFramesMatchTheCpuReference) {
         view.max_iterations = 800;
         ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
         view.colouring.interior = interior;
-        const size_t n = size_t(view.width) * view.height;
-        std::vector<float> mu(n), g_mu(n);
-        std::vector<uint8_t> ref(n * 4), got(n * 4);
-        ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
-        ms::render_coloured_cuda_to_host(view, ms::Precision::Fp64, {}, table, {}, 1.0, got.data(), g_mu.data());
         SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + method + " interior " +
                      ms::interior_colour_name(interior));
-        EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-        EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
-        EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
+        expect_frame_matches(view, ms::Precision::Fp64, table);
     }
 }
 
