@@ -440,6 +440,7 @@ int run_explorer(int argc, char** argv) {
             opened->width = view.width;
             opened->height = view.height;
             view = *opened;
+            apply_colouring_options(options, &view.colouring);  // validated above: the command line's win
             settings.auto_iterations = false;
             show_message(status, "Opened the view saved in " + options.open_path + ".", false);
         }
