@@ -91,6 +91,18 @@ bool same_colours(const DeepPanRecord& last, const PaletteTable& palette, const 
            last.palette.rgba == palette.rgba;
 }
 
+// Under w.mutex: request `id`'s frame of `view` is the display's now, every row of it new to the
+// UI; on_device: it is w.device.rgba[w.device_front], else w.rgba.
+void mark_published(DeepRenderWorker& w, uint64_t id, const View& view, bool complete, bool on_device) {
+    w.frame_id = id;
+    w.frame_view = view;
+    w.fresh = true;
+    w.dirty_begin = 0;
+    w.dirty_end = view.height;
+    w.complete = complete;
+    w.frame_on_device = on_device;
+}
+
 // Publishes pixels for the UI; false when the request went stale meanwhile (unless even_if_stale:
 // a finished pan is a whole view of a place the drag passed, and the UI draws it moved under
 // the newer one).
@@ -99,14 +111,8 @@ bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uin
     {
         std::lock_guard lock(w.mutex);
         if (w.cancel && !even_if_stale) return false;
-        w.frame_id = id;
-        w.frame_view = view;
         std::swap(w.rgba, rgba);  // the display's old buffer comes back for the next publish
-        w.fresh = true;
-        w.dirty_begin = 0;
-        w.dirty_end = view.height;
-        w.complete = complete;
-        w.frame_on_device = false;
+        mark_published(w, id, view, complete, false);
     }
     w.spare_rgba = std::move(rgba);
     if (w.on_news) w.on_news();
@@ -119,14 +125,8 @@ bool publish_device(DeepRenderWorker& w, uint64_t id, const View& view, int buff
     {
         std::lock_guard lock(w.mutex);
         if (w.cancel) return false;
-        w.frame_id = id;
-        w.frame_view = view;
-        w.frame_on_device = true;
         w.device_front = buffer;
-        w.fresh = true;
-        w.dirty_begin = 0;
-        w.dirty_end = view.height;
-        w.complete = true;
+        mark_published(w, id, view, true, true);
     }
     if (w.on_news) w.on_news();
     return true;

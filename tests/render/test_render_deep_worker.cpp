@@ -74,6 +74,20 @@ DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vect
     return status;
 }
 
+// The share of rgba's pixels that equal a full deep_cpu render of `view`, coloured by
+// colorize_deep (0 when the sizes differ).
+double share_as_rendered(const std::vector<uint8_t>& rgba, const View& view, const PaletteTable& palette) {
+    const DeepFrame expected = deep_cpu(deep_location(view), view.width, view.height);
+    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
+    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
+                  expected_rgba.data());
+    EXPECT_EQ(rgba.size(), expected_rgba.size());
+    if (rgba.size() != expected_rgba.size()) return 0.0;
+    size_t same = 0;
+    for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
+    return double(same) / double(view.width * view.height);
+}
+
 size_t colours(const std::vector<uint8_t>& rgba) {
     std::set<uint32_t> seen;
     for (size_t i = 0; i + 3 < rgba.size(); i += 4)
@@ -210,14 +224,7 @@ TEST(DeepRenderWorker, ReusesPixelsForAWholePixelPanOnly) {
     EXPECT_TRUE(status.stats.reference_cached);
     EXPECT_TRUE(status.stats.bla_cached) << "the headroom should keep the BLA table for a pan";
     EXPECT_LT(status.stats.iterations, uint64_t(32000) * (3 * height + 2 * width));  // the strips' alone
-    const DeepFrame expected = deep_cpu(deep_location(panned), width, height);
-    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, panned.palette_density,
-                  panned.palette_offset, expected_rgba.data());
-    ASSERT_EQ(rgba.size(), expected_rgba.size());
-    size_t same = 0;
-    for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
-    EXPECT_GE(double(same) / double(width * height), 0.999);
+    EXPECT_GE(share_as_rendered(rgba, panned, palette), 0.999);
 
     // Half a pixel: not a whole-pixel pan, rendered in full.
     const View half = pan_view(panned, {10.0, 10.0}, {10.5, 10.0});
@@ -282,14 +289,7 @@ TEST(DeepRenderWorker, AQuickDragEndsOnTheRightPicture) {
     ASSERT_TRUE(status.complete);
     EXPECT_TRUE(same_place(frame_view, view));
     EXPECT_GT(status.stats.reused_pixels, uint64_t(width) * height / 2);
-    const DeepFrame expected = deep_cpu(deep_location(view), width, height);
-    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
-                  expected_rgba.data());
-    ASSERT_EQ(rgba.size(), expected_rgba.size());
-    size_t same = 0;
-    for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
-    EXPECT_GE(double(same) / double(width * height), 0.999);
+    EXPECT_GE(share_as_rendered(rgba, view, palette), 0.999);
     stop_deep_render_worker(worker);
 }
 
@@ -337,15 +337,7 @@ TEST(DeepRenderWorker, ACudaFrameForAnInteropWindowStaysOnTheDevice) {
     ASSERT_TRUE(status.complete);
     EXPECT_FALSE(from_device) << "a pan's frame is assembled on the host";
     EXPECT_EQ(status.stats.reused_pixels, uint64_t(width - 3) * (height - 2));
-    const DeepFrame expected = deep_cpu(deep_location(panned), width, height);
-    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, panned.palette_density,
-                  panned.palette_offset, expected_rgba.data());
-    ASSERT_EQ(device_rgba.size(), expected_rgba.size());
-    size_t same = 0;
-    for (size_t i = 0; i < device_rgba.size(); i += 4)
-        same += std::equal(&device_rgba[i], &device_rgba[i] + 4, &expected_rgba[i]);
-    EXPECT_GE(double(same) / double(width * height), 0.999);
+    EXPECT_GE(share_as_rendered(device_rgba, panned, palette), 0.999);
 
     const View zoomed = zoom_view_about(panned, {80.0, 45.0}, 1.25);
     status = wait_for_frame(worker, request_deep_render(worker, zoomed, Precision::Auto, palette, true, true),
