@@ -313,7 +313,8 @@ int render_request(const RenderRequest& request) {
     FrameStats total;
     total.precision = precision;
     PngWriteTimings png_timings;
-    double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_copy_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_compact_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    PngCudaCopyStats gpu_copy;  // its bytes' way to the host, on the PNG writer's thread
     double gpu_wall_ms = 0.0;  // its calls' wall time (the rest of the encode is the host's pieces and CRC-32s)
     std::string png_encoder_note;  // why the CPU encoded where the GPU was to (the png line says it)
     try {
@@ -423,7 +424,7 @@ int render_request(const RenderRequest& request) {
                     gpu_wall_ms += gpu_encode_ms;
                     gpu_filter_ms += encoded->filter_ms;
                     gpu_deflate_ms += encoded->deflate_ms;
-                    gpu_copy_ms += encoded->copy_ms;
+                    gpu_compact_ms += encoded->compact_ms;
                 } catch (const std::runtime_error& e) {
                     if (request.png_encoder == "cuda") throw;
                     png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
@@ -453,6 +454,7 @@ int render_request(const RenderRequest& request) {
         if (stream_png) {
             png_stream->finish();
             png_timings = png_stream->timings();
+            if (gpu_png) gpu_copy = gpu_png->copy_stats();  // the writer has read every byte
         } else {
             png_timings = write_png(request.png_path, image.data(), view.width, view.height, view_json);
         }
@@ -498,12 +500,18 @@ int render_request(const RenderRequest& request) {
                 png_timings.write_ms, png_timings.wait_ms, png_timings.fsync_ms,
                 (unsigned long long)png_timings.file_bytes,
                 write_and_fsync_ms > 0 ? png_timings.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
+    // The GPU's share: its kernels and the sizes' copy are within the encode (this thread waits
+    // for them); its compressed bytes are copied to the host on the writer's thread, span by span
+    // beside the writes, so that copy is within the write, not the encode.
     if (png_timings.gpu_encoded)
-        std::printf("png gpu    filter kernel %.1f ms, deflate and compaction kernels %.1f ms, %.1f ms copying the %llu "
-                    "compressed bytes to the host; %.1f ms in the GPU encoder's calls, %.1f ms on the host's pieces "
-                    "and CRC-32s (all within the encode)\n",
-                    gpu_filter_ms, gpu_deflate_ms, gpu_copy_ms, (unsigned long long)png_timings.compressed_bytes,
-                    gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms);
+        std::printf("png gpu    filter kernel %.1f ms, deflate kernel %.1f ms, compaction and CRC-32 kernel %.1f ms; "
+                    "%.1f ms in the GPU encoder's calls, %.1f ms on the host's share (all within the encode); the %llu "
+                    "compressed bytes copied to the host beside the writes, in %d spans through %.0f MiB of pinned "
+                    "staging (pinned in %.1f ms on a helper thread, %.1f ms waited for): %.1f ms copying, %.1f ms of "
+                    "the write waiting for the copies\n",
+                    gpu_filter_ms, gpu_deflate_ms, gpu_compact_ms, gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms,
+                    (unsigned long long)gpu_copy.bytes, gpu_copy.spans, double(gpu_copy.staging_bytes) / kMiB,
+                    gpu_copy.staging_ms, gpu_copy.staging_wait_ms, gpu_copy.copy_ms, gpu_copy.copy_wait_ms);
     if (request.disk_check) {
         try {
             std::filesystem::path dir = resolve_output_path(request.png_path).parent_path();
