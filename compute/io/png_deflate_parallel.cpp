@@ -24,12 +24,14 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     for (size_t w = 0; w < mask_words(n); ++w) mask_word(data, n, w, eq1.data(), eq3.data());
     std::vector<uint16_t> tokens(n);
     std::vector<size_t> end(T), start(T + 1);
-    uint32_t sum = 1;
+    uint32_t a_sum = 0, b_sum = 0;  // the threads' Adler-32 terms, summed as the GPU's reduction sums them
     for (int t = 0; t < T; ++t) {
         end[size_t(t)] = parse_chunk(data, eq1.data(), eq3.data(), lo(t), lo(t + 1), n, tokens.data());
-        sum = adler_join(sum, adler_part(data, lo(t), lo(t + 1)), lo(t + 1) - lo(t));
+        const AdlerPart term = adler_term(adler_part(data, lo(t), lo(t + 1)), n - lo(t + 1));
+        a_sum += term.a;
+        b_sum += term.b;
     }
-    *adler = sum;
+    *adler = adler_from_terms(a_sum, b_sum, n);
     // Phase 1b: each thread's parse joined to the next one's.
     start[0] = 0;
     const uint16_t* read = tokens.data();

@@ -396,15 +396,17 @@ MS_HD inline void walk_tokens(Tokens& tokens, size_t from, size_t to, Visit visi
 }
 
 // The Adler-32 sums of data[lo, hi) started from zero: a = sum of the bytes, b = sum of a after
-// each byte, both mod 65521. adler_join puts them behind what came before.
+// each byte, both mod 65521. adler_term and adler_from_terms join the parts into the whole's.
 struct AdlerPart {
     uint32_t a, b;  // no initialisers: the GPU keeps these in shared memory
 };
 template <class Bytes>
 MS_HD inline AdlerPart adler_part(Bytes& data, size_t lo, size_t hi) {
-    uint64_t a = 0, b = 0;
+    // 32-bit sums, reduced every 5552 bytes: zlib's NMAX, the most bytes after which b cannot
+    // pass 2^32 (64-bit sums cost two instructions an addition on the GPU).
+    uint32_t a = 0, b = 0;
     for (size_t at = lo; at < hi;) {
-        const size_t end = min_of<size_t>(hi, at + 4096);  // a < 2^20 + 2^16, b < 2^33 + ...: no overflow
+        const size_t end = min_of<size_t>(hi, at + 5552);
         for (; at < end; ++at) {
             a += data[at];
             b += a;
@@ -412,14 +414,21 @@ MS_HD inline AdlerPart adler_part(Bytes& data, size_t lo, size_t hi) {
         a %= kAdlerModulus;
         b %= kAdlerModulus;
     }
-    return {uint32_t(a), uint32_t(b)};
+    return {a, b};
 }
-// The Adler-32 (b << 16 | a, started at a = 1) of X followed by the part's m bytes.
-MS_HD inline uint32_t adler_join(uint32_t adler, AdlerPart part, size_t m) {
-    const uint64_t a = adler & 0xffff, b = adler >> 16;
-    const uint64_t nb = (b + (m % kAdlerModulus) * a + part.b) % kAdlerModulus;
-    const uint64_t na = (a + part.a) % kAdlerModulus;
-    return uint32_t(nb << 16 | na);
+// A part's share of the Adler-32 of the whole that it is a part of, with `after` bytes behind
+// it: each of its bytes adds to b once more for every byte after the part, so its term is
+// {a, b + a * after}. The whole's n bytes have a = 1 + the terms' a and b = n + the terms' b
+// (the 1 that a starts from is added to b once a byte): adler_from_terms, given the sums of the
+// terms (at most 2^16 of them, so the sums fit in 32 bits). Summed by a reduction on the GPU,
+// where joining 256 parts one after another on one thread took its 64-bit divisions in series.
+MS_HD inline AdlerPart adler_term(AdlerPart part, size_t after) {
+    return {part.a, uint32_t((part.b + uint64_t(after % kAdlerModulus) * part.a) % kAdlerModulus)};
+}
+MS_HD inline uint32_t adler_from_terms(uint32_t a_sum, uint32_t b_sum, size_t n) {
+    const uint32_t a = (1 + a_sum % kAdlerModulus) % kAdlerModulus;
+    const uint32_t b = uint32_t((n % kAdlerModulus + b_sum % kAdlerModulus) % kAdlerModulus);
+    return b << 16 | a;
 }
 
 // --- Phase 2: plan -------------------------------------------------------------------------

@@ -92,7 +92,7 @@ struct SegmentShared {
     uint32_t lit_freq[kLitLenSymbols];
     uint32_t dist_freq[kDistSymbols];
     uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
-    AdlerPart adler[kPngDeflateThreads];
+    AdlerPart adler[kPngDeflateThreads / 32];  // each warp's sums of its threads' Adler-32 terms
     size_t start[kPngDeflateThreads + 1];  // where each thread's tokens begin (phase 1b)
     int lit_leaves;                        // literal/length symbols that occur
     BlockPlan plan;
@@ -139,7 +139,14 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     const size_t lo = chunk_start(n, t, threads), hi = chunk_start(n, t + 1, threads);
     CachedItems<uint8_t, true> bytes(data);
     const size_t end = parse_chunk(bytes, eq1, eq3, lo, hi, n, my_tokens);
-    sh.adler[t] = adler_part(bytes, lo, hi);
+    {
+        AdlerPart term = adler_term(adler_part(bytes, lo, hi), n - hi);
+        for (int lane = 16; lane > 0; lane /= 2) {
+            term.a += __shfl_xor_sync(0xffffffffu, term.a, lane);
+            term.b += __shfl_xor_sync(0xffffffffu, term.b, lane);
+        }
+        if (t % 32 == 0) sh.adler[t / 32] = term;
+    }
     if (t == 0) sh.start[0] = 0;
     __syncthreads();
     // Phase 1b: joined to the next thread's parse.
@@ -173,10 +180,12 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     }
     __syncthreads();
     if (t == 0) {
-        uint32_t adler = 1;
-        for (int k = 0; k < kPngDeflateThreads; ++k)
-            adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1, threads) - chunk_start(n, k, threads));
-        segment_adler[s] = adler;
+        uint32_t a_sum = 0, b_sum = 0;
+        for (int w = 0; w < kPngDeflateThreads / 32; ++w) {
+            a_sum += sh.adler[w].a;
+            b_sum += sh.adler[w].b;
+        }
+        segment_adler[s] = adler_from_terms(a_sum, b_sum, n);
         plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch, sh.scratch.sorted, sh.lit_leaves);
     }
     __syncthreads();
