@@ -315,6 +315,7 @@ int render_request(const RenderRequest& request) {
     PngWriteTimings png_timings;
     double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_compact_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
     PngCudaCopyStats gpu_copy;  // its bytes' way to the host, on the PNG writer's thread
+    double gpu_setup_ms = 0.0, gpu_rows_wait_ms = 0.0;  // its buffers' allocation; waiting for a band's rows (outside writing)
     double gpu_wall_ms = 0.0;  // its calls' wall time (the rest of the encode is the host's pieces and CRC-32s)
     std::string png_encoder_note;  // why the CPU encoded where the GPU was to (the png line says it)
     try {
@@ -349,8 +350,10 @@ int render_request(const RenderRequest& request) {
         uint8_t* device_band[2] = {nullptr, nullptr};
         if (png_on_gpu) {
             try {
+                const auto setup_start = std::chrono::steady_clock::now();
                 gpu_png = std::make_unique<PngCudaEncoder>(view.width);
                 for (int b = 0; b < 2 && b < bands; ++b) device_band[b] = gpu_png->device_rows(b, band_samples * 4);
+                gpu_setup_ms = since(setup_start);
                 gpu_png_on = true;
             } catch (const std::runtime_error& e) {
                 if (request.png_encoder == "cuda") throw;
@@ -377,7 +380,9 @@ int render_request(const RenderRequest& request) {
                                                                   : rgba.data();
             FrameStats stats;
             if (gpu_png_on) {
+                const auto rows_start = std::chrono::steady_clock::now();
                 stats = band == 0 ? cuda_band_device(0) : ahead.get();
+                gpu_rows_wait_ms += since(rows_start);  // band 0's compute, then the waits for the helper's
                 if (band + 1 < bands) ahead = std::async(std::launch::async, cuda_band_device, band + 1);
             } else if (overlap) {
                 stats = band == 0 ? cuda_band(0, band_rgba) : ahead.get();
@@ -508,10 +513,12 @@ int render_request(const RenderRequest& request) {
                     "%.1f ms in the GPU encoder's calls, %.1f ms on the host's share (all within the encode); the %llu "
                     "compressed bytes copied to the host beside the writes, in %d spans through %.0f MiB of pinned "
                     "staging (pinned in %.1f ms on a helper thread, %.1f ms waited for): %.1f ms copying, %.1f ms of "
-                    "the write waiting for the copies\n",
+                    "the write waiting for the copies; outside the writing: %.1f ms allocating the encoder's device "
+                    "buffers, %.1f ms waiting for the bands' rows (the first band's computing, then the helper's)\n",
                     gpu_filter_ms, gpu_deflate_ms, gpu_compact_ms, gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms,
                     (unsigned long long)gpu_copy.bytes, gpu_copy.spans, double(gpu_copy.staging_bytes) / kMiB,
-                    gpu_copy.staging_ms, gpu_copy.staging_wait_ms, gpu_copy.copy_ms, gpu_copy.copy_wait_ms);
+                    gpu_copy.staging_ms, gpu_copy.staging_wait_ms, gpu_copy.copy_ms, gpu_copy.copy_wait_ms,
+                    gpu_setup_ms, gpu_rows_wait_ms);
     if (request.disk_check) {
         try {
             std::filesystem::path dir = resolve_output_path(request.png_path).parent_path();

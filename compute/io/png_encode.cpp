@@ -101,8 +101,7 @@ size_t PngStreamPieces::total_bytes() const {
 
 void PngStreamPieces::append_to(std::vector<uint8_t>* out) const {
     out->reserve(out->size() + total_bytes());
-    for (size_t k = 0; k < count; ++k)
-        write_piece(k, [out](const uint8_t* p, size_t n) { out->insert(out->end(), p, p + n); });
+    write_pieces(0, count, [out](const uint8_t* p, size_t n) { out->insert(out->end(), p, p + n); });
 }
 
 namespace {

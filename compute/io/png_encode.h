@@ -65,18 +65,24 @@ struct PngStreamPieces {
     const uint8_t* data(size_t k) const { return borrowed[k] ? borrowed[k] : bytes[k].data(); }  // not streamed
     size_t size(size_t k) const { return borrowed[k] || streamed[k] ? borrowed_size[k] : bytes[k].size(); }
     size_t total_bytes() const;
-    // Piece k's bytes through write(pointer, n): once, or in several spans for a streamed piece.
+    // Pieces [first, end) through write(pointer, n), in order. Consecutive streamed pieces are
+    // read as one run, a span of the reader at a time: a few large writes, not one per piece.
     template <class Write>
-    void write_piece(size_t k, Write write) const {
-        if (!streamed[k]) {
-            write(data(k), size(k));
-            return;
-        }
-        for (size_t left = borrowed_size[k]; left > 0;) {
-            size_t got = 0;
-            const uint8_t* p = reader->read(left, &got);  // (not inside write's arguments: their order is unspecified)
-            write(p, got);
-            left -= got;
+    void write_pieces(size_t first, size_t end, Write write) const {
+        for (size_t k = first; k < end;) {
+            if (!streamed[k]) {
+                write(data(k), size(k));
+                ++k;
+                continue;
+            }
+            size_t run = 0;
+            for (; k < end && streamed[k]; ++k) run += borrowed_size[k];
+            for (size_t left = run; left > 0;) {
+                size_t got = 0;
+                const uint8_t* p = reader->read(left, &got);  // (not inside write's arguments: their order is unspecified)
+                write(p, got);
+                left -= got;
+            }
         }
     }
     void append_to(std::vector<uint8_t>* out) const;  // the pieces back to back

@@ -281,10 +281,12 @@ __global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_by
 namespace {
 
 // The staging buffers the compressed bytes pass through on their way to the writer: two, so that
-// the next span is copied while the writer writes this one; 4 MiB each, so that a copy (about 0.2
-// ms over PCIe) is short beside writing the span (about 3 ms at the H100 host's 1.3 GB/s).
+// the next span is copied while the writer writes this one; 2 MiB each, so that a copy (about 0.1
+// ms over PCIe) is short beside writing the span (about 1.5 ms at the H100 host's 1.3 GB/s), and
+// pinning them (about 3 ms) hides behind the first call's kernels. (Two of 4 MiB took 5-9 ms to
+// pin there.)
 constexpr int kStagingSlots = 2;
-constexpr size_t kStagingSlotBytes = size_t(4) << 20;
+constexpr size_t kStagingSlotBytes = size_t(2) << 20;
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -469,17 +471,7 @@ PngCudaEncoder::PngCudaEncoder(int width) : impl_(std::make_unique<Impl>()) {
         CUDA_CHECK(cudaEventCreate(e));
     CUDA_CHECK(cuda_malloc(&m.above, size_t(width) * 4));
     CUDA_CHECK(cudaMemset(m.above, 0, size_t(width) * 4));
-    // The staging buffers are pinned on a helper thread while the caller computes its first rows
-    // and the first call's kernels run (pinning costs about a millisecond per 2-4 MB there).
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
     m.stats.staging_bytes = kStagingSlots * kStagingSlotBytes;
-    m.staging_ready = std::async(std::launch::async, [&m, device] {
-        const auto pin_start = std::chrono::steady_clock::now();
-        CUDA_CHECK(cudaSetDevice(device));
-        for (uint8_t*& slot : m.staging) CUDA_CHECK(cudaMallocHost(&slot, kStagingSlotBytes));
-        m.stats.staging_ms = milliseconds_since(pin_start);
-    });
 }
 
 PngCudaEncoder::~PngCudaEncoder() = default;
@@ -549,13 +541,25 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     uint8_t* const last_row = reinterpret_cast<uint8_t*>(m.host_sizes + 3 * size_t(segments));
     CUDA_CHECK(cudaMemcpyAsync(last_row, last, size_t(m.width) * 4, cudaMemcpyDeviceToHost, m.stream));
     CUDA_CHECK(cudaEventRecord(m.compacted, m.stream));
+    if (!m.staging_ok && !m.staging_ready.valid()) {
+        // The staging buffers are pinned on a helper thread while the first call's kernels run
+        // (this thread only waits for them): pinning costs about a millisecond per 1-2 MB on the
+        // H100 host, and pinned from the constructor it held up the caller's own CUDA calls.
+        int device = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        m.staging_ready = std::async(std::launch::async, [&m, device] {
+            const auto pin_start = std::chrono::steady_clock::now();
+            CUDA_CHECK(cudaSetDevice(device));
+            for (uint8_t*& slot : m.staging) CUDA_CHECK(cudaMallocHost(&slot, kStagingSlotBytes));
+            m.stats.staging_ms = milliseconds_since(pin_start);
+        });
+    }
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
     size_t total = 0;
     for (int s = 0; s < segments; ++s) total += m.host_sizes[s];
     if (!m.staging_ok) {  // the first call: the staging buffers must be pinned by now
         const auto wait_start = std::chrono::steady_clock::now();
-        if (!m.staging_ready.valid()) throw std::runtime_error("the GPU encoder's staging buffers could not be pinned");
-        m.staging_ready.get();  // rethrows the helper thread's CUDA error
+        m.staging_ready.get();  // rethrows the helper thread's CUDA error (a later call tries again)
         m.stats.staging_wait_ms = milliseconds_since(wait_start);
         m.staging_ok = true;
     }

@@ -7,7 +7,7 @@
 //
 // The compressed bytes stay on the device after a call: the writer's thread reads them through
 // PngByteReader, which copies them span by span into two small pinned staging buffers (pinned
-// once, on a helper thread, while the first rows are computed) and copies the next span while
+// once, on a helper thread, while the first call's kernels run) and copies the next span while
 // the writer writes the current one. Pinning host memory for all of a 16k frame's 47 MB took as
 // long as writing them to the disk.
 //
@@ -41,7 +41,7 @@ struct PngCudaEncoded {
 // The compressed bytes' way to the host, over the encoder's life (read it when no thread is
 // reading them any more).
 struct PngCudaCopyStats {
-    double staging_ms = 0;       // pinning the staging buffers, on a helper thread
+    double staging_ms = 0;       // pinning the staging buffers, on a helper thread beside the first call's kernels
     double staging_wait_ms = 0;  // the first call waiting for that (0 when it was done before)
     double copy_ms = 0;          // the copies into the staging buffers (CUDA events, on their own stream)
     double copy_wait_ms = 0;     // the reading thread waiting for them
