@@ -313,7 +313,9 @@ int render_request(const RenderRequest& request) {
     FrameStats total;
     total.precision = precision;
     PngWriteTimings png_timings;
-    double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_copy_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    double gpu_filter_ms = 0.0, gpu_deflate_ms = 0.0, gpu_compact_ms = 0.0;  // the GPU's PNG encoder, by CUDA events
+    PngCudaCopyStats gpu_copy;  // its bytes' way to the host, on the PNG writer's thread
+    double gpu_setup_ms = 0.0, gpu_rows_wait_ms = 0.0;  // its buffers' allocation; waiting for a band's rows (outside writing)
     double gpu_wall_ms = 0.0;  // its calls' wall time (the rest of the encode is the host's pieces and CRC-32s)
     std::string png_encoder_note;  // why the CPU encoded where the GPU was to (the png line says it)
     try {
@@ -348,8 +350,10 @@ int render_request(const RenderRequest& request) {
         uint8_t* device_band[2] = {nullptr, nullptr};
         if (png_on_gpu) {
             try {
+                const auto setup_start = std::chrono::steady_clock::now();
                 gpu_png = std::make_unique<PngCudaEncoder>(view.width);
                 for (int b = 0; b < 2 && b < bands; ++b) device_band[b] = gpu_png->device_rows(b, band_samples * 4);
+                gpu_setup_ms = since(setup_start);
                 gpu_png_on = true;
             } catch (const std::runtime_error& e) {
                 if (request.png_encoder == "cuda") throw;
@@ -376,7 +380,9 @@ int render_request(const RenderRequest& request) {
                                                                   : rgba.data();
             FrameStats stats;
             if (gpu_png_on) {
+                const auto rows_start = std::chrono::steady_clock::now();
                 stats = band == 0 ? cuda_band_device(0) : ahead.get();
+                gpu_rows_wait_ms += since(rows_start);  // band 0's compute, then the waits for the helper's
                 if (band + 1 < bands) ahead = std::async(std::launch::async, cuda_band_device, band + 1);
             } else if (overlap) {
                 stats = band == 0 ? cuda_band(0, band_rgba) : ahead.get();
@@ -423,7 +429,7 @@ int render_request(const RenderRequest& request) {
                     gpu_wall_ms += gpu_encode_ms;
                     gpu_filter_ms += encoded->filter_ms;
                     gpu_deflate_ms += encoded->deflate_ms;
-                    gpu_copy_ms += encoded->copy_ms;
+                    gpu_compact_ms += encoded->compact_ms;
                 } catch (const std::runtime_error& e) {
                     if (request.png_encoder == "cuda") throw;
                     png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
@@ -453,6 +459,7 @@ int render_request(const RenderRequest& request) {
         if (stream_png) {
             png_stream->finish();
             png_timings = png_stream->timings();
+            if (gpu_png) gpu_copy = gpu_png->copy_stats();  // the writer has read every byte
         } else {
             png_timings = write_png(request.png_path, image.data(), view.width, view.height, view_json);
         }
@@ -498,12 +505,20 @@ int render_request(const RenderRequest& request) {
                 png_timings.write_ms, png_timings.wait_ms, png_timings.fsync_ms,
                 (unsigned long long)png_timings.file_bytes,
                 write_and_fsync_ms > 0 ? png_timings.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
+    // The GPU's share: its kernels and the sizes' copy are within the encode (this thread waits
+    // for them); its compressed bytes are copied to the host on the writer's thread, span by span
+    // beside the writes, so that copy is within the write, not the encode.
     if (png_timings.gpu_encoded)
-        std::printf("png gpu    filter kernel %.1f ms, deflate and compaction kernels %.1f ms, %.1f ms copying the %llu "
-                    "compressed bytes to the host; %.1f ms in the GPU encoder's calls, %.1f ms on the host's pieces "
-                    "and CRC-32s (all within the encode)\n",
-                    gpu_filter_ms, gpu_deflate_ms, gpu_copy_ms, (unsigned long long)png_timings.compressed_bytes,
-                    gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms);
+        std::printf("png gpu    filter kernel %.1f ms, deflate kernel %.1f ms, compaction and CRC-32 kernel %.1f ms; "
+                    "%.1f ms in the GPU encoder's calls, %.1f ms on the host's share (all within the encode); the %llu "
+                    "compressed bytes copied to the host beside the writes, in %d spans through %.0f MiB of pinned "
+                    "staging (pinned in %.1f ms on a helper thread, %.1f ms waited for): %.1f ms copying, %.1f ms of "
+                    "the write waiting for the copies; outside the writing: %.1f ms allocating the encoder's device "
+                    "buffers, %.1f ms waiting for the bands' rows (the first band's computing, then the helper's)\n",
+                    gpu_filter_ms, gpu_deflate_ms, gpu_compact_ms, gpu_wall_ms, png_timings.encode_ms - gpu_wall_ms,
+                    (unsigned long long)gpu_copy.bytes, gpu_copy.spans, double(gpu_copy.staging_bytes) / kMiB,
+                    gpu_copy.staging_ms, gpu_copy.staging_wait_ms, gpu_copy.copy_ms, gpu_copy.copy_wait_ms,
+                    gpu_setup_ms, gpu_rows_wait_ms);
     if (request.disk_check) {
         try {
             std::filesystem::path dir = resolve_output_path(request.png_path).parent_path();

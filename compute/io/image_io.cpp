@@ -297,6 +297,8 @@ std::string png_head(int width, int height, const std::string& metadata) {
 // image's bytes, in fresh pages: page faults were a sixth of writing a 4K frame). A chunk's CRC-32
 // covers its type and data: it is the type's CRC combined with the pieces' own, which the cores
 // computed as they deflated them (png_encode.h), so no serial pass reads the compressed bytes.
+// Pieces deflated on the GPU are read from the device here, through its staging buffers, as
+// they are written (PngByteReader), in runs: one write per staging span.
 void write_idat(AtomicFile& file, const PngStreamPieces& pieces) {
     constexpr size_t kMaxChunk = size_t(8) << 20;
     const uLong type_crc = crc32(0L, reinterpret_cast<const Bytef*>("IDAT"), 4);
@@ -312,7 +314,7 @@ void write_idat(AtomicFile& file, const PngStreamPieces& pieces) {
             std::string tail;
             put_be32(&tail, uint32_t(crc));
             file.write(head.data(), head.size());
-            for (size_t i = k; i < end; ++i) file.write(pieces.data(i), pieces.size(i));
+            pieces.write_pieces(k, end, [&file](const uint8_t* p, size_t bytes) { file.write(p, bytes); });
             file.write(tail.data(), tail.size());
         }
         k = end;

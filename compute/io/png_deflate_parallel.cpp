@@ -24,12 +24,14 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     for (size_t w = 0; w < mask_words(n); ++w) mask_word(data, n, w, eq1.data(), eq3.data());
     std::vector<uint16_t> tokens(n);
     std::vector<size_t> end(T), start(T + 1);
-    uint32_t sum = 1;
+    uint32_t a_sum = 0, b_sum = 0;  // the threads' Adler-32 terms, summed as the GPU's reduction sums them
     for (int t = 0; t < T; ++t) {
         end[size_t(t)] = parse_chunk(data, eq1.data(), eq3.data(), lo(t), lo(t + 1), n, tokens.data());
-        sum = adler_join(sum, adler_part(data, lo(t), lo(t + 1)), lo(t + 1) - lo(t));
+        const AdlerPart term = adler_term(adler_part(data, lo(t), lo(t + 1)), n - lo(t + 1));
+        a_sum += term.a;
+        b_sum += term.b;
     }
-    *adler = sum;
+    *adler = adler_from_terms(a_sum, b_sum, n);
     // Phase 1b: each thread's parse joined to the next one's.
     start[0] = 0;
     const uint16_t* read = tokens.data();
@@ -83,12 +85,24 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     out->insert(out->end(), bytes, bytes + size);
 }
 
+uint32_t png_segment_crc_emulated(const uint8_t* bytes, size_t n) {
+    uint32_t table[256];
+    for (uint32_t b = 0; b < 256; ++b) table[b] = crc32_table_entry(b);
+    uint32_t crc = 0;
+    for (int t = 0; t < kPngDeflateThreads; ++t) {
+        const size_t lo = crc_part_start(n, t, kPngDeflateThreads), hi = crc_part_start(n, t + 1, kPngDeflateThreads);
+        crc ^= crc32_shift(crc32_part(bytes, lo, hi, table), n - hi);
+    }
+    return crc;
+}
+
 void png_encode_rows_emulated(const uint8_t* rgba, const uint8_t* above_rgba, int width, int rows,
                               std::vector<uint8_t>* bytes, std::vector<uint32_t>* segment_bytes,
-                              std::vector<uint32_t>* segment_adler) {
+                              std::vector<uint32_t>* segment_adler, std::vector<uint32_t>* segment_crc) {
     bytes->clear();
     segment_bytes->clear();
     segment_adler->clear();
+    if (segment_crc) segment_crc->clear();
     if (rows <= 0) return;
     const size_t row_bytes = size_t(width) * 3 + 1;
     const int rows_per_segment = png_rows_per_segment(width, rows);
@@ -106,6 +120,7 @@ void png_encode_rows_emulated(const uint8_t* rgba, const uint8_t* above_rgba, in
         png_deflate_segment_emulated(filtered.data(), filtered.size(), bytes, &adler);
         segment_bytes->push_back(uint32_t(bytes->size() - before));
         segment_adler->push_back(adler);
+        if (segment_crc) segment_crc->push_back(png_segment_crc_emulated(bytes->data() + before, bytes->size() - before));
     }
 }
 

@@ -23,6 +23,7 @@
 // 4. emit: each thread writes its bits into the zeroed output; the 32-bit words it shares with
 //    its neighbours (its first and last) are or-ed in (atomicOr on the device), the others stored.
 // 5. end (the last thread): the end-of-block code and the sync flush's empty stored block.
+// Then the compaction kernel puts the segments back to back and takes each one's CRC-32 (6. below).
 #pragma once
 
 #include <cstddef>
@@ -395,15 +396,17 @@ MS_HD inline void walk_tokens(Tokens& tokens, size_t from, size_t to, Visit visi
 }
 
 // The Adler-32 sums of data[lo, hi) started from zero: a = sum of the bytes, b = sum of a after
-// each byte, both mod 65521. adler_join puts them behind what came before.
+// each byte, both mod 65521. adler_term and adler_from_terms join the parts into the whole's.
 struct AdlerPart {
     uint32_t a, b;  // no initialisers: the GPU keeps these in shared memory
 };
 template <class Bytes>
 MS_HD inline AdlerPart adler_part(Bytes& data, size_t lo, size_t hi) {
-    uint64_t a = 0, b = 0;
+    // 32-bit sums, reduced every 5552 bytes: zlib's NMAX, the most bytes after which b cannot
+    // pass 2^32 (64-bit sums cost two instructions an addition on the GPU).
+    uint32_t a = 0, b = 0;
     for (size_t at = lo; at < hi;) {
-        const size_t end = min_of<size_t>(hi, at + 4096);  // a < 2^20 + 2^16, b < 2^33 + ...: no overflow
+        const size_t end = min_of<size_t>(hi, at + 5552);
         for (; at < end; ++at) {
             a += data[at];
             b += a;
@@ -411,14 +414,21 @@ MS_HD inline AdlerPart adler_part(Bytes& data, size_t lo, size_t hi) {
         a %= kAdlerModulus;
         b %= kAdlerModulus;
     }
-    return {uint32_t(a), uint32_t(b)};
+    return {a, b};
 }
-// The Adler-32 (b << 16 | a, started at a = 1) of X followed by the part's m bytes.
-MS_HD inline uint32_t adler_join(uint32_t adler, AdlerPart part, size_t m) {
-    const uint64_t a = adler & 0xffff, b = adler >> 16;
-    const uint64_t nb = (b + (m % kAdlerModulus) * a + part.b) % kAdlerModulus;
-    const uint64_t na = (a + part.a) % kAdlerModulus;
-    return uint32_t(nb << 16 | na);
+// A part's share of the Adler-32 of the whole that it is a part of, with `after` bytes behind
+// it: each of its bytes adds to b once more for every byte after the part, so its term is
+// {a, b + a * after}. The whole's n bytes have a = 1 + the terms' a and b = n + the terms' b
+// (the 1 that a starts from is added to b once a byte): adler_from_terms, given the sums of the
+// terms (at most 2^16 of them, so the sums fit in 32 bits). Summed by a reduction on the GPU,
+// where joining 256 parts one after another on one thread took its 64-bit divisions in series.
+MS_HD inline AdlerPart adler_term(AdlerPart part, size_t after) {
+    return {part.a, uint32_t((part.b + uint64_t(after % kAdlerModulus) * part.a) % kAdlerModulus)};
+}
+MS_HD inline uint32_t adler_from_terms(uint32_t a_sum, uint32_t b_sum, size_t n) {
+    const uint32_t a = (1 + a_sum % kAdlerModulus) % kAdlerModulus;
+    const uint32_t b = uint32_t((n % kAdlerModulus + b_sum % kAdlerModulus) % kAdlerModulus);
+    return b << 16 | a;
 }
 
 // --- Phase 2: plan -------------------------------------------------------------------------
@@ -629,6 +639,59 @@ MS_HD inline void stored_headers(size_t n, uint8_t* out) {
 // The room one segment's output needs: stored, or a dynamic block no larger (plus the sync
 // flush and the rounding to words).
 MS_HD inline size_t segment_slot_bytes(size_t n) { return (stored_size(n) + 16 + 15) & ~size_t(15); }
+
+// --- 6. The CRC-32 of each segment's output (the compaction kernel) -------------------------
+//
+// The PNG writer needs each piece's CRC-32 (png_encode.h); computing it on the GPU, where the
+// bytes are, saves the host a pass over them. Each thread takes the CRC of its own part of the
+// segment's bytes, and the parts are joined by the algebra of CRCs: with CRC(A) and CRC(B) the
+// CRC-32s (zlib's crc32, from 0) of two byte strings, CRC(A B) = CRC(A) * x^(8 |B|) + CRC(B),
+// the product taken modulo the CRC's polynomial (zlib's crc32_combine is this). Over many parts
+// that is the xor of CRC(part t) * x^(8 * the bytes after part t).
+//
+// Polynomials are 32-bit words in the CRC's reflected order: bit 31 is x^0, bit 0 is x^31.
+inline constexpr uint32_t kCrcPolynomial = 0xedb88320u;  // x^32 + x^26 + ... + 1, reflected, without x^32
+
+// Entry b of the byte-at-a-time table: b's 8 bits pushed through the register.
+MS_HD inline uint32_t crc32_table_entry(uint32_t b) {
+    uint32_t c = b;
+    for (int k = 0; k < 8; ++k) c = c & 1 ? (c >> 1) ^ kCrcPolynomial : c >> 1;
+    return c;
+}
+
+// The CRC-32 of data[lo, hi) (from 0, as zlib's crc32(0, ...)), a byte at a time with `table`
+// (256 crc32_table_entry values; shared memory on the device).
+template <class Bytes>
+MS_HD inline uint32_t crc32_part(Bytes& data, size_t lo, size_t hi, const uint32_t* table) {
+    uint32_t c = ~uint32_t(0);
+    for (size_t i = lo; i < hi; ++i) c = table[(c ^ uint32_t(data[i])) & 0xff] ^ (c >> 8);
+    return ~c;
+}
+
+// a * b modulo the polynomial: for each term x^i of a, b * x^i (b multiplied by x step by
+// step: a shift towards bit 0, reduced when the x^31 term moves out).
+MS_HD inline uint32_t crc32_multiply(uint32_t a, uint32_t b) {
+    uint32_t product = 0;
+    for (int i = 0; i < 32 && a != 0; ++i, a <<= 1) {
+        if (a & 0x80000000u) product ^= b;
+        b = b & 1 ? (b >> 1) ^ kCrcPolynomial : b >> 1;
+    }
+    return product;
+}
+
+// crc * x^(8 bytes) modulo the polynomial: the CRC of a part moved in front of `bytes` more
+// bytes (square and multiply over the bits of 8 * bytes).
+MS_HD inline uint32_t crc32_shift(uint32_t crc, uint64_t bytes) {
+    uint32_t power = 0x00800000u;  // x^8
+    for (; bytes != 0; bytes >>= 1) {
+        if (bytes & 1) crc = crc32_multiply(crc, power);
+        power = crc32_multiply(power, power);
+    }
+    return crc;
+}
+
+// Thread t's part of a segment's n output bytes for the CRC, of `threads`.
+MS_HD inline size_t crc_part_start(size_t n, int t, int threads) { return size_t(t) * n / size_t(threads); }
 
 
 }  // namespace ms::pdeflate

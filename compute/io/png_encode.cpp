@@ -101,7 +101,7 @@ size_t PngStreamPieces::total_bytes() const {
 
 void PngStreamPieces::append_to(std::vector<uint8_t>* out) const {
     out->reserve(out->size() + total_bytes());
-    for (size_t k = 0; k < count; ++k) out->insert(out->end(), data(k), data(k) + size(k));
+    write_pieces(0, count, [out](const uint8_t* p, size_t n) { out->insert(out->end(), p, p + n); });
 }
 
 namespace {
@@ -112,7 +112,10 @@ void prepare_pieces(PngStreamPieces* pieces, size_t count) {
     pieces->crc.resize(std::max(pieces->crc.size(), count));
     pieces->borrowed.resize(std::max(pieces->borrowed.size(), count));
     pieces->borrowed_size.resize(std::max(pieces->borrowed_size.size(), count));
+    pieces->streamed.resize(std::max(pieces->streamed.size(), count));
     std::fill(pieces->borrowed.begin(), pieces->borrowed.begin() + ptrdiff_t(count), nullptr);
+    std::fill(pieces->streamed.begin(), pieces->streamed.begin() + ptrdiff_t(count), uint8_t(0));
+    pieces->reader = nullptr;
     pieces->count = count;
 }
 
@@ -134,6 +137,8 @@ void PngEncoder::append_deflated(const PngDeflatedRows& rows, PngStreamPieces* p
     const int rows_per_segment = png_rows_per_segment(width_, rows.rows);
     if (rows.rows <= 0 || rows.segments != size_t((rows.rows + rows_per_segment - 1) / rows_per_segment))
         throw std::runtime_error("internal error: deflated rows cut into the wrong segments");
+    if (!rows.bytes && !(rows.reader && rows.segment_crc))
+        throw std::runtime_error("internal error: deflated rows without their bytes, or streamed without their CRC-32s");
     const size_t first_piece = started_ ? 0 : 1;
     prepare_pieces(pieces, first_piece + rows.segments);
     if (!started_) set_piece(pieces, 0, kZlibHeader, 2);
@@ -141,15 +146,22 @@ void PngEncoder::append_deflated(const PngDeflatedRows& rows, PngStreamPieces* p
     std::vector<size_t> offset(rows.segments + 1, 0);
     for (size_t s = 0; s < rows.segments; ++s) offset[s + 1] = offset[s] + rows.segment_bytes[s];
     // Borrowed, not copied (a copy into the pieces' buffers, fresh pages on the first bands, was
-    // about a quarter of the GPU path's encode on the H100 host); the CRC-32s on every core.
+    // about a quarter of the GPU path's encode on the H100 host), or streamed from the reader.
     const int segments = int(rows.segments);
+    pieces->reader = rows.bytes ? nullptr : rows.reader;
     for (size_t s = 0; s < rows.segments; ++s) {
-        pieces->borrowed[first_piece + s] = rows.bytes + offset[s];
+        pieces->borrowed[first_piece + s] = rows.bytes ? rows.bytes + offset[s] : nullptr;
+        pieces->streamed[first_piece + s] = rows.bytes ? 0 : 1;
         pieces->borrowed_size[first_piece + s] = rows.segment_bytes[s];
     }
+    if (rows.segment_crc) {
+        std::copy(rows.segment_crc, rows.segment_crc + rows.segments, pieces->crc.begin() + ptrdiff_t(first_piece));
+    } else {
+        // The CRC-32s on every core.
 #pragma omp parallel for schedule(dynamic, 4) if (segments > 1)
-    for (int s = 0; s < segments; ++s)
-        pieces->crc[first_piece + size_t(s)] = png_crc32(0, rows.bytes + offset[size_t(s)], rows.segment_bytes[s]);
+        for (int s = 0; s < segments; ++s)
+            pieces->crc[first_piece + size_t(s)] = png_crc32(0, rows.bytes + offset[size_t(s)], rows.segment_bytes[s]);
+    }
     const size_t row_bytes = size_t(width_) * kBpp + 1;
     for (size_t s = 0; s < rows.segments; ++s) {
         const size_t count = size_t(std::min(rows_per_segment, rows.rows - int(s) * rows_per_segment));

@@ -29,6 +29,19 @@ namespace ms {
 inline constexpr size_t kPngSegmentBytes = size_t(1) << 20;  // filtered bytes per deflate segment
 inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level changes nothing but speed
 
+// Bytes deflated elsewhere that are not in host memory as a whole: the GPU encoder
+// (png_encode_cuda.h) hands the PNG writer's thread its compressed bytes through this, copying
+// them from the device into a few small pinned buffers as they are written (pinning memory for
+// all of them cost as long as writing them to the disk).
+class PngByteReader {
+public:
+    virtual ~PngByteReader() = default;
+    // The stream's next bytes, in order: at least one and at most `wanted` of them, *got bytes
+    // at the returned pointer, which stays valid until the next call. Throws with a sentence
+    // on failure or past the end.
+    virtual const uint8_t* read(size_t wanted, size_t* got) = 0;
+};
+
 // One call's share of the zlib stream, as it came off the cores: piece k is segment k's deflate
 // output (the first call also has the 2-byte zlib header before them, finish() the trailer), with
 // the CRC-32 of that piece alone, computed on the core that deflated it. The PNG writer
@@ -39,15 +52,39 @@ inline constexpr int kPngDeflateLevel = 1;  // zlib level; with Z_RLE the level 
 struct PngStreamPieces {
     std::vector<std::vector<uint8_t>> bytes;  // only the first `count` are this call's
     // Where borrowed[k] is set, piece k's bytes are there instead (borrowed_size[k] of them), in
-    // memory that stays valid until they are written: the GPU encoder's pinned buffer
-    // (PngEncoder::append_deflated), which is not copied.
+    // memory that stays valid until they are written (rows deflated elsewhere, in host memory:
+    // PngEncoder::append_deflated), which is not copied.
     std::vector<const uint8_t*> borrowed;
     std::vector<size_t> borrowed_size;
+    // Where streamed[k] is set, piece k's borrowed_size[k] bytes are the next ones `reader` gives
+    // (rows deflated on the GPU): such pieces are read once, in order, when they are written.
+    std::vector<uint8_t> streamed;
+    PngByteReader* reader = nullptr;
     std::vector<uint32_t> crc;
     size_t count = 0;
-    const uint8_t* data(size_t k) const { return borrowed[k] ? borrowed[k] : bytes[k].data(); }
-    size_t size(size_t k) const { return borrowed[k] ? borrowed_size[k] : bytes[k].size(); }
+    const uint8_t* data(size_t k) const { return borrowed[k] ? borrowed[k] : bytes[k].data(); }  // not streamed
+    size_t size(size_t k) const { return borrowed[k] || streamed[k] ? borrowed_size[k] : bytes[k].size(); }
     size_t total_bytes() const;
+    // Pieces [first, end) through write(pointer, n), in order. Consecutive streamed pieces are
+    // read as one run, a span of the reader at a time: a few large writes, not one per piece.
+    template <class Write>
+    void write_pieces(size_t first, size_t end, Write write) const {
+        for (size_t k = first; k < end;) {
+            if (!streamed[k]) {
+                write(data(k), size(k));
+                ++k;
+                continue;
+            }
+            size_t run = 0;
+            for (; k < end && streamed[k]; ++k) run += borrowed_size[k];
+            for (size_t left = run; left > 0;) {
+                size_t got = 0;
+                const uint8_t* p = reader->read(left, &got);  // (not inside write's arguments: their order is unspecified)
+                write(p, got);
+                left -= got;
+            }
+        }
+    }
     void append_to(std::vector<uint8_t>* out) const;  // the pieces back to back
 };
 
@@ -59,14 +96,17 @@ enum class PngDeflater {
 
 // Rows deflated elsewhere (the GPU encoder, png_encode_cuda.h) in encode_rows's format: the
 // rows cut into segments as png_rows_per_segment says, each segment's raw deflate ending with a
-// sync flush, back to back in `bytes`, with the Adler-32 of each segment's filtered bytes. The
-// pieces made from them borrow `bytes`: it must stay valid until they are written.
+// sync flush, back to back, with the Adler-32 of each segment's filtered bytes. The bytes are in
+// host memory at `bytes`, which the pieces made from them borrow (it must stay valid until they
+// are written), or, with `bytes` null, they come from `reader` as they are written.
 struct PngDeflatedRows {
     int rows = 0;
     size_t segments = 0;
     const uint8_t* bytes = nullptr;
+    PngByteReader* reader = nullptr;          // where the bytes come from when `bytes` is null
     const uint32_t* segment_bytes = nullptr;  // each segment's deflate, in bytes
     const uint32_t* segment_adler = nullptr;
+    const uint32_t* segment_crc = nullptr;    // each segment's CRC-32 (of its deflate), or null: computed here from `bytes`
     const uint8_t* last_row_rgba = nullptr;   // the last row's RGBA (host), the next row's Up predictor
 };
 
@@ -87,8 +127,9 @@ public:
     void finish(std::vector<uint8_t>* out);
     void finish(PngStreamPieces* pieces);
     // Rows deflated elsewhere, as the next part of the stream: their segments become the pieces,
-    // borrowing rows.bytes (the first call's also has the zlib header), their CRC-32s computed on
-    // every core, and their Adler-32s join the stream's. The CPU may encode the rows after them.
+    // borrowing rows.bytes or streamed from rows.reader (the first call's also has the zlib
+    // header), their CRC-32s taken from rows.segment_crc or computed on every core, and their
+    // Adler-32s join the stream's. The CPU may encode the rows after them.
     void append_deflated(const PngDeflatedRows& rows, PngStreamPieces* pieces);
 
     // How the rows so far were filtered: counts of filter types 0..4 (for tests and benchmarks).

@@ -3,13 +3,19 @@
 // Per call, on the encoder's own non-blocking stream:
 //   filter_kernel     Up filter and RGBA -> RGB of all rows, into one filtered buffer
 //   deflate_kernel    one block per segment: parse, plan, count + scan, emit, end
-//   compact_kernel    the segments' pieces back to back (each block sums the sizes before it)
-// then one copy of the compressed bytes (and the sizes and Adler-32s) to pinned host memory.
+//   compact_kernel    the segments' pieces back to back (each block sums the sizes before it),
+//                     and each one's CRC-32
+// then the sizes, Adler-32s and CRC-32s to pinned host memory. The compressed bytes stay on the
+// device (two buffers, used by turns) until the PNG writer's thread reads them: DeviceBytes
+// copies them there, span by span, into two pinned staging buffers on a stream of its own.
 #include "compute/io/png_encode_cuda.h"
 
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -86,7 +92,7 @@ struct SegmentShared {
     uint32_t lit_freq[kLitLenSymbols];
     uint32_t dist_freq[kDistSymbols];
     uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
-    AdlerPart adler[kPngDeflateThreads];
+    AdlerPart adler[kPngDeflateThreads / 32];  // each warp's sums of its threads' Adler-32 terms
     size_t start[kPngDeflateThreads + 1];  // where each thread's tokens begin (phase 1b)
     int lit_leaves;                        // literal/length symbols that occur
     BlockPlan plan;
@@ -133,7 +139,14 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     const size_t lo = chunk_start(n, t, threads), hi = chunk_start(n, t + 1, threads);
     CachedItems<uint8_t, true> bytes(data);
     const size_t end = parse_chunk(bytes, eq1, eq3, lo, hi, n, my_tokens);
-    sh.adler[t] = adler_part(bytes, lo, hi);
+    {
+        AdlerPart term = adler_term(adler_part(bytes, lo, hi), n - hi);
+        for (int lane = 16; lane > 0; lane /= 2) {
+            term.a += __shfl_xor_sync(0xffffffffu, term.a, lane);
+            term.b += __shfl_xor_sync(0xffffffffu, term.b, lane);
+        }
+        if (t % 32 == 0) sh.adler[t / 32] = term;
+    }
     if (t == 0) sh.start[0] = 0;
     __syncthreads();
     // Phase 1b: joined to the next thread's parse.
@@ -167,10 +180,12 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     }
     __syncthreads();
     if (t == 0) {
-        uint32_t adler = 1;
-        for (int k = 0; k < kPngDeflateThreads; ++k)
-            adler = adler_join(adler, sh.adler[k], chunk_start(n, k + 1, threads) - chunk_start(n, k, threads));
-        segment_adler[s] = adler;
+        uint32_t a_sum = 0, b_sum = 0;
+        for (int w = 0; w < kPngDeflateThreads / 32; ++w) {
+            a_sum += sh.adler[w].a;
+            b_sum += sh.adler[w].b;
+        }
+        segment_adler[s] = adler_from_terms(a_sum, b_sum, n);
         plan_block(sh.lit_freq, sh.dist_freq, n, sh.plan, sh.scratch, sh.scratch.sorted, sh.lit_leaves);
     }
     __syncthreads();
@@ -222,11 +237,17 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     }
 }
 
-// The pieces back to back: block s sums the sizes before it and copies its slot's bytes.
+// The pieces back to back: block s sums the sizes before it and copies its slot's bytes; then
+// each thread takes the CRC-32 of its part of them (png_deflate_parallel.h, 6.) and the parts are
+// joined in a reduction: the xor of each part's CRC moved in front of the bytes after it.
 __global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_bytes, const uint32_t* __restrict__ sizes,
-                               uint8_t* __restrict__ packed) {
+                               uint8_t* __restrict__ packed, uint32_t* __restrict__ segment_crc) {
     __shared__ unsigned long long partial[kPngDeflateThreads];
+    __shared__ uint32_t table[256];
+    __shared__ uint32_t warp_crc[kPngDeflateThreads / 32];
+    static_assert(kPngDeflateThreads >= 256, "one table entry per thread");
     const int s = blockIdx.x, t = threadIdx.x;
+    if (t < 256) table[t] = crc32_table_entry(uint32_t(t));
     unsigned long long sum = 0;
     for (int k = t; k < s; k += blockDim.x) sum += sizes[k];
     partial[t] = sum;
@@ -237,7 +258,19 @@ __global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_by
     }
     const size_t offset = size_t(partial[0]);
     const uint8_t* from = slots + size_t(s) * slot_bytes;
-    for (size_t i = size_t(t); i < sizes[s]; i += blockDim.x) packed[offset + i] = from[i];
+    const size_t n = sizes[s];
+    for (size_t i = size_t(t); i < n; i += blockDim.x) packed[offset + i] = from[i];
+
+    const size_t lo = crc_part_start(n, t, kPngDeflateThreads), hi = crc_part_start(n, t + 1, kPngDeflateThreads);
+    CachedItems<uint8_t, true> bytes(from);
+    uint32_t crc = crc32_shift(crc32_part(bytes, lo, hi, table), n - hi);
+    for (int lane = 16; lane > 0; lane /= 2) crc ^= __shfl_xor_sync(0xffffffffu, crc, lane);
+    if (t % 32 == 0) warp_crc[t / 32] = crc;
+    __syncthreads();
+    if (t == 0) {
+        for (int w = 1; w < kPngDeflateThreads / 32; ++w) crc ^= warp_crc[w];
+        segment_crc[s] = crc;
+    }
 }
 
 }  // namespace
@@ -245,38 +278,137 @@ __global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_by
 // ---------------------------------------------------------------------------------------------
 // Launcher
 
+namespace {
+
+// The staging buffers the compressed bytes pass through on their way to the writer: two, so that
+// the next span is copied while the writer writes this one; 2 MiB each, so that a copy (about 0.1
+// ms over PCIe) is short beside writing the span (about 1.5 ms at the H100 host's 1.3 GB/s), and
+// pinning them (about 3 ms) hides behind the first call's kernels. (Two of 4 MiB took 5-9 ms to
+// pin there.)
+constexpr int kStagingSlots = 2;
+constexpr size_t kStagingSlotBytes = size_t(2) << 20;
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 struct PngCudaEncoder::Impl {
+    // One call's compressed bytes on the device, read in order into the staging buffers: span i
+    // (kStagingSlotBytes of the bytes) goes to slot i % kStagingSlots. When the reader moves on
+    // from span i, its slot takes span i + kStagingSlots, so a copy is always ahead of the writer.
+    struct DeviceBytes final : PngByteReader {
+        Impl* owner = nullptr;
+        const uint8_t* device = nullptr;
+        size_t total = 0, read_so_far = 0;
+        size_t span = 0, in_span = 0, issued = 0;  // the span being read, the bytes read of it, copies issued
+        bool started = false, span_ready = false, active = false;
+
+        size_t spans() const { return (total + kStagingSlotBytes - 1) / kStagingSlotBytes; }
+        size_t span_bytes(size_t i) const { return std::min(kStagingSlotBytes, total - i * kStagingSlotBytes); }
+        void reset(const uint8_t* bytes, size_t n) {
+            device = bytes;
+            total = n;
+            read_so_far = span = in_span = issued = 0;
+            started = span_ready = false;
+            active = n > 0;
+        }
+        void issue() {
+            Impl& m = *owner;
+            const size_t i = issued++;
+            const int slot = int(i % kStagingSlots);
+            CUDA_CHECK(cudaEventRecord(m.copy_begin[slot], m.copy_stream));
+            CUDA_CHECK(cudaMemcpyAsync(m.staging[slot], device + i * kStagingSlotBytes, span_bytes(i),
+                                       cudaMemcpyDeviceToHost, m.copy_stream));
+            CUDA_CHECK(cudaEventRecord(m.copy_end[slot], m.copy_stream));
+            ++m.stats.spans;
+        }
+        const uint8_t* read(size_t wanted, size_t* got) override {
+            Impl& m = *owner;
+            if (!active || wanted == 0 || read_so_far >= total)
+                throw std::runtime_error("internal error: the GPU encoder's bytes were read past their end, or after the call after next");
+            if (!started) {
+                m.start_reading(this);
+                started = true;
+                while (issued < spans() && issued < size_t(kStagingSlots)) issue();
+            }
+            if (in_span == span_bytes(span)) {  // span done: its slot takes the next copy
+                ++span;
+                in_span = 0;
+                span_ready = false;
+                if (issued < spans()) issue();
+            }
+            const int slot = int(span % kStagingSlots);
+            if (!span_ready) {
+                const auto wait_start = std::chrono::steady_clock::now();
+                CUDA_CHECK(cudaEventSynchronize(m.copy_end[slot]));
+                m.stats.copy_wait_ms += milliseconds_since(wait_start);
+                float ms = 0;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, m.copy_begin[slot], m.copy_end[slot]));
+                m.stats.copy_ms += ms;
+                span_ready = true;
+            }
+            const size_t n = std::min(wanted, span_bytes(span) - in_span);
+            const uint8_t* p = m.staging[slot] + in_span;
+            in_span += n;
+            read_so_far += n;
+            m.stats.bytes += n;
+            if (read_so_far == total) active = false;  // every copy has been waited for
+            *got = n;
+            return p;
+        }
+        // Stops reading these bytes (their buffer takes a new call's): waits for copies in flight.
+        void abandon() {
+            if (active && started) CUDA_CHECK(cudaStreamSynchronize(owner->copy_stream));
+            active = false;
+        }
+    };
+
     int width = 0;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, filtered_done = nullptr, deflated = nullptr, copied = nullptr;
+    cudaStream_t stream = nullptr, copy_stream = nullptr;
+    cudaEvent_t start = nullptr, filtered_done = nullptr, deflated = nullptr, compacted = nullptr;
+    cudaEvent_t copy_begin[kStagingSlots] = {}, copy_end[kStagingSlots] = {};
     uint8_t* above = nullptr;  // the row before the next call's first (RGBA), zero at first
     uint8_t* filtered = nullptr;
     uint16_t* tokens = nullptr;
     uint32_t* masks = nullptr;  // the match masks, mask_stride words a segment
     uint8_t* slots = nullptr;
-    uint8_t* packed = nullptr;
-    uint32_t* sizes = nullptr;  // segment bytes, then Adler-32s: 2 * segments entries
+    uint32_t* sizes = nullptr;  // segment bytes, Adler-32s, CRC-32s: 3 * segments entries
     size_t filtered_capacity = 0, segments_capacity = 0, slots_capacity = 0, masks_capacity = 0;
-    // Pinned, grown to the compressed bytes of a call (not to the worst case: pinning memory
-    // costs about a millisecond per 4 MB). Two, used by turns: the PNG writer borrows a call's
-    // bytes (PngEncoder::append_deflated) while the next call fills the other.
-    uint8_t* host_bytes[2] = {nullptr, nullptr};
-    size_t host_bytes_capacity[2] = {0, 0};
-    int host_turn = 0;
-    uint32_t* host_sizes = nullptr;  // pinned: 2 * segments, then the last row (width * 4 bytes)
+    // The compressed bytes, two buffers used by turns: call k's are read from one while call k+1
+    // fills the other. Each is grown only when its own reader has stopped.
+    uint8_t* packed[2] = {nullptr, nullptr};
+    size_t packed_capacity[2] = {0, 0};
+    DeviceBytes readers[2];
+    int turn = 0;
+    uint8_t* staging[kStagingSlots] = {};   // pinned, on a helper thread (staging_ready)
+    std::future<void> staging_ready;
+    bool staging_ok = false;
+    PngCudaCopyStats stats;
+    uint32_t* host_sizes = nullptr;  // pinned: 3 * segments, then the last row (width * 4 bytes)
     uint8_t* rows_buffer[2] = {nullptr, nullptr};
     size_t rows_buffer_bytes[2] = {0, 0};
     PngCudaEncoded result;
+
+    // A reader starts: the other one, if it was being read, is done with the staging buffers.
+    // (The reading thread starts a reader while the encoding thread may be resetting the other:
+    // both under this mutex.)
+    std::mutex readers_mutex;
+    void start_reading(DeviceBytes* reader) {
+        std::lock_guard<std::mutex> lock(readers_mutex);
+        for (DeviceBytes& other : readers)
+            if (&other != reader && other.started) other.abandon();
+    }
 
     void free_work() {
         cudaFree(filtered);
         cudaFree(tokens);
         cudaFree(masks);
         cudaFree(slots);
-        cudaFree(packed);
         cudaFree(sizes);
         cudaFreeHost(host_sizes);
-        filtered = slots = packed = nullptr;
+        filtered = slots = nullptr;
         tokens = nullptr;
         masks = nullptr;
         sizes = host_sizes = nullptr;
@@ -284,17 +416,18 @@ struct PngCudaEncoder::Impl {
     }
     ~Impl() {
         // Errors ignored: this also runs while an exception unwinds.
+        if (staging_ready.valid()) staging_ready.wait();
+        if (copy_stream) cudaStreamSynchronize(copy_stream);
         free_work();
-        cudaFreeHost(host_bytes[0]);
-        cudaFreeHost(host_bytes[1]);
+        for (uint8_t* p : packed) cudaFree(p);
+        for (uint8_t* p : staging) cudaFreeHost(p);
         cudaFree(above);
         cudaFree(rows_buffer[0]);
         cudaFree(rows_buffer[1]);
-        if (start) cudaEventDestroy(start);
-        if (filtered_done) cudaEventDestroy(filtered_done);
-        if (deflated) cudaEventDestroy(deflated);
-        if (copied) cudaEventDestroy(copied);
+        for (cudaEvent_t e : {start, filtered_done, deflated, compacted, copy_begin[0], copy_begin[1], copy_end[0], copy_end[1]})
+            if (e) cudaEventDestroy(e);
         if (stream) cudaStreamDestroy(stream);
+        if (copy_stream) cudaStreamDestroy(copy_stream);
     }
 
     // Room for n filtered bytes and `segments` slots of slot_bytes and masks of mask_stride words.
@@ -308,13 +441,21 @@ struct PngCudaEncoder::Impl {
         CUDA_CHECK(cuda_malloc(&tokens, n * sizeof(uint16_t) + 16));
         CUDA_CHECK(cuda_malloc(&masks, segments * mask_stride * sizeof(uint32_t)));
         CUDA_CHECK(cuda_malloc(&slots, slots_bytes));
-        CUDA_CHECK(cuda_malloc(&packed, slots_bytes));
-        CUDA_CHECK(cuda_malloc(&sizes, 2 * segments * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMallocHost(&host_sizes, 2 * segments * sizeof(uint32_t) + size_t(width) * 4));
+        CUDA_CHECK(cuda_malloc(&sizes, 3 * segments * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMallocHost(&host_sizes, 3 * segments * sizeof(uint32_t) + size_t(width) * 4));
         filtered_capacity = n;
         segments_capacity = segments;
         slots_capacity = slots_bytes;
         masks_capacity = segments * mask_stride;
+    }
+    // packed[b] of at least `bytes` (its reader has stopped).
+    void ensure_packed(int b, size_t bytes) {
+        if (bytes <= packed_capacity[b]) return;
+        CUDA_CHECK(cudaFree(packed[b]));
+        packed[b] = nullptr;
+        packed_capacity[b] = 0;
+        CUDA_CHECK(cuda_malloc(&packed[b], bytes));
+        packed_capacity[b] = bytes;
     }
 };
 
@@ -322,13 +463,15 @@ PngCudaEncoder::PngCudaEncoder(int width) : impl_(std::make_unique<Impl>()) {
     if (width <= 0) throw std::invalid_argument("PngCudaEncoder: width must be positive");
     Impl& m = *impl_;
     m.width = width;
+    for (Impl::DeviceBytes& r : m.readers) r.owner = &m;
     CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreate(&m.start));
-    CUDA_CHECK(cudaEventCreate(&m.filtered_done));
-    CUDA_CHECK(cudaEventCreate(&m.deflated));
-    CUDA_CHECK(cudaEventCreate(&m.copied));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&m.copy_stream, cudaStreamNonBlocking));
+    for (cudaEvent_t* e : {&m.start, &m.filtered_done, &m.deflated, &m.compacted, &m.copy_begin[0], &m.copy_begin[1],
+                           &m.copy_end[0], &m.copy_end[1]})
+        CUDA_CHECK(cudaEventCreate(e));
     CUDA_CHECK(cuda_malloc(&m.above, size_t(width) * 4));
     CUDA_CHECK(cudaMemset(m.above, 0, size_t(width) * 4));
+    m.stats.staging_bytes = kStagingSlots * kStagingSlotBytes;
 }
 
 PngCudaEncoder::~PngCudaEncoder() = default;
@@ -352,6 +495,8 @@ uint8_t* PngCudaEncoder::upload_rows(int which, const uint8_t* rgba_host, size_t
     return rows;
 }
 
+PngCudaCopyStats PngCudaEncoder::copy_stats() const { return impl_->stats; }
+
 const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_device, int rows) {
     Impl& m = *impl_;
     if (rows <= 0) throw std::invalid_argument("PngCudaEncoder: no rows to encode");
@@ -364,7 +509,15 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
         throw std::runtime_error("the GPU's PNG encoder takes rows of up to 2 GB");
     const size_t slot = segment_slot_bytes(size_t(rows_per_segment) * row_bytes);
     const size_t mask_stride = 2 * mask_words(size_t(rows_per_segment) * row_bytes);
+    // This call's bytes go where the call before last's were: those are no longer read.
+    const int b = m.turn;
+    m.turn ^= 1;
+    {
+        std::lock_guard<std::mutex> lock(m.readers_mutex);
+        m.readers[b].abandon();
+    }
     m.ensure(size_t(rows) * row_bytes, size_t(segments), slot, mask_stride);
+    m.ensure_packed(b, size_t(segments) * slot);
 
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
     const size_t pixels = size_t(m.width) * size_t(rows);
@@ -376,50 +529,61 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
                                                                   m.tokens, m.masks, mask_stride, m.slots, slot, m.sizes,
                                                                   m.sizes + segments);
     CUDA_CHECK_LAUNCH();
-    compact_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.slots, slot, m.sizes, m.packed);
+    CUDA_CHECK(cudaEventRecord(m.deflated, m.stream));
+    compact_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.slots, slot, m.sizes, m.packed[b],
+                                                                  m.sizes + 2 * segments);
     CUDA_CHECK_LAUNCH();
     // The last row is the next call's predictor, on the device and (for a CPU fallback) here.
     const uint8_t* last = rgba_device + size_t(rows - 1) * size_t(m.width) * 4;
     CUDA_CHECK(cudaMemcpyAsync(m.above, last, size_t(m.width) * 4, cudaMemcpyDeviceToDevice, m.stream));
-    CUDA_CHECK(cudaEventRecord(m.deflated, m.stream));
-    CUDA_CHECK(cudaMemcpyAsync(m.host_sizes, m.sizes, 2 * size_t(segments) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+    CUDA_CHECK(cudaMemcpyAsync(m.host_sizes, m.sizes, 3 * size_t(segments) * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                m.stream));
-    uint8_t* const last_row = reinterpret_cast<uint8_t*>(m.host_sizes + 2 * size_t(segments));
+    uint8_t* const last_row = reinterpret_cast<uint8_t*>(m.host_sizes + 3 * size_t(segments));
     CUDA_CHECK(cudaMemcpyAsync(last_row, last, size_t(m.width) * 4, cudaMemcpyDeviceToHost, m.stream));
+    CUDA_CHECK(cudaEventRecord(m.compacted, m.stream));
+    if (!m.staging_ok && !m.staging_ready.valid()) {
+        // The staging buffers are pinned on a helper thread while the first call's kernels run
+        // (this thread only waits for them): pinning costs about a millisecond per 1-2 MB on the
+        // H100 host, and pinned from the constructor it held up the caller's own CUDA calls.
+        int device = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        m.staging_ready = std::async(std::launch::async, [&m, device] {
+            const auto pin_start = std::chrono::steady_clock::now();
+            CUDA_CHECK(cudaSetDevice(device));
+            for (uint8_t*& slot : m.staging) CUDA_CHECK(cudaMallocHost(&slot, kStagingSlotBytes));
+            m.stats.staging_ms = milliseconds_since(pin_start);
+        });
+    }
     CUDA_CHECK(cudaStreamSynchronize(m.stream));
     size_t total = 0;
     for (int s = 0; s < segments; ++s) total += m.host_sizes[s];
-    const int turn = m.host_turn;
-    m.host_turn ^= 1;
-    if (total > m.host_bytes_capacity[turn]) {
-        CUDA_CHECK(cudaFreeHost(m.host_bytes[turn]));
-        m.host_bytes[turn] = nullptr;
-        m.host_bytes_capacity[turn] = 0;
-        // A quarter more than this call's bytes: pinning memory costs about a millisecond per
-        // 2 MB on the H100 host, and a fifth of the filtered bytes (two 38 MB buffers at 16k) made
-        // the copy's time 37-42 ms there against 7-10 ms with one buffer sized like this.
-        const size_t capacity = total + total / 4;
-        CUDA_CHECK(cudaMallocHost(&m.host_bytes[turn], capacity));
-        m.host_bytes_capacity[turn] = capacity;
+    if (!m.staging_ok) {  // the first call: the staging buffers must be pinned by now
+        const auto wait_start = std::chrono::steady_clock::now();
+        m.staging_ready.get();  // rethrows the helper thread's CUDA error (a later call tries again)
+        m.stats.staging_wait_ms = milliseconds_since(wait_start);
+        m.staging_ok = true;
     }
-    CUDA_CHECK(cudaMemcpyAsync(m.host_bytes[turn], m.packed, total, cudaMemcpyDeviceToHost, m.stream));
-    CUDA_CHECK(cudaEventRecord(m.copied, m.stream));
-    CUDA_CHECK(cudaStreamSynchronize(m.stream));
+    {
+        std::lock_guard<std::mutex> lock(m.readers_mutex);
+        m.readers[b].reset(m.packed[b], total);
+    }
 
-    float filter_ms = 0, deflate_ms = 0, copy_ms = 0;
+    float filter_ms = 0, deflate_ms = 0, compact_ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&filter_ms, m.start, m.filtered_done));
     CUDA_CHECK(cudaEventElapsedTime(&deflate_ms, m.filtered_done, m.deflated));
-    CUDA_CHECK(cudaEventElapsedTime(&copy_ms, m.deflated, m.copied));
+    CUDA_CHECK(cudaEventElapsedTime(&compact_ms, m.deflated, m.compacted));
     PngCudaEncoded& r = m.result;
     r.rows.rows = rows;
     r.rows.segments = size_t(segments);
-    r.rows.bytes = m.host_bytes[turn];
+    r.rows.bytes = nullptr;
+    r.rows.reader = &m.readers[b];
     r.rows.segment_bytes = m.host_sizes;
     r.rows.segment_adler = m.host_sizes + segments;
+    r.rows.segment_crc = m.host_sizes + 2 * segments;
     r.rows.last_row_rgba = last_row;
     r.filter_ms = filter_ms;
     r.deflate_ms = deflate_ms;
-    r.copy_ms = copy_ms;
+    r.compact_ms = compact_ms;
     return r;
 }
 

@@ -16,5 +16,6 @@ uint8_t* PngCudaEncoder::upload_rows(int, const uint8_t*, size_t) { throw std::r
 const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t*, int) {
     throw std::runtime_error("this build has no CUDA");
 }
+PngCudaCopyStats PngCudaEncoder::copy_stats() const { return {}; }
 
 }  // namespace ms

@@ -2,10 +2,13 @@
 // On the host, everywhere: its emulation (the same phases, one thread after another) gives raw
 // deflate that zlib inflates back to every byte, on fractal frames, random bytes (stored blocks),
 // runs, tiny inputs (fewer bytes than threads), odd widths, one row and several segments; its
-// Adler-32s are zlib's; a PNG written through PngStreamWriter::write_deflated_rows decodes to the
-// image; and on a 4K frame its file is within 0.5% of the CPU encoder's.
-// On a GPU (skipped here with the reason): the device's bytes, sizes and Adler-32s equal the
-// emulation's byte for byte, and the PNG it writes decodes to the image.
+// Adler-32s are zlib's, and so are its segments' CRC-32s (a part per thread, joined by the CRCs'
+// algebra); a PNG written through PngStreamWriter::write_deflated_rows decodes to the image,
+// also when the bytes are read in small spans (PngByteReader, as the GPU's staging gives them);
+// and on a 4K frame its file is within 0.5% of the CPU encoder's.
+// On a GPU (skipped here with the reason): the device's bytes, sizes, Adler-32s and CRC-32s
+// equal the emulation's byte for byte, read through its staging buffers over spans, and the
+// PNG it writes decodes to the image.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -150,6 +153,25 @@ void expect_rows_round_trip(const std::vector<uint8_t>& rgba, int width, int hei
     for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(back[i], expected[i]) << what << ": first difference at byte " << i;
 }
 
+// Bytes handed out as the GPU encoder's reader hands them: at most `span` at a time, in order,
+// and the pointer given only until the next call (the span is copied into a buffer of its own,
+// so a writer that kept an old pointer would see the next span's bytes).
+struct SpanReader final : ms::PngByteReader {
+    const std::vector<uint8_t>& bytes;
+    size_t span, at = 0;
+    std::vector<uint8_t> buffer;
+    SpanReader(const std::vector<uint8_t>& b, size_t s) : bytes(b), span(s) {}
+    const uint8_t* read(size_t wanted, size_t* got) override {
+        if (wanted == 0 || at >= bytes.size()) throw std::runtime_error("read past the end");
+        // Spans end where the GPU's do: at multiples of `span` from the start.
+        *got = std::min(wanted, span - at % span);
+        *got = std::min(*got, bytes.size() - at);
+        buffer.assign(bytes.begin() + ptrdiff_t(at), bytes.begin() + ptrdiff_t(at + *got));
+        at += *got;
+        return buffer.data();
+    }
+};
+
 struct TempDir {
     fs::path path;
     TempDir() {
@@ -203,6 +225,34 @@ TEST(PngEncodeEmulated, FractalFramesOddWidthsOneRowAndSegments) {
     expect_rows_round_trip(random_bytes(size_t(301) * 1200 * 4, rng), 301, 1200, "random pixels");
 }
 
+// The CRC-32 pieces (png_deflate_parallel.h, 6.): the product and shift against zlib's
+// crc32_combine on random CRCs and lengths, and a segment's CRC taken in 256 parts equal to zlib's
+// crc32 for every size from a few bytes (most parts empty) to several megabytes.
+TEST(PngDeflateEmulated, SegmentCrcTakenInPartsIsZlibs) {
+    using namespace ms::pdeflate;
+    std::mt19937 rng(17);
+    for (int round = 0; round < 300; ++round) {
+        const uint32_t a = uint32_t(rng()), b = uint32_t(rng());
+        const uint64_t length = round < 100 ? uint64_t(round) : uint64_t(rng()) % (uint64_t(1) << (round % 34));
+        EXPECT_EQ(crc32_shift(a, length) ^ b, uint32_t(crc32_combine(a, b, z_off_t(length))))
+            << "round " << round << ", length " << length;
+    }
+    for (size_t n : {size_t(1), size_t(5), size_t(255), size_t(256), size_t(257), size_t(4099), size_t(65536),
+                     size_t(1000003), size_t(5) << 20}) {
+        const auto data = random_bytes(n, rng);
+        EXPECT_EQ(ms::png_segment_crc_emulated(data.data(), n), uint32_t(crc32(0, data.data(), uInt(n)))) << n << " bytes";
+    }
+    // And as png_encode_rows_emulated gives them, for its own segments.
+    const auto rgba = fractal_rgba(1023, 700, true);
+    std::vector<uint8_t> zero(size_t(1023) * 4, 0), bytes;
+    std::vector<uint32_t> sizes, adlers, crcs;
+    ms::png_encode_rows_emulated(rgba.data(), zero.data(), 1023, 700, &bytes, &sizes, &adlers, &crcs);
+    ASSERT_EQ(crcs.size(), sizes.size());
+    size_t at = 0;
+    for (size_t s = 0; s < sizes.size(); at += sizes[s++])
+        EXPECT_EQ(crcs[s], uint32_t(crc32(0, bytes.data() + at, uInt(sizes[s])))) << "segment " << s;
+}
+
 // The GPU sorts the literal/length leaves by rank, one symbol a thread (huffman_leaf_rank), where
 // the host sorts them by radix: the codes must be the same, for skewed, flat and sparse counts.
 TEST(PngDeflateEmulated, RankSortedLeavesGiveTheRadixSortsCodes) {
@@ -246,28 +296,38 @@ TEST(PngEncodeEmulated, StreamWriterWritesDeflatedRowsThenCpuRows) {
     TempDir dir;
     const int width = 777, height = 900, split = 600;
     const auto rgba = fractal_rgba(width, height, true);
-    const fs::path path = dir.path / "mixed.png";
-    {
-        ms::PngStreamWriter writer(path, width, height, "");
+    // The bytes in host memory, then read through a reader in spans of 4099 and 100000 bytes
+    // (pieces cut across spans, and spans holding several pieces).
+    for (size_t span : {size_t(0), size_t(4099), size_t(100000)}) {
+        const std::string what = span == 0 ? "bytes in memory" : "bytes read in spans of " + std::to_string(span);
+        const fs::path path = dir.path / "mixed.png";
         std::vector<uint8_t> zero(size_t(width) * 4, 0), bytes;
-        std::vector<uint32_t> sizes, adlers;
-        ms::png_encode_rows_emulated(rgba.data(), zero.data(), width, split, &bytes, &sizes, &adlers);
-        ms::PngDeflatedRows rows;
-        rows.rows = split;
-        rows.segments = sizes.size();
-        rows.bytes = bytes.data();
-        rows.segment_bytes = sizes.data();
-        rows.segment_adler = adlers.data();
-        rows.last_row_rgba = rgba.data() + size_t(split - 1) * width * 4;
-        writer.write_deflated_rows(rows, 0.0);
-        writer.write_rows(rgba.data() + size_t(split) * width * 4, height - split);
-        writer.finish();
-        EXPECT_TRUE(writer.timings().gpu_encoded);
+        std::vector<uint32_t> sizes, adlers, crcs;
+        ms::png_encode_rows_emulated(rgba.data(), zero.data(), width, split, &bytes, &sizes, &adlers, &crcs);
+        SpanReader reader(bytes, std::max<size_t>(span, 1));
+        {
+            ms::PngStreamWriter writer(path, width, height, "");
+            ms::PngDeflatedRows rows;
+            rows.rows = split;
+            rows.segments = sizes.size();
+            rows.bytes = span == 0 ? bytes.data() : nullptr;
+            rows.reader = span == 0 ? nullptr : &reader;
+            rows.segment_bytes = sizes.data();
+            rows.segment_adler = adlers.data();
+            rows.segment_crc = span == 0 ? nullptr : crcs.data();
+            rows.last_row_rgba = rgba.data() + size_t(split - 1) * width * 4;
+            writer.write_deflated_rows(rows, 0.0);
+            writer.write_rows(rgba.data() + size_t(split) * width * 4, height - split);
+            writer.finish();
+            EXPECT_TRUE(writer.timings().gpu_encoded) << what;
+        }
+        if (span > 0) EXPECT_EQ(reader.at, bytes.size()) << what << ": every byte read once";
+        ms::PngImage image;
+        ASSERT_NO_THROW(image = ms::read_png(path)) << what;
+        ASSERT_EQ(image.width, width) << what;
+        ASSERT_EQ(image.height, height) << what;
+        for (size_t i = 0; i < rgba.size(); ++i) ASSERT_EQ(image.rgba[i], rgba[i]) << what << ": first difference at byte " << i;
     }
-    const ms::PngImage image = ms::read_png(path);
-    ASSERT_EQ(image.width, width);
-    ASSERT_EQ(image.height, height);
-    for (size_t i = 0; i < rgba.size(); ++i) ASSERT_EQ(image.rgba[i], rgba[i]) << "first difference at byte " << i;
 }
 
 // One Huffman block per segment and a few bytes lost at each thread's border: on a 4K frame the
@@ -298,8 +358,9 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
         int width, height, calls;
         int kind;  // 0 fractal, 1 seahorse, 2 random
     };
+    // 3000x2000 random pixels go out stored: 18 MB, several of the staging buffers' 4 MiB spans.
     const Case cases[] = {{1920, 1080, 1, 0}, {1023, 2000, 3, 1}, {301, 1200, 2, 2}, {1, 3000, 2, 0},
-                          {4097, 3, 3, 1},   {3, 5, 1, 0},       {400000, 4, 2, 0}};
+                          {4097, 3, 3, 1},   {3, 5, 1, 0},       {400000, 4, 2, 0}, {3000, 2000, 2, 2}};
     std::mt19937 rng(9);
     for (const Case& c : cases) {
         const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) + " in " +
@@ -317,10 +378,11 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
             const size_t bytes = size_t(rows) * c.width * 4;
             const ms::PngCudaEncoded& out = gpu.encode_rows_device(gpu.upload_rows(call % 2, part, bytes), rows);
             std::vector<uint8_t> want;
-            std::vector<uint32_t> sizes, adlers;
+            std::vector<uint32_t> sizes, adlers, crcs;
             ms::png_encode_rows_emulated(part, at == 0 ? zero.data() : part - size_t(c.width) * 4, c.width, rows, &want,
-                                         &sizes, &adlers);
+                                         &sizes, &adlers, &crcs);
             ASSERT_EQ(out.rows.segments, sizes.size()) << what;
+            ASSERT_EQ(out.rows.bytes, nullptr) << what << ": the bytes come through the reader";
             const std::string at_call = what + ", call " + std::to_string(call);
             ASSERT_EQ(ms::test::validate_result((at_call + ": segment sizes").c_str(), sizes.data(),
                                                 out.rows.segment_bytes, sizes.size(), 0.0)
@@ -330,15 +392,24 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
                                                 out.rows.segment_adler, adlers.size(), 0.0)
                           .mismatches,
                       0u);
-            EXPECT_EQ(ms::test::validate_result((at_call + ": deflated bytes").c_str(), want.data(), out.rows.bytes,
-                                                want.size(), 0.0)
+            EXPECT_EQ(ms::test::validate_result((at_call + ": segment CRC-32s").c_str(), crcs.data(),
+                                                out.rows.segment_crc, crcs.size(), 0.0)
                           .mismatches,
                       0u);
             ASSERT_EQ(0, std::memcmp(out.rows.last_row_rgba, part + bytes - size_t(c.width) * 4, size_t(c.width) * 4));
+            // The bytes, read through the staging buffers as the PNG writer reads them.
+            const size_t before = stream.size() + (call == 0 ? 2 : 0);  // the first call's pieces start with the zlib header
             stream_encoder.append_deflated(out.rows, &pieces);
             pieces.append_to(&stream);
+            ASSERT_EQ(stream.size() - before, want.size()) << at_call;
+            EXPECT_EQ(ms::test::validate_result((at_call + ": deflated bytes").c_str(), want.data(), stream.data() + before,
+                                                want.size(), 0.0)
+                          .mismatches,
+                      0u);
             at += rows;
         }
+        const ms::PngCudaCopyStats copied = gpu.copy_stats();
+        EXPECT_EQ(copied.bytes, stream.size() - 2) << what << ": every byte read once through the staging buffers";
         stream_encoder.finish(&pieces);
         pieces.append_to(&stream);
         const std::vector<uint8_t> expected = filtered_rows(rgba, c.width, c.height);
@@ -347,5 +418,47 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
         ASSERT_EQ(uncompress(back.data(), &length, stream.data(), uLong(stream.size())), Z_OK) << what;
         ASSERT_EQ(length, expected.size()) << what;
         EXPECT_EQ(0, std::memcmp(back.data(), expected.data(), expected.size())) << what;
+    }
+}
+
+// The bytes of a call may be left unread: the next calls' are still read whole and right, and
+// reading the bytes of the call before last is refused with a sentence, not a crash.
+TEST(PngEncodeCuda, UnreadCallsDoNotStopTheNextOnes) {
+    SKIP_WITHOUT_CUDA();
+    const int width = 1500, height = 3000;
+    const auto rgba = fractal_rgba(width, height, true);
+    ms::PngCudaEncoder gpu(width);
+    std::vector<uint8_t> above(size_t(width) * 4, 0);
+    ms::PngByteReader* first_reader = nullptr;
+    for (int call = 0; call < 3; ++call) {
+        const int rows = height / 3;
+        const uint8_t* part = rgba.data() + size_t(call) * rows * width * 4;
+        const ms::PngCudaEncoded& out =
+            gpu.encode_rows_device(gpu.upload_rows(call % 2, part, size_t(rows) * width * 4), rows);
+        std::vector<uint8_t> want;
+        std::vector<uint32_t> sizes, adlers;
+        ms::png_encode_rows_emulated(part, call == 0 ? above.data() : part - size_t(width) * 4, width, rows, &want, &sizes,
+                                     &adlers);
+        if (call == 0) {  // read a little of it, then leave it
+            first_reader = out.rows.reader;
+            size_t got = 0;
+            const uint8_t* p = out.rows.reader->read(100, &got);
+            ASSERT_GE(got, 1u);
+            EXPECT_EQ(0, std::memcmp(p, want.data(), got));
+            continue;
+        }
+        std::vector<uint8_t> bytes;
+        for (size_t got = 0; bytes.size() < want.size();) {
+            const uint8_t* p = out.rows.reader->read(want.size() - bytes.size(), &got);
+            bytes.insert(bytes.end(), p, p + got);
+        }
+        EXPECT_EQ(ms::test::validate_result(("call " + std::to_string(call)).c_str(), want.data(), bytes.data(),
+                                            want.size(), 0.0)
+                      .mismatches,
+                  0u);
+        if (call == 2) {  // call 0's reader now holds call 2's bytes, all read: no more to give
+            size_t got = 0;
+            EXPECT_THROW(first_reader->read(1, &got), std::runtime_error);
+        }
     }
 }
