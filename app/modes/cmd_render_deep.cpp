@@ -179,9 +179,10 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
                 s.reference_iterations < view.max_iterations ? " (escaped)" : "", s.reference_ms,
                 s.reference_cached ? " (cached)" : "");
-    std::printf("BLA        %d levels%s, %.1f ms%s; %.1f%% of the iterations skipped (%llu of %llu, in %llu skips)\n",
-                s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "", s.bla_ms,
-                s.bla_cached ? " (cached)" : "",
+    std::printf("BLA        %d levels%s, built on the %s, %.1f ms%s; %.1f%% of the iterations skipped (%llu of %llu, "
+                "in %llu skips)\n",
+                s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "",
+                s.bla_on_device ? "GPU" : "CPU", s.bla_ms, s.bla_cached ? " (cached)" : "",
                 s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
                 (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
                 (unsigned long long)s.bla_skips);

@@ -198,10 +198,10 @@ void draw_timings_panel(TimingsPanelState& s) {
         // A deep frame's compute is all of it: the MPFR reference (0 when cached), the BLA
         // table's build and the pixels (deep_cpu.h's DeepFrameStats).
         const DeepFrameStats& d = s.deep_stats;
-        ImGui::Text("deep frame %s = reference %s (%s) + BLA %s (%d levels, %s) + pixels %s",
+        ImGui::Text("deep frame %s = reference %s (%s) + BLA %s (%d levels, %s on the %s) + pixels %s",
                     format_duration_ms(d.frame_ms).c_str(), format_duration_ms(d.reference_ms).c_str(),
                     d.reference_cached ? "cached" : "new", format_duration_ms(d.bla_ms).c_str(), d.bla_levels,
-                    d.bla_cached ? "cached" : "built",
+                    d.bla_cached ? "cached" : "built", d.bla_on_device ? "GPU" : "CPU",
                     format_duration_ms(d.pixels_ms).c_str());
         ImGui::Text("BLA skipped %.1f%% of %llu iterations; %llu rebases",
                     d.iterations ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0,

@@ -4,6 +4,7 @@
 //   MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
 //       --gtest_filter='*Kf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaBlaBuild*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*AgainstPlainLoop*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*WorkPerPixel*'
 //       (counts: steps, skips, rebases, interior per pixel; MANDELSCOPE_DEEP_WORK_STRIDE=k,
@@ -86,6 +87,16 @@ TEST(DeepBench, DISABLED_CudaKf2Locations) {
 }
 
 // rust-fractal-core's e10000 on CUDA (its reference alone takes minutes on one CPU core).
+// The BLA table on the CPU (+ its copy to the device) against on the GPU, kf2 locations at
+// 1024x1024 (MANDELSCOPE_DEEP_BENCH_SIZE), then deep_cuda end to end both ways.
+TEST(DeepBench, DISABLED_CudaBlaBuild) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_bla(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, 5, print);
+}
+
 TEST(DeepBench, DISABLED_CudaPastE10000) {
     std::string reason;
     if (!cuda_available(&reason)) GTEST_SKIP() << reason;

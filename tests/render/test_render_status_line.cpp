@@ -52,8 +52,15 @@ TEST(StatusLine, DeepPathShowsReferenceAndBla) {
     s.deep_stats.iterations = 1000;
     s.deep_stats.bla_iterations = 994;
     text = status_line_text(s);
-    EXPECT_NE(text.find("| reference 1034 digits, 18449 iterations, 163 ms, new | BLA 16 levels, 99.4% of iterations skipped"),
+    EXPECT_NE(text.find("| reference 1034 digits, 18449 iterations, 163 ms, new | BLA 16 levels (CPU), 99.4% of iterations skipped"),
               std::string::npos) << text;
+    // Where the table was built, and whether it was kept from an earlier frame.
+    s.deep_stats.bla_on_device = true;
+    s.deep_stats.bla_cached = true;
+    text = status_line_text(s);
+    EXPECT_NE(text.find("| BLA 16 levels (GPU, cached), 99.4%"), std::string::npos) << text;
+    s.deep_stats.bla_on_device = false;
+    s.deep_stats.bla_cached = false;
     s.deep_stats.reference_cached = true;
     text = status_line_text(s);
     EXPECT_NE(text.find("18449 iterations, cached |"), std::string::npos) << text;

@@ -65,8 +65,9 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
 
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
                           int width, int height, const DeepBenchPrint& print, bool use_cuda) {
-    print(printf_text("Deep frames at %dx%d on %s (BLA, nothing cached; reference and BLA table on the CPU):",
-                 width, height, use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)"));
+    print(printf_text("Deep frames at %dx%d on %s (BLA, nothing cached; reference on the CPU, BLA table on the %s):",
+                 width, height, use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)",
+                 use_cuda ? "GPU" : "CPU"));
     print(printf_text("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers",
                  "bits", "ref its", "ref ms", "BLA ms", "pixels ms", "frame ms", "iterations",
                  "BLA %", "Git/s eff"));
@@ -390,11 +391,11 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           marks.c_str()));
         const double pixels = double(width) * double(height);
         print(printf_text("          %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
-                          "BLA skips; cached frame: reference %s, BLA %s; kept: BLA %s%s",
+                          "BLA skips; BLA table built on the %s; cached frame: reference %s, BLA %s; kept: BLA %s%s",
                           (unsigned long long)e.iterations,
                           e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
                           double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels,
-                          row.cached.reference_cached ? "reused" : "RECOMPUTED",
+                          e.bla_on_device ? "GPU" : "CPU", row.cached.reference_cached ? "reused" : "RECOMPUTED",
                           row.cached.bla_cached ? "REUSED" : "built",
                           row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",
                           use_cuda ? printf_text(", %.1f MB copied to the device (end to end %.1f MB)",

@@ -7,6 +7,7 @@
 //                         on the CPU or on CUDA
 //   deep_bench_plain      one location, the full pipeline (all cores, BLA) against the plain
 //                         loop: MPFR reference, double deltas, rebasing, no BLA, one thread
+//   deep_bench_bla        the BLA table built on the CPU and copied, against built on the GPU
 //   deep_bench_kf2        `mandelscope bench --deep`: each kf2 benchmark location end to end
 //                         with nothing cached, then the frame alone with its reference cached
 //                         (BLA table built again), then with its BLA table kept too,
@@ -44,6 +45,14 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
 // a pixel's first skip and after its rebases; counted, deterministic, machine-independent.
 void deep_bench_work(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                      int rows_stride, const DeepBenchPrint& print);
+
+// The BLA table of each location (Mandelbrot's parameter plane) at width x height: built on the
+// CPU (all cores) and copied to the device against built on the GPU (deep_bla_cuda.h), `rounds`
+// rounds interleaved, medians, with the tables checked equal; then deep_cuda's frame end to end,
+// nothing cached, with each (options.bla_on_device). Throws where CUDA cannot run.
+// (deep_bla_bench.cpp)
+void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                    int rounds, const DeepBenchPrint& print);
 
 // Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found

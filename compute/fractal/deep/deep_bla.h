@@ -24,7 +24,7 @@
 //     r = min(r_x, max(0, (r_y - |B_x| max|dc|) / |A_x|)),
 // the second radius pulled back through the first step, with max|dc| the largest |dc| of the
 // frame. That rule holds the dropped term under epsilon at every iteration of a skip; the complex
-// tables also keep an error budget (deep_bla.cpp): the sum of the dropped terms' relative errors
+// tables also keep an error budget (BlaBudget below): the sum of the dropped terms' relative errors
 // under L epsilon, what the L steps a skip replaces cost in rounding, and a merged radius is the
 // larger of the two (a skip then passes a return of the reference near 0, where one iteration is
 // tight and the rest loose: half the skips at e50 and 5e227). Level 0 holds the single steps starting at m = 1 .. steps; level k+1 entry j merges
@@ -36,6 +36,8 @@
 // index - 1, so no skip lands on the escaping Z or crosses the rebase at the orbit's end.
 // While the radius holds, |z| << |Z_m| at every skipped step, so no escape and no rebase
 // (|Z_m + z| < |z|) can hide inside a skip.
+// Where it is built: on the CPU (build_bla_table, OpenMP) for deep_cpu, on the GPU
+// (deep_bla_cuda.h) for deep_cuda, from the same per-entry functions below, bit for bit equal.
 #pragma once
 
 #include <atomic>
@@ -51,7 +53,7 @@ inline constexpr int kBlaMaxLevels = 64;
 // exact as the perturbation step it replaces. Larger epsilons skip more but fail the tests'
 // bar against the MPFR truth: 2^-24 (x5 fewer steps) got 94.8% of the 1e20 frame exact and
 // 92.5% of the 1e50 one, 2^-40 99.1% / 100% but only 99.3% within one iteration at 1e20.
-// With the error budget (deep_bla.cpp), measured and not adopted: 2^-48 passes every MPFR test
+// With the error budget (BlaBudget), measured and not adopted: 2^-48 passes every MPFR test
 // of test_deep_render with 22% fewer steps at e50 (19% at 5e227); 2^-45 gets 39 of the 1e50
 // frame's 40 pixels exact and fails BlaOnAndOffAgree.
 inline constexpr double kBlaDefaultEpsilon = 1.1102230246251565e-16;
@@ -125,6 +127,155 @@ struct BlaTable {
     // (deep_cpu_lanes.h), which reads 8 bytes an entry instead of a cache line of the table.
     std::vector<T> r2;
 };
+
+// --- the per-entry formulas, shared by the CPU build (deep_bla.cpp, OpenMP) and the GPU build
+// (deep_bla_cuda.cu, a thread per entry): the two run the same IEEE operations in the same order
+// (neither contracts a*b+c into an FMA: -ffp-contract=off, --fmad=false), so their tables are
+// equal bit for bit (tests/fractal/test_deep_bla_cuda.cpp).
+
+// The error budget of a merged step (complex tables): a skip of L iterations drops, at each
+// iteration i it covers, the z_i^2 term, a relative error of |z_i| / rho_i of the linear part
+// (rho_i = r_i / epsilon, the single step's radius without epsilon: |2 Z_i| for the Mandelbrot
+// set). The single-step radius bounds each such error by epsilon, what the rounding of the
+// ordinary step it replaces costs; the merge rule (r = min(r_x, pulled-back r_y)) keeps
+// that bound at every iteration, so a skip fails wherever one iteration of it is tight (near a
+// return of the reference to 0, |Z_i| small), however loose the others are. The budget instead
+// bounds the sum of the errors by L epsilon: what the L ordinary steps the skip replaces cost in
+// rounding. With z_i = A_i z + B_i dc (A_0 = 1, B_0 = 0 at the skip's first iteration),
+//     sum_i |z_i| / rho_i <= |z| S_A + max|dc| S_B,  S_A = sum_i |A_i| / rho_i,  S_B = sum_i |B_i| / rho_i,
+// so the skip holds for |z| < (L epsilon - S_B max|dc|) / S_A. Merging x then y (|A_y,j A_x| =
+// |A_y,j| |A_x| for complex numbers): S_A = S_A,x + |A_x| S_A,y, S_B = S_B,x + |B_x| S_A,y + S_B,y.
+// The min rule on radii that each hold their own budget also holds the sum's, so the radius kept
+// is the larger of the two. No single error can pass L epsilon (below 2^-17 for any table of up
+// to 2^36 iterations), so |z_i| << |Z_i| still holds at every iteration: no escape and no rebase
+// hides inside a skip. Only the complex tables use it: the Burning Ship's radius also keeps the
+// signs of X and Y, a per-iteration limit that no sum may trade.
+template <typename T>
+struct BlaBudget {
+    T s_a{}, s_b{};
+};
+
+// Level 0, complex tables: the single step at Z = Z_m of z^degree + c. Degree 2: A = 2 Z,
+// r = epsilon |A|; degree d: A = d Z^(d-1), r = epsilon 2 |Z| / (d - 1) (the header's bound).
+template <typename T>
+MS_DEEP_HD BlaStep<T> bla_single_step(DeepComplex<T> Z, double epsilon, int degree) {
+    const T eps = deep_from_double<T>(epsilon);
+    const T one = deep_from_double<T>(1.0), zero = deep_from_double<T>(0.0);
+    if (degree == 2) {
+        const DeepComplex<T> a = deep_twice(Z);
+        const T r = eps * deep_cabs(a);
+        return BlaStep<T>{a, {one, zero}, r * r, 1};
+    }
+    const T d = deep_from_double<T>(double(degree));
+    const T r_scale = eps * deep_from_double<T>(2.0 / double(degree - 1));
+    DeepComplex<T> p = Z;
+    for (int k = 2; k < degree; ++k) p = p * Z;
+    const DeepComplex<T> a{d * p.re, d * p.im};
+    const T r = r_scale * deep_cabs(Z);
+    return BlaStep<T>{a, {one, zero}, r * r, 1};
+}
+
+// Level 0's budget: S_A = 1 / rho = epsilon / r, S_B = 0 (an entry with r = 0 gets an infinite
+// S_A, hence radius 0, through every merge that covers it).
+template <typename T, typename L>
+MS_DEEP_HD BlaBudget<T> bla_single_budget(const BlaStep<T, L>& step, double epsilon) {
+    const T r = deep_sqrt(step.r2), zero = deep_from_double<T>(0.0);
+    return BlaBudget<T>{r > zero ? deep_div(deep_from_double<T>(epsilon), r) : deep_from_double<T>(INFINITY), zero};
+}
+
+// Level 0, matrix tables: the Tricorn's (burning_ship false) or the Burning Ship's single step at Z.
+template <typename T>
+MS_DEEP_HD BlaStep<T, DeepMatrix<T>> bla_single_step_matrix(DeepComplex<T> Z, double epsilon, bool burning_ship) {
+    using M = DeepMatrix<T>;
+    const T eps = deep_from_double<T>(epsilon);
+    const T one = deep_from_double<T>(1.0), zero = deep_from_double<T>(0.0), half = deep_from_double<T>(0.5);
+    const T p = deep_twice(Z.re), q = deep_twice(Z.im);
+    T r = eps * deep_cabs(DeepComplex<T>{p, q});
+    M a;
+    if (burning_ship) {
+        // s = sign(XY); the matrix holds while X + x and Y + y keep the signs of X and Y.
+        const bool negative = deep_negative(Z.re) != deep_negative(Z.im);
+        const T sq = negative ? -q : q, sp = negative ? -p : p;
+        a = M{p, -q, sq, sp};
+        const T limit = half * deep_min(deep_abs(Z.re), deep_abs(Z.im));
+        r = deep_min(r, limit);
+    } else {
+        a = M{p, -q, -q, -p};  // conj(2 Z z)
+    }
+    return BlaStep<T, M>{a, M{one, zero, zero, one}, r * r, 1};
+}
+
+// x then y merged into one step by the min rule (the header's formula).
+template <typename T, typename L>
+MS_DEEP_HD BlaStep<T, L> bla_merge(const BlaStep<T, L>& x, const BlaStep<T, L>& y, T max_dc) {
+    BlaStep<T, L> out;
+    out.a = bla_compose(y.a, x.a);
+    out.b = bla_add(bla_compose(y.a, x.b), y.b);
+    const T zero = deep_from_double<T>(0.0);
+    T ax = bla_norm(x.a), bx = bla_norm(x.b);
+    T ry = deep_sqrt(y.r2), rx = deep_sqrt(x.r2);
+    T pulled = ry - bx * max_dc;
+    T r = pulled > zero && ax > zero ? deep_min(rx, deep_div(pulled, ax)) : zero;
+    out.r2 = r * r;
+    // In double, long merges can overflow A or B (inf, then NaN radii); such a step is never
+    // taken.
+    if (!bla_finite(out.a) || !bla_finite(out.b) || !deep_finite(out.r2))
+        out.r2 = zero;
+    out.length = x.length + y.length;
+    return out;
+}
+
+// The merged step's budget (from x's and y's), and its radius raised to the budget's where that
+// is larger (complex tables).
+template <typename T, typename L>
+MS_DEEP_HD void bla_merge_budget(const BlaStep<T, L>& x, const BlaBudget<T>& bx, const BlaBudget<T>& by, T max_dc,
+                                 double epsilon, BlaStep<T, L>* out, BlaBudget<T>* budget) {
+    const T ax = bla_norm(x.a), bnx = bla_norm(x.b);
+    budget->s_a = bx.s_a + ax * by.s_a;
+    budget->s_b = bx.s_b + bnx * by.s_a + by.s_b;
+    if (!bla_finite(out->a) || !bla_finite(out->b)) return;  // overflowed: never taken
+    const T allowed = deep_from_double<T>(double(out->length) * epsilon) - budget->s_b * max_dc;
+    if (!(allowed > deep_from_double<T>(0.0)) || !(budget->s_a > deep_from_double<T>(0.0)) ||
+        !deep_finite(budget->s_a) || !deep_finite(budget->s_b))
+        return;
+    const T r = deep_div(allowed, budget->s_a);
+    const T r2 = r * r;
+    if (deep_finite(r2) && r2 > out->r2) out->r2 = r2;
+}
+
+// Entry j of a merge level from the level below (src, src_size entries): entries 2j and 2j + 1
+// merged, or 2j copied up where it is the odd last one. Budgets: null for matrix tables.
+template <typename T, typename L>
+MS_DEEP_HD void bla_merge_entry(const BlaStep<T, L>* src, const BlaBudget<T>* src_budget, int64_t src_size, int64_t j,
+                                T max_dc, double epsilon, BlaStep<T, L>* dst, BlaBudget<T>* dst_budget) {
+    if (2 * j + 1 >= src_size) {
+        dst[j] = src[2 * j];
+        if (dst_budget) dst_budget[j] = src_budget[2 * j];
+        return;
+    }
+    dst[j] = bla_merge(src[2 * j], src[2 * j + 1], max_dc);
+    if (dst_budget)
+        bla_merge_budget(src[2 * j], src_budget[2 * j], src_budget[2 * j + 1], max_dc, epsilon, &dst[j],
+                         &dst_budget[j]);
+}
+
+// Sizes the levels of a table of `steps` single steps (view's level_offset and level_size:
+// level 0 is `steps` long, each level above half the one below, rounded up, down to 1 entry);
+// returns the level count and the total entries in *total.
+template <typename T, typename L>
+int bla_size_levels(int64_t steps, BlaView<T, L>* view, int64_t* total) {
+    *total = 0;
+    int levels = 0;
+    for (int64_t size = steps;; size = (size + 1) / 2) {
+        view->level_offset[levels] = *total;
+        view->level_size[levels] = size;
+        *total += size;
+        ++levels;
+        if (size == 1 || levels == kBlaMaxLevels) break;
+    }
+    view->levels = levels;
+    return levels;
+}
 
 // The longest valid step at iteration m for |z|^2 = z2 of at most max_length iterations, or null.
 // Level k has an entry starting at m when 2^k divides m - 1, so the levels to try are those up to

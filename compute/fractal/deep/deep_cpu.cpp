@@ -220,6 +220,20 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     return setup;
 }
 
+DeepBlaRequest deep_bla_request(const DeepFrameSetup& setup, const DeepRenderOptions& options) {
+    DeepBlaRequest request;
+    request.epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
+    request.needed_dc = setup.max_dc;
+    // The |dc| a new table is built for: the frame's largest, or the headroom asked for (a Julia
+    // set's steps add no dc: none there).
+    request.build_dc = setup.max_dc;
+    if (options.bla_min_radius_pixels > 0.0 && !setup.map.julia) {
+        const FloatExp headroom = setup.spacing * fe_from_double(options.bla_min_radius_pixels);
+        if (headroom > request.build_dc) request.build_dc = headroom;
+    }
+    return request;
+}
+
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
                     std::shared_ptr<const BlaTable<T, L>>* table,
@@ -227,15 +241,10 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
     table->reset();
     critical_table->reset();
     if (!options.use_bla) return true;
-    const double epsilon = options.bla_epsilon > 0.0 ? options.bla_epsilon : kBlaDefaultEpsilon;
+    const DeepBlaRequest request = deep_bla_request(setup, options);
+    const double epsilon = request.epsilon;
+    const FloatExp build_dc = request.build_dc;
     const Formula formula = setup.map.formula;
-    // The |dc| a new table is built for: the frame's largest, or the headroom asked for (a Julia
-    // set's steps add no dc: none there).
-    FloatExp build_dc = setup.max_dc;
-    if (options.bla_min_radius_pixels > 0.0 && !setup.map.julia) {
-        const FloatExp headroom = setup.spacing * fe_from_double(options.bla_min_radius_pixels);
-        if (headroom > build_dc) build_dc = headroom;
-    }
     const T max_dc = deep_from_floatexp<T>(build_dc);
     const ReferenceOrbit& orbit = *setup.orbit;
     bool all_cached = true;
@@ -273,6 +282,7 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
     }
     stats->bla_ms = build_ms;
     stats->bla_cached = all_cached;
+    stats->bla_on_device = false;
     stats->bla_levels = (*table)->view.levels;
     return true;
 }

@@ -67,6 +67,10 @@ struct DeepRenderOptions {
     // pixel spacings, and reuse a kept one built for up to kBlaReuseSlack times that (0: the
     // frame's own largest |dc|, as render and bench do). See deep_frame_bla.
     double bla_min_radius_pixels = 0.0;
+    // deep_cuda only: build the BLA tables on the GPU (deep_bla_cuda.h; equal bit for bit to the
+    // CPU's, and never copied); false: on the CPU and copied to the device (the benchmark's
+    // baseline, deep_bench_bla). deep_cpu always builds its own on the CPU.
+    bool bla_on_device = true;
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
@@ -97,6 +101,7 @@ struct DeepFrameStats {
     int64_t precision_bits = 0;          // the reference's
     bool reference_cached = false;
     bool bla_cached = false;             // the BLA table(s) came from the cache, not built
+    bool bla_on_device = false;          // the table(s) were built on the GPU (deep_cuda), not the CPU
     int bla_levels = 0;
     DeepNumberType number_type = DeepNumberType::Double;  // what ran
     double reference_ms = 0.0;           // 0 when cached
@@ -170,6 +175,15 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 // options.bla_min_radius_pixels raises the |dc| a new table is built for and the most a kept
 // one may have been built for: a window frame panned away from its reference still finds it.
 // The tables are null with BLA off (bla_view gives no levels then).
+// What a frame's BLA tables are looked up and built with (deep_frame_bla, and deep_cuda's
+// device tables under the same cache rules): the epsilon, the |dc| a kept table must hold
+// (needed: the frame's largest) and the |dc| a new one is built for (build: with the headroom).
+struct DeepBlaRequest {
+    double epsilon = 0.0;
+    FloatExp needed_dc;
+    FloatExp build_dc;
+};
+DeepBlaRequest deep_bla_request(const DeepFrameSetup& setup, const DeepRenderOptions& options);
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
                     std::shared_ptr<const BlaTable<T, L>>* table,

@@ -1,5 +1,6 @@
-// deep_cuda.cu: the deep frame on CUDA (see deep_cuda.h). Host part: setup and BLA (shared with
-// the CPU path), device buffers, one launch, copies back. Device part: one thread per pixel
+// deep_cuda.cu: the deep frame on CUDA (see deep_cuda.h). Host part: setup (shared with the CPU
+// path), the orbit on the device, the BLA tables built there (deep_bla_cuda.h), device buffers,
+// one launch, copies back. Device part: one thread per pixel
 // running deep_iterate_pixel, per-warp sums of the counters added atomically.
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_device_frame.h"
@@ -10,9 +11,14 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <type_traits>
+#include <typeinfo>
 
+#include "compute/fractal/deep/deep_bla_cuda.h"
 #include "compute/fractal/deep/deep_perturbation.h"
+#include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/system/cuda_check.h"
 
@@ -264,26 +270,74 @@ struct EventPair {
     }
 };
 
+// deep_frame_bla's sibling for tables built on the GPU (deep_bla_cuda.h) from the orbits already on
+// the device (z_device; w_device: a Julia set's critical orbit): the same request (epsilon, the
+// |dc| kept tables must hold and new ones are built for), kept in the same cache under a kind of
+// their own (a DeviceBlaTable, per device), so panning, zooming out, a palette or a size change
+// find the table as they find a host one. False when cancelled.
+template <typename T, typename L>
+bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& options,
+                         const DeepComplex<T>* z_device, const DeepComplex<T>* w_device, cudaStream_t stream,
+                         std::shared_ptr<const DeviceBlaTable<T, L>>* table,
+                         std::shared_ptr<const DeviceBlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
+    if (!options.use_bla) return true;
+    const DeepBlaRequest request = deep_bla_request(setup, options);
+    const T max_dc = deep_from_floatexp<T>(request.build_dc);
+    const ReferenceOrbit& orbit = *setup.orbit;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    bool all_cached = true;
+    double build_ms = 0.0;
+    auto get = [&](bool critical, std::shared_ptr<const DeviceBlaTable<T, L>>* out) {
+        const std::string kind = std::string(typeid(DeviceBlaTable<T, L>).name()) +
+                                 (critical ? " critical" : " reference") + " on device " + std::to_string(device);
+        if (options.cache) {
+            if (auto kept = options.cache->find_bla(&orbit, kind, request.epsilon, request.needed_dc, request.build_dc)) {
+                *out = std::static_pointer_cast<const DeviceBlaTable<T, L>>(kept);
+                return true;
+            }
+        }
+        all_cached = false;
+        const DeepComplex<T>* z = critical ? w_device : z_device;
+        const int64_t last = critical ? orbit.critical_last_index() : orbit.last_index();
+        std::shared_ptr<DeviceBlaTable<T, L>> built;
+        if constexpr (std::is_same_v<L, DeepMatrix<T>>)
+            built = build_bla_table_matrix_cuda(z, last, max_dc, request.epsilon,
+                                                setup.map.formula == Formula::BurningShip, stream, options.cancel);
+        else
+            built = build_bla_table_cuda(z, last, max_dc, request.epsilon, formula_degree(setup.map.formula), stream,
+                                         options.cancel);
+        if (!built) return false;
+        build_ms += built->build_ms;
+        if (options.cache) options.cache->insert_bla({setup.orbit, kind, request.epsilon, request.build_dc, built});
+        *out = std::move(built);
+        return true;
+    };
+    if (!get(false, table) || (setup.map.julia && !get(true, critical_table))) {
+        table->reset();
+        critical_table->reset();
+        stats->cancelled = true;
+        return false;
+    }
+    stats->bla_ms = build_ms;
+    stats->bla_cached = all_cached;
+    stats->bla_levels = (*table)->view.levels;
+    stats->bla_on_device = true;
+    return true;
+}
+
 template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
                         const DeepRenderOptions& options, DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
     DeepFrameStats& stats = frame->stats;
-    std::shared_ptr<const BlaTable<T, L>> table, critical_table;  // null with BLA off
-    if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
-    const size_t table_size = table ? table->entries.size() : 0;
-    const size_t critical_table_size = critical_table ? critical_table->entries.size() : 0;
-    if (options.cancel && options.cancel->load()) {
-        stats.cancelled = true;
-        return;
-    }
     const ReferenceOrbit& orbit = *setup.orbit;
     const size_t orbit_size = orbit.z.size();
     // Everything below runs in order on one stream: the caller's, or the default one.
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
     const size_t pixels = size_t(frame->width) * size_t(frame->height);
 
-    // The orbit, the tables and a Julia set's critical orbit: from the device cache, or copied now.
+    // The orbit and a Julia set's critical orbit: from the device cache, or copied now.
     uint64_t bytes_copied = 0;
     auto copy_of = [&](const std::shared_ptr<const void>& owner, const void* data, size_t bytes) {
         bool copied = false;
@@ -292,22 +346,44 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         return buffer;
     };
     const auto z_device = copy_of(setup.orbit, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>));
-    std::shared_ptr<DeviceBuffer> bla_device, w_device, bla_w_device;
-    BlaView<T, L> bla{};
-    if (table_size) {
-        bla_device = copy_of(table, table->entries.data(), table_size * sizeof(BlaStep<T, L>));
-        bla = bla_view(table.get());
-        bla.entries = static_cast<const BlaStep<T, L>*>(bla_device->ptr);
-    }
+    std::shared_ptr<DeviceBuffer> w_device;
     const size_t critical_size = orbit.critical_z.size();
     if (critical_size)
         w_device = copy_of(setup.orbit, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>));
-    BlaView<T, L> bla_w{};
-    if (critical_table_size) {
-        bla_w_device = copy_of(critical_table, critical_table->entries.data(),
-                               critical_table_size * sizeof(BlaStep<T, L>));
-        bla_w = bla_view(critical_table.get());
-        bla_w.entries = static_cast<const BlaStep<T, L>*>(bla_w_device->ptr);
+    const auto* z_data = static_cast<const DeepComplex<T>*>(z_device->ptr);
+    const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
+
+    // The BLA tables (empty views with BLA off): built on the GPU from those orbits, or kept from an
+    // earlier frame; with options.bla_on_device false, built on the CPU and copied (or kept).
+    BlaView<T, L> bla{}, bla_w{};
+    std::shared_ptr<const void> bla_hold, bla_w_hold;  // what keeps the views' entries alive
+    if (options.bla_on_device) {
+        std::shared_ptr<const DeviceBlaTable<T, L>> table, critical_table;
+        if (!deep_frame_bla_cuda(setup, options, z_data, w_data, stream, &table, &critical_table, &stats)) return;
+        if (table) bla = table->view;
+        if (critical_table) bla_w = critical_table->view;
+        bla_hold = table;
+        bla_w_hold = critical_table;
+    } else {
+        std::shared_ptr<const BlaTable<T, L>> table, critical_table;
+        if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
+        if (table && !table->entries.empty()) {
+            auto device = copy_of(table, table->entries.data(), table->entries.size() * sizeof(BlaStep<T, L>));
+            bla = bla_view(table.get());
+            bla.entries = static_cast<const BlaStep<T, L>*>(device->ptr);
+            bla_hold = device;
+        }
+        if (critical_table && !critical_table->entries.empty()) {
+            auto device = copy_of(critical_table, critical_table->entries.data(),
+                                  critical_table->entries.size() * sizeof(BlaStep<T, L>));
+            bla_w = bla_view(critical_table.get());
+            bla_w.entries = static_cast<const BlaStep<T, L>*>(device->ptr);
+            bla_w_hold = device;
+        }
+    }
+    if (options.cancel && options.cancel->load()) {
+        stats.cancelled = true;
+        return;
     }
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
@@ -337,9 +413,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
-    const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
     deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
-        static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset,
+        z_data, orbit.last_index(), bla, w_data, w_last, bla_w, offset,
         spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations, counts_device.ptr,
         mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr);
     CUDA_CHECK_LAUNCH();

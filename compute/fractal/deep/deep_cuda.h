@@ -1,7 +1,9 @@
 // deep_cuda.h: the CUDA sibling of deep_cpu (deep_cpu.h): the same frame, the same numbers.
-// The reference orbit (MPFR) and the BLA table are computed on the CPU (deep_frame_setup,
-// deep_frame_bla) and copied to the device, where they stay while the host keeps them (a
-// cached reference and its kept table are not copied again); every pixel then runs
+// The reference orbit (MPFR) is computed on the CPU (deep_frame_setup) and copied to the device,
+// where it stays while the host keeps it (a cached reference is not copied again); the BLA table
+// is built on the device from it (deep_bla_cuda.h: equal to the CPU's table bit for bit) and kept
+// in the ReferenceCache beside it (options.bla_on_device false: built on the CPU and copied, as
+// before; the benchmark's baseline); every pixel then runs
 // deep_iterate_pixel (deep_perturbation.h), the very loop the CPU runs, one thread per pixel.
 // Kernels are compiled without FMA contraction (--fmad=false, as the CPU builds with
 // -ffp-contract=off), so escape counts match the CPU's bit for bit; mu may differ in the last
@@ -14,7 +16,6 @@
 // through options.row_progress (rows, from the warps finished).
 // A caller that shows the frame from the device passes options.device_frame (deep_device_frame.h):
 // mu and the distance stay there too, for colour_deep_frame_cuda (deep_colour.h).
-// What is not here yet: the BLA build on the GPU.
 #pragma once
 
 #include <string>
@@ -26,7 +27,7 @@ namespace ms {
 // Throws std::runtime_error with a sentence where CUDA cannot run (the reason from
 // cuda_available()) or on any CUDA error; std::invalid_argument on a bad location.
 // pixels_ms is the kernel's time from CUDA events; frame_ms includes the reference, the BLA
-// build and the copies.
+// build (bla_ms: its wall time, stats.bla_on_device says where) and the copies.
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height,
                     const DeepRenderOptions& options = {});
 

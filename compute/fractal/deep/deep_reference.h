@@ -112,7 +112,9 @@ struct BlaCacheEntry {
 
 struct ReferenceCache {
     size_t capacity = 4;      // orbits kept, most recently used first
-    size_t bla_capacity = 2;  // BLA tables kept (one can take 100 MB at 1e1086)
+    // BLA tables kept (one can take 100 MB at 1e1086): host tables (deep_cpu) and device tables
+    // (deep_cuda) alike, so Compare keeps a Julia set's two of each.
+    size_t bla_capacity = 4;
 
     // An orbit usable for `location` at `height` pixels (see the header comment), or null.
     std::shared_ptr<const ReferenceOrbit> find(const DeepLocation& location, int width, int height);
