@@ -140,7 +140,8 @@ MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
 // spacing of 1e-290 where double deltas still run, and overflows double soon after; D in
 // pixels stays near |z| ln|z| / DE_px (about 1e3 on a filament a pixel wide) at every depth,
 // and underflow cannot start (D_1 = spacing, above 1e-290 for double deltas, and each step
-// adds it again). So D takes the deltas' type T: double where they are double, FloatExp past.
+// adds it again). So D takes the deltas' type T where they are double; past, doubles under one
+// shared exponent (deep_derivative.h's DeepScaled).
 // Where |D| overflows anyway (a pixel within 1e-150 of a pixel of the boundary, or an orbit
 // that stays chaotic for very long) the estimate is 0: on the boundary, as the direct path's.
 template <typename T>
