@@ -33,6 +33,8 @@
 
 namespace ms {
 
+struct DeepDeviceFrame;  // deep_device_frame.h
+
 enum class DeepNumberType { Auto, Double, FloatExp };
 const char* deep_number_type_name(DeepNumberType type);  // "auto", "double", "floatexp"
 
@@ -67,6 +69,9 @@ struct DeepRenderOptions {
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
+    // deep_cuda only: also leave the frame's mu and distance estimate in this device memory
+    // (deep_device_frame.h), for colouring on the device; null: the device copies are freed.
+    DeepDeviceFrame* device_frame = nullptr;
     const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe
