@@ -748,12 +748,10 @@ int run_explorer(int argc, char** argv) {
             last_frame_start_s = frame_start_s;
             update_palette(&view, &palette_name, &palette, status);
             // Past FP64 the stripe base and the period interior cannot be had (BLA skips the
-            // iterations they average), nor the distance estimate but for the Mandelbrot set's
-            // parameter plane: drop them, keep the other layers, and say so.
+            // iterations they average): drop them, keep the other layers, and say so.
             if (view_needs_deep_path(view, settings.precision) && drop_deep_unavailable_view_colouring(&view))
                 show_message(status, "Past FP64 the stripe colouring and the period interior are not available "
-                                     "(the deep path skips the iterations they need), nor the distance estimate "
-                                     "but for the Mandelbrot set: coloured without them.",
+                                     "(the deep path skips the iterations they need): coloured without them.",
                              false);
 
             // Rendering

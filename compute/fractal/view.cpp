@@ -258,19 +258,14 @@ std::string validate_view(const View& view) {
 }
 
 std::string deep_view_colouring_problem(const View& view) {
-    if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty()) return problem;
-    if (view.colouring.distance_estimation && (view.formula != Formula::Mandelbrot || view.julia))
-        return std::string("past FP64 the distance estimate perturbs the Mandelbrot set's derivative only (not ") +
-               (view.julia ? "a Julia set" : formula_name(view.formula)) +
-               "); the direct FP32/FP64 kernels give it for every formula and Julia set, so at this depth use "
-               "smooth, histogram or slope";
-    return {};
+    // Every formula and Julia set has the deep distance estimate (deep_derivative.h): what is
+    // refused is the colouring's, whatever the formula.
+    return deep_colouring_problem(view.colouring);
 }
 
 bool drop_deep_unavailable_view_colouring(View* view) {
     const bool dropped = !deep_view_colouring_problem(*view).empty();
     drop_deep_unavailable_colouring(&view->colouring);
-    if (view->formula != Formula::Mandelbrot || view->julia) view->colouring.distance_estimation = false;
     return dropped;
 }
 

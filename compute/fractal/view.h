@@ -145,12 +145,11 @@ std::string validate_view(const View& view);
 
 // The orbit-feature layers (distance estimate, stripes, period interior: colouring.h) colour
 // every formula and Julia set on the direct kernels. Past FP64 (the deep path) there are no
-// stripes nor period interior (deep_colouring_problem), and the distance estimate is the
-// Mandelbrot set's parameter plane's only: "" or one sentence for what the deep path cannot give.
+// stripes nor period interior (deep_colouring_problem); the distance estimate is there for every
+// formula and Julia set too: "" or one sentence for what the deep path cannot give.
 std::string deep_view_colouring_problem(const View& view);
-// Drops what deep_view_colouring_problem refuses (stripe base to smooth, period interior to flat,
-// no DE for the others): the window's way when a view goes past FP64. Returns whether anything
-// was dropped.
+// Drops what deep_view_colouring_problem refuses (stripe base to smooth, period interior to
+// flat): the window's way when a view goes past FP64. Returns whether anything was dropped.
 bool drop_deep_unavailable_view_colouring(View* view);
 // validate_view, and the zoom within what double navigation reaches (kMaxDoubleZoom): the
 // window's check until it navigates in MPFR.

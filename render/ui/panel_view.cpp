@@ -193,15 +193,12 @@ void draw_colouring(ViewPanelState& s) {
     const Colouring before = c;
     // Every formula and Julia set has the orbit features (stripe base, DE, period interior) on
     // the direct kernels. Past FP64 the deep path skips iterations (BLA): no stripes, no period
-    // interior there, and its distance estimate is the Mandelbrot set's parameter plane's only.
+    // interior there; its distance estimate is every formula's and Julia set's.
     const bool every_iteration = !s.deep_path;
-    const bool features = !s.deep_path || (s.view.formula == Formula::Mandelbrot && !s.view.julia);
     const char* bases[] = {"smooth", "histogram", "stripe"};
     int base = int(c.base);
     if (ImGui::Combo("base", &base, bases, every_iteration ? 3 : 2)) c.base = ColourBase(base);
-    if (!features) ImGui::TextDisabled("past FP64: no stripe nor period interior; distance estimation for the Mandelbrot set only");
-    else if (s.deep_path) ImGui::TextDisabled("stripe and period interior: not past FP64 (BLA skips their iterations)");
-    ImGui::BeginDisabled(!features);
+    if (s.deep_path) ImGui::TextDisabled("stripe and period interior: not past FP64 (BLA skips their iterations)");
     help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "
                 "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
                 "arg z along the orbit (Haerkoenen).");
@@ -212,7 +209,6 @@ void draw_colouring(ViewPanelState& s) {
         float band = float(c.de_band_px);
         if (ImGui::SliderFloat("band (px)", &band, 0.25f, 32.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) c.de_band_px = band;
     }
-    ImGui::EndDisabled();
     ImGui::Checkbox("slopes", &c.slopes);
     help_marker("Lights the smooth count as a relief (Kalles Fraktaler's Slopes).");
     if (c.slopes) {

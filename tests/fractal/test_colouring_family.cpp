@@ -335,9 +335,9 @@ TEST(ColouringFamily, SymmetricSetsGiveMirroredFeatures) {
 }
 
 // The direct kernels give every feature for every formula and Julia set; past FP64 the stripes
-// and the period interior are nobody's (BLA), and the distance estimate is the Mandelbrot set's
-// parameter plane's only: refused with a sentence, and dropped (slopes kept) by the window.
-TEST(ColouringFamily, FeaturesForEveryFormulaTheDeepDistanceForMandelbrotOnly) {
+// and the period interior are nobody's (BLA): refused with a sentence and dropped by the window,
+// while the distance estimate is every formula's and Julia set's there too (kept).
+TEST(ColouringFamily, FeaturesForEveryFormulaTheDeepDistanceToo) {
     ms::View view;
     view.colouring.base = ms::ColourBase::Stripe;
     view.colouring.distance_estimation = true;
@@ -353,21 +353,20 @@ TEST(ColouringFamily, FeaturesForEveryFormulaTheDeepDistanceForMandelbrotOnly) {
     ms::View deep_ok;
     deep_ok.colouring.distance_estimation = true;
     deep_ok.colouring.slopes = true;
-    EXPECT_EQ(ms::deep_view_colouring_problem(deep_ok), "");
-    EXPECT_FALSE(ms::drop_deep_unavailable_view_colouring(&deep_ok));
-    EXPECT_TRUE(deep_ok.colouring.distance_estimation);
-    for (bool julia : {false, true}) {
-        ms::View other = deep_ok;
-        other.julia = julia;
-        other.formula = julia ? ms::Formula::Mandelbrot : ms::Formula::Multibrot3;
-        const std::string problem = ms::deep_view_colouring_problem(other);
-        EXPECT_NE(problem.find("distance estimate"), std::string::npos) << problem;
-        EXPECT_NE(problem.find(julia ? "a Julia set" : "multibrot3"), std::string::npos) << problem;
-        EXPECT_TRUE(ms::drop_deep_unavailable_view_colouring(&other));
-        EXPECT_FALSE(other.colouring.distance_estimation);
-        EXPECT_TRUE(other.colouring.slopes);
-        EXPECT_EQ(ms::deep_view_colouring_problem(other), "");
-    }
+    for (ms::Formula formula : ms::kAllFormulas)
+        for (bool julia : {false, true}) {
+            ms::View other = deep_ok;
+            other.formula = formula;
+            other.julia = julia;
+            EXPECT_EQ(ms::deep_view_colouring_problem(other), "") << ms::formula_name(formula);
+            EXPECT_FALSE(ms::drop_deep_unavailable_view_colouring(&other)) << ms::formula_name(formula);
+            EXPECT_TRUE(other.colouring.distance_estimation);
+            EXPECT_TRUE(other.colouring.slopes);
+        }
+    ms::View family_stripes = view;  // the stripes refused for a Julia set of the Burning Ship too
+    family_stripes.formula = ms::Formula::BurningShip;
+    family_stripes.julia = true;
+    EXPECT_NE(ms::deep_view_colouring_problem(family_stripes).find("stripe"), std::string::npos);
     ms::View stripes = view;  // Mandelbrot: stripes and the period go, DE stays
     EXPECT_TRUE(ms::drop_deep_unavailable_view_colouring(&stripes));
     EXPECT_EQ(stripes.colouring.base, ms::ColourBase::Smooth);

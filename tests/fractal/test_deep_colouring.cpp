@@ -1,8 +1,9 @@
 // test_deep_colouring.cpp: the colouring layers past FP64 (issue 14 on issue 13's deep path):
 //   * the deep distance estimate (deep_perturbation.h's kDistance loop: dz/dc in pixels,
 //     through perturbation steps, BLA skips and rebases) against the brute force's, dz/dc
-//     iterated in MPFR beside every pixel (deep_cpu_reference), at 1e20 and 1e280 (double
-//     deltas) and 1e300 (FloatExp deltas);
+//     iterated in MPFR beside every pixel (deep_cpu_reference; deep_distance_truth.h), at 1e20
+//     and 1e280 (double deltas) and 1e300 (FloatExp deltas); the other formulas and Julia sets
+//     are test_deep_family_distance.cpp's;
 //   * the DE loop leaves escape counts and mu exactly as the smooth-only loop gives them;
 //   * the deep colour pass (colour_frame_deep) gives colour_frame's pixels for the same smooth
 //     values, also when they sit a million iterations up (its origin shift);
@@ -27,9 +28,11 @@
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view.h"
 #include "compute/io/assets.h"
+#include "tests/fractal/deep_distance_truth.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::expect_distance_matches_mpfr;
 
 namespace {
 
@@ -38,48 +41,6 @@ DeepLocation load(const std::string& name, const char* zoom) {
     EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
     EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
     return location;
-}
-
-// The deep DE against the MPFR brute force's on the pixels that are stable (the same escape
-// count at two precisions, and a brute-force estimate that the two precisions agree on to 1e-6)
-// and escaped. Tolerance: BLA skips drop terms below kBlaDefaultEpsilon relative to the kept
-// ones, in the derivative as in the delta, and double rounds at 1e-16 per step; at least 99%
-// of the pixels must be within 1e-3 of the truth, relatively, and all within 1e-2.
-void expect_distance_matches_mpfr(const DeepLocation& location, int width, int height, DeepNumberType expected) {
-    DeepRenderOptions options;
-    options.distance = true;
-    const DeepFrame deep = deep_cpu(location, width, height, options);
-    ASSERT_EQ(deep.stats.number_type, expected);
-    ASSERT_GT(deep.stats.bla_iterations, 0u);
-    ASSERT_EQ(deep.distance.size(), deep.mu.size());
-    const DeepFrame truth = deep_cpu_reference(location, width, height, 0, true);
-    const DeepFrame more = deep_cpu_reference(location, width, height, truth.stats.precision_bits + 64, true);
-    int compared = 0, within_1e3 = 0, within_1e2 = 0;
-    double worst = 0.0;
-    std::vector<double> errors;
-    for (size_t i = 0; i < deep.mu.size(); ++i) {
-        if (truth.escape_count[i] < 0 || truth.escape_count[i] != more.escape_count[i]) continue;
-        if (std::fabs(truth.distance[i] - more.distance[i]) > 1e-6 * more.distance[i]) continue;
-        if (deep.escape_count[i] != truth.escape_count[i]) continue;  // the count's own test is test_deep_render
-        ASSERT_GT(truth.distance[i], 0.0f);
-        const double error = std::fabs(double(deep.distance[i]) - truth.distance[i]) / truth.distance[i];
-        ++compared;
-        within_1e3 += error <= 1e-3;
-        within_1e2 += error <= 1e-2;
-        if (error > 1e-2 && within_1e2 + 5 > compared)
-            std::printf("  pixel (%zu, %zu): deep DE %.6g px, MPFR %.6g px\n", i % size_t(width), i / size_t(width),
-                        double(deep.distance[i]), double(truth.distance[i]));
-        worst = std::max(worst, error);
-        errors.push_back(error);
-    }
-    ASSERT_GT(compared, width * height / 2) << "too few stable escaped pixels for the comparison to mean much";
-    std::sort(errors.begin(), errors.end());
-    std::printf("  %dx%d %s: %d pixels compared, median relative error %.2g, worst %.2g; DE from %.3g to %.3g px\n",
-                width, height, deep_number_type_name(deep.stats.number_type), compared, errors[errors.size() / 2],
-                worst, double(*std::min_element(deep.distance.begin(), deep.distance.end())),
-                double(*std::max_element(deep.distance.begin(), deep.distance.end())));
-    EXPECT_GE(within_1e3, 0.99 * compared);
-    EXPECT_EQ(within_1e2, compared);
 }
 
 PaletteTable classic() { return make_palette_table(load_palette("classic")); }
@@ -158,19 +119,6 @@ TEST(DeepDistance, LeavesCountsAndMuAsTheSmoothLoopGivesThem) {
     auto r = test::validate_result("DE double vs FloatExp", d.distance.data(), f.distance.data(), d.distance.size(),
                                    0.0, 1e-6, 48);
     EXPECT_EQ(r.mismatches, 0u);
-}
-
-TEST(DeepDistance, OnlyOnTheMandelbrotParameterPlane) {
-    DeepLocation location = load("e50", "1E20");
-    location.formula = Formula::Multibrot3;
-    DeepRenderOptions options;
-    options.distance = true;
-    try {
-        deep_cpu(location, 8, 5, options);
-        ADD_FAILURE() << "a Multibrot deep DE was not refused";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("parameter plane"), std::string::npos) << e.what();
-    }
 }
 
 // Given the same smooth values, the deep colour pass gives the direct path's pixels: at the

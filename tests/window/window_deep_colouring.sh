@@ -4,7 +4,9 @@
 # --screenshot on the CPU deep path:
 #   - smooth,de,slope: the picture differs from the smooth one (the DE band and the relief);
 #   - stripe with the period interior, which the deep path cannot give (BLA skips the iterations
-#     they need): the window drops them, so the picture is the smooth one, pixel for pixel.
+#     they need): the window drops them, so the picture is the smooth one, pixel for pixel;
+#   - the formula family keeps its DE at depth too: the cubic Julia set of the README's gallery at
+#     1E30 with smooth,de differs from its smooth picture (the window dropped DE there before).
 # And the Export dialog's code (--export, no window) at the same view: smooth,de,slope exports a
 # PNG that differs from the smooth export and stores the colouring; a stripe export is refused
 # with one sentence, exit 2 and no file.
@@ -43,6 +45,15 @@ n=$(differing smooth dropped)
 echo "smooth vs stripe + period (dropped past FP64): $n pixels differ"
 [ "$n" = 0 ] || fail "stripe and the period interior were not dropped past FP64 ($n pixels differ from smooth)"
 echo "ok: the deep path's layers show in the window, and what it cannot give is dropped"
+
+view=(--formula=multibrot3 --julia=0.45,0.6 --zoom=1E30 --iter=3000
+      --center=0.247648418338341047906421529181459667544883477384656504257934,0.541116716162761116917770970333425037796599932325729859610076)
+shot julia-smooth
+shot julia-de --colouring=smooth,de
+n=$(differing julia-smooth julia-de)
+echo "cubic Julia set at 1E30, smooth vs smooth,de: $n pixels differ"
+[ "${n%.*}" -gt 500 ] || fail "DE changed only $n of 14,400 pixels of a cubic Julia set at 1E30 in the window"
+view=(--center="$re,$im" --zoom=1E1000 --iter=32000)
 
 export_png() {  # name, extra options...
     local name=$1; shift

@@ -185,9 +185,6 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
 
     if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
         throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
-    if (options.distance && (location.formula != Formula::Mandelbrot || location.julia))
-        throw std::invalid_argument("The deep distance estimate follows the Mandelbrot set's derivative, so it is for "
-                                    "its parameter plane only.");
     if (options.distance) frame->distance.assign(size_t(region.width) * size_t(region.height), 0.0f);
     DeepFrameSetup setup;
     setup.region = region;
@@ -307,9 +304,11 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
-        } else if (options.distance) {  // Mandelbrot's parameter plane only (deep_frame_setup checked)
-            if (is_double) render_pixels<double, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
-            else render_pixels<FloatExp, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
+        } else if (options.distance) {  // every formula and Julia set (deep_derivative.h)
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (is_double) render_pixels<double, F, kJulia, true, true>(location, setup, options, &frame);
+                else render_pixels<FloatExp, F, kJulia, true, true>(location, setup, options, &frame);
+            });
         } else {
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels<double, F, kJulia, true>(location, setup, options, &frame);

@@ -54,8 +54,7 @@ struct DeepRenderOptions {
     double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
     // Also the exterior distance estimate (DeepFrame::distance; deep_perturbation.h's
-    // kDistance loop), for the DE colouring layer. The Mandelbrot set's parameter plane only
-    // (others throw std::invalid_argument with one sentence, as validate_view refuses them).
+    // kDistance loop, deep_derivative.h), for the DE colouring layer: every formula and Julia set.
     bool distance = false;
     int threads = 0;                    // 0: all cores
     ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
@@ -127,7 +126,8 @@ struct DeepFrame {
     DeepPixelRect region;               // where the outputs lie in the frame (all of it without a region)
     std::vector<int64_t> escape_count;  // row-major; -1 inside
     std::vector<double> mu;             // row-major; -1 inside
-    // With options.distance: |z| ln|z| / |dz/dc| at the escape, in pixels of this frame
+    // With options.distance: |z| ln|z| / |dz/dc| at the escape (dz/dz_0 on a Julia set;
+    // |z|^2 ln|z| / |J^T z| for the Burning Ship and the Tricorn), in pixels of this frame
     // (colouring.h's DE layer); 0 inside. Empty otherwise.
     std::vector<float> distance;
     DeepFrameStats stats;
@@ -143,8 +143,8 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
                    const DeepRenderOptions& options = {});
 
 // Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
-// distance: also dz/dc in MPFR and the distance estimate from it (frame.distance, as deep_cpu's;
-// the Mandelbrot set's parameter plane only, else std::invalid_argument).
+// distance: also the derivative in MPFR (dz/dc, dz/dz_0 on a Julia set, the 2x2 Jacobian for the
+// Burning Ship and the Tricorn) and the distance estimate from it (frame.distance, as deep_cpu's).
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
                              int64_t precision_bits = 0, bool distance = false);
 

@@ -490,11 +490,11 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
-        } else if (options.distance) {  // Mandelbrot's parameter plane only (deep_frame_setup checked)
-            if (is_double)
-                render_pixels_cuda<double, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
-            else
-                render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, true, true>(location, setup, options, &frame);
+        } else if (options.distance) {  // every formula and Julia set (deep_derivative.h)
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (is_double) render_pixels_cuda<double, F, kJulia, true, true>(location, setup, options, &frame);
+                else render_pixels_cuda<FloatExp, F, kJulia, true, true>(location, setup, options, &frame);
+            });
         } else {
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels_cuda<double, F, kJulia, true>(location, setup, options, &frame);

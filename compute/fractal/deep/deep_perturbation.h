@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_derivative.h"
 #include "compute/fractal/deep/floatexp.h"
 #include "compute/fractal/formula_math.h"
 
@@ -126,11 +127,12 @@ MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
     return mu > 0.0 ? mu : 0.0;
 }
 
-// The distance estimate's inputs (kDistance, the Mandelbrot set's parameter plane): the pixel
-// spacing and where the estimate goes.
+// The distance estimate's inputs (kDistance, every formula and Julia set): the pixel spacing
+// and where the estimate goes.
 //
 // The derivative is tracked in the image's units: D = dz/dc * spacing, the change of z per
-// pixel, so that DE in pixels is |z| ln|z| / |D| with nothing left to divide. Steps:
+// pixel, so that DE in pixels is |z| ln|z| / |D| with nothing left to divide. Steps, for the
+// Mandelbrot set (deep_derivative.h has every formula's, the Jacobians and the Julia sets'):
 //   perturbation   D <- 2 (Z_m + z) D + spacing   (D_0 = 0; Z_m + z is the pixel's full value)
 //   BLA skip       D <- A D + B spacing           (the derivative of z -> A z + B dc)
 //   rebase         D unchanged                    (the full value, hence its derivative, is)
@@ -138,7 +140,8 @@ MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {
 // spacing of 1e-290 where double deltas still run, and overflows double soon after; D in
 // pixels stays near |z| ln|z| / DE_px (about 1e3 on a filament a pixel wide) at every depth,
 // and underflow cannot start (D_1 = spacing, above 1e-290 for double deltas, and each step
-// adds it again). So D takes the deltas' type T: double where they are double, FloatExp past.
+// adds it again). So D takes the deltas' type T where they are double; past, doubles under one
+// shared exponent (deep_derivative.h's DeepScaled).
 // Where |D| overflows anyway (a pixel within 1e-150 of a pixel of the boundary, or an orbit
 // that stays chaotic for very long) the estimate is 0: on the boundary, as the direct path's.
 template <typename T>
@@ -151,8 +154,8 @@ struct DeepDistanceOutput {
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
-// kDistance: also the distance estimate (DeepDistanceOutput above), Mandelbrot's parameter
-// plane only; the loop without it is the smooth-only loop, unchanged.
+// kDistance: also the distance estimate (DeepDistanceOutput above, deep_derivative.h); the loop
+// without it is the smooth-only loop, unchanged.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
           bool kWork = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
@@ -162,14 +165,14 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
                                       const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
                                       DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr) {
-    static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
-                  "the deep distance estimate follows the Mandelbrot set's parameter plane");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
-    // kDistance: the derivative D and the pixel's full value before the step (Z_0 + z = 0 at
-    // the start; after a step, the `full` of the step before, also across a rebase, Z_0 = 0).
-    DeepComplex<T> derivative{}, current{};
+    // kDistance: the derivative D (deep_derivative.h) and the pixel's full value before the step
+    // (Z_0 + z at the start: 0 on the parameter plane; after a step, the `full` of the step
+    // before, also across a rebase, Z_0 = 0).
+    [[maybe_unused]] DeepDerivative<F, T> derivative = deep_derivative_start<F, kJulia>(distance.spacing);
+    [[maybe_unused]] DeepComplex<T> current{};
     const DeepComplex<T>* orbit = Z;
     int64_t last = last_index;
     int64_t m = 0, n = 0;
@@ -181,6 +184,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // an iteration ahead was tried: 8 more registers a thread, and 5-20% slower on the H100.)
     const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;  // a Julia set's switches to bla_w with W
     DeepComplex<T> Zm = orbit[0];
+    if constexpr (kDistance) current = Zm + z;
     T r0 = bla_first_radius(*active, 0);
     T z2 = deep_norm(z);
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
@@ -199,8 +203,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 ++work->skips_by_level[63 - __builtin_clzll(uint64_t(skip->length))];
             }
             if constexpr (kDistance)
-                derivative = bla_apply(skip->a, derivative) +
-                             DeepComplex<T>{skip->b.re * distance.spacing, skip->b.im * distance.spacing};
+                deep_derivative_skip<F, kJulia>(skip->a, skip->b, distance.spacing, &derivative);
             if constexpr (kJulia) z = bla_apply(skip->a, z);
             else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
@@ -208,10 +211,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
         } else {
-            if constexpr (kDistance) {
-                derivative = deep_twice(current * derivative);
-                derivative.re = derivative.re + distance.spacing;
-            }
+            if constexpr (kDistance) deep_derivative_step<F, kJulia>(current, distance.spacing, &derivative);
             z = deep_perturbation_step<F>(Zm, z);
             if constexpr (!kJulia) z = z + dc;
             ++m;
@@ -245,13 +245,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             counters.rebases += rebases;
             ++counters.escaped;
             *mu_out = deep_smooth_mu<F>(n, norm);
-            if constexpr (kDistance) {
-                // |z| ln|z| = 1/2 |z| ln|z|^2, over |D| in the deltas' type (a double |D| past 1e154
-                // overflows its norm: DE below 1e-150 px, written as 0 below).
-                const double d = deep_to_double(deep_div(deep_from_double<T>(0.5 * sqrt(norm) * log(norm)),
-                                                         deep_cabs(derivative)));
-                *distance.distance = d >= 0.0 && d < 3.0e38 ? float(d) : 0.0f;  // overflowed D: on the boundary
-            }
+            if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
             return n;
         }
         if constexpr (kDistance) current = full;
