@@ -48,9 +48,11 @@ struct KernelControl {
 // One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
 // estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
 // critical orbit and its table (unused elsewhere).
+// Z and W are read as DeepOrbitPoint arrays (the orbit beside level 0's radius, made by
+// pack_orbit_kernel below).
 template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance>
-__global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
-                                   const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
+__global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
+                                   const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
                                    float* distance, DeviceCounters* totals, KernelControl* control) {
@@ -72,12 +74,13 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         const size_t i = size_t(row) * size_t(region.width) + size_t(column);
         double pixel_mu;
         if constexpr (kDistance)
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(Z, last_index, bla, dc, max_iterations,
-                                                                        &pixel_mu, c, W, w_last, &bla_w,
-                                                                        DeepDistanceOutput<T>{spacing, distance + i});
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
+                DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
         else
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu,
-                                                                  c, W, w_last, &bla_w);
+            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true>(
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z,
+                W);
         mu[i] = pixel_mu;
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
@@ -93,6 +96,14 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         atomicAdd(&totals->escaped, sums[5]);
         if (control) atomicAdd(&control->warps_done, 1u);
     }
+}
+
+// points[m] = {Z_m, level 0's radius at m} for m = 0 .. size - 1 (bla_first_radius: 0 at m = 0,
+// past the table and with no table).
+template <typename T, typename L>
+__global__ void pack_orbit_kernel(const DeepComplex<T>* z, int64_t size, BlaView<T, L> bla, DeepOrbitPoint<T>* points) {
+    const int64_t m = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (m < size) points[m] = DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
 }
 
 // The calling thread's KernelControl on the device, the non-blocking stream that reads and
@@ -201,11 +212,14 @@ struct DeviceBuffer {
 
 constexpr size_t kDeviceUploads = 8;
 
+enum class UploadKind { Copy, PackedOrbit };
+
 struct DeviceUpload {
     std::weak_ptr<const void> owner;
     const void* data = nullptr;
     size_t bytes = 0;
     int device = -1;
+    UploadKind kind = UploadKind::Copy;
     std::shared_ptr<DeviceBuffer> buffer;
 };
 
@@ -219,37 +233,81 @@ DeviceUploads& device_uploads() {
     return uploads;
 }
 
+// The kept device buffer of (owner, data, bytes, kind) on the current device, or null.
+std::shared_ptr<DeviceBuffer> find_device_upload(const std::shared_ptr<const void>& owner, const void* data,
+                                                 size_t bytes, UploadKind kind, int device) {
+    DeviceUploads& uploads = device_uploads();
+    std::lock_guard<std::mutex> lock(uploads.mutex);
+    for (auto it = uploads.entries.begin(); it != uploads.entries.end();) {
+        const std::shared_ptr<const void> live = it->owner.lock();
+        if (!live) {
+            it = uploads.entries.erase(it);
+            continue;
+        }
+        if (live.get() == owner.get() && it->data == data && it->bytes == bytes && it->kind == kind &&
+            it->device == device)
+            return it->buffer;
+        ++it;
+    }
+    return nullptr;
+}
+
+void keep_device_upload(const std::shared_ptr<const void>& owner, const void* data, size_t bytes, UploadKind kind,
+                        int device, std::shared_ptr<DeviceBuffer> buffer) {
+    DeviceUploads& uploads = device_uploads();
+    std::lock_guard<std::mutex> lock(uploads.mutex);
+    uploads.entries.push_back({owner, data, bytes, device, kind, std::move(buffer)});
+    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+}
+
 // The device copy of `bytes` at `data`, owned by `owner`: found, or copied on `stream` (and
 // waited for) and kept. *copied says which.
 std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& owner, const void* data,
                                              size_t bytes, cudaStream_t stream, bool* copied) {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    DeviceUploads& uploads = device_uploads();
-    {
-        std::lock_guard<std::mutex> lock(uploads.mutex);
-        for (auto it = uploads.entries.begin(); it != uploads.entries.end();) {
-            const std::shared_ptr<const void> live = it->owner.lock();
-            if (!live) {
-                it = uploads.entries.erase(it);
-                continue;
-            }
-            if (live.get() == owner.get() && it->data == data && it->bytes == bytes && it->device == device) {
-                *copied = false;
-                return it->buffer;
-            }
-            ++it;
-        }
+    if (auto found = find_device_upload(owner, data, bytes, UploadKind::Copy, device)) {
+        *copied = false;
+        return found;
     }
     auto buffer = std::make_shared<DeviceBuffer>(bytes);
     CUDA_CHECK(cudaMemcpyAsync(buffer->ptr, data, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     *copied = true;
-    std::lock_guard<std::mutex> lock(uploads.mutex);
-    uploads.entries.push_back({owner, data, bytes, device, buffer});
-    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+    keep_device_upload(owner, data, bytes, UploadKind::Copy, device, buffer);
     return buffer;
 }
+
+// The orbit z[0 .. size) beside level 0's radii of `table` (bla: its view with device entries),
+// as DeepOrbitPoint on the device: found (kept for the table, or for the orbit `orbit_owner`
+// without one), or built on `stream` from the host orbit (copied into a stream-ordered scratch
+// buffer) and kept. *copied_bytes gets the orbit's bytes when it was copied.
+template <typename T, typename L>
+std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const void>& orbit_owner,
+                                                  const std::shared_ptr<const void>& table_owner,
+                                                  const DeepComplex<T>* z, size_t size, const BlaView<T, L>& bla,
+                                                  cudaStream_t stream, uint64_t* copied_bytes) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const std::shared_ptr<const void>& owner = table_owner ? table_owner : orbit_owner;
+    const size_t bytes = size * sizeof(DeepOrbitPoint<T>);
+    if (auto found = find_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device)) return found;
+    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    {
+        DeviceArray<DeepComplex<T>> scratch(size, stream);
+        CUDA_CHECK(cudaMemcpyAsync(scratch.ptr, z, size * sizeof(DeepComplex<T>), cudaMemcpyHostToDevice, stream));
+        const int threads = 256;
+        const unsigned blocks = unsigned((size + threads - 1) / threads);
+        pack_orbit_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(
+            scratch.ptr, int64_t(size), bla, static_cast<DeepOrbitPoint<T>*>(buffer->ptr));
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    *copied_bytes += size * sizeof(DeepComplex<T>);
+    keep_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device, buffer);
+    return buffer;
+}
+
 
 struct EventPair {
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -290,17 +348,17 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         if (copied) bytes_copied += bytes;
         return buffer;
     };
-    const auto z_device = copy_of(setup.orbit, deep_orbit_data<T>(orbit), orbit_size * sizeof(DeepComplex<T>));
-    std::shared_ptr<DeviceBuffer> bla_device, w_device, bla_w_device;
+    // The orbits go as DeepOrbitPoint arrays (each Z_m beside level 0's radius), made on the
+    // device from the orbit and the table there.
+    std::shared_ptr<DeviceBuffer> z_device, bla_device, w_device, bla_w_device;
     BlaView<T, L> bla{};
     if (table_size) {
         bla_device = copy_of(table, table->entries.data(), table_size * sizeof(BlaStep<T, L>));
         bla = bla_view(table.get());
         bla.entries = static_cast<const BlaStep<T, L>*>(bla_device->ptr);
     }
-    const size_t critical_size = orbit.critical_z.size();
-    if (critical_size)
-        w_device = copy_of(setup.orbit, deep_critical_data<T>(orbit), critical_size * sizeof(DeepComplex<T>));
+    z_device = device_packed_orbit<T, L>(setup.orbit, table, deep_orbit_data<T>(orbit), orbit_size, bla, stream,
+                                         &bytes_copied);
     BlaView<T, L> bla_w{};
     if (critical_table_size) {
         bla_w_device = copy_of(critical_table, critical_table->entries.data(),
@@ -308,6 +366,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         bla_w = bla_view(critical_table.get());
         bla_w.entries = static_cast<const BlaStep<T, L>*>(bla_w_device->ptr);
     }
+    const size_t critical_size = orbit.critical_z.size();
+    if (critical_size)
+        w_device = device_packed_orbit<T, L>(setup.orbit, critical_table, deep_critical_data<T>(orbit),
+                                             critical_size, bla_w, stream, &bytes_copied);
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
     DeviceArray<double> mu_device(pixels, stream);
@@ -330,9 +392,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
-    const auto* w_data = w_device ? static_cast<const DeepComplex<T>*>(w_device->ptr) : nullptr;
+    const auto* w_data = w_device ? static_cast<const DeepOrbitPoint<T>*>(w_device->ptr) : nullptr;
     deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
-        static_cast<const DeepComplex<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset,
+        static_cast<const DeepOrbitPoint<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset,
         spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations, counts_device.ptr,
         mu_device.ptr, distance_device.ptr, totals_device.ptr, tc ? tc->control : nullptr);
     CUDA_CHECK_LAUNCH();

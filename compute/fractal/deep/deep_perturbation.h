@@ -147,21 +147,37 @@ struct DeepDistanceOutput {
     float* distance = nullptr;  // DE in pixels; 0 inside
 };
 
+// The reference at m and level 0's BLA radius there (bla_first_radius), side by side: what every
+// iteration of the pixel loop loads. On CUDA a pixel's m soon differs from its warp neighbours'
+// (rebases, skips of different lengths), so each lane's loads are their own memory sectors: one
+// 32-byte element (double) is one sector a step instead of two (Z_m, and the radius inside a
+// 48-byte table entry). deep_cuda builds the array on the device from the orbit and the table;
+// the values are the same, so the escape counts are too. The CPU reads the orbit and the table.
+template <typename T>
+struct alignas(sizeof(T) == 8 ? 32 : 16) DeepOrbitPoint {
+    DeepComplex<T> z;
+    T r0;
+};
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
 // kDistance: also the distance estimate (DeepDistanceOutput above), Mandelbrot's parameter
 // plane only; the loop without it is the smooth-only loop, unchanged.
+// kPacked (CUDA): Z_m and level 0's radius come from `packed` (a Julia set's W from packed_w),
+// DeepOrbitPoint above; Z and W are then unused.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
-          bool kWork = false>
+          bool kWork = false, bool kPacked = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
                                       const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
                                       DeepPixelCounters& counters,
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
                                       const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
-                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr) {
+                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
+                                      const DeepOrbitPoint<T>* packed = nullptr,
+                                      const DeepOrbitPoint<T>* packed_w = nullptr) {
     static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
                   "the deep distance estimate follows the Mandelbrot set's parameter plane");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
@@ -180,8 +196,20 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // order, so the escape counts are those of one bla_lookup() per iteration. (Loading m + 1's
     // an iteration ahead was tried: 8 more registers a thread, and 5-20% slower on the H100.)
     const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;  // a Julia set's switches to bla_w with W
-    DeepComplex<T> Zm = orbit[0];
-    T r0 = bla_first_radius(*active, 0);
+    [[maybe_unused]] const DeepOrbitPoint<T>* points = packed;  // and packed to packed_w
+    DeepComplex<T> Zm;
+    T r0;
+    auto load_reference = [&](int64_t at) {
+        if constexpr (kPacked) {
+            const DeepOrbitPoint<T> p = points[at];
+            Zm = p.z;
+            r0 = p.r0;
+        } else {
+            Zm = orbit[at];
+            r0 = bla_first_radius(*active, at);
+        }
+    };
+    load_reference(0);
     T z2 = deep_norm(z);
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
     // kWork: steps since the start or the last rebase, and whether a skip came since.
@@ -226,8 +254,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 ++work->steps_by_ratio[bucket];
             }
         }
-        Zm = orbit[m];
-        r0 = bla_first_radius(*active, m);
+        load_reference(m);
         const DeepComplex<T> full = Zm + z;
         const T full_norm = deep_norm(full);
         const double norm = deep_to_double(full_norm);
@@ -267,9 +294,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 orbit = W;
                 last = w_last;
                 active = bla_w;
+                points = packed_w;
             }
-            Zm = orbit[0];
-            r0 = bla_first_radius(*active, 0);
+            load_reference(0);
             if constexpr (kWork) {
                 if (!skipped_since) {
                     if (rebases == 0) work->steps_before_first_skip += steps_since;
