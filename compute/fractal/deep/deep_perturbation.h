@@ -188,7 +188,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     DeepComplex<T> derivative{}, current{};
     const DeepComplex<T>* orbit = Z;
     int64_t last = last_index;
-    int64_t m = 0, n = 0;
+    // The iteration n is base + m: a step and a skip advance n and m alike, and only a rebase
+    // (m := 0) moves base. So the loop carries m alone and its end as m's bound, limit =
+    // max_iterations - base (n < max_iterations is m < limit): no per-step count of n.
+    int64_t m = 0, base = 0, limit = max_iterations;
     // Carried between iterations, each loaded or computed once per iteration: the reference at m
     // (the step's Z_m is the previous iteration's Z_{m+1}), level 0's BLA radius at m (loaded
     // beside it: most iterations fail that test and step at once) and |z|^2 (the rebase test's,
@@ -215,9 +218,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // kWork: steps since the start or the last rebase, and whether a skip came since.
     [[maybe_unused]] uint64_t steps_since = 0;
     [[maybe_unused]] bool skipped_since = false;
-    while (n < max_iterations) {
+    while (m < limit) {
         if (z2 < r0) {
-            const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, max_iterations - n);
+            const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, limit - m);
             if constexpr (kWork) {
                 if (!skipped_since) {
                     if (rebases == 0) work->steps_before_first_skip += steps_since;
@@ -232,7 +235,6 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             if constexpr (kJulia) z = bla_apply(skip->a, z);
             else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
-            n += skip->length;
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
         } else {
@@ -243,7 +245,6 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             z = deep_perturbation_step<F>(Zm, z);
             if constexpr (!kJulia) z = z + dc;
             ++m;
-            ++n;
             if constexpr (kWork) {
                 ++steps_since;
                 // Zm is still the step's Z_m here; z is already the next delta, so the ratio is
@@ -265,6 +266,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                     else work->steps_after_rebase_before_skip += steps_since;
                 }
             }
+            const int64_t n = base + m;
             counters.iterations += uint64_t(n);
             counters.bla_iterations += bla_iterations;
             counters.bla_skips += bla_skips;
@@ -289,6 +291,8 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         if ((kRebase && full_norm < z2) || m == last) {
             z = full;
             z2 = full_norm;
+            base += m;
+            limit = max_iterations - base;
             m = 0;
             if constexpr (kJulia) {
                 orbit = W;
