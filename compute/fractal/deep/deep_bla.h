@@ -113,6 +113,9 @@ struct BlaView {
     int64_t level_offset[kBlaMaxLevels] = {};
     int64_t level_size[kBlaMaxLevels] = {};
     int levels = 0;
+    // deep_cuda: every entry's r2 alone (same order as entries), for bla_lookup_batched; null
+    // elsewhere.
+    const T* r2 = nullptr;
 };
 
 template <typename T, typename L = DeepComplex<T>>
@@ -161,6 +164,38 @@ MS_DEEP_HD const BlaStep<T, L>* bla_lookup_above_first(const BlaView<T, L>& bla,
         best = step;
     }
     return best;
+}
+// bla_lookup_above_first's choice (the same entry), for CUDA: the radii come from bla.r2 (8
+// bytes an entry for double, from 18 MB at 5e227 rather than a 48-byte entry's sector of a
+// 108 MB table), and kBatch levels' loads are issued together; the walk above is a chain of
+// dependent loads, one level's latency after another's, paid by every lane of a warp while one
+// lane skips.
+template <typename T, typename L>
+MS_DEEP_HD const BlaStep<T, L>* bla_lookup_batched(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
+    constexpr int kBatch = 4;
+    const int64_t j = m - 1;
+    int64_t best = bla.level_offset[0] + j;
+    int top = bla.levels - 1;
+    if (j != 0 && bla_trailing_zeros(uint64_t(j)) < top) top = bla_trailing_zeros(uint64_t(j));
+    for (int level = 1; level <= top; level += kBatch) {
+        int64_t index[kBatch];
+        T r2[kBatch];
+MS_DEEP_UNROLL
+        for (int k = 0; k < kBatch; ++k) {
+            const int l = level + k;
+            const bool valid = l <= top && (j >> l) < bla.level_size[l];
+            index[k] = valid ? bla.level_offset[l] + (j >> l) : -1;
+            r2[k] = valid ? bla.r2[index[k]] : deep_from_double<T>(0.0);
+        }
+MS_DEEP_UNROLL
+        for (int k = 0; k < kBatch; ++k) {
+            if (index[k] < 0 || !(z2 < r2[k])) return bla.entries + best;
+            if ((int64_t(1) << (level + k)) > max_length && bla.entries[index[k]].length > max_length)
+                return bla.entries + best;
+            best = index[k];
+        }
+    }
+    return bla.entries + best;
 }
 template <typename T, typename L>
 MS_DEEP_HD const BlaStep<T, L>* bla_lookup(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {

@@ -106,6 +106,13 @@ __global__ void pack_orbit_kernel(const DeepComplex<T>* z, int64_t size, BlaView
     if (m < size) points[m] = DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
 }
 
+// radii[i] = entries[i].r2: a table's radii alone, for bla_lookup_batched.
+template <typename T, typename L>
+__global__ void bla_radii_kernel(const BlaStep<T, L>* entries, int64_t size, T* radii) {
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < size) radii[i] = entries[i].r2;
+}
+
 // The calling thread's KernelControl on the device, the non-blocking stream that reads and
 // writes it while a kernel runs, and pinned host words for those copies; made once per thread
 // (and device) and kept for the thread's life.
@@ -201,7 +208,8 @@ struct DeviceArray {
 // dropped), the array's address and size, and the device. The copy completes before an entry is
 // published, so another thread's stream may use it at once; a frame holds its buffers through
 // shared_ptr, so an entry evicted meanwhile is freed after the frame. At most kDeviceUploads
-// entries (a frame needs up to four: the orbit, a Julia set's critical orbit and their tables).
+// entries (a frame needs up to six: the orbit and a Julia set's critical orbit, each beside
+// level 0's radii, their tables, and the tables' radii).
 struct DeviceBuffer {
     void* ptr = nullptr;
     explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cuda_malloc(&ptr, bytes ? bytes : 1)); }
@@ -210,9 +218,9 @@ struct DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-constexpr size_t kDeviceUploads = 8;
+constexpr size_t kDeviceUploads = 12;
 
-enum class UploadKind { Copy, PackedOrbit };
+enum class UploadKind { Copy, PackedOrbit, Radii };
 
 struct DeviceUpload {
     std::weak_ptr<const void> owner;
@@ -309,6 +317,26 @@ std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const vo
 }
 
 
+// The radii of a table whose entries are on the device (bla.entries, bla_entries_count of them),
+// kept with the table: found, or extracted on `stream` and kept.
+template <typename T, typename L>
+std::shared_ptr<DeviceBuffer> device_radii(const std::shared_ptr<const void>& table_owner, const BlaView<T, L>& bla,
+                                           size_t count, cudaStream_t stream) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const size_t bytes = count * sizeof(T);
+    if (auto found = find_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device)) return found;
+    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    const int threads = 256;
+    const unsigned blocks = unsigned((count + threads - 1) / threads);
+    bla_radii_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(bla.entries, int64_t(count),
+                                                                        static_cast<T*>(buffer->ptr));
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    keep_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device, buffer);
+    return buffer;
+}
+
 struct EventPair {
     cudaEvent_t start = nullptr, stop = nullptr;
     EventPair() {
@@ -350,12 +378,14 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     };
     // The orbits go as DeepOrbitPoint arrays (each Z_m beside level 0's radius), made on the
     // device from the orbit and the table there.
-    std::shared_ptr<DeviceBuffer> z_device, bla_device, w_device, bla_w_device;
+    std::shared_ptr<DeviceBuffer> z_device, bla_device, w_device, bla_w_device, radii_device, radii_w_device;
     BlaView<T, L> bla{};
     if (table_size) {
         bla_device = copy_of(table, table->entries.data(), table_size * sizeof(BlaStep<T, L>));
         bla = bla_view(table.get());
         bla.entries = static_cast<const BlaStep<T, L>*>(bla_device->ptr);
+        radii_device = device_radii<T, L>(table, bla, table_size, stream);
+        bla.r2 = static_cast<const T*>(radii_device->ptr);
     }
     z_device = device_packed_orbit<T, L>(setup.orbit, table, deep_orbit_data<T>(orbit), orbit_size, bla, stream,
                                          &bytes_copied);
@@ -365,6 +395,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                                critical_table_size * sizeof(BlaStep<T, L>));
         bla_w = bla_view(critical_table.get());
         bla_w.entries = static_cast<const BlaStep<T, L>*>(bla_w_device->ptr);
+        radii_w_device = device_radii<T, L>(critical_table, bla_w, critical_table_size, stream);
+        bla_w.r2 = static_cast<const T*>(radii_w_device->ptr);
     }
     const size_t critical_size = orbit.critical_z.size();
     if (critical_size)

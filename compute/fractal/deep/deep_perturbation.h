@@ -166,7 +166,8 @@ struct alignas(sizeof(T) == 8 ? 32 : 16) DeepOrbitPoint {
 // kDistance: also the distance estimate (DeepDistanceOutput above), Mandelbrot's parameter
 // plane only; the loop without it is the smooth-only loop, unchanged.
 // kPacked (CUDA): Z_m and level 0's radius come from `packed` (a Julia set's W from packed_w),
-// DeepOrbitPoint above; Z and W are then unused.
+// DeepOrbitPoint above; Z and W are then unused; skips are looked up by bla_lookup_batched (the
+// tables' views carry their radii in r2).
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
           bool kWork = false, bool kPacked = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
@@ -220,7 +221,8 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     [[maybe_unused]] bool skipped_since = false;
     while (m < limit) {
         if (z2 < r0) {
-            const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, limit - m);
+            const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
+                                                                  : bla_lookup_above_first(*active, m, z2, limit - m);
             if constexpr (kWork) {
                 if (!skipped_since) {
                     if (rebases == 0) work->steps_before_first_skip += steps_since;
