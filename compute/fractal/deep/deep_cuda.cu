@@ -103,7 +103,7 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
 template <typename T, typename L>
 __global__ void pack_orbit_kernel(const DeepComplex<T>* z, int64_t size, BlaView<T, L> bla, DeepOrbitPoint<T>* points) {
     const int64_t m = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (m < size) points[m] = DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
+    if (m < size) points[m] = deep_orbit_point(z, bla, m);
 }
 
 // radii[i] = entries[i].r2: a table's radii alone, for bla_lookup_batched.

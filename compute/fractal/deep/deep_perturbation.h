@@ -159,6 +159,13 @@ struct alignas(sizeof(T) == 8 ? 32 : 16) DeepOrbitPoint {
     T r0;
 };
 
+// The point at m of an orbit z and its table's view bla (deep_cuda's pack_orbit_kernel, and the
+// test that runs the kPacked loop on the CPU).
+template <typename T, typename L>
+MS_DEEP_HD DeepOrbitPoint<T> deep_orbit_point(const DeepComplex<T>* z, const BlaView<T, L>& bla, int64_t m) {
+    return DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
+}
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
