@@ -226,7 +226,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // kWork: steps since the start or the last rebase, and whether a skip came since.
     [[maybe_unused]] uint64_t steps_since = 0;
     [[maybe_unused]] bool skipped_since = false;
-    while (m < limit) {
+    // m meets the orbit's end (a rebase) or the iteration limit (the loop's end) only at or past
+    // bound = min(last, limit): one comparison an iteration tells both apart from the common case.
+    int64_t bound = last < limit ? last : limit;
+    for (bool running = m < limit; running;) {
         if (z2 < r0) {
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
                                                                   : bla_lookup_above_first(*active, m, z2, limit - m);
@@ -297,7 +300,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
         // the orbit ends.
         z2 = deep_norm(z);
-        if ((kRebase && full_norm < z2) || m == last) {
+        const bool closer = kRebase && full_norm < z2;
+        if (!closer && m < bound) continue;  // and m < limit still
+        if (closer || m == last) {
             z = full;
             z2 = full_norm;
             base += m;
@@ -319,7 +324,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 skipped_since = false;
             }
             ++rebases;
+            bound = last < limit ? last : limit;
         }
+        running = m < limit;
     }
     if constexpr (kWork) {
         if (!skipped_since) {
