@@ -188,6 +188,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                                       const DeepOrbitPoint<T>* packed_w = nullptr) {
     static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
                   "the deep distance estimate follows the Mandelbrot set's parameter plane");
+    static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
@@ -249,7 +250,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             m += skip->length;
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
+            if constexpr (kPacked) load_reference(m);
         } else {
+            // kPacked: the next point's load goes out before the step's arithmetic, which hides
+            // its latency (a step is at m < last, so m + 1 is on the orbit).
+            [[maybe_unused]] DeepOrbitPoint<T> next;
+            if constexpr (kPacked) next = points[m + 1];
             if constexpr (kDistance) {
                 derivative = deep_twice(current * derivative);
                 derivative.re = derivative.re + distance.spacing;
@@ -257,6 +263,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             z = deep_perturbation_step<F>(Zm, z);
             if constexpr (!kJulia) z = z + dc;
             ++m;
+            if constexpr (kPacked) {
+                Zm = next.z;
+                r0 = next.r0;
+            }
             if constexpr (kWork) {
                 ++steps_since;
                 // Zm is still the step's Z_m here; z is already the next delta, so the ratio is
@@ -267,7 +277,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 ++work->steps_by_ratio[bucket];
             }
         }
-        load_reference(m);
+        if constexpr (!kPacked) load_reference(m);
         const DeepComplex<T> full = Zm + z;
         const T full_norm = deep_norm(full);
         const double norm = deep_to_double(full_norm);
