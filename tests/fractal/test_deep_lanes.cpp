@@ -95,8 +95,8 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
 }
 
 // The loop as deep_cuda runs it (kPacked: the orbit beside level 0's radii, skips found by
-// bla_lookup_batched in the table's compact radii), here on the CPU, against the one-pixel loop:
-// the same escape count, mu and counters on every pixel. deep_cuda's own test compares the GPU's
+// bla_lookup_batched in the table's compact radii; kResume: in pieces of a step budget), here on
+// the CPU, against the one-pixel loop: the same escape count, mu and counters on every pixel. deep_cuda's own test compares the GPU's
 // frames with deep_cpu's where a device exists; this one runs everywhere.
 template <typename T>
 void check_packed(const DeepLocation& location, int width, int height, DeepNumberType type) {
@@ -117,8 +117,8 @@ void check_packed(const DeepLocation& location, int width, int height, DeepNumbe
     for (int64_t m = 0; m <= last; ++m) points[size_t(m)] = deep_orbit_point(Z, bla, m);
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
-    DeepPixelCounters one, packed;
-    int differ = 0;
+    DeepPixelCounters one, packed, resumed;
+    int differ = 0, suspensions = 0;
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
             const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
@@ -130,19 +130,34 @@ void check_packed(const DeepLocation& location, int width, int height, DeepNumbe
             const int64_t k = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true>(
                 nullptr, last, packed_bla, dc, location.max_iterations, &packed_mu, packed, nullptr, 0, nullptr, {},
                 nullptr, points.data());
-            if (k != expected || !same_bits(expected_mu, packed_mu)) {
+            // And in pieces of at most 50 steps, as deep_cuda's passes run it.
+            DeepPixelResume<T> state;
+            double resumed_mu = 0.0;
+            int64_t r = kDeepPixelSuspended;
+            while (r == kDeepPixelSuspended) {
+                r = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true, true>(
+                    nullptr, last, packed_bla, dc, location.max_iterations, &resumed_mu, resumed, nullptr, 0,
+                    nullptr, {}, nullptr, points.data(), nullptr, &state, 50);
+                suspensions += r == kDeepPixelSuspended;
+            }
+            if (k != expected || !same_bits(expected_mu, packed_mu) || r != expected ||
+                !same_bits(expected_mu, resumed_mu)) {
                 if (differ++ < 5)
                     ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << ", packed " << k << " mu " << packed_mu;
+                                  << expected_mu << ", packed " << k << " mu " << packed_mu << ", resumed " << r
+                                  << " mu " << resumed_mu;
             }
         }
     EXPECT_EQ(differ, 0) << "of " << width * height << " pixels";
-    EXPECT_EQ(packed.iterations, one.iterations);
-    EXPECT_EQ(packed.bla_iterations, one.bla_iterations);
-    EXPECT_EQ(packed.bla_skips, one.bla_skips);
-    EXPECT_EQ(packed.steps, one.steps);
-    EXPECT_EQ(packed.rebases, one.rebases);
-    EXPECT_EQ(packed.escaped, one.escaped);
+    for (const DeepPixelCounters* c : {&packed, &resumed}) {
+        EXPECT_EQ(c->iterations, one.iterations);
+        EXPECT_EQ(c->bla_iterations, one.bla_iterations);
+        EXPECT_EQ(c->bla_skips, one.bla_skips);
+        EXPECT_EQ(c->steps, one.steps);
+        EXPECT_EQ(c->rebases, one.rebases);
+        EXPECT_EQ(c->escaped, one.escaped);
+    }
+    EXPECT_GT(suspensions, width * height);
     EXPECT_GT(one.bla_skips, 0u);
     EXPECT_GT(one.rebases, 0u);
 }

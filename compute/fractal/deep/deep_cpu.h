@@ -68,6 +68,12 @@ struct DeepRenderOptions {
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
+    // deep_cuda only: the frame's passes (deep_cuda.cu): at most cuda_pass_steps perturbation
+    // steps a pixel a pass, the pixels still running packed into the next pass's warps, and a
+    // last pass without a budget once no more than cuda_pass_final_pixels are left (one pass for
+    // a frame no larger). 0: the defaults, 2048 steps and 65536 pixels. Tests make them small.
+    int64_t cuda_pass_steps = 0;
+    int64_t cuda_pass_final_pixels = 0;
     const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe

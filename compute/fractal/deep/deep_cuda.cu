@@ -33,6 +33,12 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
+// The frame's passes (render_pixels_cuda; DeepRenderOptions::cuda_pass_steps and
+// cuda_pass_final_pixels): at most this many perturbation steps a pixel a pass (5e227 and 1e50
+// take about 10,000 a pixel, from 6,000 to 70,000), and a last pass without a budget once no
+// more pixels than this are left (fewer than the device holds at once).
+constexpr int64_t kPassSteps = 2048;
+constexpr size_t kPassFinalPixels = 65536;
 
 // What the host and a running kernel tell each other, in device memory: the host sets cancel
 // (a 4-byte copy on a stream of its own, which runs beside the kernel) when a newer view makes
@@ -48,40 +54,91 @@ struct KernelControl {
 // One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
 // estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
 // critical orbit and its table (unused elsewhere).
+// The pixels a pass leaves running (kPasses): their loop states, their places in the region
+// (row-major) and how many.
+template <typename T>
+struct PassQueue {
+    DeepPixelResume<T>* states = nullptr;
+    uint32_t* pixels = nullptr;
+    unsigned int* count = nullptr;
+};
+
 // Z and W are read as DeepOrbitPoint arrays (the orbit beside level 0's radius, made by
 // pack_orbit_kernel below).
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance>
+// kPasses: each pixel runs at most step_budget perturbation steps, and a pixel still running
+// then goes to `out` (deep_iterate_pixel's kResume); a pass that reads `in` (in.pixels non-null)
+// takes its pixels from there, one thread each (a 1-D grid of the same blocks), so the pixels
+// still running fill whole warps again instead of idling 32-lane warps for their slowest lane.
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses>
 __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
-                                   float* distance, DeviceCounters* totals, KernelControl* control) {
-    // One thread per pixel of the region; its dc from its place (x, y) in the width x height frame.
-    const int column = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+                                   float* distance, DeviceCounters* totals, KernelControl* control,
+                                   PassQueue<T> in, PassQueue<T> out, int64_t step_budget) {
+    static_assert(!(kDistance && kPasses), "the distance estimate's loop runs in one pass");
     DeepPixelCounters c;
     // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
     const unsigned lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
     int flag = 0;
     if (control && lane == 0) flag = *static_cast<volatile int*>(&control->cancel);
     const bool cancelled = __shfl_sync(0xffffffffu, flag, 0) != 0;
-    if (column < region.width && row < region.height && !cancelled) {
-        const int x = region.x + column, y = region.y + row;
+    // One thread per pixel of the region (its place from the 2-D grid, or from `in`); its dc from
+    // its place (x, y) in the width x height frame.
+    bool active;
+    uint32_t pixel = 0;
+    DeepPixelResume<T> state;
+    if (!kPasses || !in.pixels) {
+        const int column = blockIdx.x * blockDim.x + threadIdx.x;
+        const int row = blockIdx.y * blockDim.y + threadIdx.y;
+        active = column < region.width && row < region.height;
+        pixel = uint32_t(row) * uint32_t(region.width) + uint32_t(column);
+    } else {
+        const uint32_t t = ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+        active = t < *in.count;
+        if (active) {
+            pixel = in.pixels[t];
+            state = in.states[t];
+        }
+    }
+    bool suspended = false;
+    if (active && !cancelled) {
+        const int x = region.x + int(pixel % uint32_t(region.width)), y = region.y + int(pixel / uint32_t(region.width));
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-        const size_t i = size_t(row) * size_t(region.width) + size_t(column);
+        const size_t i = pixel;
         double pixel_mu;
+        int64_t k;
         if constexpr (kDistance)
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
+            k = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
                 DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
         else
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true>(
+            k = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true, kPasses>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z,
-                W);
-        mu[i] = pixel_mu;
+                W, &state, step_budget);
+        suspended = kPasses && k == kDeepPixelSuspended;
+        if (!suspended) {
+            counts[i] = k;
+            mu[i] = pixel_mu;
+        }
+    }
+    if constexpr (kPasses) {
+        // The warp's suspended pixels go to `out` together: one atomic a warp.
+        const unsigned mask = __ballot_sync(0xffffffffu, suspended);
+        if (mask) {
+            const int leader = __ffs(mask) - 1;
+            unsigned int first = 0;
+            if (int(lane) == leader) first = atomicAdd(out.count, unsigned(__popc(mask)));
+            first = __shfl_sync(0xffffffffu, first, leader);
+            if (suspended) {
+                const unsigned slot = first + unsigned(__popc(mask & ((1u << lane) - 1u)));
+                out.states[slot] = state;
+                out.pixels[slot] = pixel;
+            }
+        }
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
     unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
@@ -151,12 +208,17 @@ ThreadControl& thread_control() {
 }
 
 // Waits for `done` on the host while the kernel runs, polling every 200 us: sets the kernel's
-// cancel flag once options.cancel is set, and reports progress as rows (warps done of all).
-// Returns true when the kernel was told to cancel.
+// cancel flag once options.cancel is set, and reports progress as rows: rows_from + rows_span x
+// (warps done of all), never less than *rows_reported (a frame's passes report one rising
+// count), and the whole height once `last` is done. Returns true when the kernel was told to
+// cancel.
 bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, int height,
-                     const DeepRenderOptions& options) {
+                     const DeepRenderOptions& options, int rows_from = 0, int rows_span = -1, bool last = true,
+                     int* rows_reported_io = nullptr) {
     bool cancelled = false;
-    int rows_reported = -1;
+    int rows_reported_local = -1;
+    int& rows_reported = rows_reported_io ? *rows_reported_io : rows_reported_local;
+    if (rows_span < 0) rows_span = height;
     for (;;) {
         const cudaError_t status = cudaEventQuery(done);
         if (status == cudaSuccess) break;
@@ -172,13 +234,15 @@ bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, in
                                        cudaMemcpyDeviceToHost, tc.side));
             CUDA_CHECK(cudaStreamSynchronize(tc.side));
             const unsigned int finished = std::min(tc.pinned[0], warps);
-            const int rows = int(int64_t(height) * finished / std::max(warps, 1u));
-            if (rows != rows_reported) options.row_progress(rows, height);
-            rows_reported = rows;
+            const int rows = rows_from + int(int64_t(rows_span) * finished / std::max(warps, 1u));
+            if (rows > rows_reported) {
+                options.row_progress(rows, height);
+                rows_reported = rows;
+            }
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    if (options.row_progress && !cancelled) options.row_progress(height, height);
+    if (options.row_progress && !cancelled && last) options.row_progress(height, height);
     return cancelled;
 }
 
@@ -421,31 +485,84 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         tc = &thread_control();
         CUDA_CHECK(cudaMemsetAsync(tc->control, 0, sizeof(KernelControl), stream));
     }
-    const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
-    CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
     const auto* w_data = w_device ? static_cast<const DeepOrbitPoint<T>*>(w_device->ptr) : nullptr;
-    deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
-        static_cast<const DeepOrbitPoint<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w, offset,
-        spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations, counts_device.ptr,
-        mu_device.ptr, distance_device.ptr, totals_device.ptr, tc ? tc->control : nullptr);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    if (tc) {
-        if (wait_for_kernel(events.stop, *tc, warps, frame->height, options)) {
-            // The frame is stale: its pixels are not copied back (only the counters, which say
-            // how much of it ran). The warps already running finish theirs first.
+    // Passes (every loop but the distance estimate's, on frames of more than pass_final_pixels):
+    // each pixel runs at most pass_steps perturbation steps a pass, and the pixels still running
+    // go on in the next pass, packed into whole warps; once no more than pass_final_pixels are
+    // left (too few to fill the device anyway), a last pass without a budget. One pass otherwise.
+    // (A 2-D frame's warps idle for their slowest lane: 15 of 32 lanes active on average at
+    // 5e227 in one pass.)
+    const int64_t pass_steps = options.cuda_pass_steps > 0 ? options.cuda_pass_steps : kPassSteps;
+    const size_t pass_final_pixels =
+        options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels) : kPassFinalPixels;
+    const bool passes = !kDistance && pixels > pass_final_pixels;
+    DeviceArray<DeepPixelResume<T>> states_a(passes ? pixels : 0, stream), states_b(passes ? pixels : 0, stream);
+    DeviceArray<uint32_t> places_a(passes ? pixels : 0, stream), places_b(passes ? pixels : 0, stream);
+    DeviceArray<unsigned int> queue_counts(2, stream);
+    const PassQueue<T> queue_a{states_a.ptr, places_a.ptr, queue_counts.ptr};
+    const PassQueue<T> queue_b{states_b.ptr, places_b.ptr, queue_counts.ptr + 1};
+    PassQueue<T> in{}, out = queue_a;
+    size_t running = pixels;  // the pixels the pass runs
+    int rows_reported = -1;
+    CUDA_CHECK(cudaEventRecord(events.start, stream));
+    for (int pass = 0;; ++pass) {
+        const bool last = !passes || running <= pass_final_pixels;
+        dim3 pass_grid = grid;
+        if (pass > 0) pass_grid = dim3(unsigned((running + kBlockWidth * kBlockHeight - 1) / (kBlockWidth * kBlockHeight)));
+        const unsigned int pass_warps = pass_grid.x * pass_grid.y * (kBlockWidth * kBlockHeight / 32);
+        if (passes) CUDA_CHECK(cudaMemsetAsync(out.count, 0, sizeof(unsigned int), stream));
+        if (tc && pass > 0) CUDA_CHECK(cudaMemsetAsync(&tc->control->warps_done, 0, sizeof(unsigned int), stream));
+        // A budget no pixel reaches on the last pass: it runs every pixel to its end.
+        const int64_t budget = last ? location.max_iterations : pass_steps;
+        const auto launch = [&]<bool kPasses>() {
+            deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses><<<pass_grid, block, 0, stream>>>(
+                static_cast<const DeepOrbitPoint<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w,
+                offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
+                counts_device.ptr, mu_device.ptr, distance_device.ptr, totals_device.ptr, tc ? tc->control : nullptr,
+                in, out, budget);
+        };
+        if constexpr (kDistance) launch.template operator()<false>();
+        else if (passes) launch.template operator()<true>();
+        else launch.template operator()<false>();
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(events.stop, stream));
+        if (tc) {
+            // Progress: the rows whose pixels are done, and within a pass up to half the rest.
+            const int from = std::max(rows_reported, 0);
+            const int span = last ? frame->height - from : (frame->height - from) / 2;
+            if (wait_for_kernel(events.stop, *tc, pass_warps, frame->height, options, from, span, last,
+                                &rows_reported)) {
+                // The frame is stale: its pixels are not copied back (only the counters, which say
+                // how much of it ran). The warps already running finish theirs first.
+                CUDA_CHECK(cudaEventSynchronize(events.stop));
+                DeviceCounters totals{};
+                CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                stats.iterations = totals.iterations;
+                stats.cancelled = true;
+                return;
+            }
+        } else {
             CUDA_CHECK(cudaEventSynchronize(events.stop));
-            DeviceCounters totals{};
-            CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-            stats.iterations = totals.iterations;
-            stats.cancelled = true;
-            return;
         }
-    } else {
-        CUDA_CHECK(cudaEventSynchronize(events.stop));
+        if (last) break;
+        unsigned int left = 0;
+        CUDA_CHECK(cudaMemcpyAsync(&left, out.count, sizeof left, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (options.row_progress && tc) {
+            const int rows = int(int64_t(frame->height) * int64_t(pixels - left) / int64_t(pixels));
+            if (rows > rows_reported) {
+                options.row_progress(rows, frame->height);
+                rows_reported = rows;
+            }
+        }
+        if (left == 0) break;
+        running = left;
+        in = out;
+        out = in.states == queue_a.states ? queue_b : queue_a;
     }
+    if (options.row_progress && tc && rows_reported < frame->height) options.row_progress(frame->height, frame->height);
     float kernel_ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;

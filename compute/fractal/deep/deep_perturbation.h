@@ -166,6 +166,20 @@ MS_DEEP_HD DeepOrbitPoint<T> deep_orbit_point(const DeepComplex<T>* z, const Bla
     return DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
 }
 
+// A pixel's loop between two calls (kResume: deep_cuda's passes, which move the pixels still
+// running into full warps): everything the loop carries that cannot be recomputed from it.
+// Z_m, level 0's radius and |z|^2 are reloaded and recomputed exactly as the loop has them.
+template <typename T>
+struct DeepPixelResume {
+    DeepComplex<T> z{};
+    int64_t m = 0, base = 0;
+    uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
+    bool started = false;      // false: the pixel starts from the beginning
+    bool on_critical = false;  // a Julia set's pixel rebased onto W
+};
+// What deep_iterate_pixel returns when kResume's step budget ran out (the state is in *resume).
+inline constexpr int64_t kDeepPixelSuspended = -2;
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
@@ -175,8 +189,13 @@ MS_DEEP_HD DeepOrbitPoint<T> deep_orbit_point(const DeepComplex<T>* z, const Bla
 // kPacked (CUDA): Z_m and level 0's radius come from `packed` (a Julia set's W from packed_w),
 // DeepOrbitPoint above; Z and W are then unused; skips are looked up by bla_lookup_batched (the
 // tables' views carry their radii in r2).
+// kResume: starts from *resume where resume->started (else from the beginning), and once
+// step_budget perturbation steps have run in this call, stops at the top of the loop, writes the
+// state to *resume and returns kDeepPixelSuspended (counters and mu untouched); calls until one
+// returns anything else compute what one uninterrupted call does, bit for bit. Not with
+// kDistance or kWork.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
-          bool kWork = false, bool kPacked = false>
+          bool kWork = false, bool kPacked = false, bool kResume = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
                                       const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
@@ -185,10 +204,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                                       const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
                                       DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
                                       const DeepOrbitPoint<T>* packed = nullptr,
-                                      const DeepOrbitPoint<T>* packed_w = nullptr) {
+                                      const DeepOrbitPoint<T>* packed_w = nullptr,
+                                      DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0) {
     static_assert(!kDistance || (F == Formula::Mandelbrot && !kJulia),
                   "the deep distance estimate follows the Mandelbrot set's parameter plane");
     static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
+    static_assert(!kResume || (!kDistance && !kWork), "kResume carries neither the derivative nor the work counts");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
@@ -221,15 +242,45 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             r0 = bla_first_radius(*active, at);
         }
     };
-    load_reference(0);
-    T z2 = deep_norm(z);
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
+    [[maybe_unused]] bool on_critical = false;
+    if constexpr (kResume) {
+        if (resume->started) {
+            z = resume->z;
+            m = resume->m;
+            base = resume->base;
+            limit = max_iterations - base;
+            bla_iterations = resume->bla_iterations;
+            bla_skips = resume->bla_skips;
+            rebases = resume->rebases;
+            if constexpr (kJulia) {
+                on_critical = resume->on_critical;
+                if (on_critical) {
+                    orbit = W;
+                    last = w_last;
+                    active = bla_w;
+                    points = packed_w;
+                }
+            }
+        }
+    }
+    load_reference(m);
+    T z2 = deep_norm(z);  // at the top of the loop z2 is always |z|^2, also after a rebase
     // kWork: steps since the start or the last rebase, and whether a skip came since.
     [[maybe_unused]] uint64_t steps_since = 0;
     [[maybe_unused]] bool skipped_since = false;
     // m meets the orbit's end (a rebase) or the iteration limit (the loop's end) only at or past
     // bound = min(last, limit): one comparison an iteration tells both apart from the common case.
-    int64_t bound = last < limit ? last : limit;
+    // kResume: the budget is a third such bound. Steps so far are base + m - bla_iterations (every
+    // iteration not skipped), so the budget ends at m = cap, which a skip moves up by its length
+    // and a rebase down by the m it leaves (cap = m + step_budget at the start of the call).
+    [[maybe_unused]] int64_t cap = m + step_budget;
+    auto bound_of = [&]() {
+        int64_t b = last < limit ? last : limit;
+        if constexpr (kResume) b = cap < b ? cap : b;
+        return b;
+    };
+    int64_t bound = bound_of();
     for (bool running = m < limit; running;) {
         if (z2 < r0) {
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
@@ -251,6 +302,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
             if constexpr (kPacked) load_reference(m);
+            if constexpr (kResume) {
+                cap += skip->length;
+                bound = bound_of();
+            }
         } else {
             // kPacked: the next point's load goes out before the step's arithmetic, which hides
             // its latency (a step is at m < last, so m + 1 is on the orbit).
@@ -315,6 +370,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         if (closer || m == last) {
             z = full;
             z2 = full_norm;
+            if constexpr (kResume) cap -= m;
             base += m;
             limit = max_iterations - base;
             m = 0;
@@ -323,6 +379,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 last = w_last;
                 active = bla_w;
                 points = packed_w;
+                on_critical = true;
             }
             load_reference(0);
             if constexpr (kWork) {
@@ -334,9 +391,15 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 skipped_since = false;
             }
             ++rebases;
-            bound = last < limit ? last : limit;
+            bound = bound_of();
         }
         running = m < limit;
+        if constexpr (kResume) {
+            if (running && m >= cap) {
+                *resume = DeepPixelResume<T>{z, m, base, bla_iterations, bla_skips, rebases, true, on_critical};
+                return kDeepPixelSuspended;
+            }
+        }
     }
     if constexpr (kWork) {
         if (!skipped_since) {
