@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/mandelbrot.h"
@@ -242,7 +243,10 @@ bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, in
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    if (options.row_progress && !cancelled && last) options.row_progress(height, height);
+    if (options.row_progress && !cancelled && last) {
+        options.row_progress(height, height);
+        rows_reported = height;
+    }
     return cancelled;
 }
 
@@ -264,6 +268,24 @@ struct DeviceArray {
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
+
+// Keeps the device's default memory pool from handing its memory back at every synchronisation
+// (its release threshold is 0 by default): a 1024x1024 frame takes about 160 MB of
+// stream-ordered buffers (outputs and its passes' queues), which would otherwise be mapped
+// anew each frame. Once per device.
+void keep_pool_memory() {
+    static std::mutex mutex;
+    static std::vector<int> done;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (std::find(done.begin(), done.end(), device) != done.end()) return;
+    cudaMemPool_t pool = nullptr;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t threshold = uint64_t(1) << 30;
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    done.push_back(device);
+}
 
 // Device copies of reference orbits and BLA tables, kept between frames: a frame whose orbit
 // and table came from the ReferenceCache finds their device copies here and copies nothing to
@@ -430,6 +452,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const size_t orbit_size = orbit.z.size();
     // Everything below runs in order on one stream: the caller's, or the default one.
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
+    keep_pool_memory();
     const size_t pixels = size_t(frame->width) * size_t(frame->height);
 
     // The orbit, the tables and a Julia set's critical orbit: from the device cache, or copied now.
