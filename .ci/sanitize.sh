@@ -41,7 +41,7 @@ fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export LSAN_OPTIONS=suppressions=$root/.ci/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd build-san && ctest --output-on-failure -j1 -E "$SKIP_IN_SANITIZER|^window_|^options_cli$")
+(cd build-san && ctest --output-on-failure -j"$(nproc)" -E "$SKIP_IN_SANITIZER|^window_|^options_cli$")
 # The programs that open a window: ASan and UBSan as above, leak checking off. The GL drivers
 # (Mesa's, loaded and unloaded with dlopen) leave allocations whose stacks end in "<unknown
 # module>", which no suppression can name; the windowless tests above keep leak checking on.

@@ -251,6 +251,8 @@ struct DragBenchmark {
     // Their parts (DeepFrameStats' pan_*_ms), the UI's upload of each and the UI frames' own time.
     std::vector<double> deep_strips_ms, deep_move_ms, deep_colour_ms, deep_copy_ms, deep_upload_ms, ui_frame_ms;
     std::chrono::steady_clock::time_point last_ui_frame;
+    double start_upload_ms = 0.0;      // the UI's upload of the start view (a full frame)
+    bool start_from_device = false;    // it came by a device-to-device copy (deep CUDA with interop)
     int deep_cached = 0;  // completed views whose reference came from the cache
     int deep_completed = 0;
     uint64_t deep_last_id = 0;
@@ -285,6 +287,8 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
         if (!renderer.complete) return false;
         b.done = 0;
         b.deep_last_id = renderer.deep_status.frame_id;  // the start view is not one of the drag's
+        b.start_upload_ms = renderer.timings.upload_ms;
+        b.start_from_device = renderer.deep_device_frames > 0;
         b.start_view = *view;
         b.start = std::chrono::steady_clock::now();
     } else if (deep) {
@@ -335,6 +339,10 @@ bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& rend
                         "UI frame interval median %.2f ms\n",
                         median(b.deep_strips_ms), median(b.deep_move_ms), median(b.deep_colour_ms),
                         median(b.deep_copy_ms), median(b.deep_upload_ms), median(b.ui_frame_ms));
+            std::printf("bench-drag: the start view (a full frame) reached the texture in %.3f ms of the UI thread, %s\n",
+                        b.start_upload_ms,
+                        b.start_from_device ? "by one device-to-device copy into the shared pixel buffer"
+                                            : "from host memory");
         } else if (cpu) {
             const double window_ms = median(b.cpu_frame_ms), render_ms = median(b.render_ms);
             std::printf("bench-drag: %d views at %dx%d on the CPU path, each rendered completely: window frame median %.2f ms "
@@ -432,6 +440,7 @@ int run_explorer(int argc, char** argv) {
             opened->width = view.width;
             opened->height = view.height;
             view = *opened;
+            apply_colouring_options(options, &view.colouring);  // validated above: the command line's win
             settings.auto_iterations = false;
             show_message(status, "Opened the view saved in " + options.open_path + ".", false);
         }

@@ -71,8 +71,9 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
                    "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
                    "perf (timings, Compare, device), palette (the palette editor)");
     app.add_option("--colouring", o.colouring,
-                   "colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated");
-    app.add_option("--interior", o.interior, "interior colouring: flat or period");
+                   "colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated "
+                   "(default smooth; with --open, replaces the opened view's)");
+    app.add_option("--interior", o.interior, "interior colouring: flat or period (default flat; with --open, replaces the opened view's)");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
@@ -181,10 +182,7 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     for (const std::string& name : split_commas(o.panel))
         if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
             return "--panel takes panel names separated by commas (vecadd, cnn, perf, palette), not '" + name + "'";
-    if (std::string problem = parse_colouring_methods(o.colouring, &view->colouring); !problem.empty())
-        return "--colouring: " + problem;
-    if (std::string problem = parse_interior_colour(o.interior, &view->colouring.interior); !problem.empty())
-        return "--interior: " + problem;
+    if (std::string problem = apply_colouring_options(o, &view->colouring); !problem.empty()) return problem;
     for (const std::string& backend : split_commas(o.cnn_classify_all))
         if (backend != "cpu" && backend != "cuda")
             return "--cnn-classify-all takes cpu, cuda or cpu,cuda, not '" + o.cnn_classify_all + "'";
@@ -199,6 +197,16 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
             if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
     // The window and its export render any depth (deep paths past FP64).
     return validate_view(*view);
+}
+
+std::string apply_colouring_options(const ExplorerOptions& o, Colouring* colouring) {
+    if (!o.colouring.empty())
+        if (std::string problem = parse_colouring_methods(o.colouring, colouring); !problem.empty())
+            return "--colouring: " + problem;
+    if (!o.interior.empty())
+        if (std::string problem = parse_interior_colour(o.interior, &colouring->interior); !problem.empty())
+            return "--interior: " + problem;
+    return {};
 }
 
 void apply_panel_options(const ExplorerOptions& o, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner) {

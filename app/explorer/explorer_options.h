@@ -44,8 +44,11 @@ struct ExplorerOptions {
     std::string export_size;         // empty: --size
     int supersample = 0;             // 0: not given (1); only with --export
     std::string panel;               // --panel=vecadd,cnn,perf,palette: open these panels at start
-    std::string colouring = "smooth";  // --colouring (compute/fractal/colouring.h), as `render` takes it
-    std::string interior = "flat";     // --interior
+    // --colouring (compute/fractal/colouring.h), as `render` takes it, and --interior; "" (not
+    // given): smooth and flat, or what the view opened with --open carries. Given, they apply to
+    // the opened view too.
+    std::string colouring;
+    std::string interior;
     std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
     std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
     bool cnn_sweep = false;          // measure the batch sizes at start
@@ -64,6 +67,8 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);
 // Opens the panels the options name and queues --vecadd-sweep (checked by
 // apply_explorer_options first).
+// --colouring and --interior, where given, into *colouring ("" or the first option's sentence).
+std::string apply_colouring_options(const ExplorerOptions& options, Colouring* colouring);
 void apply_panel_options(const ExplorerOptions& options, VectorAddDemo* vecadd, VecAddRunner* vecadd_runner);
 // Opens the CNN panel when the options name it and queues its start-up work (options checked by
 // apply_explorer_options first).

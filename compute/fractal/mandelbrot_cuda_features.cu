@@ -1,5 +1,5 @@
 // mandelbrot_cuda_features.cu: the colouring layers on CUDA (colouring_render.h,
-// orbit_features.h). Four parts, llm.c style:
+// orbit_features.h), in parts, llm.c style:
 //   features kernels  mu plus the distance estimate, the stripe average and the period,
 //                     accumulated in the iteration loop: the persistent kernel (the default:
 //                     lanes refilled from chunks of pixels as their pixels finish, the orbit in
@@ -10,13 +10,10 @@
 //                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
 //                     untouched. So is the formula F (formula.h; Julia or not is data: z_0, c and
 //                     the derivative's start), as in the smooth kernels.
-//   histogram kernel  one pass over mu: counts per bin (colouring.h's bins), one shared-memory
-//                     atomic per bin and warp (lanes in the same bin add together), then one
-//                     global add per bin and block; a one-block kernel turns the counts into the
-//                     CDF on the device, as histogram_cdf_from_counts() does on the host.
-//   colour kernel     colour_pixel() per pixel, with mu_gradient() for the slopes; a colouring
+//   colour passes     the histogram and the colour kernel (colour_pass_cuda.h, in
+//                     mandelbrot_cuda_colour.cu, shared with the deep path); a colouring
 //                     without slopes or histogram is coloured by the persistent features kernel
-//                     itself, with the same function, as each pixel finishes.
+//                     itself, with the same colour_pixel(), as each pixel finishes.
 //   escaped pass      for DE and stripes (no period interior): the smooth kernels classify
 //                     every pixel and make mu, then only the escaped orbits run again with the
 //                     features (escaped_features_kernel, the long ones through the persistent
@@ -37,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/fractal/colour_pass_cuda.h"
 #include "compute/fractal/colouring_math.h"
 #include "compute/fractal/colouring_render.h"
 #include "compute/fractal/orbit_features.h"
@@ -127,8 +125,6 @@ __global__ void __launch_bounds__(256) mandelbrot_features_kernel(FeatureParams 
     add_per_warp(&p.counters[0], iterations);
     add_per_warp(&p.counters[1], escaped ? 1ull : 0ull);
 }
-
-constexpr size_t kHistogramSharedBytes = kHistogramBins * sizeof(unsigned int);
 
 // The persistent variant (the default): a grid sized to the device, each lane iterating one pixel
 // and taking the next as soon as its pixel is done, so lanes do not idle beside a slow neighbour
@@ -315,85 +311,6 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
     write_feature_pixel<T, kFeatures>(p, pixel, mu, distance, stripe, period);
 }
 
-__global__ void histogram_kernel(const float* mu, long long count, float bins_per_log2, unsigned long long* counts) {
-    extern __shared__ unsigned int local[];  // kHistogramBins counters: 64 KiB, above the static 48 KiB
-    for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x) local[i] = 0;
-    __syncthreads();
-    // Whole warps run every round (the bound is rounded up to the grid's stride), so that the lanes
-    // of a warp which fall in the same bin add once: most of a frame's pixels share a few bins (the
-    // first escape counts), and 32 shared-memory atomics on one address run one after another.
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long rounds_end = (count + stride - 1) / stride * stride;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rounds_end; i += stride) {
-        const float m = i < count ? mu[i] : -1.0f;
-        int bin = -1;
-        if (m >= 0.0f) {
-            // The bin histogram_rank() reads: the same float arithmetic as colouring.cpp's pass.
-            bin = int(log2f(1.0f + m) * bins_per_log2);
-            bin = bin < 0 ? 0 : bin >= kHistogramBins ? kHistogramBins - 1 : bin;
-        }
-        const unsigned same = __match_any_sync(0xffffffffu, bin);
-        if (bin >= 0 && (threadIdx.x % 32) == unsigned(__ffs(same) - 1)) atomicAdd(&local[bin], unsigned(__popc(same)));
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < kHistogramBins; i += blockDim.x)
-        if (local[i]) atomicAdd(&counts[i], (unsigned long long)local[i]);
-}
-
-// The counts to the CDF on the device, as histogram_cdf_from_counts() does on the host (the same
-// integer sums, the same double division rounded to float), so the frame needs no round trip to
-// the host between the histogram and the colour pass. One block of kCdfThreads threads, each
-// owning kHistogramBins / kCdfThreads consecutive bins: their sum, an exclusive scan of the sums
-// over the block, then each thread's bins.
-constexpr int kCdfThreads = 1024;
-constexpr int kCdfBinsPerThread = kHistogramBins / kCdfThreads;
-static_assert(kHistogramBins % kCdfThreads == 0, "the CDF kernel splits the bins evenly");
-
-__global__ void __launch_bounds__(kCdfThreads) histogram_cdf_kernel(const unsigned long long* counts, float* cdf) {
-    __shared__ unsigned long long warp_sums[kCdfThreads / 32];
-    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const int first = t * kCdfBinsPerThread;
-    unsigned long long mine = 0;
-    for (int j = 0; j < kCdfBinsPerThread; ++j) mine += counts[first + j];
-    // Inclusive scan within the warp, then over the warps' totals.
-    unsigned long long scan = mine;
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const unsigned long long other = __shfl_up_sync(0xffffffffu, scan, offset);
-        if (lane >= offset) scan += other;
-    }
-    if (lane == 31) warp_sums[warp] = scan;
-    __syncthreads();
-    if (warp == 0) {
-        unsigned long long w = warp_sums[lane];  // kCdfThreads / 32 == 32 warps
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const unsigned long long other = __shfl_up_sync(0xffffffffu, w, offset);
-            if (lane >= offset) w += other;
-        }
-        warp_sums[lane] = w;  // inclusive: warp_sums[31] is the total
-    }
-    __syncthreads();
-    const unsigned long long total = warp_sums[31];
-    unsigned long long below = (warp > 0 ? warp_sums[warp - 1] : 0ull) + scan - mine;
-    for (int j = 0; j < kCdfBinsPerThread; ++j) {
-        cdf[first + j] = total == 0 ? 0.0f : float(double(below) / double(total));
-        below += counts[first + j];
-    }
-    if (t == 0) cdf[kHistogramBins] = total == 0 ? 0.0f : 1.0f;
-}
-static_assert(kCdfThreads / 32 == 32, "the CDF kernel's second scan is one warp over 32 warp sums");
-
-__global__ void colour_kernel(ColourParams p, const float* mu, const float* distance, const float* stripe,
-                              const float* period, int width, int height, uint32_t* rgba) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    const size_t i = size_t(y) * width + x;
-    float gx = 0.0f, gy = 0.0f;
-    if (p.slopes && mu[i] >= 0.0f) mu_gradient(mu, width, height, x, y, &gx, &gy);
-    rgba[i] = colour_pixel(p, mu[i], gx, gy, distance ? distance[i] : 0.0f, stripe ? stripe[i] : 0.0f,
-                           period ? period[i] : 0.0f);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
@@ -476,8 +393,6 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&s.side.stream, cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&s.side.listed, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&s.side.done, cudaEventDisableTiming));
-        CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(kHistogramSharedBytes)));
         s.device = device;
     }
     if (s.pixels < pixels) {
@@ -701,24 +616,13 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     // The colour passes, queued behind the kernels that make their input: the frame waits for the
     // device once, at the end.
     if (view.colouring.base == ColourBase::Histogram) {
-        CUDA_CHECK(cudaMemsetAsync(s.counts, 0, kHistogramBins * sizeof(unsigned long long)));
-        const float bins_per_log2 = float(histogram_bins_per_log2(view.max_iterations));
-        histogram_kernel<<<264, 512, kHistogramSharedBytes>>>(mu, (long long)pixels, bins_per_log2, s.counts);
-        CUDA_CHECK_LAUNCH();
-        histogram_cdf_kernel<<<1, kCdfThreads>>>(s.counts, s.cdf);
-        CUDA_CHECK_LAUNCH();
+        p.bins_per_log2 = launch_histogram_cdf(mu, int64_t(pixels), view.max_iterations, s.counts, s.cdf, nullptr);
         p.cdf = s.cdf;
-        p.bins_per_log2 = bins_per_log2;  // what histogram_cdf_from_counts() gives
     }
-    if (!colour_in_kernel) {
-        const dim3 block(32, 8);
-        const dim3 grid((rect.width + 31) / 32, (rect.height + 7) / 8);
-        colour_kernel<<<grid, block>>>(p, mu, features & kFeatureDistance ? s.distance : nullptr,
-                                       features & kFeatureStripe ? s.stripe : nullptr,
-                                       features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height,
-                                       rgba);
-        CUDA_CHECK_LAUNCH();
-    }
+    if (!colour_in_kernel)
+        launch_colour_pass(p, mu, features & kFeatureDistance ? s.distance : nullptr,
+                           features & kFeatureStripe ? s.stripe : nullptr,
+                           features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height, rgba, nullptr);
     CUDA_CHECK(cudaEventRecord(s.stop));
     const double ms = elapsed_ms(s);
     if (features == 0 || escaped_only) {

@@ -45,4 +45,20 @@ void cuda_unmap_gl_buffer(CudaGlBuffer& buffer) {
     CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource, 0));
 }
 
+void cuda_copy_into_gl_buffer(CudaGlBuffer& buffer, const uint8_t* device_source, std::size_t bytes) {
+    std::size_t size = 0;
+    uint8_t* destination = cuda_map_gl_buffer(buffer, &size);
+    cudaError_t err = bytes <= size ? cudaMemcpyAsync(destination, device_source, bytes, cudaMemcpyDeviceToDevice, 0)
+                                    : cudaErrorInvalidValue;
+    // Unmapped whatever happened; the unmap is ordered after the copy on the same stream, and
+    // the wait makes the source free for the caller.
+    cuda_unmap_gl_buffer(buffer);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(0);
+    CUDA_CHECK(err);
+}
+
+void cuda_copy_to_host(uint8_t* host_destination, const uint8_t* device_source, std::size_t bytes) {
+    CUDA_CHECK(cudaMemcpy(host_destination, device_source, bytes, cudaMemcpyDeviceToHost));
+}
+
 }  // namespace ms

@@ -23,5 +23,11 @@ CudaGlBuffer cuda_register_gl_buffer(unsigned int gl_buffer);
 void cuda_unregister_gl_buffer(CudaGlBuffer& buffer);  // no-op for an unregistered one; never throws
 uint8_t* cuda_map_gl_buffer(CudaGlBuffer& buffer, std::size_t* bytes);
 void cuda_unmap_gl_buffer(CudaGlBuffer& buffer);
+// A frame already in device memory (the deep worker's, deep_device_frame.h) into the buffer:
+// map, one device-to-device copy of `bytes` (at most the buffer's size), unmap; finished on
+// return, so the source may be written again.
+void cuda_copy_into_gl_buffer(CudaGlBuffer& buffer, const uint8_t* device_source, std::size_t bytes);
+// The same frame into host memory: the way to the texture where the buffer cannot be shared.
+void cuda_copy_to_host(uint8_t* host_destination, const uint8_t* device_source, std::size_t bytes);
 
 }  // namespace ms

@@ -86,7 +86,7 @@ void colorize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const Pale
 }
 
 bool same_colours(const DeepPanRecord& last, const PaletteTable& palette, const View& view) {
-    return last.plain_colouring && last.palette_density == view.palette_density &&
+    return last.colours_on_host && last.plain_colouring && last.palette_density == view.palette_density &&
            last.palette_offset == view.palette_offset && last.palette.interior_rgba == palette.interior_rgba &&
            last.palette.rgba == palette.rgba;
 }
@@ -106,8 +106,28 @@ bool publish(DeepRenderWorker& w, uint64_t id, const View& view, std::vector<uin
         w.dirty_begin = 0;
         w.dirty_end = view.height;
         w.complete = complete;
+        w.frame_on_device = false;
     }
     w.spare_rgba = std::move(rgba);
+    if (w.on_news) w.on_news();
+    return true;
+}
+
+// Publishes the complete frame coloured into w.device.rgba[buffer]: it becomes the front buffer,
+// which the UI copies from under the lock, and the other one the worker's next.
+bool publish_device(DeepRenderWorker& w, uint64_t id, const View& view, int buffer) {
+    {
+        std::lock_guard lock(w.mutex);
+        if (w.cancel) return false;
+        w.frame_id = id;
+        w.frame_view = view;
+        w.frame_on_device = true;
+        w.device_front = buffer;
+        w.fresh = true;
+        w.dirty_begin = 0;
+        w.dirty_end = view.height;
+        w.complete = true;
+    }
     if (w.on_news) w.on_news();
     return true;
 }
@@ -118,10 +138,10 @@ void set_progress(DeepRenderWorker& w, DeepPhase phase, double progress) {
     w.progress = progress;
 }
 
-// Keeps a complete frame (and its colours) for the next request's pan.
-// Its place is the anchor of the pans that follow.
+// Keeps a complete frame (and its colours, where they are on the host: rgba may be null) for the
+// next request's pan. Its place is the anchor of the pans that follow.
 void keep_frame(DeepRenderWorker& w, const DeepLocation& location, DeepNumberType number_type, DeepFrame&& frame,
-                const std::vector<uint8_t>& rgba, const PaletteTable& palette, const View& view) {
+                const std::vector<uint8_t>* rgba, const PaletteTable& palette, const View& view) {
     DeepPanRecord& last = w.last;
     last.valid = frame.reference != nullptr;
     last.anchor = location;
@@ -132,7 +152,9 @@ void keep_frame(DeepRenderWorker& w, const DeepLocation& location, DeepNumberTyp
     // The window colours from mu alone: the escape counts are not kept (at 1080p that is 16 MB
     // less to hold, and to move on every view of a drag).
     last.frame.escape_count = {};
-    last.rgba = rgba;
+    last.colours_on_host = rgba != nullptr;
+    if (rgba) last.rgba = *rgba;
+    else last.rgba.resize(size_t(last.frame.width) * last.frame.height * 4);
     last.palette = palette;
     last.palette_density = view.palette_density;
     last.palette_offset = view.palette_offset;
@@ -224,6 +246,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         last.palette_density = view.palette_density;
         last.palette_offset = view.palette_offset;
         last.plain_colouring = true;
+        last.colours_on_host = true;
     }
     last.anchor_shift_x = anchor_x;
     last.anchor_shift_y = anchor_y;
@@ -257,8 +280,9 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     return publish(w, request.id, view, std::move(rgba), true, finish) ? PanResult::Done : PanResult::Cancelled;
 }
 
-// Renders one request; returns false when cancelled.
-bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda) {
+// Renders one request; returns false when cancelled. device_display: the UI takes a CUDA frame
+// from device memory.
+bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda, bool device_display) {
     const auto start = Clock::now();
     const View& view = request.view;
     const DeepLocation location = deep_location(view);
@@ -337,13 +361,29 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         };
     }
 
-    // 3. The full frame.
+    // 3. The full frame: on CUDA for a window that takes it from the device, mu stays there too
+    //    and is coloured there, into the RGBA buffer the UI is not reading.
     set_progress(w, DeepPhase::Pixels, 0.0);
     const auto full_start = Clock::now();
-    DeepFrame frame = render_pass(w, location, width, height, options, &use_cuda);
+    DeepRenderOptions full_options = options;
+    if (use_cuda && device_display) full_options.device_frame = &w.device;
+    DeepFrame frame = render_pass(w, location, width, height, full_options, &use_cuda);
     if (frame.stats.cancelled || w.cancel) return false;
-    std::vector<uint8_t> rgba(frame.mu.size() * 4);
-    colour_deep_frame(frame, request.palette, view, 1.0, rgba.data());
+    int device_buffer = -1;
+    if (use_cuda && device_display && w.device.width == width && w.device.height == height) {
+        try {
+            device_buffer = 1 - w.device_front;  // only this thread writes device_front
+            colour_deep_frame_cuda(w.device, request.palette, view, 1.0, w.device.rgba[device_buffer],
+                                   w.cuda_stream.get());
+        } catch (const std::runtime_error&) {
+            device_buffer = -1;  // the host colours it, from the host's copy of mu
+        }
+    }
+    std::vector<uint8_t> rgba;
+    if (device_buffer < 0) {
+        rgba.resize(frame.mu.size() * 4);
+        colour_deep_frame(frame, request.palette, view, 1.0, rgba.data());
+    }
     const double full_ms = ms_since(full_start);
     // The frame's figures say what this frame cost: the reference it computed (the pass found
     // it in the cache only because step 1 put it there).
@@ -361,23 +401,27 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         w.last_error.clear();
     }
     w.last_ms_per_pixel = full_ms / std::max(1.0, pixels);
-    keep_frame(w, location, options.number_type, std::move(frame), rgba, request.palette, view);
+    keep_frame(w, location, options.number_type, std::move(frame), device_buffer < 0 ? &rgba : nullptr,
+               request.palette, view);
+    if (device_buffer >= 0) return publish_device(w, request.id, view, device_buffer);
     return publish(w, request.id, view, std::move(rgba), true);
 }
 
 void worker_main(DeepRenderWorker* w) {
     bool use_cuda = false;
+    bool device_display = false;
     serve_worker_requests(
         *w,
-        [w, &use_cuda](const WorkerRequest& r) {  // under the lock
+        [w, &use_cuda, &device_display](const WorkerRequest& r) {  // under the lock
             use_cuda = w->request_cuda && w->cuda_error.empty();
+            device_display = w->request_device_display;
             w->working_id = r.id;
             w->phase = DeepPhase::Reference;
             w->progress = 0.0;
         },
-        [w, &use_cuda](const WorkerRequest& r) {
+        [w, &use_cuda, &device_display](const WorkerRequest& r) {
             try {
-                render_deep(*w, r, use_cuda);
+                render_deep(*w, r, use_cuda, device_display);
             } catch (const std::exception& e) {
                 // A view the deep path refuses (validated before it gets here) or memory
                 // running out: the frame stays as it was and the status line says why.
@@ -395,17 +439,24 @@ void worker_main(DeepRenderWorker* w) {
 void start_deep_render_worker(DeepRenderWorker& worker) { worker.thread = std::thread(worker_main, &worker); }
 
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
-                             const PaletteTable& palette, bool use_cuda) {
-    return post_worker_request(worker, view, precision, palette,
-                               [use_cuda](DeepRenderWorker& w) { w.request_cuda = use_cuda; });
+                             const PaletteTable& palette, bool use_cuda, bool device_display) {
+    return post_worker_request(worker, view, precision, palette, [use_cuda, device_display](DeepRenderWorker& w) {
+        w.request_cuda = use_cuda;
+        w.request_device_display = device_display;
+    });
 }
 
-DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload) {
+DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload,
+                                        const DeepDeviceFrameUpload& upload_device) {
     std::lock_guard lock(worker.mutex);
     DeepRenderStatus status;
     status.frame_id = worker.frame_id;
     if (worker.fresh && worker.frame_id != 0 && worker.dirty_end > worker.dirty_begin) {
-        upload(worker.frame_view, worker.rgba.data(), worker.dirty_begin, worker.dirty_end - worker.dirty_begin);
+        // (A frame on the device exists only for a caller that asked for it with upload_device.)
+        if (worker.frame_on_device && upload_device)
+            upload_device(worker.frame_view, worker.device.rgba[worker.device_front]);
+        else if (!worker.frame_on_device)
+            upload(worker.frame_view, worker.rgba.data(), worker.dirty_begin, worker.dirty_end - worker.dirty_begin);
         worker.fresh = false;
         worker.dirty_begin = worker.dirty_end = 0;
     }

@@ -10,7 +10,11 @@
 //      hands it to the display at once;
 //   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
 //      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
-//      coarse row at once), colours it (colorize_deep) and hands it over.
+//      coarse row at once), colours it (colorize_deep) and hands it over. A CUDA frame for a
+//      window that shares a GL buffer with CUDA (request_deep_render's device_display) stays on
+//      the device: deep_cuda leaves mu in the worker's DeepDeviceFrame, colour_deep_frame_cuda
+//      colours it into one of its two RGBA buffers, and the UI thread copies that buffer into
+//      its pixel buffer object, device to device (take_deep_render_frame's upload_device).
 // A drag is faster than that: the worker keeps its last complete frame (DeepPanRecord: mu and
 // colours), and a request that pans it by whole pixels with the same reference orbit, zoom,
 // size, iterations and map takes its pixels shifted and computes only the exposed strips
@@ -36,6 +40,7 @@
 
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/palette.h"
 #include "compute/fractal/view.h"
@@ -54,7 +59,8 @@ struct DeepPanRecord {
     int anchor_shift_y = 0;
     DeepNumberType number_type = DeepNumberType::Auto;  // as requested
     DeepFrame frame;                 // mu (no escape counts), the reference it ran against, the figures
-    std::vector<uint8_t> rgba;       // coloured with these:
+    std::vector<uint8_t> rgba;       // coloured with these (where colours_on_host):
+    bool colours_on_host = false;    // false after a frame coloured on the device: a pan colours it here first
     bool plain_colouring = false;    // the palette alone (colouring.h: no layers)
     PaletteTable palette;
     double palette_density = 0.0;
@@ -70,6 +76,9 @@ struct DeepRenderWorker {
     std::function<void()> on_news;    // called from the worker when pixels arrive (set before start)
     ReferenceCache cache;             // shared by every frame of the window (its own lock)
     DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
+    // The worker thread's, except rgba[device_front], which the UI reads under the lock: the last
+    // CUDA frame's mu and its colours, on the device.
+    DeepDeviceFrame device;
     double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
     DeepPanRecord last;               // the worker thread's: the last complete frame
     // The worker thread's: the buffer the display had before the last publish, reused for the
@@ -85,6 +94,7 @@ struct DeepRenderWorker {
     PaletteTable request_palette;
     uint64_t request_id = 0;
     bool request_cuda = false;
+    bool request_device_display = false;  // the UI takes CUDA frames from device memory
 
     // Guarded by mutex. The frame being produced: rgba holds frame_view's pixels (the coarse
     // pass replicated, or the full frame); fresh says they changed since the UI took them.
@@ -94,7 +104,9 @@ struct DeepRenderWorker {
     bool fresh = false;
     int dirty_begin = 0;              // rows [dirty_begin, dirty_end) changed since the UI took them
     int dirty_end = 0;
-    bool complete = false;            // the full pass is in rgba
+    bool complete = false;            // the full pass is in rgba (or on the device)
+    bool frame_on_device = false;     // the frame is device.rgba[device_front], not rgba
+    int device_front = 0;
     uint64_t working_id = 0;          // the request being computed (progress belongs to it)
     DeepPhase phase = DeepPhase::Idle;
     double progress = 0.0;            // 0..1 within the phase
@@ -121,12 +133,18 @@ struct DeepRenderStatus {
 
 void start_deep_render_worker(DeepRenderWorker& worker);
 // Asks for `view` on CUDA (use_cuda) or the CPU; cancels the frame under way. Returns its id.
+// device_display: the caller can take a CUDA frame from device memory (take_deep_render_frame's
+// upload_device), so full CUDA frames are coloured there and never come to the host.
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
-                             const PaletteTable& palette, bool use_cuda);
+                             const PaletteTable& palette, bool use_cuda, bool device_display = false);
 // Calls upload(frame_view, rgba, first_row, rows) for the rows that changed since the last call
-// (under the lock: upload copies; rgba is the whole frame, row 0 first), and returns the status.
+// (under the lock: upload copies; rgba is the whole frame, row 0 first), or, for a frame on the
+// device, upload_device(frame_view, rgba_device) (under the lock too: it must have finished
+// reading the device memory when it returns), and returns the status.
 using DeepFrameUpload = std::function<void(const View&, const uint8_t*, int, int)>;
-DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload);
+using DeepDeviceFrameUpload = std::function<void(const View&, const uint8_t*)>;
+DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFrameUpload& upload,
+                                        const DeepDeviceFrameUpload& upload_device = {});
 void stop_deep_render_worker(DeepRenderWorker& worker);
 
 }  // namespace ms

@@ -44,6 +44,20 @@ void ensure_interop_buffer(FrameRenderer& r, int width, int height) {
     r.pixel_buffer_height = height;
 }
 
+// ensure_interop_buffer, or false with the reason kept in r.interop_unavailable.
+bool try_interop_buffer(FrameRenderer& r, int width, int height) {
+    try {
+        ensure_interop_buffer(r, width, height);
+        return true;
+    } catch (const std::exception& e) {
+        r.interop_unavailable = e.what();
+        if (!gl_context_is_nvidia())
+            r.interop_unavailable += " (the OpenGL context is " + gl_renderer_description() +
+                                     ", not NVIDIA's driver, so CUDA cannot share its buffers)";
+        return false;
+    }
+}
+
 void render_interop(FrameRenderer& r, const View& view, Precision precision, const PaletteTable& palette) {
     auto t0 = Clock::now();
     uint8_t* device_rgba = cuda_map_gl_buffer(r.cuda_buffer, nullptr);
@@ -117,8 +131,7 @@ void take_cpu_rows(FrameRenderer& r) {
 // Takes the deep worker's newest pixels into the texture and its status into the renderer.
 void take_deep_frame(FrameRenderer& r) {
     double upload_ms = 0.0;
-    DeepRenderStatus status = take_deep_render_frame(r.deep, [&](const View& frame_view, const uint8_t* rgba,
-                                                                 int first_row, int rows) {
+    auto upload_host = [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
         auto t0 = Clock::now();
         if (frame_view.width != r.texture.width || frame_view.height != r.texture.height) {
             resize_frame_texture(r.texture, frame_view.width, frame_view.height);
@@ -130,7 +143,43 @@ void take_deep_frame(FrameRenderer& r) {
         r.texture_view = frame_view;
         r.texture_valid = true;
         upload_ms += ms_since(t0);
-    });
+    };
+    // A CUDA frame the worker coloured on the device: one device-to-device copy into the shared
+    // pixel buffer, then the texture from it. Where the buffer cannot be shared after all, the
+    // frame comes through host memory once and later requests are coloured on the host.
+    auto upload_device = [&](const View& frame_view, const uint8_t* rgba_device) {
+        auto t0 = Clock::now();
+        const size_t bytes = size_t(frame_view.width) * frame_view.height * 4;
+        ensure_texture_size(r, frame_view.width, frame_view.height);
+        bool shown = false;
+        if (r.interop_unavailable.empty() && try_interop_buffer(r, frame_view.width, frame_view.height)) {
+            try {
+                cuda_copy_into_gl_buffer(r.cuda_buffer, rgba_device, bytes);
+                upload_frame_from_pixel_buffer(r.texture, r.pixel_buffer);
+                shown = true;
+                ++r.deep_device_frames;
+            } catch (const std::exception& e) {
+                r.interop_unavailable = std::string("interop failed while showing a deep frame: ") + e.what();
+            }
+        }
+        if (!shown) {
+            try {
+                r.host_rgba.resize(bytes);
+                cuda_copy_to_host(r.host_rgba.data(), rgba_device, bytes);
+                upload_frame_rows(r.texture, r.host_rgba.data(), 0, frame_view.height);
+                shown = true;
+            } catch (const std::exception&) {
+                // The device failed under the frame: the texture keeps the last one, and the
+                // worker's next CUDA frame reports the error (the status line says it).
+            }
+        }
+        if (shown) {
+            r.texture_view = frame_view;
+            r.texture_valid = true;
+        }
+        upload_ms += ms_since(t0);
+    };
+    DeepRenderStatus status = take_deep_render_frame(r.deep, upload_host, upload_device);
     const bool was_complete = r.complete;
     const bool current = !r.deep_request_pending && status.frame_id == r.deep_request_id;
     const bool working_on_current = !r.deep_request_pending && status.working_id == r.deep_request_id;
@@ -201,6 +250,9 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
             r.cpu_request_pending = false;
             r.deep_request_pending = true;
             r.deep_request_cuda = backend == Backend::Cuda && r.cuda_unavailable.empty() && r.deep_status.cuda_error.empty();
+            // Its CUDA frames stay on the device where this GL context shares a buffer with CUDA.
+            r.deep_request_device_display =
+                r.deep_request_cuda && r.interop_unavailable.empty() && try_interop_buffer(r, view.width, view.height);
             r.pending_palette = palette;
             r.path = r.deep_request_cuda ? RenderPath::DeepCuda : RenderPath::DeepCpu;
             r.cpu_progress = 0.0;
@@ -210,17 +262,7 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
         RenderPath path = RenderPath::Cpu;
         if (backend == Backend::Cuda && r.cuda_unavailable.empty())
             path = r.interop_unavailable.empty() ? RenderPath::Interop : RenderPath::Copy;
-        if (path == RenderPath::Interop) {
-            try {
-                ensure_interop_buffer(r, view.width, view.height);
-            } catch (const std::exception& e) {
-                r.interop_unavailable = e.what();
-                if (!gl_context_is_nvidia())
-                    r.interop_unavailable += " (the OpenGL context is " + gl_renderer_description() +
-                                             ", not NVIDIA's driver, so CUDA cannot share its buffers)";
-                path = RenderPath::Copy;
-            }
-        }
+        if (path == RenderPath::Interop && !try_interop_buffer(r, view.width, view.height)) path = RenderPath::Copy;
         // Down the chain on a failure: interop -> copy (CUDA without the shared GL buffer) -> CPU.
         while (path != RenderPath::Cpu) {
             try {
@@ -261,7 +303,7 @@ void submit_frame_request(FrameRenderer& r) {
     if (r.deep_request_pending) {
         r.deep_request_pending = false;
         r.deep_request_id = request_deep_render(r.deep, r.requested_view, r.requested_precision, r.pending_palette,
-                                                r.deep_request_cuda);
+                                                r.deep_request_cuda, r.deep_request_device_display);
     }
     if (!r.cpu_request_pending) return;
     r.cpu_request_pending = false;

@@ -9,8 +9,10 @@
 //            (no CUDA device, a CPU-only build, a CUDA failure, or the user's choice);
 //   deep-cuda, deep-cpu
 //            past FP64's resolution: perturbation from an MPFR reference orbit, with BLA, on
-//            the deep worker's thread (deep_render_worker.h), on CUDA or the CPU; the finished
-//            frame comes through host memory like the copy path's.
+//            the deep worker's thread (deep_render_worker.h), on CUDA or the CPU. A full CUDA
+//            frame is coloured on the device and reaches the shared pixel buffer by one
+//            device-to-device copy (where interop works); the coarse pass, a drag's panned
+//            views and CPU frames come through host memory, as the copy path's.
 //
 // A failure on the way down is remembered with its reason (shown in the window and logged)
 // and that path is not retried. The renderer owns the GL and CUDA resources; the main loop
@@ -71,6 +73,8 @@ struct FrameRenderer {
     uint64_t deep_request_id = 0;
     bool deep_request_pending = false;
     bool deep_request_cuda = false;
+    bool deep_request_device_display = false;  // its CUDA frames come from device memory
+    uint64_t deep_device_frames = 0;  // deep frames shown by a device-to-device copy (tests, bench)
     DeepRenderStatus deep_status;
 
     // Why faster paths are out (empty while they are usable). Set once, never retried.

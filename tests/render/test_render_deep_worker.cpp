@@ -5,7 +5,8 @@
 // pixels never reach the display; the worker stops when its owner unwinds mid-frame; a Julia set
 // and a Tricorn view at 1E50 come back as deep_cpu computes them; a whole-pixel pan reuses the
 // last frame's pixels, a fractional pan and a zoom do not; a drag whose views come faster than
-// the worker ends on the right picture; a view with colouring layers renders in full.
+// the worker ends on the right picture; a view with colouring layers renders in full. On CUDA
+// (skipped without): a window with interop gets full frames in device memory, the same bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,9 +18,11 @@
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
 #include "compute/io/assets.h"
+#include "render/frame/cuda_interop.h"
 #include "render/frame/deep_render_worker.h"
 #include "render/frame/view_math.h"
 #include "tests/fractal/deep_family_locations.h"
+#include "tests/validate.h"
 
 namespace ms {
 namespace {
@@ -45,14 +48,26 @@ View deep_view(int width, int height, int64_t iterations) {
     return v;
 }
 
-// Waits (up to a minute) until the worker has a complete frame for request `id`.
-DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vector<uint8_t>* rgba, View* frame_view) {
+// Waits (up to a minute) until the worker has a complete frame for request `id`. A frame the
+// worker hands over in device memory (requests with device_display) is copied back, and
+// *from_device (if given) says which way the last pixels came.
+DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vector<uint8_t>* rgba, View* frame_view,
+                                bool* from_device = nullptr) {
     DeepRenderStatus status;
     for (int i = 0; i < 6000; ++i) {
-        status = take_deep_render_frame(worker, [&](const View& view, const uint8_t* pixels, int, int) {
-            *frame_view = view;
-            rgba->assign(pixels, pixels + size_t(view.width) * view.height * 4);
-        });
+        status = take_deep_render_frame(
+            worker,
+            [&](const View& view, const uint8_t* pixels, int, int) {
+                *frame_view = view;
+                rgba->assign(pixels, pixels + size_t(view.width) * view.height * 4);
+                if (from_device) *from_device = false;
+            },
+            [&](const View& view, const uint8_t* pixels_device) {
+                *frame_view = view;
+                rgba->resize(size_t(view.width) * view.height * 4);
+                cuda_copy_to_host(rgba->data(), pixels_device, rgba->size());
+                if (from_device) *from_device = true;
+            });
         if (status.frame_id == id && status.complete) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -275,6 +290,72 @@ TEST(DeepRenderWorker, AQuickDragEndsOnTheRightPicture) {
     size_t same = 0;
     for (size_t i = 0; i < rgba.size(); i += 4) same += std::equal(&rgba[i], &rgba[i] + 4, &expected_rgba[i]);
     EXPECT_GE(double(same) / double(width * height), 0.999);
+    stop_deep_render_worker(worker);
+}
+
+// CUDA, for a window whose GL buffer CUDA can write (request_deep_render's device_display): the
+// full frame is coloured on the device and handed over there, its bytes those of the frame the
+// worker colours on the host for a window without interop; a whole-pixel pan after it (whose
+// colours were never on the host) comes through host memory with a full render's colours, and
+// the next full frame goes to the other device buffer. Skips without CUDA.
+TEST(DeepRenderWorker, ACudaFrameForAnInteropWindowStaysOnTheDevice) {
+    SKIP_WITHOUT_CUDA();
+    const PaletteTable palette = test_palette();
+    const int width = 160, height = 90;
+    const View view = deep_view(width, height, 32000);
+    std::vector<uint8_t> host_rgba, device_rgba;
+    View frame_view;
+    bool from_device = true;
+    {
+        DeepRenderWorker host_worker;
+        start_deep_render_worker(host_worker);
+        const DeepRenderStatus status = wait_for_frame(
+            host_worker, request_deep_render(host_worker, view, Precision::Auto, palette, true, false), &host_rgba,
+            &frame_view, &from_device);
+        ASSERT_TRUE(status.complete);
+        EXPECT_TRUE(status.ran_on_cuda);
+        EXPECT_FALSE(from_device);
+    }
+    DeepRenderWorker worker;
+    start_deep_render_worker(worker);
+    DeepRenderStatus status = wait_for_frame(worker, request_deep_render(worker, view, Precision::Auto, palette, true, true),
+                                             &device_rgba, &frame_view, &from_device);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(status.ran_on_cuda);
+    EXPECT_TRUE(from_device);
+    EXPECT_TRUE(same_place(frame_view, view));
+    EXPECT_EQ(device_rgba, host_rgba);
+    int first_buffer = 0;
+    {
+        std::lock_guard lock(worker.mutex);
+        first_buffer = worker.device_front;
+    }
+
+    const View panned = pan_view(view, {10.0, 10.0}, {13.0, 8.0});
+    status = wait_for_frame(worker, request_deep_render(worker, panned, Precision::Auto, palette, true, true),
+                            &device_rgba, &frame_view, &from_device);
+    ASSERT_TRUE(status.complete);
+    EXPECT_FALSE(from_device) << "a pan's frame is assembled on the host";
+    EXPECT_EQ(status.stats.reused_pixels, uint64_t(width - 3) * (height - 2));
+    const DeepFrame expected = deep_cpu(deep_location(panned), width, height);
+    std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
+    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, panned.palette_density,
+                  panned.palette_offset, expected_rgba.data());
+    ASSERT_EQ(device_rgba.size(), expected_rgba.size());
+    size_t same = 0;
+    for (size_t i = 0; i < device_rgba.size(); i += 4)
+        same += std::equal(&device_rgba[i], &device_rgba[i] + 4, &expected_rgba[i]);
+    EXPECT_GE(double(same) / double(width * height), 0.999);
+
+    const View zoomed = zoom_view_about(panned, {80.0, 45.0}, 1.25);
+    status = wait_for_frame(worker, request_deep_render(worker, zoomed, Precision::Auto, palette, true, true),
+                            &device_rgba, &frame_view, &from_device);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(from_device);
+    {
+        std::lock_guard lock(worker.mutex);
+        EXPECT_NE(worker.device_front, first_buffer) << "the next frame is coloured into the other buffer";
+    }
     stop_deep_render_worker(worker);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/fractal/view.h"
 
 namespace ms {
@@ -23,5 +24,13 @@ void deep_options_for_colouring(const Colouring& colouring, DeepRenderOptions* o
 // frame (1/K when it is a K-times supersampled sample grid), as colour_frame's.
 void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
                        uint8_t* rgba_out);
+
+// The same colours on the device, from the frame deep_cuda left in `frame` (its options'
+// device_frame), into rgba_device (frame.width x frame.height x 4 bytes of device memory, e.g.
+// frame.rgba[k]), on `stream` (a cudaStream_t; null: the default stream), finished on return.
+// A frame with the DE layer needs the distance (deep_options_for_colouring asked for it).
+// Throws std::runtime_error when the device holds no frame, on a CUDA error, and without CUDA.
+void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
+                            double pixel_scale, uint8_t* rgba_device, void* stream);
 
 }  // namespace ms

@@ -33,6 +33,8 @@
 
 namespace ms {
 
+struct DeepDeviceFrame;  // deep_device_frame.h
+
 enum class DeepNumberType { Auto, Double, FloatExp };
 const char* deep_number_type_name(DeepNumberType type);  // "auto", "double", "floatexp"
 
@@ -74,6 +76,9 @@ struct DeepRenderOptions {
     // a frame no larger). 0: the defaults, 2048 steps and 65536 pixels. Tests make them small.
     int64_t cuda_pass_steps = 0;
     int64_t cuda_pass_final_pixels = 0;
+    // deep_cuda only: also leave the frame's mu and distance estimate in this device memory
+    // (deep_device_frame.h), for colouring on the device; null: the device copies are freed.
+    DeepDeviceFrame* device_frame = nullptr;
     const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe

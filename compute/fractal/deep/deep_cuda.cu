@@ -2,6 +2,7 @@
 // the CPU path), device buffers, one launch, copies back. Device part: one thread per pixel
 // running deep_iterate_pixel, per-warp sums of the counters added atomically.
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 
 #include <algorithm>
 #include <chrono>
@@ -491,8 +492,14 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                                              critical_size, bla_w, stream, &bytes_copied);
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
-    DeviceArray<double> mu_device(pixels, stream);
-    DeviceArray<float> distance_device(kDistance ? pixels : 0, stream);
+    // mu and the distance: in the caller's device frame when it keeps them (the window colours
+    // them there), else in stream-ordered arrays freed on return.
+    DeepDeviceFrame* kept = options.device_frame;
+    if (kept) kept->reserve(pixels);
+    DeviceArray<double> mu_local(kept ? 0 : pixels, stream);
+    DeviceArray<float> distance_local(kDistance && !kept ? pixels : 0, stream);
+    double* const mu_device = kept ? kept->mu : mu_local.ptr;
+    float* const distance_device = kept ? kept->distance : distance_local.ptr;
     DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
@@ -542,7 +549,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
             deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses><<<pass_grid, block, 0, stream>>>(
                 static_cast<const DeepOrbitPoint<T>*>(z_device->ptr), orbit.last_index(), bla, w_data, w_last, bla_w,
                 offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
-                counts_device.ptr, mu_device.ptr, distance_device.ptr, totals_device.ptr, tc ? tc->control : nullptr,
+                counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr,
                 in, out, budget);
         };
         if constexpr (kDistance) launch.template operator()<false>();
@@ -592,10 +599,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 
     CUDA_CHECK(cudaMemcpyAsync(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
                                cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device.ptr, pixels * sizeof(double), cudaMemcpyDeviceToHost,
+    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device, pixels * sizeof(double), cudaMemcpyDeviceToHost,
                                stream));
     if constexpr (kDistance)
-        CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device.ptr, pixels * sizeof(float),
+        CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device, pixels * sizeof(float),
                                    cudaMemcpyDeviceToHost, stream));
     DeviceCounters totals{};
     CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
@@ -607,6 +614,11 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     stats.perturbation_steps = totals.steps;
     stats.rebases = totals.rebases;
     stats.escaped_pixels = totals.escaped;
+    if (kept) {
+        kept->width = frame->width;
+        kept->height = frame->height;
+        kept->has_distance = kDistance;
+    }
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 // While the kernel runs, the host polls options.cancel and tells the kernel (blocks not yet
 // started skip their pixels; the frame comes back with stats.cancelled) and reports progress
 // through options.row_progress (rows, from the warps finished).
-// What is not here yet: the BLA build on the GPU, writing RGBA.
+// A caller that shows the frame from the device passes options.device_frame (deep_device_frame.h):
+// mu and the distance stay there too, for colour_deep_frame_cuda (deep_colour.h).
+// What is not here yet: the BLA build on the GPU.
 #pragma once
 
 #include <string>
