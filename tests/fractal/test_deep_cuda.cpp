@@ -82,6 +82,24 @@ TEST(DeepCuda, MatchesCpuWithFloatExpAt1e300And1e1000) {
     expect_same_frame(load("e1000"), 48, 27, {}, DeepNumberType::FloatExp);
 }
 
+// The frame's passes (deep_cuda.cu): pixels suspended after a step budget and resumed, packed,
+// in the next pass give the one-pass frame exactly. Small budgets and a small last pass so that
+// these small frames take many passes, with double and FloatExp deltas, BLA on and off, rebasing
+// at the glitch location, and a Julia set (whose suspended pixels may sit on its critical orbit).
+TEST(DeepCuda, MatchesCpuThroughPasses) {
+    SKIP_WITHOUT_CUDA();
+    DeepRenderOptions options;
+    options.cuda_pass_steps = 37;
+    options.cuda_pass_final_pixels = 16;
+    expect_same_frame(load("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
+    expect_same_frame(load("glitch_test_3"), 64, 36, options, DeepNumberType::Double);
+    expect_same_frame(load("e1000"), 48, 27, options, DeepNumberType::FloatExp);
+    expect_same_frame(test::boundary_location(test::kJuliaRabbit, 215, 1000, "1E20"), 48, 27, options,
+                      DeepNumberType::Double);
+    options.use_bla = false;
+    expect_same_frame(load("e113"), 48, 27, options, DeepNumberType::Double);
+}
+
 // The window's deep worker renders on a non-blocking stream of its own (DeepCudaStream): the
 // same frame, whether 1e20 (double) or 1E1000 (FloatExp), and the stream is reused.
 TEST(DeepCuda, MatchesCpuOnAStreamOfItsOwn) {

@@ -3,7 +3,8 @@
 // value, bit for bit, on every pixel, and the same counters (steps, skips, rebases), at the 1e50
 // location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50 benchmark), at its centre seen
 // from 1e20, at the glitch location glitch_test_3 (4.1e158) and with BLA off. The MPFR truth is
-// test_deep_render's business: deep_cpu runs this loop there.
+// test_deep_render's business: deep_cpu runs this loop there. Also deep_cuda's form of the loop
+// (kPacked), run on the CPU, against the one-pixel loop.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -93,7 +94,82 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     if (use_bla) EXPECT_GT(one.bla_skips, 0u);
 }
 
+// The loop as deep_cuda runs it (kPacked: the orbit beside level 0's radii, skips found by
+// bla_lookup_batched in the table's compact radii; kResume: in pieces of a step budget), here on
+// the CPU, against the one-pixel loop: the same escape count, mu and counters on every pixel. deep_cuda's own test compares the GPU's
+// frames with deep_cpu's where a device exists; this one runs everywhere.
+template <typename T>
+void check_packed(const DeepLocation& location, int width, int height, DeepNumberType type) {
+    DeepRenderOptions options;
+    options.number_type = type;
+    DeepFrame frame;
+    const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    ASSERT_TRUE(setup.orbit);
+    std::shared_ptr<const BlaTable<T, DeepComplex<T>>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<T, DeepComplex<T>>(setup, options, &table, &critical, &frame.stats)));
+    ASSERT_TRUE(table);
+    const BlaView<T, DeepComplex<T>> bla = bla_view(table.get());
+    BlaView<T, DeepComplex<T>> packed_bla = bla;
+    packed_bla.r2 = table->r2.data();
+    const DeepComplex<T>* Z = deep_orbit_data<T>(*setup.orbit);
+    const int64_t last = setup.orbit->last_index();
+    std::vector<DeepOrbitPoint<T>> points(static_cast<size_t>(last + 1));
+    for (int64_t m = 0; m <= last; ++m) points[size_t(m)] = deep_orbit_point(Z, bla, m);
+    const T spacing = deep_from_floatexp<T>(setup.spacing);
+    const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
+    DeepPixelCounters one, packed, resumed;
+    int differ = 0, suspensions = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
+            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+            const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+            double expected_mu = 0.0, packed_mu = 0.0;
+            const int64_t expected =
+                deep_iterate_pixel<T, true>(Z, last, bla, dc, location.max_iterations, &expected_mu, one);
+            const int64_t k = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true>(
+                nullptr, last, packed_bla, dc, location.max_iterations, &packed_mu, packed, nullptr, 0, nullptr, {},
+                nullptr, points.data());
+            // And in pieces of at most 50 steps, as deep_cuda's passes run it.
+            DeepPixelResume<T> state;
+            double resumed_mu = 0.0;
+            int64_t r = kDeepPixelSuspended;
+            while (r == kDeepPixelSuspended) {
+                r = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true, true>(
+                    nullptr, last, packed_bla, dc, location.max_iterations, &resumed_mu, resumed, nullptr, 0,
+                    nullptr, {}, nullptr, points.data(), nullptr, &state, 50);
+                suspensions += r == kDeepPixelSuspended;
+            }
+            if (k != expected || !same_bits(expected_mu, packed_mu) || r != expected ||
+                !same_bits(expected_mu, resumed_mu)) {
+                if (differ++ < 5)
+                    ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
+                                  << expected_mu << ", packed " << k << " mu " << packed_mu << ", resumed " << r
+                                  << " mu " << resumed_mu;
+            }
+        }
+    EXPECT_EQ(differ, 0) << "of " << width * height << " pixels";
+    for (const DeepPixelCounters* c : {&packed, &resumed}) {
+        EXPECT_EQ(c->iterations, one.iterations);
+        EXPECT_EQ(c->bla_iterations, one.bla_iterations);
+        EXPECT_EQ(c->bla_skips, one.bla_skips);
+        EXPECT_EQ(c->steps, one.steps);
+        EXPECT_EQ(c->rebases, one.rebases);
+        EXPECT_EQ(c->escaped, one.escaped);
+    }
+    EXPECT_GT(suspensions, width * height);
+    EXPECT_GT(one.bla_skips, 0u);
+    EXPECT_GT(one.rebases, 0u);
+}
+
 }  // namespace
+
+TEST(DeepLanes, PackedLoopMatchesOnePixelLoop) {
+    check_packed<double>(load("e50", "1e20"), 23, 13, DeepNumberType::Double);
+    check_packed<double>(load("glitch_test_3"), 17, 11, DeepNumberType::Double);
+    check_packed<double>(load("e227"), 6, 4, DeepNumberType::Double);
+    check_packed<FloatExp>(load("e533"), 9, 5, DeepNumberType::FloatExp);
+}
 
 TEST(DeepLanes, MatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, true); }
 

@@ -115,6 +115,9 @@ struct BlaView {
     int64_t level_offset[kBlaMaxLevels] = {};
     int64_t level_size[kBlaMaxLevels] = {};
     int levels = 0;
+    // deep_cuda: every entry's r2 alone (same order as entries), for bla_lookup_batched; null
+    // elsewhere.
+    const T* r2 = nullptr;
 };
 
 template <typename T, typename L = DeepComplex<T>>
@@ -312,6 +315,40 @@ MS_DEEP_HD const BlaStep<T, L>* bla_lookup_above_first(const BlaView<T, L>& bla,
         best = step;
     }
     return best;
+}
+// bla_lookup_above_first's choice (the same entry), for CUDA, where a skip's lookup holds up
+// every lane of its warp: the radii come from bla.r2 (8 bytes an entry for double, 18 MB at
+// 5e227 rather than a 48-byte entry's sector of a 108 MB table), kBatch levels' loads go out
+// together (the walk above is a chain of dependent loads), indices are 32-bit and the levels
+// are tested without a branch each. Level l's entry j >> l always exists (level sizes are
+// ceil(size / 2^l), and j < size), so the walk above's size test is not repeated. Where a
+// level may be longer than the iterations left (2^top > max_length: a stored length to read)
+// or the table has 2^31 entries, the walk above does it.
+template <typename T, typename L>
+MS_DEEP_HD const BlaStep<T, L>* bla_lookup_batched(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {
+    constexpr int kBatch = 4;
+    const int64_t j = m - 1;
+    int top = bla.levels - 1;
+    if (j != 0 && bla_trailing_zeros(uint64_t(j)) < top) top = bla_trailing_zeros(uint64_t(j));
+    if ((int64_t(1) << top) > max_length || bla.level_offset[bla.levels - 1] >= (int64_t(1) << 31))
+        return bla_lookup_above_first(bla, m, z2, max_length);
+    const uint32_t j32 = uint32_t(j);
+    int level = 1;  // levels below it hold
+    while (level <= top) {
+        T r2[kBatch];
+MS_DEEP_UNROLL
+        for (int k = 0; k < kBatch; ++k) {
+            const int l = level + k <= top ? level + k : top;
+            r2[k] = bla.r2[uint32_t(bla.level_offset[l]) + (j32 >> l)];
+        }
+        int held = 0;
+MS_DEEP_UNROLL
+        for (int k = 0; k < kBatch; ++k) held += (held == k && level + k <= top && z2 < r2[k]) ? 1 : 0;
+        level += held;
+        if (held < kBatch) break;
+    }
+    const int best = level - 1;
+    return bla.entries + (uint32_t(bla.level_offset[best]) + (j32 >> best));
 }
 template <typename T, typename L>
 MS_DEEP_HD const BlaStep<T, L>* bla_lookup(const BlaView<T, L>& bla, int64_t m, T z2, int64_t max_length) {

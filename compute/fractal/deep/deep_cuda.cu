@@ -15,6 +15,7 @@
 #include <thread>
 #include <type_traits>
 #include <typeinfo>
+#include <vector>
 
 #include "compute/fractal/deep/deep_bla_cuda.h"
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -40,6 +41,12 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 
 constexpr int kBlockWidth = 16;
 constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
+// The frame's passes (render_pixels_cuda; DeepRenderOptions::cuda_pass_steps and
+// cuda_pass_final_pixels): at most this many perturbation steps a pixel a pass (5e227 and 1e50
+// take about 10,000 a pixel, from 6,000 to 70,000), and a last pass without a budget once no
+// more pixels than this are left (fewer than the device holds at once).
+constexpr int64_t kPassSteps = 2048;
+constexpr size_t kPassFinalPixels = 65536;
 
 // What the host and a running kernel tell each other, in device memory: the host sets cancel
 // (a 4-byte copy on a stream of its own, which runs beside the kernel) when a newer view makes
@@ -55,37 +62,91 @@ struct KernelControl {
 // One instantiation per number type, formula (formula.h), plane (kJulia), rebasing and distance
 // estimate (kDistance: into `distance`, else unused). W, w_last and bla_w are a Julia set's
 // critical orbit and its table (unused elsewhere).
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance>
-__global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
-                                   const DeepComplex<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
+// The pixels a pass leaves running (kPasses): their loop states, their places in the region
+// (row-major) and how many.
+template <typename T>
+struct PassQueue {
+    DeepPixelResume<T>* states = nullptr;
+    uint32_t* pixels = nullptr;
+    unsigned int* count = nullptr;
+};
+
+// Z and W are read as DeepOrbitPoint arrays (the orbit beside level 0's radius, made by
+// pack_orbit_kernel below).
+// kPasses: each pixel runs at most step_budget perturbation steps, and a pixel still running
+// then goes to `out` (deep_iterate_pixel's kResume); a pass that reads `in` (in.pixels non-null)
+// takes its pixels from there, one thread each (a 1-D grid of the same blocks), so the pixels
+// still running fill whole warps again instead of idling 32-lane warps for their slowest lane.
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses>
+__global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
+                                   const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height,
                                    DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
-                                   float* distance, DeviceCounters* totals, KernelControl* control) {
-    // One thread per pixel of the region; its dc from its place (x, y) in the width x height frame.
-    const int column = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+                                   float* distance, DeviceCounters* totals, KernelControl* control,
+                                   PassQueue<T> in, PassQueue<T> out, int64_t step_budget) {
+    static_assert(!(kDistance && kPasses), "the distance estimate's loop runs in one pass");
     DeepPixelCounters c;
     // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
     const unsigned lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
     int flag = 0;
     if (control && lane == 0) flag = *static_cast<volatile int*>(&control->cancel);
     const bool cancelled = __shfl_sync(0xffffffffu, flag, 0) != 0;
-    if (column < region.width && row < region.height && !cancelled) {
-        const int x = region.x + column, y = region.y + row;
+    // One thread per pixel of the region (its place from the 2-D grid, or from `in`); its dc from
+    // its place (x, y) in the width x height frame.
+    bool active;
+    uint32_t pixel = 0;
+    DeepPixelResume<T> state;
+    if (!kPasses || !in.pixels) {
+        const int column = blockIdx.x * blockDim.x + threadIdx.x;
+        const int row = blockIdx.y * blockDim.y + threadIdx.y;
+        active = column < region.width && row < region.height;
+        pixel = uint32_t(row) * uint32_t(region.width) + uint32_t(column);
+    } else {
+        const uint32_t t = ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+        active = t < *in.count;
+        if (active) {
+            pixel = in.pixels[t];
+            state = in.states[t];
+        }
+    }
+    bool suspended = false;
+    if (active && !cancelled) {
+        const int x = region.x + int(pixel % uint32_t(region.width)), y = region.y + int(pixel / uint32_t(region.width));
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
         const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
-        const size_t i = size_t(row) * size_t(region.width) + size_t(column);
+        const size_t i = pixel;
         double pixel_mu;
+        int64_t k;
         if constexpr (kDistance)
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia, true>(Z, last_index, bla, dc, max_iterations,
-                                                                        &pixel_mu, c, W, w_last, &bla_w,
-                                                                        DeepDistanceOutput<T>{spacing, distance + i});
+            k = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
+                DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
         else
-            counts[i] = deep_iterate_pixel<T, kRebase, F, kJulia>(Z, last_index, bla, dc, max_iterations, &pixel_mu,
-                                                                  c, W, w_last, &bla_w);
-        mu[i] = pixel_mu;
+            k = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true, kPasses>(
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z,
+                W, &state, step_budget);
+        suspended = kPasses && k == kDeepPixelSuspended;
+        if (!suspended) {
+            counts[i] = k;
+            mu[i] = pixel_mu;
+        }
+    }
+    if constexpr (kPasses) {
+        // The warp's suspended pixels go to `out` together: one atomic a warp.
+        const unsigned mask = __ballot_sync(0xffffffffu, suspended);
+        if (mask) {
+            const int leader = __ffs(mask) - 1;
+            unsigned int first = 0;
+            if (int(lane) == leader) first = atomicAdd(out.count, unsigned(__popc(mask)));
+            first = __shfl_sync(0xffffffffu, first, leader);
+            if (suspended) {
+                const unsigned slot = first + unsigned(__popc(mask & ((1u << lane) - 1u)));
+                out.states[slot] = state;
+                out.pixels[slot] = pixel;
+            }
+        }
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
     unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
@@ -100,6 +161,21 @@ __global__ void deep_pixels_kernel(const DeepComplex<T>* Z, int64_t last_index, 
         atomicAdd(&totals->escaped, sums[5]);
         if (control) atomicAdd(&control->warps_done, 1u);
     }
+}
+
+// points[m] = {Z_m, level 0's radius at m} for m = 0 .. size - 1 (bla_first_radius: 0 at m = 0,
+// past the table and with no table).
+template <typename T, typename L>
+__global__ void pack_orbit_kernel(const DeepComplex<T>* z, int64_t size, BlaView<T, L> bla, DeepOrbitPoint<T>* points) {
+    const int64_t m = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (m < size) points[m] = deep_orbit_point(z, bla, m);
+}
+
+// radii[i] = entries[i].r2: a table's radii alone, for bla_lookup_batched.
+template <typename T, typename L>
+__global__ void bla_radii_kernel(const BlaStep<T, L>* entries, int64_t size, T* radii) {
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < size) radii[i] = entries[i].r2;
 }
 
 // The calling thread's KernelControl on the device, the non-blocking stream that reads and
@@ -140,12 +216,17 @@ ThreadControl& thread_control() {
 }
 
 // Waits for `done` on the host while the kernel runs, polling every 200 us: sets the kernel's
-// cancel flag once options.cancel is set, and reports progress as rows (warps done of all).
-// Returns true when the kernel was told to cancel.
+// cancel flag once options.cancel is set, and reports progress as rows: rows_from + rows_span x
+// (warps done of all), never less than *rows_reported (a frame's passes report one rising
+// count), and the whole height once `last` is done. Returns true when the kernel was told to
+// cancel.
 bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, int height,
-                     const DeepRenderOptions& options) {
+                     const DeepRenderOptions& options, int rows_from = 0, int rows_span = -1, bool last = true,
+                     int* rows_reported_io = nullptr) {
     bool cancelled = false;
-    int rows_reported = -1;
+    int rows_reported_local = -1;
+    int& rows_reported = rows_reported_io ? *rows_reported_io : rows_reported_local;
+    if (rows_span < 0) rows_span = height;
     for (;;) {
         const cudaError_t status = cudaEventQuery(done);
         if (status == cudaSuccess) break;
@@ -161,13 +242,18 @@ bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, in
                                        cudaMemcpyDeviceToHost, tc.side));
             CUDA_CHECK(cudaStreamSynchronize(tc.side));
             const unsigned int finished = std::min(tc.pinned[0], warps);
-            const int rows = int(int64_t(height) * finished / std::max(warps, 1u));
-            if (rows != rows_reported) options.row_progress(rows, height);
-            rows_reported = rows;
+            const int rows = rows_from + int(int64_t(rows_span) * finished / std::max(warps, 1u));
+            if (rows > rows_reported) {
+                options.row_progress(rows, height);
+                rows_reported = rows;
+            }
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    if (options.row_progress && !cancelled) options.row_progress(height, height);
+    if (options.row_progress && !cancelled && last) {
+        options.row_progress(height, height);
+        rows_reported = height;
+    }
     return cancelled;
 }
 
@@ -190,6 +276,24 @@ struct DeviceArray {
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
+// Keeps the device's default memory pool from handing its memory back at every synchronisation
+// (its release threshold is 0 by default): a 1024x1024 frame takes about 160 MB of
+// stream-ordered buffers (outputs and its passes' queues), which would otherwise be mapped
+// anew each frame. Once per device.
+void keep_pool_memory() {
+    static std::mutex mutex;
+    static std::vector<int> done;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (std::find(done.begin(), done.end(), device) != done.end()) return;
+    cudaMemPool_t pool = nullptr;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t threshold = uint64_t(1) << 30;
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    done.push_back(device);
+}
+
 // Device copies of reference orbits and BLA tables, kept between frames: a frame whose orbit
 // and table came from the ReferenceCache finds their device copies here and copies nothing to
 // the device (about 100 MB a frame at 1e1086 before). An entry is keyed by the host object that
@@ -197,7 +301,8 @@ struct DeviceArray {
 // dropped), the array's address and size, and the device. The copy completes before an entry is
 // published, so another thread's stream may use it at once; a frame holds its buffers through
 // shared_ptr, so an entry evicted meanwhile is freed after the frame. At most kDeviceUploads
-// entries (a frame needs up to four: the orbit, a Julia set's critical orbit and their tables).
+// entries (a frame needs up to eight: the orbit and a Julia set's critical orbit, each also
+// packed beside level 0's radii, their tables when built on the CPU, and the tables' radii).
 struct DeviceBuffer {
     void* ptr = nullptr;
     explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cuda_malloc(&ptr, bytes ? bytes : 1)); }
@@ -206,13 +311,16 @@ struct DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-constexpr size_t kDeviceUploads = 8;
+constexpr size_t kDeviceUploads = 12;
+
+enum class UploadKind { Copy, PackedOrbit, Radii };
 
 struct DeviceUpload {
     std::weak_ptr<const void> owner;
     const void* data = nullptr;
     size_t bytes = 0;
     int device = -1;
+    UploadKind kind = UploadKind::Copy;
     std::shared_ptr<DeviceBuffer> buffer;
 };
 
@@ -226,35 +334,101 @@ DeviceUploads& device_uploads() {
     return uploads;
 }
 
+// The kept device buffer of (owner, data, bytes, kind) on the current device, or null.
+std::shared_ptr<DeviceBuffer> find_device_upload(const std::shared_ptr<const void>& owner, const void* data,
+                                                 size_t bytes, UploadKind kind, int device) {
+    DeviceUploads& uploads = device_uploads();
+    std::lock_guard<std::mutex> lock(uploads.mutex);
+    for (auto it = uploads.entries.begin(); it != uploads.entries.end();) {
+        const std::shared_ptr<const void> live = it->owner.lock();
+        if (!live) {
+            it = uploads.entries.erase(it);
+            continue;
+        }
+        if (live.get() == owner.get() && it->data == data && it->bytes == bytes && it->kind == kind &&
+            it->device == device)
+            return it->buffer;
+        ++it;
+    }
+    return nullptr;
+}
+
+void keep_device_upload(const std::shared_ptr<const void>& owner, const void* data, size_t bytes, UploadKind kind,
+                        int device, std::shared_ptr<DeviceBuffer> buffer) {
+    DeviceUploads& uploads = device_uploads();
+    std::lock_guard<std::mutex> lock(uploads.mutex);
+    uploads.entries.push_back({owner, data, bytes, device, kind, std::move(buffer)});
+    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+}
+
 // The device copy of `bytes` at `data`, owned by `owner`: found, or copied on `stream` (and
 // waited for) and kept. *copied says which.
 std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& owner, const void* data,
                                              size_t bytes, cudaStream_t stream, bool* copied) {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    DeviceUploads& uploads = device_uploads();
-    {
-        std::lock_guard<std::mutex> lock(uploads.mutex);
-        for (auto it = uploads.entries.begin(); it != uploads.entries.end();) {
-            const std::shared_ptr<const void> live = it->owner.lock();
-            if (!live) {
-                it = uploads.entries.erase(it);
-                continue;
-            }
-            if (live.get() == owner.get() && it->data == data && it->bytes == bytes && it->device == device) {
-                *copied = false;
-                return it->buffer;
-            }
-            ++it;
-        }
+    if (auto found = find_device_upload(owner, data, bytes, UploadKind::Copy, device)) {
+        *copied = false;
+        return found;
     }
     auto buffer = std::make_shared<DeviceBuffer>(bytes);
     CUDA_CHECK(cudaMemcpyAsync(buffer->ptr, data, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     *copied = true;
-    std::lock_guard<std::mutex> lock(uploads.mutex);
-    uploads.entries.push_back({owner, data, bytes, device, buffer});
-    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+    keep_device_upload(owner, data, bytes, UploadKind::Copy, device, buffer);
+    return buffer;
+}
+
+// The orbit z[0 .. size) beside level 0's radii of `table` (bla: its view with device entries),
+// as DeepOrbitPoint on the device: found (kept for the table, or for the orbit `orbit_owner`
+// without one; keyed by the host orbit z), or packed on `stream` from z_device, the orbit's copy
+// on the device, and kept.
+template <typename T, typename L>
+std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const void>& orbit_owner,
+                                                  const std::shared_ptr<const void>& table_owner,
+                                                  const DeepComplex<T>* z, const DeepComplex<T>* z_device,
+                                                  size_t size, const BlaView<T, L>& bla, cudaStream_t stream) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const std::shared_ptr<const void>& owner = table_owner ? table_owner : orbit_owner;
+    const size_t bytes = size * sizeof(DeepOrbitPoint<T>);
+    if (auto found = find_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device)) return found;
+    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    const int threads = 256;
+    const unsigned blocks = unsigned((size + threads - 1) / threads);
+    pack_orbit_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(
+        z_device, int64_t(size), bla, static_cast<DeepOrbitPoint<T>*>(buffer->ptr));
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    keep_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device, buffer);
+    return buffer;
+}
+
+// The number of entries in a table's view: the sum of its levels' sizes.
+template <typename T, typename L>
+size_t bla_entry_count(const BlaView<T, L>& bla) {
+    size_t count = 0;
+    for (int level = 0; level < bla.levels; ++level) count += size_t(bla.level_size[level]);
+    return count;
+}
+
+// The radii of a table whose entries are on the device (bla.entries, bla_entries_count of them),
+// kept with the table: found, or extracted on `stream` and kept.
+template <typename T, typename L>
+std::shared_ptr<DeviceBuffer> device_radii(const std::shared_ptr<const void>& table_owner, const BlaView<T, L>& bla,
+                                           size_t count, cudaStream_t stream) {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const size_t bytes = count * sizeof(T);
+    if (auto found = find_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device)) return found;
+    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    const int threads = 256;
+    const unsigned blocks = unsigned((count + threads - 1) / threads);
+    bla_radii_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(bla.entries, int64_t(count),
+                                                                        static_cast<T*>(buffer->ptr));
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    keep_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device, buffer);
     return buffer;
 }
 
@@ -335,6 +509,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const size_t orbit_size = orbit.z.size();
     // Everything below runs in order on one stream: the caller's, or the default one.
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
+    keep_pool_memory();
     const size_t pixels = size_t(frame->width) * size_t(frame->height);
 
     // The orbit and a Julia set's critical orbit: from the device cache, or copied now.
@@ -357,6 +532,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     // earlier frame; with options.bla_on_device false, built on the CPU and copied (or kept).
     BlaView<T, L> bla{}, bla_w{};
     std::shared_ptr<const void> bla_hold, bla_w_hold;  // what keeps the views' entries alive
+    // The tables (host or device), null without one: the device cache keeps radii and packed
+    // orbits for them.
+    std::shared_ptr<const void> table_owner, critical_owner;
     if (options.bla_on_device) {
         std::shared_ptr<const DeviceBlaTable<T, L>> table, critical_table;
         if (!deep_frame_bla_cuda(setup, options, z_data, w_data, stream, &table, &critical_table, &stats)) return;
@@ -364,9 +542,13 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         if (critical_table) bla_w = critical_table->view;
         bla_hold = table;
         bla_w_hold = critical_table;
+        table_owner = table;
+        critical_owner = critical_table;
     } else {
         std::shared_ptr<const BlaTable<T, L>> table, critical_table;
         if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
+        table_owner = table;
+        critical_owner = critical_table;
         if (table && !table->entries.empty()) {
             auto device = copy_of(table, table->entries.data(), table->entries.size() * sizeof(BlaStep<T, L>));
             bla = bla_view(table.get());
@@ -385,6 +567,24 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         stats.cancelled = true;
         return;
     }
+    // Each table's radii alone (for bla_lookup_batched), kept with the table.
+    std::shared_ptr<DeviceBuffer> radii_device, radii_w_device;
+    if (bla.entries) {
+        radii_device = device_radii<T, L>(table_owner, bla, bla_entry_count(bla), stream);
+        bla.r2 = static_cast<const T*>(radii_device->ptr);
+    }
+    if (bla_w.entries) {
+        radii_w_device = device_radii<T, L>(critical_owner, bla_w, bla_entry_count(bla_w), stream);
+        bla_w.r2 = static_cast<const T*>(radii_w_device->ptr);
+    }
+    // The orbits as DeepOrbitPoint arrays (each Z_m beside level 0's radius), packed on the device
+    // from the copies above and kept with the table.
+    const auto z_points = device_packed_orbit<T, L>(setup.orbit, table_owner, deep_orbit_data<T>(orbit), z_data,
+                                                    orbit_size, bla, stream);
+    std::shared_ptr<DeviceBuffer> w_points;
+    if (critical_size)
+        w_points = device_packed_orbit<T, L>(setup.orbit, critical_owner, deep_critical_data<T>(orbit), w_data,
+                                             critical_size, bla_w, stream);
     stats.device_bytes_copied = bytes_copied;
     DeviceArray<int64_t> counts_device(pixels, stream);
     // mu and the distance: in the caller's device frame when it keeps them (the window colours
@@ -410,30 +610,84 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         tc = &thread_control();
         CUDA_CHECK(cudaMemsetAsync(tc->control, 0, sizeof(KernelControl), stream));
     }
-    const unsigned int warps = grid.x * grid.y * (kBlockWidth * kBlockHeight / 32);
-    CUDA_CHECK(cudaEventRecord(events.start, stream));
     const int64_t w_last = orbit.critical_last_index();
-    deep_pixels_kernel<T, kRebase, F, kJulia, kDistance><<<grid, block, 0, stream>>>(
-        z_data, orbit.last_index(), bla, w_data, w_last, bla_w, offset,
-        spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations, counts_device.ptr,
-        mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    if (tc) {
-        if (wait_for_kernel(events.stop, *tc, warps, frame->height, options)) {
-            // The frame is stale: its pixels are not copied back (only the counters, which say
-            // how much of it ran). The warps already running finish theirs first.
+    const auto* w_packed = w_points ? static_cast<const DeepOrbitPoint<T>*>(w_points->ptr) : nullptr;
+    // Passes (every loop but the distance estimate's, on frames of more than pass_final_pixels):
+    // each pixel runs at most pass_steps perturbation steps a pass, and the pixels still running
+    // go on in the next pass, packed into whole warps; once no more than pass_final_pixels are
+    // left (too few to fill the device anyway), a last pass without a budget. One pass otherwise.
+    // (A 2-D frame's warps idle for their slowest lane: 15 of 32 lanes active on average at
+    // 5e227 in one pass.)
+    const int64_t pass_steps = options.cuda_pass_steps > 0 ? options.cuda_pass_steps : kPassSteps;
+    const size_t pass_final_pixels =
+        options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels) : kPassFinalPixels;
+    const bool passes = !kDistance && pixels > pass_final_pixels;
+    DeviceArray<DeepPixelResume<T>> states_a(passes ? pixels : 0, stream), states_b(passes ? pixels : 0, stream);
+    DeviceArray<uint32_t> places_a(passes ? pixels : 0, stream), places_b(passes ? pixels : 0, stream);
+    DeviceArray<unsigned int> queue_counts(2, stream);
+    const PassQueue<T> queue_a{states_a.ptr, places_a.ptr, queue_counts.ptr};
+    const PassQueue<T> queue_b{states_b.ptr, places_b.ptr, queue_counts.ptr + 1};
+    PassQueue<T> in{}, out = queue_a;
+    size_t running = pixels;  // the pixels the pass runs
+    int rows_reported = -1;
+    CUDA_CHECK(cudaEventRecord(events.start, stream));
+    for (int pass = 0;; ++pass) {
+        const bool last = !passes || running <= pass_final_pixels;
+        dim3 pass_grid = grid;
+        if (pass > 0) pass_grid = dim3(unsigned((running + kBlockWidth * kBlockHeight - 1) / (kBlockWidth * kBlockHeight)));
+        const unsigned int pass_warps = pass_grid.x * pass_grid.y * (kBlockWidth * kBlockHeight / 32);
+        if (passes) CUDA_CHECK(cudaMemsetAsync(out.count, 0, sizeof(unsigned int), stream));
+        if (tc && pass > 0) CUDA_CHECK(cudaMemsetAsync(&tc->control->warps_done, 0, sizeof(unsigned int), stream));
+        // A budget no pixel reaches on the last pass: it runs every pixel to its end.
+        const int64_t budget = last ? location.max_iterations : pass_steps;
+        const auto launch = [&]<bool kPasses>() {
+            deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses><<<pass_grid, block, 0, stream>>>(
+                static_cast<const DeepOrbitPoint<T>*>(z_points->ptr), orbit.last_index(), bla, w_packed, w_last, bla_w,
+                offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
+                counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr,
+                in, out, budget);
+        };
+        if constexpr (kDistance) launch.template operator()<false>();
+        else if (passes) launch.template operator()<true>();
+        else launch.template operator()<false>();
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaEventRecord(events.stop, stream));
+        if (tc) {
+            // Progress: the rows whose pixels are done, and within a pass up to half the rest.
+            const int from = std::max(rows_reported, 0);
+            const int span = last ? frame->height - from : (frame->height - from) / 2;
+            if (wait_for_kernel(events.stop, *tc, pass_warps, frame->height, options, from, span, last,
+                                &rows_reported)) {
+                // The frame is stale: its pixels are not copied back (only the counters, which say
+                // how much of it ran). The warps already running finish theirs first.
+                CUDA_CHECK(cudaEventSynchronize(events.stop));
+                DeviceCounters totals{};
+                CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                stats.iterations = totals.iterations;
+                stats.cancelled = true;
+                return;
+            }
+        } else {
             CUDA_CHECK(cudaEventSynchronize(events.stop));
-            DeviceCounters totals{};
-            CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-            stats.iterations = totals.iterations;
-            stats.cancelled = true;
-            return;
         }
-    } else {
-        CUDA_CHECK(cudaEventSynchronize(events.stop));
+        if (last) break;
+        unsigned int left = 0;
+        CUDA_CHECK(cudaMemcpyAsync(&left, out.count, sizeof left, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (options.row_progress && tc) {
+            const int rows = int(int64_t(frame->height) * int64_t(pixels - left) / int64_t(pixels));
+            if (rows > rows_reported) {
+                options.row_progress(rows, frame->height);
+                rows_reported = rows;
+            }
+        }
+        if (left == 0) break;
+        running = left;
+        in = out;
+        out = in.states == queue_a.states ? queue_b : queue_a;
     }
+    if (options.row_progress && tc && rows_reported < frame->height) options.row_progress(frame->height, frame->height);
     float kernel_ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;

@@ -150,21 +150,90 @@ struct DeepDistanceOutput {
     float* distance = nullptr;  // DE in pixels; 0 inside
 };
 
+// The reference at m and level 0's BLA radius there (bla_first_radius), side by side: what every
+// iteration of the pixel loop loads. On CUDA a pixel's m soon differs from its warp neighbours'
+// (rebases, skips of different lengths), so each lane's loads are their own memory sectors: one
+// 32-byte element (double) is one sector a step instead of two (Z_m, and the radius inside a
+// 48-byte table entry). deep_cuda builds the array on the device from the orbit and the table;
+// the values are the same, so the escape counts are too. The CPU reads the orbit and the table.
+template <typename T>
+struct alignas(sizeof(T) == 8 ? 32 : 16) DeepOrbitPoint {
+    DeepComplex<T> z;
+    T r0;
+};
+
+// Reads a point's values. On CUDA in 16-byte loads (2 for double, 3 for FloatExp: each FloatExp
+// of the point is 16-byte aligned): copying the over-aligned struct, the compiler fell back to
+// single-byte loads (24 a step on the H100, the kernel 4x slower).
+template <typename T>
+MS_DEEP_HD void deep_load_point(const DeepOrbitPoint<T>* p, DeepComplex<T>* z, T* r0) {
+#ifdef __CUDA_ARCH__
+    const double2* q = reinterpret_cast<const double2*>(p);
+    if constexpr (std::is_same_v<T, double>) {
+        const double2 a = __ldg(q), b = __ldg(q + 1);
+        *z = DeepComplex<double>{a.x, a.y};
+        *r0 = b.x;
+        return;
+    } else if constexpr (std::is_same_v<T, FloatExp>) {
+        const double2 a = __ldg(q), b = __ldg(q + 1), c = __ldg(q + 2);
+        *z = DeepComplex<FloatExp>{FloatExp{a.x, __double_as_longlong(a.y)}, FloatExp{b.x, __double_as_longlong(b.y)}};
+        *r0 = FloatExp{c.x, __double_as_longlong(c.y)};
+        return;
+    }
+#endif
+    *z = p->z;
+    *r0 = p->r0;
+}
+
+// The point at m of an orbit z and its table's view bla (deep_cuda's pack_orbit_kernel, and the
+// test that runs the kPacked loop on the CPU).
+template <typename T, typename L>
+MS_DEEP_HD DeepOrbitPoint<T> deep_orbit_point(const DeepComplex<T>* z, const BlaView<T, L>& bla, int64_t m) {
+    return DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
+}
+
+// A pixel's loop between two calls (kResume: deep_cuda's passes, which move the pixels still
+// running into full warps): everything the loop carries that cannot be recomputed from it.
+// Z_m, level 0's radius and |z|^2 are reloaded and recomputed exactly as the loop has them.
+template <typename T>
+struct alignas(16) DeepPixelResume {
+    DeepComplex<T> z{};
+    int64_t m = 0, base = 0;
+    uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
+    bool started = false;      // false: the pixel starts from the beginning
+    bool on_critical = false;  // a Julia set's pixel rebased onto W
+};
+// What deep_iterate_pixel returns when kResume's step budget ran out (the state is in *resume).
+inline constexpr int64_t kDeepPixelSuspended = -2;
+
 // Iterates the pixel at dc (its offset from the reference point). Returns its escape count
 // (-1 inside) and writes mu (-1 inside). Julia sets (kJulia): dc is the pixel's offset from
 // Z_0 (the view centre's orbit), no dc is added per step, and rebasing moves the pixel onto
 // W (the critical orbit, its BLA table bla_w); elsewhere W, w_last and bla_w are not used.
 // kDistance: also the distance estimate (DeepDistanceOutput above, deep_derivative.h); the loop
 // without it is the smooth-only loop, unchanged.
+// kPacked (CUDA): Z_m and level 0's radius come from `packed` (a Julia set's W from packed_w),
+// DeepOrbitPoint above; Z and W are then unused; skips are looked up by bla_lookup_batched (the
+// tables' views carry their radii in r2).
+// kResume: starts from *resume where resume->started (else from the beginning), and once
+// step_budget perturbation steps have run in this call, stops at the top of the loop, writes the
+// state to *resume and returns kDeepPixelSuspended (counters and mu untouched); calls until one
+// returns anything else compute what one uninterrupted call does, bit for bit. Not with
+// kDistance or kWork.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
-          bool kWork = false>
+          bool kWork = false, bool kPacked = false, bool kResume = false>
 MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
                                       const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
                                       int64_t max_iterations, double* mu_out,
                                       DeepPixelCounters& counters,
                                       const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
                                       const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
-                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr) {
+                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
+                                      const DeepOrbitPoint<T>* packed = nullptr,
+                                      const DeepOrbitPoint<T>* packed_w = nullptr,
+                                      DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0) {
+    static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
+    static_assert(!kResume || (!kDistance && !kWork), "kResume carries neither the derivative nor the work counts");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
@@ -175,7 +244,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     [[maybe_unused]] DeepComplex<T> current{};
     const DeepComplex<T>* orbit = Z;
     int64_t last = last_index;
-    int64_t m = 0, n = 0;
+    // The iteration n is base + m: a step and a skip advance n and m alike, and only a rebase
+    // (m := 0) moves base. So the loop carries m alone and its end as m's bound, limit =
+    // max_iterations - base (n < max_iterations is m < limit): no per-step count of n.
+    int64_t m = 0, base = 0, limit = max_iterations;
     // Carried between iterations, each loaded or computed once per iteration: the reference at m
     // (the step's Z_m is the previous iteration's Z_{m+1}), level 0's BLA radius at m (loaded
     // beside it: most iterations fail that test and step at once) and |z|^2 (the rebase test's,
@@ -183,17 +255,61 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // order, so the escape counts are those of one bla_lookup() per iteration. (Loading m + 1's
     // an iteration ahead was tried: 8 more registers a thread, and 5-20% slower on the H100.)
     const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;  // a Julia set's switches to bla_w with W
-    DeepComplex<T> Zm = orbit[0];
-    if constexpr (kDistance) current = Zm + z;
-    T r0 = bla_first_radius(*active, 0);
-    T z2 = deep_norm(z);
+    [[maybe_unused]] const DeepOrbitPoint<T>* points = packed;  // and packed to packed_w
+    DeepComplex<T> Zm;
+    T r0;
+    auto load_reference = [&](int64_t at) {
+        if constexpr (kPacked) {
+            deep_load_point(points + at, &Zm, &r0);
+        } else {
+            Zm = orbit[at];
+            r0 = bla_first_radius(*active, at);
+        }
+    };
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
+    [[maybe_unused]] bool on_critical = false;
+    if constexpr (kResume) {
+        if (resume->started) {
+            z = resume->z;
+            m = resume->m;
+            base = resume->base;
+            limit = max_iterations - base;
+            bla_iterations = resume->bla_iterations;
+            bla_skips = resume->bla_skips;
+            rebases = resume->rebases;
+            if constexpr (kJulia) {
+                on_critical = resume->on_critical;
+                if (on_critical) {
+                    orbit = W;
+                    last = w_last;
+                    active = bla_w;
+                    points = packed_w;
+                }
+            }
+        }
+    }
+    load_reference(m);
+    if constexpr (kDistance) current = Zm + z;
+    T z2 = deep_norm(z);  // at the top of the loop z2 is always |z|^2, also after a rebase
     // kWork: steps since the start or the last rebase, and whether a skip came since.
     [[maybe_unused]] uint64_t steps_since = 0;
     [[maybe_unused]] bool skipped_since = false;
-    while (n < max_iterations) {
+    // m meets the orbit's end (a rebase) or the iteration limit (the loop's end) only at or past
+    // bound = min(last, limit): one comparison an iteration tells both apart from the common case.
+    // kResume: the budget is a third such bound. Steps so far are base + m - bla_iterations (every
+    // iteration not skipped), so the budget ends at m = cap, which a skip moves up by its length
+    // and a rebase down by the m it leaves (cap = m + step_budget at the start of the call).
+    [[maybe_unused]] int64_t cap = m + step_budget;
+    auto bound_of = [&]() {
+        int64_t b = last < limit ? last : limit;
+        if constexpr (kResume) b = cap < b ? cap : b;
+        return b;
+    };
+    int64_t bound = bound_of();
+    for (bool running = m < limit; running;) {
         if (z2 < r0) {
-            const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_above_first(*active, m, z2, max_iterations - n);
+            const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
+                                                                  : bla_lookup_above_first(*active, m, z2, limit - m);
             if constexpr (kWork) {
                 if (!skipped_since) {
                     if (rebases == 0) work->steps_before_first_skip += steps_since;
@@ -207,15 +323,27 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             if constexpr (kJulia) z = bla_apply(skip->a, z);
             else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
             m += skip->length;
-            n += skip->length;
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
+            if constexpr (kPacked) load_reference(m);
+            if constexpr (kResume) {
+                cap += skip->length;
+                bound = bound_of();
+            }
         } else {
+            // kPacked: the next point's load goes out before the step's arithmetic, which hides
+            // its latency (a step is at m < last, so m + 1 is on the orbit).
+            [[maybe_unused]] DeepComplex<T> next_z;
+            [[maybe_unused]] T next_r0;
+            if constexpr (kPacked) deep_load_point(points + (m + 1), &next_z, &next_r0);
             if constexpr (kDistance) deep_derivative_step<F, kJulia>(current, distance.spacing, &derivative);
             z = deep_perturbation_step<F>(Zm, z);
             if constexpr (!kJulia) z = z + dc;
             ++m;
-            ++n;
+            if constexpr (kPacked) {
+                Zm = next_z;
+                r0 = next_r0;
+            }
             if constexpr (kWork) {
                 ++steps_since;
                 // Zm is still the step's Z_m here; z is already the next delta, so the ratio is
@@ -226,8 +354,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 ++work->steps_by_ratio[bucket];
             }
         }
-        Zm = orbit[m];
-        r0 = bla_first_radius(*active, m);
+        if constexpr (!kPacked) load_reference(m);
         const DeepComplex<T> full = Zm + z;
         const T full_norm = deep_norm(full);
         const double norm = deep_to_double(full_norm);
@@ -238,6 +365,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                     else work->steps_after_rebase_before_skip += steps_since;
                 }
             }
+            const int64_t n = base + m;
             counters.iterations += uint64_t(n);
             counters.bla_iterations += bla_iterations;
             counters.bla_skips += bla_skips;
@@ -253,17 +381,23 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
         // the orbit ends.
         z2 = deep_norm(z);
-        if ((kRebase && full_norm < z2) || m == last) {
+        const bool closer = kRebase && full_norm < z2;
+        if (!closer && m < bound) continue;  // and m < limit still
+        if (closer || m == last) {
             z = full;
             z2 = full_norm;
+            if constexpr (kResume) cap -= m;
+            base += m;
+            limit = max_iterations - base;
             m = 0;
             if constexpr (kJulia) {
                 orbit = W;
                 last = w_last;
                 active = bla_w;
+                points = packed_w;
+                on_critical = true;
             }
-            Zm = orbit[0];
-            r0 = bla_first_radius(*active, 0);
+            load_reference(0);
             if constexpr (kWork) {
                 if (!skipped_since) {
                     if (rebases == 0) work->steps_before_first_skip += steps_since;
@@ -273,6 +407,14 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 skipped_since = false;
             }
             ++rebases;
+            bound = bound_of();
+        }
+        running = m < limit;
+        if constexpr (kResume) {
+            if (running && m >= cap) {
+                *resume = DeepPixelResume<T>{z, m, base, bla_iterations, bla_skips, rebases, true, on_critical};
+                return kDeepPixelSuspended;
+            }
         }
     }
     if constexpr (kWork) {
