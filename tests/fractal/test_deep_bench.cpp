@@ -5,6 +5,7 @@
 //       --gtest_filter='*Kf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaBlaBuild*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaPasses*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*AgainstPlainLoop*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*WorkPerPixel*'
 //       (counts: steps, skips, rebases, interior per pixel; MANDELSCOPE_DEEP_WORK_STRIDE=k,
@@ -95,6 +96,15 @@ TEST(DeepBench, DISABLED_CudaBlaBuild) {
     int width = 1024, height = 1024;
     size_from_env(&width, &height);
     deep_bench_bla(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, 5, print);
+}
+
+// deep_cuda's pixels in one pass against in passes of 512, 2048 and 8192 steps a pixel.
+TEST(DeepBench, DISABLED_CudaPasses) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_cuda_passes(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, 5, print);
 }
 
 TEST(DeepBench, DISABLED_CudaPastE10000) {

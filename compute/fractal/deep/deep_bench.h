@@ -54,6 +54,12 @@ void deep_bench_work(const std::string& folder, const std::vector<std::string>& 
 void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                     int rounds, const DeepBenchPrint& print);
 
+// deep_cuda's pixel kernel time at width x height with the reference and table kept: in one pass
+// against in passes of a step budget (DeepRenderOptions::cuda_pass_steps), `rounds` rounds
+// interleaved, medians, every frame checked equal. Throws where CUDA cannot run. (deep_bla_bench.cpp)
+void deep_bench_cuda_passes(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                            int rounds, const DeepBenchPrint& print);
+
 // Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found
 // (assets/locations/README.md): its row says so.

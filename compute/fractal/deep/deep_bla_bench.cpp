@@ -1,7 +1,7 @@
 // deep_bla_bench.cpp: deep_bench_bla (deep_bench.h): the BLA table built on the CPU (OpenMP, all
 // cores) and copied to the device, as deep_cuda did, against the table built on the GPU from the
 // orbit already there, as deep_cuda does now; rounds interleaved, medians; then the frame end to
-// end both ways.
+// end both ways. And deep_bench_cuda_passes: deep_cuda's pixels in one pass against in passes.
 #include <omp.h>
 
 #include <algorithm>
@@ -136,6 +136,42 @@ void deep_bench_bla(const std::string& folder, const std::vector<std::string>& n
     print("  frame: deep_cuda's frame_ms (reference, BLA, copies, pixels); BLA: its bla_ms (the CPU build alone, "
           "without its copy, for the first column); -ref: frame_ms - reference_ms, what the table's build changes "
           "without the MPFR reference's own variation");
+}
+
+void deep_bench_cuda_passes(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                            int rounds, const DeepBenchPrint& print) {
+    // The variants: one pass (the default), and passes of these many steps a pixel.
+    const std::vector<int64_t> budgets = {0, 512, 2048, 8192};
+    print(printf_text("deep_cuda's pixels at %dx%d, the reference and the BLA table kept: one pass, against passes of "
+                      "at most 512, 2048 and 8192 perturbation steps a pixel; %d rounds interleaved, "
+                      "medians of stats.pixels_ms (CUDA events, every pass)",
+                      width, height, rounds));
+    print(printf_text("  %-7s %10s %10s %10s %10s   %s", "where", "one pass", "512", "2048", "8192", "equal"));
+    for (const std::string& name : names) {
+        DeepLocation location;
+        if (std::string error = read_kfr(folder + "/" + name + ".kfr", &location); !error.empty()) {
+            print("  " + name + ": " + error);
+            continue;
+        }
+        ReferenceCache cache;
+        DeepRenderOptions options;
+        options.cache = &cache;
+        const DeepFrame first = deep_cuda(location, width, height, options);  // the reference, the table
+        std::vector<std::vector<double>> ms(budgets.size());
+        bool equal = true;
+        for (int round = 0; round < rounds; ++round) {
+            for (size_t i = 0; i < budgets.size(); ++i) {
+                options.cuda_pass_steps = budgets[i];
+                const DeepFrame frame = deep_cuda(location, width, height, options);
+                ms[i].push_back(frame.stats.pixels_ms);
+                equal = equal && frame.escape_count == first.escape_count && frame.mu == first.mu &&
+                        frame.stats.perturbation_steps == first.stats.perturbation_steps;
+            }
+        }
+        print(printf_text("  %-7s %10.1f %10.1f %10.1f %10.1f   %s", name.c_str(), median_of(ms[0]), median_of(ms[1]),
+                          median_of(ms[2]), median_of(ms[3]), equal ? "yes" : "NO"));
+    }
+    print("  equal: every frame's escape counts, mu and step count those of the first frame (one pass, the default)");
 }
 
 }  // namespace ms

@@ -73,10 +73,11 @@ struct DeepRenderOptions {
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
-    // deep_cuda only: the frame's passes (deep_cuda.cu): at most cuda_pass_steps perturbation
-    // steps a pixel a pass, the pixels still running packed into the next pass's warps, and a
-    // last pass without a budget once no more than cuda_pass_final_pixels are left (one pass for
-    // a frame no larger). 0: the defaults, 2048 steps and 65536 pixels. Tests make them small.
+    // deep_cuda only: the frame in passes (deep_cuda.cu) where cuda_pass_steps > 0: at most that
+    // many perturbation steps a pixel a pass, the pixels still running packed into the next
+    // pass's warps, and a last pass without a budget once no more than cuda_pass_final_pixels
+    // are left (0: 65536; one pass for a frame no larger). 0 steps: one pass, the default (the
+    // faster on the H100: deep_bench_cuda_passes). Tests make them small.
     int64_t cuda_pass_steps = 0;
     int64_t cuda_pass_final_pixels = 0;
     // deep_cuda only: also leave the frame's mu and distance estimate in this device memory

@@ -39,13 +39,15 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
     return v;
 }
 
-constexpr int kBlockWidth = 16;
-constexpr int kBlockHeight = 8;  // 128 threads: 4 warps, each two rows of 16 pixels
-// The frame's passes (render_pixels_cuda; DeepRenderOptions::cuda_pass_steps and
-// cuda_pass_final_pixels): at most this many perturbation steps a pixel a pass (5e227 and 1e50
-// take about 10,000 a pixel, from 6,000 to 70,000), and a last pass without a budget once no
-// more pixels than this are left (fewer than the device holds at once).
-constexpr int64_t kPassSteps = 2048;
+// 128 threads: 4 warps, each four rows of 8 pixels. A warp runs until its slowest lane is done,
+// and a squarer patch of pixels varies less: on the H100 at 1024x1024 (deep_bench_cuda_passes'
+// one pass, built each way) 5e227 took 52.0 ms with 8x16 blocks, 54.7 with 16x8 (warps of two
+// rows of 16), 52.7 with 4x32 and 59.5 with 32x4; 1e50 30.3, 32.2, 29.9 and 34.6.
+constexpr int kBlockWidth = 8;
+constexpr int kBlockHeight = 16;
+// The frame's passes (render_pixels_cuda), where DeepRenderOptions::cuda_pass_steps asks for them:
+// a last pass without a budget once no more pixels than this are left (fewer than the device
+// holds at once), unless cuda_pass_final_pixels says otherwise.
 constexpr size_t kPassFinalPixels = 65536;
 
 // What the host and a running kernel tell each other, in device memory: the host sets cancel
@@ -612,16 +614,18 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     }
     const int64_t w_last = orbit.critical_last_index();
     const auto* w_packed = w_points ? static_cast<const DeepOrbitPoint<T>*>(w_points->ptr) : nullptr;
-    // Passes (every loop but the distance estimate's, on frames of more than pass_final_pixels):
-    // each pixel runs at most pass_steps perturbation steps a pass, and the pixels still running
-    // go on in the next pass, packed into whole warps; once no more than pass_final_pixels are
-    // left (too few to fill the device anyway), a last pass without a budget. One pass otherwise.
-    // (A 2-D frame's warps idle for their slowest lane: 15 of 32 lanes active on average at
-    // 5e227 in one pass.)
-    const int64_t pass_steps = options.cuda_pass_steps > 0 ? options.cuda_pass_steps : kPassSteps;
+    // Passes, where options.cuda_pass_steps asks for them (every loop but the distance
+    // estimate's, on frames of more than pass_final_pixels): each pixel runs at most pass_steps
+    // perturbation steps a pass, and the pixels still running go on in the next pass, packed into
+    // whole warps; once no more than pass_final_pixels are left, a last pass without a budget.
+    // One pass otherwise, the default: a 2-D frame's warps idle for their slowest lane (17 of 32
+    // lanes active at 5e227), but the passes' saved states and launches cost more than that
+    // gains (deep_bench_cuda_passes on the H100, 1024x1024: 5e227 55.0 ms in one pass, 62.8 in
+    // passes of 2048 steps, 58.3 of 8192; 1e50 32.2 against 43.5).
+    const int64_t pass_steps = options.cuda_pass_steps;
     const size_t pass_final_pixels =
         options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels) : kPassFinalPixels;
-    const bool passes = !kDistance && pixels > pass_final_pixels;
+    const bool passes = !kDistance && pass_steps > 0 && pixels > pass_final_pixels;
     DeviceArray<DeepPixelResume<T>> states_a(passes ? pixels : 0, stream), states_b(passes ? pixels : 0, stream);
     DeviceArray<uint32_t> places_a(passes ? pixels : 0, stream), places_b(passes ? pixels : 0, stream);
     DeviceArray<unsigned int> queue_counts(2, stream);
