@@ -20,17 +20,12 @@
 #include "compute/io/assets.h"
 #include "tests/fractal/bla_table_compare.h"
 #include "tests/fractal/deep_family_locations.h"
+#include "tests/fractal/kfr_location.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-DeepLocation load(const std::string& name, const char* zoom = nullptr) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
-    return location;
-}
 
 // The table build_bla_table(_matrix) makes, made here one entry at a time on one thread.
 template <typename T, typename L>
@@ -164,9 +159,9 @@ TEST(DeepBla, TricornMatricesCompose) {
 }
 
 TEST(DeepBla, CpuBuildEqualsTheSharedFunctionsMandelbrot) {
-    expect_build_matches_serial<double, DeepComplex<double>>("e50 at 1E20", load("e50", "1E20"), 64, 36);
-    expect_build_matches_serial<double, DeepComplex<double>>("e113", load("e113"), 64, 36);
-    expect_build_matches_serial<FloatExp, DeepComplex<FloatExp>>("e1000", load("e1000"), 48, 27);
+    expect_build_matches_serial<double, DeepComplex<double>>("e50 at 1E20", load_location("e50", "1E20"), 64, 36);
+    expect_build_matches_serial<double, DeepComplex<double>>("e113", load_location("e113"), 64, 36);
+    expect_build_matches_serial<FloatExp, DeepComplex<FloatExp>>("e1000", load_location("e1000"), 48, 27);
 }
 
 TEST(DeepBla, CpuBuildEqualsTheSharedFunctionsFamily) {

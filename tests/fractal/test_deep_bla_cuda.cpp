@@ -24,18 +24,13 @@
 #include "compute/io/assets.h"
 #include "tests/fractal/bla_table_compare.h"
 #include "tests/fractal/deep_family_locations.h"
+#include "tests/fractal/kfr_location.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-DeepLocation load(const std::string& name, const char* zoom = nullptr) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
-    return location;
-}
 
 // One orbit's table, CPU and GPU, compared entry by entry.
 template <typename T, typename L>
@@ -111,13 +106,13 @@ void expect_same_frame_both_builds(const DeepLocation& location, int width, int 
 // steps; 1e1086 in FloatExp).
 TEST(DeepBlaCuda, TableEqualsCpuAtKf2Locations) {
     SKIP_WITHOUT_CUDA();
-    expect_same_tables_for<double>("e50", load("e50"), 1024, 1024);
-    expect_same_tables_for<double>("5e113", load("e113"), 1024, 1024);
-    expect_same_tables_for<double>("5e227", load("e227"), 1024, 1024);
-    expect_same_tables_for<FloatExp>("4e533", load("e533"), 1024, 1024);
-    expect_same_tables_for<FloatExp>("1e1086", load("e1086"), 1024, 1024);
+    expect_same_tables_for<double>("e50", load_location("e50"), 1024, 1024);
+    expect_same_tables_for<double>("5e113", load_location("e113"), 1024, 1024);
+    expect_same_tables_for<double>("5e227", load_location("e227"), 1024, 1024);
+    expect_same_tables_for<FloatExp>("4e533", load_location("e533"), 1024, 1024);
+    expect_same_tables_for<FloatExp>("1e1086", load_location("e1086"), 1024, 1024);
     // A double location's orbit in FloatExp (what --precision=deep-floatexp runs).
-    expect_same_tables_for<FloatExp>("e50 at 1E20 (FloatExp)", load("e50", "1E20"), 64, 36);
+    expect_same_tables_for<FloatExp>("e50 at 1E20 (FloatExp)", load_location("e50", "1E20"), 64, 36);
 }
 
 TEST(DeepBlaCuda, TableEqualsCpuForTheFormulaFamily) {
@@ -132,8 +127,8 @@ TEST(DeepBlaCuda, TableEqualsCpuForTheFormulaFamily) {
 
 TEST(DeepBlaCuda, FramesEqualWithTheCpuTable) {
     SKIP_WITHOUT_CUDA();
-    expect_same_frame_both_builds(load("e50", "1E20"), 64, 36);
-    expect_same_frame_both_builds(load("e1000"), 48, 27);
+    expect_same_frame_both_builds(load_location("e50", "1E20"), 64, 36);
+    expect_same_frame_both_builds(load_location("e1000"), 48, 27);
     for (const test::FamilyCase* c : {&test::kMultibrot3, &test::kBurningShip, &test::kJuliaRabbit,
                                       &test::kJuliaBurningShip}) {
         std::printf("%s\n", c->name);
@@ -152,7 +147,7 @@ TEST(DeepBlaCuda, DeviceTableIsKeptWithTheReference) {
     ReferenceCache cache;
     DeepRenderOptions options;
     options.cache = &cache;
-    const DeepLocation location = load("e113");
+    const DeepLocation location = load_location("e113");
     const DeepFrame first = deep_cuda(location, 48, 14, options);
     EXPECT_FALSE(first.stats.bla_cached);
     EXPECT_TRUE(first.stats.bla_on_device);
@@ -182,7 +177,7 @@ TEST(DeepBlaCuda, DeviceTableIsKeptWithTheReference) {
 TEST(DeepBlaCuda, CancelledBuildGivesNoTable) {
     SKIP_WITHOUT_CUDA();
     DeepFrame frame;
-    const DeepFrameSetup setup = deep_frame_setup(load("e113"), 64, 36, {}, &frame);
+    const DeepFrameSetup setup = deep_frame_setup(load_location("e113"), 64, 36, {}, &frame);
     ASSERT_TRUE(setup.orbit);
     DeviceOrbit<double> orbit(setup.orbit->z.data(), setup.orbit->z.size());
     std::atomic<bool> cancel{true};

@@ -24,18 +24,13 @@
 #include "compute/fractal/deep/deep_kfr.h"
 #include "compute/fractal/palette.h"
 #include "compute/io/assets.h"
+#include "tests/fractal/kfr_location.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-DeepLocation load(const std::string& name, const char* zoom) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
-    return location;
-}
 
 View view_of(const DeepLocation& location, int width, int height, const Colouring& colouring) {
     View view;
@@ -73,7 +68,7 @@ TEST(DeepColourCuda, SameBytesAsTheHostColourPass) {
     all.distance_estimation = true;
     DeepDeviceFrame device;  // one for every frame, as the window's worker keeps it
     for (const auto& [name, zoom] : {std::pair{"e50", "1E20"}, std::pair{"e1000", "1E300"}}) {
-        const DeepLocation location = load(name, zoom);
+        const DeepLocation location = load_location(name, zoom);
         for (const auto& [label, colouring] : {std::pair{"plain", plain}, std::pair{"histogram", histogram},
                                                std::pair{"slopes", slopes}, std::pair{"DE", distance},
                                                std::pair{"histogram+slopes+DE", all}}) {

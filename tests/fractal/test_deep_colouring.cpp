@@ -29,19 +29,14 @@
 #include "compute/fractal/view.h"
 #include "compute/io/assets.h"
 #include "tests/fractal/deep_distance_truth.h"
+#include "tests/fractal/kfr_location.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::load_location;
 using ms::test::expect_distance_matches_mpfr;
 
 namespace {
-
-DeepLocation load(const std::string& name, const char* zoom) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
-    return location;
-}
 
 PaletteTable classic() { return make_palette_table(load_palette("classic")); }
 
@@ -80,25 +75,25 @@ View synthetic_view(const char* methods) {
 }  // namespace
 
 TEST(DeepDistance, MatchesMpfrAt1e20) {
-    expect_distance_matches_mpfr(load("e50", "1E20"), 32, 18, DeepNumberType::Double);
+    expect_distance_matches_mpfr(load_location("e50", "1E20"), 32, 18, DeepNumberType::Double);
 }
 
 TEST(DeepDistance, MatchesMpfrAt1e50) {
-    expect_distance_matches_mpfr(load("e50", "1E50"), 8, 5, DeepNumberType::Double);
+    expect_distance_matches_mpfr(load_location("e50", "1E50"), 8, 5, DeepNumberType::Double);
 }
 
 TEST(DeepDistance, MatchesMpfrAt1e280WithDoubleDeltas) {
-    expect_distance_matches_mpfr(load("e1000", "1E280"), 16, 9, DeepNumberType::Double);
+    expect_distance_matches_mpfr(load_location("e1000", "1E280"), 16, 9, DeepNumberType::Double);
 }
 
 TEST(DeepDistance, MatchesMpfrAt1e300WithFloatExpDeltas) {
-    expect_distance_matches_mpfr(load("e1000", "1E300"), 24, 14, DeepNumberType::FloatExp);
+    expect_distance_matches_mpfr(load_location("e1000", "1E300"), 24, 14, DeepNumberType::FloatExp);
 }
 
 // The derivative rides beside the pixel: the DE loop's counts and mu are the smooth loop's,
 // bit for bit, with both number types, and the estimates of the two types agree.
 TEST(DeepDistance, LeavesCountsAndMuAsTheSmoothLoopGivesThem) {
-    const DeepLocation location = load("e50", "1E20");
+    const DeepLocation location = load_location("e50", "1E20");
     DeepRenderOptions plain, with_de;
     with_de.distance = true;
     for (DeepNumberType type : {DeepNumberType::Double, DeepNumberType::FloatExp}) {
@@ -206,7 +201,7 @@ TEST(DeepDistanceCuda, MatchesTheCpu) {
     SKIP_WITHOUT_CUDA();
     for (const auto& [name, zoom, type] : {std::tuple{"e50", "1E20", DeepNumberType::Double},
                                            std::tuple{"e1000", "1E300", DeepNumberType::FloatExp}}) {
-        const DeepLocation location = load(name, zoom);
+        const DeepLocation location = load_location(name, zoom);
         DeepRenderOptions options;
         options.distance = true;
         const DeepFrame cpu = deep_cpu(location, 96, 54, options);

@@ -18,18 +18,13 @@
 #include "compute/fractal/mandelbrot.h"
 #include "compute/io/assets.h"
 #include "tests/fractal/deep_family_locations.h"
+#include "tests/fractal/kfr_location.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-DeepLocation load(const std::string& name, const char* zoom = nullptr) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
-    return location;
-}
 
 void expect_same_frame(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
                        DeepNumberType expected_type) {
@@ -57,29 +52,29 @@ void expect_same_frame(const DeepLocation& location, int width, int height, cons
 
 TEST(DeepCuda, MatchesCpuAt1e20) {
     SKIP_WITHOUT_CUDA();
-    expect_same_frame(load("e50", "1E20"), 64, 36, {}, DeepNumberType::Double);
+    expect_same_frame(load_location("e50", "1E20"), 64, 36, {}, DeepNumberType::Double);
 }
 
 TEST(DeepCuda, MatchesCpuAtGlitchLocation) {
     SKIP_WITHOUT_CUDA();
-    expect_same_frame(load("glitch_test_3"), 64, 36, {}, DeepNumberType::Double);
+    expect_same_frame(load_location("glitch_test_3"), 64, 36, {}, DeepNumberType::Double);
     DeepRenderOptions plain;
     plain.rebase = false;
     plain.use_bla = false;
-    expect_same_frame(load("glitch_test_3"), 32, 18, plain, DeepNumberType::Double);
+    expect_same_frame(load_location("glitch_test_3"), 32, 18, plain, DeepNumberType::Double);
 }
 
 TEST(DeepCuda, MatchesCpuWithoutBla) {
     SKIP_WITHOUT_CUDA();
     DeepRenderOptions options;
     options.use_bla = false;
-    expect_same_frame(load("e113"), 48, 27, options, DeepNumberType::Double);
+    expect_same_frame(load_location("e113"), 48, 27, options, DeepNumberType::Double);
 }
 
 TEST(DeepCuda, MatchesCpuWithFloatExpAt1e300And1e1000) {
     SKIP_WITHOUT_CUDA();
-    expect_same_frame(load("e1000", "1E300"), 64, 36, {}, DeepNumberType::FloatExp);
-    expect_same_frame(load("e1000"), 48, 27, {}, DeepNumberType::FloatExp);
+    expect_same_frame(load_location("e1000", "1E300"), 64, 36, {}, DeepNumberType::FloatExp);
+    expect_same_frame(load_location("e1000"), 48, 27, {}, DeepNumberType::FloatExp);
 }
 
 // The frame's passes (deep_cuda.cu): pixels suspended after a step budget and resumed, packed,
@@ -91,13 +86,13 @@ TEST(DeepCuda, MatchesCpuThroughPasses) {
     DeepRenderOptions options;
     options.cuda_pass_steps = 37;
     options.cuda_pass_final_pixels = 16;
-    expect_same_frame(load("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
-    expect_same_frame(load("glitch_test_3"), 64, 36, options, DeepNumberType::Double);
-    expect_same_frame(load("e1000"), 48, 27, options, DeepNumberType::FloatExp);
+    expect_same_frame(load_location("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
+    expect_same_frame(load_location("glitch_test_3"), 64, 36, options, DeepNumberType::Double);
+    expect_same_frame(load_location("e1000"), 48, 27, options, DeepNumberType::FloatExp);
     expect_same_frame(test::boundary_location(test::kJuliaRabbit, 215, 1000, "1E20"), 48, 27, options,
                       DeepNumberType::Double);
     options.use_bla = false;
-    expect_same_frame(load("e113"), 48, 27, options, DeepNumberType::Double);
+    expect_same_frame(load_location("e113"), 48, 27, options, DeepNumberType::Double);
 }
 
 // The window's deep worker renders on a non-blocking stream of its own (DeepCudaStream): the
@@ -108,16 +103,16 @@ TEST(DeepCuda, MatchesCpuOnAStreamOfItsOwn) {
     DeepRenderOptions options;
     options.cuda_stream = stream.get();
     ASSERT_NE(options.cuda_stream, nullptr);
-    expect_same_frame(load("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
+    expect_same_frame(load_location("e50", "1E20"), 64, 36, options, DeepNumberType::Double);
     EXPECT_EQ(stream.get(), options.cuda_stream);
-    expect_same_frame(load("e1000"), 48, 27, options, DeepNumberType::FloatExp);
+    expect_same_frame(load_location("e1000"), 48, 27, options, DeepNumberType::FloatExp);
 }
 
 TEST(DeepCuda, ReportsWhyWithoutCuda) {
     std::string reason;
     if (cuda_available(&reason)) GTEST_SKIP() << "CUDA is available here";
     try {
-        deep_cuda(load("e113"), 8, 5);
+        deep_cuda(load_location("e113"), 8, 5);
         FAIL() << "no exception";
     } catch (const std::runtime_error& e) {
         std::string s = e.what();
@@ -155,7 +150,7 @@ TEST(DeepCuda, FormulaFamilyMatchesCpu) {
 // same frame again, keeping the orbit and table: nothing copied to the device the second time.
 TEST(DeepCuda, ReportsRowsAndKeepsTheOrbitOnTheDevice) {
     SKIP_WITHOUT_CUDA();
-    const DeepLocation location = load("e50");
+    const DeepLocation location = load_location("e50");
     ReferenceCache cache;
     DeepRenderOptions options;
     options.cache = &cache;
@@ -182,7 +177,7 @@ TEST(DeepCuda, ReportsRowsAndKeepsTheOrbitOnTheDevice) {
 // thread runs whole, equal to one rendered with neither cancel nor progress.
 TEST(DeepCuda, CancelStopsTheRunningKernel) {
     SKIP_WITHOUT_CUDA();
-    const DeepLocation location = load("e50");
+    const DeepLocation location = load_location("e50");
     ReferenceCache cache;
     std::atomic<bool> cancel{false};
     DeepRenderOptions options;

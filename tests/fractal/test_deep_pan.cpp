@@ -30,18 +30,13 @@
 #include "compute/fractal/deep/deep_pan.h"
 #include "compute/io/assets.h"
 #include "tests/fractal/deep_family_locations.h"
+#include "tests/fractal/kfr_location.h"
 #include "tests/validate.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-// A location of assets/locations/ (their sources are in its README), with the file's iterations.
-DeepLocation load(const std::string& name) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + name + ".kfr", &location), "");
-    return location;
-}
 
 // `location` moved by (dx, dy) pixels (x right, y down), as the window's drag moves it
 // (view_math.cpp: move_center_by_pixels).
@@ -164,11 +159,11 @@ void expect_pan_matches_full_render(const DeepLocation& from, int width, int hei
 }  // namespace
 
 TEST(DeepRegion, EqualsTheFullFrameAt1e50) {
-    expect_regions_equal_full_frame(cpu, load("e50"), 96, 54);
+    expect_regions_equal_full_frame(cpu, load_location("e50"), 96, 54);
 }
 
 TEST(DeepRegion, EqualsTheFullFrameWithFloatExpAt1e1000) {
-    const DeepLocation location = load("e1000");
+    const DeepLocation location = load_location("e1000");
     expect_regions_equal_full_frame(cpu, location, 96, 54);
 }
 
@@ -178,7 +173,7 @@ TEST(DeepRegion, EqualsTheFullFrameForTheBurningShip) {
 }
 
 TEST(DeepRegion, RefusesARegionOutsideTheImage) {
-    const DeepLocation location = load("e50");
+    const DeepLocation location = load_location("e50");
     DeepRenderOptions options;
     for (DeepPixelRect r : {DeepPixelRect{-1, 0, 4, 4}, DeepPixelRect{40, 0, 9, 4}, DeepPixelRect{0, 20, 4, 5},
                             DeepPixelRect{0, 0, 0, 4}}) {
@@ -194,24 +189,24 @@ TEST(DeepRegion, RefusesARegionOutsideTheImage) {
 
 TEST(DeepRegion, CudaEqualsTheFullFrame) {
     SKIP_WITHOUT_CUDA();
-    expect_regions_equal_full_frame(cuda, load("e50"), 96, 54);
-    expect_regions_equal_full_frame(cuda, load("e1000"), 96, 54);
+    expect_regions_equal_full_frame(cuda, load_location("e50"), 96, 54);
+    expect_regions_equal_full_frame(cuda, load_location("e1000"), 96, 54);
 }
 
 TEST(DeepPan, AssembledFrameMatchesAFullRenderAt1e50) {
-    const DeepLocation location = load("e50");
+    const DeepLocation location = load_location("e50");
     expect_pan_matches_full_render(location, 96, 54, 3, 0);
     expect_pan_matches_full_render(location, 96, 54, -5, 2);
 }
 
 TEST(DeepPan, AssembledFrameMatchesAFullRenderWithFloatExpAt1e1000) {
-    const DeepLocation location = load("e1000");
+    const DeepLocation location = load_location("e1000");
     expect_pan_matches_full_render(location, 96, 54, -2, 0);
     expect_pan_matches_full_render(location, 96, 54, 4, -3);
 }
 
 TEST(DeepPan, ShiftIsWholePixelsOnly) {
-    const DeepLocation from = load("e50");
+    const DeepLocation from = load_location("e50");
     int sx = 99, sy = 99;
     EXPECT_TRUE(deep_pan_shift(from, from, 96, 54, &sx, &sy));
     EXPECT_EQ(sx, 0);

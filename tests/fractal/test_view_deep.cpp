@@ -17,16 +17,12 @@
 #include "compute/fractal/view.h"
 #include "compute/io/assets.h"
 #include "tests/fractal/deep_truth.h"
+#include "tests/fractal/kfr_location.h"
 
 using namespace ms;
+using ms::test::load_location;
 
 namespace {
-
-DeepLocation load(const std::string& name) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / (name + ".kfr")).string(), &location), "");
-    return location;
-}
 
 // The view as `render --center=RE,IM --zoom=TEXT --iter=N --size=WxH` builds it.
 View view_from_text(const DeepLocation& location, const std::string& zoom, int width, int height) {
@@ -44,7 +40,7 @@ View view_from_text(const DeepLocation& location, const std::string& zoom, int w
 }  // namespace
 
 TEST(ViewDeep, TheViewHandsTheDeepPathItsLocationUnchanged) {
-    const DeepLocation kfr = load("e533");
+    const DeepLocation kfr = load_location("e533");
     View view = view_from_text(kfr, "4.00000000000E533", 48, 27);
     const DeepLocation back = deep_location(view);
     EXPECT_EQ(back.center_re, kfr.center_re);
@@ -59,7 +55,7 @@ TEST(ViewDeep, TheViewHandsTheDeepPathItsLocationUnchanged) {
 }
 
 TEST(ViewDeep, RenderAt1e50MatchesMpfr) {
-    const View view = view_from_text(load("e50"), "1e50", 8, 5);
+    const View view = view_from_text(load_location("e50"), "1e50", 8, 5);
     ASSERT_EQ(resolve_precision(view, Precision::Auto), Precision::DeepDouble);
     const DeepLocation location = deep_location(view);
     DeepFrame deep = deep_cpu(location, view.width, view.height);
@@ -68,7 +64,7 @@ TEST(ViewDeep, RenderAt1e50MatchesMpfr) {
 }
 
 TEST(ViewDeep, RenderAt1e300MatchesMpfr) {
-    const View view = view_from_text(load("e1000"), "1e300", 24, 14);
+    const View view = view_from_text(load_location("e1000"), "1e300", 24, 14);
     ASSERT_EQ(resolve_precision(view, Precision::Auto), Precision::DeepFloatExp);
     EXPECT_FALSE(fp64_resolves(view));
     const DeepLocation location = deep_location(view);
