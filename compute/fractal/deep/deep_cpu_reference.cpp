@@ -56,12 +56,7 @@ struct BruteForceRegisters {
             mpfr_set(pr.get(), x.get(), MPFR_RNDN);
             mpfr_set(pi.get(), y.get(), MPFR_RNDN);
             for (int k = 1; k < formula_degree(F); ++k) {
-                mpfr_mul(a.get(), pr.get(), x.get(), MPFR_RNDN);
-                mpfr_mul(b.get(), pi.get(), y.get(), MPFR_RNDN);
-                mpfr_mul(s.get(), pr.get(), y.get(), MPFR_RNDN);
-                mpfr_mul(pi.get(), pi.get(), x.get(), MPFR_RNDN);
-                mpfr_add(pi.get(), pi.get(), s.get(), MPFR_RNDN);
-                mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+                mpfr_complex_multiply_by(pr.get(), pi.get(), x.get(), y.get(), a.get(), b.get(), s.get());
             }
             mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
             mpfr_add(y.get(), pi.get(), ci.get(), MPFR_RNDN);
@@ -118,12 +113,7 @@ struct BruteForceRegisters {
                 mpfr_set(pr.get(), x.get(), MPFR_RNDN);
                 mpfr_set(pi.get(), y.get(), MPFR_RNDN);
                 for (int j = 2; j < kDegree; ++j) {
-                    mpfr_mul(a.get(), pr.get(), x.get(), MPFR_RNDN);
-                    mpfr_mul(b.get(), pi.get(), y.get(), MPFR_RNDN);
-                    mpfr_mul(s.get(), pr.get(), y.get(), MPFR_RNDN);
-                    mpfr_mul(pi.get(), pi.get(), x.get(), MPFR_RNDN);
-                    mpfr_add(pi.get(), pi.get(), s.get(), MPFR_RNDN);
-                    mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+                    mpfr_complex_multiply_by(pr.get(), pi.get(), x.get(), y.get(), a.get(), b.get(), s.get());
                 }
                 mpfr_mul(a.get(), pr.get(), dr.get(), MPFR_RNDN);
                 mpfr_mul(b.get(), pi.get(), di.get(), MPFR_RNDN);

@@ -53,12 +53,7 @@ struct OrbitRegisters {
     }
     // (pr, pi) := (pr, pi) * (x, y).
     void multiply_power_by_z() {
-        mpfr_mul(a.get(), pr.get(), x.get(), MPFR_RNDN);
-        mpfr_mul(b.get(), pi.get(), y.get(), MPFR_RNDN);
-        mpfr_mul(s.get(), pr.get(), y.get(), MPFR_RNDN);
-        mpfr_mul(pi.get(), pi.get(), x.get(), MPFR_RNDN);
-        mpfr_add(pi.get(), pi.get(), s.get(), MPFR_RNDN);
-        mpfr_sub(pr.get(), a.get(), b.get(), MPFR_RNDN);
+        mpfr_complex_multiply_by(pr.get(), pi.get(), x.get(), y.get(), a.get(), b.get(), s.get());
     }
     // (pr, pi) := z^D by formula_math.h's square-and-multiply chain.
     template <int D>
