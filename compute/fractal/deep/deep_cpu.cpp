@@ -235,53 +235,24 @@ template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
                     std::shared_ptr<const BlaTable<T, L>>* table,
                     std::shared_ptr<const BlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
-    table->reset();
-    critical_table->reset();
-    if (!options.use_bla) return true;
-    const DeepBlaRequest request = deep_bla_request(setup, options);
-    const double epsilon = request.epsilon;
-    const FloatExp build_dc = request.build_dc;
-    const Formula formula = setup.map.formula;
-    const T max_dc = deep_from_floatexp<T>(build_dc);
     const ReferenceOrbit& orbit = *setup.orbit;
-    bool all_cached = true;
-    double build_ms = 0.0;
-    // One table: from the cache, else built (and kept there). False when cancelled.
-    auto get = [&](bool critical, std::shared_ptr<const BlaTable<T, L>>* out) {
-        const std::string kind = std::string(typeid(BlaTable<T, L>).name()) + (critical ? " critical" : " reference");
-        if (options.cache) {
-            if (auto kept = options.cache->find_bla(&orbit, kind, epsilon, setup.max_dc, build_dc)) {
-                *out = std::static_pointer_cast<const BlaTable<T, L>>(kept);
-                return true;
-            }
-        }
-        all_cached = false;
+    const Formula formula = setup.map.formula;
+    auto build = [&](bool critical, const DeepBlaRequest& request) -> std::shared_ptr<BlaTable<T, L>> {
         auto built = std::make_shared<BlaTable<T, L>>();
         const DeepComplex<T>* z = critical ? deep_critical_data<T>(orbit) : deep_orbit_data<T>(orbit);
         const int64_t last = critical ? orbit.critical_last_index() : orbit.last_index();
+        const T max_dc = deep_from_floatexp<T>(request.build_dc);
         bool ok;
         if constexpr (std::is_same_v<L, DeepMatrix<T>>)
-            ok = build_bla_table_matrix(z, last, max_dc, epsilon, options.cancel, built.get(),
+            ok = build_bla_table_matrix(z, last, max_dc, request.epsilon, options.cancel, built.get(),
                                         formula == Formula::BurningShip);
         else
-            ok = build_bla_table(z, last, max_dc, epsilon, options.cancel, built.get(), formula_degree(formula));
-        if (!ok) return false;
-        build_ms += built->build_ms;
-        if (options.cache) options.cache->insert_bla({setup.orbit, kind, epsilon, build_dc, built});
-        *out = std::move(built);
-        return true;
+            ok = build_bla_table(z, last, max_dc, request.epsilon, options.cancel, built.get(),
+                                 formula_degree(formula));
+        return ok ? built : nullptr;
     };
-    if (!get(false, table) || (setup.map.julia && !get(true, critical_table))) {
-        table->reset();
-        critical_table->reset();
-        stats->cancelled = true;
-        return false;
-    }
-    stats->bla_ms = build_ms;
-    stats->bla_cached = all_cached;
-    stats->bla_on_device = false;
-    stats->bla_levels = (*table)->view.levels;
-    return true;
+    return deep_frame_tables<BlaTable<T, L>>(setup, options, typeid(BlaTable<T, L>).name(), false, build, table,
+                                             critical_table, stats);
 }
 
 #define MS_DEEP_FRAME_BLA(T, L)                                                                          \

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "compute/fractal/deep/deep_bla.h"
@@ -191,6 +192,52 @@ struct DeepBlaRequest {
     FloatExp build_dc;
 };
 DeepBlaRequest deep_bla_request(const DeepFrameSetup& setup, const DeepRenderOptions& options);
+
+// The rules deep_frame_bla and deep_cuda's device tables share: each table (the orbit's, and a
+// Julia set's critical orbit's) is taken from options.cache under `kind` + " reference" or
+// " critical", else made by build(critical, request) (a shared_ptr<Table>, null when cancelled)
+// and kept there; stats' BLA fields are set (on_device: where `build` builds). False when
+// cancelled (both tables null, stats->cancelled). Table: BlaTable or DeviceBlaTable (a view and
+// build_ms). Null tables with BLA off.
+template <class Table, class Build>
+bool deep_frame_tables(const DeepFrameSetup& setup, const DeepRenderOptions& options, const std::string& kind,
+                       bool on_device, Build&& build, std::shared_ptr<const Table>* table,
+                       std::shared_ptr<const Table>* critical_table, DeepFrameStats* stats) {
+    table->reset();
+    critical_table->reset();
+    if (!options.use_bla) return true;
+    const DeepBlaRequest request = deep_bla_request(setup, options);
+    bool all_cached = true;
+    double build_ms = 0.0;
+    auto get = [&](bool critical, std::shared_ptr<const Table>* out) {
+        const std::string key = kind + (critical ? " critical" : " reference");
+        if (options.cache) {
+            if (auto kept = options.cache->find_bla(setup.orbit.get(), key, request.epsilon, request.needed_dc,
+                                                    request.build_dc)) {
+                *out = std::static_pointer_cast<const Table>(kept);
+                return true;
+            }
+        }
+        all_cached = false;
+        std::shared_ptr<Table> built = build(critical, request);
+        if (!built) return false;
+        build_ms += built->build_ms;
+        if (options.cache) options.cache->insert_bla({setup.orbit, key, request.epsilon, request.build_dc, built});
+        *out = std::move(built);
+        return true;
+    };
+    if (!get(false, table) || (setup.map.julia && !get(true, critical_table))) {
+        table->reset();
+        critical_table->reset();
+        stats->cancelled = true;
+        return false;
+    }
+    stats->bla_ms = build_ms;
+    stats->bla_cached = all_cached;
+    stats->bla_on_device = on_device;
+    stats->bla_levels = (*table)->view.levels;
+    return true;
+}
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
                     std::shared_ptr<const BlaTable<T, L>>* table,

@@ -446,60 +446,32 @@ struct EventPair {
     }
 };
 
-// deep_frame_bla's sibling for tables built on the GPU (deep_bla_cuda.h) from the orbits already on
-// the device (z_device; w_device: a Julia set's critical orbit): the same request (epsilon, the
-// |dc| kept tables must hold and new ones are built for), kept in the same cache under a kind of
-// their own (a DeviceBlaTable, per device), so panning, zooming out, a palette or a size change
-// find the table as they find a host one. False when cancelled.
+// deep_frame_bla's sibling for tables built on the GPU (deep_bla_cuda.h) from the orbits already
+// on the device (z_device; w_device: a Julia set's critical orbit): the same cache rules
+// (deep_frame_tables), under a kind of their own (a DeviceBlaTable, per device), so panning,
+// zooming out, a palette or a size change find the table as they find a host one. False when
+// cancelled.
 template <typename T, typename L>
 bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& options,
                          const DeepComplex<T>* z_device, const DeepComplex<T>* w_device, cudaStream_t stream,
                          std::shared_ptr<const DeviceBlaTable<T, L>>* table,
                          std::shared_ptr<const DeviceBlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
-    if (!options.use_bla) return true;
-    const DeepBlaRequest request = deep_bla_request(setup, options);
-    const T max_dc = deep_from_floatexp<T>(request.build_dc);
     const ReferenceOrbit& orbit = *setup.orbit;
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    bool all_cached = true;
-    double build_ms = 0.0;
-    auto get = [&](bool critical, std::shared_ptr<const DeviceBlaTable<T, L>>* out) {
-        const std::string kind = std::string(typeid(DeviceBlaTable<T, L>).name()) +
-                                 (critical ? " critical" : " reference") + " on device " + std::to_string(device);
-        if (options.cache) {
-            if (auto kept = options.cache->find_bla(&orbit, kind, request.epsilon, request.needed_dc, request.build_dc)) {
-                *out = std::static_pointer_cast<const DeviceBlaTable<T, L>>(kept);
-                return true;
-            }
-        }
-        all_cached = false;
+    auto build = [&](bool critical, const DeepBlaRequest& request) -> std::shared_ptr<DeviceBlaTable<T, L>> {
         const DeepComplex<T>* z = critical ? w_device : z_device;
         const int64_t last = critical ? orbit.critical_last_index() : orbit.last_index();
-        std::shared_ptr<DeviceBlaTable<T, L>> built;
+        const T max_dc = deep_from_floatexp<T>(request.build_dc);
         if constexpr (std::is_same_v<L, DeepMatrix<T>>)
-            built = build_bla_table_matrix_cuda(z, last, max_dc, request.epsilon,
-                                                setup.map.formula == Formula::BurningShip, stream, options.cancel);
+            return build_bla_table_matrix_cuda(z, last, max_dc, request.epsilon,
+                                               setup.map.formula == Formula::BurningShip, stream, options.cancel);
         else
-            built = build_bla_table_cuda(z, last, max_dc, request.epsilon, formula_degree(setup.map.formula), stream,
-                                         options.cancel);
-        if (!built) return false;
-        build_ms += built->build_ms;
-        if (options.cache) options.cache->insert_bla({setup.orbit, kind, request.epsilon, request.build_dc, built});
-        *out = std::move(built);
-        return true;
+            return build_bla_table_cuda(z, last, max_dc, request.epsilon, formula_degree(setup.map.formula), stream,
+                                        options.cancel);
     };
-    if (!get(false, table) || (setup.map.julia && !get(true, critical_table))) {
-        table->reset();
-        critical_table->reset();
-        stats->cancelled = true;
-        return false;
-    }
-    stats->bla_ms = build_ms;
-    stats->bla_cached = all_cached;
-    stats->bla_levels = (*table)->view.levels;
-    stats->bla_on_device = true;
-    return true;
+    const std::string kind = std::string(typeid(DeviceBlaTable<T, L>).name()) + " on device " + std::to_string(device);
+    return deep_frame_tables<DeviceBlaTable<T, L>>(setup, options, kind, true, build, table, critical_table, stats);
 }
 
 template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
