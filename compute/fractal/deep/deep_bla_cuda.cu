@@ -203,20 +203,7 @@ double upload_bla_table_ms(const BlaTable<T, L>& table) {
     return ms;
 }
 
-#define MS_DEEP_BLA_CUDA(T)                                                                                       \
-    template class DeviceBlaTable<T, DeepComplex<T>>;                                                            \
-    template class DeviceBlaTable<T, DeepMatrix<T>>;                                                             \
-    template class DeviceOrbit<T>;                                                                               \
-    template std::shared_ptr<DeviceBlaTable<T>> build_bla_table_cuda<T>(const DeepComplex<T>*, int64_t, T, double, \
-                                                                        int, void*, const std::atomic<bool>*);   \
-    template std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda<T>(                    \
-        const DeepComplex<T>*, int64_t, T, double, bool, void*, const std::atomic<bool>*);                        \
-    template void copy_bla_table_to_host(const DeviceBlaTable<T, DeepComplex<T>>&, BlaTable<T, DeepComplex<T>>*); \
-    template void copy_bla_table_to_host(const DeviceBlaTable<T, DeepMatrix<T>>&, BlaTable<T, DeepMatrix<T>>*);   \
-    template double upload_bla_table_ms(const BlaTable<T, DeepComplex<T>>&);                                      \
-    template double upload_bla_table_ms(const BlaTable<T, DeepMatrix<T>>&);
-MS_DEEP_BLA_CUDA(double)
-MS_DEEP_BLA_CUDA(FloatExp)
-#undef MS_DEEP_BLA_CUDA
+MS_DEEP_BLA_CUDA_INSTANTIATE(double)
+MS_DEEP_BLA_CUDA_INSTANTIATE(FloatExp)
 
 }  // namespace ms
