@@ -149,28 +149,33 @@ MS_DEEP_HD DeepScaled<DeepMatrix<double>> to_scaled(const DeepMatrix<FloatExp>& 
 template <Formula F, typename T>
 using DeepDerivative = typename deep_derivative_detail::Type<F, T>::type;
 
+// spacing (times I, for a Jacobian) as a derivative.
+template <Formula F, typename T>
+MS_DEEP_HD DeepDerivative<F, T> deep_derivative_spacing(T spacing) {
+    DeepDerivative<F, T> d{};
+    if constexpr (std::is_same_v<T, FloatExp>) {
+        if constexpr (formula_is_holomorphic(F)) {
+            d.m.re = spacing.mantissa;
+        } else {
+            d.m.xx = spacing.mantissa;
+            d.m.yy = spacing.mantissa;
+        }
+        d.e = spacing.exponent;
+    } else if constexpr (formula_is_holomorphic(F)) {
+        d.re = spacing;
+    } else {
+        d.xx = spacing;
+        d.yy = spacing;
+    }
+    return d;
+}
+
 // D_0: 0 on the parameter plane (z_0 = 0 whatever the pixel), spacing (times I) on a Julia set
 // (z_0 = the pixel).
 template <Formula F, bool kJulia, typename T>
 MS_DEEP_HD DeepDerivative<F, T> deep_derivative_start(T spacing) {
-    DeepDerivative<F, T> d{};
-    if constexpr (kJulia) {
-        if constexpr (std::is_same_v<T, FloatExp>) {
-            if constexpr (formula_is_holomorphic(F)) {
-                d.m.re = spacing.mantissa;
-            } else {
-                d.m.xx = spacing.mantissa;
-                d.m.yy = spacing.mantissa;
-            }
-            d.e = spacing.exponent;
-        } else if constexpr (formula_is_holomorphic(F)) {
-            d.re = spacing;
-        } else {
-            d.xx = spacing;
-            d.yy = spacing;
-        }
-    }
-    return d;
+    if constexpr (kJulia) return deep_derivative_spacing<F>(spacing);
+    else return DeepDerivative<F, T>{};
 }
 
 // J_f(w) D for the map F, in the entries' type V (T, or double under a shared exponent).
@@ -214,17 +219,7 @@ MS_DEEP_HD void deep_derivative_step(DeepComplex<T> w, T spacing, DeepDerivative
         constexpr int64_t powers = formula_is_holomorphic(F) ? formula_degree(F) - 1 : 1;
         DeepDerivative<F, T> next{deep_derivative_product<F>(ws.m, d->m, flip),
                                   detail::product_exponent(d->e, ws.e, powers)};
-        if constexpr (!kJulia) {
-            DeepDerivative<F, T> add{};
-            if constexpr (formula_is_holomorphic(F)) {
-                add.m.re = spacing.mantissa;
-            } else {
-                add.m.xx = spacing.mantissa;
-                add.m.yy = spacing.mantissa;
-            }
-            add.e = spacing.exponent;
-            next = detail::add(next, add);
-        }
+        if constexpr (!kJulia) next = detail::add(next, deep_derivative_spacing<F>(spacing));
         detail::normalise(&next);
         *d = next;
     } else {
