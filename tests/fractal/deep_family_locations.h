@@ -109,6 +109,13 @@ inline DeepLocation boundary_location(const FamilyCase& c, int steps, int64_t ma
 // repelling boundary everywhere. The Multibrots z^3 and z^5 are odd: their real slices end at
 // parabolic cusps, so they are checked at 1e20 (bisection toward a point off the axes) and,
 // deeper, through the Julia set of z^3 + c; z^4 (even) has a Misiurewicz tip on the real axis.
+// Bisection steps for boundary_location: the segment end is then within 2^-steps (x |outside|)
+// of the boundary, below the pixel spacing of the deepest zoom each location is used at; and the
+// iterations the family's MPFR tests use.
+constexpr int kSteps1e60 = 215;    // 2^-215 = 1.9e-65
+constexpr int kSteps1e320 = 1075;  // 2^-1075 = 2.5e-324
+constexpr int64_t kFamilyIterations = 1000;
+
 inline const FamilyCase kMultibrot3{"multibrot3", Formula::Multibrot3, false, "0", "0", "-0.3", "1.4"};
 inline const FamilyCase kMultibrot5{"multibrot5", Formula::Multibrot5, false, "0", "0", "1.3", "0.4"};
 inline const FamilyCase kMultibrot4Tip{"multibrot4 tip", Formula::Multibrot4, false, "0", "0", "-2", "0"};

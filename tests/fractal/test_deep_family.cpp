@@ -23,14 +23,8 @@ using namespace ms::test;
 
 namespace {
 
-// Bisection steps: the segment end is then within 2^-steps (x |outside|) of the boundary, below
-// the pixel spacing of the deepest zoom each location is used at.
-constexpr int kSteps1e60 = 215;    // 2^-215 = 1.9e-65
-constexpr int kSteps1e320 = 1075;  // 2^-1075 = 2.5e-324
-constexpr int64_t kIterations = 1000;
-
 void check(const FamilyCase& c, int steps, const char* zoom, int width, int height, DeepNumberType type,
-           int64_t iterations = kIterations) {
+           int64_t iterations = kFamilyIterations) {
     std::printf("%s at %s, %lld iterations:\n", c.name, zoom, (long long)iterations);
     const DeepLocation location = boundary_location(c, steps, iterations, zoom);
     DeepFrame deep = deep_cpu(location, width, height);
@@ -243,7 +237,7 @@ TEST(DeepFamily, PastDoubleRangeWithFloatExp) {
 // matrices for the Tricorn and the Burning Ship (parameter plane and Julia set).
 TEST(DeepFamily, BlaOnAndOffAgree) {
     for (const FamilyCase* c : {&kMultibrot5, &kTricorn, &kBurningShip, &kJuliaMultibrot3, &kJuliaBurningShip}) {
-        const DeepLocation location = boundary_location(*c, kSteps1e60, kIterations, "1E20");
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
         DeepRenderOptions off;
         off.use_bla = false;
         const DeepFrame a = deep_cpu(location, 32, 18);

@@ -32,13 +32,8 @@ using namespace ms::test;
 
 namespace {
 
-// Bisection steps, as test_deep_family.cpp: below the pixel spacing of the deepest zoom used.
-constexpr int kSteps1e60 = 215;    // 2^-215 = 1.9e-65
-constexpr int kSteps1e320 = 1075;  // 2^-1075 = 2.5e-324
-constexpr int64_t kIterations = 1000;
-
 void check(const FamilyCase& c, int steps, const char* zoom, int width, int height, DeepNumberType type,
-           int64_t iterations = kIterations, bool with_bla = true) {
+           int64_t iterations = kFamilyIterations, bool with_bla = true) {
     std::printf("%s at %s, %lld iterations:\n", c.name, zoom, (long long)iterations);
     // A third of the frame at least: a boundary frame of a parameter plane is partly interior.
     expect_distance_matches_mpfr(boundary_location(c, steps, iterations, zoom), width, height, type, 0.3, with_bla);
@@ -85,7 +80,7 @@ TEST(DeepFamilyDistance, TricornPastDoubleRangeWithFloatExp) {
 TEST(DeepFamilyDistance, LeavesCountsAsTheSmoothLoopAndAgreesAcrossTypesAndBla) {
     for (const FamilyCase* c : {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit,
                                 &kJuliaMultibrot3, &kJuliaBurningShip}) {
-        const DeepLocation location = boundary_location(*c, kSteps1e60, kIterations, "1E20");
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
         DeepRenderOptions plain, with_de, floatexp, no_bla;
         with_de.distance = floatexp.distance = no_bla.distance = true;
         floatexp.number_type = DeepNumberType::FloatExp;
@@ -120,14 +115,14 @@ TEST(DeepFamilyDistance, LeavesCountsAsTheSmoothLoopAndAgreesAcrossTypesAndBla) 
 TEST(DeepFamilyDistance, MatchesTheDirectPathAtAShallowView) {
     for (const FamilyCase* c : {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit,
                                 &kJuliaMultibrot3, &kJuliaBurningShip}) {
-        const DeepLocation location = boundary_location(*c, kSteps1e60, kIterations, "1E3");
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E3");
         View view;
         view.center_re = location.center_re.substr(0, 40);  // a double's worth of digits, and then some
         view.center_im = location.center_im.substr(0, 40);
         view.zoom = 1000.0;
         view.width = 48;
         view.height = 27;
-        view.max_iterations = kIterations;
+        view.max_iterations = kFamilyIterations;
         view.formula = c->formula;
         view.julia = c->julia;
         view.julia_re = c->julia_re;
@@ -182,7 +177,7 @@ TEST(DeepFamilyDistanceCuda, MatchesTheCpu) {
                           Case{&kBurningShipTip, "1E60", &floatexp_de, DeepNumberType::FloatExp},
                           Case{&kJuliaBurningShip, "1E60", &floatexp_de, DeepNumberType::FloatExp}}) {
         const int64_t iterations =
-            k.c == &kBurningShipHull ? kBurningShipHullIterations1e20 : kIterations;
+            k.c == &kBurningShipHull ? kBurningShipHullIterations1e20 : kFamilyIterations;
         const DeepLocation location = boundary_location(*k.c, kSteps1e60, iterations, k.zoom);
         std::printf("%s at %s (%s)\n", k.c->name, k.zoom, deep_number_type_name(k.type));
         const DeepFrame cpu = deep_cpu(location, 96, 54, *k.options);
