@@ -56,10 +56,11 @@ stamp "fuzz targets passed"
 # --- 3. ThreadSanitizer on the background workers' tests --------------------------------------
 "${clang_env[@]}" cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANDELSCOPE_ENABLE_CUDA=OFF \
     -DMANDELSCOPE_SANITIZE=thread "${launcher[@]}" > build-tsan.cmake.log
-# The workers: render (CPU and deep, with the reference orbit), Compare, export, and the PNG
-# writer's own thread (image_io's pipeline, png_stream).
+# The workers: render (CPU and deep, with the reference orbit), Compare, export, the PNG
+# writer's own thread (image_io's pipeline, png_stream), and the reference orbit's squarings on
+# three threads (deep_reference.cpp's SquaringTeam).
 tsan_tests=(test_render_workers_stop test_render_compare_worker test_render_cpu_worker test_render_deep_worker
-            test_render_png_stream test_image_io)
+            test_render_png_stream test_image_io test_deep_reference_team)
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_tests[@]}"
 archer=$(ls /usr/lib/llvm-14/lib/libarcher.so 2> /dev/null || true)
 for t in "${tsan_tests[@]}"; do

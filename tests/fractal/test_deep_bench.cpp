@@ -38,7 +38,13 @@ void size_from_env(int* width, int* height) {
 }  // namespace
 
 TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
-    deep_bench_reference(locations_folder(), {"e50", "e113", "e533", "e1000", "e1086"}, 1024, print);
+    deep_bench_reference(locations_folder(), {"e50", "e113", "e227", "e533", "e1000", "e1086"}, 1024, print);
+}
+
+// Where three threads start to pay: e10000's centre (a reference of about 33,000 bits), 20,000
+// iterations at each precision.
+TEST(DeepBench, DISABLED_ReferenceTeamByPrecision) {
+    deep_bench_reference_team(locations_folder(), "e10000", {1024, 2048, 4096, 8192, 16384, 33280}, 20000, print);
 }
 
 // Kalles Fraktaler 2's benchmark locations (1e50, 5e113, 5e227, 4e533, 1e1086; the 1e14 one is

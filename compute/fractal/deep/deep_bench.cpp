@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iterator>
 #include <stdexcept>
+#include <thread>
 
 #include <omp.h>
 
@@ -38,28 +39,68 @@ DeepLocation load_location(const std::string& folder, const std::string& name) {
 
 void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names,
                           int height, const DeepBenchPrint& print) {
-    print("Reference orbit against a bare MPFR loop (3 squarings + 6 adds per iteration, same "
-          "precision, one thread; best of 3):");
-    print(printf_text("  %-14s %8s %10s %12s %12s %8s %12s", "location", "bits", "iterations",
-                 "orbit ms", "bare ms", "ratio", "ns/iter"));
+    print(printf_text("Reference orbit on one thread and on three (ReferenceControl::threads), against a bare MPFR "
+                      "loop (3 squarings + 6 adds per iteration, same precision, one thread); best of 3; %u hardware "
+                      "threads; auto picks three from %lld bits:",
+                      std::thread::hardware_concurrency(), (long long)kReferenceTeamMinBits));
+    print(printf_text("  %-8s %6s %10s %10s %10s %10s %7s %8s %8s %6s", "location", "bits", "iterations", "1 thr ms",
+                      "3 thr ms", "bare ms", "1/bare", "3/bare", "speedup", "same"));
     for (const std::string& name : names) {
         DeepLocation location = load_location(folder, name);
         int64_t bits = deep_reference_precision_bits(location.zoom, height);
-        double orbit_ms = 1e300, bare_ms = 1e300;
+        double one_ms = 1e300, team_ms = 1e300, bare_ms = 1e300;
         int64_t iterations = 0;
+        bool same = true;
         for (int run = 0; run < 3; ++run) {
+            ReferenceControl one, team;
+            one.threads = 1;
+            team.threads = 3;
             auto start = Clock::now();
-            auto orbit = compute_reference_orbit(location.center_re, location.center_im, bits,
-                                                 location.max_iterations);
-            orbit_ms = std::min(orbit_ms, ms_since(start));
+            auto orbit = compute_reference_orbit(location.center_re, location.center_im, bits, location.max_iterations, one);
+            one_ms = std::min(one_ms, ms_since(start));
+            start = Clock::now();
+            auto team_orbit =
+                compute_reference_orbit(location.center_re, location.center_im, bits, location.max_iterations, team);
+            team_ms = std::min(team_ms, ms_since(start));
             iterations = orbit->last_index();
+            same = same && team_orbit->z_fe.size() == orbit->z_fe.size() &&
+                   std::equal(orbit->z_fe.begin(), orbit->z_fe.end(), team_orbit->z_fe.begin(),
+                              [](const DeepComplex<FloatExp>& a, const DeepComplex<FloatExp>& b) {
+                                  return a.re.mantissa == b.re.mantissa && a.re.exponent == b.re.exponent &&
+                                         a.im.mantissa == b.im.mantissa && a.im.exponent == b.im.exponent;
+                              });
             start = Clock::now();
             bare_mpfr_orbit(location.center_re, location.center_im, bits, iterations);
             bare_ms = std::min(bare_ms, ms_since(start));
         }
-        print(printf_text("  %-14s %8lld %10lld %12.1f %12.1f %7.2fx %12.0f", name.c_str(), (long long)bits,
-                     (long long)iterations, orbit_ms, bare_ms, orbit_ms / bare_ms,
-                     orbit_ms * 1e6 / double(iterations)));
+        print(printf_text("  %-8s %6lld %10lld %10.1f %10.1f %10.1f %6.2fx %7.2fx %7.2fx %6s", name.c_str(),
+                          (long long)bits, (long long)iterations, one_ms, team_ms, bare_ms, one_ms / bare_ms,
+                          team_ms / bare_ms, one_ms / team_ms, same ? "yes" : "NO"));
+    }
+}
+
+void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
+                               int64_t iterations, const DeepBenchPrint& print) {
+    const DeepLocation location = load_location(folder, name);
+    print(printf_text("Reference orbit of %s's centre, its first %lld iterations, on one thread and on three, by "
+                      "precision (best of 3; %u hardware threads):",
+                      name.c_str(), (long long)iterations, std::thread::hardware_concurrency()));
+    print(printf_text("  %8s %12s %12s %10s %10s", "bits", "1 thr ms", "3 thr ms", "ns/iter 1", "speedup"));
+    for (int64_t b : bits) {
+        double one_ms = 1e300, team_ms = 1e300;
+        for (int run = 0; run < 3; ++run) {
+            ReferenceControl one, team;
+            one.threads = 1;
+            team.threads = 3;
+            auto start = Clock::now();
+            compute_reference_orbit(location.center_re, location.center_im, b, iterations, one);
+            one_ms = std::min(one_ms, ms_since(start));
+            start = Clock::now();
+            compute_reference_orbit(location.center_re, location.center_im, b, iterations, team);
+            team_ms = std::min(team_ms, ms_since(start));
+        }
+        print(printf_text("  %8lld %12.1f %12.1f %10.0f %9.2fx", (long long)b, one_ms, team_ms,
+                          one_ms * 1e6 / double(iterations), one_ms / team_ms));
     }
 }
 

@@ -2,6 +2,7 @@
 // benchmark test, tests/fractal/test_deep_bench.cpp) can call. Figures are printed with their
 // napkin maths and as ratios against a baseline measured in the same run:
 //   deep_bench_reference  the reference orbit against a bare MPFR loop at the same precision
+//   deep_bench_reference_team  the reference on three threads against one, by precision
 //   deep_bench_locations  Kalles Fraktaler 2's benchmark locations (assets/locations/): reference
 //                         ms, BLA ms, frame ms, iterations skipped by BLA, nothing cached;
 //                         on the CPU or on CUDA
@@ -28,6 +29,9 @@ using DeepBenchPrint = std::function<void(const std::string&)>;
 // Location files are read from `folder` (assets/locations) by name ("e50", "e533", ...).
 void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names,
                           int height, const DeepBenchPrint& print);
+// One location's centre at each precision in `bits`, its first `iterations` iterations.
+void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
+                               int64_t iterations, const DeepBenchPrint& print);
 // use_cuda: the frames on CUDA (deep_cuda) instead; throws where CUDA cannot run.
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
                           int width, int height, const DeepBenchPrint& print, bool use_cuda = false);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <new>
 #include <stdexcept>
+#include <thread>
 
 #include "compute/fractal/deep/deep_mpfr.h"
 #include "compute/fractal/formula_math.h"
@@ -38,7 +39,22 @@ struct OrbitRegisters {
     // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
     void step() {
         squares_and_twice_xy();
-        mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+        combine<Formula::Mandelbrot>();
+    }
+
+    // A degree-2 formula's new Z from x2, y2 and s = 2xy: s + ci (|s| for the Burning Ship, -s
+    // for the Tricorn) and x2 - y2 + cr.
+    template <Formula F>
+    void combine() {
+        if constexpr (F == Formula::BurningShip) {
+            mpfr_abs(s.get(), s.get(), MPFR_RNDN);
+            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+        } else if constexpr (F == Formula::Tricorn) {
+            mpfr_sub(y.get(), ci.get(), s.get(), MPFR_RNDN);
+        } else {
+            static_assert(F == Formula::Mandelbrot);
+            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+        }
         mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
         mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
     }
@@ -76,23 +92,92 @@ struct OrbitRegisters {
         if constexpr (F == Formula::Mandelbrot) {
             step();
         } else if constexpr (formula_degree(F) == 2) {
-            // s = 2xy; Burning Ship takes |s|, Tricorn -s.
             squares_and_twice_xy();
-            if constexpr (F == Formula::BurningShip) {
-                mpfr_abs(s.get(), s.get(), MPFR_RNDN);
-                mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
-            } else {
-                static_assert(F == Formula::Tricorn);
-                mpfr_sub(y.get(), ci.get(), s.get(), MPFR_RNDN);
-            }
-            mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-            mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+            combine<F>();
         } else {
             power<formula_degree(F)>();
             mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
             mpfr_add(y.get(), pi.get(), ci.get(), MPFR_RNDN);
         }
     }
+};
+
+// An iteration's three squarings on three threads: x^2 on the orbit's own thread while two
+// helpers make y^2 and (x + y)^2, then s = (x + y)^2 - x^2 - y^2 there, as squares_and_twice_xy
+// does (the same MPFR operations on the same numbers: the same orbit bit for bit). The helpers
+// only read x and y and write y2 and s; the orbit's thread writes x and y only between finish()
+// and the next start(), while they wait. They meet through two atomics each iteration, waiting
+// by spinning (a squaring takes a few microseconds at the precisions the team runs at, from
+// kReferenceTeamMinBits: a sleep and a wake-up would cost more), and yield after 2,000 pauses
+// (20-100 us) so that a machine with fewer cores than threads still advances.
+class SquaringTeam {
+public:
+    explicit SquaringTeam(OrbitRegisters& r) : r_(r) {
+        for (int k = 0; k < 2; ++k) helpers_[k] = std::thread([this, k] { run(k); });
+    }
+    ~SquaringTeam() {
+        drain();
+        quit_.store(true, std::memory_order_relaxed);
+        go_.store(generation_ + 1, std::memory_order_release);
+        for (std::thread& t : helpers_) t.join();
+    }
+    SquaringTeam(const SquaringTeam&) = delete;
+    SquaringTeam& operator=(const SquaringTeam&) = delete;
+
+    // The helpers start on the current x and y.
+    void start() { go_.store(++generation_, std::memory_order_release); }
+    // x2 = x^2 here, then waits for the helpers and completes s = 2xy.
+    void finish() {
+        mpfr_sqr(r_.x2.get(), r_.x.get(), MPFR_RNDN);
+        drain();
+        mpfr_sub(r_.s.get(), r_.s.get(), r_.x2.get(), MPFR_RNDN);
+        mpfr_sub(r_.s.get(), r_.s.get(), r_.y2.get(), MPFR_RNDN);
+    }
+    // Waits until the helpers have finished what start() gave them (then x and y may change).
+    void drain() {
+        for (Slot& slot : done_) wait_until([&] { return slot.generation.load(std::memory_order_acquire) == generation_; });
+    }
+
+private:
+    struct alignas(64) Slot {
+        std::atomic<int64_t> generation{0};
+    };
+
+    template <typename Ready>
+    static void wait_until(Ready ready) {
+        for (int spins = 0; !ready(); ++spins) {
+            if (spins < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            } else {
+                std::this_thread::yield();
+            }
+        }
+    }
+
+    void run(int k) {
+        int64_t seen = 0;
+        for (;;) {
+            wait_until([&] { return go_.load(std::memory_order_acquire) != seen; });
+            seen = go_.load(std::memory_order_acquire);
+            if (quit_.load(std::memory_order_relaxed)) return;
+            if (k == 0) {
+                mpfr_sqr(r_.y2.get(), r_.y.get(), MPFR_RNDN);
+            } else {
+                mpfr_add(r_.s.get(), r_.x.get(), r_.y.get(), MPFR_RNDN);
+                mpfr_sqr(r_.s.get(), r_.s.get(), MPFR_RNDN);
+            }
+            done_[k].generation.store(seen, std::memory_order_release);
+        }
+    }
+
+    OrbitRegisters& r_;
+    int64_t generation_ = 0;  // the orbit's thread's count of start() calls
+    alignas(64) std::atomic<int64_t> go_{0};
+    std::atomic<bool> quit_{false};
+    Slot done_[2];
+    std::thread helpers_[2];
 };
 
 // The running minimum of |Z_m|^2 over an orbit (or two): in double while the square is a
@@ -116,8 +201,10 @@ struct MinNorm {
 // Iterates r's (x, y) under formula F up to max_iterations, storing Z_0 (the start) .. Z_last in
 // z and z_fe. Returns false when cancelled; *escaped says how it ended. Progress is reported as
 // (done + progress_base, progress_total).
+// team (degree-2 formulas only): the squarings on three threads; the helpers start on Z_n + 1's
+// squarings as soon as Z_n is made, while this thread stores Z_n.
 template <Formula F>
-bool run_orbit(OrbitRegisters& r, int64_t max_iterations, std::vector<DeepComplex<double>>* z,
+bool run_orbit(OrbitRegisters& r, SquaringTeam* team, int64_t max_iterations, std::vector<DeepComplex<double>>* z,
                std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm, bool* escaped,
                const ReferenceControl& control, int64_t progress_base, int64_t progress_total) {
     const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
@@ -129,8 +216,27 @@ bool run_orbit(OrbitRegisters& r, int64_t max_iterations, std::vector<DeepComple
         z->push_back({fe_to_double(zf.re), fe_to_double(zf.im)});
         z_fe->push_back(zf);
     }
+    // The helpers may still be squaring the last Z when the loop ends (escaped, cancelled): they
+    // finish before the caller changes x and y.
+    struct Drain {
+        SquaringTeam* team;
+        ~Drain() {
+            if (team) team->drain();
+        }
+    } drain{team};
+    if (team) team->start();
     for (int64_t n = 1; n <= max_iterations; ++n) {
-        r.step_formula<F>();
+        if constexpr (formula_degree(F) == 2) {
+            if (team) {
+                team->finish();
+                r.combine<F>();
+                if (n < max_iterations) team->start();
+            } else {
+                r.step_formula<F>();
+            }
+        } else {
+            r.step_formula<F>();
+        }
         DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
         DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
         z->push_back(zd);
@@ -154,6 +260,8 @@ bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceCont
     const int64_t max_iterations = orbit->max_iterations;
     const OrbitMap& map = orbit->map;
     OrbitRegisters r{bits};
+    std::unique_ptr<SquaringTeam> team;
+    if (reference_uses_team(F, bits, control.threads)) team = std::make_unique<SquaringTeam>(r);
     MinNorm min_norm;
     const int64_t total = map.julia ? 2 * max_iterations : max_iterations;
     if (map.julia) {
@@ -167,12 +275,12 @@ bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceCont
         mpfr_set_zero(r.x.get(), 1);
         mpfr_set_zero(r.y.get(), 1);
     }
-    if (!run_orbit<F>(r, max_iterations, &orbit->z, &orbit->z_fe, &min_norm, &orbit->escaped, control, 0, total))
+    if (!run_orbit<F>(r, team.get(), max_iterations, &orbit->z, &orbit->z_fe, &min_norm, &orbit->escaped, control, 0, total))
         return false;
     if (map.julia) {
         mpfr_set_zero(r.x.get(), 1);
         mpfr_set_zero(r.y.get(), 1);
-        if (!run_orbit<F>(r, max_iterations, &orbit->critical_z, &orbit->critical_z_fe, &min_norm,
+        if (!run_orbit<F>(r, team.get(), max_iterations, &orbit->critical_z, &orbit->critical_z_fe, &min_norm,
                           &orbit->critical_escaped, control, max_iterations, total))
             return false;
     }
@@ -181,6 +289,12 @@ bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceCont
 }
 
 }  // namespace
+
+bool reference_uses_team(Formula formula, int64_t bits, int threads) {
+    if (formula_degree(formula) != 2 || threads == 1) return false;
+    if (threads >= 2) return true;
+    return bits >= kReferenceTeamMinBits && std::thread::hardware_concurrency() >= 4;
+}
 
 bool ReferenceOrbit::fits_double() const {
     // 1e-300 ~ 2^-997: well inside double's normal range, with room for the products of

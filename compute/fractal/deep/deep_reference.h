@@ -72,10 +72,24 @@ struct ReferenceOrbit {
 };
 
 // Progress is called from the computing thread with (iterations done, iterations asked).
+// threads: 1 runs the orbit on the calling thread alone; 2 or more split each iteration's three
+// squarings over the calling thread and two helpers (degree-2 formulas: Mandelbrot, the Burning
+// Ship, the Tricorn; the Multibrots stay on one thread); 0 picks: three where the formula
+// allows, the precision is at least kReferenceTeamMinBits and the machine has at least 4
+// hardware threads, else one. The orbit is the same bit for bit either way.
 struct ReferenceControl {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(int64_t, int64_t)> progress;
+    int threads = 0;
 };
+// Below this precision a squaring takes too little time for three threads to meet every
+// iteration and still gain. On the H100 host (16 vCPUs, a round trip between two of them
+// 400-450 ns), e10000's centre, one thread against three: 0.64x at 2048 bits, 0.89x at 4096,
+// 1.10x at 8192, 1.56x at 16384, 1.81x at 33280 (DeepBench.ReferenceTeamByPrecision); the kf2
+// locations' references (241-3682 bits) ran 0.40-1.00x (DeepBench.ReferenceAgainstBareMpfr).
+inline constexpr int64_t kReferenceTeamMinBits = 8192;
+// Whether an orbit of formula `formula` at `bits` runs on three threads under `threads`.
+bool reference_uses_team(Formula formula, int64_t bits, int threads);
 
 int64_t deep_reference_precision_bits(DeepZoom zoom, int height);
 
