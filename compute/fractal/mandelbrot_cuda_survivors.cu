@@ -130,8 +130,10 @@ mandelbrot_survivors_kernel(KernelParams p) {
                 // After a block that escaped this finds the exact escape step, since it repeats
                 // the same operations.
                 const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
-                if constexpr (kFeatures != 0) escaped = iterate_checked<F, T, kFused, kFeatures>(o, d, cr, ci, k, limit, n);
-                else escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
+                if constexpr (kFeatures != 0)
+                    escaped = iterate_checked<F, T, kFused, kFeatures>(o, d, cr, ci, k, limit, n);
+                else
+                    escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
             }
             __syncwarp();
             // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
