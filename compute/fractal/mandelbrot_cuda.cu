@@ -71,6 +71,11 @@ struct CudaState {
     void* queue_zr = nullptr;
     void* queue_zi = nullptr;
     size_t queue_pixels = 0;
+    // The distance instantiation's derivative of each survivor, by pixel (KernelParams::queue_d*):
+    // made at the first frame with a distance, for the Jacobian's second column only where the
+    // formula needs it (Burning Ship, Tricorn).
+    void* queue_d[4] = {nullptr, nullptr, nullptr, nullptr};  // dzr, dzi, dxr, dxi
+    size_t queue_d_pixels[4] = {0, 0, 0, 0};
     uint8_t* rgba = nullptr;  // for mandelbrot_cuda_to_host
     size_t rgba_bytes = 0;
     float* mu = nullptr;
@@ -86,6 +91,11 @@ struct CudaState {
         cudaFree(queue_ci);
         cudaFree(queue_zr);
         cudaFree(queue_zi);
+        for (int i = 0; i < 4; ++i) {
+            cudaFree(queue_d[i]);
+            queue_d[i] = nullptr;
+            queue_d_pixels[i] = 0;
+        }
         cudaFree(rgba);
         cudaFree(mu);
         if (start) cudaEventDestroy(start);
@@ -139,6 +149,19 @@ void ensure_queue(CudaState& s, size_t pixels) {
     s.queue_pixels = pixels;
 }
 
+// Room for the derivative of every pixel of a frame, in its first `columns` arrays (2: dz; 4: the
+// Jacobian's two columns).
+void ensure_derivative_queue(CudaState& s, size_t pixels, int columns) {
+    for (int i = 0; i < columns; ++i) {
+        if (s.queue_d_pixels[i] >= pixels) continue;
+        CUDA_CHECK(cudaFree(s.queue_d[i]));
+        s.queue_d[i] = nullptr;
+        s.queue_d_pixels[i] = 0;
+        CUDA_CHECK(cuda_malloc(&s.queue_d[i], pixels * sizeof(double)));
+        s.queue_d_pixels[i] = pixels;
+    }
+}
+
 // Uploads the expanded palette when it differs from the one on the device.
 void upload_palette(CudaState& s, const PaletteTable& palette) {
     if (palette.rgba.size() != size_t(kPaletteTableSize))
@@ -158,17 +181,24 @@ void upload_palette(CudaState& s, const PaletteTable& palette) {
 
 
 // One frame: phase 1 (mandelbrot_cuda_tile.cu), then phase 2 over the survivors
-// (mandelbrot_cuda_survivors.cu); or the naive baseline alone.
-template <typename T>
+// (mandelbrot_cuda_survivors.cu); or the naive baseline alone. kFeatures: 0 or kFeatureDistance.
+template <typename T, unsigned kFeatures>
 void launch(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity, const CudaState& s) {
     if (tuning.naive) {
         launch_naive_kernel<T>(p);
         return;
     }
-    launch_tile_pass<T>(p, formula, tuning.fused_multiply_add);
+    launch_tile_pass<T, kFeatures>(p, formula, tuning.fused_multiply_add);
     if (p.max_iterations <= p.first_phase_iterations) return;  // nobody survives phase 1
-    launch_survivors_pass<T>(p, formula, tuning, periodicity, s.sm_count);
+    launch_survivors_pass<T, kFeatures>(p, formula, tuning, periodicity, s.sm_count);
 }
+
+// What a frame with the distance estimate adds (mandelbrot_distance_cuda): its output, and the
+// colouring for a frame coloured in the kernels.
+struct DistanceRequest {
+    float* distance = nullptr;
+    const ColourParams* colour = nullptr;  // with rgba: colour_pixel() instead of the smooth palette
+};
 
 void check_tuning(const CudaTuning& t) {
     if (t.block_steps != 8 && t.block_steps != 16 && t.block_steps != 32)
@@ -183,10 +213,11 @@ void check_tuning(const CudaTuning& t) {
         throw std::invalid_argument("CudaTuning::survivor_blocks_per_sm must be in 0..32");
 }
 
-// The render itself; the caller holds the state's mutex.
+// The render itself; the caller holds the state's mutex. `palette` colours a smooth frame; a
+// frame with `distance` set is coloured by distance->colour instead and needs none.
 FrameStats render_locked(CudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
-                         const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
-                         float* mu_device, const CudaTuning& tuning) {
+                         const PaletteTable* palette, PixelRect rect, uint8_t* rgba_device,
+                         float* mu_device, const CudaTuning& tuning, const DistanceRequest* distance = nullptr) {
     if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
     check_tuning(tuning);
     if ((tuning.naive || tuning.fused_multiply_add) && (view.formula != Formula::Mandelbrot || view.julia))
@@ -196,9 +227,16 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
         throw std::invalid_argument("a CUDA frame holds fewer than 2^31 pixels: render it in tiles");
     if (reinterpret_cast<uintptr_t>(rgba_device) % 4 != 0)
         throw std::invalid_argument("the RGBA output must be 4-byte aligned");
+    if (distance && (tuning.naive || tuning.fused_multiply_add))
+        throw std::invalid_argument("the distance estimate runs in the default CUDA kernels only");
+    if (distance && rgba_device && !distance->colour)
+        throw std::invalid_argument("a frame with the distance estimate is coloured by its ColourParams");
     ensure_device_state(s);
-    upload_palette(s, palette);
+    if (palette) upload_palette(s, *palette);
     ensure_queue(s, size_t(rect.width) * size_t(rect.height));
+    if (distance)
+        ensure_derivative_queue(s, size_t(rect.width) * size_t(rect.height),
+                                formula_is_holomorphic(view.formula) ? 2 : 4);
 
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
@@ -232,7 +270,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.palette_scale_f = float(p.palette_scale);
     p.palette_offset_f = float(p.palette_offset);
     p.palette = s.palette;
-    p.interior_rgba = palette.interior_rgba;
+    p.interior_rgba = palette ? palette->interior_rgba : 0u;
     p.rgba = reinterpret_cast<uint32_t*>(rgba_device);
     p.mu = mu_device;
     p.counters = s.counters;
@@ -243,14 +281,29 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     p.queue_ci = s.queue_ci;
     p.queue_zr = s.queue_zr;
     p.queue_zi = s.queue_zi;
+    if (distance) {
+        p.distance = distance->distance;
+        p.inverse_pixel_step = float(1.0 / pixel_step(view));  // make_fast_finish_constants' value
+        p.queue_dzr = s.queue_d[0];
+        p.queue_dzi = s.queue_d[1];
+        p.queue_dxr = s.queue_d[2];
+        p.queue_dxi = s.queue_d[3];
+        if (distance->colour) p.colour = *distance->colour;
+    }
 
     CUDA_CHECK(cudaMemsetAsync(s.counters, 0, kCounterBytes));
     CUDA_CHECK(cudaEventRecord(s.start));
     // The mistake FrameStats::host_launch_ms exists to show: a host clock read around the
     // launches, before any synchronisation, sees only the time to queue them.
     const auto launch_start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32) launch<float>(p, view.formula, tuning, shortcuts.periodicity, s);
-    else launch<double>(p, view.formula, tuning, shortcuts.periodicity, s);
+    if (distance) {
+        if (stats.precision == Precision::Fp32)
+            launch<float, kFeatureDistance>(p, view.formula, tuning, shortcuts.periodicity, s);
+        else launch<double, kFeatureDistance>(p, view.formula, tuning, shortcuts.periodicity, s);
+    } else {
+        if (stats.precision == Precision::Fp32) launch<float, 0>(p, view.formula, tuning, shortcuts.periodicity, s);
+        else launch<double, 0>(p, view.formula, tuning, shortcuts.periodicity, s);
+    }
     stats.host_launch_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launch_start).count();
     CUDA_CHECK(cudaEventRecord(s.stop));
@@ -344,7 +397,17 @@ FrameStats mandelbrot_cuda_tuned(const View& view, Precision precision, const Sh
                                  float* mu_device, const CudaTuning& tuning) {
     CudaState& s = cuda_state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    return render_locked(s, view, precision, shortcuts, palette, rect, rgba_device, mu_device, tuning);
+    return render_locked(s, view, precision, shortcuts, &palette, rect, rgba_device, mu_device, tuning);
+}
+
+FrameStats mandelbrot_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                    PixelRect rect, float* mu_device, float* distance_device, uint32_t* rgba_device,
+                                    const ColourParams* colour) {
+    CudaState& s = cuda_state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const DistanceRequest distance{distance_device, colour};
+    return render_locked(s, view, precision, shortcuts, nullptr, rect, reinterpret_cast<uint8_t*>(rgba_device),
+                         mu_device, default_cuda_tuning(resolve_direct_precision(view, precision)), &distance);
 }
 
 FrameStats mandelbrot_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
@@ -375,7 +438,7 @@ FrameStats mandelbrot_cuda_tuned_to_host(const View& view, Precision precision,
     };
     if (rgba_host) ensure(s.rgba, s.rgba_bytes, pixels * 4);
     if (mu_host) ensure(s.mu, s.mu_bytes, pixels * sizeof(float));
-    FrameStats stats = render_locked(s, view, precision, shortcuts, palette, rect,
+    FrameStats stats = render_locked(s, view, precision, shortcuts, &palette, rect,
                                      rgba_host ? s.rgba : nullptr, mu_host ? s.mu : nullptr, tuning);
     if (rgba_host) CUDA_CHECK(cudaMemcpy(rgba_host, s.rgba, pixels * 4, cudaMemcpyDeviceToHost));
     if (mu_host) CUDA_CHECK(cudaMemcpy(mu_host, s.mu, pixels * sizeof(float), cudaMemcpyDeviceToHost));

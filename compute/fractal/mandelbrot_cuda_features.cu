@@ -7,21 +7,22 @@
 //                     and the one-thread-per-pixel kernel running orbit_point_features(), kept as
 //                     the yardstick the tests compare the persistent one with.
 //                     kFeatures is a template parameter, so each colouring pays only for what it
-//                     uses, and the smooth kernels (mandelbrot_cuda_tile.cu, _survivors.cu) are
-//                     untouched. So is the formula F (formula.h; Julia or not is data: z_0, c and
+//                     uses. So is the formula F (formula.h; Julia or not is data: z_0, c and
 //                     the derivative's start), as in the smooth kernels.
 //   colour passes     the histogram and the colour kernel (colour_pass_cuda.h, in
 //                     mandelbrot_cuda_colour.cu, shared with the deep path); a colouring
-//                     without slopes or histogram is coloured by the persistent features kernel
-//                     itself, with the same colour_pixel(), as each pixel finishes.
-//   escaped pass      for DE and stripes (no period interior): the smooth kernels classify
-//                     every pixel and make mu, then only the escaped orbits run again with the
-//                     features (escaped_features_kernel, the long ones through the persistent
-//                     kernel's late list): interior pixels never pay for them.
+//                     without slopes or histogram is coloured by the kernel that finishes each
+//                     pixel, with the same colour_pixel().
+//   escaped pass      for stripes (no period interior): the smooth kernels classify every pixel
+//                     and make mu, then only the escaped orbits run again with the features
+//                     (escaped_features_kernel, the long ones through the persistent kernel's
+//                     late list): interior pixels never pay for them.
 //   launchers         render_coloured_cuda: the smooth kernels (mandelbrot_cuda) when no orbit
-//                     feature is needed, the escaped pass after them for DE and stripes, else
-//                     the features kernel; then the passes above,
-//                     queued behind it, and one wait for the device at the end of the frame.
+//                     feature is needed; their distance instantiation (mandelbrot_distance_cuda,
+//                     the derivative carried beside z in the tile and survivors kernels) for the
+//                     distance estimate alone; the escaped pass after the smooth kernels for
+//                     stripes; else (the period interior) the features kernel; then the passes
+//                     above, queued behind it, and one wait for the device at the end of the frame.
 // Compiled with --fmad=false like the other Mandelbrot kernels (compute/CMakeLists.txt), so the
 // iteration rounds as the CPU's does and mu matches the CPU reference.
 #include <cuda_runtime.h>
@@ -414,7 +415,11 @@ template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
                      const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
-    if (escaped_only) {
+    // The escaped pass is the stripes' only (the distance alone rides in the smooth kernels:
+    // mandelbrot_distance_cuda), so it is compiled for them only.
+    if constexpr ((kFeatures & kFeatureStripe) == 0 || (kFeatures & kFeaturePeriod) != 0) {
+        if (escaped_only) throw std::logic_error("the escaped pass is for the stripes");
+    } else if (escaped_only) {
         // mu is the smooth kernels' (p.mu). The late list first; its persistent kernel on the side
         // stream, beside the short pass on this one; then this stream waits for the side's.
         const dim3 block(32, 8);
@@ -458,7 +463,7 @@ template <typename T, Formula F, OrbitPlane P>
 void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
                          bool escaped_only, const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, false, side);
         case 2: return launch_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
         case 3: return launch_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
         case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
@@ -583,12 +588,22 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         features != 0 && !view.colouring.slopes && view.colouring.base != ColourBase::Histogram;
     uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
     FrameStats stats;
-    // The distance estimate and the stripes need the orbit of escaped pixels only: the smooth
-    // kernels (with their tile pass, interior shortcuts and survivor packing) classify every pixel
-    // and make mu, then escaped_features_kernel and the late list run the escaped orbits again
-    // with the features. The period interior needs interior orbits: the features kernel over
-    // every pixel, as before.
-    const bool escaped_only = features != 0 && (features & kFeaturePeriod) == 0;
+    // The distance estimate alone (no stripes, no period): the smooth kernels' distance
+    // instantiation (mandelbrot_distance_cuda) carries the derivative beside z, so the frame is
+    // one smooth pass with the derivative's arithmetic; coloured there too when the colour needs
+    // only mu and the distance.
+    // The stripes need the orbit of escaped pixels only: the smooth kernels (with their tile pass,
+    // interior shortcuts and survivor packing) classify every pixel and make mu, then
+    // escaped_features_kernel and the late list run the escaped orbits again with the features.
+    // The period interior needs interior orbits: the features kernel over every pixel, as before.
+    const bool distance_only = features == kFeatureDistance;
+    const bool escaped_only = !distance_only && features != 0 && (features & kFeaturePeriod) == 0;
+    if (distance_only) {
+        stats = colour_in_kernel
+                    ? mandelbrot_distance_cuda(view, precision, shortcuts, rect, mu_device, nullptr, rgba, &p)
+                    : mandelbrot_distance_cuda(view, precision, shortcuts, rect, mu, s.distance);
+        CUDA_CHECK(cudaEventRecord(s.start));
+    }
     if (features == 0 || escaped_only) {
         // Histogram and slopes need only mu: the smooth kernels make it (their colours are
         // overwritten by the colour pass below), and time themselves.
@@ -603,7 +618,7 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         const FrameStats passes = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
                                                          colour_in_kernel ? rgba : nullptr, &p, true);
         stats.host_launch_ms += passes.host_launch_ms;
-    } else if (features != 0) {
+    } else if (features != 0 && !distance_only) {
         const OrbitFeatureOutputs out =
             colour_in_kernel ? OrbitFeatureOutputs{}
                              : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
@@ -625,7 +640,7 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
                            features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height, rgba, nullptr);
     CUDA_CHECK(cudaEventRecord(s.stop));
     const double ms = elapsed_ms(s);
-    if (features == 0 || escaped_only) {
+    if (features == 0 || escaped_only || distance_only) {
         // The smooth kernels' own time, then the passes'. The statistics stay the smooth frame's
         // (its iterations and escapes: what the frame is), not counting the escaped orbits run again.
         stats.compute_ms += ms;

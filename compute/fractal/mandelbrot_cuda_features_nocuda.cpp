@@ -12,6 +12,11 @@ FrameStats mandelbrot_features_cuda(const View&, Precision, const Shortcuts&, Pi
     throw std::runtime_error(kCudaNotBuiltReason);
 }
 
+FrameStats mandelbrot_distance_cuda(const View&, Precision, const Shortcuts&, PixelRect, float*, float*, uint32_t*,
+                                    const ColourParams*) {
+    throw std::runtime_error(kCudaNotBuiltReason);
+}
+
 FrameStats render_coloured_cuda(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect, double,
                                 uint8_t*, float*) {
     throw std::runtime_error(kCudaNotBuiltReason);

@@ -11,8 +11,11 @@
 // helper: Mandelbrot's instantiation is the hand-tuned code below, operation for operation; the
 // others take formula_math.h's step, whose operations match the CPU reference's. A Julia set is
 // a runtime flag read once per pixel (z_0 = the pixel, c = p.julia_re/im), never per iteration.
-// A colouring accumulator (DE, stripes; see formula_math.h) would be one more template parameter
-// of step() and the kernels, empty by default.
+// The distance estimate rides along as one more template parameter, kFeatures (orbit_features.h's
+// kFeature* mask: 0 or kFeatureDistance): the tile and survivors kernels then carry the
+// derivative (Derivative below) beside z, finish an escaped pixel's distance where it escapes and
+// pass the derivative through the queue. kFeatures = 0 is the smooth frame, operation for
+// operation the code it was before (every addition below is behind `if constexpr`).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,10 +23,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "compute/fractal/colouring_math.h"
 #include "compute/fractal/mandelbrot.h"
 #include "compute/fractal/mandelbrot_cuda_tuning.h"
 #include "compute/fractal/formula_math.h"
 #include "compute/fractal/mandelbrot_math.h"
+#include "compute/fractal/orbit_features.h"
 #include "compute/system/cuda_check.h"
 
 namespace ms::mandelbrot_cuda_detail {
@@ -79,6 +84,20 @@ struct KernelParams {
     void* queue_zi = nullptr;
     void* queue_cr = nullptr;
     void* queue_ci = nullptr;
+    // The distance instantiation only (kFeatures = kFeatureDistance):
+    //   distance: rect-sized, may be null; 0 for interior pixels, as orbit_features.h's;
+    //   queue_d*: a survivor's derivative (T[], rect-sized, indexed by the pixel, not the queue
+    //     entry, so the tile kernel writes it where the pixel survives without staging it in
+    //     shared memory); queue_dxr/dxi for Burning Ship and Tricorn only;
+    //   rgba, when set, is coloured with colour_pixel() and `colour` (the colouring's own pass,
+    //     colouring_math.h), not with the smooth palette above.
+    float* distance = nullptr;
+    float inverse_pixel_step = 1.0f;
+    void* queue_dzr = nullptr;
+    void* queue_dzi = nullptr;
+    void* queue_dxr = nullptr;
+    void* queue_dxi = nullptr;
+    ColourParams colour;
 };
 
 template <typename T>
@@ -132,6 +151,51 @@ __device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
     }
     o.zi = fused(T(2), t, ci);
     o.zi2 = o.zi * o.zi;
+}
+
+// The derivative the distance estimate carries (orbit_features.h, formula_derivative_step): D =
+// dz_k/dc on the parameter plane, dz_k/dz_0 on a Julia set; (dxr, dxi) is the Jacobian's second
+// column (Burning Ship, Tricorn; dead code for the holomorphic formulas, so no registers). `one`
+// is what a step adds: 1 on the parameter plane, 0 on a Julia set (a register: Julia is data in
+// these kernels).
+template <typename T>
+struct Derivative {
+    T dzr = 0, dzi = 0, dxr = 0, dxi = 0;
+    T one = 1;
+};
+
+// Where a kernel carries no derivative (kFeatures = 0).
+struct NoDerivative {};
+
+// Before the step z_k -> z_{k+1}, with z_k, as OrbitAccumulator::before_step does: the same
+// expression and roundings as the reference (--fmad=false), so the same D.
+template <Formula F, typename T>
+__device__ __forceinline__ void derivative_step(Derivative<T>& d, T zr, T zi) {
+    formula_derivative_step<F>(zr, zi, d.dzr, d.dzi, d.dxr, d.dxi, d.one, T(formula_degree(F)), ScalarDerivativeOps{});
+}
+
+// D at the kernels' first k: on the parameter plane the tile kernel starts at z_1 = c, so D_1 =
+// the step from z_0 = 0, D_0 = 0 (the identity, with the reference's signs of zero); on a Julia
+// set at z_0, D_0 = the identity and nothing is added per step.
+template <Formula F, typename T>
+__device__ __forceinline__ Derivative<T> derivative_start(bool julia) {
+    Derivative<T> d;
+    if (julia) {
+        d.dzr = T(1);
+        d.dxi = T(1);
+        d.one = T(0);
+    } else {
+        derivative_step<F>(d, T(0), T(0));
+    }
+    return d;
+}
+
+// One step of the orbit and, for kFeatures with kFeatureDistance, of the derivative before it.
+template <Formula F, typename T, bool kFused, unsigned kFeatures>
+__device__ __forceinline__ void step(Orbit<T>& o, Derivative<T>& d, T cr, T ci) {
+    if constexpr ((kFeatures & kFeatureDistance) != 0) derivative_step<F>(d, o.zr, o.zi);
+    else (void)d;
+    step<F, T, kFused>(o, cr, ci);
 }
 
 template <Formula F, typename T, bool kFused>
@@ -273,26 +337,26 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 // steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch). (Testing only
 // the largest of four |z|^2, with 3 FMNMX, issued fewer instructions per step but ran the steps
 // after an escape for nothing: the tile kernel got 7% slower.)
-template <Formula F, typename T, bool kFused>
-__device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
+template <Formula F, typename T, bool kFused, unsigned kFeatures = 0>
+__device__ __forceinline__ bool iterate_checked(Orbit<T>& o, Derivative<T>& d, T cr, T ci, int& k, int limit, T& n) {
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     while (k <= limit - 4) {
-        step<F, T, kFused>(o, cr, ci);
+        step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 1; return true; }
-        step<F, T, kFused>(o, cr, ci);
+        step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 2; return true; }
-        step<F, T, kFused>(o, cr, ci);
+        step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 3; return true; }
-        step<F, T, kFused>(o, cr, ci);
+        step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
         if (n > bailout_squared) { k += 4; return true; }
         k += 4;
     }
     while (k < limit) {
-        step<F, T, kFused>(o, cr, ci);
+        step<F, T, kFused, kFeatures>(o, d, cr, ci);
         ++k;
         n = norm<F, T, kFused>(o);
         if (n > bailout_squared) return true;
@@ -300,17 +364,43 @@ __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k,
     return false;
 }
 
+// The smooth kernels' form (no derivative).
+template <Formula F, typename T, bool kFused>
+__device__ __forceinline__ bool iterate_checked(Orbit<T>& o, T cr, T ci, int& k, int limit, T& n) {
+    Derivative<T> unused;
+    return iterate_checked<F, T, kFused, 0>(o, unused, cr, ci, k, limit, n);
+}
+
+// The distance of a pixel that escaped at z = o with |z|^2 = n (fast_distance_estimate, the
+// features kernels' float finish), in pixels.
+template <Formula F, typename T>
+__device__ __forceinline__ float escaped_distance(const KernelParams& p, const Orbit<T>& o, const Derivative<T>& d,
+                                                  T n) {
+    const float nf = fminf(float(n), 3.402823466e38f);
+    return fast_distance_estimate<F>(d.dzr, d.dzi, d.dxr, d.dxi, o.zr, o.zi, nf, log2_approx(nf), p.inverse_pixel_step);
+}
+
+// A finished pixel of the distance instantiation: mu, its distance (0 inside), and its colour by
+// the colouring's colour_pixel() where the frame is coloured here; each output where its pointer
+// is set (uniform branches, once per pixel).
+__device__ __forceinline__ void write_distance_pixel(const KernelParams& p, size_t offset, float mu, float distance) {
+    if (p.mu) p.mu[offset] = mu;
+    if (p.distance) p.distance[offset] = distance;
+    if (p.rgba) p.rgba[offset] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, 0.0f, 0.0f);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The passes' launchers (host), each beside its kernel. Each checks its launches.
 
 // Phase 1 (mandelbrot_cuda_tile.cu): one block per tile; picks the colouring variant.
-template <typename T>
+// kFeatures: 0 (the smooth frame) or kFeatureDistance (the distance instantiation: no fused form).
+template <typename T, unsigned kFeatures = 0>
 void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multiply_add);
 // The naive one-pixel-per-thread baseline (mandelbrot_cuda_tile.cu), for CudaTuning::naive.
 template <typename T>
 void launch_naive_kernel(const KernelParams& p);
 // Phase 2 (mandelbrot_cuda_survivors.cu): a persistent grid over the survivors' queue.
-template <typename T>
+template <typename T, unsigned kFeatures = 0>
 void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity,
                            int sm_count);
 

@@ -12,7 +12,9 @@ namespace {
 
 constexpr int kChunk = 32;
 
-template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+// kFeatures = kFeatureDistance: the derivative comes from the queue (by pixel), runs beside z
+// through the blocks and their redo, and an escaped pixel's distance is finished here.
+template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures = 0>
 __global__ void __launch_bounds__(kBlockThreads)
 mandelbrot_survivors_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31;
@@ -30,6 +32,9 @@ mandelbrot_survivors_kernel(KernelParams p) {
         Orbit<T> o;
         T saved_zr = 0, saved_zi = 0;
         int blocks = 0, next_save = 1;
+        // The derivative (kFeatures only): an empty struct in the smooth kernel, whose code then
+        // stays what it was without it, instruction for instruction.
+        std::conditional_t<kFeatures != 0, Derivative<T>, NoDerivative> d;
         for (;;) {
             // Refill the idle lanes from the warp's chunk, taking new chunks as needed.
             unsigned need = drained ? 0u : ~have_mask;
@@ -54,6 +59,15 @@ mandelbrot_survivors_kernel(KernelParams p) {
                     ci = static_cast<const T*>(p.queue_ci)[entry];
                     o = orbit_at(static_cast<const T*>(p.queue_zr)[entry], static_cast<const T*>(p.queue_zi)[entry]);
                     k = p.first_phase_iterations;
+                    if constexpr (kFeatures != 0) {
+                        d.dzr = static_cast<const T*>(p.queue_dzr)[pixel];
+                        d.dzi = static_cast<const T*>(p.queue_dzi)[pixel];
+                        if constexpr (!formula_is_holomorphic(F)) {
+                            d.dxr = static_cast<const T*>(p.queue_dxr)[pixel];
+                            d.dxi = static_cast<const T*>(p.queue_dxi)[pixel];
+                        }
+                        d.one = p.julia ? T(0) : T(1);
+                    }
                     saved_zr = o.zr;
                     saved_zi = o.zi;
                     blocks = 0;
@@ -79,10 +93,15 @@ mandelbrot_survivors_kernel(KernelParams p) {
                         finish = true;  // fewer than N steps left: go one by one
                     } else {
                         const Orbit<T> start = o;  // register copies: no FP64-pipe work
+                        const auto d_start = d;
 #pragma unroll
-                        for (int j = 0; j < kBlockSteps; ++j) step<F, T, kFused>(o, cr, ci);
+                        for (int j = 0; j < kBlockSteps; ++j) {
+                            if constexpr (kFeatures != 0) step<F, T, kFused, kFeatures>(o, d, cr, ci);
+                            else step<F, T, kFused>(o, cr, ci);
+                        }
                         if (!(norm<F, T, kFused>(o) <= bailout_squared)) {  // also catches NaN
                             o = start;
+                            if constexpr (kFeatures != 0) d = d_start;
                             finish = true;
                         } else {
                             k += kBlockSteps;
@@ -111,7 +130,10 @@ mandelbrot_survivors_kernel(KernelParams p) {
                 // After a block that escaped this finds the exact escape step, since it repeats
                 // the same operations.
                 const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
-                escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
+                if constexpr (kFeatures != 0)
+                    escaped = iterate_checked<F, T, kFused, kFeatures>(o, d, cr, ci, k, limit, n);
+                else
+                    escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
             }
             __syncwarp();
             // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
@@ -119,7 +141,11 @@ mandelbrot_survivors_kernel(KernelParams p) {
             if (periodic || escaped || (finish && k >= max_iterations)) {
                 stats.iterations += unsigned(k);
                 stats.escaped += escaped ? 1u : 0u;
-                write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu);
+                if constexpr (kFeatures != 0)
+                    write_distance_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu,
+                                         escaped ? escaped_distance<F>(p, o, d, n) : 0.0f);
+                else
+                    write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu);
                 have = false;
             }
             have_mask = __ballot_sync(kFullMask, have);
@@ -134,9 +160,9 @@ mandelbrot_survivors_kernel(KernelParams p) {
 
 // The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
 // (tuning.survivor_blocks_per_sm, if set and lower, caps it: fewer lanes each take more pixels).
-template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity>
+template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures>
 void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, int sm_count) {
-    auto kernel = mandelbrot_survivors_kernel<F, T, kFused, kBlockSteps, kPeriodicity>;
+    auto kernel = mandelbrot_survivors_kernel<F, T, kFused, kBlockSteps, kPeriodicity, kFeatures>;
     static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
     if (blocks_per_sm == 0) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
@@ -146,44 +172,48 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, in
     kernel<<<sm_count * (cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
 }
 
-// Mandelbrot: every N of the tuning. The other formulas: N = 32 only, the default (fewer kernels
-// to compile; N is a knob for tuning Mandelbrot).
-template <Formula F, typename T, bool kFused>
+// Mandelbrot: every N of the tuning. The other formulas and the distance instantiation: N = 32
+// only, the default (fewer kernels to compile; N is a knob for tuning Mandelbrot).
+template <Formula F, typename T, bool kFused, unsigned kFeatures>
 void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bool periodicity, int sm_count) {
     auto go = [&](auto steps_tag) {
         constexpr int kSteps = decltype(steps_tag)::value;
-        if (periodicity) launch_survivors_kernel<F, T, kFused, kSteps, true>(p, tuning, sm_count);
-        else launch_survivors_kernel<F, T, kFused, kSteps, false>(p, tuning, sm_count);
+        if (periodicity) launch_survivors_kernel<F, T, kFused, kSteps, true, kFeatures>(p, tuning, sm_count);
+        else launch_survivors_kernel<F, T, kFused, kSteps, false, kFeatures>(p, tuning, sm_count);
     };
-    if constexpr (F != Formula::Mandelbrot) {
+    if constexpr (F != Formula::Mandelbrot || kFeatures != 0) {
         go(std::integral_constant<int, 32>{});
-        return;
-    }
-    switch (tuning.block_steps) {
-        case 8: go(std::integral_constant<int, 8>{}); break;
-        case 16: go(std::integral_constant<int, 16>{}); break;
-        default: go(std::integral_constant<int, 32>{}); break;
+    } else {
+        switch (tuning.block_steps) {
+            case 8: go(std::integral_constant<int, 8>{}); break;
+            case 16: go(std::integral_constant<int, 16>{}); break;
+            default: go(std::integral_constant<int, 32>{}); break;
+        }
     }
 }
 
 }  // namespace
 
-template <typename T>
+template <typename T, unsigned kFeatures>
 void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTuning& tuning, bool periodicity,
                            int sm_count) {
     with_formula(formula, [&](auto formula_tag) {
         constexpr Formula F = decltype(formula_tag)::value;
-        if constexpr (F == Formula::Mandelbrot) {
-            if (tuning.fused_multiply_add) launch_survivors_kernel<F, T, true>(p, tuning, periodicity, sm_count);
-            else launch_survivors_kernel<F, T, false>(p, tuning, periodicity, sm_count);
+        if constexpr (F == Formula::Mandelbrot && kFeatures == 0) {
+            if (tuning.fused_multiply_add) launch_survivors_kernel<F, T, true, 0>(p, tuning, periodicity, sm_count);
+            else launch_survivors_kernel<F, T, false, 0>(p, tuning, periodicity, sm_count);
         } else {
-            launch_survivors_kernel<F, T, false>(p, tuning, periodicity, sm_count);
+            launch_survivors_kernel<F, T, false, kFeatures>(p, tuning, periodicity, sm_count);
         }
     });
     CUDA_CHECK_LAUNCH();
 }
 
-template void launch_survivors_pass<float>(const KernelParams&, Formula, const CudaTuning&, bool, int);
-template void launch_survivors_pass<double>(const KernelParams&, Formula, const CudaTuning&, bool, int);
+template void launch_survivors_pass<float, 0>(const KernelParams&, Formula, const CudaTuning&, bool, int);
+template void launch_survivors_pass<double, 0>(const KernelParams&, Formula, const CudaTuning&, bool, int);
+template void launch_survivors_pass<float, kFeatureDistance>(const KernelParams&, Formula, const CudaTuning&, bool,
+                                                             int);
+template void launch_survivors_pass<double, kFeatureDistance>(const KernelParams&, Formula, const CudaTuning&, bool,
+                                                              int);
 
 }  // namespace ms::mandelbrot_cuda_detail

@@ -17,8 +17,20 @@ namespace {
 // global queue with one atomic per block (coalesced copy).
 // F: the formula (compile time). Other formulas than Mandelbrot may use up to 64 registers (4
 // blocks per SM): z^d keeps more temporaries alive, and spills would cost more than occupancy.
-template <Formula F, typename T, bool kFused, int kColour, bool kMu>
-__global__ void __launch_bounds__(kBlockThreads, F == Formula::Mandelbrot ? 8 : 4)  // Mandelbrot: <= 32 registers, full occupancy
+// kFeatures = kFeatureDistance: the derivative rides along (mandelbrot_cuda_kernels.cuh), an
+// escaped pixel gets its distance here and a survivor's derivative goes to the queue; kColour and
+// kMu are then 0 and true (write_distance_pixel tests its outputs). The derivative's registers
+// (2 or 4 more T) do not fit Mandelbrot's 32 (ptxas: 36 to 96 bytes of spills in FP64): the
+// tightest bounds without spills for every formula are 40 registers in FP32 (6 blocks per SM)
+// and 48 in FP64 (5).
+template <typename T, unsigned kFeatures>
+constexpr int tile_blocks_per_sm(Formula f) {
+    if constexpr (kFeatures != 0) return sizeof(T) == 4 ? 6 : 5;
+    else return f == Formula::Mandelbrot ? 8 : 4;  // Mandelbrot: <= 32 registers, full occupancy
+}
+
+template <Formula F, typename T, bool kFused, int kColour, bool kMu, unsigned kFeatures = 0>
+__global__ void __launch_bounds__(kBlockThreads, tile_blocks_per_sm<T, kFeatures>(F))
 mandelbrot_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     __shared__ int queue_count, queue_base;
@@ -60,9 +72,10 @@ mandelbrot_kernel(KernelParams p) {
     for (int round = 0; round < p.tile_rounds; ++round) {
         bool survivor = false;
         Orbit<T> o;
+        Derivative<T> d;  // kFeatures only
         if (row < live_rows) {
             const T ci = tile_ci[row];
-            float mu = kInteriorMu;
+            float mu = kInteriorMu, distance = 0.0f;
             if (!(F == Formula::Mandelbrot && p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
                 // z_1 = c (the reference's 0*0 - 0*0 + c has the same value, for every
                 // formula: f(0) = 0), so k starts at 1. A Julia set starts from z_0 = the pixel
@@ -70,21 +83,24 @@ mandelbrot_kernel(KernelParams p) {
                 // Selected here, once, so both sets share the loops below (one copy of each).
                 const T c_re = p.julia ? julia_cr : cr, c_im = p.julia ? julia_ci : ci;
                 o = orbit_at(cr, ci);
+                if constexpr (kFeatures != 0) d = derivative_start<F, T>(p.julia);
                 int k = p.julia ? 0 : 1;
                 T n = p.julia ? T(0) : norm<F, T, kFused>(o);
                 bool escaped;
                 if (may_skip && n <= T(12)) {
                     // |c|^2 <= 12: |z_2| <= 15.5 and |z_3| <= 243 < 256, so steps 1 to 3 cannot
                     // escape (a 5% margin, far above rounding): no test for them.
-                    step<F, T, kFused>(o, c_re, c_im);
-                    step<F, T, kFused>(o, c_re, c_im);
+                    step<F, T, kFused, kFeatures>(o, d, c_re, c_im);
+                    step<F, T, kFused, kFeatures>(o, d, c_re, c_im);
                     k = 3;
-                    escaped = iterate_checked<F, T, kFused>(o, c_re, c_im, k, first, n);
+                    escaped = iterate_checked<F, T, kFused, kFeatures>(o, d, c_re, c_im, k, first, n);
                 } else {
-                    escaped = n > bailout_squared || iterate_checked<F, T, kFused>(o, c_re, c_im, k, first, n);
+                    escaped = n > bailout_squared ||
+                              iterate_checked<F, T, kFused, kFeatures>(o, d, c_re, c_im, k, first, n);
                 }
                 if (escaped) {
                     mu = fast_smooth_mu<F>(p, k, n);
+                    if constexpr (kFeatures != 0) distance = escaped_distance<F>(p, o, d, n);
                     iterations += unsigned(k);
                     ++escaped_pixels;
                 } else if (k >= p.max_iterations) {
@@ -94,7 +110,21 @@ mandelbrot_kernel(KernelParams p) {
                 }
             }
             // One write for every pixel finished here (a single store per warp and round).
-            if (!survivor) write_pixel_at<kColour, kMu>(p, offset, mu);
+            if constexpr (kFeatures != 0) {
+                if (!survivor) {
+                    write_distance_pixel(p, offset, mu, distance);
+                } else {
+                    // A survivor's derivative, straight to its pixel's slot (not staged in shared memory).
+                    static_cast<T*>(p.queue_dzr)[offset] = d.dzr;
+                    static_cast<T*>(p.queue_dzi)[offset] = d.dzi;
+                    if constexpr (!formula_is_holomorphic(F)) {
+                        static_cast<T*>(p.queue_dxr)[offset] = d.dxr;
+                        static_cast<T*>(p.queue_dxi)[offset] = d.dxi;
+                    }
+                }
+            } else {
+                if (!survivor) write_pixel_at<kColour, kMu>(p, offset, mu);
+            }
         }
         // Queue the survivors in shared memory, one shared atomic per warp.
         const unsigned survivors = __ballot_sync(kFullMask, survivor);
@@ -191,7 +221,7 @@ void launch_naive_kernel(const KernelParams& p) {
     CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
+template <typename T, unsigned kFeatures>
 void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multiply_add) {
     const int tile_height = kRoundHeight * p.tile_rounds;
     const int capacity = kTileWidth * tile_height;
@@ -201,18 +231,23 @@ void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multipl
     auto tile = [&](auto formula_tag, auto fused_tag) {
         constexpr Formula F = decltype(formula_tag)::value;
         constexpr bool kFused = decltype(fused_tag)::value;
-        auto go = [&](auto colour_tag) {
-            constexpr int kColour = decltype(colour_tag)::value;
-            if (p.mu) mandelbrot_kernel<F, T, kFused, kColour, true><<<grid, kBlockThreads, shared_bytes>>>(p);
-            else mandelbrot_kernel<F, T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
-        };
-        if (!p.rgba) go(std::integral_constant<int, 0>{});
-        else if (positions_fit_float(p)) go(std::integral_constant<int, 1>{});
-        else go(std::integral_constant<int, 2>{});
+        if constexpr (kFeatures != 0) {
+            // The distance instantiation: its outputs are tested per pixel (write_distance_pixel).
+            mandelbrot_kernel<F, T, kFused, 0, true, kFeatures><<<grid, kBlockThreads, shared_bytes>>>(p);
+        } else {
+            auto go = [&](auto colour_tag) {
+                constexpr int kColour = decltype(colour_tag)::value;
+                if (p.mu) mandelbrot_kernel<F, T, kFused, kColour, true><<<grid, kBlockThreads, shared_bytes>>>(p);
+                else mandelbrot_kernel<F, T, kFused, kColour, false><<<grid, kBlockThreads, shared_bytes>>>(p);
+            };
+            if (!p.rgba) go(std::integral_constant<int, 0>{});
+            else if (positions_fit_float(p)) go(std::integral_constant<int, 1>{});
+            else go(std::integral_constant<int, 2>{});
+        }
     };
     // The fused form is Mandelbrot's only (the host refuses it for the others).
     with_formula(formula, [&](auto formula_tag) {
-        if constexpr (decltype(formula_tag)::value == Formula::Mandelbrot) {
+        if constexpr (decltype(formula_tag)::value == Formula::Mandelbrot && kFeatures == 0) {
             if (fused_multiply_add) tile(formula_tag, std::true_type{});
             else tile(formula_tag, std::false_type{});
         } else {
@@ -224,7 +259,9 @@ void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multipl
 
 template void launch_naive_kernel<float>(const KernelParams&);
 template void launch_naive_kernel<double>(const KernelParams&);
-template void launch_tile_pass<float>(const KernelParams&, Formula, bool);
-template void launch_tile_pass<double>(const KernelParams&, Formula, bool);
+template void launch_tile_pass<float, 0>(const KernelParams&, Formula, bool);
+template void launch_tile_pass<double, 0>(const KernelParams&, Formula, bool);
+template void launch_tile_pass<float, kFeatureDistance>(const KernelParams&, Formula, bool);
+template void launch_tile_pass<double, kFeatureDistance>(const KernelParams&, Formula, bool);
 
 }  // namespace ms::mandelbrot_cuda_detail

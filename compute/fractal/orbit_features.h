@@ -84,6 +84,19 @@ FrameStats mandelbrot_features_cuda(const View& view, Precision precision, const
                                     PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
                                     bool persistent = true);
 
+struct ColourParams;  // colouring_math.h
+
+// The smooth kernels (mandelbrot_cuda: tile pass and survivors) with the distance estimate
+// carried along, a compile-time variant of them: mu exactly as mandelbrot_cuda makes it, and the
+// distance of every pixel (0 inside) as the features kernels finish it (finish_escaped_fast).
+// Device pointers, each may be null: mu_device, distance_device, and rgba_device, coloured with
+// colour_pixel() and *colour (its table in device memory; required with rgba_device), the
+// colouring's own colour for a frame whose colour needs only mu and the distance. The statistics
+// are mandelbrot_cuda's. Synchronous; throws as mandelbrot_features_cuda does.
+FrameStats mandelbrot_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                    PixelRect rect, float* mu_device, float* distance_device,
+                                    uint32_t* rgba_device = nullptr, const ColourParams* colour = nullptr);
+
 // --- What every path accumulates (host and device) ----------------------------------------
 
 MS_HD inline float feature_sqrt(float x) { return sqrtf(x); }
@@ -259,7 +272,7 @@ inline FastFinishConstants make_fast_finish_constants(Formula formula, double pi
     return f;
 }
 
-#ifdef __CUDA_ARCH__
+#ifdef __CUDACC__  // both of nvcc's passes (device functions only; plain C++ never sees them)
 // The GPU's finish of an escaped pixel: finish_escaped() and smooth_mu() in float, with the
 // hardware's log2 and reciprocal square root (MUFU, about 2^-22 relative), instead of double
 // library logs, square roots and divisions. Those were most of the features kernel's FP64 work
@@ -298,28 +311,38 @@ __device__ __forceinline__ float feature_fast_mu(int k, float log2_norm, const F
     return mu > 0.0f ? mu : 0.0f;
 }
 
+// The distance estimate of an escaped pixel in float (finish_escaped's, see above): z_k = (zr,
+// zi), n = |z_k|^2 in float (clamped to its range), log2_norm = log2 n, D = (dzr, dzi) and, for
+// Burning Ship and Tricorn, (dxr, dxi). Shared by the features kernels and the smooth kernels'
+// distance instantiation (mandelbrot_cuda_kernels.cuh), so both give the same value.
+template <Formula F, typename T>
+__device__ __forceinline__ float fast_distance_estimate(T dzr, T dzi, T dxr, T dxi, T zr, T zi, float n,
+                                                        float log2_norm, float inverse_pixel_step) {
+    float d;
+    if constexpr (formula_is_holomorphic(F)) {
+        // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|.
+        (void)dxr, (void)dxi, (void)zr, (void)zi;
+        const float inverse_dz = feature_inverse_length(dzr, dzi);
+        d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * inverse_pixel_step;
+    } else {
+        // |z|^2 ln|z| / |J^T z| (finish_escaped); J^T z in double, as the reference takes it
+        // (a product of the derivative and z may pass float's range).
+        const double gx = double(dzr) * double(zr) + double(dzi) * double(zi);
+        const double gy = double(dxr) * double(zr) + double(dxi) * double(zi);
+        const float inverse_g = feature_inverse_length(gx, gy);
+        d = 0.5f * 0.6931471805599453f * log2_norm * n * inverse_g * inverse_pixel_step;
+    }
+    return d >= 0.0f && d < 3.0e38f ? d : 0.0f;  // an overflowed dz: on the boundary
+}
+
 template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, T zr, T zi,
                                                       T norm, const FastFinishConstants& f, float* distance,
                                                       float* stripe, float* period) {
     const float n = fminf(float(norm), 3.402823466e38f);
     const float log2_norm = feature_log2_approx(n);
-    if constexpr ((kFeatures & kFeatureDistance) != 0) {
-        float d;
-        if constexpr (formula_is_holomorphic(F)) {
-            // |z| ln|z| / |dz| = 1/2 |z| ln|z|^2 / |dz|.
-            const float inverse_dz = feature_inverse_length(a.dzr, a.dzi);
-            d = 0.5f * 0.6931471805599453f * log2_norm * (n * rsqrtf(n)) * inverse_dz * f.inverse_pixel_step;
-        } else {
-            // |z|^2 ln|z| / |J^T z| (finish_escaped); J^T z in double, as the reference takes it
-            // (a product of the derivative and z may pass float's range).
-            const double gx = double(a.dzr) * double(zr) + double(a.dzi) * double(zi);
-            const double gy = double(a.dxr) * double(zr) + double(a.dxi) * double(zi);
-            const float inverse_g = feature_inverse_length(gx, gy);
-            d = 0.5f * 0.6931471805599453f * log2_norm * n * inverse_g * f.inverse_pixel_step;
-        }
-        *distance = d >= 0.0f && d < 3.0e38f ? d : 0.0f;  // an overflowed dz: on the boundary
-    }
+    if constexpr ((kFeatures & kFeatureDistance) != 0)
+        *distance = fast_distance_estimate<F>(a.dzr, a.dzi, a.dxr, a.dxi, zr, zi, n, log2_norm, f.inverse_pixel_step);
     if constexpr ((kFeatures & kFeatureStripe) != 0) {
         // mu's fraction: log_d(ln|z_k| / ln R) = S (log2(log2|z|^2) + log2(0.5 ln 2) - log2(ln R)).
         float l;

@@ -1,9 +1,11 @@
 // test_colouring_cuda.cpp: the colouring layers on CUDA (mandelbrot_cuda_features.cu) against
 // the CPU reference (colouring_render.h): the orbit features kernel's mu, distance, stripe and
-// period, and every method's coloured frame, for the Mandelbrot set and for every formula and
+// period, the smooth kernels' distance instantiation (mandelbrot_distance_cuda: the `de` frame's
+// path), and every method's coloured frame, for the Mandelbrot set and for every formula and
 // Julia set. Skips with the reason where no CUDA device exists.
 //
-// Tolerances: the features kernel runs orbit_point_features(), the reference's arithmetic,
+// Tolerances (the features kernels, and the smooth kernels' distance instantiation, which
+// carries the same derivative): the features kernel runs orbit_point_features(), the reference's arithmetic,
 // compiled with --fmad=false, so escape counts match. An escaped pixel's mu, distance and stripe
 // are finished in float with the hardware's log2 and reciprocal square root (orbit_features.h's
 // finish_escaped_fast, as the smooth kernels' fast_smooth_mu): about 1e-6 absolute on mu, which
@@ -64,6 +66,30 @@ void expect_features_match(const ms::View& view, ms::Precision precision, bool p
     EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
     EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
     EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+}
+
+// The smooth kernels' distance instantiation (mandelbrot_distance_cuda) for `view`: mu and the
+// statistics exactly mandelbrot_cuda's (the same kernels, the derivative only added), the distance
+// against the CPU reference's within the features kernels' tolerance (the same float finish).
+void expect_distance_matches(const ms::View& view, ms::Precision precision) {
+    const size_t n = size_t(view.width) * view.height;
+    std::vector<float> mu(n), distance(n), smooth_mu(n), g_mu(n), g_distance(n);
+    ms::mandelbrot_features_cpu_reference(view, precision, {}, {}, mu.data(), {distance.data(), nullptr, nullptr});
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    const auto smooth = ms::mandelbrot_cuda_to_host(view, precision, {}, table, {}, nullptr, smooth_mu.data());
+    float *d_mu = nullptr, *d_distance = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_mu, n * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_distance, n * sizeof(float)), cudaSuccess);
+    const auto got = ms::mandelbrot_distance_cuda(view, precision, {}, {}, d_mu, d_distance);
+    cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
+    cudaFree(d_mu);
+    cudaFree(d_distance);
+    EXPECT_EQ(smooth.iterations, got.iterations);
+    EXPECT_EQ(smooth.escaped_pixels, got.escaped_pixels);
+    EXPECT_EQ(ms::test::validate_result("mu against mandelbrot_cuda", smooth_mu.data(), g_mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("mu against the reference", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
+    EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
 }
 
 // render_coloured_cuda's frame (and mu) for `view` against render_coloured_cpu's.
@@ -172,6 +198,44 @@ TEST(ColouringCuda, FamilyFramesMatchTheCpuReference) {
         SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + method + " interior " +
                      ms::interior_colour_name(interior));
         expect_frame_matches(view, ms::Precision::Fp64, table);
+    }
+}
+
+// The distance carried by the smooth kernels (the `de` frame's path): pixels that escape in the
+// tile pass and in the survivors pass (the seahorse's 3,000 iterations), a frame with no
+// survivors pass (50 iterations, under the tile pass's 64), and every formula on its parameter
+// plane and a Julia set, both precisions.
+TEST(ColouringCuda, DistanceInTheSmoothKernelsMatchesTheReference) {
+    SKIP_WITHOUT_CUDA();
+    ms::View full;
+    full.width = 320;
+    full.height = 240;
+    full.max_iterations = 1000;
+    ms::View short_orbits = full;
+    short_orbits.max_iterations = 50;
+    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+        for (const ms::View& view : {seahorse(), full, short_orbits}) {
+            SCOPED_TRACE(std::string(ms::precision_name(precision)) + " centre " + view.center_re + " " +
+                         std::to_string(view.max_iterations) + " iterations");
+            expect_distance_matches(view, precision);
+        }
+        for (ms::Formula formula : ms::kAllFormulas)
+        for (bool julia : {false, true}) {
+            ms::View view;
+            view.formula = formula;
+            view.julia = julia;
+            view.julia_re = formula == ms::Formula::BurningShip ? "-0.5" : formula == ms::Formula::Tricorn ? "-0.2" : "-0.1226";
+            view.julia_im = formula == ms::Formula::BurningShip ? "-0.3" : formula == ms::Formula::Tricorn ? "0.1" : "0.7449";
+            const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
+            view.center_re = frame.center_re;
+            view.center_im = frame.center_im;
+            view.zoom = frame.zoom;
+            view.width = 192;
+            view.height = 108;
+            view.max_iterations = 600;
+            SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision));
+            expect_distance_matches(view, precision);
+        }
     }
 }
 
