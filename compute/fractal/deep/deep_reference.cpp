@@ -201,8 +201,8 @@ struct MinNorm {
 // Iterates r's (x, y) under formula F up to max_iterations, storing Z_0 (the start) .. Z_last in
 // z and z_fe. Returns false when cancelled; *escaped says how it ended. Progress is reported as
 // (done + progress_base, progress_total).
-// team (degree-2 formulas only): the squarings on three threads; the helpers start on Z_n + 1's
-// squarings as soon as Z_n is made, while this thread stores Z_n.
+// team (degree-2 formulas only): the squarings on three threads; the helpers start on the next
+// iteration's squarings as soon as Z_n is made, while this thread stores Z_n.
 template <Formula F>
 bool run_orbit(OrbitRegisters& r, SquaringTeam* team, int64_t max_iterations, std::vector<DeepComplex<double>>* z,
                std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm, bool* escaped,
