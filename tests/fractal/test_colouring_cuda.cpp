@@ -145,6 +145,28 @@ TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
     }
 }
 
+namespace {
+
+// Formula `formula`'s default frame at 192x108 and 600 iterations, on its parameter plane or on
+// the Julia set of a c inside its set.
+ms::View formula_view(ms::Formula formula, bool julia) {
+    ms::View view;
+    view.formula = formula;
+    view.julia = julia;
+    view.julia_re = formula == ms::Formula::BurningShip ? "-0.5" : formula == ms::Formula::Tricorn ? "-0.2" : "-0.1226";
+    view.julia_im = formula == ms::Formula::BurningShip ? "-0.3" : formula == ms::Formula::Tricorn ? "0.1" : "0.7449";
+    const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
+    view.center_re = frame.center_re;
+    view.center_im = frame.center_im;
+    view.zoom = frame.zoom;
+    view.width = 192;
+    view.height = 108;
+    view.max_iterations = 600;
+    return view;
+}
+
+}  // namespace
+
 // Every formula of formula.h, on its parameter plane and on a Julia set (z_0 = the pixel, the
 // derivative by z_0): both features kernels against the CPU reference, with the tolerances above.
 TEST(ColouringCuda, FeaturesKernelMatchesTheReferenceForEveryFormulaAndJuliaSet) {
@@ -153,18 +175,7 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReferenceForEveryFormulaAndJuliaSet)
     for (bool julia : {false, true})
     for (bool persistent : {true, false})
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
-        ms::View view;
-        view.formula = formula;
-        view.julia = julia;
-        view.julia_re = formula == ms::Formula::BurningShip ? "-0.5" : formula == ms::Formula::Tricorn ? "-0.2" : "-0.1226";
-        view.julia_im = formula == ms::Formula::BurningShip ? "-0.3" : formula == ms::Formula::Tricorn ? "0.1" : "0.7449";
-        const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
-        view.center_re = frame.center_re;
-        view.center_im = frame.center_im;
-        view.zoom = frame.zoom;
-        view.width = 192;
-        view.height = 108;
-        view.max_iterations = 600;
+        ms::View view = formula_view(formula, julia);
         view.colouring.stripe_density = 5;
         SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision) +
                      (persistent ? " persistent" : " one thread per pixel"));
@@ -181,15 +192,9 @@ TEST(ColouringCuda, FamilyFramesMatchTheCpuReference) {
     for (bool julia : {false, true})
     for (const char* method : {"stripe,de", "smooth,de,slope"})
     for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
-        ms::View view;
-        view.formula = formula;
-        view.julia = julia;
+        ms::View view = formula_view(formula, julia);
         view.julia_re = formula == ms::Formula::Multibrot4 ? "0.2" : "-0.2";
         view.julia_im = formula == ms::Formula::Multibrot4 ? "0.3" : "0.1";
-        const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
-        view.center_re = frame.center_re;
-        view.center_im = frame.center_im;
-        view.zoom = frame.zoom;
         view.width = 320;
         view.height = 180;
         view.max_iterations = 800;
@@ -221,18 +226,7 @@ TEST(ColouringCuda, DistanceInTheSmoothKernelsMatchesTheReference) {
         }
         for (ms::Formula formula : ms::kAllFormulas)
         for (bool julia : {false, true}) {
-            ms::View view;
-            view.formula = formula;
-            view.julia = julia;
-            view.julia_re = formula == ms::Formula::BurningShip ? "-0.5" : formula == ms::Formula::Tricorn ? "-0.2" : "-0.1226";
-            view.julia_im = formula == ms::Formula::BurningShip ? "-0.3" : formula == ms::Formula::Tricorn ? "0.1" : "0.7449";
-            const ms::FormulaFrame frame = ms::formula_default_frame(formula, julia);
-            view.center_re = frame.center_re;
-            view.center_im = frame.center_im;
-            view.zoom = frame.zoom;
-            view.width = 192;
-            view.height = 108;
-            view.max_iterations = 600;
+            const ms::View view = formula_view(formula, julia);
             SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision));
             expect_distance_matches(view, precision);
         }
