@@ -214,12 +214,6 @@ __device__ __forceinline__ Orbit<T> orbit_at(T zr, T zi) {
     return o;
 }
 
-__device__ __forceinline__ float log2_approx(float x) {
-    float y;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
 // smooth_mu (mandelbrot_math.h) rearranged for the GPU: mu = k + 1 - log2(ln|z|) with
 // ln|z| = 0.5 * ln2 * log2|z|^2, so mu = k + (1 - log2(0.5 ln 2)) - log2(log2 |z|^2).
 // Two hardware log2s (MUFU, absolute error ~2^-22) instead of two double-precision library logs
@@ -234,10 +228,10 @@ template <Formula F = Formula::Mandelbrot, typename T>
 __device__ __forceinline__ float fast_smooth_mu(const KernelParams& p, int k, T norm_squared) {
     if constexpr (F != Formula::Mandelbrot) {
         const float n = fminf(float(norm_squared), 3.402823466e38f);
-        const float mu = float(k) + (p.mu_constant - p.mu_scale * log2_approx(log2_approx(n)));
+        const float mu = float(k) + (p.mu_constant - p.mu_scale * feature_log2_approx(feature_log2_approx(n)));
         return mu > 0.0f ? mu : 0.0f;
     }
-    float frac = kMuConstant - log2_approx(log2_approx(float(norm_squared)));
+    float frac = kMuConstant - feature_log2_approx(feature_log2_approx(float(norm_squared)));
     float mu = float(k) + frac;
     return mu > 0.0f ? mu : 0.0f;  // NaN or negative -> 0, like smooth_mu
 }
@@ -377,7 +371,7 @@ template <Formula F, typename T>
 __device__ __forceinline__ float escaped_distance(const KernelParams& p, const Orbit<T>& o, const Derivative<T>& d,
                                                   T n) {
     const float nf = fminf(float(n), 3.402823466e38f);
-    return fast_distance_estimate<F>(d.dzr, d.dzi, d.dxr, d.dxi, o.zr, o.zi, nf, log2_approx(nf), p.inverse_pixel_step);
+    return fast_distance_estimate<F>(d.dzr, d.dzi, d.dxr, d.dxi, o.zr, o.zi, nf, feature_log2_approx(nf), p.inverse_pixel_step);
 }
 
 // A finished pixel of the distance instantiation: mu, its distance (0 inside), and its colour by
