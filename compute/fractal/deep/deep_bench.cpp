@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -34,6 +35,17 @@ DeepLocation load_location(const std::string& folder, const std::string& name) {
     return location;
 }
 
+// The reference orbit of `location`'s centre on `threads` threads (ReferenceControl::threads),
+// its time folded into *best_ms (the least of the calls).
+std::shared_ptr<const ReferenceOrbit> timed_orbit(const DeepLocation& location, int64_t bits, int64_t iterations,
+                                                  int threads, double* best_ms) {
+    ReferenceControl control;
+    control.threads = threads;
+    const auto start = Clock::now();
+    auto orbit = compute_reference_orbit(location.center_re, location.center_im, bits, iterations, control);
+    *best_ms = std::min(*best_ms, ms_since(start));
+    return orbit;
+}
 
 }  // namespace
 
@@ -52,24 +64,15 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
         int64_t iterations = 0;
         bool same = true;
         for (int run = 0; run < 3; ++run) {
-            ReferenceControl one, team;
-            one.threads = 1;
-            team.threads = 3;
-            auto start = Clock::now();
-            auto orbit = compute_reference_orbit(location.center_re, location.center_im, bits, location.max_iterations, one);
-            one_ms = std::min(one_ms, ms_since(start));
-            start = Clock::now();
-            auto team_orbit =
-                compute_reference_orbit(location.center_re, location.center_im, bits, location.max_iterations, team);
-            team_ms = std::min(team_ms, ms_since(start));
+            const auto orbit = timed_orbit(location, bits, location.max_iterations, 1, &one_ms);
+            const auto team_orbit = timed_orbit(location, bits, location.max_iterations, 3, &team_ms);
             iterations = orbit->last_index();
-            same = same && team_orbit->z_fe.size() == orbit->z_fe.size() &&
-                   std::equal(orbit->z_fe.begin(), orbit->z_fe.end(), team_orbit->z_fe.begin(),
-                              [](const DeepComplex<FloatExp>& a, const DeepComplex<FloatExp>& b) {
-                                  return a.re.mantissa == b.re.mantissa && a.re.exponent == b.re.exponent &&
-                                         a.im.mantissa == b.im.mantissa && a.im.exponent == b.im.exponent;
-                              });
-            start = Clock::now();
+            same = same && std::equal(orbit->z_fe.begin(), orbit->z_fe.end(), team_orbit->z_fe.begin(),
+                                      team_orbit->z_fe.end(),
+                                      [](const DeepComplex<FloatExp>& a, const DeepComplex<FloatExp>& b) {
+                                          return a.re == b.re && a.im == b.im;
+                                      });
+            const auto start = Clock::now();
             bare_mpfr_orbit(location.center_re, location.center_im, bits, iterations);
             bare_ms = std::min(bare_ms, ms_since(start));
         }
@@ -89,15 +92,8 @@ void deep_bench_reference_team(const std::string& folder, const std::string& nam
     for (int64_t b : bits) {
         double one_ms = 1e300, team_ms = 1e300;
         for (int run = 0; run < 3; ++run) {
-            ReferenceControl one, team;
-            one.threads = 1;
-            team.threads = 3;
-            auto start = Clock::now();
-            compute_reference_orbit(location.center_re, location.center_im, b, iterations, one);
-            one_ms = std::min(one_ms, ms_since(start));
-            start = Clock::now();
-            compute_reference_orbit(location.center_re, location.center_im, b, iterations, team);
-            team_ms = std::min(team_ms, ms_since(start));
+            timed_orbit(location, b, iterations, 1, &one_ms);
+            timed_orbit(location, b, iterations, 3, &team_ms);
         }
         print(printf_text("  %8lld %12.1f %12.1f %10.0f %9.2fx", (long long)b, one_ms, team_ms,
                           one_ms * 1e6 / double(iterations), one_ms / team_ms));
