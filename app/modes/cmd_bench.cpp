@@ -369,6 +369,7 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
             row["numbers"] = deep_number_type_name(e.number_type);
             row["reference_bits"] = e.precision_bits;
             row["reference_iterations"] = e.reference_iterations;
+            row["reference_period"] = e.reference_period;
             row["reference_ms"] = e.reference_ms;
             row["bla_ms"] = e.bla_ms;
             row["pixels_ms"] = e.pixels_ms;

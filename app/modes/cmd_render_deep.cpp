@@ -177,7 +177,9 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 deep_number_type_name(s.number_type), s.bla_levels > 0 ? ", BLA" : "");
     std::printf("reference  %lld bits (%.0f digits), %lld iterations%s, %.1f ms%s\n", (long long)s.precision_bits,
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
-                s.reference_iterations < view.max_iterations ? " (escaped)" : "", s.reference_ms,
+                s.reference_period > 0 ? " (stopped at the period of a nucleus in view)"
+                : s.reference_iterations < view.max_iterations ? " (escaped)" : "",
+                s.reference_ms,
                 s.reference_cached ? " (cached)" : "");
     std::printf("BLA        %d levels%s, built on the %s, %.1f ms%s; %.1f%% of the iterations skipped (%llu of %llu, "
                 "in %llu skips)\n",

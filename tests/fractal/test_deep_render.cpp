@@ -253,7 +253,8 @@ TEST(DeepCpu, CancelledReferenceLeavesNothingInTheCache) {
         EXPECT_LE(done, total);
         if (done >= 8192) cancel = true;  // part-way through the orbit
     };
-    DeepLocation location = load("glitch_test");
+    // glitch_test_3: its orbit stops at period 23,652 (glitch_test's at 7,327, before the cancel).
+    DeepLocation location = load("glitch_test_3");
     DeepFrame frame = deep_cpu(location, 8, 5, options);
     EXPECT_TRUE(frame.stats.cancelled);
     EXPECT_GE(progress_calls, 2);
@@ -263,7 +264,7 @@ TEST(DeepCpu, CancelledReferenceLeavesNothingInTheCache) {
     ReferenceControl control;
     control.cancel = &cancel;
     control.progress = [&](int64_t done, int64_t) { if (done >= 4096) cancel = true; };
-    EXPECT_EQ(compute_reference_orbit(location.center_re, location.center_im, 200, 100000, control), nullptr);
+    EXPECT_EQ(compute_reference_orbit(location.center_re, location.center_im, 600, 100000, control), nullptr);
     // Uncancelled, the same frame completes and is cached.
     cancel = false;
     options.reference_progress = nullptr;

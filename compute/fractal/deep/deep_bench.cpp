@@ -427,8 +427,11 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           row.location.kf_seconds, row.ratio, row.cached.frame_ms, row.bla_kept.frame_ms,
                           marks.c_str()));
         const double pixels = double(width) * double(height);
-        print(printf_text("          %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
+        print(printf_text("          %s; %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
                           "BLA skips; BLA table built on the %s; cached frame: reference %s, BLA %s; kept: BLA %s%s",
+                          e.reference_period > 0 ? printf_text("reference stopped at period %lld",
+                                                               (long long)e.reference_period).c_str()
+                                                 : "reference ran in full",
                           (unsigned long long)e.iterations,
                           e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
                           double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels,

@@ -192,6 +192,7 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     setup.frame_height = height;
     setup.map = orbit_map(location);
     ReferenceControl control{options.cancel, options.reference_progress};
+    control.stop_at_nucleus = options.rebase && options.stop_reference_at_period;
     bool cached = false;
     setup.orbit = reference_for(options.cache, location, width, height, control, &cached);
     DeepFrameStats& stats = frame->stats;
@@ -204,6 +205,7 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     stats.reference_cached = cached;
     stats.reference_ms = cached ? 0.0 : orbit.compute_ms;
     stats.reference_iterations = orbit.last_index();
+    stats.reference_period = orbit.period;
     stats.precision_bits = orbit.precision_bits;
     stats.number_type = deep_resolve_number_type(location.zoom, height, orbit, options.number_type);
     if (orbit.center_re != location.center_re || orbit.center_im != location.center_im)

@@ -52,6 +52,9 @@ struct DeepRenderOptions {
     // glitch detection go wrong; tests show the difference at a location that glitches).
     // Mandelbrot's parameter plane only (a test of it; others throw std::invalid_argument).
     bool rebase = true;
+    // The reference stops at the first period whose nucleus is in the frame (ReferenceOrbit::period);
+    // false: it runs in full (so does it without rebasing).
+    bool stop_reference_at_period = true;
     double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
     // Also the exterior distance estimate (DeepFrame::distance; deep_perturbation.h's
@@ -105,6 +108,7 @@ struct DeepFrameStats {
     uint64_t rebases = 0;
     uint64_t escaped_pixels = 0;
     int64_t reference_iterations = 0;    // the orbit's last index
+    int64_t reference_period = 0;        // > 0: the orbit stopped at this period (ReferenceOrbit::period)
     int64_t precision_bits = 0;          // the reference's
     bool reference_cached = false;
     bool bla_cached = false;             // the BLA table(s) came from the cache, not built

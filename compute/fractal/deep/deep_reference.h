@@ -23,7 +23,8 @@
 // The cache keeps recent orbits keyed on (reference point text, map, precision, iterations). A frame
 // reuses an orbit of its own map whose point lies inside its image (panning), whose precision is at least what
 // its depth needs (same or shallower depth) and that ran at least as many iterations (or
-// escaped before them). A cancelled computation returns null and never reaches the cache.
+// escaped before them, or stopped at a period whose nucleus is within the frame's half
+// diagonal of its point). A cancelled computation returns null and never reaches the cache.
 #pragma once
 
 #include <atomic>
@@ -55,7 +56,13 @@ struct ReferenceOrbit {
     OrbitMap map;
     int64_t precision_bits = 0;
     int64_t max_iterations = 0;        // what it was asked to run
-    bool escaped = false;              // Z_{size-1} escaped; else it ran max_iterations
+    bool escaped = false;              // Z_{size-1} escaped; else it ran max_iterations or stopped at period
+    // > 0: the orbit stopped at Z_period, the first Z_n with a nucleus of period n (Z_n(c) = 0)
+    // within ReferenceControl::nucleus_radius of C; nucleus_distance is Newton's step to it,
+    // |(dZ_n/dc)^-1 Z_n|. Every pixel rebases when the reference ends (deep_perturbation.h), so
+    // the orbit serves any iteration count, for frames whose half diagonal reaches the nucleus.
+    int64_t period = 0;
+    FloatExp nucleus_distance;
     std::vector<DeepComplex<double>> z;        // Z_0 .. Z_last, rounded to double
     std::vector<DeepComplex<FloatExp>> z_fe;   // the same in FloatExp
     // Julia sets only (empty otherwise): the critical orbit W_0 = 0, W_{m+1} = f(W_m) + c.
@@ -77,10 +84,18 @@ struct ReferenceOrbit {
 // Ship, the Tricorn; the Multibrots stay on one thread); 0 picks: three where the formula
 // allows, the precision is at least kReferenceTeamMinBits and the machine has at least 4
 // hardware threads, else one. The orbit is the same bit for bit either way.
+// nucleus_radius > 0: the parameter plane's orbit stops at the first period whose nucleus lies
+// within that distance of C (ReferenceOrbit::period). Zero (the default): compute_reference_orbit
+// runs the orbit until it escapes or reaches max_iterations, and reference_for, while
+// stop_at_nucleus holds, passes the frame's half diagonal. stop_at_nucleus false: reference_for
+// neither stops the orbit nor takes a stopped one from the cache (perturbation without rebasing
+// needs the whole orbit; benches compare the two).
 struct ReferenceControl {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(int64_t, int64_t)> progress;
     int threads = 0;
+    FloatExp nucleus_radius{};
+    bool stop_at_nucleus = true;
 };
 // Below this precision a squaring takes too little time for three threads to meet every
 // iteration and still gain. On the H100 host (16 vCPUs, a round trip between two of them
@@ -131,7 +146,9 @@ struct ReferenceCache {
     size_t bla_capacity = 4;
 
     // An orbit usable for `location` at `height` pixels (see the header comment), or null.
-    std::shared_ptr<const ReferenceOrbit> find(const DeepLocation& location, int width, int height);
+    // stopped: whether an orbit that stopped at a period may serve.
+    std::shared_ptr<const ReferenceOrbit> find(const DeepLocation& location, int width, int height,
+                                               bool stopped = true);
     void insert(std::shared_ptr<const ReferenceOrbit> orbit);
     size_t size();
     void clear();
@@ -147,7 +164,8 @@ struct ReferenceCache {
 };
 
 // find(), else compute at the view centre and insert (unless cancelled: then null).
-// *cached says which.
+// *cached says which. The orbit stops at a period whose nucleus is within the frame's half
+// diagonal of the centre (control.nucleus_radius, when it is 0).
 std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
                                                     const DeepLocation& location, int width,
                                                     int height, const ReferenceControl& control,
