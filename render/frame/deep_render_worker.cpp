@@ -311,10 +311,13 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     if (!orbit) {
         reference_cached = false;
         const int64_t iterations = std::min(kDeepMaxIterations, location.max_iterations + location.max_iterations / 8);
+        // Stopped at the period of a nucleus in the frame, as reference_for does (deep_reference.h):
+        // the cache keeps it for deeper frames while their half diagonal reaches the nucleus.
+        ReferenceControl control{options.cancel, options.reference_progress};
+        control.nucleus_radius = deep_half_diagonal(location.zoom, width, height);
         orbit = compute_reference_orbit(location.center_re, location.center_im,
                                         deep_reference_precision_bits(location.zoom, height) + kPrecisionHeadroomBits,
-                                        iterations, {options.cancel, options.reference_progress},
-                                        orbit_map(location));
+                                        iterations, control, orbit_map(location));
         if (!orbit) return false;
         reference_ms = orbit->compute_ms;
         w.cache.insert(orbit);

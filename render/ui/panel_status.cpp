@@ -64,7 +64,7 @@ std::string status_line_text(const StatusLineState& s) {
         // Digits: the reference's precision in decimal (bits * log10 2).
         std::snprintf(deep, sizeof deep, " | reference %lld digits, %lld iterations%s, %s | BLA %d levels (%s%s), %.1f%% of iterations skipped",
                       (long long)std::llround(double(d.precision_bits) * 0.30102999566398119521),
-                      (long long)d.reference_iterations, d.reference_period > 0 ? " (period)" : "",
+                      (long long)d.reference_iterations, d.reference_period > 0 ? " (stopped at a period)" : "",
                       d.reference_cached ? "cached" : (std::to_string(int64_t(std::llround(d.reference_ms))) + " ms, new").c_str(),
                       d.bla_levels, d.bla_on_device ? "GPU" : "CPU", d.bla_cached ? ", cached" : "",
                       d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);

@@ -65,6 +65,11 @@ TEST(StatusLine, DeepPathShowsReferenceAndBla) {
     text = status_line_text(s);
     EXPECT_NE(text.find("18449 iterations, cached |"), std::string::npos) << text;
     EXPECT_EQ(text.find("reused"), std::string::npos) << text;
+    // An orbit that stopped at the period of a nucleus in view (deep_reference.h) says so.
+    s.deep_stats.reference_period = 18449;
+    text = status_line_text(s);
+    EXPECT_NE(text.find("18449 iterations (stopped at a period), cached |"), std::string::npos) << text;
+    s.deep_stats.reference_period = 0;
     // A whole-pixel pan of the last frame: the share of its pixels taken as they were.
     s.width = 1920;
     s.height = 1080;

@@ -39,7 +39,7 @@ status=$(sed -n 's/^status: //p' "$work/open.log")
 # The BLA table is built where the pixels run: on the GPU for deep-cuda.
 bla_on=CPU; [ "$backend" = cuda ] && bla_on=GPU
 for want in "path: deep-$backend" 'perturbation floatexp' 'zoom 1E1000' '32000 iterations' \
-            'reference [0-9]* digits, [0-9]* iterations, [0-9]* ms, new' "BLA [0-9]* levels ($bla_on), [0-9.]*% of iterations skipped"; do
+            'reference [0-9]* digits, 4498 iterations (stopped at a period), [0-9]* ms, new' "BLA [0-9]* levels ($bla_on), [0-9.]*% of iterations skipped"; do
     echo "$status" | grep -q "$want" || fail "the status line lacks '$want': $status"
 done
 convert "$work/e1000.png" -depth 8 rgb:- | python3 -c '

@@ -165,8 +165,15 @@ DeepNumberType deep_resolve_number_type(DeepZoom zoom, int height, const Referen
     return DeepNumberType::FloatExp;
 }
 
+void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame) {
+    const size_t pixels = size_t(frame->width) * size_t(frame->height);
+    if (frame->escape_count.size() != pixels) frame->escape_count.assign(pixels, -1);
+    if (frame->mu.size() != pixels) frame->mu.assign(pixels, -1.0);
+    if (options.distance && frame->distance.size() != pixels) frame->distance.assign(pixels, 0.0f);
+}
+
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
-                                const DeepRenderOptions& options, DeepFrame* frame) {
+                                const DeepRenderOptions& options, DeepFrame* frame, bool outputs) {
     std::string error = validate_deep_location(location);
     if (error.empty() && (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 30)))
         error = "The image size must be between 1x1 pixels and 2^30 pixels in all.";
@@ -180,12 +187,9 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     frame->width = region.width;
     frame->height = region.height;
     frame->region = region;
-    frame->escape_count.assign(size_t(region.width) * size_t(region.height), -1);
-    frame->mu.assign(size_t(region.width) * size_t(region.height), -1.0);
-
     if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
         throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
-    if (options.distance) frame->distance.assign(size_t(region.width) * size_t(region.height), 0.0f);
+    if (outputs) deep_frame_outputs(options, frame);
     DeepFrameSetup setup;
     setup.region = region;
     setup.frame_width = width;

@@ -175,8 +175,13 @@ struct DeepFrameSetup {
     int frame_width = 0;           // the whole frame's size (pixel dc's are placed in it)
     int frame_height = 0;
 };
+// outputs false: the frame's vectors are left empty for the caller to size (deep_frame_outputs), as
+// deep_cuda does while its kernel runs.
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
-                                const DeepRenderOptions& options, DeepFrame* frame);
+                                const DeepRenderOptions& options, DeepFrame* frame, bool outputs = true);
+// Sizes the frame's outputs for its region: counts and mu -1 (inside), the distance 0 where
+// options.distance asks for it; nothing where they already have that size.
+void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame);
 // Builds the BLA table (when options.use_bla) for the frame, and for a Julia set the critical
 // orbit's (critical_table); false when cancelled. L: DeepBlaLinear of the frame's formula
 // (deep_perturbation.h): complex for the Mandelbrot and the Multibrots, 2x2 matrices for the

@@ -159,6 +159,10 @@ FloatExp deep_pixel_spacing(DeepZoom zoom, int height) {
     return floatexp_from_mpfr(spacing.get());
 }
 
+FloatExp deep_half_diagonal(DeepZoom zoom, int width, int height) {
+    return deep_pixel_spacing(zoom, height) * fe_from_double(0.5 * std::hypot(double(width), double(height)));
+}
+
 DeepZoom deep_zoom_from_double(double zoom) {
     int64_t e = int64_t(std::floor(std::log10(zoom)));
     double m = zoom / std::pow(10.0, double(e));

@@ -59,6 +59,9 @@ std::string validate_deep_location(const DeepLocation& location);
 double deep_zoom_log2(DeepZoom zoom);
 // 4 / (zoom * height), the pixel spacing, in extended range.
 FloatExp deep_pixel_spacing(DeepZoom zoom, int height);
+// Half the diagonal of a width x height image at `zoom`, in the plane's units: how far its corners
+// are from its centre.
+FloatExp deep_half_diagonal(DeepZoom zoom, int width, int height);
 // Zoom from a double (shallow views: View's zoom).
 DeepZoom deep_zoom_from_double(double zoom);
 

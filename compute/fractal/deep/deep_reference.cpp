@@ -526,7 +526,7 @@ std::shared_ptr<const ReferenceOrbit> ReferenceCache::find(const DeepLocation& l
     const FloatExp spacing = deep_pixel_spacing(location.zoom, height);
     const FloatExp half_width = spacing * fe_from_double(0.5 * width);
     const FloatExp half_height = spacing * fe_from_double(0.5 * height);
-    const FloatExp half_diagonal = spacing * fe_from_double(0.5 * std::hypot(double(width), double(height)));
+    const FloatExp half_diagonal = deep_half_diagonal(location.zoom, width, height);
     std::lock_guard<std::mutex> lock(mutex);
     for (size_t i = 0; i < orbits.size(); ++i) {
         const ReferenceOrbit& orbit = *orbits[i];
@@ -603,8 +603,7 @@ std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
     if (cached) *cached = false;
     ReferenceControl stop = control;
     if (stop.stop_at_nucleus && stop.nucleus_radius.mantissa == 0.0)
-        stop.nucleus_radius = deep_pixel_spacing(location.zoom, height) *
-                              fe_from_double(0.5 * std::hypot(double(width), double(height)));
+        stop.nucleus_radius = deep_half_diagonal(location.zoom, width, height);
     auto orbit = compute_reference_orbit(location.center_re, location.center_im,
                                          deep_reference_precision_bits(location.zoom, height),
                                          location.max_iterations, stop, orbit_map(location));
