@@ -185,7 +185,8 @@ private:
 // J_n = dZ_n/dc, J_{n+1} = Df(Z_n) J_n + I (a real 2x2 matrix, so that the Burning Ship's folds
 // and the Tricorn's conjugation fit as Mandelbrot does), and takes Newton's step towards the
 // nucleus, J_n^-1 Z_n: the nucleus is about that far away. J spans thousands of decimal
-// exponents, so it is held as a double matrix times 2^scale, renormalised each step.
+// exponents, so it is held as a double matrix times 2^scale, renormalised each step. It starts
+// from Z_0 = 0 (the parameter plane's orbits only).
 //
 // Why the orbit can stop there (deep_perturbation.h rebases every pixel when the reference
 // ends: z := Z_n + z, m := 0): from Z_n on, a pixel's orbit continues from its full value, exact
@@ -200,15 +201,16 @@ class NucleusProbe {
 public:
     explicit NucleusProbe(FloatExp radius) : radius_(radius) {}
 
-    // Z_{n-1} -> Z_n: steps J, then tests Z_n. True when a nucleus of period n is within radius.
-    bool step(const DeepComplex<FloatExp>& previous, const DeepComplex<FloatExp>& z) {
-        jacobian_step(previous);
+    // Z_n, after Z_{n-1} at the call before: steps J, then tests Z_n. True when a nucleus of period
+    // n is within radius.
+    bool step(const DeepComplex<FloatExp>& z) {
+        jacobian_step();
         return nucleus_within(z);
     }
     FloatExp distance() const { return distance_; }
 
 private:
-    // Z = (x, y) * 2^e with max(|x|, |y|) in [1, 2) (or both 0).
+    // Z = (x, y) * 2^e with max(|x|, |y|) in [1, 2); false for Z = 0.
     static bool aligned(const DeepComplex<FloatExp>& z, double* x, double* y, int64_t* e) {
         if (z.re.mantissa == 0.0 && z.im.mantissa == 0.0) return false;
         *e = std::max(z.re.exponent, z.im.exponent);
@@ -221,12 +223,13 @@ private:
         return true;
     }
 
-    void jacobian_step(const DeepComplex<FloatExp>& previous) {
-        double x, y;
-        int64_t e;
+    // J_n = Df(Z_{n-1}) J_{n-1} + I, with Z_{n-1} as the last nucleus_within aligned it.
+    void jacobian_step() {
+        double x = previous_x_, y = previous_y_;
+        int64_t e = previous_e_;
         double d[4] = {0.0, 0.0, 0.0, 0.0};  // Df(Z) / 2^de, row-major
         int64_t de = 0;
-        if (aligned(previous, &x, &y, &e)) {
+        if (previous_nonzero_) {
             if constexpr (F == Formula::Mandelbrot) {
                 d[0] = 2 * x, d[1] = -2 * y, d[2] = 2 * y, d[3] = 2 * x;
             } else if constexpr (F == Formula::Tricorn) {  // (x^2 - y^2, -2xy)
@@ -271,9 +274,10 @@ private:
     }
 
     bool nucleus_within(const DeepComplex<FloatExp>& z) {
-        double x, y;
-        int64_t e;
-        if (!aligned(z, &x, &y, &e)) {  // Z_n = 0 exactly: the reference point is the nucleus
+        previous_nonzero_ = aligned(z, &previous_x_, &previous_y_, &previous_e_);  // the next step's Df
+        const double x = previous_x_, y = previous_y_;
+        const int64_t e = previous_e_;
+        if (!previous_nonzero_) {  // Z_n = 0 exactly: the reference point is the nucleus
             distance_ = FloatExp{};
             return true;
         }
@@ -292,6 +296,10 @@ private:
     FloatExp distance_{};
     double m_[4] = {0.0, 0.0, 0.0, 0.0};  // J = m_ * 2^scale_, J_0 = 0
     int64_t scale_ = 0;
+    // Z_{n-1} aligned (Z_0 = 0 to begin with).
+    bool previous_nonzero_ = false;
+    double previous_x_ = 0.0, previous_y_ = 0.0;
+    int64_t previous_e_ = 0;
 };
 
 // The running minimum of |Z_m|^2 over an orbit (or two): in double while the square is a
@@ -362,7 +370,7 @@ bool run_orbit(OrbitRegisters& r, SquaringTeam* team, int64_t max_iterations, st
             *escaped = true;
             break;
         }
-        if (probe && probe->step((*z_fe)[size_t(n - 1)], zf)) {
+        if (probe && probe->step(zf)) {
             *period = n;
             break;
         }
