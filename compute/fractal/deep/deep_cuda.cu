@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -276,6 +277,29 @@ struct DeviceArray {
     ~DeviceArray() { cudaFreeAsync(ptr, stream); }
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+// A host range page-locked while it lives (cudaHostRegister), so that a copy from the device into
+// it is one DMA instead of the driver's staged copy of pageable memory. The frame's outputs are
+// pinned while its kernel runs. On the H100 host, for the 16 MB of a 1024x1024 frame: the
+// pageable copy took 1.8-2.2 ms; sizing and registering the two vectors 1.7-2.7 ms, all of it
+// behind the kernel; the pinned copy 0.33-0.35 ms and unregistering 0.5-0.6 ms (timed inside
+// deep_cuda). Where registering fails (the range shares a page with one already registered, or
+// the driver refuses), the copy stays pageable: nothing else changes.
+struct HostPin {
+    void* ptr = nullptr;
+    HostPin(void* p, size_t bytes) {
+        if (bytes < kHostPinMinBytes) return;
+        if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) ptr = p;
+        else cudaGetLastError();  // clears the failed call's error; the copy goes pageable
+    }
+    ~HostPin() {
+        if (ptr) cudaHostUnregister(ptr);
+    }
+    HostPin(const HostPin&) = delete;
+    HostPin& operator=(const HostPin&) = delete;
+    // Below 1 MB the pageable copy costs about what registering does.
+    static constexpr size_t kHostPinMinBytes = size_t(1) << 20;
 };
 
 // Keeps the device's default memory pool from handing its memory back at every synchronisation
@@ -606,6 +630,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     PassQueue<T> in{}, out = queue_a;
     size_t running = pixels;  // the pixels the pass runs
     int rows_reported = -1;
+    std::optional<HostPin> pins[3];  // the outputs', unregistered on return
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     for (int pass = 0;; ++pass) {
         const bool last = !passes || running <= pass_final_pixels;
@@ -628,7 +653,12 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         else launch.template operator()<false>();
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(events.stop, stream));
-        if (pass == 0) deep_frame_outputs(options, frame);  // on the host while the kernel runs
+        if (pass == 0) {  // on the host while the kernel runs
+            deep_frame_outputs(options, frame);
+            pins[0].emplace(frame->escape_count.data(), pixels * sizeof(int64_t));
+            pins[1].emplace(frame->mu.data(), pixels * sizeof(double));
+            if constexpr (kDistance) pins[2].emplace(frame->distance.data(), pixels * sizeof(float));
+        }
         if (tc) {
             // Progress: the rows whose pixels are done, and within a pass up to half the rest.
             const int from = std::max(rows_reported, 0);
