@@ -6,6 +6,7 @@
 // test_deep_render's business: deep_cpu runs this loop there. Also deep_cuda's form of the loop
 // (kPacked), run on the CPU, against the one-pixel loop.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cstring>
 #include <memory>
@@ -181,6 +182,16 @@ TEST(DeepLanes, MatchesOnePixelLoopWithoutBla) {
     DeepLocation location = load("e50", "1e20");
     location.max_iterations = 20000;
     check_lanes(location, 19, 11, false);
+}
+
+// The fused multiply-adds (deep_perturbation.h) are Highway's MulAdd only where the target has
+// FMA; on SSE4 the lanes take std::fma lane by lane, and still give the one-pixel loop's bits.
+TEST(DeepLanes, MatchOnATargetWithoutFma) {
+    if (!(hwy::SupportedTargets() & HWY_SSE4)) GTEST_SKIP() << "this CPU has no SSE4 target to fall back to";
+    hwy::SetSupportedTargetsForTest(HWY_SSE4);
+    EXPECT_STREQ(deep_lanes_target(), "SSE4");
+    check_lanes(load("e50", "1e20"), 37, 21, true);
+    hwy::SetSupportedTargetsForTest(0);
 }
 
 // deep_cpu uses the lanes for this case: its frame is the one-pixel loop's (every row's pixels

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "compute/fractal/deep/deep_kfr.h"
@@ -69,6 +71,43 @@ TEST(FloatExp, AddAndMulMatchDoubleInRange) {
             EXPECT_EQ(fa < fb, a < b) << a << " < " << b;
             EXPECT_EQ(fa == fb, a == b) << a << " == " << b;
         }
+    }
+}
+
+// fe_fma rounds a b + c once, as fma does: the same bits as double's fma wherever the values are
+// in double's range (deep_perturbation.h's fused loop runs on either type).
+TEST(FloatExp, FmaMatchesDoubleFmaInRange) {
+    auto expect_fma = [](double a, double b, double c) {
+        const double expected = std::fma(a, b, c);
+        const double got = fe_to_double(fe_fma(fe_from_double(a), fe_from_double(b), fe_from_double(c)));
+        EXPECT_EQ(std::memcmp(&got, &expected, sizeof got), 0)
+            << a << " * " << b << " + " << c << ": " << got << " against " << expected;
+    };
+    // a b exactly halfway between two doubles (1 + 3 2^-27 + 2^-53): a c far below it, of either
+    // sign, decides the rounding, as it does for fma; without one it rounds to even.
+    const double a = 1.0 + std::ldexp(1.0, -26), b = 1.0 + std::ldexp(1.0, -27);
+    for (double c : {0.0, 1e-300, -1e-300, 1e-40, -1e-40, std::ldexp(1.0, -120), -std::ldexp(1.0, -120)})
+        expect_fma(a, b, c);
+    EXPECT_NE(std::fma(a, b, 1e-300), std::fma(a, b, -1e-300));  // the case above is a real tie
+    // c far above a b, a b far above c, cancellation, zeros, signs.
+    expect_fma(1e-150, 1e-150, 1.0);
+    expect_fma(1e-150, -1e-150, -1.0);
+    expect_fma(3.0, 1.0 / 3.0, -1.0);
+    expect_fma(0.1, 10.0, -1.0);
+    expect_fma(0.0, 5.0, -2.5);
+    expect_fma(-7.0, 0.0, 1e-3);
+    expect_fma(1e200, 1e100, -1e300);
+    // And many more, with exponents across double's range (the products too).
+    std::mt19937_64 random(20261125);
+    std::uniform_real_distribution<double> mantissa(-2.0, 2.0);
+    std::uniform_int_distribution<int> exponent(-300, 300);
+    for (int i = 0; i < 20000; ++i) {
+        const double x = std::ldexp(mantissa(random), exponent(random) / 2);
+        const double y = std::ldexp(mantissa(random), exponent(random) / 2);
+        // Half of the c near x y, where the sum cancels, the rest anywhere.
+        const double z = i % 2 ? -x * y * (1.0 + std::ldexp(mantissa(random), -30))
+                               : std::ldexp(mantissa(random), exponent(random));
+        expect_fma(x, y, z);
     }
 }
 

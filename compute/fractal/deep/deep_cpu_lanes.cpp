@@ -8,7 +8,9 @@
 //      lanes where it holds ask deep_lanes_lookup (scalar; bla_lookup's choice) for their
 //      longest skip, whose A, B and length fill the lane's slots; those lanes take
 //      z = A z + B dc, the others the perturbation step z = (2 Z_m + z) z + dc (both are
-//      computed; a blend picks).
+//      computed; a blend picks), with deep_perturbation.h's fused multiply-adds: Highway's
+//      MulAdd where the target has FMA, std::fma lane by lane where it has not (SSE4 and
+//      older), so that every target computes the same bits.
 //   2. m and n advance; Z_m is loaded; the escape and rebase tests as in the scalar loop.
 //   3. Lanes that escaped or reached the iteration limit are written out and take the next
 //      pixel (scalar, rare: once per pixel against thousands of iterations).
@@ -23,6 +25,7 @@
 #include <hwy/foreach_target.h>  // re-includes this file once per SIMD target
 #include <hwy/highway.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -125,6 +128,24 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
     g.n = hn::Load(di, n);
 }
 
+// a b + c rounded once (deep_fused_mul_add's fma). Highway's MulAdd is fused only on targets with
+// FMA (HWY_NATIVE_FMA); elsewhere it would round twice, so std::fma runs on each lane.
+HWY_INLINE VD FusedMulAdd(VD a, VD b, VD c) {
+#if HWY_NATIVE_FMA
+    return hn::MulAdd(a, b, c);
+#else
+    const D d;
+    HWY_ALIGN double x[kMaxLanes], y[kMaxLanes], w[kMaxLanes];
+    hn::Store(a, d, x);
+    hn::Store(b, d, y);
+    hn::Store(c, d, w);
+    for (size_t lane = 0; lane < hn::Lanes(d); ++lane) w[lane] = std::fma(x[lane], y[lane], w[lane]);
+    return hn::Load(d, w);
+#endif
+}
+// c - a b rounded once: fma(-a, b, c).
+HWY_INLINE VD FusedNegMulAdd(VD a, VD b, VD c) { return FusedMulAdd(hn::Neg(a), b, c); }
+
 HWY_INLINE uint64_t MaskBits(D d, hn::Mask<D> mask) {
     uint8_t bytes[8] = {};
     hn::StoreMaskBits(d, mask, bytes);
@@ -153,10 +174,10 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const VD r2 = hn::Load(d, lane_r2);
     const hn::Mask<D> skip = hn::And(hn::And(hn::RebindMask(d, in_range), g.z2 < r2), alive);
 
-    // The perturbation step, (2Z + z) z + dc, for every lane.
-    const VD tr = hn::Add(hn::Add(g.Zr, g.Zr), g.zr), ti = hn::Add(hn::Add(g.Zi, g.Zi), g.zi);
-    VD zr = hn::Add(hn::Sub(hn::Mul(tr, g.zr), hn::Mul(ti, g.zi)), g.dcr);
-    VD zi = hn::Add(hn::Add(hn::Mul(tr, g.zi), hn::Mul(ti, g.zr)), g.dci);
+    // The perturbation step, (Z + (Z + z)) z + dc, for every lane (deep_iterate_pixel's, fused).
+    const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
+    VD zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
+    VD zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
     VI length = one_i;
     const uint64_t skip_bits = MaskBits(d, skip);
     if (skip_bits) {
@@ -180,11 +201,11 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
         const VD ar = hn::Load(d, a_re), ai = hn::Load(d, a_im), br = hn::Load(d, b_re), bi = hn::Load(d, b_im);
         const VI skip_length = hn::Load(di, lengths);
-        // bla_apply(a, z) + bla_apply(b, dc), in deep_perturbation.h's order.
-        const VD kr = hn::Add(hn::Sub(hn::Mul(ar, g.zr), hn::Mul(ai, g.zi)),
-                              hn::Sub(hn::Mul(br, g.dcr), hn::Mul(bi, g.dci)));
-        const VD ki = hn::Add(hn::Add(hn::Mul(ar, g.zi), hn::Mul(ai, g.zr)),
-                              hn::Add(hn::Mul(br, g.dci), hn::Mul(bi, g.dcr)));
+        // deep_fused_mul_add(a, z, bla_apply(b, dc)), in deep_perturbation.h's order.
+        const VD bdr = hn::Sub(hn::Mul(br, g.dcr), hn::Mul(bi, g.dci));
+        const VD bdi = hn::Add(hn::Mul(br, g.dci), hn::Mul(bi, g.dcr));
+        const VD kr = FusedMulAdd(ar, g.zr, FusedNegMulAdd(ai, g.zi, bdr));
+        const VD ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
         zr = hn::IfThenElse(skip, kr, zr);
         zi = hn::IfThenElse(skip, ki, zi);
         length = hn::IfThenElse(hn::RebindMask(di, skip), skip_length, length);
@@ -206,14 +227,14 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         g.Zi = hn::Load(d, Zi);
     }
     const VD fr = hn::Add(g.Zr, zr), fi = hn::Add(g.Zi, zi);
-    const VD full_norm = hn::Add(hn::Mul(fr, fr), hn::Mul(fi, fi));
-    const VD z2 = hn::Add(hn::Mul(zr, zr), hn::Mul(zi, zi));
+    const VD full_norm = FusedMulAdd(fr, fr, hn::Mul(fi, fi));
+    const VD z2 = FusedMulAdd(zr, zr, hn::Mul(zi, zi));
     const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kDeepBailoutSquared), alive);
     const hn::Mask<D> rebase =
         hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
     g.zr = hn::IfThenElse(rebase, fr, zr);
     g.zi = hn::IfThenElse(rebase, fi, zi);
-    g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as deep_norm would
+    g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as deep_fused_norm would
     g.m = hn::IfThenZeroElse(hn::RebindMask(di, rebase), g.m);
     g.Zr = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].re), g.Zr);
     g.Zi = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].im), g.Zi);

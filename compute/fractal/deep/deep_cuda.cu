@@ -505,6 +505,10 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     DeepFrameStats& stats = frame->stats;
     const ReferenceOrbit& orbit = *setup.orbit;
     const size_t orbit_size = orbit.z.size();
+    // The kernel's loop indexes the orbits in 32 bits (deep_perturbation.h, kPacked).
+    if (std::max(orbit_size, orbit.critical_z.size()) >= size_t(INT32_MAX))
+        throw std::runtime_error("The deep CUDA path takes reference orbits of fewer than 2^31 iterations; this one has " +
+                                 std::to_string(std::max(orbit_size, orbit.critical_z.size())) + ".");
     // Everything below runs in order on one stream: the caller's, or the default one.
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
     keep_pool_memory();

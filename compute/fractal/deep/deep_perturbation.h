@@ -7,7 +7,9 @@
 // One perturbation step: with the reference at Z (= Z_m) and the pixel at Z + z, the pixel's
 // next delta is f(Z + z) - f(Z) (+ dc on the parameter plane), written so that nothing large
 // cancels:
-//   Mandelbrot     (2Z + z) z
+//   Mandelbrot     (Z + (Z + z)) z                  (Z + z: the pixel's full value, which the
+//                                                    loop has from the escape test before;
+//                                                    with fused multiply-adds, below)
 //   Tricorn        conj((2Z + z) z)                 (conj(Z + z)^2 - conj(Z)^2)
 //   Multibrot d    sum_{k=1..d} C(d,k) Z^(d-k) z^k  (the binomial expansion of (Z + z)^d - Z^d,
 //                  by Horner in z: no term is a difference of near-equal powers)
@@ -72,12 +74,36 @@ MS_DEEP_HD T deep_diffabs(T c, T d) {
     return !deep_negative(s) ? deep_twice(c) + d : -d;
 }
 
-// f(Z + z) - f(Z) for formula F (the header comment's table); the caller adds dc.
+// The Mandelbrot set's loop (kFused in deep_iterate_pixel) rounds with fused multiply-adds, each
+// a*b + c rounded once (IEEE 754's fusedMultiplyAdd: fma() on CUDA, std::fma and Highway's MulAdd
+// on the CPU, deep_cpu_lanes.cpp; fe_fma for FloatExp, which keeps double's bits in its range):
+//   a z + c  re = fma(a.re, z.re, fma(-a.im, z.im, c.re)),  im = fma(a.re, z.im, fma(a.im, z.re, c.im))
+//   a z      re = fma(a.re, z.re, -(a.im z.im)),            im = fma(a.re, z.im, a.im z.re)
+//   |a|^2    fma(a.re, a.re, a.im a.im)
+// A step is z -> a z + dc with a = 2 Z_m + z, a skip z -> A z + B dc. Two roundings of the
+// product and sum where there were four, and two of a norm where there were three: the CUDA
+// loop's double-precision pipe issues 15 instructions a step instead of 21, and its dependency
+// chain is shorter (H100, 1024x1024, `bench --deep`: 5e227's pixels 48.7-49.1 -> 47.0-47.9 ms).
+// The other formulas keep separate roundings.
+template <typename T>
+MS_DEEP_HD DeepComplex<T> deep_fused_mul_add(DeepComplex<T> a, DeepComplex<T> z, DeepComplex<T> c) {
+    return {deep_fma(a.re, z.re, deep_fma(-a.im, z.im, c.re)), deep_fma(a.re, z.im, deep_fma(a.im, z.re, c.im))};
+}
+template <typename T>
+MS_DEEP_HD DeepComplex<T> deep_fused_mul(DeepComplex<T> a, DeepComplex<T> z) {
+    return {deep_fma(a.re, z.re, -(a.im * z.im)), deep_fma(a.re, z.im, a.im * z.re)};
+}
+template <typename T>
+MS_DEEP_HD T deep_fused_norm(DeepComplex<T> a) {
+    return deep_fma(a.re, a.re, a.im * a.im);
+}
+
+// f(Z + z) - f(Z) for formula F other than the Mandelbrot set (the header comment's table; the
+// Mandelbrot set's loop takes its step as a z with a = Z + full, below); the caller adds dc.
 template <Formula F, typename T>
 MS_DEEP_HD DeepComplex<T> deep_perturbation_step(DeepComplex<T> Z, DeepComplex<T> z) {
-    if constexpr (F == Formula::Mandelbrot) {
-        return (deep_twice(Z) + z) * z;
-    } else if constexpr (F == Formula::Tricorn) {
+    static_assert(F != Formula::Mandelbrot, "the Mandelbrot set's step is deep_iterate_pixel's fused one");
+    if constexpr (F == Formula::Tricorn) {
         const DeepComplex<T> w = (deep_twice(Z) + z) * z;
         return {w.re, -w.im};
     } else if constexpr (F == Formula::BurningShip) {
@@ -237,17 +263,29 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
-    // kDistance: the derivative D (deep_derivative.h) and the pixel's full value before the step
-    // (Z_0 + z at the start: 0 on the parameter plane; after a step, the `full` of the step
-    // before, also across a rebase, Z_0 = 0).
+    // kDistance: the derivative D (deep_derivative.h). kCurrent (also the Mandelbrot set's step):
+    // the pixel's full value before the step (Z_0 + z at the start: 0 on the parameter plane;
+    // after a step, the `full` of the step before, also across a rebase, Z_0 = 0: Z_0 + full and
+    // full differ at most in the sign of a zero, which the step's Z + full removes).
     [[maybe_unused]] DeepDerivative<F, T> derivative = deep_derivative_start<F, kJulia>(distance.spacing);
+    // kFused: the Mandelbrot set's arithmetic (deep_fused_mul_add above). Its step's a = 2 Z_m + z
+    // is Z_m + current (current = Z_m + z, which the loop has from the escape test): two additions
+    // where Z_m + Z_m + z was four, and as tight: after the rebase test |current| >= |z|, so
+    // |2 Z_m + z| = |2 current - z| >= |current| and the two roundings stay within 2 ulp of it.
+    constexpr bool kFused = F == Formula::Mandelbrot;
+    constexpr bool kCurrent = kDistance || kFused;
     [[maybe_unused]] DeepComplex<T> current{};
+    // The index m on the orbit: 32-bit on CUDA (kPacked), where the host refuses orbits of 2^31
+    // points or more (deep_cuda.cu; 64 GB of packed points), so that m's add, compare and address
+    // are one instruction each; 64-bit on the CPU.
+    using Index = std::conditional_t<kPacked, int32_t, int64_t>;
     const DeepComplex<T>* orbit = Z;
-    int64_t last = last_index;
+    Index last = Index(last_index);
     // The iteration n is base + m: a step and a skip advance n and m alike, and only a rebase
     // (m := 0) moves base. So the loop carries m alone and its end as m's bound, limit =
     // max_iterations - base (n < max_iterations is m < limit): no per-step count of n.
-    int64_t m = 0, base = 0, limit = max_iterations;
+    Index m = 0;
+    int64_t base = 0, limit = max_iterations;
     // Carried between iterations, each loaded or computed once per iteration: the reference at m
     // (the step's Z_m is the previous iteration's Z_{m+1}), level 0's BLA radius at m (loaded
     // beside it: most iterations fail that test and step at once) and |z|^2 (the rebase test's,
@@ -258,7 +296,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     [[maybe_unused]] const DeepOrbitPoint<T>* points = packed;  // and packed to packed_w
     DeepComplex<T> Zm;
     T r0;
-    auto load_reference = [&](int64_t at) {
+    auto load_reference = [&](Index at) {
         if constexpr (kPacked) {
             deep_load_point(points + at, &Zm, &r0);
         } else {
@@ -271,7 +309,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     if constexpr (kResume) {
         if (resume->started) {
             z = resume->z;
-            m = resume->m;
+            m = Index(resume->m);
             base = resume->base;
             limit = max_iterations - base;
             bla_iterations = resume->bla_iterations;
@@ -281,7 +319,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                 on_critical = resume->on_critical;
                 if (on_critical) {
                     orbit = W;
-                    last = w_last;
+                    last = Index(w_last);
                     active = bla_w;
                     points = packed_w;
                 }
@@ -289,8 +327,21 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         }
     }
     load_reference(m);
-    if constexpr (kDistance) current = Zm + z;
-    T z2 = deep_norm(z);  // at the top of the loop z2 is always |z|^2, also after a rebase
+    if constexpr (kCurrent) current = Zm + z;
+    // |z|^2 and |full|^2, fused for the Mandelbrot set.
+    // (Always inlined: deep_cpu.cpp compiles the loop for FMA, which a lambda left out of line
+    // would not take.)
+    auto norm_of = [](const DeepComplex<T>& v) __attribute__((always_inline)) {
+        return kFused ? deep_fused_norm(v) : deep_norm(v);
+    };
+    // a z + b_dc (a z on a Julia set): a skip's (b_dc = B dc) or the Mandelbrot set's step
+    // (b_dc = dc); fused for the Mandelbrot set.
+    auto linear = [&](const DeepBlaLinear<F, T>& a, const DeepComplex<T>& b_dc) __attribute__((always_inline)) {
+        if constexpr (kFused) return kJulia ? deep_fused_mul(a, z) : deep_fused_mul_add(a, z, b_dc);
+        else if constexpr (kJulia) return bla_apply(a, z);
+        else return bla_apply(a, z) + b_dc;
+    };
+    T z2 = norm_of(z);  // at the top of the loop z2 is always |z|^2, also after a rebase
     // kWork: steps since the start or the last rebase, and whether a skip came since.
     [[maybe_unused]] uint64_t steps_since = 0;
     [[maybe_unused]] bool skipped_since = false;
@@ -300,12 +351,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // iteration not skipped), so the budget ends at m = cap, which a skip moves up by its length
     // and a rebase down by the m it leaves (cap = m + step_budget at the start of the call).
     [[maybe_unused]] int64_t cap = m + step_budget;
-    auto bound_of = [&]() {
+    auto bound_of = [&]() {  // at most last, so an Index
         int64_t b = last < limit ? last : limit;
         if constexpr (kResume) b = cap < b ? cap : b;
-        return b;
+        return Index(b);
     };
-    int64_t bound = bound_of();
+    Index bound = bound_of();
     // kShared (CUDA's Mandelbrot loop): a step is z -> A z + dc with A = 2 Z_m + z, the very
     // product (2Z + z) z the step computes, and a skip is z -> A z + B dc. So each lane picks its
     // A and its B dc (dc itself for a step) and the multiplication and the sum run once, outside
@@ -315,15 +366,17 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // Loading m + 1's Z before the choice, to hide the load that the full value below waits on,
     // took 6 more registers a thread and made 5e227 slower, 53.3-54.9 ms.)
     constexpr bool kShared = kPacked && F == Formula::Mandelbrot && !kDistance && !kWork;
-    for (bool running = m < limit; running;) {
+    // The loop's only exits are the escape's return and the breaks at its end: the common path
+    // (no escape, no rebase, m < bound) is one branch back to the top.
+    if (m < limit) for (;;) {
         if constexpr (kShared) {
             DeepComplex<T> a, b_dc;
-            int64_t length = 1;
+            Index length = 1;
             if (z2 < r0) {
                 const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_batched(*active, m, z2, limit - m);
                 a = skip->a;
                 if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
-                length = skip->length;
+                length = Index(skip->length);
                 bla_iterations += uint64_t(length);
                 ++bla_skips;
                 if constexpr (kResume) {
@@ -331,13 +384,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
                     bound = bound_of();
                 }
             } else {
-                a = deep_twice(Zm) + z;
+                a = Zm + current;  // 2 Z_m + z (kFused above)
                 if constexpr (!kJulia) b_dc = dc;
             }
             m += length;
             load_reference(m);  // goes out before the arithmetic, which hides its latency
-            z = bla_apply(a, z);
-            if constexpr (!kJulia) z = z + b_dc;
+            z = linear(a, b_dc);
         } else if (z2 < r0) {
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
                                                                   : bla_lookup_above_first(*active, m, z2, limit - m);
@@ -351,9 +403,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             }
             if constexpr (kDistance)
                 deep_derivative_skip<F, kJulia>(skip->a, skip->b, distance.spacing, &derivative);
-            if constexpr (kJulia) z = bla_apply(skip->a, z);
-            else z = bla_apply(skip->a, z) + bla_apply(skip->b, dc);
-            m += skip->length;
+            DeepComplex<T> b_dc{};
+            if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
+            z = linear(skip->a, b_dc);
+            m += Index(skip->length);
             bla_iterations += uint64_t(skip->length);
             ++bla_skips;
             if constexpr (kPacked) load_reference(m);
@@ -368,8 +421,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             [[maybe_unused]] T next_r0;
             if constexpr (kPacked) deep_load_point(points + (m + 1), &next_z, &next_r0);
             if constexpr (kDistance) deep_derivative_step<F, kJulia>(current, distance.spacing, &derivative);
-            z = deep_perturbation_step<F>(Zm, z);
-            if constexpr (!kJulia) z = z + dc;
+            if constexpr (kFused) {
+                z = linear(Zm + current, dc);  // 2 Z_m + z (kFused above)
+            } else {
+                z = deep_perturbation_step<F>(Zm, z);
+                if constexpr (!kJulia) z = z + dc;
+            }
             ++m;
             if constexpr (kPacked) {
                 Zm = next_z;
@@ -387,7 +444,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         }
         if constexpr (!kPacked) load_reference(m);
         const DeepComplex<T> full = Zm + z;
-        const T full_norm = deep_norm(full);
+        const T full_norm = norm_of(full);
         const double norm = deep_to_double(full_norm);
         if (norm > bailout_squared) {
             if constexpr (kWork) {
@@ -407,11 +464,11 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
             return n;
         }
-        if constexpr (kDistance) current = full;
+        if constexpr (kCurrent) current = full;
         // Zhuoran's rebase: the pixel is closer to 0 than to the reference; restart the
         // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
         // the orbit ends.
-        z2 = deep_norm(z);
+        z2 = norm_of(z);
         const bool closer = kRebase && full_norm < z2;
         if (!closer && m < bound) continue;  // and m < limit still
         if (closer || m == last) {
@@ -423,7 +480,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             m = 0;
             if constexpr (kJulia) {
                 orbit = W;
-                last = w_last;
+                last = Index(w_last);
                 active = bla_w;
                 points = packed_w;
                 on_critical = true;
@@ -440,9 +497,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             ++rebases;
             bound = bound_of();
         }
-        running = m < limit;
+        if (!(m < limit)) break;
         if constexpr (kResume) {
-            if (running && m >= cap) {
+            if (m >= cap) {
                 *resume = DeepPixelResume<T>{z, m, base, bla_iterations, bla_skips, rebases, true, on_critical};
                 return kDeepPixelSuspended;
             }

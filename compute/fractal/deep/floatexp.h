@@ -121,6 +121,25 @@ MS_DEEP_HD FloatExp operator+(FloatExp a, FloatExp b) {
 MS_DEEP_HD FloatExp operator-(FloatExp a, FloatExp b) { return a + (-b); }
 
 // Times 2^k, exact.
+// a b + c rounded once, as fma() rounds doubles (deep_perturbation.h's fused loop): the same bits
+// as double arithmetic wherever the values are in double's range. The smaller of a b and c is
+// scaled to the larger's exponent (exact: a normal mantissa scaled by at most 2^-110); one of
+// more than 2^110 below the other changes the rounding only where the larger is exactly halfway
+// between two doubles (a b has at most 106 significant bits), and there only by its sign, which
+// a stand-in of 2^-200 with that sign keeps.
+MS_DEEP_HD FloatExp fe_fma(FloatExp a, FloatExp b, FloatExp c) {
+    if (a.mantissa == 0.0 || b.mantissa == 0.0) return c;
+    const int64_t product_exponent = a.exponent + b.exponent;
+    if (c.mantissa == 0.0) return fe_make(a.mantissa * b.mantissa, product_exponent);
+    const int64_t shift = product_exponent - c.exponent;
+    if (shift >= 0) {
+        const double scaled = shift > 110 ? copysign(fe_pow2(-200), c.mantissa) : c.mantissa * fe_pow2(-int(shift));
+        return fe_make(fma(a.mantissa, b.mantissa, scaled), product_exponent);
+    }
+    if (shift < -110) return fe_make(fma(copysign(fe_pow2(-200), a.mantissa), b.mantissa, c.mantissa), c.exponent);
+    return fe_make(fma(a.mantissa * fe_pow2(int(shift)), b.mantissa, c.mantissa), c.exponent);
+}
+
 MS_DEEP_HD FloatExp fe_ldexp(FloatExp a, int64_t k) {
     if (a.mantissa == 0.0) return a;
     return FloatExp{a.mantissa, a.exponent + k};
@@ -166,6 +185,8 @@ MS_DEEP_HD double deep_abs(double x) { return fabs(x); }
 MS_DEEP_HD FloatExp deep_abs(FloatExp x) { return fe_abs(x); }
 MS_DEEP_HD double deep_sqrt(double x) { return sqrt(x); }
 MS_DEEP_HD FloatExp deep_sqrt(FloatExp x) { return fe_sqrt(x); }
+MS_DEEP_HD double deep_fma(double a, double b, double c) { return fma(a, b, c); }
+MS_DEEP_HD FloatExp deep_fma(FloatExp a, FloatExp b, FloatExp c) { return fe_fma(a, b, c); }
 MS_DEEP_HD double deep_div(double a, double b) { return a / b; }
 MS_DEEP_HD FloatExp deep_div(FloatExp a, FloatExp b) { return fe_div(a, b); }
 MS_DEEP_HD bool deep_finite(double x) { return x - x == 0.0; }
