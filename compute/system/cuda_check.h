@@ -23,6 +23,15 @@ cudaError_t cuda_malloc(T** pointer, std::size_t bytes) {
     return cudaMalloc(pointer, bytes);
 }
 
+// cudaMallocAsync from the device's memory pool in `stream`'s order (microseconds once the pool
+// holds the memory, where cudaMalloc of tens of MB maps it anew), or cudaErrorMemoryAllocation when
+// a test injects that fault. Free with cudaFreeAsync.
+template <typename T>
+cudaError_t cuda_malloc_async(T** pointer, std::size_t bytes, cudaStream_t stream) {
+    if (fault_injected(Fault::CudaMalloc)) return cudaErrorMemoryAllocation;
+    return cudaMallocAsync(reinterpret_cast<void**>(pointer), bytes, stream);
+}
+
 // The launch status (cudaGetLastError), or a launch failure when a test injects one.
 inline cudaError_t cuda_launch_status() {
     if (fault_injected(Fault::KernelLaunch)) return cudaErrorLaunchOutOfResources;

@@ -100,7 +100,7 @@ std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc,
     const int levels = bla_size_levels(steps, &table->view, &total);
     table->view.levels = 0;  // set once the table is whole
     table->bytes = size_t(total) * sizeof(BlaStep<T, L>);
-    CUDA_CHECK(cuda_malloc(&table->memory, table->bytes));
+    CUDA_CHECK(cuda_malloc_async(&table->memory, table->bytes, stream));
     auto* e = static_cast<BlaStep<T, L>*>(table->memory);
     StreamScratch budget_memory(with_budget ? size_t(total) * sizeof(BlaBudget<T>) : 0, stream);
     auto* budget = with_budget ? static_cast<BlaBudget<T>*>(budget_memory.ptr) : nullptr;
@@ -136,7 +136,9 @@ std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc,
 
 template <typename T, typename L>
 DeviceBlaTable<T, L>::~DeviceBlaTable() {
-    if (memory) cudaFree(memory);
+    // Stream-ordered memory (build_levels); its frames are done with it (they hold the table
+    // until their stream is synchronised), so the legacy stream frees it now.
+    if (memory) cudaFreeAsync(memory, nullptr);
 }
 
 template <typename T>

@@ -331,8 +331,11 @@ void keep_pool_memory() {
 // packed beside level 0's radii, their tables when built on the CPU, and the tables' radii).
 struct DeviceBuffer {
     void* ptr = nullptr;
-    explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cuda_malloc(&ptr, bytes ? bytes : 1)); }
-    ~DeviceBuffer() { cudaFree(ptr); }
+    // From the device's pool in `stream`'s order (keep_pool_memory keeps the pool's memory
+    // between frames: a table's radii and packed orbit then cost no cudaMalloc); freed on the
+    // legacy stream when the last frame using it has synchronised its own.
+    DeviceBuffer(size_t bytes, cudaStream_t stream) { CUDA_CHECK(cuda_malloc_async(&ptr, bytes ? bytes : 1, stream)); }
+    ~DeviceBuffer() { cudaFreeAsync(ptr, nullptr); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
@@ -397,7 +400,7 @@ std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& 
         *copied = false;
         return found;
     }
-    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    auto buffer = std::make_shared<DeviceBuffer>(bytes, stream);
     CUDA_CHECK(cudaMemcpyAsync(buffer->ptr, data, bytes, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     *copied = true;
@@ -419,7 +422,7 @@ std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const vo
     const std::shared_ptr<const void>& owner = table_owner ? table_owner : orbit_owner;
     const size_t bytes = size * sizeof(DeepOrbitPoint<T>);
     if (auto found = find_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device)) return found;
-    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    auto buffer = std::make_shared<DeviceBuffer>(bytes, stream);
     const int threads = 256;
     const unsigned blocks = unsigned((size + threads - 1) / threads);
     pack_orbit_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(
@@ -447,7 +450,7 @@ std::shared_ptr<DeviceBuffer> device_radii(const std::shared_ptr<const void>& ta
     CUDA_CHECK(cudaGetDevice(&device));
     const size_t bytes = count * sizeof(T);
     if (auto found = find_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device)) return found;
-    auto buffer = std::make_shared<DeviceBuffer>(bytes);
+    auto buffer = std::make_shared<DeviceBuffer>(bytes, stream);
     const int threads = 256;
     const unsigned blocks = unsigned((count + threads - 1) / threads);
     bla_radii_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(bla.entries, int64_t(count),
