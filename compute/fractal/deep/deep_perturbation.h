@@ -82,8 +82,9 @@ MS_DEEP_HD T deep_diffabs(T c, T d) {
 //   |a|^2    fma(a.re, a.re, a.im a.im)
 // A step is z -> a z + dc with a = 2 Z_m + z, a skip z -> A z + B dc. Two roundings of the
 // product and sum where there were four, and two of a norm where there were three: the CUDA
-// loop's double-precision pipe issues 15 instructions a step instead of 21, and its dependency
-// chain is shorter (H100, 1024x1024, `bench --deep`: 5e227's pixels 48.7-49.1 -> 47.0-47.9 ms).
+// loop's double-precision pipe issues 15 instructions a step instead of 21 (its SASS), and its
+// dependency chain is shorter (H100, 1024x1024, `bench --deep`: 5e227's pixels 48.7-49.1 ->
+// 47.0-47.6 ms).
 // The other formulas keep separate roundings.
 template <typename T>
 MS_DEEP_HD DeepComplex<T> deep_fused_mul_add(DeepComplex<T> a, DeepComplex<T> z, DeepComplex<T> c) {

@@ -120,7 +120,6 @@ MS_DEEP_HD FloatExp operator+(FloatExp a, FloatExp b) {
 
 MS_DEEP_HD FloatExp operator-(FloatExp a, FloatExp b) { return a + (-b); }
 
-// Times 2^k, exact.
 // a b + c rounded once, as fma() rounds doubles (deep_perturbation.h's fused loop): the same bits
 // as double arithmetic wherever the values are in double's range. The smaller of a b and c is
 // scaled to the larger's exponent (exact: a normal mantissa scaled by at most 2^-110); one of
@@ -140,6 +139,7 @@ MS_DEEP_HD FloatExp fe_fma(FloatExp a, FloatExp b, FloatExp c) {
     return fe_make(fma(a.mantissa * fe_pow2(int(shift)), b.mantissa, c.mantissa), c.exponent);
 }
 
+// Times 2^k, exact.
 MS_DEEP_HD FloatExp fe_ldexp(FloatExp a, int64_t k) {
     if (a.mantissa == 0.0) return a;
     return FloatExp{a.mantissa, a.exponent + k};
