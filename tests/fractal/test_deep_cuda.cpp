@@ -55,6 +55,14 @@ TEST(DeepCuda, MatchesCpuAt1e20) {
     expect_same_frame(load_location("e50", "1E20"), 64, 36, {}, DeepNumberType::Double);
 }
 
+// Outputs of 1 MB and more are page-locked while the kernel runs (deep_cuda.cu's HostPin) and
+// come back in one DMA: the same pixels, frame after frame (each registration released).
+TEST(DeepCuda, MatchesCpuWithPageLockedOutputs) {
+    SKIP_WITHOUT_CUDA();
+    for (int round = 0; round < 2; ++round)
+        expect_same_frame(load_location("e113"), 512, 288, {}, DeepNumberType::Double);
+}
+
 TEST(DeepCuda, MatchesCpuAtGlitchLocation) {
     SKIP_WITHOUT_CUDA();
     expect_same_frame(load_location("glitch_test_3"), 64, 36, {}, DeepNumberType::Double);
