@@ -188,10 +188,13 @@ TEST(DeepLanes, MatchesOnePixelLoopWithoutBla) {
 // FMA; on SSE4 the lanes take std::fma lane by lane, and still give the one-pixel loop's bits.
 TEST(DeepLanes, MatchOnATargetWithoutFma) {
     if (!(hwy::SupportedTargets() & HWY_SSE4)) GTEST_SKIP() << "this CPU has no SSE4 target to fall back to";
+    // The CPU's own targets again when the test ends, also through a failed assertion.
+    struct Restore {
+        ~Restore() { hwy::SetSupportedTargetsForTest(0); }
+    } restore;
     hwy::SetSupportedTargetsForTest(HWY_SSE4);
     EXPECT_STREQ(deep_lanes_target(), "SSE4");
     check_lanes(load("e50", "1e20"), 37, 21, true);
-    hwy::SetSupportedTargetsForTest(0);
 }
 
 // deep_cpu uses the lanes for this case: its frame is the one-pixel loop's (every row's pixels
