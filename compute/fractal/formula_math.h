@@ -57,8 +57,23 @@ struct ScalarAbs {
     }
 };
 
-// -v and t < 0 ? -v : v for scalars (formula_derivative_step's ops; Highway paths pass their own).
+// -v, t < 0 ? -v : v and a b + c rounded once, for scalars (formula_derivative_step's ops; Highway
+// paths pass their own).
 struct ScalarDerivativeOps {
+    MS_HD float fma(float a, float b, float c) const {
+#ifdef __CUDA_ARCH__
+        return __fmaf_rn(a, b, c);
+#else
+        return std::fma(a, b, c);
+#endif
+    }
+    MS_HD double fma(double a, double b, double c) const {
+#ifdef __CUDA_ARCH__
+        return __fma_rn(a, b, c);
+#else
+        return std::fma(a, b, c);
+#endif
+    }
     template <typename T>
     MS_HD T neg(T v) const {
         return -v;

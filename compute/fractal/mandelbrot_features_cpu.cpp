@@ -70,11 +70,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // formula_step() and formula_derivative_step() for this target (see formula_step.inc).
 #include "compute/fractal/formula_step.inc"
 
-// formula_derivative_step's -v and t < 0 ? -v : v on vectors (the same sign flips as the
-// scalar ScalarDerivativeOps: exact, so the lanes match the reference).
+// a b + c rounded once: FusedMulAdd.
+#include "compute/fractal/fused_lanes.inc"
+
+// formula_derivative_step's -v, t < 0 ? -v : v and fma on vectors (the same sign flips and
+// single roundings as the scalar ScalarDerivativeOps, so the lanes match the reference).
 template <class D>
 struct VectorDerivativeOps {
     using V = hn::Vec<D>;
+    HWY_INLINE V fma(V a, V b, V c) const { return FusedMulAdd(a, b, c); }
     HWY_INLINE V neg(V v) const { return hn::Neg(v); }
     HWY_INLINE V neg_if_negative(V t, V v) const {
         return hn::IfThenElse(hn::Lt(t, hn::Zero(D())), hn::Neg(v), v);

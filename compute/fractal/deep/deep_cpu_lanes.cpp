@@ -128,23 +128,8 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
     g.n = hn::Load(di, n);
 }
 
-// a b + c rounded once (deep_fused_mul_add's fma). Highway's MulAdd is fused only on targets with
-// FMA (HWY_NATIVE_FMA); elsewhere it would round twice, so std::fma runs on each lane.
-HWY_INLINE VD FusedMulAdd(VD a, VD b, VD c) {
-#if HWY_NATIVE_FMA
-    return hn::MulAdd(a, b, c);
-#else
-    const D d;
-    HWY_ALIGN double x[kMaxLanes], y[kMaxLanes], w[kMaxLanes];
-    hn::Store(a, d, x);
-    hn::Store(b, d, y);
-    hn::Store(c, d, w);
-    for (size_t lane = 0; lane < hn::Lanes(d); ++lane) w[lane] = std::fma(x[lane], y[lane], w[lane]);
-    return hn::Load(d, w);
-#endif
-}
-// c - a b rounded once: fma(-a, b, c).
-HWY_INLINE VD FusedNegMulAdd(VD a, VD b, VD c) { return FusedMulAdd(hn::Neg(a), b, c); }
+// a b + c rounded once (deep_fused_mul_add's fma): FusedMulAdd, FusedNegMulAdd.
+#include "compute/fractal/fused_lanes.inc"
 
 HWY_INLINE uint64_t MaskBits(D d, hn::Mask<D> mask) {
     uint8_t bytes[8] = {};
