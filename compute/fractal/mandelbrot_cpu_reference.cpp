@@ -37,7 +37,7 @@ template <Formula F, typename T, unsigned kFeatures>
 float iterate_point_features(T zr, T zi, T cr, T ci, bool julia, bool shapes, int max_iterations, bool periodicity,
                              uint64_t* iterations, const PixelFeatures& f) {
     OrbitAccumulator<T, kFeatures, F> orbit;
-    orbit.stripe_density = f.stripe_density;
+    orbit.set_stripe_density(f.stripe_density);
     if (julia) orbit.start_julia();
     if (shapes && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
         finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), f.distance, f.stripe, f.period);

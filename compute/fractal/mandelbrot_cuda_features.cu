@@ -56,6 +56,7 @@ struct FeatureParams {
     bool julia = false;                             // z_0 = the pixel, c = (julia_re, julia_im)
     double julia_re = 0.0, julia_im = 0.0;
     int stripe_density = 1;
+    StripePolynomial stripe_poly;  // stripe_polynomial(stripe_density), made once on the host
     FastFinishConstants finish;  // the formula's, for the float finish (make_fast_finish_constants)
     float* mu = nullptr;
     float* distance = nullptr;
@@ -210,7 +211,7 @@ __global__ void __launch_bounds__(256) mandelbrot_features_persistent_kernel(Fea
                     write_pixel(kInteriorMu, distance, stripe, period);
                     have = false;
                 } else {
-                    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
+                    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, p.stripe_poly, interval);
                 }
             }
             chunk_next += min(__popc(need), available);
@@ -291,13 +292,20 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
         write_feature_pixel<T, kFeatures>(p, pixel, kInteriorMu, distance, stripe, period);
         return;
     }
-    // Step by step with a test each (a short orbit would redo most of a block of 4 on its escape);
-    // the reference's arithmetic and order (BlockedOrbit::advance), so the same k.
+    // The reference's arithmetic and order (BlockedOrbit::advance), so the same k. The smooth
+    // kernels' mu tells how many steps the orbit runs before it escapes: those run without a test,
+    // four to a loop test, and the last few step by step with a test each, as the reference does.
+    // For every formula mu lies in [k - 2.47, k - 1.47) (formula_math.h), so int(mu) - 1 <= k - 3:
+    // the untested steps end two steps or more before the escape, whatever mu's float rounding.
     BlockedOrbit<T, kFeatures, F, P> orbit;
     const int interval = periodicity_interval(p.max_iterations);
     T zr, zi, cr, ci;
     pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
-    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, interval);
+    orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, p.stripe_poly, interval);
+    const int untested = min(int(smooth) - 1, p.max_iterations);
+#pragma unroll 4
+    for (int j = 0; j < untested; ++j) orbit.advance();
+    orbit.k = untested > 0 ? untested : 0;
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     OrbitState state = OrbitState::Interior;
     while (orbit.k < p.max_iterations) {
@@ -522,6 +530,7 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
         p.julia_im = julia_im_value(view);
     }
     p.stripe_density = view.colouring.stripe_density;
+    p.stripe_poly = stripe_polynomial(p.stripe_density);
     p.finish = make_fast_finish_constants(view.formula, p.grid.step);
     p.mu = mu_device;
     p.distance = out.distance;
