@@ -160,16 +160,26 @@ MS_HD inline StripePolynomial stripe_polynomial(int s) {
     return p;
 }
 
-// sin(s arg z) for z = (fr, fi) in float, given inv = 1 / |z| (the GPU's rsqrtf): by poly
-// (stripe_polynomial(s)) where s <= 8, else by stripe_power_im. The squares and (fr + fr) fi are
-// the expressions the formula's step takes too, so in FP32 the compiler computes them once.
-MS_HD inline float stripe_sin_fast(float fr, float fi, float inv, const StripePolynomial& poly, int s) {
-    if (!poly.fast) return stripe_power_im(fr * inv, fi * inv, s);
+// sin(s arg z) for z = (fr, fi) in float, by poly (stripe_polynomial(s), s <= 8), given
+// fr^2 - fi^2 and (fr + fr) fi (which the formula's step takes too: passed in, so that the
+// compiler computes them once) and inv = 1 / |z|.
+MS_HD inline float stripe_sin_fast(float fr2_minus_fi2, float two_fr_fi, float fi, float inv,
+                                   const StripePolynomial& poly) {
     const float inv2 = inv * inv;
-    const float x = (fr * fr - fi * fi) * inv2;                             // cos 2t
-    const float lead = poly.odd ? fi * inv : ((fr + fr) * fi) * inv2;        // sin t or sin 2t
+    const float x = fr2_minus_fi2 * inv2;                         // cos 2t
+    const float lead = poly.odd ? fi * inv : two_fr_fi * inv2;    // sin t or sin 2t
     return lead * fmaf(fmaf(fmaf(poly.q3, x, poly.q2), x, poly.q1), x, poly.q0);
 }
+
+#ifdef __CUDA_ARCH__
+// The hardware's reciprocal square root (MUFU.RSQ) alone, for a normal x: rsqrtf() adds a
+// scaling of subnormal inputs around it, 3 more instructions.
+__device__ __forceinline__ float rsqrt_approx_ftz(float x) {
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+#endif
 
 // Whether an orbit is of the parameter plane or of a Julia set: data on the CPU paths (Runtime:
 // start_julia() decides), a compile-time parameter of the CUDA kernels (Parameter, Julia), so
@@ -194,6 +204,24 @@ struct OrbitAccumulator {
     MS_HD void set_stripe_density(int s, const StripePolynomial& poly) {
         stripe_density = s;
         stripe_poly = poly;
+    }
+    // The stripe sums as the finish takes them: the terms 1/2 + 1/2 sin(s arg z_j) over the k steps
+    // run, and the last term. The CPU adds up the terms; the GPU the sines alone (after_step: one
+    // instruction a step less), whose sums these turn into the terms'.
+    MS_HD double stripe_terms_sum(int k) const {
+#ifdef __CUDA_ARCH__
+        return 0.5 * double(k) + 0.5 * double(stripe_sum);
+#else
+        (void)k;
+        return double(stripe_sum);
+#endif
+    }
+    MS_HD double stripe_terms_last() const {
+#ifdef __CUDA_ARCH__
+        return 0.5 + 0.5 * double(stripe_last);
+#else
+        return double(stripe_last);
+#endif
     }
 
     // A Julia set differentiates by z_0: D_0 = the identity, nothing added per step.
@@ -228,9 +256,15 @@ struct OrbitAccumulator {
             // term differs from the CPU's by at most 2.2e-6 (the tests allow 1e-5 on the average),
             // while the sum stays in T so that it does not drift over thousands of steps. (|z|^2 is
             // kept above 1e-30, where a double's tiny |z| would leave float's range.)
+            // What both ways need comes first, outside the rare branch, so that the next step's
+            // identical expressions reuse it.
             const float fr = float(zr), fi = float(zi);
-            const float inv = rsqrtf(fmaxf(fr * fr + fi * fi, 1e-30f));
-            stripe_last = T(0.5f + 0.5f * stripe_sin_fast(fr, fi, inv, stripe_poly, stripe_density));
+            const float fr2 = fr * fr, fi2 = fi * fi, difference = fr2 - fi2, two_fr_fi = (fr + fr) * fi;
+            const float inv = rsqrt_approx_ftz(fmaxf(fr2 + fi2, 1e-30f));
+            float im;
+            if (stripe_poly.fast) im = stripe_sin_fast(difference, two_fr_fi, fi, inv, stripe_poly);
+            else im = stripe_power_im(fr * inv, fi * inv, stripe_density);
+            stripe_last = T(im);  // the sine alone: stripe_terms_sum() and _last() make the terms
 #else
             const T inv = T(1) / feature_sqrt(norm);
             stripe_last = T(0.5) + T(0.5) * stripe_power_im(zr * inv, zi * inv, stripe_density);
@@ -264,8 +298,9 @@ MS_HD inline void finish_escaped(const OrbitAccumulator<T, kFeatures, F, P>& a, 
                                            : (log2(0.5 * log(norm)) - log2(log(formula_bailout_radius(F)))) /
                                                  log2(double(formula_degree(F)));
         const double w = 1.0 - (l < 0.0 ? 0.0 : l > 1.0 ? 1.0 : l);
-        const double all = double(a.stripe_sum) / k;
-        const double previous = k > 1 ? (double(a.stripe_sum) - double(a.stripe_last)) / (k - 1) : all;
+        const double sum = a.stripe_terms_sum(k), last = a.stripe_terms_last();
+        const double all = sum / k;
+        const double previous = k > 1 ? (sum - last) / (k - 1) : all;
         *stripe = float(w * all + (1.0 - w) * previous);
     }
     if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = 0.0f;  // the interior's only
@@ -397,10 +432,11 @@ __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, k
             l = (feature_log2_approx(log2_norm) + f.stripe_offset) * f.log_scale;
         }
         const float w = 1.0f - (l < 0.0f ? 0.0f : l > 1.0f ? 1.0f : l);
+        // The means of the sines (after_step adds up the sines alone), then the terms' blend.
         const float sum = float(a.stripe_sum), last = float(a.stripe_last);
         const float all = sum / float(k);
         const float previous = k > 1 ? (sum - last) / float(k - 1) : all;
-        *stripe = w * all + (1.0f - w) * previous;
+        *stripe = 0.5f + 0.5f * (w * all + (1.0f - w) * previous);
     }
     if constexpr ((kFeatures & kFeaturePeriod) != 0) *period = 0.0f;
     return feature_fast_mu<F>(k, log2_norm, f);
