@@ -96,9 +96,16 @@ mandelbrot_survivors_kernel(KernelParams p) {
                         const auto d_start = d;
 #pragma unroll
                         for (int j = 0; j < kBlockSteps; ++j) {
-                            if constexpr (kFeatures != 0) step<F, T, kFused, kFeatures>(o, d, cr, ci);
-                            else step<F, T, kFused>(o, cr, ci);
+                            if constexpr (kScaledDerivative<F, kFeatures>) {
+                                scaled_derivative_step<T, kFeatures>(d, o.zr, o.zi, j);
+                                step<F, T, kFused>(o, cr, ci);
+                            } else if constexpr (kFeatures != 0) {
+                                step<F, T, kFused, kFeatures>(o, d, cr, ci);
+                            } else {
+                                step<F, T, kFused>(o, cr, ci);
+                            }
                         }
+                        if constexpr (kScaledDerivative<F, kFeatures>) unscale_derivative(d, kBlockSteps);
                         if (!(norm<F, T, kFused>(o) <= bailout_squared)) {  // also catches NaN
                             o = start;
                             if constexpr (kFeatures != 0) d = d_start;
@@ -202,6 +209,9 @@ void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTun
         if constexpr (F == Formula::Mandelbrot && kFeatures == 0) {
             if (tuning.fused_multiply_add) launch_survivors_kernel<F, T, true, 0>(p, tuning, periodicity, sm_count);
             else launch_survivors_kernel<F, T, false, 0>(p, tuning, periodicity, sm_count);
+        } else if constexpr (F == Formula::Mandelbrot) {
+            if (p.julia) launch_survivors_kernel<F, T, false, kFeatures | kFeatureJuliaSet>(p, tuning, periodicity, sm_count);
+            else launch_survivors_kernel<F, T, false, kFeatures>(p, tuning, periodicity, sm_count);
         } else {
             launch_survivors_kernel<F, T, false, kFeatures>(p, tuning, periodicity, sm_count);
         }

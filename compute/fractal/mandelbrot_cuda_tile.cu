@@ -233,7 +233,10 @@ void launch_tile_pass(const KernelParams& p, Formula formula, bool fused_multipl
         constexpr bool kFused = decltype(fused_tag)::value;
         if constexpr (kFeatures != 0) {
             // The distance instantiation: its outputs are tested per pixel (write_distance_pixel).
-            mandelbrot_kernel<F, T, kFused, 0, true, kFeatures><<<grid, kBlockThreads, shared_bytes>>>(p);
+            // Mandelbrot's on a Julia set adds nothing to its scaled derivative (kFeatureJuliaSet).
+            constexpr unsigned kJulia = F == Formula::Mandelbrot ? kFeatures | kFeatureJuliaSet : kFeatures;
+            if (p.julia) mandelbrot_kernel<F, T, kFused, 0, true, kJulia><<<grid, kBlockThreads, shared_bytes>>>(p);
+            else mandelbrot_kernel<F, T, kFused, 0, true, kFeatures><<<grid, kBlockThreads, shared_bytes>>>(p);
         } else {
             auto go = [&](auto colour_tag) {
                 constexpr int kColour = decltype(colour_tag)::value;

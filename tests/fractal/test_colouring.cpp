@@ -158,6 +158,61 @@ TEST(Colouring, StripePolynomialIsSinOfSTimesTheAngle) {
     for (int s : {0, 9, 16, 64}) EXPECT_FALSE(ms::stripe_polynomial(s).fast) << s;  // stripe_power_im's
 }
 
+// The CUDA kernels' scaled derivative in blocks of 32 steps (mandelbrot_scaled_derivative_step:
+// E = D / 2^j, 4 operations) gives formula_derivative_step's bits at every block end and at the
+// escape, on the parameter plane and on a Julia set, in FP32 and FP64, while the derivative stays
+// far above the smallest normal number (interior orbits of a Julia set shrink it towards 0; their
+// distance is never used).
+template <typename T>
+void check_scaled_derivative(bool julia, int* compared) {
+    const T tiny = sizeof(T) == 4 ? T(1e-25) : T(1e-290);
+    for (int iy = 0; iy < 40; ++iy) {
+        for (int ix = 0; ix < 60; ++ix) {
+            const T pr = T(-2.2 + 3.0 * ix / 60.0), pi = T(-1.3 + 2.6 * iy / 40.0);
+            const T cr = julia ? T(-0.8) : pr, ci = julia ? T(0.156) : pi;
+            T zr = julia ? pr : T(0), zi = julia ? pi : T(0);
+            T dr = julia ? T(1) : T(0), di = 0, unused_r = 0, unused_i = 0;
+            const T one = julia ? T(0) : T(1);
+            bool done = false;
+            for (int block = 0; block < 32 && !done; ++block) {
+                T er = dr, ei = di;
+                for (int j = 0; j < 32 && !done; ++j) {
+                    ms::formula_derivative_step<ms::Formula::Mandelbrot>(zr, zi, dr, di, unused_r, unused_i, one, T(2),
+                                                                         ms::ScalarDerivativeOps{});
+                    const T h = julia ? T(0) : T(1.0 / double(1ull << (j + 1)));
+                    ms::mandelbrot_scaled_derivative_step(zr, zi, er, ei, h, ms::ScalarDerivativeOps{});
+                    ms::formula_step<ms::Formula::Mandelbrot>(zr, zi, zr * zr, zi * zi, cr, ci, ms::ScalarAbs{});
+                    if (!(std::fabs(dr) + std::fabs(di) > tiny)) {
+                        done = true;  // past what the scaling promises (an interior orbit)
+                        break;
+                    }
+                    const bool escaped = zr * zr + zi * zi > T(65536);
+                    if (escaped || j == 31) {
+                        const T scale = T(double(1ull << (j + 1)));
+                        ASSERT_EQ(er * scale, dr) << "c = " << pr << "," << pi << ", block " << block << ", step " << j;
+                        ASSERT_EQ(ei * scale, di) << "c = " << pr << "," << pi << ", block " << block << ", step " << j;
+                        ASSERT_EQ(std::signbit(er * scale), std::signbit(dr));
+                        ++*compared;
+                        done = escaped;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(Colouring, ScaledMandelbrotDerivativeHasThePlainStepsBits) {
+    for (bool julia : {false, true}) {
+        int compared_float = 0, compared_double = 0;
+        check_scaled_derivative<float>(julia, &compared_float);
+        check_scaled_derivative<double>(julia, &compared_double);
+        std::printf("%s: %d FP32 and %d FP64 block ends and escapes compared\n", julia ? "Julia set" : "parameter plane",
+                    compared_float, compared_double);
+        EXPECT_GT(compared_float, 3000);
+        EXPECT_GT(compared_double, 3000);
+    }
+}
+
 TEST(Colouring, CudaKernelsBlockedOrbitMatchesTheReference) {
     std::vector<ms::View> views = test_views();
     views.push_back(test_view("-0.745", "0.113", 60.0, 64, 48, 1003));  // 1003 = 4 * 250 + 3
