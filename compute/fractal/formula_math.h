@@ -60,16 +60,11 @@ struct ScalarAbs {
 // -v, t < 0 ? -v : v and a b + c rounded once, for scalars (formula_derivative_step's ops; Highway
 // paths pass their own).
 struct ScalarDerivativeOps {
-    MS_HD float fma(float a, float b, float c) const {
+    template <typename T>
+    MS_HD T fma(T a, T b, T c) const {
 #ifdef __CUDA_ARCH__
-        return __fmaf_rn(a, b, c);
-#else
-        return std::fma(a, b, c);
-#endif
-    }
-    MS_HD double fma(double a, double b, double c) const {
-#ifdef __CUDA_ARCH__
-        return __fma_rn(a, b, c);
+        if constexpr (sizeof(T) == sizeof(float)) return __fmaf_rn(a, b, c);
+        else return __fma_rn(a, b, c);
 #else
         return std::fma(a, b, c);
 #endif
