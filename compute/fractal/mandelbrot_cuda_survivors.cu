@@ -14,8 +14,20 @@ constexpr int kChunk = 32;
 
 // kFeatures = kFeatureDistance: the derivative comes from the queue (by pixel), runs beside z
 // through the blocks and their redo, and an escaped pixel's distance is finished here.
+// The minimum of resident blocks that the launch bounds name, which sets ptxas's register budget:
+// none (0: nvcc then writes no .minnctapersm, as for bounds without it) for the smooth kernels, and
+// 1 for the distance instantiation. There the FP64 kernel takes 107 registers (2 blocks an SM, no
+// spills) instead of the 61 that ptxas chose unbounded, and runs faster, its loop being bound by
+// the FP64 pipe; the FP32 one is faster too (Mandelbrot's DE frames on the H100 at 4K, against
+// smooth: FP64 1.46-1.55x against 1.56-1.62x, FP32 1.59-1.66x against 1.62-1.70x). At 6 blocks
+// (40 registers, with spills) the FP32 kernel was slower.
+template <typename T, unsigned kFeatures>
+constexpr int survivors_min_blocks() {
+    return kFeatures != 0 ? 1 : 0;
+}
+
 template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures = 0>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, survivors_min_blocks<T, kFeatures>())
 mandelbrot_survivors_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31;
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
