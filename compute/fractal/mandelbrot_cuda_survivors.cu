@@ -21,13 +21,13 @@ constexpr int kChunk = 32;
 // the FP64 pipe; the FP32 one is faster too (Mandelbrot's DE frames on the H100 at 4K, against
 // smooth: FP64 1.46-1.55x against 1.56-1.62x, FP32 1.59-1.66x against 1.62-1.70x). At 6 blocks
 // (40 registers, with spills) the FP32 kernel was slower.
-template <typename T, unsigned kFeatures>
+template <unsigned kFeatures>
 constexpr int survivors_min_blocks() {
     return kFeatures != 0 ? 1 : 0;
 }
 
 template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures = 0>
-__global__ void __launch_bounds__(kBlockThreads, survivors_min_blocks<T, kFeatures>())
+__global__ void __launch_bounds__(kBlockThreads, survivors_min_blocks<kFeatures>())
 mandelbrot_survivors_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31;
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));

@@ -199,7 +199,15 @@ struct OrbitAccumulator {
     int stripe_density = 1;
     StripePolynomial stripe_poly;  // the GPU's term for stripe_density (set_stripe_density)
 
-    MS_HD void set_stripe_density(int s) { set_stripe_density(s, stripe_polynomial(s)); }
+    // The polynomial is the GPU's only: the CPU's term (stripe_power_im) never reads it, so a CPU
+    // pixel does not make it.
+    MS_HD void set_stripe_density(int s) {
+#ifdef __CUDA_ARCH__
+        set_stripe_density(s, stripe_polynomial(s));
+#else
+        stripe_density = s;
+#endif
+    }
     // The same with the polynomial already made (a kernel makes it once, not per pixel).
     MS_HD void set_stripe_density(int s, const StripePolynomial& poly) {
         stripe_density = s;
