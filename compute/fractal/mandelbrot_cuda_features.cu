@@ -303,8 +303,13 @@ __global__ void __launch_bounds__(256) escaped_features_kernel(FeatureParams p) 
     pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
     orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, p.stripe_poly, interval);
     const int untested = min(int(smooth) - 1, p.max_iterations);
-#pragma unroll 4
-    for (int j = 0; j < untested; ++j) orbit.advance();
+    int j = 0;
+    for (; j + 4 <= untested; j += 4) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) orbit.advance();
+        orbit.acc.flush_stripe();  // FP64 with the fixed stripe term: its float sum of 4 into the double
+    }
+    for (; j < untested; ++j) orbit.advance();
     orbit.k = untested > 0 ? untested : 0;
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     OrbitState state = OrbitState::Interior;
@@ -452,19 +457,38 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
         CUDA_CHECK(cudaStreamWaitEvent(0, side.done, 0));
         return;
     }
-    if (persistent) {
-        // As many resident blocks as fit (the occupancy API), every SM kept busy.
-        int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
-        mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
-            <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
+    if constexpr ((kFeatures & kFeatureStripeFixed) != 0) {
+        throw std::logic_error("the stripes' fixed form is compiled for the escaped pass only");
     } else {
-        const dim3 block(32, 8);
-        const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
-        mandelbrot_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
+        if (persistent) {
+            // As many resident blocks as fit (the occupancy API), every SM kept busy.
+            int per_sm = 0;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, mandelbrot_features_persistent_kernel<T, kFeatures, F, P>, 256, 0));
+            mandelbrot_features_persistent_kernel<T, kFeatures, F, P>
+                <<<std::max(1, per_sm) * std::max(1, sm_count), 256>>>(p, p.counters + 2);
+        } else {
+            const dim3 block(32, 8);
+            const dim3 grid((p.rect_width + 31) / 32, (p.rect_height + 7) / 8);
+            mandelbrot_features_kernel<T, kFeatures, F, P><<<grid, block>>>(p);
+        }
+        CUDA_CHECK_LAUNCH();
     }
-    CUDA_CHECK_LAUNCH();
+}
+
+// The stripes (with or without the distance): the escaped pass takes the density's form as a
+// compile-time parameter (kFeatureStripeFixed, orbit_features.h) where it is at most 8, the
+// default's case; above, and in the features kernels over every pixel, the step decides.
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+void launch_stripe_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
+                            const SideStream& side) {
+    constexpr unsigned kFixed = kFeatures | kFeatureStripeFixed;
+    if (escaped_only && p.stripe_poly.fast && p.stripe_poly.odd)
+        launch_features<T, kFixed | kFeatureStripeOdd, F, P>(p, persistent, sm_count, true, side);
+    else if (escaped_only && p.stripe_poly.fast)
+        launch_features<T, kFixed, F, P>(p, persistent, sm_count, true, side);
+    else
+        launch_features<T, kFeatures, F, P>(p, persistent, sm_count, escaped_only, side);
 }
 
 template <typename T, Formula F, OrbitPlane P>
@@ -472,8 +496,8 @@ void launch_features_any(unsigned features, const FeatureParams& p, bool persist
                          bool escaped_only, const SideStream& side) {
     switch (features) {
         case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, false, side);
-        case 2: return launch_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
-        case 3: return launch_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 2: return launch_stripe_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
+        case 3: return launch_stripe_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
         case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
         case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
         case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);

@@ -56,6 +56,13 @@ inline constexpr unsigned kFeatureDistance = 1u;
 inline constexpr unsigned kFeatureStripe = 2u;
 inline constexpr unsigned kFeaturePeriod = 4u;
 inline constexpr unsigned kAllFeatures = 7u;
+// The stripes' term in the CUDA kernels of the escaped pass, fixed at compile time: with
+// kFeatureStripeFixed the density is at most 8 (stripe_polynomial's fast form) and
+// kFeatureStripeOdd says whether it is odd, so the step has neither the test for the general form
+// nor the parity's select, and it takes the hardware's 1 / |z|^2 for an even density instead of
+// squaring 1 / |z|. Without it the kernel decides per step, as the CPU paths, which ignore the bits.
+inline constexpr unsigned kFeatureStripeFixed = 1u << 9;
+inline constexpr unsigned kFeatureStripeOdd = 1u << 10;
 
 // Outputs, rect-sized and row-major like mu; a null pointer is a feature not computed.
 struct OrbitFeatureOutputs {
@@ -179,6 +186,43 @@ __device__ __forceinline__ float rsqrt_approx_ftz(float x) {
     asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+// The same for the reciprocal (MUFU.RCP), which __frcp_rn and 1.0f / x refine to IEEE rounding.
+__device__ __forceinline__ float rcp_approx_ftz(float x) {
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// add + sin(s arg z) for s <= 8 of the parity kOdd, known at compile time (kFeatureStripeFixed),
+// with one FMA: from fr^2, fi^2, their difference and fr fi, which the formula's next step takes
+// too. An odd s needs sin t = fi / |z| and so 1 / |z|; an even one only 1 / |z|^2, one MUFU.RCP,
+// and sin 2t = 2 fr fi / |z|^2, its 2 moved into Q's coefficients (a loop invariant; scaling by 2
+// is exact, so the same bits as 2 fr fi).
+// kClamp: |z|^2 is kept above 1e-30, where the .ftz MUFU of a subnormal or zero |z|^2 would make an
+// infinity and the term NaN. The escaped orbits of a parameter plane need no clamp: were |z_k|^2
+// in float below 2^-126 (|z_k| < 1.1e-19), f(z_k) would be far below c's last bit, so z_{k+1}
+// would round to c = z_1 (or, with Re c or Im c exactly 0, to z_1 but for a part that the next
+// step rounds away), and the orbit would repeat exactly and never escape. A Julia set's orbit
+// starts at the pixel, so it may pass through 0.
+template <bool kOdd, bool kClamp>
+__device__ __forceinline__ float stripe_sin_fixed(float fr2, float fi2, float difference, float fr_fi, float fi,
+                                                  const StripePolynomial& poly, float add = 0.0f) {
+    const float squared = kClamp ? fmaxf(fr2 + fi2, 1e-30f) : fr2 + fi2;
+    float inv2, lead, scale;
+    if constexpr (kOdd) {
+        const float inv = rsqrt_approx_ftz(squared);
+        inv2 = inv * inv;
+        lead = fi * inv;  // sin t
+        scale = 1.0f;
+    } else {
+        inv2 = rcp_approx_ftz(squared);
+        lead = fr_fi * inv2;  // sin 2t / 2
+        scale = 2.0f;
+    }
+    const float x = difference * inv2;  // cos 2t
+    const float q = fmaf(fmaf(fmaf(scale * poly.q3, x, scale * poly.q2), x, scale * poly.q1), x, scale * poly.q0);
+    return fmaf(lead, q, add);
+}
 #endif
 
 // Whether an orbit is of the parameter plane or of a Julia set: data on the CPU paths (Runtime:
@@ -196,6 +240,7 @@ struct OrbitAccumulator {
     T dzr = 0, dzi = 0, dxr = 0, dxi = 0;
     T dz_add = 1;  // what each step adds (P = Runtime): 1 on the parameter plane, 0 on a Julia set
     T stripe_sum = 0, stripe_last = 0;
+    float stripe_part = 0.0f;  // FP64 with kFeatureStripeFixed: the terms since the last flush_stripe()
     int stripe_density = 1;
     StripePolynomial stripe_poly;  // the GPU's term for stripe_density (set_stripe_density)
 
@@ -218,7 +263,7 @@ struct OrbitAccumulator {
     // instruction a step less), whose sums these turn into the terms'.
     MS_HD double stripe_terms_sum(int k) const {
 #ifdef __CUDA_ARCH__
-        return 0.5 * double(k) + 0.5 * double(stripe_sum);
+        return 0.5 * double(k) + 0.5 * (double(stripe_sum) + double(stripe_part));
 #else
         (void)k;
         return double(stripe_sum);
@@ -231,6 +276,36 @@ struct OrbitAccumulator {
         return double(stripe_last);
 #endif
     }
+    // Adds stripe_part to the sum (FP64 with kFeatureStripeFixed; nothing to do otherwise).
+    MS_HD void flush_stripe() {
+        if constexpr ((kFeatures & kFeatureStripeFixed) != 0 && sizeof(T) == 8) {
+            stripe_sum += T(stripe_part);
+            stripe_part = 0.0f;
+        }
+    }
+    // Whether the fixed stripe term clamps |z|^2 (stripe_sin_fixed): for a Julia set's orbits, and
+    // where the plane is data.
+    static constexpr bool kStripeClamp = P != OrbitPlane::Parameter;
+#ifdef __CUDA_ARCH__
+    // The GPU's sum of the sines, stripe_part included.
+    __device__ float sine_sum() const {
+        if constexpr (sizeof(T) == 8) return float(stripe_sum + T(stripe_part));
+        else return stripe_sum;
+    }
+    // The GPU's last sine, of z_k = (zr, zi): kept per step, or with kFeatureStripeFixed made again
+    // here by the step's own arithmetic (so the same bits).
+    __device__ float last_sine(T zr, T zi) const {
+        if constexpr ((kFeatures & kFeatureStripeFixed) != 0) {
+            const float fr = float(zr), fi = float(zi);
+            const float fr2 = fr * fr, fi2 = fi * fi;
+            return stripe_sin_fixed<(kFeatures & kFeatureStripeOdd) != 0, kStripeClamp>(fr2, fi2, fr2 - fi2, fr * fi,
+                                                                                         fi, stripe_poly);
+        } else {
+            (void)zr, (void)zi;
+            return float(stripe_last);
+        }
+    }
+#endif
 
     // A Julia set differentiates by z_0: D_0 = the identity, nothing added per step.
     MS_HD void start_julia() {
@@ -267,7 +342,23 @@ struct OrbitAccumulator {
             // What both ways need comes first, outside the rare branch, so that the next step's
             // identical expressions reuse it.
             const float fr = float(zr), fi = float(zi);
-            const float fr2 = fr * fr, fi2 = fi * fi, difference = fr2 - fi2, two_fr_fi = (fr + fr) * fi;
+            const float fr2 = fr * fr, fi2 = fi * fi, difference = fr2 - fi2, fr_fi = fr * fi;
+            if constexpr ((kFeatures & kFeatureStripeFixed) != 0) {
+                // The density's form fixed at compile time. The last term is not kept per step
+                // (last_sine() makes it again at the escape), so the term goes into a float sum
+                // with the FMA that makes it: stripe_sum itself in FP32; in FP64 stripe_part, which
+                // flush_stripe() adds to the double sum every few steps (one conversion and one
+                // FP64 addition per flush, not per step).
+                constexpr bool kOdd = (kFeatures & kFeatureStripeOdd) != 0;
+                if constexpr (sizeof(T) == 4)
+                    stripe_sum = stripe_sin_fixed<kOdd, kStripeClamp>(fr2, fi2, difference, fr_fi, fi, stripe_poly,
+                                                                      stripe_sum);
+                else
+                    stripe_part = stripe_sin_fixed<kOdd, kStripeClamp>(fr2, fi2, difference, fr_fi, fi, stripe_poly,
+                                                                       stripe_part);
+                return;
+            }
+            const float two_fr_fi = fr_fi + fr_fi;  // (fr + fr) fi: doubling is exact
             const float inv = rsqrt_approx_ftz(fmaxf(fr2 + fi2, 1e-30f));
             float im;
             if (stripe_poly.fast) im = stripe_sin_fast(difference, two_fr_fi, fi, inv, stripe_poly);
@@ -441,7 +532,7 @@ __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, k
         }
         const float w = 1.0f - (l < 0.0f ? 0.0f : l > 1.0f ? 1.0f : l);
         // The means of the sines (after_step adds up the sines alone), then the terms' blend.
-        const float sum = float(a.stripe_sum), last = float(a.stripe_last);
+        const float sum = a.sine_sum(), last = a.last_sine(zr, zi);
         const float all = sum / float(k);
         const float previous = k > 1 ? (sum - last) / float(k - 1) : all;
         *stripe = 0.5f + 0.5f * (w * all + (1.0f - w) * previous);
@@ -566,7 +657,20 @@ struct BlockedOrbit {
     // One step, z -> f(z) + c with the accumulator's updates, in the reference's order; |z|^2.
     MS_HD T advance() {
         acc.before_step(zr, zi);
+#ifdef __CUDA_ARCH__
+        if constexpr (formula_degree(F) == 2) {
+            // formula_step's bits in one instruction less, as the smooth kernels' step: (zr + zr) zi
+            // + c_i rounds as 2 (zr zi) + c_i, doubling being exact, which one FMA adds (|.| and the
+            // sign of the Burning Ship and the Tricorn on its operand).
+            const T t = zr * zi, two = F == Formula::Tricorn ? T(-2) : T(2);
+            zr = (zr * zr - zi * zi) + cr;
+            zi = fma(two, F == Formula::BurningShip ? fabs(t) : t, ci);
+        } else {
+            formula_step<F>(zr, zi, zr * zr, zi * zi, cr, ci, ScalarAbs{});
+        }
+#else
         formula_step<F>(zr, zi, zr * zr, zi * zi, cr, ci, ScalarAbs{});
+#endif
         const T n = zr * zr + zi * zi;
         acc.after_step(zr, zi, n);
         return n;
@@ -595,6 +699,7 @@ struct BlockedOrbit {
                 return OrbitState::Escaped;  // not reached: the same steps escape again
             }
             k += kOrbitBlockSteps;
+            acc.flush_stripe();
         } else {
             ++k;
             norm = advance();

@@ -145,6 +145,36 @@ TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
     }
 }
 
+// The escaped pass takes the stripes' form as a compile-time parameter for densities up to 8
+// (odd and even: kFeatureStripeFixed, orbit_features.h) and decides per step above: every density
+// of both forms and two of the general one, alone and with the distance, on the seahorse (long
+// orbits, so the late list's kernel too) and a Julia set, in both precisions. The stripe base maps
+// the stripe value onto a whole palette cycle, so a wrong term shows in the colours.
+TEST(ColouringCuda, StripeFramesMatchTheCpuReferenceForEveryDensity) {
+    SKIP_WITHOUT_CUDA();
+    const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
+    ms::View julia = seahorse();
+    julia.julia = true;
+    julia.julia_re = "-0.7269";
+    julia.julia_im = "0.1889";
+    julia.center_re = "0";
+    julia.center_im = "0";
+    julia.zoom = 1.0;
+    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64})
+    for (const ms::View& base : {seahorse(), julia})
+    for (int density : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12})
+    for (const char* method : {"stripe", "stripe,de"}) {
+        ms::View view = base;
+        view.width = 160;
+        view.height = 120;
+        ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+        view.colouring.stripe_density = density;
+        SCOPED_TRACE(std::string(method) + " density " + std::to_string(density) + " " + ms::precision_name(precision) +
+                     (view.julia ? " Julia" : " seahorse"));
+        expect_frame_matches(view, precision, table);
+    }
+}
+
 namespace {
 
 // Formula `formula`'s default frame at 192x108 and 600 iterations, on its parameter plane or on
