@@ -123,34 +123,25 @@ struct Orbit {
 //     boundary can differ from the reference in the last bit (a few pixels' escape counts move by
 //     one, see tests/fractal/test_mandelbrot_cuda.cpp). 5 instructions: FMUL, FFMA, FADD, FFMA, FMUL;
 //     zr2 is not kept and |z|^2 = fma(zr, zr, zi2).
-// Other formulas (kFused is false for them): Burning Ship and Tricorn as Mandelbrot's exact step,
-// with |t| and -t as operand modifiers of the FFMA (no extra instruction); Multibrots through
-// formula_step (formula_math.h). Each rounds as the reference does.
+// Other formulas (kFused is false for them): Burning Ship and Tricorn as Mandelbrot's exact step
+// (quadratic_step_fused, formula_step.inc), with |t| and -t as operand modifiers of the FFMA (no
+// extra instruction); Multibrots through formula_step (formula_math.h). Each rounds as the
+// reference does.
 template <Formula F, typename T, bool kFused>
 __device__ __forceinline__ void step(Orbit<T>& o, T cr, T ci) {
-    if constexpr (F == Formula::BurningShip || F == Formula::Tricorn) {
+    if constexpr (F == Formula::Mandelbrot && kFused) {
         const T t = o.zr * o.zi;
-        o.zr = (o.zr2 - o.zi2) + cr;
-        o.zr2 = o.zr * o.zr;
-        if constexpr (F == Formula::BurningShip) o.zi = fused(T(2), fabs(t), ci);
-        else o.zi = fused(T(-2), t, ci);
+        o.zr = fused(o.zr, o.zr, -o.zi2) + cr;
+        o.zi = fused(T(2), t, ci);
         o.zi2 = o.zi * o.zi;
         return;
-    } else if constexpr (F != Formula::Mandelbrot) {
+    } else if constexpr (formula_degree(F) == 2) {
+        quadratic_step_fused<F>(o.zr, o.zi, o.zr2, o.zi2, cr, ci, ScalarDerivativeOps{}, ScalarAbs{});
+    } else {
         formula_step<F>(o.zr, o.zi, o.zr2, o.zi2, cr, ci, ScalarAbs{});
         o.zr2 = o.zr * o.zr;
         o.zi2 = o.zi * o.zi;
-        return;
     }
-    const T t = o.zr * o.zi;
-    if constexpr (kFused) {
-        o.zr = fused(o.zr, o.zr, -o.zi2) + cr;
-    } else {
-        o.zr = (o.zr2 - o.zi2) + cr;
-        o.zr2 = o.zr * o.zr;
-    }
-    o.zi = fused(T(2), t, ci);
-    o.zi2 = o.zi * o.zi;
 }
 
 // The derivative the distance estimate carries (orbit_features.h, formula_derivative_step): D =

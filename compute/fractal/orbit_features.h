@@ -170,12 +170,19 @@ MS_HD inline StripePolynomial stripe_polynomial(int s) {
 // sin(s arg z) for z = (fr, fi) in float, by poly (stripe_polynomial(s), s <= 8), given
 // fr^2 - fi^2 and (fr + fr) fi (which the formula's step takes too: passed in, so that the
 // compiler computes them once) and inv = 1 / |z|.
+// add + lead Q(x), Q's coefficients times scale (a power of 2: exact): both forms' last step.
+MS_HD inline float stripe_lead_times_q(const StripePolynomial& poly, float lead, float x, float add = 0.0f,
+                                       float scale = 1.0f) {
+    const float q = fmaf(fmaf(fmaf(scale * poly.q3, x, scale * poly.q2), x, scale * poly.q1), x, scale * poly.q0);
+    return fmaf(lead, q, add);
+}
+
 MS_HD inline float stripe_sin_fast(float fr2_minus_fi2, float two_fr_fi, float fi, float inv,
                                    const StripePolynomial& poly) {
     const float inv2 = inv * inv;
     const float x = fr2_minus_fi2 * inv2;                         // cos 2t
     const float lead = poly.odd ? fi * inv : two_fr_fi * inv2;    // sin t or sin 2t
-    return lead * fmaf(fmaf(fmaf(poly.q3, x, poly.q2), x, poly.q1), x, poly.q0);
+    return stripe_lead_times_q(poly, lead, x);
 }
 
 #ifdef __CUDA_ARCH__
@@ -219,9 +226,7 @@ __device__ __forceinline__ float stripe_sin_fixed(float fr2, float fi2, float di
         lead = fr_fi * inv2;  // sin 2t / 2
         scale = 2.0f;
     }
-    const float x = difference * inv2;  // cos 2t
-    const float q = fmaf(fmaf(fmaf(scale * poly.q3, x, scale * poly.q2), x, scale * poly.q1), x, scale * poly.q0);
-    return fmaf(lead, q, add);
+    return stripe_lead_times_q(poly, lead, difference * inv2, add, scale);  // x = cos 2t
 }
 #endif
 
@@ -271,6 +276,7 @@ struct OrbitAccumulator {
     }
     MS_HD double stripe_terms_last() const {
 #ifdef __CUDA_ARCH__
+        static_assert((kFeatures & kFeatureStripeFixed) == 0, "the fixed form keeps no last term: last_sine()");
         return 0.5 + 0.5 * double(stripe_last);
 #else
         return double(stripe_last);
@@ -658,13 +664,10 @@ struct BlockedOrbit {
     MS_HD T advance() {
         acc.before_step(zr, zi);
 #ifdef __CUDA_ARCH__
+        // The quadratic formulas with the smooth kernels' step: the same bits, one FMA for Im.
         if constexpr (formula_degree(F) == 2) {
-            // formula_step's bits in one instruction less, as the smooth kernels' step: (zr + zr) zi
-            // + c_i rounds as 2 (zr zi) + c_i, doubling being exact, which one FMA adds (|.| and the
-            // sign of the Burning Ship and the Tricorn on its operand).
-            const T t = zr * zi, two = F == Formula::Tricorn ? T(-2) : T(2);
-            zr = (zr * zr - zi * zi) + cr;
-            zi = fma(two, F == Formula::BurningShip ? fabs(t) : t, ci);
+            T zr2 = zr * zr, zi2 = zi * zi;
+            quadratic_step_fused<F>(zr, zi, zr2, zi2, cr, ci, ScalarDerivativeOps{}, ScalarAbs{});
         } else {
             formula_step<F>(zr, zi, zr * zr, zi * zi, cr, ci, ScalarAbs{});
         }
