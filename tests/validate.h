@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 
 // Every CUDA test opens with this: where no usable device exists (no GPU, no driver, a build
 // without nvcc) the test is skipped with the reason, never failed and never passed silently.

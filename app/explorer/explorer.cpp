@@ -37,12 +37,12 @@
 #include "app/commands.h"
 #include "app/explorer/explorer_options.h"
 #include "app/explorer/soak.h"
-#include "compute/fractal/deep/deep_kfr.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/ui/panel_palette.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/process_memory.h"
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/assets.h"
 #include "render/demos/cnn_runner.h"
 #include "render/demos/panel_vecadd.h"
@@ -71,7 +71,7 @@ void show_message(StatusLineState& status, const std::string& text, bool error) 
     std::fflush(error ? stderr : stdout);
 }
 
-// A Kalles Fraktaler location (.kfr, compute/fractal/deep/deep_kfr.h: centre, zoom,
+// A Kalles Fraktaler location (.kfr, compute/fractal/view/kfr.h: centre, zoom,
 // iterations) or a PNG's view.
 std::optional<View> read_view_file(const std::string& path, std::string* error) {
     std::string extension = std::filesystem::path(path).extension().string();
@@ -235,7 +235,7 @@ bool save_screenshot(const std::string& path, int width, int height, const View&
 // On the CPU path a view takes longer than a UI frame, so each view is rendered completely
 // before the next pan, and the benchmark reports the window's CPU frame (coarse pass, full
 // pass, colouring) against the same view computed as `mandelscope render` does
-// (one mandelbrot_cpu call over the frame, no window), alternating the two in this run.
+// (one direct_cpu call over the frame, no window), alternating the two in this run.
 struct DragBenchmark {
     int frames = 0;          // asked for; 0: off
     int done = -1;           // -1: waiting for the first complete frame
@@ -274,7 +274,7 @@ double median(std::vector<double> v) {
 double render_compute_ms(const View& view, Precision precision) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::vector<float> mu(size_t(view.width) * view.height);
-    const double ms = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu.data()).compute_ms;
+    const double ms = direct_cpu(view, precision, Shortcuts{}, full_rect(view), mu.data()).compute_ms;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return ms;
 }

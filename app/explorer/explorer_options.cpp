@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
 #include "render/demos/vecadd_runner.h"

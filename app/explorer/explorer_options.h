@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "render/demos/cnn_runner.h"
 #include "render/frame/export_image.h"
 #include "render/perf/panel_perf.h"
@@ -44,7 +44,7 @@ struct ExplorerOptions {
     std::string export_size;         // empty: --size
     int supersample = 0;             // 0: not given (1); only with --export
     std::string panel;               // --panel=vecadd,cnn,perf,palette: open these panels at start
-    // --colouring (compute/fractal/colouring.h), as `render` takes it, and --interior; "" (not
+    // --colouring (compute/fractal/view/colouring.h), as `render` takes it, and --interior; "" (not
     // given): smooth and flat, or what the view opened with --open carries. Given, they apply to
     // the opened view too.
     std::string colouring;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "render/frame/navigation.h"
 #include "render/ui/panels.h"
 

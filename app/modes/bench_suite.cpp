@@ -7,7 +7,7 @@
 #include <exception>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 
 namespace ms {
 
@@ -159,7 +159,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
             fast_mu[i].resize(pixels);
             FrameStats stats;
             r.ms = timed_median(
-                [&] { return (stats = mandelbrot_cpu(view, r.precision, shortcuts, {}, fast_mu[i].data())).compute_ms; },
+                [&] { return (stats = direct_cpu(view, r.precision, shortcuts, {}, fast_mu[i].data())).compute_ms; },
                 setup.repeats, true, &r.runs);
             r.iterations = stats.iterations;
             if (stats.escaped_pixels == 0) r.note = "all interior";
@@ -181,7 +181,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
             for (int i = 0; i < sampled; ++i) {
                 const int y = int((i + 0.5) * view.height / sampled);  // the centre of stripe i
                 const FrameStats stats =
-                    mandelbrot_cpu_reference(view, Precision::Fp64, shortcuts, {0, y, view.width, 1}, row_mu.data());
+                    direct_cpu_reference(view, Precision::Fp64, shortcuts, {0, y, view.width, 1}, row_mu.data());
                 sampled_ms += stats.compute_ms;
                 sampled_iterations += stats.iterations;
             }
@@ -212,7 +212,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
                 FrameStats stats;
                 r.ms = timed_median(
                     [&] {
-                        stats = mandelbrot_cuda_to_host(view, r.precision, shortcuts, setup.palette, {}, rgba.data(),
+                        stats = direct_cuda_to_host(view, r.precision, shortcuts, setup.palette, {}, rgba.data(),
                                                         cuda_mu.data());
                         return stats.compute_ms;
                     },

@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/frame_compare.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/direct/frame_compare.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 #include "compute/perf/perf_model.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"

@@ -11,7 +11,7 @@
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
 // `bench --deep [--size=WxH] [--backend=auto|cpu|cuda]` runs the deep zoom's benchmark instead:
 // Kalles Fraktaler 2's benchmark locations end to end and with the reference cached, against KF
-// 2.12.11's published times (compute/fractal/deep/deep_bench.h: deep_bench_kf2).
+// 2.12.11's published times (app/bench/deep_bench.h: deep_bench_kf2).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,8 +25,8 @@
 #include "app/modes/bench_suite.h"
 #include "app/modes/machine_json.h"
 #include "app/modes/progress.h"
-#include "compute/fractal/deep/deep_bench.h"
-#include "compute/fractal/mandelbrot.h"
+#include "app/bench/deep_bench.h"
+#include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"

@@ -11,7 +11,7 @@
 
 #include "app/commands.h"
 #include "app/modes/machine_json.h"
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
 #include "compute/perf/perf_model.h"
 #include "compute/system/cpu_info.h"
@@ -34,7 +34,7 @@ void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
     std::printf("  SIMD in use    %s (%d-bit vectors: %d FP32 / %d FP64 lanes)", cpu.simd_target.c_str(), cpu.simd_bits,
                 cpu_simd_lanes(cpu, Precision::Fp32), cpu_simd_lanes(cpu, Precision::Fp64));
     std::string others;
-    for (const auto& t : mandelbrot_cpu_simd_targets())
+    for (const auto& t : direct_cpu_simd_targets())
         if (t != cpu.simd_target) others += (others.empty() ? "" : ", ") + t;
     if (!others.empty()) std::printf("; also built: %s", others.c_str());
     std::printf("\n");

@@ -27,11 +27,11 @@
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
-#include "compute/fractal/colouring.h"
-#include "compute/fractal/colouring_render.h"
-#include "compute/fractal/deep/deep_kfr.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/colour/colour_pass.h"
+#include "compute/fractal/direct/coloured_frame.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 #include "compute/io/png_encode.h"
 #include "compute/io/png_encode_cuda.h"
@@ -172,7 +172,7 @@ int render_request(const RenderRequest& request) {
         auto system = query_cuda_system();
         if (!system.devices.empty()) backend_text += " (" + system.devices.front().name + ")";
     } else {
-        backend_text = "CPU fast path (" + mandelbrot_cpu_simd_target() + " SIMD, " + std::to_string(omp_get_max_threads()) +
+        backend_text = "CPU fast path (" + direct_cpu_simd_target() + " SIMD, " + std::to_string(omp_get_max_threads()) +
                        " threads)";
     }
     if (request.backend == "auto")
@@ -208,7 +208,7 @@ int render_request(const RenderRequest& request) {
     const double usable = available ? 0.8 * double(available) : 4096.0 * kMiB;
     const double sample_row_bytes = double(sample_width64) * k * 8.0 + double(view.width) * 4.0;
     // The CPU kernel's per-thread scratch: up to 4 sample rows, ~144 bytes a sample in FP64
-    // (coordinates, results and two queues of orbit state; see mandelbrot_cpu.cpp).
+    // (coordinates, results and two queues of orbit state; see direct_cpu.cpp).
     const double kernel_bytes = cuda ? 0.0 : double(omp_get_max_threads()) * 4 * double(sample_width64) * 144;
     if (sample_row_bytes + kernel_bytes > usable)
         return bad_input("one row of a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
@@ -338,7 +338,7 @@ int render_request(const RenderRequest& request) {
             const int y0 = band * band_rows, rows = std::min(band_rows, view.height - y0);
             const PixelRect rect{0, y0, samples.width, rows};
             return colouring_is_plain(view.colouring)
-                       ? mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba, nullptr)
+                       ? direct_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba, nullptr)
                        : render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0, band_rgba,
                                                       nullptr);
         };
@@ -393,7 +393,7 @@ int render_request(const RenderRequest& request) {
                 stats = render_coloured_cuda_to_host(samples, precision, request.shortcuts, table, rect, 1.0 / k,
                                                      band_rgba, mu.empty() ? nullptr : mu.data());
             } else if (cuda) {
-                stats = mandelbrot_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba,
+                stats = direct_cuda_to_host(samples, precision, request.shortcuts, table, rect, band_rgba,
                                                 mu.empty() ? nullptr : mu.data());
             } else if (!colouring_is_plain(view.colouring)) {
                 // The colouring layers: their kernels, then the colour pass (timed within).
@@ -410,9 +410,9 @@ int render_request(const RenderRequest& request) {
                 control.progress = [&](int done, int all) {
                     progress.update((band + double(done) / all) / bands, bands > 1 ? step : std::string());
                 };
-                stats = mandelbrot_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
+                stats = direct_cpu(samples, precision, request.shortcuts, rect, mu.data(), control);
                 const auto colour_start = std::chrono::steady_clock::now();
-                colorize_parallel(mu.data(), count, table, view, band_rgba);
+                colourize_parallel(mu.data(), count, table, view, band_rgba);
                 colour_ms += since(colour_start);
             }
             const auto write_start = std::chrono::steady_clock::now();
@@ -632,7 +632,7 @@ int run_render_command(int argc, char** argv) {
     if (zoom_option->count() == 0) zoom = ViewZoom(frame.zoom).text();
     if (!location.empty()) {
         // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
-        // It also gives the formula and the Julia parameter (deep_kfr.h).
+        // It also gives the formula and the Julia parameter (kfr.h).
         if (center_option->count() > 0 || zoom_option->count() > 0)
             return bad_input("--location gives the centre and the zoom: leave out --center and --zoom");
         if (app.count("--formula") > 0 || app.count("--julia") > 0)

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

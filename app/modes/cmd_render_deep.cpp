@@ -29,9 +29,9 @@
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
-#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/view/kfr.h"
 #include "compute/fractal/deep/deep_perturbation.h"
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 
 namespace ms {

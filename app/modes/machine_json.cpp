@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 
 namespace ms {
 
@@ -34,7 +34,7 @@ nlohmann::ordered_json cpu_json(const CpuInfo& cpu) {
     j["clock_hz"] = clock_hz;
     j["clock_source"] = clock_source;
     j["simd_target"] = cpu.simd_target;
-    j["simd_targets_available"] = mandelbrot_cpu_simd_targets();
+    j["simd_targets_available"] = direct_cpu_simd_targets();
     j["simd_bits"] = cpu.simd_bits;
     j["fp32_lanes"] = cpu_simd_lanes(cpu, Precision::Fp32);
     j["fp64_lanes"] = cpu_simd_lanes(cpu, Precision::Fp64);

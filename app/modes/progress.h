@@ -5,7 +5,7 @@
 // another quarter (25%, 50%, 75%, 100%), and at least every 10 s in between, so logs stay
 // short even when the status changes at every step, and a long job shows life from its start.
 //
-// update() may be called from worker threads (mandelbrot_cpu's progress hook does). The bar
+// update() may be called from worker threads (direct_cpu's progress hook does). The bar
 // clears its line when finished or destroyed, so an exception never leaves it half drawn.
 #pragma once
 

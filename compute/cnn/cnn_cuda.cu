@@ -1,7 +1,7 @@
 // cnn_cuda.cu: the CUDA forward pass of the Fashion-MNIST network (FP32, our own kernels): the
 // launcher (device state, CUDA graphs for small batches, timing, the public API). The kernels
 // are split by concept: cnn_cuda_conv.cu (convolutions), cnn_cuda_dense.cu (dense layers),
-// sharing cnn_cuda_kernels.cuh.
+// sharing cnn_cuda_kernels-inl.h.
 // CPU reference: cnn_forward_cpu_reference (cnn_cpu_reference.cpp); tests/demos/test_cnn.cpp compares
 // every variant and tiling with it (1e-4 on the logits).
 //
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "compute/cnn/cnn_cuda.h"
-#include "compute/cnn/cnn_cuda_kernels.cuh"
+#include "compute/cnn/cnn_cuda_kernels-inl.h"
 #include "compute/system/cuda_info.h"
 
 namespace ms {

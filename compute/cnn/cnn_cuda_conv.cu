@@ -3,7 +3,7 @@
 // math are in cnn_cuda.cu; the tilings' launchers are at the end of this file.
 #include <stdexcept>
 
-#include "compute/cnn/cnn_cuda_kernels.cuh"
+#include "compute/cnn/cnn_cuda_kernels-inl.h"
 
 namespace ms::cnn_cuda_detail {
 

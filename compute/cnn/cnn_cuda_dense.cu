@@ -2,7 +2,7 @@
 // 64-image row tiles, then fc1's bias + the partial sums + ReLU + fc2 in one kernel.
 #include <algorithm>
 
-#include "compute/cnn/cnn_cuda_kernels.cuh"
+#include "compute/cnn/cnn_cuda_kernels-inl.h"
 
 namespace ms::cnn_cuda_detail {
 

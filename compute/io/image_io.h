@@ -5,7 +5,7 @@
 //             (compute/io/png_encode.h), write RGB (the frames are opaque), and insert a tEXt
 //             chunk right after IHDR carrying Mandelscope's metadata (key kMetadataKey). What
 //             the text says is not io's business: the view's text form and read_png_view() live
-//             with the view (compute/fractal/view_record.h).
+//             with the view (compute/fractal/view/view_record.h).
 //   PNG in    read_png() (pixels, via stb_image), read_png_text() (a tEXt chunk's text).
 //   NumPy     .npy v1.0, '<f4', shape (height, width), C order, rows top to bottom:
 //             write_npy_f32() whole, NpyStreamWriter band by band, read_npy_f32().

@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "compute/system/text_format.h"
 
 namespace ms {
@@ -93,9 +93,9 @@ IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision prec
 }
 
 double cuda_instructions_per_iteration(Precision precision, std::string* source, Formula formula) {
-    const double sass = mandelbrot_cuda_instructions_per_iteration(precision, formula);
+    const double sass = direct_cuda_instructions_per_iteration(precision, formula);
     if (sass > 0.0) {
-        if (source) *source = "counted in the kernel's SASS (mandelbrot_cuda.cu)";
+        if (source) *source = "counted in the kernel's SASS (direct_cuda.cu)";
         return sass;
     }
     if (source) *source = "the GPU README's estimate (this build has no CUDA kernel to count)";

@@ -14,11 +14,11 @@
 //   SpeedupCheck check = check_speedup_estimates(estimates, cpu_measured, gpu_measured);
 //   for (const auto& e : check.estimates) show(e.sentence);
 //
-// The limits (iterations per second; see cpu_info.h and mandelbrot_cuda.cu for the counts):
+// The limits (iterations per second; see cpu_info.h and direct_cuda.cu for the counts):
 //   CPU reference  1 core x 1 lane x clock x FP pipes / 9 FP ops per iteration
 //   CPU fast       cores x SIMD lanes x clock x FP pipes / 9 FP ops per iteration
 //   CUDA           SMs x FP lanes per SM x clock / instructions per iteration, the count read
-//                  from the kernel's SASS (mandelbrot_cuda_instructions_per_iteration), or the
+//                  from the kernel's SASS (direct_cuda_instructions_per_iteration), or the
 //                  GPU README's 8 (FP32) / 7 (FP64) in a build without CUDA
 //
 // The speedup estimates, from the tutorials' naive one to the closest (estimate_gpu_speedup):
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
 

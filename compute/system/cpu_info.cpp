@@ -63,7 +63,7 @@ double measure_clock_mhz() {
 }
 
 // The best SIMD target this CPU supports among those Highway compiles in by default: the one the
-// fast paths (compute/fractal/mandelbrot_cpu.cpp, vecadd, cnn) dispatch to, since each of
+// fast paths (compute/fractal/direct/direct_cpu.cpp, vecadd, cnn) dispatch to, since each of
 // them compiles for the same default set. Lower target bits are better targets in Highway.
 std::string best_simd_target() {
     const int64_t targets = hwy::SupportedTargets() & HWY_TARGETS;

@@ -156,6 +156,9 @@ std::string version_text(int version) {
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+// A kernel to ask the runtime whether this binary has code the device can run.
+__global__ void probe_kernel() {}
+
 }  // namespace
 
 // FP32 and FP64 units per SM, from the CUDA C Programming Guide's arithmetic-throughput table
@@ -269,6 +272,30 @@ int64_t cuda_device_memory_used_bytes() {
         return -1;
     }
     return int64_t(total_bytes - free_bytes);
+}
+
+bool cuda_available(std::string* reason) {
+    if (std::string why = cuda_unavailable_reason(); !why.empty()) {
+        if (reason) *reason = why;
+        return false;
+    }
+    cudaError_t err = cudaSuccess;
+    cudaFuncAttributes attributes{};
+    err = cudaFuncGetAttributes(&attributes, probe_kernel);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        int device = 0, major = 0, minor = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+        if (reason)
+            *reason = "the CUDA device (compute capability " + std::to_string(major) + "." +
+                      std::to_string(minor) + ") cannot run this program's kernels: " +
+                      cudaGetErrorString(err);
+        return false;
+    }
+    if (reason) reason->clear();
+    return true;
 }
 
 }  // namespace ms

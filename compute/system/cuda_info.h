@@ -41,6 +41,10 @@ CudaSystemInfo query_cuda_system();
 // Why no CUDA device can be used, in the words every mode prints (render, cnn, vecadd, the
 // window, info): "" when one can. A missing driver is said once, in one clause.
 std::string cuda_unavailable_reason();
+// Is a CUDA device usable, with code in this binary that it can run? On false, `reason` says
+// why in words ("built without CUDA", "no NVIDIA driver", "no CUDA device", "driver too old for
+// this runtime", "the device cannot run this program's kernels", ...).
+bool cuda_available(std::string* reason);
 inline constexpr const char* kCudaNotBuiltReason =
     "this Mandelscope was built without CUDA (no nvcc at build time, or MANDELSCOPE_ENABLE_CUDA=OFF)";
 

@@ -15,4 +15,9 @@ int cuda_fp32_lanes_per_sm(int, int) { return 0; }
 int cuda_fp64_lanes_per_sm(int, int) { return 0; }
 int64_t cuda_device_memory_used_bytes() { return -1; }
 
+bool cuda_available(std::string* reason) {
+    if (reason) *reason = kCudaNotBuiltReason;
+    return false;
+}
+
 }  // namespace ms

@@ -1,7 +1,7 @@
 // cpu_render_worker.cpp: progressive CPU rendering on a worker thread (see the header).
 #include "render/frame/cpu_render_worker.h"
 
-#include "compute/fractal/colouring_render.h"
+#include "compute/fractal/direct/coloured_frame.h"
 
 #include <algorithm>
 #include <atomic>
@@ -80,7 +80,7 @@ float* scratch_mu(CpuRenderWorker& w, size_t pixels) {
     return w.scratch_mu.get();
 }
 
-// A frame with colouring layers (compute/fractal/colouring.h): histogram and slopes look at the
+// A frame with colouring layers (compute/fractal/view/colouring.h): histogram and slopes look at the
 // whole frame, so it is computed whole (progress shown) and its rows are marked at once.
 bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
                            uint64_t id) {
@@ -116,10 +116,10 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     if (pixels > 256 * 256 && slow) {
         const View coarse = coarse_view(view, kCoarseBlock);
         std::vector<float> mu(size_t(coarse.width) * coarse.height);
-        mandelbrot_cpu(coarse, precision, Shortcuts{}, full_rect(coarse), mu.data(), control);
+        direct_cpu(coarse, precision, Shortcuts{}, full_rect(coarse), mu.data(), control);
         if (w.cancel) return false;
         std::vector<uint8_t> small(mu.size() * 4);
-        colorize(mu.data(), int64_t(mu.size()), palette, view, small.data());
+        colourize(mu.data(), int64_t(mu.size()), palette, view, small.data());
         // coarse_rgba is the worker's until coarse_fresh says otherwise (begin_frame cleared it).
         w.coarse_rgba.resize(width * view.height * 4);
         for (int y = 0; y < view.height; ++y) {
@@ -145,11 +145,11 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     uint8_t* const rgba_full = w.rgba.data();
     control.rows_finished = [&](int first_row, int rows) {
         const size_t offset = size_t(first_row) * width;
-        colorize(mu_full + offset, int64_t(width * rows), palette, view, rgba_full + offset * 4);
+        colourize(mu_full + offset, int64_t(width * rows), palette, view, rgba_full + offset * 4);
         mark_finished_rows(w.rows, first_row, rows);
         w.rows_done.fetch_add(rows, std::memory_order_relaxed);
     };
-    const FrameStats stats = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
+    const FrameStats stats = direct_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
     if (stats.cancelled || w.cancel) return false;
     return end_frame(w, precision, stats, start);
 }

@@ -1,7 +1,7 @@
 // cpu_render_worker.h: the CPU path of the window, off the UI thread.
 //
 // One worker std::thread renders the newest requested view: the full-resolution image in one
-// call of mandelbrot_cpu, as `mandelscope render` makes it, preceded by a coarse pass (one
+// call of direct_cpu, as `mandelscope render` makes it, preceded by a coarse pass (one
 // sample per 8x8 block, ~1/64 of the work) only for frames slow enough that the window would
 // show them while they compute (judged by the last frame's time per pixel). Each job of rows is
 // coloured by the thread that computed it, straight into the buffer the UI uploads from, and
@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 #include "render/frame/finished_rows.h"
 
 namespace ms {
@@ -69,7 +69,7 @@ struct CpuRenderWorker {
     std::atomic<int> rows_done{0};  // of the full-resolution pass
     bool complete = false;
     double compute_ms = 0.0;   // wall time of the finished frame, both passes and colouring
-    double full_pass_ms = 0.0; // mandelbrot_cpu's own time for the full-resolution pass
+    double full_pass_ms = 0.0; // direct_cpu's own time for the full-resolution pass
     uint64_t iterations = 0;   // of the finished frame's full-resolution pass
     Precision precision_used = Precision::Fp64;
 };

@@ -4,7 +4,7 @@
 // without CUDA, throws "built without CUDA".
 //
 // Life of the buffer (render/frame/frame_renderer.cpp): register once per size, then every frame
-// map -> compute/mandelbrot_cuda writes RGBA8 into the mapped device pointer -> unmap ->
+// map -> compute/direct_cuda writes RGBA8 into the mapped device pointer -> unmap ->
 // glTexSubImage2D from the buffer. Registration needs a current OpenGL context of NVIDIA's
 // driver; on Mesa (llvmpipe) it fails with "unknown error", and the caller falls back.
 #pragma once

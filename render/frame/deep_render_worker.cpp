@@ -10,7 +10,7 @@
 
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
-#include "compute/fractal/deep/deep_navigation.h"
+#include "compute/fractal/view/deep_navigation.h"
 #include "compute/fractal/deep/deep_pan.h"
 #include "render/frame/worker_requests.h"
 
@@ -30,7 +30,7 @@ constexpr int64_t kPrecisionHeadroomBits = 40;
 // inside the image (deep_reference.h), so a frame's largest |dc| is at most its half diagonal
 // plus the reference's distance from the centre, another half diagonal at most: with one
 // diagonal a drag keeps its table for as long as it keeps its orbit. Measured at e50 and 4e533
-// (tests/fractal/test_deep_pan_bench.cpp): tables for one and two diagonals do exactly the work
+// (tests/fractal/deep/test_deep_pan_bench.cpp): tables for one and two diagonals do exactly the work
 // of the frame's own (the same steps and skips, the same escape counts), so it costs nothing.
 constexpr double kBlaHeadroomDiagonals = 1.0;
 // A pan's strips expected to take less than this (by the last full pass's time per pixel) are
@@ -75,12 +75,12 @@ DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int wid
     return deep_cpu(location, width, height, options);
 }
 
-// colorize_deep over one rectangle of a whole frame (plain colouring: each pixel alone).
-void colorize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const PaletteTable& palette, const View& view,
+// colourize_deep over one rectangle of a whole frame (plain colouring: each pixel alone).
+void colourize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const PaletteTable& palette, const View& view,
                    uint8_t* rgba) {
     for (int y = rect.y; y < rect.y + rect.height; ++y) {
         const size_t start = size_t(y) * frame.width + size_t(rect.x);
-        colorize_deep(frame.mu.data() + start, rect.width, palette, view.palette_density, view.palette_offset,
+        colourize_deep(frame.mu.data() + start, rect.width, palette, view.palette_density, view.palette_offset,
                       rgba + start * 4);
     }
 }
@@ -239,7 +239,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     stats.pan_move_ms = ms_since(phase_start);
     phase_start = Clock::now();
     if (same) {
-        for (int i = 0; i < count; ++i) colorize_rect(frame, strips[i], request.palette, view, last.rgba.data());
+        for (int i = 0; i < count; ++i) colourize_rect(frame, strips[i], request.palette, view, last.rgba.data());
     } else {
         colour_deep_frame(frame, request.palette, view, 1.0, last.rgba.data());
         last.palette = request.palette;
@@ -354,7 +354,7 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
         if (colouring_is_plain(view.colouring))
         options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
             std::vector<uint8_t> row(size_t(width) * 4);
-            colorize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
+            colourize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
             std::lock_guard lock(w.mutex);
             if (w.cancel || w.frame_id != request.id || w.rgba.size() != size_t(width) * view.height * 4) return;
             std::copy(row.begin(), row.end(), w.rgba.begin() + ptrdiff_t(size_t(y) * width * 4));

@@ -10,7 +10,7 @@
 //      hands it to the display at once;
 //   3. renders the full frame, on CUDA (deep_cuda, on the worker's own non-blocking stream) or
 //      the CPU (deep_cpu, OpenMP over rows: after a coarse pass, each finished row replaces its
-//      coarse row at once), colours it (colorize_deep) and hands it over. A CUDA frame for a
+//      coarse row at once), colours it (colourize_deep) and hands it over. A CUDA frame for a
 //      window that shares a GL buffer with CUDA (request_deep_render's device_display) stays on
 //      the device: deep_cuda leaves mu in the worker's DeepDeviceFrame, colour_deep_frame_cuda
 //      colours it into one of its two RGBA buffers, and the UI thread copies that buffer into
@@ -42,8 +42,8 @@
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/fractal/deep/deep_reference.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 
-#include "compute/fractal/colouring_render.h"
+#include "compute/fractal/direct/coloured_frame.h"
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
@@ -47,7 +47,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // hundredth of the image, so the progress bar moves and Cancel answers quickly.
     const long samples_per_row = long(samples.width) * ss;
     int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
-    // Histogram and slopes colour the image as one frame (compute/fractal/colouring_render.h):
+    // Histogram and slopes colour the image as one frame (compute/fractal/direct/coloured_frame.h):
     // one strip, where its samples fit (12 bytes each, with the features).
     const bool plain = colouring_is_plain(view.colouring);
     if (view.colouring.base == ColourBase::Histogram || view.colouring.slopes) {
@@ -114,7 +114,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         if (use_cuda) {
             try {
                 if (plain)
-                    mandelbrot_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
+                    direct_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, sample_rgba.data(), nullptr);
                 else
                     render_coloured_cuda_to_host(samples, s.precision, Shortcuts{}, palette, rect, 1.0 / ss,
                                                  sample_rgba.data(), nullptr);
@@ -131,9 +131,9 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
             return !stats.cancelled && !(cancel && *cancel);
         }
         // The precision the whole sample grid needs, not what a strip alone would pick.
-        mandelbrot_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
+        direct_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{}, rect, mu.data(), control);
         if (cancel && *cancel) return false;
-        colorize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
+        colourize(mu.data(), int64_t(mu.size()), palette, samples, sample_rgba.data());
         return true;
     };
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "render/frame/frame_renderer.h"
 
 namespace ms {

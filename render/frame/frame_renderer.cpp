@@ -2,7 +2,7 @@
 // (see frame_renderer.h).
 #include "render/frame/frame_renderer.h"
 
-#include "compute/fractal/colouring_render.h"
+#include "compute/fractal/direct/coloured_frame.h"
 
 #include <chrono>
 #include <stdexcept>
@@ -64,7 +64,7 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
     double map_ms = ms_since(t0);
     FrameStats stats;
     try {
-        // (A plain colouring goes straight to mandelbrot_cuda; layers add their passes.)
+        // (A plain colouring goes straight to direct_cuda; layers add their passes.)
         stats = render_coloured_cuda(view, precision, Shortcuts{}, palette, full_rect(view), 1.0, device_rgba, nullptr);
     } catch (...) {
         try { cuda_unmap_gl_buffer(r.cuda_buffer); } catch (...) {}

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "render/frame/cpu_render_worker.h"
 #include "render/frame/cuda_interop.h"
 #include "render/frame/deep_render_worker.h"
@@ -37,7 +37,7 @@ const char* backend_name(Backend backend);        // "cpu", "cuda"
 // "none", "interop", "copy", "cpu", "deep-cuda", "deep-cpu"
 const char* render_path_name(RenderPath path);
 bool is_deep_path(RenderPath path);
-// Whether `view` renders on a deep path (compute/fractal/view.h's resolve_precision: automatic
+// Whether `view` renders on a deep path (compute/fractal/view/view.h's resolve_precision: automatic
 // precision past FP64's resolution or past the direct kernels' iterations, or a deep precision
 // chosen). A forced FP32 or FP64 keeps the direct kernels, blocky as they are past FP64.
 bool view_needs_deep_path(const View& view, Precision precision);

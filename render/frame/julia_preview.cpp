@@ -41,15 +41,15 @@ void update_julia_preview(JuliaPreview& p, const View& julia, const PaletteTable
     p.cuda = false;
     if (use_cuda) {
         try {
-            mandelbrot_cuda_to_host(julia, Precision::Auto, Shortcuts{}, palette, {}, p.rgba.data(), nullptr);
+            direct_cuda_to_host(julia, Precision::Auto, Shortcuts{}, palette, {}, p.rgba.data(), nullptr);
             p.cuda = true;
         } catch (const std::exception&) {
             // The main view reports CUDA's failure; the inset quietly uses the CPU.
         }
     }
     if (!p.cuda) {
-        mandelbrot_cpu(julia, Precision::Auto, Shortcuts{}, {}, p.mu.data());
-        colorize(p.mu.data(), int64_t(pixels), palette, julia, p.rgba.data());
+        direct_cpu(julia, Precision::Auto, Shortcuts{}, {}, p.mu.data());
+        colourize(p.mu.data(), int64_t(pixels), palette, julia, p.rgba.data());
     }
     p.render_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (p.texture == 0) {

@@ -11,7 +11,7 @@
 
 #include <glm/vec2.hpp>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "render/platform/gl_check.h"
 
 namespace ms {

@@ -20,7 +20,7 @@
 
 #include <glm/vec2.hpp>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 
 struct GLFWwindow;
 

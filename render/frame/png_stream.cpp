@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 
 namespace ms {

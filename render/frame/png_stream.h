@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

@@ -1,7 +1,7 @@
 // view_math.cpp: navigation maths and the decimal centre arithmetic (see view_math.h).
 #include "render/frame/view_math.h"
 
-#include "compute/fractal/deep/deep_navigation.h"
+#include "compute/fractal/view/deep_navigation.h"
 #include "compute/system/number_text.h"
 
 #include <algorithm>
@@ -55,7 +55,7 @@ int center_fraction_digits(const View& view) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Geometry (compute/fractal/view.h: c = centre + ((px - W/2) * step, -(py - H/2) * step)).
+// Geometry (compute/fractal/view/view.h: c = centre + ((px - W/2) * step, -(py - H/2) * step)).
 //
 // The gestures move the centre by some pixels: deep_offset_decimal (compute/fractal/deep/
 // deep_navigation.h) turns pixels into a decimal offset in MPFR from the zoom's decimal

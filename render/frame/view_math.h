@@ -5,10 +5,10 @@
 //
 // Pixel coordinates are continuous framebuffer coordinates of the image: origin at its top-left
 // corner, y down, so pixel (x, y) covers [x, x+1) x [y, y+1) and its centre is (x+0.5, y+0.5).
-// That is the convention of compute/fractal/view.h's grid, so a point given here samples exactly what
+// That is the convention of compute/fractal/view/view.h's grid, so a point given here samples exactly what
 // the renderers sample.
 //
-// The centre stays decimal text (compute/fractal/view.h): moving the view adds the offset to the text
+// The centre stays decimal text (compute/fractal/view/view.h): moving the view adds the offset to the text
 // in decimal (add_to_decimal), rounded to a thousandth of a pixel or finer, so no digit the
 // user typed is ever lost to a double round trip, and the text grows only as deep as the zoom
 // needs.
@@ -20,8 +20,8 @@
 
 #include <glm/vec2.hpp>
 
-#include "compute/fractal/deep/deep_location.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/deep_location.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 
@@ -35,7 +35,7 @@ View move_center(const View& view, glm::dvec2 offset);
 // The view with its centre moved by `pixels` (x right, y down) at any depth: exactly pixels *
 // spacing, rounded to `fraction_digits` after the point (-1: center_fraction_digits(view)).
 View move_center_by_pixels(const View& view, glm::dvec2 pixels, int fraction_digits = -1);
-// The view's zoom in extended range (compute/fractal/deep/deep_location.h).
+// The view's zoom in extended range (compute/fractal/view/deep_location.h).
 DeepZoom view_zoom(const View& view);
 
 // Left-drag: the point that was under `grab_pixel` comes to lie under `cursor_pixel`.

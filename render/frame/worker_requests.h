@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <mutex>
 
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "compute/fractal/deep/deep_cuda.h"
-#include "compute/fractal/frame_compare.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/direct/frame_compare.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/frame/worker_requests.h"
 
 namespace ms {
@@ -132,7 +132,7 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
     // 1. CUDA: milliseconds, and smooth values to compare (no RGBA: the window's palette is
     // passed only because the launcher keeps one on the device).
     try {
-        FrameStats gpu = mandelbrot_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view), nullptr,
+        FrameStats gpu = direct_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view), nullptr,
                                                  cuda_mu.data());
         if (!publish(w, id, [&](CompareStatus& s) {
                 s.cuda_done = true;
@@ -150,7 +150,7 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
     }
     // 2. The CPU's fast path over the whole frame in one call, as `mandelscope bench` times it
     // (bands of rows would leave cores idle at the end of every band and flatter CUDA).
-    // mandelbrot_cpu polls the cancel flag between its jobs of a few rows.
+    // direct_cpu polls the cancel flag between its jobs of a few rows.
     CpuRenderControl control;
     control.cancel = &w.cancel;
     control.progress = [&w](int rows_done, int) {  // from the OpenMP threads, in any order
@@ -158,7 +158,7 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
         while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {}
     };
     w.cpu_rows_done = 0;
-    const FrameStats cpu = mandelbrot_cpu(view, precision, Shortcuts{}, full_rect(view), cpu_mu.data(), control);
+    const FrameStats cpu = direct_cpu(view, precision, Shortcuts{}, full_rect(view), cpu_mu.data(), control);
     if (cpu.cancelled || w.cancel) return;
     if (!publish(w, id, [&](CompareStatus& s) {
             s.cpu_done = true;

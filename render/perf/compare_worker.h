@@ -2,10 +2,10 @@
 // and says how much faster CUDA was and whether the two pictures agree.
 //
 // One worker std::thread takes the newest request and
-//   1. renders it with CUDA (mandelbrot_cuda_to_host, smooth values only; CUDA events time it),
+//   1. renders it with CUDA (direct_cuda_to_host, smooth values only; CUDA events time it),
 //   2. renders it on the CPU's fast path, all cores, full resolution in one call (wall time;
 //      a newer request cancels it within a few rows),
-//   3. checks that the two frames agree (compute/fractal/frame_compare.h).
+//   3. checks that the two frames agree (compute/fractal/direct/frame_compare.h).
 // Past FP64 (a deep precision) it compares the deep paths instead: deep_cuda against deep_cpu,
 // both with one reference orbit computed first (their times are frames with it cached), and
 // their escape counts (int64) and smooth values in double.
@@ -24,9 +24,9 @@
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_reference.h"
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 
@@ -42,14 +42,14 @@ struct CompareStatus {
     bool cancelled = false;
     std::string error;             // a sentence when a path failed; finished is then set
     double cuda_ms = 0.0;          // CUDA events around the kernels
-    double cpu_ms = 0.0;           // wall time of mandelbrot_cpu over the whole frame
+    double cpu_ms = 0.0;           // wall time of direct_cpu over the whole frame
     uint64_t cuda_iterations = 0;
     uint64_t cpu_iterations = 0;
     uint64_t cuda_skipped = 0;     // of those, skipped by BLA (deep frames; 0 on the direct paths)
     uint64_t cpu_skipped = 0;
     double cpu_progress = 0.0;     // 0..1 of the CPU frame while it runs
     double agreement = 0.0;        // fraction of pixels with identical escape counts, 0..1
-    bool agree = false;            // compare_mu_frames' verdict (compute/fractal/frame_compare.h)
+    bool agree = false;            // compare_mu_frames' verdict (compute/fractal/direct/frame_compare.h)
     std::string disagreement;      // its sentence (the figures, and where they first differ)
 };
 

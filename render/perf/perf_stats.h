@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "compute/perf/perf_model.h"
 
 namespace ms {

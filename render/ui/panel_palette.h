@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "compute/fractal/palette.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compute/fractal/deep/deep_kfr.h"
+#include "compute/fractal/view/kfr.h"
 #include "render/ui/panels.h"
 
 namespace ms {
@@ -183,7 +183,7 @@ void draw_colours(ViewPanelState& s) {
     help_marker("Palette cycles per 100 iterations of the smooth count.");
 }
 
-// The colouring layers (compute/fractal/colouring.h): a base, the DE and slope layers, the
+// The colouring layers (compute/fractal/view/colouring.h): a base, the DE and slope layers, the
 // interior. Every change applies at once (a view edit).
 void draw_colouring(ViewPanelState& s) {
     // Open at first where the view starts with layers (--colouring, a PNG), so they show.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "render/frame/frame_renderer.h"
 #include "render/ui/panel_layout.h"
 
@@ -32,7 +32,7 @@ struct ExplorerSettings {
     float panel_opacity = 1.0f;            // of the panels' backgrounds over the fractal (0.2 to 1)
 };
 
-// Shown where the view is deeper than FP64 resolves (compute/fractal/view.h: fp64_resolves)
+// Shown where the view is deeper than FP64 resolves (compute/fractal/view/view.h: fp64_resolves)
 // and a direct precision was forced (automatic precision renders it on a deep path).
 inline constexpr const char* kBeyondFp64Message =
     "Past FP64's resolution: neighbouring pixels are closer together than double precision can "

@@ -15,7 +15,7 @@
 #   - Ctrl-C during a deep render leaves no file;
 #   - where CUDA is usable, deep_cuda renders the same smooth values as deep_cpu.
 # The pictures themselves are checked against the MPFR brute force in
-# tests/fractal/test_view_deep.cpp (the same View, the same deep_cpu).
+# tests/fractal/view/test_view_deep.cpp (the same View, the same deep_cpu).
 # Usage: bash deep_cli.sh /path/to/mandelscope
 # shellcheck source=cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
@@ -99,7 +99,7 @@ sys.exit(1 if bad else 0)
 PY
 fi
 
-# --- the formula family at depth (the pictures: tests/fractal/test_deep_family.cpp) -----------
+# --- the formula family at depth (the pictures: tests/fractal/deep/test_deep_family.cpp) -----------
 family_case() {  # name expected-precision args...
     local name=$1 precision=$2
     shift 2

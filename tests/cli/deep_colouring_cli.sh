@@ -37,7 +37,7 @@ sys.exit(0 if image_data(sys.argv[1]) != image_data(sys.argv[2]) else 1)
 PY
 }
 
-# Boundary points: bisection from 0 (tests/fractal/deep_family_locations.h, 60 digits kept) for
+# Boundary points: bisection from 0 (tests/fractal/deep/deep_family_locations.h, 60 digits kept) for
 # the Multibrot and the Julia set; the real tip -2 (the antenna's end) for the Burning Ship and
 # the Tricorn (their bisection toward a deltoid edge meets a parabolic one, where the estimate at
 # 1e20 is 1e13 pixels: no band to see).

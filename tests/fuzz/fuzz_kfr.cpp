@@ -1,5 +1,5 @@
 // fuzz_kfr.cpp: Kalles Fraktaler location files (.kfr) and the deep zoom's text forms
-// (compute/fractal/deep/deep_kfr.h, deep_location.h). A location parse_kfr accepts is valid and
+// (compute/fractal/view/kfr.h, deep_location.h). A location parse_kfr accepts is valid and
 // survives format_kfr -> parse_kfr unchanged; a zoom parse_deep_zoom accepts survives
 // format_deep_zoom -> parse_deep_zoom. Everything else is a sentence, never an exception, a crash
 // or UB.
@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "compute/fractal/deep/deep_kfr.h"
-#include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/view/deep_location.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

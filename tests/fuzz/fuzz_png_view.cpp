@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 #include "fuzz_input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

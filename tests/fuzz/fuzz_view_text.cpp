@@ -11,7 +11,7 @@
 #include <string>
 
 #include "compute/system/number_text.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 #include "render/frame/view_math.h"
 
 namespace {

@@ -20,8 +20,8 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 } > "$O/tests.log" 2>&1
 {
     echo "=== memcheck, racecheck: Mandelbrot"
-    timeout 200 $SAN --tool memcheck ./test_mandelbrot_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*:*CallersDevice*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
-    timeout 200 $SAN --tool racecheck ./test_mandelbrot_cuda --gtest_filter='*Rectangles*' 2>&1 | grep -E "RACECHECK SUMMARY|PASSED|FAILED"
+    timeout 200 $SAN --tool memcheck ./test_direct_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*:*CallersDevice*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+    timeout 200 $SAN --tool racecheck ./test_direct_cuda --gtest_filter='*Rectangles*' 2>&1 | grep -E "RACECHECK SUMMARY|PASSED|FAILED"
     timeout 100 $SAN --tool memcheck ./mandelscope render --size=640x360 --backend=cuda -o /tmp/san.png 2>&1 | grep -E "ERROR SUMMARY"
     echo "=== memcheck, racecheck: deep zoom (double and FloatExp deltas, BLA on and off)"
     timeout 300 $SAN --tool memcheck ./test_deep_cuda --gtest_filter='*1e20*:*WithoutBla*:*FloatExp*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
@@ -49,7 +49,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
     # of kernel: Mandelbrot (both phases), deep zoom, vector add, the CNN (issue 16).
     for tool in initcheck synccheck; do
         echo "=== $tool: Mandelbrot, deep zoom, vecadd, cnn"
-        timeout 200 $SAN --tool $tool ./test_mandelbrot_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
+        timeout 200 $SAN --tool $tool ./test_direct_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
         timeout 300 $SAN --tool $tool ./test_deep_cuda --gtest_filter='*1e20*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
         timeout 100 $SAN --tool $tool ./mandelscope vecadd --sizes=400,100000 2>&1 | grep -E "ERROR SUMMARY"
         timeout 200 $SAN --tool $tool ./mandelscope cnn eval --backend=all --limit=300 --batch=64 2>&1 | grep -E "ERROR SUMMARY"
@@ -57,5 +57,5 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 } > "$O/sanitizer.log" 2>&1
 # Injected faults on the command line, the CUDA ones included (tests/cli/faults_cli.sh).
 timeout 200 bash faults_cli.sh ./mandelscope > "$O/faults.log" 2>&1; echo "exit $?" >> "$O/faults.log"
-timeout 200 ./test_mandelbrot_cuda --gtest_also_run_disabled_tests --gtest_filter='*Throughput*' > "$O/throughput.log" 2>&1
+timeout 200 ./test_direct_cuda --gtest_also_run_disabled_tests --gtest_filter='*Throughput*' > "$O/throughput.log" 2>&1
 tail -n 4 "$O"/*.log

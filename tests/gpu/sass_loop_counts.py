@@ -2,23 +2,23 @@
 """sass_loop_counts.py: the instructions of the survivors kernel's 32-step loop, per formula and
 precision, read from `cuobjdump -sass` of the mandelscope binary (run on a machine with the full
 CUDA toolkit: the lent GPU host). The perf model's CUDA issue bound divides by these
-(compute/fractal/formula.h: formula_cuda_instructions_per_iteration).
+(compute/fractal/view/formula.h: formula_cuda_instructions_per_iteration).
 
     cuobjdump -sass build/bin/mandelscope > sass.txt   (on the GPU host)
     python3 tests/gpu/sass_loop_counts.py sass.txt
 
-For each mandelbrot_survivors_kernel<F, T, false, 32, false> (exact arithmetic, 32 steps between
+For each direct_survivors_kernel<F, T, false, 32, false> (exact arithmetic, 32 steps between
 escape tests, periodicity off: the shortcuts-off kernel that the all-interior figure runs) it finds
 the 32-step block (the kernel's longest straight run of code) and prints its instructions by kind. Per iteration: FP32 is issue-bound, so every instruction in the loop
 counts (all / 32); FP64 runs at half the issue rate, so only the FP64 pipe's instructions count
-(D* / 32), the rest issuing in its shadow (as mandelbrot_cuda.cu's comment counts Mandelbrot's).
+(D* / 32), the rest issuing in its shadow (as direct_cuda.cu's comment counts Mandelbrot's).
 """
 import re
 import subprocess
 import sys
 
 # FP32 issues every instruction of the block plus those that save the block's start, vote and
-# branch after it: 18 in Mandelbrot's kernel (218 in all, mandelbrot_cuda.cu's hand count, of
+# branch after it: 18 in Mandelbrot's kernel (218 in all, direct_cuda.cu's hand count, of
 # which the block's straight run is 200), the same code for every formula.
 FP32_OUTSIDE_BLOCK = 18
 FP64 = re.compile(r"^D(MUL|ADD|FMA|SETP)")

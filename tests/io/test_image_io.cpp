@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 #include "compute/io/png_encode.h"
 
@@ -308,8 +308,8 @@ TEST(PngEncode, SimdFilterEqualsTheReferenceOnEveryTarget) {
     std::mt19937 random(16);
     std::vector<int> widths = {1, 2, 3, 4, 5, 16, 33, 64, 1000, 3840};
     for (int w = 6; w < 40; ++w) widths.push_back(w);
-    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
-        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+    for (const std::string& target : ms::direct_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
         for (int w : widths) {
             constexpr size_t kGuard = 80;
             std::vector<uint8_t> rgba(size_t(w) * 4), above(size_t(w) * 4);
@@ -328,7 +328,7 @@ TEST(PngEncode, SimdFilterEqualsTheReferenceOnEveryTarget) {
             }
         }
     }
-    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+    ASSERT_TRUE(ms::direct_cpu_use_simd_target(""));
 }
 
 TEST(PngEncode, LargeImageRoundTripsThroughTheWholeImageWriter) {

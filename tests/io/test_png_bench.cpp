@@ -4,7 +4,7 @@
 // 16384x16384 CUDA export be bound by the disk, not by deflate (README, "Writing PNGs").
 //
 // The frame: bands of rows of the default view at 16384x16384 (the frame of the goal), computed
-// by mandelbrot_cpu and coloured by colorize as the CUDA kernels would colour them (same
+// by direct_cpu and coloured by colourize as the CUDA kernels would colour them (same
 // escape counts, same palette). Each step then runs on one thread over the bands, one segment
 // of kPngSegmentBytes at a time as png_encode.cpp cuts them, its buffers reused: colouring (the
 // CPU path only: CUDA colours on the GPU), the filter (RGBA to RGB in the same pass), the Adler-32, our
@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
 #include "compute/io/png_deflate.h"
 #include "compute/io/png_encode.h"
 
@@ -87,8 +87,8 @@ Frame make_frame(const ms::PaletteTable& table, ms::View* view_out) {
         band.rows = rect.height;
         band.mu.resize(size_t(rect.width) * size_t(rect.height));
         band.rgba.resize(band.mu.size() * 4);
-        ms::mandelbrot_cpu(view, ms::Precision::Fp32, ms::Shortcuts{}, rect, band.mu.data());
-        ms::colorize(band.mu.data(), int64_t(band.mu.size()), table, view, band.rgba.data());
+        ms::direct_cpu(view, ms::Precision::Fp32, ms::Shortcuts{}, rect, band.mu.data());
+        ms::colourize(band.mu.data(), int64_t(band.mu.size()), table, view, band.rgba.data());
         frame.bands.push_back(std::move(band));
     }
     return frame;
@@ -149,9 +149,9 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
         std::vector<double> wall_ms;
     };
     std::vector<Step> steps;
-    steps.push_back({"colorize (CPU path only)", [&] {
+    steps.push_back({"colourize (CPU path only)", [&] {
                          for_each_segment(frame, [&](const Band& band, int y, int rows) {
-                             ms::colorize(band.mu.data() + size_t(y) * width, int64_t(rows) * width, table, view,
+                             ms::colourize(band.mu.data() + size_t(y) * width, int64_t(rows) * width, table, view,
                                           seg_rgba.data());
                              sink += seg_rgba[0];
                          });

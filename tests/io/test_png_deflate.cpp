@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
 #include "compute/io/image_io.h"
 #include "compute/io/png_deflate.h"
 #include "compute/io/png_encode.h"
@@ -108,9 +108,9 @@ std::vector<uint8_t> fractal_rgba(int width, int height) {
     view.width = width;
     view.height = height;
     std::vector<float> mu(size_t(width) * height);
-    ms::mandelbrot_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
+    ms::direct_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
     std::vector<uint8_t> rgba(mu.size() * 4);
-    ms::colorize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
+    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
     return rgba;
 }
 
@@ -292,15 +292,15 @@ TEST(PngDeflate, EveryTargetGivesTheSameStream) {
         best.emplace_back();
         ms::png_deflate_segment(data.data(), data.size(), &best.back());
     }
-    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
-        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+    for (const std::string& target : ms::direct_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
         for (size_t k = 0; k < inputs.size(); ++k) {
             std::vector<uint8_t> out;
             ms::png_deflate_segment(inputs[k].data(), inputs[k].size(), &out);
             EXPECT_TRUE(out == best[k]) << target << ", input " << k << " (" << inputs[k].size() << " bytes)";
         }
     }
-    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+    ASSERT_TRUE(ms::direct_cpu_use_simd_target(""));
 }
 
 TEST(PngDeflate, PngsDecodeToTheSamePixelsWithEitherDeflater) {
@@ -342,8 +342,8 @@ TEST(PngDeflate, Crc32EqualsZlibsOnEveryTarget) {
     // Lengths around the 64-byte folds and the 16-byte tail, and long ones; the start values 0
     // (a chunk's first bytes) and a CRC carried on from earlier bytes.
     std::mt19937 rng(32);
-    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
-        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+    for (const std::string& target : ms::direct_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
         for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 79u, 80u, 81u, 127u, 128u, 129u, 1000u, 65536u, 1048579u}) {
             for (int kind = 0; kind < 3; ++kind) {
                 const auto data = kind == 0   ? random_bytes(n, rng)
@@ -357,7 +357,7 @@ TEST(PngDeflate, Crc32EqualsZlibsOnEveryTarget) {
             }
         }
     }
-    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+    ASSERT_TRUE(ms::direct_cpu_use_simd_target(""));
 }
 
 TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
@@ -365,8 +365,8 @@ TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
     // 1024 of 32 or 64 on AVX2 and AVX-512); all-0xff bytes are the worst case for the 16-bit
     // sums (per position, or of two weighted bytes) and for the 64-bit remainder arithmetic.
     std::mt19937 rng(6);
-    for (const std::string& target : ms::mandelbrot_cpu_simd_targets()) {
-        ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(target));
+    for (const std::string& target : ms::direct_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
         for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 4095u, 4096u, 16383u, 16384u, 16385u, 32767u, 32768u, 32769u,
                          65535u, 65536u, 65537u, 100003u, 3000000u}) {
             for (int kind = 0; kind < 2; ++kind) {
@@ -380,5 +380,5 @@ TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
             }
         }
     }
-    ASSERT_TRUE(ms::mandelbrot_cpu_use_simd_target(""));
+    ASSERT_TRUE(ms::direct_cpu_use_simd_target(""));
 }

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/mandelbrot.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/fractal/colour/palette.h"
 #include "compute/io/image_io.h"
 #include "compute/io/png_deflate_parallel.h"
 #include "compute/io/png_encode.h"
@@ -99,9 +99,9 @@ std::vector<uint8_t> fractal_rgba(int width, int height, bool seahorse = false) 
         view.zoom = 60.0;
     }
     std::vector<float> mu(size_t(width) * height);
-    ms::mandelbrot_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
+    ms::direct_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
     std::vector<uint8_t> rgba(mu.size() * 4);
-    ms::colorize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
+    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
     return rgba;
 }
 

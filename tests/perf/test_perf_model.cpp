@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/direct/direct.h"
 #include "compute/perf/perf_model.h"
 
 namespace ms {
@@ -78,8 +78,8 @@ TEST(PerfModel, InstructionsPerIterationComeFromTheKernelWhenBuilt) {
         std::string source;
         const double n = cuda_instructions_per_iteration(p, &source);
         EXPECT_FALSE(source.empty());
-        if (mandelbrot_cuda_instructions_per_iteration(p) > 0.0)
-            EXPECT_EQ(n, mandelbrot_cuda_instructions_per_iteration(p));
+        if (direct_cuda_instructions_per_iteration(p) > 0.0)
+            EXPECT_EQ(n, direct_cuda_instructions_per_iteration(p));
         else
             EXPECT_EQ(n, p == Precision::Fp32 ? 8.0 : 7.0);
     }

@@ -10,10 +10,10 @@
 #include <string>
 #include <thread>
 
-#include "compute/fractal/deep/deep_kfr.h"
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/perf/compare_worker.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // test_render_cpu_worker.cpp: the window's CPU worker (render/frame/cpu_render_worker.h) hands
-// the UI exactly the picture `mandelscope render` makes (mandelbrot_cpu, then colorize; the
+// the UI exactly the picture `mandelscope render` makes (direct_cpu, then colourize; the
 // colouring layers through render_coloured_cpu), every row once, the coarse pass first where
 // the frame is expected to be slow; a newer request cancels the older. And the lock-free row
 // board it hands rows over with (render/frame/finished_rows.h): rows marked by many threads at
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "compute/fractal/colouring.h"
-#include "compute/fractal/colouring_render.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/colour_pass.h"
+#include "compute/fractal/direct/coloured_frame.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/frame/cpu_render_worker.h"
 #include "render/frame/finished_rows.h"
 
@@ -65,9 +65,9 @@ UiSide take_until_complete(ms::CpuRenderWorker& worker, uint64_t id, const ms::V
 
 std::vector<uint8_t> rendered_as_render_does(const ms::View& view, const ms::PaletteTable& palette) {
     std::vector<float> mu(size_t(view.width) * view.height);
-    ms::mandelbrot_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view), mu.data());
+    ms::direct_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view), mu.data());
     std::vector<uint8_t> rgba(mu.size() * 4);
-    ms::colorize(mu.data(), int64_t(mu.size()), palette, view, rgba.data());
+    ms::colourize(mu.data(), int64_t(mu.size()), palette, view, rgba.data());
     return rgba;
 }
 

@@ -1,5 +1,5 @@
 // test_render_cpu_worker_bench.cpp: the window's CPU frame (render/frame/cpu_render_worker.h)
-// against the same view computed as `mandelscope render` computes it (one mandelbrot_cpu call
+// against the same view computed as `mandelscope render` computes it (one direct_cpu call
 // on the calling thread), without a window: no X server, no llvmpipe and no UI thread taking
 // turns on the cores, so what remains is the worker's own cost (its thread and OpenMP team,
 // colouring every row, the hand-over of the rows). As a DISABLED_ test (never run by CTest;
@@ -7,7 +7,7 @@
 //
 // Each view of a drag (a pan of up to 60 pixels, as --bench-drag makes) is rendered by the
 // worker until complete, its rows taken by a stand-in for the UI that copies them (what the
-// texture upload reads), then computed by mandelbrot_cpu, alternating, with pauses between the
+// texture upload reads), then computed by direct_cpu, alternating, with pauses between the
 // two so that neither's OpenMP team is still spinning when the other starts. The ratio is of
 // the medians (the goal: 1.3), and of the fastest of each, which moves less with the
 // load of a shared machine. "latency" is from the request to the UI holding every row.
@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/frame/cpu_render_worker.h"
 #include "render/frame/view_math.h"
 
@@ -106,7 +106,7 @@ TEST(CpuWorkerBench, DISABLED_WindowFrameAgainstRender) {
             }
             const double latency = ms_since(requested);
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            const double render = ms::mandelbrot_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view),
+            const double render = ms::direct_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view),
                                                      mu.data())
                                       .compute_ms;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -1,5 +1,5 @@
 // test_render_deep_navigation.cpp: the window's gestures at depths past FP64
-// (render/frame/view_math.h over compute/fractal/deep/deep_navigation.h), checked in MPFR at the
+// (render/frame/view_math.h over compute/fractal/view/deep_navigation.h), checked in MPFR at the
 // depth's precision: a drag at zoom 1e500 moves the centre by exactly the dragged pixels times
 // the spacing; the wheel, a double-click and a box zoom at 1e500 and 4E533 keep the point under
 // the cursor where it was; undo and redo restore the deep views exactly; the preview mapping of
@@ -11,8 +11,9 @@
 
 #include <glm/geometric.hpp>
 
-#include "compute/fractal/deep/deep_mpfr.h"
-#include "compute/fractal/deep/deep_navigation.h"
+#include "compute/fractal/numbers/mpfr.h"
+#include "compute/fractal/view/deep_zoom_mpfr.h"
+#include "compute/fractal/view/deep_navigation.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "render/frame/view_math.h"
 

@@ -15,13 +15,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "compute/fractal/deep/deep_kfr.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/colour/palette.h"
 #include "compute/io/assets.h"
 #include "render/frame/cuda_interop.h"
 #include "render/frame/deep_render_worker.h"
 #include "render/frame/view_math.h"
-#include "tests/fractal/deep_family_locations.h"
+#include "tests/fractal/deep/deep_family_locations.h"
 #include "tests/validate.h"
 
 namespace ms {
@@ -75,11 +75,11 @@ DeepRenderStatus wait_for_frame(DeepRenderWorker& worker, uint64_t id, std::vect
 }
 
 // The share of rgba's pixels that equal a full deep_cpu render of `view`, coloured by
-// colorize_deep (0 when the sizes differ).
+// colourize_deep (0 when the sizes differ).
 double share_as_rendered(const std::vector<uint8_t>& rgba, const View& view, const PaletteTable& palette) {
     const DeepFrame expected = deep_cpu(deep_location(view), view.width, view.height);
     std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-    colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
+    colourize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
                   expected_rgba.data());
     EXPECT_EQ(rgba.size(), expected_rgba.size());
     if (rgba.size() != expected_rgba.size()) return 0.0;
@@ -159,7 +159,7 @@ TEST(DeepRenderWorker, StopsWhenItsOwnerUnwinds) {
 // The formula family goes through the worker too (View carries the formula and Julia c into
 // deep_location): a Julia set of z^2 + c (on its boundary: deep_family_locations.h) and a
 // Tricorn view (its real tip) at 1E50 come back exactly as deep_cpu
-// computes and colorize_deep colours them.
+// computes and colourize_deep colours them.
 TEST(DeepRenderWorker, RendersTheFormulaFamily) {
     DeepRenderWorker worker;
     start_deep_render_worker(worker);
@@ -188,7 +188,7 @@ TEST(DeepRenderWorker, RendersTheFormulaFamily) {
         EXPECT_EQ(status.error, "");
         const DeepFrame expected = deep_cpu(deep_location(*v), v->width, v->height);
         std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-        colorize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, v->palette_density,
+        colourize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, v->palette_density,
                       v->palette_offset, expected_rgba.data());
         EXPECT_EQ(rgba, expected_rgba) << formula_name(v->formula) << (v->julia ? " (Julia)" : "");
         EXPECT_GT(colours(rgba), 2u);

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/ui/panel_palette.h"
 
 namespace {

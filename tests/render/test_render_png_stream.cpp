@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/view_record.h"
+#include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 #include "render/frame/export_image.h"
 #include "render/frame/png_stream.h"

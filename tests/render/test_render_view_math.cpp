@@ -37,7 +37,7 @@ double pixel_error(const View& view, glm::dvec2 point, glm::dvec2 pixel) {
 
 TEST(ViewMath, PixelOffsetMatchesTheComputeGrid) {
     View v = test_view();
-    // Pixel (0, 0)'s centre, as compute/fractal/mandelbrot_math.h's PixelGrid samples it.
+    // Pixel (0, 0)'s centre, as compute/fractal/maths/escape.h's PixelGrid samples it.
     glm::dvec2 offset = pixel_to_plane_offset(v, {0.5, 0.5});
     double step = pixel_step(v);
     EXPECT_DOUBLE_EQ(offset.x, (0.5 - 400.0) * step);

@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 #include "render/perf/compare_worker.h"
 #include "render/frame/cpu_render_worker.h"
 #include "render/frame/export_image.h"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "compute/system/number_text.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 
 namespace {
 

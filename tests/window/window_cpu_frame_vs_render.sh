@@ -2,7 +2,7 @@
 # window_cpu_frame_vs_render.sh: the window's CPU frame is as fast as `mandelscope render`'s
 # compute (issue 15, item 1: the window once took 10 to 40 times as long).
 # `--bench-drag` on the CPU backend renders each view of a drag completely, then computes the
-# same view as `render` does (one mandelbrot_cpu call, no window), alternating the two in one
+# same view as `render` does (one direct_cpu call, no window), alternating the two in one
 # run, and prints the ratio of the medians (30 views here). Two views: seahorse valley at
 # 1280x720 with 2,000 iterations, as in the issue (compute-bound: colouring is a sliver of it),
 # and the default view at 1280x720 (1,000 iterations, a few ms a frame: every fixed cost of the

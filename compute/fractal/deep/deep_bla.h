@@ -44,7 +44,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compute/fractal/deep/floatexp.h"
+#include "compute/fractal/numbers/floatexp.h"
 
 namespace ms {
 
@@ -134,7 +134,7 @@ struct BlaTable {
 // --- the per-entry formulas, shared by the CPU build (deep_bla.cpp, OpenMP) and the GPU build
 // (deep_bla_cuda.cu, a thread per entry): the two run the same IEEE operations in the same order
 // (neither contracts a*b+c into an FMA: -ffp-contract=off, --fmad=false), so their tables are
-// equal bit for bit (tests/fractal/test_deep_bla_cuda.cpp).
+// equal bit for bit (tests/fractal/deep/test_deep_bla_cuda.cpp).
 
 // The error budget of a merged step (complex tables): a skip of L iterations drops, at each
 // iteration i it covers, the z_i^2 term, a relative error of |z_i| / rho_i of the linear part

@@ -6,7 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/maths/escape.h"
+#include "compute/system/cuda_info.h"
 #include "compute/system/cuda_check.h"
 
 namespace ms {

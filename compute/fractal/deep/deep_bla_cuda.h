@@ -3,7 +3,7 @@
 // step), then each level from the one below (one launch per level, one thread per entry), through
 // deep_bla.h's per-entry functions, the ones the CPU build runs: no FMA contraction on either side
 // (--fmad=false, -ffp-contract=off) and IEEE +, -, *, /, sqrt on both, so the device table equals
-// the CPU's bit for bit (tests/fractal/test_deep_bla_cuda.cpp holds them to it, entry by entry).
+// the CPU's bit for bit (tests/fractal/deep/test_deep_bla_cuda.cpp holds them to it, entry by entry).
 // The table never crosses the bus: it is built where the pixels read it, and deep_cuda keeps it in
 // the ReferenceCache beside its orbit (a DeviceBlaTable is the cached object), under the same
 // rules as a host table (deep_frame_bla).

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "compute/fractal/colouring.h"
+#include "compute/fractal/colour/colour_pass.h"
 
 namespace ms {
 
@@ -18,7 +18,7 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
         // Rows shared among the cores: a 1920x1080 frame is 2 million pixels.
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < frame.height; ++y)
-            colorize_deep(frame.mu.data() + size_t(y) * width, width, palette, view.palette_density,
+            colourize_deep(frame.mu.data() + size_t(y) * width, width, palette, view.palette_density,
                           view.palette_offset, rgba_out + size_t(y) * width * 4);
         return;
     }

@@ -1,6 +1,6 @@
 // deep_colour.h: a deep frame (deep_cpu.h) to RGBA with the view's colouring, the one call the
 // deep path's users make (`render`, export, the window's deep worker):
-//   a plain colouring   colorize_deep, in double all the way (counts past 2^24 keep their
+//   a plain colouring   colourize_deep, in double all the way (counts past 2^24 keep their
 //                       fraction)
 //   layers              colouring.h's colour_frame_deep: the histogram base, the slopes from
 //                       mu's differences, the DE layer from the frame's distance estimate, each
@@ -13,7 +13,7 @@
 
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_device_frame.h"
-#include "compute/fractal/view.h"
+#include "compute/fractal/view/view.h"
 
 namespace ms {
 

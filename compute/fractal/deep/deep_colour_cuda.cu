@@ -1,7 +1,7 @@
 // deep_colour_cuda.cu: a deep frame's colours on the device (deep_colour.h's
 // colour_deep_frame_cuda) from the mu and distance deep_cuda left in a DeepDeviceFrame, and that
 // frame's memory. The same two ways as colour_deep_frame on the host:
-//   plain    colorize_deep_kernel: colorize_deep's arithmetic (double, the position reduced
+//   plain    colourize_deep_kernel: colourize_deep's arithmetic (double, the position reduced
 //            modulo the table before any float maths), per pixel;
 //   layers   the frame's lowest escaped mu (one atomicMin per warp on the double's bits: for
 //            values >= 0 their order is the integers'), floored, as deep_mu_origin; mu relative
@@ -13,8 +13,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "compute/fractal/colour_pass_cuda.h"
-#include "compute/fractal/colouring_math.h"
+#include "compute/fractal/colour/colour_pass_cuda.h"
+#include "compute/fractal/colour/pixel_colour.h"
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/system/cuda_check.h"
@@ -25,7 +25,7 @@ namespace {
 
 constexpr unsigned long long kNoEscapeBits = ~0ull;
 
-__global__ void colorize_deep_kernel(const double* mu, long long count, const uint32_t* table, uint32_t interior,
+__global__ void colourize_deep_kernel(const double* mu, long long count, const uint32_t* table, uint32_t interior,
                                      double scale, double offset, uint32_t* rgba) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -105,10 +105,10 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
     const unsigned blocks = unsigned((count + threads - 1) / threads);
     uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
     if (colouring_is_plain(view.colouring)) {
-        // colorize_deep's scale and offset, in table entries.
+        // colourize_deep's scale and offset, in table entries.
         const double scale = view.palette_density / 100.0 * kPaletteTableSize;
         const double offset = view.palette_offset * kPaletteTableSize;
-        colorize_deep_kernel<<<blocks, threads, 0, stream>>>(frame.mu, count, frame.table, palette.interior_rgba,
+        colourize_deep_kernel<<<blocks, threads, 0, stream>>>(frame.mu, count, frame.table, palette.interior_rgba,
                                                              scale, offset, rgba);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaStreamSynchronize(stream));

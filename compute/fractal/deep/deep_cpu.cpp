@@ -18,8 +18,8 @@
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/deep/deep_perturbation.h"
-#include "compute/fractal/formula_math.h"
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/maths/formula_math.h"
+#include "compute/fractal/maths/escape.h"
 
 namespace ms {
 
@@ -316,7 +316,7 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
     return frame;
 }
 
-void colorize_deep(const double* mu, int64_t count, const PaletteTable& palette,
+void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette,
                    double palette_density, double palette_offset, uint8_t* rgba_out) {
     const double scale = palette_density / 100.0 * kPaletteTableSize;
     const double offset = palette_offset * kPaletteTableSize;

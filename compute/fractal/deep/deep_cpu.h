@@ -6,7 +6,7 @@
 //
 // Both produce per pixel the escape count k (int64; -1 inside) and the smooth value
 // mu = k + 1 - log2(ln|z_k|) in double (exact fractions at counts past 2^24), with the
-// conventions of compute/fractal/mandelbrot.h (bailout 256, z_0 = 0, escape at the first k with
+// conventions of compute/fractal/direct/direct.h (bailout 256, z_0 = 0, escape at the first k with
 // |z_k| > 256, interior mu = -1). Pixel sampling is View's (deep_location.h).
 // Every formula of formula.h and the Julia set of each go through the same pipeline, with
 // formula_math.h's conventions (bailout 64 and log_d in mu for the Multibrots; a Julia pixel
@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "compute/fractal/deep/deep_bla.h"
-#include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/view/deep_location.h"
 #include "compute/fractal/deep/deep_reference.h"
-#include "compute/fractal/palette.h"
+#include "compute/fractal/colour/palette.h"
 
 namespace ms {
 
@@ -294,9 +294,9 @@ template <typename T> T deep_from_floatexp(FloatExp x);
 template <> inline double deep_from_floatexp<double>(FloatExp x) { return fe_to_double(x); }
 template <> inline FloatExp deep_from_floatexp<FloatExp>(FloatExp x) { return x; }
 
-// Smooth values (deep_cpu's mu) to RGBA8 through a palette, as colorize() does for View, in
+// Smooth values (deep_cpu's mu) to RGBA8 through a palette, as colourize() does for View, in
 // double all the way: position = mu * density/100 * table size + offset * table size.
-void colorize_deep(const double* mu, int64_t count, const PaletteTable& palette,
+void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette,
                    double palette_density, double palette_offset, uint8_t* rgba_out);
 
 }  // namespace ms

@@ -129,7 +129,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
 }
 
 // a b + c rounded once (deep_fused_mul_add's fma): FusedMulAdd, FusedNegMulAdd.
-#include "compute/fractal/fused_lanes.inc"
+#include "compute/fractal/maths/fused_lanes-inl.h"
 
 HWY_INLINE uint64_t MaskBits(D d, hn::Mask<D> mask) {
     uint8_t bytes[8] = {};

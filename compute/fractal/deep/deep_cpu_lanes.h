@@ -12,7 +12,7 @@
 // the BLA skip bla_lookup picks (the lookup itself runs per lane, scalar, from the lanes whose
 // level-0 entry is valid; the skip's A z + B dc is then computed in the vector in the same
 // order), and rebases under the same conditions. Lanes that finish a pixel take the row's next
-// one. tests/fractal/test_deep_lanes.cpp holds the two loops to each other.
+// one. tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other.
 #pragma once
 
 #include <cstdint>

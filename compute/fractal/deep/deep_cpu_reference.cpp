@@ -10,10 +10,10 @@
 #include <utility>
 
 #include "compute/fractal/deep/deep_cpu.h"
-#include "compute/fractal/deep/deep_mpfr.h"
+#include "compute/fractal/numbers/mpfr.h"
 #include "compute/fractal/deep/deep_perturbation.h"
-#include "compute/fractal/formula_math.h"
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/maths/formula_math.h"
+#include "compute/fractal/maths/escape.h"
 
 namespace ms {
 

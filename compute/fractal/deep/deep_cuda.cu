@@ -20,8 +20,9 @@
 
 #include "compute/fractal/deep/deep_bla_cuda.h"
 #include "compute/fractal/deep/deep_perturbation.h"
-#include "compute/fractal/formula_math.h"
-#include "compute/fractal/mandelbrot.h"
+#include "compute/fractal/maths/formula_math.h"
+#include "compute/fractal/maths/escape.h"
+#include "compute/system/cuda_info.h"
 #include "compute/system/cuda_check.h"
 
 namespace ms {

@@ -1,7 +1,7 @@
 // deep_derivative.h: the derivative that the deep distance estimate carries beside each pixel
 // (deep_perturbation.h's kDistance loop, shared by the CPU and CUDA), for every formula of
 // formula.h, on the parameter plane and on Julia sets. The direct kernels' derivative
-// (formula_step.inc's formula_derivative_step, orbit_features.h) is the same maths on z itself;
+// (formula_step-inl.h's formula_derivative_step, orbit_features.h) is the same maths on z itself;
 // at depth the pixel's value is Z_m + z (reference plus delta) and its derivative is carried
 // whole, not as a delta: it is small and needs no perturbation.
 //
@@ -39,8 +39,8 @@
 #include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
-#include "compute/fractal/deep/floatexp.h"
-#include "compute/fractal/formula.h"
+#include "compute/fractal/numbers/floatexp.h"
+#include "compute/fractal/view/formula.h"
 
 namespace ms {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "compute/fractal/deep/deep_navigation.h"
+#include "compute/fractal/view/deep_navigation.h"
 
 namespace ms {
 

@@ -16,7 +16,7 @@
 #pragma once
 
 #include "compute/fractal/deep/deep_cpu.h"
-#include "compute/fractal/deep/deep_location.h"
+#include "compute/fractal/view/deep_location.h"
 
 namespace ms {
 

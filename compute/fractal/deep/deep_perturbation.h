@@ -34,12 +34,12 @@
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_derivative.h"
-#include "compute/fractal/deep/floatexp.h"
-#include "compute/fractal/formula_math.h"
+#include "compute/fractal/numbers/floatexp.h"
+#include "compute/fractal/maths/formula_math.h"
 
 namespace ms {
 
-// kBailoutRadius^2, as in compute/fractal/mandelbrot.h (256^2).
+// kBailoutRadius^2, as in compute/fractal/direct/direct.h (256^2).
 inline constexpr double kDeepBailoutSquared = 65536.0;
 
 struct DeepPixelCounters {
@@ -139,7 +139,7 @@ constexpr bool deep_formula_bla_is_matrix(Formula formula) {
 template <Formula F, typename T>
 using DeepBlaLinear = std::conditional_t<deep_formula_bla_is_matrix(F), DeepMatrix<T>, DeepComplex<T>>;
 
-// The smooth value of a pixel that escaped at n with |z_n|^2 = norm: mandelbrot.h's for degree 2,
+// The smooth value of a pixel that escaped at n with |z_n|^2 = norm: direct.h's for degree 2,
 // formula_math.h's generalisation (log_d, bailout 64) for the Multibrots.
 template <Formula F>
 MS_DEEP_HD double deep_smooth_mu(int64_t n, double norm) {

@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/fractal/deep/deep_location.h"
-#include "compute/fractal/deep/floatexp.h"
+#include "compute/fractal/view/deep_location.h"
+#include "compute/fractal/numbers/floatexp.h"
 
 namespace ms {
 

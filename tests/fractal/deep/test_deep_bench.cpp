@@ -1,0 +1,129 @@
+// test_deep_bench.cpp: the deep zoom's benchmark, as DISABLED_ tests (never run by CTest; run by
+// hand). Prints figures, asserts only that the runs completed.
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Reference*'
+//   MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
+//       --gtest_filter='*Kf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaBlaBuild*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaPasses*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*AgainstPlainLoop*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*WorkPerPixel*'
+//       (counts: steps, skips, rebases, interior per pixel; MANDELSCOPE_DEEP_WORK_STRIDE=k,
+//       MANDELSCOPE_DEEP_WORK_LOCATIONS=e50,e227)
+//       (e50 at 640x360: the pipeline against the plain loop, interleaved on a sample of rows;
+//       MANDELSCOPE_DEEP_PLAIN_STRIDE=k samples every k-th row, MANDELSCOPE_DEEP_PLAIN_ROUNDS=n)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "app/bench/deep_bench.h"
+#include "compute/fractal/direct/direct.h"
+#include "compute/io/assets.h"
+
+using namespace ms;
+
+namespace {
+
+std::string locations_folder() { return (find_data_dir("assets") / "locations").string(); }
+
+void print(const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); }
+
+void size_from_env(int* width, int* height) {
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_BENCH_SIZE")) std::sscanf(s, "%dx%d", width, height);
+}
+
+}  // namespace
+
+TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
+    deep_bench_reference(locations_folder(), {"e50", "e113", "e227", "e533", "e1000", "e1086"}, 1024, print);
+}
+
+// Where three threads start to pay: e10000's centre (a reference of about 33,000 bits), 20,000
+// iterations at each precision.
+TEST(DeepBench, DISABLED_ReferenceTeamByPrecision) {
+    deep_bench_reference_team(locations_folder(), "e10000", {1024, 2048, 4096, 8192, 16384, 33280}, 20000, print);
+}
+
+// Kalles Fraktaler 2's benchmark locations (1e50, 5e113, 5e227, 4e533, 1e1086; the 1e14 one is
+// not among the public files found) at 640x360 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise.
+TEST(DeepBench, DISABLED_Kf2Locations) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print);
+}
+
+TEST(DeepBench, DISABLED_AgainstPlainLoop) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    int stride = 0, rounds = 3;  // 0: the sample's rows chosen for a 15 s plain loop
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_STRIDE")) stride = std::atoi(s);
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_PLAIN_ROUNDS")) rounds = std::max(1, std::atoi(s));
+    deep_bench_plain(locations_folder(), "e50", width, height, stride, rounds, print);
+}
+
+// Where the pixel work goes at the kf2 locations (1024x1024, every 16th row unless
+// MANDELSCOPE_DEEP_BENCH_SIZE / MANDELSCOPE_DEEP_WORK_STRIDE say otherwise): counts, not times.
+TEST(DeepBench, DISABLED_WorkPerPixel) {
+    int width = 1024, height = 1024, stride = 16;
+    size_from_env(&width, &height);
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_STRIDE")) stride = std::max(1, std::atoi(s));
+    std::vector<std::string> names = {"e50", "e113", "e227", "e533", "e1086"};
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_LOCATIONS")) {
+        names.clear();
+        std::string list = s;
+        for (size_t start = 0; start <= list.size();) {
+            size_t comma = list.find(',', start);
+            if (comma == std::string::npos) comma = list.size();
+            if (comma > start) names.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+    deep_bench_work(locations_folder(), names, width, height, stride, print);
+}
+
+// The same on CUDA (1024x1024 unless MANDELSCOPE_DEEP_BENCH_SIZE says otherwise).
+TEST(DeepBench, DISABLED_CudaKf2Locations) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 on CUDA (its reference alone takes minutes on one CPU core).
+// The BLA table on the CPU (+ its copy to the device) against on the GPU, kf2 locations at
+// 1024x1024 (MANDELSCOPE_DEEP_BENCH_SIZE), then deep_cuda end to end both ways.
+TEST(DeepBench, DISABLED_CudaBlaBuild) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_bla(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, 5, print);
+}
+
+// deep_cuda's pixels in one pass against in passes of 512, 2048 and 8192 steps a pixel.
+TEST(DeepBench, DISABLED_CudaPasses) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_cuda_passes(locations_folder(), {"e50", "e113", "e227", "e533", "e1086"}, width, height, 5, print);
+}
+
+TEST(DeepBench, DISABLED_CudaPastE10000) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    int width = 1024, height = 1024;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print, true);
+}
+
+// rust-fractal-core's e10000 (2.7e10000).
+TEST(DeepBench, DISABLED_PastE10000) {
+    int width = 640, height = 360;
+    size_from_env(&width, &height);
+    deep_bench_locations(locations_folder(), {"e10000"}, width, height, print);
+}
