@@ -1,6 +1,6 @@
 """sass_compare.py: are two `cuobjdump -sass` listings the same kernels, instruction for
-instruction? Splits each listing into functions ("Function : NAME"), maps the old names through
-RENAMES (the kernels' and namespaces' renames, as they appear inside mangled names), and
+instruction? Splits each listing into functions ("Function : NAME"), reads anonymous
+namespaces as one token, maps the old names through RENAMES (the kernels' and namespaces' renames, as they appear inside mangled names), and
 compares every function's instructions (addresses and encodings included). Prints the functions
 only one side has and every function whose code differs; exits 1 on any difference.
     python3 sass_compare.py OLD.sass NEW.sass
@@ -36,14 +36,21 @@ def functions(path):
     return {k: sorted("\n".join(b) for b in v) for k, v in out.items()}
 
 
+# An anonymous namespace's mangled name carries a hash of its file's name and path
+# ("49_GLOBAL__N__3aac4d6a_16_cnn_cuda_conv_cu_2662a375"): a moved file changes it, so it is
+# compared as one token.
+ANONYMOUS = re.compile(r"\d+_GLOBAL__N__[0-9a-f]+_\d+_\w+?_cu_[0-9a-f]{8}")
+
+
 def renamed(name):
+    name = ANONYMOUS.sub("ANON", name)
     for a, b in RENAMES:
         name = name.replace(f"{len(a)}{a}", f"{len(b)}{b}").replace(a, b)
     return name
 
 
 old = {renamed(k): v for k, v in functions(sys.argv[1]).items()}
-new = functions(sys.argv[2])
+new = {ANONYMOUS.sub("ANON", k): v for k, v in functions(sys.argv[2]).items()}
 bad = 0
 for k in sorted(set(old) - set(new)):
     print("only in the old build:", k); bad += 1
