@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -27,6 +26,7 @@
 
 #include "app/commands.h"
 #include "app/modes/progress.h"
+#include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/colour/colour_pass.h"
 #include "compute/fractal/direct/coloured_frame.h"
 #include "compute/fractal/view/kfr.h"
@@ -91,29 +91,6 @@ std::string describe_mib(double bytes) {
 }
 
 int bad_input(const std::string& sentence) { return render_bad_input(sentence); }
-
-
-// Box filter: each output pixel is the rounded mean of its k x k samples, channel by channel.
-void downsample(const uint8_t* samples, int sample_width, int k, int out_width, int out_rows, uint8_t* out) {
-    if (k == 1) {
-        std::memcpy(out, samples, size_t(out_width) * out_rows * 4);
-        return;
-    }
-    const int area = k * k;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < out_rows; ++y) {
-        for (int x = 0; x < out_width; ++x) {
-            int sum[4] = {0, 0, 0, 0};
-            for (int sy = 0; sy < k; ++sy) {
-                const uint8_t* p = samples + (size_t(y * k + sy) * sample_width + size_t(x) * k) * 4;
-                for (int sx = 0; sx < k; ++sx)
-                    for (int c = 0; c < 4; ++c) sum[c] += p[sx * 4 + c];
-            }
-            uint8_t* o = out + (size_t(y) * out_width + x) * 4;
-            for (int c = 0; c < 4; ++c) o[c] = uint8_t((sum[c] + area / 2) / area);
-        }
-    }
-}
 
 }  // namespace
 
@@ -446,10 +423,10 @@ int render_request(const RenderRequest& request) {
             } else if (stream_png && direct) {
                 png_stream->write_rows(band_rgba, rows);
             } else if (stream_png) {
-                downsample(rgba.data(), samples.width, k, view.width, rows, out.data());
+                box_filter_rgba(rgba.data(), samples.width, k, view.width, rows, out.data());
                 png_stream->write_rows(out.data(), rows);
             } else if (!direct) {
-                downsample(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
+                box_filter_rgba(rgba.data(), samples.width, k, view.width, rows, image.data() + size_t(y0) * view.width * 4);
             }
             write_ms += since(write_start);
         }

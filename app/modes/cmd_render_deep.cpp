@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -26,6 +25,7 @@
 #include <omp.h>
 
 #include "app/modes/progress.h"
+#include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
@@ -46,23 +46,6 @@ double available_memory_bytes() {
     while (in >> key >> kib >> unit)
         if (key == "MemAvailable:") return kib * 1024.0;
     return 0.0;
-}
-
-// Box filter of k x k samples per output pixel, rounded mean per channel (as cmd_render.cpp's).
-void box_filter(const uint8_t* samples, int sample_width, int k, int width, int height, uint8_t* out) {
-    const int area = k * k;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) {
-            int sum[4] = {0, 0, 0, 0};
-            for (int sy = 0; sy < k; ++sy) {
-                const uint8_t* p = samples + (size_t(y * k + sy) * sample_width + size_t(x) * k) * 4;
-                for (int sx = 0; sx < k; ++sx)
-                    for (int c = 0; c < 4; ++c) sum[c] += p[sx * 4 + c];
-            }
-            uint8_t* o = out + (size_t(y) * width + x) * 4;
-            for (int c = 0; c < 4; ++c) o[c] = uint8_t((sum[c] + area / 2) / area);
-        }
 }
 
 DeepNumberType number_type_for(Precision requested) {
@@ -130,7 +113,7 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
         std::vector<uint8_t> image;
         if (k > 1) {
             image.resize(size_t(view.width) * view.height * 4);
-            box_filter(rgba.data(), samples.width, k, view.width, view.height, image.data());
+            box_filter_rgba(rgba.data(), samples.width, k, view.width, view.height, image.data());
         }
         if (!request.raw_path.empty()) {
             // float32 like the direct path's .npy; counts past 2^24 lose their fraction there.
