@@ -31,16 +31,15 @@
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
 #include "compute/perf/perf_model.h"
+#include "compute/system/text_format.h"
 
 namespace ms {
 
 namespace {
 
 std::string times_text(double x) {
-    char text[32];
     if (x <= 0.0) return "-";
-    std::snprintf(text, sizeof text, x >= 10.0 ? "%.0fx" : x >= 0.995 ? "%.1fx" : "%.2gx", x);
-    return text;
+    return printf_text(x >= 10.0 ? "%.0fx" : x >= 0.995 ? "%.1fx" : "%.2gx", x);
 }
 
 // The table shows a skip reason up to its first parenthesis or semicolon; the JSON has it all.

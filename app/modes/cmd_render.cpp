@@ -38,6 +38,7 @@
 #include "compute/system/cpu_info.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/number_text.h"
+#include "compute/system/text_format.h"
 
 namespace ms {
 
@@ -66,10 +67,7 @@ double free_bytes_for(const std::filesystem::path& path) {
 }
 
 std::string describe_bytes(double bytes) {
-    char text[64];
-    if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
-    else std::snprintf(text, sizeof text, "%.0f MB", std::ceil(bytes / 1e6));
-    return text;
+    return bytes >= 1e9 ? printf_text("%.1f GB", bytes / 1e9) : printf_text("%.0f MB", std::ceil(bytes / 1e6));
 }
 
 // MemAvailable from /proc/meminfo, in bytes (0 when unknown).
@@ -84,10 +82,8 @@ size_t available_memory_bytes() {
 }
 
 std::string describe_mib(double bytes) {
-    char text[64];
-    if (bytes >= 1024.0 * kMiB) std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * kMiB));
-    else std::snprintf(text, sizeof text, "%.0f MiB", std::ceil(bytes / kMiB));
-    return text;
+    return bytes >= 1024.0 * kMiB ? printf_text("%.1f GiB", bytes / (1024.0 * kMiB))
+                                  : printf_text("%.0f MiB", std::ceil(bytes / kMiB));
 }
 
 int bad_input(const std::string& sentence) { return render_bad_input(sentence); }
