@@ -21,11 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bench/bench_suite.h"
+#include "app/bench/deep_bench.h"
 #include "app/commands.h"
-#include "app/modes/bench_suite.h"
 #include "app/modes/machine_json.h"
 #include "app/modes/progress.h"
-#include "app/bench/deep_bench.h"
 #include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
 #include "compute/system/number_text.h"
