@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/commands.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
@@ -132,6 +133,13 @@ std::string clamp_window_size(int* width, int* height, int max_width, int max_he
     *width = w;
     *height = h;
     return sentence;
+}
+
+int parse_explorer_command_line(int argc, char** argv, ExplorerOptions* options) {
+    CLI::App app{"Mandelscope: explore the Mandelbrot set (no mode: the window)", "mandelscope"};
+    add_explorer_options(app, *options);
+    add_program_help(app);
+    return parse_command_line(app, argc, argv);
 }
 
 std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {
