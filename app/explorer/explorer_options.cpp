@@ -118,7 +118,7 @@ PerfTab perf_tab(const ExplorerOptions& o) {
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
-    // Not sscanf's %d: it wraps 4294967297 to 1 without a word (issue 16).
+    // Not sscanf's %d: it wraps 4294967297 to 1 without a word.
     return parse_size_text(text, INT_MAX, width, height).empty();
 }
 

@@ -7,7 +7,8 @@
 //   x ref          the CPU reference's time (FP64, same frame and shortcuts) over the row's;
 //   x fast         the CPU fast path's time (same precision; FP64 for the reference) over the row's.
 // Then the seed comparison against the tutorial's published times, the back-of-the-envelope
-// GPU-vs-CPU estimates against the measured speedup, and the targets of the earlier issues.
+// GPU-vs-CPU estimates against the measured speedup, and the performance targets each path is
+// held to (met or MISSED).
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
 // `bench --deep [--size=WxH] [--backend=auto|cpu|cuda]` runs the deep zoom's benchmark instead:
 // Kalles Fraktaler 2's benchmark locations end to end and with the reference cached, against KF
@@ -215,8 +216,8 @@ const char* mark_target(nlohmann::ordered_json& t, const std::string& name, doub
     return met ? "met" : "MISSED";
 }
 
-// The targets of the issues that built the paths (fast CPU path, shortcuts, CUDA), each marked
-// met or MISSED, then how many were missed.
+// The performance targets of the paths: the fast CPU path against the reference, the shortcuts'
+// gain on the full set, CUDA's iteration rate; each marked met or MISSED, then how many were missed.
 nlohmann::ordered_json targets(const std::vector<BenchRow>& rows, const BenchSetup& s, const std::string& size) {
     nlohmann::ordered_json t;
     int missed = 0, checked = 0;

@@ -36,8 +36,8 @@ std::string parse_center(const std::string& text, View* view) {
     return parse_center_option(text, &view->center_re, &view->center_im);
 }
 
-// "WxH" with whole numbers: compute/number_text.h's parser, linear in the text's length (a
-// std::regex recursed once per character and overflowed the stack on 26,000 digits).
+// "WxH" with whole numbers: compute/number_text.h's parser, linear in the text's length, so a
+// size of thousands of digits is refused with a sentence rather than exhausting the stack.
 std::string parse_size(const std::string& text, View* view) {
     return parse_size_text(text, INT_MAX, &view->width, &view->height);
 }

@@ -180,7 +180,8 @@ void serve_exports(ExportJob& job) {
         }
         job.result = export_view_png(view, palette, settings, &job.cancel, [&job](double p) { job.progress = p; });
         // This thread's OpenMP team keeps the CPU kernel's scratch, sized to this export's strips,
-        // until the next export: give it back now (on 16 cores it was the soak's +6% resident).
+        // until the next export: give it back now, so the window does not hold an export's memory
+        // between exports (with one scratch per core it grows with the core count).
         release_cpu_render_scratch();
         job.finished = true;
     }
