@@ -20,13 +20,11 @@ int main(int argc, char** argv) {
         {"cnn", ms::run_cnn_command},
     };
     // Frames of the same size follow each other (the window's, bench's and exports' rounds): their
-    // buffers (a deep frame at 1024x1024 holds 16 MB of counts and smooth values, at 4K 133 MB) go
-    // back to the heap when freed and the next frame takes them again, instead of glibc returning
-    // them to the system (mmap and munmap for blocks over its default threshold, at most 32 MB) and
-    // every page faulting in anew. Filling a 1024x1024 deep frame's buffers took 4.0-5.1 ms on the
-    // 2-core VM, 0.7 ms with its pages kept; on the H100 host a cached 5e227 frame's time outside
-    // its kernel went from 4.1-4.8 to 3.5-4.3 ms (`bench --deep`). Blocks over 256 MB are still
-    // mapped and unmapped on their own, and at most 512 MB of free heap is kept.
+    // buffers (a deep frame's counts and smooth values, tens to hundreds of MB) go back to the
+    // heap when freed and the next frame takes them again, instead of glibc returning them to the
+    // system (mmap and munmap for blocks over its default threshold) and every page faulting in
+    // anew, which costs a deep frame milliseconds (see docs/performance.md). Blocks over 256 MB
+    // are still mapped and unmapped on their own, and at most 512 MB of free heap is kept.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     // Ctrl+C or a kill during a long render or export removes the unfinished output file.

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/commands.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
@@ -117,7 +118,7 @@ PerfTab perf_tab(const ExplorerOptions& o) {
 }
 
 bool parse_size(const std::string& text, int* width, int* height) {
-    // Not sscanf's %d: it wraps 4294967297 to 1 without a word (issue 16).
+    // Not sscanf's %d: it wraps 4294967297 to 1 without a word.
     return parse_size_text(text, INT_MAX, width, height).empty();
 }
 
@@ -132,6 +133,13 @@ std::string clamp_window_size(int* width, int* height, int max_width, int max_he
     *width = w;
     *height = h;
     return sentence;
+}
+
+int parse_explorer_command_line(int argc, char** argv, ExplorerOptions* options) {
+    CLI::App app{"Mandelscope: explore the Mandelbrot set (no mode: the window)", "mandelscope"};
+    add_explorer_options(app, *options);
+    add_program_help(app);
+    return parse_command_line(app, argc, argv);
 }
 
 std::string apply_explorer_options(const ExplorerOptions& o, View* view, ExplorerSettings* settings) {

@@ -62,6 +62,9 @@ struct ExplorerOptions {
 inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf", "palette"};
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
+// The window's whole command line (its options, the program's --help footer and --version) into
+// *options. Returns -1 to go on, else the exit status (0 after --help, 2 after a parse error).
+int parse_explorer_command_line(int argc, char** argv, ExplorerOptions* options);
 // Sets the first view (its size is the window's) and settings; returns "" or the sentence
 // saying which option is wrong.
 std::string apply_explorer_options(const ExplorerOptions& options, View* view, ExplorerSettings* settings);

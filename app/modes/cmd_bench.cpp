@@ -7,7 +7,8 @@
 //   x ref          the CPU reference's time (FP64, same frame and shortcuts) over the row's;
 //   x fast         the CPU fast path's time (same precision; FP64 for the reference) over the row's.
 // Then the seed comparison against the tutorial's published times, the back-of-the-envelope
-// GPU-vs-CPU estimates against the measured speedup, and the targets of the earlier issues.
+// GPU-vs-CPU estimates against the measured speedup, and the performance targets each path is
+// held to (met or MISSED).
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
 // `bench --deep [--size=WxH] [--backend=auto|cpu|cuda]` runs the deep zoom's benchmark instead:
 // Kalles Fraktaler 2's benchmark locations end to end and with the reference cached, against KF
@@ -21,26 +22,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bench/bench_suite.h"
+#include "app/bench/deep_bench.h"
 #include "app/commands.h"
-#include "app/modes/bench_suite.h"
 #include "app/modes/machine_json.h"
 #include "app/modes/progress.h"
-#include "app/bench/deep_bench.h"
 #include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
 #include "compute/perf/perf_model.h"
+#include "compute/system/text_format.h"
 
 namespace ms {
 
 namespace {
 
 std::string times_text(double x) {
-    char text[32];
     if (x <= 0.0) return "-";
-    std::snprintf(text, sizeof text, x >= 10.0 ? "%.0fx" : x >= 0.995 ? "%.1fx" : "%.2gx", x);
-    return text;
+    return printf_text(x >= 10.0 ? "%.0fx" : x >= 0.995 ? "%.1fx" : "%.2gx", x);
 }
 
 // The table shows a skip reason up to its first parenthesis or semicolon; the JSON has it all.
@@ -216,8 +216,8 @@ const char* mark_target(nlohmann::ordered_json& t, const std::string& name, doub
     return met ? "met" : "MISSED";
 }
 
-// The targets of the issues that built the paths (fast CPU path, shortcuts, CUDA), each marked
-// met or MISSED, then how many were missed.
+// The performance targets of the paths: the fast CPU path against the reference, the shortcuts'
+// gain on the full set, CUDA's iteration rate; each marked met or MISSED, then how many were missed.
 nlohmann::ordered_json targets(const std::vector<BenchRow>& rows, const BenchSetup& s, const std::string& size) {
     nlohmann::ordered_json t;
     int missed = 0, checked = 0;

@@ -21,18 +21,9 @@
 #include "compute/cnn/cnn_weights_file.h"
 #include "compute/cnn/fashion_mnist.h"
 #include "compute/io/image_io.h"
+#include "compute/system/text_format.h"
 
 namespace ms {
-
-namespace {
-
-std::string format(const char* fmt, double a, double b = 0.0) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, fmt, a, b);
-    return buf;
-}
-
-}  // namespace
 
 int run_cnn_train(const CnnTrainArgs& a) {
     const char* who = "mandelscope cnn train";
@@ -80,7 +71,7 @@ int run_cnn_train(const CnnTrainArgs& a) {
     std::optional<ProgressBar> bar;  // one per epoch
     options.on_step = [&](const CnnTrainProgress& p) {
         if (p.step == 1 || !bar) bar.emplace("epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.epochs));
-        bar->update(double(p.step) / p.steps, format("loss %.4f  acc %.2f%%", p.loss, 100.0 * p.accuracy));
+        bar->update(double(p.step) / p.steps, printf_text("loss %.4f  acc %.2f%%", p.loss, 100.0 * p.accuracy));
     };
     options.on_epoch = [&](const CnnEpochStats& s) {
         bar.reset();

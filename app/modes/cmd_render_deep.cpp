@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -26,6 +25,7 @@
 #include <omp.h>
 
 #include "app/modes/progress.h"
+#include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cuda.h"
@@ -48,37 +48,20 @@ double available_memory_bytes() {
     return 0.0;
 }
 
-// Box filter of k x k samples per output pixel, rounded mean per channel (as cmd_render.cpp's).
-void box_filter(const uint8_t* samples, int sample_width, int k, int width, int height, uint8_t* out) {
-    const int area = k * k;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) {
-            int sum[4] = {0, 0, 0, 0};
-            for (int sy = 0; sy < k; ++sy) {
-                const uint8_t* p = samples + (size_t(y * k + sy) * sample_width + size_t(x) * k) * 4;
-                for (int sx = 0; sx < k; ++sx)
-                    for (int c = 0; c < 4; ++c) sum[c] += p[sx * 4 + c];
-            }
-            uint8_t* o = out + (size_t(y) * width + x) * 4;
-            for (int c = 0; c < 4; ++c) o[c] = uint8_t((sum[c] + area / 2) / area);
-        }
-}
-
 DeepNumberType number_type_for(Precision requested) {
     if (requested == Precision::DeepDouble) return DeepNumberType::Double;
     if (requested == Precision::DeepFloatExp) return DeepNumberType::FloatExp;
     return DeepNumberType::Auto;  // Auto: double deltas while they fit, FloatExp past that
 }
 
-}  // namespace
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
 
-int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
-                        const std::string& backend_text, const PaletteTable& table) {
-    const int k = request.supersample;
-    // --- Memory: escape counts and smooth values (16 bytes), RGBA (4), the .npy's floats (4)
-    // per sample, the layers' distance and float smooth values (8), and the PNG writer's
-    // copies of the output image (about 3x its RGBA).
+// Memory: escape counts and smooth values (16 bytes), RGBA (4), the .npy's floats (4) per
+// sample, the layers' distance and float smooth values (8), and the PNG writer's copies of the
+// output image (about 3x its RGBA). Returns "" or the sentence saying what does not fit.
+std::string check_deep_memory(const RenderRequest& request, const View& view, const View& samples) {
     const double sample_count = double(samples.width) * double(samples.height);
     const double layers_bytes = colouring_is_plain(view.colouring) ? 0.0 : 8.0;
     const double needed = sample_count * ((request.raw_path.empty() ? 20.0 : 24.0) + layers_bytes) +
@@ -86,82 +69,77 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     const double available = available_memory_bytes();
     const double usable = available > 0 ? 0.8 * available : 4096.0 * 1048576.0;
     if (sample_count > double(int64_t(1) << 30))
-        return render_bad_input("a deep image can have at most 2^30 samples (got " + std::to_string(samples.width) +
-                                "x" + std::to_string(samples.height) + "); use a smaller --size or --supersample");
+        return "a deep image can have at most 2^30 samples (got " + std::to_string(samples.width) + "x" +
+               std::to_string(samples.height) + "); use a smaller --size or --supersample";
     if (needed > usable)
-        return render_bad_input("the deep image needs " + std::to_string(int64_t(needed / 1048576.0) + 1) +
-                                " MiB of memory but only " + std::to_string(int64_t(usable / 1048576.0)) +
-                                " MiB are available (use a smaller --size or --supersample)");
+        return "the deep image needs " + std::to_string(int64_t(needed / 1048576.0) + 1) + " MiB of memory but only " +
+               std::to_string(int64_t(usable / 1048576.0)) + " MiB are available (use a smaller --size or --supersample)";
+    return {};
+}
 
-    const DeepLocation location = deep_location(samples);
+// The deep renderer's options: the number type asked for, what the colouring needs, and the
+// progress. The reference orbit fills the first half of the bar, the pixels the second (the bar
+// only moves forward; its text says which part is running).
+DeepRenderOptions deep_render_options(const RenderRequest& request, const View& view, ProgressBar& progress) {
     DeepRenderOptions options;
     options.number_type = number_type_for(request.precision);
     deep_options_for_colouring(view.colouring, &options);
-    // Progress: the reference orbit fills the first half of the bar, the pixels the second
-    // (the bar only moves forward; its text says which part is running).
-    ProgressBar progress("render");
-    options.reference_progress = [&](int64_t done, int64_t total) {
+    options.reference_progress = [&progress](int64_t done, int64_t total) {
         progress.update(0.5 * double(done) / double(std::max<int64_t>(total, 1)),
                         "reference orbit: " + std::to_string(done) + " of " + std::to_string(total) + " iterations");
     };
-    options.row_progress = [&](int done, int rows) {
+    options.row_progress = [&progress](int done, int rows) {
         progress.update(0.5 + 0.5 * double(done) / rows, "pixels: " + std::to_string(done) + " of " +
                                                              std::to_string(rows) + " rows");
     };
+    return options;
+}
 
-    const auto start = std::chrono::steady_clock::now();
-    auto since = [](std::chrono::steady_clock::time_point t) {
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-    };
+// The rendered frame and where the time went after it.
+struct DeepRenderResult {
     DeepFrame frame;
+    Precision ran = Precision::DeepDouble;  // the number type the frame ran in
     double colour_ms = 0.0, write_ms = 0.0;
-    Precision ran = Precision::DeepDouble;
-    try {
-        progress.update(0.0, "reference orbit");
-        frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
-                     : deep_cpu(location, samples.width, samples.height, options);
-        ran = frame.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp : Precision::DeepDouble;
-        progress.update(1.0, "colouring and writing");
-        const auto colour_start = std::chrono::steady_clock::now();
-        std::vector<uint8_t> rgba(size_t(sample_count) * 4);
-        colour_deep_frame(frame, table, samples, 1.0 / k, rgba.data());
-        colour_ms = since(colour_start);
-        const auto write_start = std::chrono::steady_clock::now();
-        std::vector<uint8_t> image;
-        if (k > 1) {
-            image.resize(size_t(view.width) * view.height * 4);
-            box_filter(rgba.data(), samples.width, k, view.width, view.height, image.data());
-        }
-        if (!request.raw_path.empty()) {
-            // float32 like the direct path's .npy; counts past 2^24 lose their fraction there.
-            NpyStreamWriter npy(request.raw_path, samples.height, samples.width);
-            std::vector<float> row(size_t(samples.width));
-            for (int y = 0; y < samples.height; ++y) {
-                for (int x = 0; x < samples.width; ++x) row[x] = float(frame.mu[size_t(y) * samples.width + x]);
-                npy.write_rows(row.data(), 1);
-            }
-            npy.finish();
-        }
-        const ViewRecord record{view, ran, k};
-        write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height, view_to_json(record));
-        if (!request.save_location.empty())
-            if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
-                throw std::runtime_error(error);
-        write_ms = since(write_start);
-        progress.finish();
-    } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
-        return 2;
-    } catch (const std::exception& e) {
-        std::string what = e.what();
-        if (!what.empty() && what.back() == '.') what.pop_back();
-        std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", what.c_str());
-        return 2;
-    }
-    const double wall_ms = since(start);
+};
 
-    // --- Summary -----------------------------------------------------------------------------
-    const DeepFrameStats& s = frame.stats;
+// Colours the frame, box-filters it when supersampling, and writes the .npy, the PNG and the
+// .kfr location. Throws on a failure (a full disk).
+void colour_and_write(const RenderRequest& request, const View& view, const View& samples, const PaletteTable& table,
+                      DeepRenderResult& r) {
+    const int k = request.supersample;
+    const auto colour_start = std::chrono::steady_clock::now();
+    std::vector<uint8_t> rgba(size_t(samples.width) * size_t(samples.height) * 4);
+    colour_deep_frame(r.frame, table, samples, 1.0 / k, rgba.data());
+    r.colour_ms = ms_since(colour_start);
+    const auto write_start = std::chrono::steady_clock::now();
+    std::vector<uint8_t> image;
+    if (k > 1) {
+        image.resize(size_t(view.width) * view.height * 4);
+        box_filter_rgba(rgba.data(), samples.width, k, view.width, view.height, image.data());
+    }
+    if (!request.raw_path.empty()) {
+        // float32 like the direct path's .npy; counts past 2^24 lose their fraction there.
+        NpyStreamWriter npy(request.raw_path, samples.height, samples.width);
+        std::vector<float> row(size_t(samples.width));
+        for (int y = 0; y < samples.height; ++y) {
+            for (int x = 0; x < samples.width; ++x) row[x] = float(r.frame.mu[size_t(y) * samples.width + x]);
+            npy.write_rows(row.data(), 1);
+        }
+        npy.finish();
+    }
+    const ViewRecord record{view, r.ran, k};
+    write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height, view_to_json(record));
+    if (!request.save_location.empty())
+        if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
+            throw std::runtime_error(error);
+    r.write_ms = ms_since(write_start);
+}
+
+void print_deep_summary(const RenderRequest& request, const View& view, const View& samples,
+                        const std::string& backend_text, const DeepRenderResult& r, double wall_ms) {
+    const int k = request.supersample;
+    const double sample_count = double(samples.width) * double(samples.height);
+    const DeepFrameStats& s = r.frame.stats;
     std::printf("backend    %s\n", backend_text.c_str());
     std::printf("formula    %s", formula_name(view.formula));
     if (view.julia) std::printf(", Julia set of c = %s, %s", view.julia_re.c_str(), view.julia_im.c_str());
@@ -173,7 +151,7 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     if (!colouring_is_plain(view.colouring))
         std::printf("colouring  %s  interior %s\n", colouring_methods_text(view.colouring).c_str(),
                     interior_colour_name(view.colouring.interior));
-    std::printf("precision  %s (perturbation with rebasing, %s deltas%s)\n", precision_name(ran),
+    std::printf("precision  %s (perturbation with rebasing, %s deltas%s)\n", precision_name(r.ran),
                 deep_number_type_name(s.number_type), s.bla_levels > 0 ? ", BLA" : "");
     std::printf("reference  %lld bits (%.0f digits), %lld iterations%s, %.1f ms%s\n", (long long)s.precision_bits,
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
@@ -190,7 +168,7 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
                 (unsigned long long)s.bla_skips);
     std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "
                 "%.1f ms in all\n",
-                s.reference_ms, s.bla_ms, s.pixels_ms, colour_ms, write_ms, wall_ms);
+                s.reference_ms, s.bla_ms, s.pixels_ms, r.colour_ms, r.write_ms, wall_ms);
     std::printf("speed      %.3g iterations/s in the pixel loop, BLA-skipped ones included (%llu perturbation steps, "
                 "%llu rebases)\n",
                 s.pixels_ms > 0 ? double(s.iterations) / (s.pixels_ms * 1e-3) : 0.0,
@@ -205,6 +183,38 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
         std::printf("raw        %s (float32, %d x %d samples, interior = -1)\n", request.raw_path.c_str(),
                     samples.height, samples.width);
     if (!request.save_location.empty()) std::printf("location   %s\n", request.save_location.c_str());
+}
+
+}  // namespace
+
+int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
+                        const std::string& backend_text, const PaletteTable& table) {
+    if (std::string problem = check_deep_memory(request, view, samples); !problem.empty())
+        return render_bad_input(problem);
+    const DeepLocation location = deep_location(samples);
+    ProgressBar progress("render");
+    const DeepRenderOptions options = deep_render_options(request, view, progress);
+    const auto start = std::chrono::steady_clock::now();
+    DeepRenderResult result;
+    try {
+        progress.update(0.0, "reference orbit");
+        result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
+                            : deep_cpu(location, samples.width, samples.height, options);
+        result.ran = result.frame.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
+                                                                                : Precision::DeepDouble;
+        progress.update(1.0, "colouring and writing");
+        colour_and_write(request, view, samples, table, result);
+        progress.finish();
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");
+        return 2;
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        if (!what.empty() && what.back() == '.') what.pop_back();
+        std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", what.c_str());
+        return 2;
+    }
+    print_deep_summary(request, view, samples, backend_text, result, ms_since(start));
     return 0;
 }
 

@@ -23,13 +23,6 @@ namespace ms {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
-
 // Progress on stderr: a bar redrawn in place on a terminal, one line per finished size otherwise.
 struct ProgressPrinter {
     bool tty = isatty(STDERR_FILENO) != 0;
@@ -69,7 +62,7 @@ void print_header(const VecAddMachine& m, const VecAddOptions& options) {
                     d.memory_gb_per_second);
         std::printf("Host link: %s%s; pinned cudaMemcpy measured %.1f GB/s to the GPU, %.1f GB/s back\n",
                     d.pcie.empty() ? "PCIe generation unknown" : d.pcie.c_str(),
-                    d.pcie_gb_per_second > 0 ? fmt(" (%.1f GB/s theoretical per direction)", d.pcie_gb_per_second).c_str() : "",
+                    d.pcie_gb_per_second > 0 ? printf_text(" (%.1f GB/s theoretical per direction)", d.pcie_gb_per_second).c_str() : "",
                     d.link_h2d_gb_per_second, d.link_d2h_gb_per_second);
         const double h2d = d.link_h2d_gb_per_second, d2h = d.link_d2h_gb_per_second;
         if (h2d > 0 && d2h > 0)
@@ -85,7 +78,7 @@ void print_header(const VecAddMachine& m, const VecAddOptions& options) {
                     "unroll %d%s\n", k.block_size,
                     k.blocks_per_sm < 0 ? "grid covering the array in one pass"
                     : k.blocks_per_sm == 0 ? "grid of as many blocks as fit at once"
-                                          : fmt("%.0f blocks per SM", k.blocks_per_sm).c_str(),
+                                          : printf_text("%d blocks per SM", k.blocks_per_sm).c_str(),
                     k.unroll, k.streaming_hints ? ", evict-first loads and stores" : "");
     }
     std::printf("Times: median of %d after %d warm-up; GPU times from CUDA events around one call "
@@ -107,8 +100,8 @@ void print_table(const VecAddSweep& sweep) {
         std::printf("%12zu  %-16s %11s %10.1f %8s %10s %10.3g\n", r.elements,
                     vecadd_variant_name(r.variant), format_duration_ms(r.time_ms).c_str(),
                     r.gb_per_second,
-                    r.limit_gb_per_second > 0 ? fmt("%.1f%%", r.percent_of_limit).c_str() : "-",
-                    r.speedup_vs_one_thread > 0 ? fmt("%.3gx", r.speedup_vs_one_thread).c_str() : "-",
+                    r.limit_gb_per_second > 0 ? printf_text("%.1f%%", r.percent_of_limit).c_str() : "-",
+                    r.speedup_vs_one_thread > 0 ? printf_text("%.3gx", r.speedup_vs_one_thread).c_str() : "-",
                     r.max_abs_error);
     }
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "compute/io/image_io.h"
+#include "compute/system/text_format.h"
 #include "compute/vecadd/vecadd.h"
 
 namespace ms {
@@ -48,29 +49,23 @@ std::string strip_zero(std::string s) {
     return s;
 }
 
-std::string format_number(const char* fmt, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
 // Two significant digits are what a sentence needs: "30×", "4.5×", "1.2×".
 std::string format_ratio(double r) {
-    return strip_zero(format_number(r >= 9.95 ? "%.0f" : "%.1f", r)) + "\u00d7";
+    return strip_zero(printf_text(r >= 9.95 ? "%.0f" : "%.1f", r)) + "\u00d7";
 }
 
 std::string format_time(double ms) {
     const double us = ms * 1e3;
-    if (us < 1.0) return format_number("%.0f ns", us * 1e3);
-    if (us < 10.0) return strip_zero(format_number("%.1f", us)) + " \u00b5s";
-    if (us < 1000.0) return format_number("%.0f \u00b5s", us);
-    if (ms < 10.0) return strip_zero(format_number("%.1f", ms)) + " ms";
-    if (ms < 1000.0) return format_number("%.0f ms", ms);
-    return format_number("%.2f s", ms * 1e-3);
+    if (us < 1.0) return printf_text("%.0f ns", us * 1e3);
+    if (us < 10.0) return strip_zero(printf_text("%.1f", us)) + " \u00b5s";
+    if (us < 1000.0) return printf_text("%.0f \u00b5s", us);
+    if (ms < 10.0) return strip_zero(printf_text("%.1f", ms)) + " ms";
+    if (ms < 1000.0) return printf_text("%.0f ms", ms);
+    return printf_text("%.2f s", ms * 1e-3);
 }
 
 std::string format_gbps(double gbps) {
-    return format_number(gbps >= 100 ? "%.0f GB/s" : "%.1f GB/s", gbps);
+    return printf_text(gbps >= 100 ? "%.0f GB/s" : "%.1f GB/s", gbps);
 }
 
 // "1 element", "400 elements", "2.1M elements".
@@ -95,10 +90,10 @@ std::string vecadd_format_elements(double n) {
     for (Unit u : {Unit{1e12, "T"}, Unit{1e9, "G"}, Unit{1e6, "M"}, Unit{1e3, "K"}}) {
         if (n >= u.scale * 0.9995) {
             const double v = n / u.scale;
-            return strip_zero(format_number(v >= 9.95 ? "%.0f" : "%.1f", v)) + u.suffix;
+            return strip_zero(printf_text(v >= 9.95 ? "%.0f" : "%.1f", v)) + u.suffix;
         }
     }
-    return format_number("%.0f", n);
+    return printf_text("%.0f", n);
 }
 
 std::string vecadd_parse_size(const std::string& text, size_t* n) {
@@ -294,7 +289,7 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
           << (ratio >= 1 ? format_ratio(ratio) + " faster than" : format_ratio(1 / ratio) + " slower than")
           << " all cores (" << format_gbps(kernel_l->gb_per_second);
         if (kernel_l->limit_gb_per_second > 0)
-            s << ", " << format_number("%.0f", kernel_l->percent_of_limit) << "% of the memory's "
+            s << ", " << printf_text("%.0f", kernel_l->percent_of_limit) << "% of the memory's "
               << format_gbps(kernel_l->limit_gb_per_second);
         s << ", against " << format_gbps(all_l->gb_per_second) << ")";
     }

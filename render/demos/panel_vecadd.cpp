@@ -20,17 +20,11 @@ namespace ms {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 std::string format_bytes(double bytes) {
-    if (bytes >= 1e9) return fmt("%.1f GB", bytes / 1e9);
-    if (bytes >= 1e6) return fmt("%.1f MB", bytes / 1e6);
-    if (bytes >= 1e3) return fmt("%.1f KB", bytes / 1e3);
-    return fmt("%.0f bytes", bytes);
+    if (bytes >= 1e9) return printf_text("%.1f GB", bytes / 1e9);
+    if (bytes >= 1e6) return printf_text("%.1f MB", bytes / 1e6);
+    if (bytes >= 1e3) return printf_text("%.1f KB", bytes / 1e3);
+    return printf_text("%.0f bytes", bytes);
 }
 
 
@@ -266,14 +260,14 @@ void draw_variant_table(VectorAddDemo& s) {
             if (r.speedup_vs_one_thread > 0) {
                 const double x = r.speedup_vs_one_thread;
                 ImGui::PushStyleColor(ImGuiCol_Text, x >= 1.0 ? kVecAddGoodColor : kVecAddErrorColor);
-                ImGui::TextUnformatted(fmt(x < 0.01 ? "%.2g\u00d7" : "%.3g\u00d7", x).c_str());
+                ImGui::TextUnformatted(printf_text(x < 0.01 ? "%.2g\u00d7" : "%.3g\u00d7", x).c_str());
                 ImGui::PopStyleColor();
             } else {
                 ImGui::TextDisabled("-");
             }
             ImGui::TableNextColumn();
             ImGui::PushStyleColor(ImGuiCol_Text, r.max_abs_error == 0.0 ? kVecAddGoodColor : kVecAddErrorColor);
-            ImGui::TextUnformatted(r.max_abs_error == 0.0 ? "0" : fmt("%.2g", r.max_abs_error).c_str());
+            ImGui::TextUnformatted(r.max_abs_error == 0.0 ? "0" : printf_text("%.2g", r.max_abs_error).c_str());
             ImGui::PopStyleColor();
         }
         ImGui::EndTable();
@@ -351,7 +345,7 @@ VecAddVariantStyle vecadd_variant_style(VecAddVariant v) {
 }
 
 
-std::string vecadd_format_gbps(double v) { return v >= 1000 ? fmt("%.0f", v) : fmt("%.3g", v); }
+std::string vecadd_format_gbps(double v) { return v >= 1000 ? printf_text("%.0f", v) : printf_text("%.3g", v); }
 
 std::vector<VecAddVariant> vecadd_enabled_variants(const VectorAddDemo& demo) {
     std::vector<VecAddVariant> variants;

@@ -15,12 +15,6 @@ namespace ms {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
 struct SweepSeries {
     std::vector<PlotSeries> time;
     std::vector<PlotSeries> bandwidth;
@@ -77,7 +71,7 @@ void draw_vector_add_sweep(VectorAddDemo& s) {
     }
     SweepSeries series = sweep_series(s);
     PlotAxis x{.log = true, .title = "array size (elements)", .format = plot_format_si, .name = "size",
-               .value_format = [](double n) { return fmt("%.0f elements", n); }};
+               .value_format = [](double n) { return printf_text("%.0f elements", n); }};
     PlotAxis time_y{.log = true, .title = "time per add (median)", .format = format_duration_ms, .name = "time",
                     .value_format = format_duration_ms};
     PlotAxis bw_y{.log = true, .title = "bandwidth, GB/s (12 bytes per element)", .format = vecadd_format_gbps,

@@ -1,6 +1,6 @@
 // bench_suite.cpp: the frames of `mandelscope bench` and the measurement of each path on them
 // (see bench_suite.h for the rules).
-#include "app/modes/bench_suite.h"
+#include "app/bench/bench_suite.h"
 
 #include <algorithm>
 #include <cmath>
