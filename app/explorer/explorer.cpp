@@ -423,6 +423,7 @@ int run_explorer(int argc, char** argv) {
         return 2;
     }
     StatusLineState status;
+    bool view_given = !options.center.empty() || !options.zoom.empty();  // kept as given (DefaultFraming)
     // --open first: the export, the screenshot and the window all start at the PNG's view.
     if (!options.open_path.empty()) {
         std::string error;
@@ -442,6 +443,7 @@ int run_explorer(int argc, char** argv) {
             view = *opened;
             apply_colouring_options(options, &view.colouring);  // validated above: the command line's win
             settings.auto_iterations = false;
+            view_given = true;
             show_message(status, "Opened the view saved in " + options.open_path + ".", false);
         }
     }
@@ -549,6 +551,7 @@ int run_explorer(int argc, char** argv) {
         std::printf("backend: CPU (no GPU: %s)\n", renderer.cuda_unavailable.c_str());
     }
     ViewHistory history;
+    DefaultFraming default_framing = start_default_framing(view, view_given);  // render/frame/view_math.h
     NavigationState navigation;
     ViewPanelState view_panel;
     view_panel.palettes = list_palettes();
@@ -738,6 +741,9 @@ int run_explorer(int argc, char** argv) {
             if (bench.frames > 0 && step_drag_benchmark(bench, &view, renderer, settings) && options.screenshot.empty())
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
 
+            // The default view fits the part of the window the panels leave free.
+            update_default_framing(default_framing, &view, &history,
+                                   options.no_ui ? FramingArea{} : free_area(layout, view_panel.shown));
             // The view is settled for this frame: iterations follow the zoom, the history
             // remembers where a gesture ended, the palette follows the view.
             if (settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
