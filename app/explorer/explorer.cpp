@@ -90,7 +90,7 @@ int run_explorer(int argc, char** argv) {
             navigate(w, picture, panels.status, frame);
             draw_panels(panels, picture, workers, w, options.no_ui, frame);
             carry_out_requests(panels, picture, workers, hooks, w, !options.screenshot.empty(), frame);
-            settle_view(picture, panels, w, frame);
+            settle_view(picture, panels, w, options.no_ui, frame);
 
             // Rendering: the view, then the status line (it tells what the rendering did), then
             // the picture and the panels on screen.

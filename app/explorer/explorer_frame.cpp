@@ -344,8 +344,11 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
         glfwSetWindowShouldClose(w.window, GLFW_TRUE);
 }
 
-void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, ExplorerFrame& frame) {
+void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, bool no_ui, ExplorerFrame& frame) {
     View& view = picture.view;
+    // The default view fits the part of the window the panels leave free.
+    update_default_framing(picture.default_framing, &view, &picture.history,
+                           no_ui ? FramingArea{} : free_area(frame.layout, panels.view.shown));
     if (picture.settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
     // The history remembers where a gesture ended.
     if (frame.nav.record_history || picture.history.views.empty()) history_record(picture.history, view);

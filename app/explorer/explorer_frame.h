@@ -53,6 +53,7 @@ struct ExplorerPicture {
     PaletteTable palette;
     std::string palette_name;  // the palette `palette` was made from ("" until one loads)
     ViewHistory history;
+    DefaultFraming default_framing;  // the default view fits the free area (render/frame/view_math.h)
 };
 
 // The window itself and its input, between frames.
@@ -143,7 +144,7 @@ void draw_panels(ExplorerPanels& panels, ExplorerPicture& picture, ExplorerWorke
                  bool no_ui, ExplorerFrame& frame);
 void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, ExplorerWorkers& workers,
                         ExplorerHooks& hooks, ExplorerWindow& w, bool screenshot_pending, ExplorerFrame& frame);
-void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, ExplorerFrame& frame);
+void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, bool no_ui, ExplorerFrame& frame);
 // Returns false after a failure it printed (a GL error): the run ends with status 1.
 bool render_view(ExplorerWorkers& workers, const ExplorerPicture& picture);
 void show_status_line(ExplorerPanels& panels, const ExplorerPicture& picture, ExplorerWorkers& workers,

@@ -53,7 +53,12 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--screenshot", o.screenshot,
                    "once the view is completely rendered, save the window as this PNG, print the render path, exit");
-    app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG, or at a Kalles Fraktaler location (.kfr: Re, Im, Zoom, Iterations)");
+    CLI::Option* open = app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG, or at a Kalles Fraktaler location (.kfr: Re, Im, Zoom, Iterations)");
+    // `mandelscope FILE`, as the desktop entry launches it (Exec=mandelscope %f): the same as
+    // --open, for a file that exists (a mistyped mode name stays an error, not an empty window).
+    app.add_option("file", o.open_path, "a view to start at, as --open takes it")
+        ->check(CLI::ExistingFile)
+        ->excludes(open);
     app.add_flag("--print-view", o.print_view, "print the view on exit");
     app.add_option("--bench-drag", o.bench_drag_frames, "pan a little every frame for N frames, print frames/s, exit")
         ->check(at_least(0.0, "a number of at least 0"));

@@ -46,6 +46,7 @@ int open_start_view(const ExplorerOptions& options, ExplorerPicture* picture, St
     picture->view = *opened;
     apply_colouring_options(options, &picture->view.colouring);  // validated already: the command line's win
     picture->settings.auto_iterations = false;
+    picture->default_framing = start_default_framing(picture->view, true);  // kept as opened
     show_message(status, "Opened the view saved in " + options.open_path + ".", false);
     return -1;
 }
@@ -81,6 +82,9 @@ int set_up_first_view(const ExplorerOptions& options, ExplorerPicture* picture, 
         std::fprintf(stderr, "mandelscope: %s\n", problem.c_str());
         return 2;
     }
+    // A view given on the command line stays as given; the default view fits the free area.
+    const bool view_given = !options.center.empty() || !options.zoom.empty();
+    picture->default_framing = start_default_framing(picture->view, view_given);
     if (!options.open_path.empty())
         if (int rc = open_start_view(options, picture, status); rc >= 0) return rc;
     return load_start_palette(options, picture, status);

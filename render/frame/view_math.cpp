@@ -2,6 +2,7 @@
 #include "render/frame/view_math.h"
 
 #include "compute/fractal/view/deep_navigation.h"
+#include "compute/fractal/view/formula.h"
 #include "compute/system/number_text.h"
 
 #include <algorithm>
@@ -208,6 +209,72 @@ bool history_forward(ViewHistory& history, View* view) {
     ++history.current;
     restore_place(history.views[history.current], view);
     return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// The default view in the free area.
+
+namespace {
+
+// The place a default view is compared by: not the iterations or colours, which the user may
+// change while the view stays where it was put.
+bool same_spot(const View& a, const View& b) {
+    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom && a.formula == b.formula &&
+           a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im;
+}
+
+}  // namespace
+
+bool at_default_frame(const View& view) {
+    const FormulaFrame frame = formula_default_frame(view.formula, view.julia);
+    return view.center_re == frame.center_re && view.center_im == frame.center_im && view.zoom == ViewZoom(frame.zoom);
+}
+
+View default_view_in(const View& view, const FramingArea& area) {
+    View fitted = reset_view(view);
+    if (view.width <= 0 || view.height <= 0) return fitted;
+    FramingArea a = area;
+    if (!(a.width >= kMinFramingPixels && a.height >= kMinFramingPixels)) a = {0.0, 0.0, double(view.width), double(view.height)};
+    // The frame spans 4 / zoom of the plane vertically (view.h) and 16:9 of that across; the
+    // area's pixels must hold it both ways.
+    const double frame_height = 4.0 / fitted.zoom.value();
+    const double step = std::max(kDefaultFrameAspect * frame_height / a.width, frame_height / a.height);
+    double zoom = 4.0 / (step * view.height);
+    // 4 significant digits, rounded down (the frame stays whole); dividing by an exact power of
+    // ten gives the double nearest the short decimal, which then prints as such.
+    const double scale = std::pow(10.0, 3.0 - std::floor(std::log10(zoom)));
+    zoom = std::max(std::floor(zoom * scale) / scale, kMinZoom);
+    fitted.zoom = zoom;
+    // The frame's centre (the view's centre now) moves to the area's centre.
+    const glm::dvec2 shift{0.5 * view.width - (a.x + 0.5 * a.width), 0.5 * view.height - (a.y + 0.5 * a.height)};
+    const int tenth_pixel_digits = std::max(0, int(std::ceil(-std::log10(0.1 * pixel_step(fitted)))));
+    return move_center_by_pixels(fitted, shift, tenth_pixel_digits);
+}
+
+DefaultFraming start_default_framing(const View& view, bool view_given) {
+    return {view, !view_given};
+}
+
+bool update_default_framing(DefaultFraming& framing, View* view, ViewHistory* history, const FramingArea& area) {
+    const bool unmoved = same_spot(*view, framing.placed);
+    if (unmoved ? !framing.follows : !at_default_frame(*view)) {
+        framing.placed = *view;
+        framing.follows = false;
+        return false;
+    }
+    const View fitted = default_view_in(*view, area);
+    const bool moved = !same_spot(fitted, *view);
+    // The history's newest entry is the place being left: forget it (it is recorded anew where
+    // the view comes to rest).
+    if (moved && unmoved && history && !history->views.empty() && history->current + 1 == history->views.size() &&
+        same_spot(history->views.back(), framing.placed)) {
+        history->views.pop_back();
+        history->current = history->views.empty() ? 0 : history->views.size() - 1;
+    }
+    *view = fitted;
+    framing.placed = fitted;
+    framing.follows = true;
+    return moved;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // view_math.h: the explorer's navigation as pure functions of a View (no GL, no window): pan,
 // zoom about a point, box zoom, keyboard steps, automatic iterations, the history of views,
-// and how the last finished frame maps onto a view that has moved since (the preview while
-// a new frame is being computed).
+// the default view fitted into the part of the window the panels leave free, and how the last
+// finished frame maps onto a view that has moved since (the preview while a new frame is being
+// computed).
 //
 // Pixel coordinates are continuous framebuffer coordinates of the image: origin at its top-left
 // corner, y down, so pixel (x, y) covers [x, x+1) x [y, y+1) and its centre is (x+0.5, y+0.5).
@@ -86,6 +87,45 @@ bool history_back(ViewHistory& history, View* view);
 bool history_forward(ViewHistory& history, View* view);
 bool history_can_back(const ViewHistory& history, const View& shown);
 bool history_can_forward(const ViewHistory& history);
+
+// ---- The default view in the part of the window the panels leave free ------------------------
+// formula_default_frame's frames show the whole set in a 16:9 picture. In the window the panels
+// cover part of the picture, so the default view (at start, Home, a new formula's or Julia set's
+// frame) fits that frame whole into the area they leave free instead, centred there, at the
+// deepest zoom that shows all of it. A view given on the command line or opened from a file
+// stays exactly as given.
+inline constexpr double kDefaultFrameAspect = 16.0 / 9.0;  // formula_default_frame's width / height
+
+// A rectangle of the view's pixels (x right, y down). Narrower or lower than kMinFramingPixels
+// (no room left beside the panels, or none given): the whole view.
+inline constexpr double kMinFramingPixels = 64.0;
+struct FramingArea {
+    double x = 0.0, y = 0.0, width = 0.0, height = 0.0;
+};
+// Whether the view's centre and zoom are exactly its formula's default frame (formula_default_frame),
+// as reset_view and a formula switch leave them.
+bool at_default_frame(const View& view);
+// reset_view's place, zoomed and centred so that the formula's frame lies whole in `area`: its
+// centre at the area's centre, as large as fits (it spans the area's width or its height). The
+// zoom is rounded down to 4 significant digits and the centre to a tenth of a pixel (tidy
+// numbers in the View panel).
+View default_view_in(const View& view, const FramingArea& area);
+
+// The default view keeps to the free area while it changes (the window resized, a panel opened,
+// dragged or collapsed, the first frames' panel sizes) until the user moves the view.
+struct DefaultFraming {
+    View placed;           // the view as update_default_framing left it
+    bool follows = false;  // `placed` is a default view fitted here: it follows the area
+};
+// Before the first frame: the default view follows the area; a given view (`view_given`) stays.
+DefaultFraming start_default_framing(const View& view, bool view_given);
+// Once a frame, once the frame's navigation is done and before the history records it. A view
+// still where it was placed follows `area` if it is a default view; a view that has just become
+// its formula's default frame (at_default_frame: Home, a formula or Julia switch, a Julia set
+// opened from the preview) is fitted into `area` and follows it from then on; any other view is
+// left alone. When a following view moves, the history forgets the place it left (it was never
+// the user's), so Back does not stop there. Returns whether the view moved.
+bool update_default_framing(DefaultFraming& framing, View* view, ViewHistory* history, const FramingArea& area);
 
 // How a frame computed for `frame_view` shows in `shown_view` (same centre units, any sizes):
 // frame pixel = shown pixel * scale + offset. Identity when the views are the same.

@@ -44,6 +44,23 @@ PanelLayout layout_panels(const PanelLayoutInput& in) {
     return out;
 }
 
+FramingArea free_area(const PanelLayout& layout, const PanelRect& view_panel) {
+    const float m = kPanelMargin;
+    const float right = layout.column.width > 0.0f && layout.column.height > 0.0f ? layout.column.x - m
+                                                                                  : layout.status.width;
+    const float bottom = layout.status.height > 0.0f ? layout.status.y - m : layout.status.y;
+    if (view_panel.width <= 0.0f || view_panel.height <= 0.0f) return {0.0, 0.0, right, bottom};
+    const FramingArea beside{view_panel.x + view_panel.width + m, 0.0, right - (view_panel.x + view_panel.width + m),
+                             bottom};
+    const FramingArea below{0.0, view_panel.y + view_panel.height + m, right,
+                            bottom - (view_panel.y + view_panel.height + m)};
+    // The height of a 16:9 frame that fits (0 when the area is empty).
+    auto fits = [](const FramingArea& a) {
+        return std::max(0.0, std::min(a.width / kDefaultFrameAspect, a.height));
+    };
+    return fits(below) > fits(beside) ? below : beside;
+}
+
 std::string panel_settings_path(std::string* error) {
     std::string base;
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg == '/') {

@@ -12,11 +12,14 @@
 // layout_panels() is plain arithmetic on the window's size, the status line's height and the
 // widths the user last gave the two panels (ImGui keeps those in imgui.ini): it narrows the
 // View panel and the column where the window is too small for both, and keeps both above the
-// status line. The ImGui side (place_view_panel, begin_side_column) pins each window to its
-// place every frame and lets the user change only its width (and the View panel's height).
+// status line; free_area() is what they leave of the window for the default view. The ImGui
+// side (place_view_panel, begin_side_column) pins each window to its place every frame and lets
+// the user change only its width (and the View panel's height).
 #pragma once
 
 #include <string>
+
+#include "render/frame/view_math.h"
 
 namespace ms {
 
@@ -48,6 +51,13 @@ struct PanelLayout {
     float column_max_width = 0.0f;
 };
 PanelLayout layout_panels(const PanelLayoutInput& input);
+
+// The part of the window the panels leave free, where the default view goes (render/frame/
+// view_math.h: update_default_framing): above the status line, left of the column, and either
+// right of or below the View panel as drawn (`view_panel`: its rectangle this frame, a collapsed
+// panel's title bar; empty: not drawn), whichever holds a 16:9 frame larger, kPanelMargin away
+// from each panel.
+FramingArea free_area(const PanelLayout& layout, const PanelRect& view_panel);
 
 // imgui.ini's place: $XDG_CONFIG_HOME/mandelscope/imgui.ini, else ~/.config/mandelscope/imgui.ini.
 // Creates the folder. Returns "" and sets *error to a sentence when it cannot.

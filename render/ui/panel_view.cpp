@@ -296,6 +296,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     place_view_panel(layout);
     const bool expanded = ImGui::Begin("View");
     s.width = ImGui::GetWindowWidth();
+    s.shown = {ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, s.width, ImGui::GetWindowHeight()};
     if (!expanded) {
         ImGui::End();
         return;

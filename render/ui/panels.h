@@ -76,8 +76,10 @@ struct ViewPanelState {
     std::string zoom_error;                 // why the last typed zoom was refused
     bool zoom_being_edited = false;
     float width = 0.0f;                     // as drawn (the user may resize it); 0: not yet
+    PanelRect shown;                        // where it was drawn this frame (collapsed: its title bar)
 };
-// Drawn at layout.view (panel_layout.h); records its width for the next frame's layout.
+// Drawn at layout.view (panel_layout.h); records its width for the next frame's layout and its
+// rectangle for free_area().
 void draw_view_panel(ViewPanelState& state, const PanelLayout& layout);
 
 // ---- Julia preview inset (panel_julia_preview.cpp) -------------------------------------------

@@ -2,7 +2,7 @@
 # install_relocated.sh: `cmake --install` gives a copy that runs anywhere. The installed
 # binary, run from another directory, finds share/mandelscope/{assets,shaders} of its own tree
 # (not the source tree), renders a PNG with a named palette, and still does after the whole
-# installed tree is moved. With nothing installed beside it, the error names every place tried.
+# installed tree is moved. The desktop entry and its icons are installed where desktops look. With nothing installed beside it, the error names every place tried.
 # Usage: bash tests/tree/install_relocated.sh /path/to/build/bin/mandelscope
 set -euo pipefail
 bin=$1
@@ -13,7 +13,8 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 test -x "$work/prefix/bin/mandelscope" || { echo "FAIL: no bin/mandelscope installed"; exit 1; }
 for f in share/mandelscope/assets/palettes/fire.txt share/mandelscope/shaders/fullscreen.frag \
-         share/mandelscope/assets/cnn/fashion_mnist.msw; do
+         share/mandelscope/assets/cnn/fashion_mnist.msw share/applications/mandelscope.desktop \
+         share/icons/hicolor/256x256/apps/mandelscope.png share/icons/hicolor/48x48/apps/mandelscope.png; do
     test -f "$work/prefix/$f" || { echo "FAIL: $f not installed"; exit 1; }
 done
 

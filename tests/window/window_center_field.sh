@@ -12,7 +12,8 @@ bin=$1
 command -v xdotool >/dev/null || { echo "SKIP: xdotool is missing (package xdotool)"; exit 77; }
 work=$(mktemp -d)
 export XDG_CONFIG_HOME="$work/config"
-"$bin" --backend=cpu --size=1280x720 --iter=100 --print-view >"$work/out.log" 2>&1 &
+# A given view (the default one is fitted beside the panels): centre (-0.5, 0), zoom 2.
+"$bin" --backend=cpu --size=1280x720 --iter=100 --center=-0.5,0 --zoom=2 --print-view >"$work/out.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 wid=$(timeout 30 xdotool search --sync --onlyvisible --name '^Mandelscope$' | head -1)
@@ -34,8 +35,8 @@ line=$(grep '^view: ' "$work/out.log")
 echo "$line" | awk '{
     split($2, c, "[=,]"); re = c[2] + 0; im = c[3] + 0
     split($3, z, "="); zoom = z[2] + 0
-    # Typed centre (-1.25, 0) at zoom 64/27, then two notches of 1.25 about (900, 400).
-    H = 720; W = 1280; zm = 64 / 27; s = 4 / (zm * H)
+    # Typed centre (-1.25, 0) at zoom 2, then two notches of 1.25 about (900, 400).
+    H = 720; W = 1280; zm = 2; s = 4 / (zm * H)
     px = -1.25 + (900 - W / 2) * s; py = 0 - (400 - H / 2) * s
     f = 1.5625; cr = px + (-1.25 - px) / f; ci = py + (0 - py) / f
     printf "centre %.9g %.9g (expected %.9g %.9g), zoom %.9g (expected %.9g)\n", re, im, cr, ci, zoom, zm * f
