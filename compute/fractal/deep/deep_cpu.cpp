@@ -83,7 +83,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     constexpr bool kLanesType =
         std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase && !kDistance;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
-    // lanes fill from one row, so most would idle (a 2-pixel strip at e50 took 1.8x as long).
+    // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();
