@@ -163,7 +163,7 @@ void draw_rolling_plot(TimingsPanelState& s) {
     add(3, "UI", t.stages[size_t(FrameStage::Ui)], PlotMarker::None);
     add(4, "present", t.stages[size_t(FrameStage::Present)], PlotMarker::None);
     // The UI frame's total is in the table, not here: it is about the sum of these lines, and
-    // each 300-point line costs ~20 us to draw, a tenth of the panel's 0.2 ms budget.
+    // each 300-point line takes a visible share of the panel's drawing budget (kPanelBudgetMs).
     PlotAxis x;
     x.title = "UI frames ago";
     PlotAxis y;

@@ -1,5 +1,5 @@
-// plot.h: small 2D plots drawn with ImGui's ImDrawList, for the demo panels (vector add now;
-// the CNN and performance panels later). ImGui 1.86 has only linear PlotLines and implot is not
+// plot.h: small 2D plots drawn with ImGui's ImDrawList, for the demo panels (vector add, the
+// CNN) and the performance panels. ImGui 1.86 has only linear PlotLines and implot is not
 // packaged in Debian, so this is the little we need: line series of (x, y) points with markers,
 // linear or logarithmic axes with decade ticks and labels, reference lines and marked points,
 // a legend that shows and hides series, and a tooltip with the point nearest the mouse.
