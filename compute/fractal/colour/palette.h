@@ -56,7 +56,7 @@ void save_palette_file(const std::filesystem::path& path, const Palette& palette
 // whole file; throws std::runtime_error with a sentence naming `source` when there is no
 // Colors line, a value is not a whole number in 0..255, the count is not a multiple of three,
 // or fewer than two colours remain.
-Palette palette_from_kfr_colors(const std::string& kfr_text, const std::string& source);
+Palette palette_from_kfr_colours(const std::string& kfr_text, const std::string& source);
 // A grey gradient built into the program, for a window whose palette file cannot be opened:
 // it keeps drawing (and says why) instead of closing.
 Palette builtin_grey_palette();
