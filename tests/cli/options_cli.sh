@@ -51,7 +51,7 @@ done
 # A zoom of 1e400 is no error: both the window and render draw any depth (the deep paths; the
 # window's export of a deep view is checked in tests/window/window_deep_zoom.sh).
 bad --supersample=2                                          # meaningless without --export
-bad --open=/nonexistent.png --export=e.png                   # not the default view instead
+bad --open=/nonexistent.png --export=e.png                   # refused, not the default view exported
 bad cnn eval --conv-tiling=99999999999x1 --limit=10          # would wrap in sscanf %d
 bad cnn eval --batch=0x10 --limit=10
 
