@@ -31,7 +31,7 @@ huge=$(printf '7%.0s' $(seq 26000))
 # The same input to the window's options (via --export: no display needed) and to render.
 for mode in render window; do
     if [ $mode = render ]; then m=(render); out=(-o e.png); else m=(); out=(--export=e.png); fi
-    bad "${m[@]}" --size="${huge}x10" "${out[@]}"            # 26,000 digits: std::regex would overflow the stack
+    bad "${m[@]}" --size="${huge}x10" "${out[@]}"            # std::regex would overflow the stack
     bad "${m[@]}" --size=4294967297x36 "${out[@]}"           # sscanf %d would wrap it to 1x36
     bad "${m[@]}" --center=0x1p-1,0 "${out[@]}"              # hex, which strtod accepts
     bad "${m[@]}" --center=0x10,0 "${out[@]}"
@@ -51,7 +51,7 @@ done
 # A zoom of 1e400 is no error: both the window and render draw any depth (the deep paths; the
 # window's export of a deep view is checked in tests/window/window_deep_zoom.sh).
 bad --supersample=2                                          # meaningless without --export
-bad --open=/nonexistent.png --export=e.png                   # refused, not the default view exported
+bad --open=/nonexistent.png --export=e.png                   # refused: no default view exported
 bad cnn eval --conv-tiling=99999999999x1 --limit=10          # would wrap in sscanf %d
 bad cnn eval --batch=0x10 --limit=10
 

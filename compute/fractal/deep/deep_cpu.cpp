@@ -38,10 +38,10 @@ double ms_since(Clock::time_point start) {
 }
 
 // One pixel, a pixel at a time. The Mandelbrot set's loop rounds with fused multiply-adds
-// (deep_perturbation.h): std::fma is one instruction where the target has FMA, and a call into
-// libm on the baseline x86-64 this library is built for, which would make a pixel about twice
-// as slow as separate roundings. So its loop is also compiled for FMA (deep_iterate_pixel is always inlined and
-// takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
+// (deep_perturbation.h): std::fma is one instruction where the target has FMA, and a call into libm
+// on the baseline x86-64 this library is built for, which would make a pixel about twice as slow as
+// separate roundings. So its loop is also compiled for FMA (deep_iterate_pixel is always inlined
+// and takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
 template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, typename... Args>
 __attribute__((target("fma"))) int64_t iterate_pixel_fma(Args&&... args) {
     return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance>(std::forward<Args>(args)...);

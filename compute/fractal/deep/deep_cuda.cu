@@ -281,10 +281,10 @@ struct DeviceArray {
 
 // A host range page-locked while it lives (cudaHostRegister), so that a copy from the device into
 // it is one DMA instead of the driver's staged copy of pageable memory. The frame's outputs are
-// pinned while its kernel runs: sizing and registering the two vectors happens behind the
-// kernel, and the pinned copy plus unregistering costs less than the pageable copy (see
-// docs/performance.md). Where registering fails (the range shares a page with one already registered, or
-// the driver refuses), the copy stays pageable: nothing else changes.
+// pinned while its kernel runs: sizing and registering the two vectors happens behind the kernel,
+// and the pinned copy plus unregistering costs less than the pageable copy (see
+// docs/performance.md). Where registering fails (the range shares a page with one already
+// registered, or the driver refuses), the copy stays pageable: nothing else changes.
 struct HostPin {
     void* ptr = nullptr;
     HostPin(void* p, size_t bytes) {

@@ -28,9 +28,9 @@
 // [1, 2)): a step is then the double arithmetic of the double path plus one exponent sum and
 // one normalisation, where entries of their own FloatExp would normalise after every product
 // and align before every sum (the 2x2 Jacobian's eight products a step would make FloatExp DE
-// frames far slower than the smooth ones). The entries share the largest one's 53 bits: an entry 2^-60 of
-// it is kept to 2^-113 of the whole, which is what |D| and |J^T z| need, and one below 2^-500
-// of it is dropped. The factors w and A, B are brought to shared exponents too, so nothing
+// frames far slower than the smooth ones). The entries share the largest one's 53 bits: an entry
+// 2^-60 of it is kept to 2^-113 of the whole, which is what |D| and |J^T z| need, and one below
+// 2^-500 of it is dropped. The factors w and A, B are brought to shared exponents too, so nothing
 // underflows when w passes within 1e-320 of the critical point.
 #pragma once
 

@@ -24,10 +24,11 @@
 //    after S go to a global queue.
 //  * Phase 2, direct_survivors_kernel: a persistent grid shares the queue out in chunks and
 //    refills a lane as soon as its pixel is done, so slow pixels fill whole warps on every SM.
-//    (Were each tile's survivors kept inside its block, the few blocks holding the interior
-//    would run long on a handful of SMs while the others idled.) Survivors run blocks of N steps with a single escape test; on escape the lane redoes
-//    the block step by step from its saved start, so k stays exact. A queue entry carries c as
-//    well as z, so a refill neither divides the pixel index nor recomputes c in double.
+//    (Were each tile's survivors kept inside its block, the few blocks holding the interior would
+//    run long on a handful of SMs while the others idled.) Survivors run blocks of N steps with a
+//    single escape test; on escape the lane redoes the block step by step from its saved start, so
+//    k stays exact. A queue entry carries c as well as z, so a refill neither divides the pixel
+//    index nor recomputes c in double.
 #include <cuda_runtime.h>
 
 #include <algorithm>

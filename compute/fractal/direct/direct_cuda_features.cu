@@ -134,8 +134,8 @@ __global__ void __launch_bounds__(256) direct_features_kernel(FeatureParams p) {
 // frames with long orbits). It is shaped like the smooth kernels' survivors pass
 // (direct_cuda_survivors.cu), for the same reasons:
 //   - pixels are handed out in chunks: one atomic per warp and up to kChunkPixels pixels, not one
-//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent
-//     and a single global counter would be the bottleneck), the chunks shrinking to 32 pixels as the
+//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent and
+//     a single global counter would be the bottleneck), the chunks shrinking to 32 pixels as the
 //     frame runs out (guided, as OpenMP's schedule), so the last warps do not hold long ones; a
 //     pixel the cardioid/bulb test settles is finished inside the refill, without an iteration
 //     round;

@@ -1,9 +1,9 @@
 // test_direct_cpu.cpp: the fast CPU path (direct_cpu: OpenMP + Highway SIMD) against
 // the scalar reference of the same precision, through the shared validator. With the default
 // unfused arithmetic the fast path performs the reference's IEEE operations in the same order,
-// so the pictures (and even the iteration counts) must agree exactly; the comparison's
-// tolerances (99.9% identical escape counts, smooth values within 1e-3) are checked as well, and are
-// what the optional fused-multiply-add mode is held to.
+// so the pictures (and even the iteration counts) must agree exactly; the comparison's tolerances
+// (99.9% identical escape counts, smooth values within 1e-3) are checked as well, and are what the
+// optional fused-multiply-add mode is held to.
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -396,8 +396,9 @@ TEST(DirectCuda, IterationCountsMatchTheReference) {
 // Every knob setting draws the same picture. Variants with the reference's arithmetic must agree
 // with it exactly (same escaped pixels and, shortcuts off, the same iteration total: a strong check
 // of the block-and-redo logic). The FMA variants agree bit for bit with each other; against the
-// reference they move chaotic pixels (a few percent of the seahorse valley in FP32), so only a loose sanity
-// bound applies there, as for the naive baseline (also FMA, in nvcc's default contraction order).
+// reference they move chaotic pixels (a few percent of the seahorse valley in FP32), so only a
+// loose sanity bound applies there, as for the naive baseline (also FMA, in nvcc's default
+// contraction order).
 TEST(DirectCuda, EveryTuningDrawsTheSamePicture) {
     SKIP_WITHOUT_CUDA();
     std::vector<ms::CudaTuning> tunings;
