@@ -6,7 +6,7 @@
 // Row 0 of the texture is the image's top row. With scale 1 and offset 0 every window pixel
 // samples its own texel's centre, so the picture is shown exactly as computed.
 in vec2 uv;
-out vec4 color;
+out vec4 colour;
 uniform sampler2D frame;
 uniform vec2 window_size;    // framebuffer pixels
 uniform vec2 frame_size;     // texture pixels
@@ -17,7 +17,7 @@ void main() {
     vec2 window_pixel = vec2(uv.x, 1.0 - uv.y) * window_size;
     vec2 t = (window_pixel * frame_scale + frame_offset) / frame_size;
     if (any(lessThan(t, vec2(0.0))) || any(greaterThan(t, vec2(1.0))))
-        color = vec4(background, 1.0);
+        colour = vec4(background, 1.0);
     else
-        color = vec4(texture(frame, t).rgb, 1.0);
+        colour = vec4(texture(frame, t).rgb, 1.0);
 }

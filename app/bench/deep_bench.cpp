@@ -444,7 +444,7 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                                    : ""));
         rows.push_back(row);
     }
-    print("  ratio: KF's CPU time / our end-to-end time; goals (issue 13, H100 host, 1024x1024): end to end >= 100x "
+    print("  ratio: KF's CPU time / our end-to-end time; goals (H100 host, 1024x1024): end to end >= 100x "
           "KF, resolved at 30x; the frame alone <= 50 ms");
     if (kf_size) print(printf_text("  %d mark(s) MISSED", missed));
     else

@@ -76,8 +76,8 @@ inline constexpr DeepKf2Location kDeepKf2Locations[] = {
     {"e14", "1e14", 7.6},   {"e50", "1e50", 29.5},   {"e113", "5e113", 10.6},
     {"e227", "5e227", 268}, {"e533", "4e533", 22.4}, {"e1086", "1e1086", 274},
 };
-inline constexpr double kDeepKf2GoalRatio = 100.0;     // the issue's goal, end to end
-inline constexpr double kDeepKf2ResolveRatio = 30.0;   // the issue is resolved at this ratio
+inline constexpr double kDeepKf2GoalRatio = 100.0;     // the goal, end to end
+inline constexpr double kDeepKf2ResolveRatio = 30.0;   // the lower bar that still counts as met
 inline constexpr double kDeepKf2FrameGoalMs = 50.0;    // the frame alone, reference cached
 
 struct DeepKf2Row {

@@ -1,7 +1,8 @@
 // deep_bla_bench.cpp: deep_bench_bla (deep_bench.h): the BLA table built on the CPU (OpenMP, all
-// cores) and copied to the device, as deep_cuda did, against the table built on the GPU from the
-// orbit already there, as deep_cuda does now; rounds interleaved, medians; then the frame end to
-// end both ways. And deep_bench_cuda_passes: deep_cuda's pixels in one pass against in passes.
+// cores) and copied to the device (deep_cuda with bla_on_device false), against the table built on
+// the GPU from the orbit already there (deep_cuda's default); rounds interleaved, medians; then the
+// frame end to end both ways. And deep_bench_cuda_passes: deep_cuda's pixels in one pass against in
+// passes.
 #include <omp.h>
 
 #include <algorithm>

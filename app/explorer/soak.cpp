@@ -148,7 +148,7 @@ void sample_soak_memory(SoakTest& soak, bool export_running, bool at_base_size) 
     // buffers (the worker's smooth values and colours, the rows for the UI), the GL texture and
     // llvmpipe's and X's copies of the window all scale with it, about 25 bytes a pixel, so a
     // reading at 1280x800 holds some 20 MB more than one at 320x240. Compared across sizes,
-    // that looked like a creep of the heap (+20 to 30% over 4,000 frames); at one size it is flat.
+    // that would look like a creep of the heap; at one size it is flat.
     if (soak.frame % 25 != 0 || export_running || !at_base_size) return;
     const int64_t rss = process_resident_bytes_trimmed();
     const int quarter = std::min(3, 4 * (soak.frame - 1) / std::max(1, soak.frames));
@@ -207,7 +207,7 @@ std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
         text += "soak: GPU memory not measured (no usable CUDA device)\n";
     }
     std::snprintf(line, sizeof line,
-                  "soak: after the warm-up the heap in use grew %+.2f%% and resident memory %+.2f%%: issue 16's goal "
+                  "soak: after the warm-up the heap in use grew %+.2f%% and resident memory %+.2f%%: the soak's goal "
                   "(resident under %.0f%%) %s (window_soak.sh fails at %.0f%%)\n",
                   soak_heap_growth_percent(soak), soak_rss_growth_percent(soak), kSoakResidentGoalPercent,
                   soak_memory_goal_met(soak) ? "met" : "MISSED", kSoakResidentGatePercent);

@@ -1,5 +1,5 @@
 // soak.h: `--soak=N` (a test hook): N frames of scripted random navigation in the real window,
-// to show that a long session neither crashes, errs nor grows. Every frame one action is drawn
+// to show that a long run neither crashes, errs nor grows. Every frame one action is drawn
 // from a seeded generator and carried out through the same requests the mouse, the keys and
 // the panels raise: pan, zoom in and out about a random pixel, box zoom, back, forward, reset,
 // backend toggle, palette change, window resize, an export started and one cancelled.
@@ -7,10 +7,11 @@
 // It measures what a leak would show: the most resident memory of the warm-up (the first quarter
 // of the frames, at least 200) against the most it reaches afterwards. High-water marks, not
 // single readings: an export in flight or a larger window holds buffers for a while, and both
-// phases see such moments; a leak raises the mark again and again. and the GPU's used memory
-// after the warm-up against the end, once the window's renderer has released its buffers. The
-// verdict: every frame ran and no error was shown; the memory figures are reported beside it. (The GPU figure is reported, not judged: the CUDA frame keeps its scratch buffers
-// between frames and grows them with the window, so it is read on the GPU machine's run.)
+// phases see such moments; a leak raises the mark again and again. It also reads the GPU's used
+// memory after the warm-up and at the end, once the window's renderer has released its buffers.
+// The verdict: every frame ran and no error was shown; the memory figures are reported beside
+// it. (The GPU figure is reported, not judged: the CUDA frame keeps its scratch buffers between
+// frames and grows them with the window, so it is read on the GPU machine's run.)
 #pragma once
 
 #include <array>
@@ -76,22 +77,17 @@ double soak_rss_growth_percent(const SoakTest& soak);
 // allocator caching, thread stacks and the GL driver's mappings do not blur.
 double soak_heap_growth_percent(const SoakTest& soak);
 
-// Issue 16's goal: resident memory grows by less than 5% after the warm-up. The exit status
+// The soak's goal: resident memory grows by less than 5% after the warm-up. The exit status
 // says whether every frame ran without an error; tests/window/window_soak.sh gates the memory
-// (at kSoakResidentGatePercent). Read at one window size (sample_soak_memory), the CPU path's
-// heap is flat without exports (+1.75%, resident +0.69% over 4,000 frames). With exports, most
-// of the resident creep was glibc's dynamic mmap threshold: once the first export freed its
-// strips, later exports' strips came from the arenas and fragmented them (up to 31 MB free in
-// 70 MB); the window now keeps large blocks mapped (keep_large_blocks_mapped, process_memory.h):
-// resident +2.5 to +2.9% in seeds 8 and 9 (before: +5.4 to +6.9%). What remains is the heap in
-// use, which rose with exports: thread_local scratch kept as a high-water mark of the widest
-// image so far (the PNG encoder's, now freed with each file), and on 16 cores the CPU kernel's
-// chunk scratch in each thread of the export thread's OpenMP team (+13-14 MB: with
-// OMP_NUM_THREADS=2 the H100 soak grew +1.0%, with 16 +6.7%), now freed after each export
-// (release_cpu_render_scratch). The H100 soak then grows +2.2 to +3.8% (seeds 7, 8, 9).
+// (at kSoakResidentGatePercent). Memory is read at one window size (sample_soak_memory). What
+// keeps exports from creeping: the window keeps large blocks mapped (keep_large_blocks_mapped,
+// process_memory.h; glibc's dynamic mmap threshold would send later exports' strips to the
+// arenas and fragment them), the PNG encoder frees its scratch with each file, and the CPU
+// kernel's chunk scratch in each thread of the export thread's OpenMP team, which grows with
+// the cores, is freed after each export (release_cpu_render_scratch). The figures of the soak
+// runs are in docs/performance.md.
 inline constexpr double kSoakResidentGoalPercent = 5.0;
-// What the test fails on: the goal itself (CPU path here +2.5 to +2.9% with exports; H100 +2.2
-// to +3.8%).
+// What the test fails on: the goal itself.
 inline constexpr double kSoakResidentGatePercent = 5.0;
 bool soak_memory_goal_met(const SoakTest& soak);
 bool soak_passed(const SoakTest& soak);

@@ -152,7 +152,7 @@ nlohmann::json to_json(const Run& run, const std::string& backend) {
 }  // namespace
 
 int run_cnn_eval(const CnnEvalArgs& a) {
-    // Not sscanf's %d, which wraps 99999999999 silently (issue 16): the one size parser.
+    // Not sscanf's %d, which wraps 99999999999 silently: the one size parser.
     int tiling_images = 0, tiling_channels = 0;
     if (!a.conv_tiling.empty() &&
         !parse_size_text(a.conv_tiling, kCnnMaxConvTiling, &tiling_images, &tiling_channels).empty()) {

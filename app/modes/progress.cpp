@@ -1,6 +1,6 @@
-// progress.cpp: the stderr progress bar of progress.h. (It replaces two earlier bars: this
-// one kept the thread safety and clean-up of the first and the terminal escape "clear to end
-// of line" and quarter-step log lines of the second.)
+// progress.cpp: the stderr progress bar of progress.h: thread-safe, cleaned up when it ends,
+// redrawn in place with the terminal escape "clear to end of line" on a terminal, and written
+// as quarter-step lines to a log.
 #include "app/modes/progress.h"
 
 #include <unistd.h>

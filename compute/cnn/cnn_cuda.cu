@@ -5,10 +5,9 @@
 // CPU reference: cnn_forward_cpu_reference (cnn_cpu_reference.cpp); tests/demos/test_cnn.cpp compares
 // every variant and tiling with it (1e-4 on the logits).
 //
-// Napkin math per image: conv1 0.23 MFLOP, conv2 1.81 MFLOP, fc1 0.20 MFLOP: 2.2 MFLOP, so
-// 10,000 images are 22 GFLOP; at a realistic 30 TFLOP/s of FP32 FMA on an H100 that is 0.7 ms
-// (14M images/s). Memory is no limit: 7.8 MB of input bytes in, 0.4 MB of logits out; the
-// unfused variant adds 125 MB (pool1) written and read again.
+// Napkin math per image: conv1 0.23 MFLOP, conv2 1.81 MFLOP, fc1 0.20 MFLOP: 2.2 MFLOP, so 10,000
+// images are 22 GFLOP, little for a GPU's FP32 FMA units. Memory is no limit: 7.8 MB of input bytes
+// in, 0.4 MB of logits out; the unfused variant adds 125 MB (pool1) written and read again.
 //
 // Layout on the device: one float array with the weights in the kCnnTensors order, except that
 // conv1's weights are stored [tap][out] and conv2's [in][tap][out], so a thread reads the

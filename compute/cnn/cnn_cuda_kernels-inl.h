@@ -28,7 +28,7 @@ constexpr int kDenseRows = 64;       // images per cnn_fc1_partial_kernel block
 constexpr int kDenseK = 32;          // its k-tile
 constexpr int kDenseKTiles = kCnnFlat / kDenseK;  // 49
 static_assert(kCnnFlat % kDenseK == 0);
-// Blocks the fc1 split-K grid aims at: 4 per SM of an H100, so small batches spread fc1's
+// Blocks the fc1 split-K grid aims at: 4 per SM of a 132-SM GPU, so small batches spread fc1's
 // 400 KB of weights over many SMs (one SM alone streams it slowly) and large ones fill the GPU.
 constexpr int kDenseTargetBlocks = 528;
 

@@ -4,8 +4,8 @@
 // the batch, fixed shared-memory trees, no atomics), so a run is reproducible bit for bit.
 // CPU reference: cnn_loss_and_gradient_cpu; tests/demos/test_cnn.cpp compares the gradients.
 //
-// Napkin: 6.6 MFLOP per image per step; a batch of 64 is 0.42 GFLOP, tiny for an H100, so a
-// step is bound by its ~14 launches (a few microseconds each), not by arithmetic.
+// Napkin: 6.6 MFLOP per image per step; a batch of 64 is 0.42 GFLOP, tiny for a GPU, so a
+// step is bound by its ~14 launches, not by arithmetic.
 #include <cuda_runtime.h>
 
 #include <algorithm>

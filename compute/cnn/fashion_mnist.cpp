@@ -30,7 +30,7 @@ constexpr uint32_t kIdxMaxCount = 1u << 20;
 
 // An IDX file, gzipped or plain, read with zlib's inflate directly (not gzread): gzread returns
 // end-of-file without an error when the input runs out inside the gzip trailer, so a file with
-// its last bytes cut used to pass. Here the stream must reach its end, where zlib checks the
+// its last bytes cut would pass. Here the stream must reach its end, where zlib checks the
 // trailer's CRC-32 and length.
 class IdxReader {
 public:

@@ -293,11 +293,11 @@ std::string png_head(int width, int height, const std::string& metadata) {
 }
 
 // The zlib stream's pieces as IDAT chunks of at most 8 MiB (several pieces each), written
-// straight from the encoder's buffers (building a chunk as a string was two more copies of the
-// image's bytes, in fresh pages: page faults were a sixth of writing a 4K frame). A chunk's CRC-32
-// covers its type and data: it is the type's CRC combined with the pieces' own, which the cores
-// computed as they deflated them (png_encode.h), so no serial pass reads the compressed bytes.
-// Pieces deflated on the GPU are read from the device here, through its staging buffers, as
+// straight from the encoder's buffers (building a chunk as a string would make two more copies of
+// the image's bytes, in fresh pages whose faults cost a good share of writing a frame). A chunk's
+// CRC-32 covers its type and data: it is the type's CRC combined with the pieces' own, which the
+// cores computed as they deflated them (png_encode.h), so no serial pass reads the compressed
+// bytes. Pieces deflated on the GPU are read from the device here, through its staging buffers, as
 // they are written (PngByteReader), in runs: one write per staging span.
 void write_idat(AtomicFile& file, const PngStreamPieces& pieces) {
     constexpr size_t kMaxChunk = size_t(8) << 20;

@@ -17,7 +17,7 @@
 //    with no branch per token.
 // The tokens are those of a greedy parse (at each byte the longer of the two matches, the one
 // at distance 1 on a tie, else a literal), cut into blocks of kPngDeflateBlockTokens symbols:
-// the output is the same, bit for bit, as the one-token-at-a-time encoder this replaced.
+// the output is the same, bit for bit, as a one-token-at-a-time encoder of that parse writes.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/io/png_deflate.cpp"

@@ -1,5 +1,6 @@
 // png_deflate.h: a deflate encoder (RFC 1951) specialised for PNG's filtered rows, in the spirit
-// of fpng: about 6.5x as fast as zlib's run-length strategy on our frames, and 6% smaller.
+// of fpng: faster than zlib's run-length strategy on our frames, and smaller (see
+// docs/performance.md).
 // png_encode.cpp calls it once per segment; zlib stays beside it as the reference and fallback
 // (PngDeflater::zlib).
 //
@@ -25,8 +26,8 @@ namespace ms {
 
 // Symbols per Huffman block: smaller blocks follow the statistics of the frame's regions more
 // closely at the cost of one more header (about 60-80 bytes) each, and of building its codes
-// (README, "Writing PNGs"). Against 32K symbols, 64K made the frames' files 0.1% larger to 0.1%
-// smaller and deflate about 4% faster. 65535 is the most one stored block holds, so a block of
+// (see docs/performance.md): against 32K symbols, 64K gives files of the same size and
+// deflates a little faster. 65535 is the most one stored block holds, so a block of
 // literals that goes out stored is one stored block.
 inline constexpr size_t kPngDeflateBlockTokens = 65535;
 

@@ -17,8 +17,8 @@ namespace {
 constexpr int kBpp = 3;  // RGB, 8 bits a channel
 // Run-length matches only (distance 1: the byte, or the pixel's channel, repeated), the
 // strategy that suits filtered smooth gradients, whose residuals are runs of small
-// values: on the default 4K frame (Paeth-filtered then) it gave 2,067,074 bytes at 250 ms a core, against 2,064,291
-// bytes and 530 ms for level 4 with Z_FILTERED (README, "Writing PNGs").
+// values: files about as small as level 4 with Z_FILTERED, in about half the time (see
+// docs/performance.md).
 constexpr int kPngDeflateStrategy = Z_RLE;
 
 // One segment's output: raw deflate ending in a sync flush (into a reused piece buffer), the
@@ -145,8 +145,8 @@ void PngEncoder::append_deflated(const PngDeflatedRows& rows, PngStreamPieces* p
     started_ = true;
     std::vector<size_t> offset(rows.segments + 1, 0);
     for (size_t s = 0; s < rows.segments; ++s) offset[s + 1] = offset[s] + rows.segment_bytes[s];
-    // Borrowed, not copied (a copy into the pieces' buffers, fresh pages on the first bands, was
-    // about a quarter of the GPU path's encode on the H100 host), or streamed from the reader.
+    // Borrowed, not copied (a copy into the pieces' buffers, fresh pages on the first bands, would
+    // be a large share of the GPU path's encode), or streamed from the reader.
     const int segments = int(rows.segments);
     pieces->reader = rows.bytes ? nullptr : rows.reader;
     for (size_t s = 0; s < rows.segments; ++s) {
@@ -197,8 +197,8 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
 
     // The filtered bytes' scratch, one per thread of the team, kept from call to call (a fresh
     // megabyte per segment costs page faults every time) and freed with the encoder: as
-    // thread_local buffers they outlived every export in the window's thread pools and grew
-    // with the widest export so far (issue 16's soak: heaptrack counted them in its creep).
+    // thread_local buffers they would outlive every export in the window's thread pools and
+    // grow with the widest export so far, a creep a soak run shows.
     if (filtered_.size() < size_t(omp_get_max_threads())) filtered_.resize(size_t(omp_get_max_threads()));
 
     // (No thread team for a single segment: small images, and a forked child, stay on this thread.)

@@ -8,15 +8,14 @@
 // with adler32_combine. A segment starts with an empty history window (our deflater looks back
 // only 3 bytes anyway; zlib's loses a fraction of a percent at these segment sizes).
 //
-// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default: on one
-// core about 6.5x as fast as zlib's run-length strategy (Z_RLE) on the Up-filtered default frame
-// at 4K and 16k, and 6% smaller (Z_RLE finds no matches at distance 3). Z_RLE stays as the
-// reference and fallback (PngDeflater::zlib); it was itself twice as fast as level 4 with
-// Z_FILTERED, within 0.2% of its size, on Paeth-filtered rows (README, "Writing PNGs").
+// Deflate: our own encoder (png_deflate.h), specialised for filtered rows, by default: faster
+// than zlib's run-length strategy (Z_RLE) on the Up-filtered frames, and smaller (Z_RLE finds
+// no matches at distance 3); see docs/performance.md. Z_RLE is the reference and fallback
+// (PngDeflater::zlib); it is itself faster than level 4 with Z_FILTERED, at about its size.
 //
-// Filter: Up on every row (smaller than Paeth on our frames, and a byte subtraction: see
-// png_filter.cpp for the measurement), applied straight to the RGBA rows with alpha dropped in
-// the same pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as are the
+// Filter: Up on every row (smaller than Paeth on our frames, and a byte subtraction:
+// png_filter.cpp says why), applied straight to the RGBA rows with alpha dropped in the same
+// pass (the frames are opaque, so the PNG is RGB, colour type 2); vectorised, as are the
 // Adler-32 (png_adler32) and the pieces' CRC-32 (png_crc32).
 #pragma once
 
@@ -47,7 +46,7 @@ public:
 // the CRC-32 of that piece alone, computed on the core that deflated it. The PNG writer
 // (image_io.cpp) writes the pieces as IDAT chunks straight from here, combining the chunks' CRCs
 // with crc32_combine: no serial pass over the compressed bytes (a serial CRC-32 and a copy into one
-// buffer were about a quarter of a 16k CUDA export's writing on 16 cores). The buffers are reused
+// buffer would be a large share of a 16k CUDA export's writing). The buffers are reused
 // from call to call (a fresh megabyte per segment costs page faults every time).
 struct PngStreamPieces {
     std::vector<std::vector<uint8_t>> bytes;  // only the first `count` are this call's
@@ -91,7 +90,7 @@ struct PngStreamPieces {
 // Which deflate encoder compresses the segments.
 enum class PngDeflater {
     fast,  // png_deflate.h: run and pixel matches, one Huffman table per 64K symbols
-    zlib,  // zlib, Z_RLE: the reference (about a sixth as fast, 6% larger on our frames)
+    zlib,  // zlib, Z_RLE: the reference (slower, and larger files on our frames)
 };
 
 // Rows deflated elsewhere (the GPU encoder, png_encode_cuda.h) in encode_rows's format: the

@@ -52,7 +52,7 @@ __global__ void filter_kernel(const uint8_t* __restrict__ rgba, const uint8_t* _
 // Items (bytes or 16-bit tokens) of one thread's sub-chunk, read 16 bytes at a time: the last
 // two aligned 16-byte blocks read are kept in registers. A thread walks its sub-chunk forwards
 // and looks back at most 3 bytes (or scans a match ahead), so nearly every item comes from them;
-// byte loads straight from memory were one 32-line transaction per byte per warp. The buffers
+// byte loads straight from memory would be one 32-line transaction per byte per warp. The buffers
 // read through it are padded to whole 16-byte blocks. `read_only`: through the non-coherent
 // cache (__ldg), for data the kernel does not write (not the tokens, which it does).
 template <class T, bool read_only>
@@ -166,8 +166,8 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     for (int i = t; i < kTokenSymbols; i += kPngDeflateThreads)
         fold_token_count(i, sh.histogram[i], sh.lit_freq, sh.dist_freq,
                          [](uint32_t* counter, uint32_t c) { atomicAdd(counter, c); });
-    // The literal/length leaves sorted by all threads at once (thread 0's serial sort was most of
-    // the plan, during which the block's other threads wait).
+    // The literal/length leaves sorted by all threads at once (thread 0's serial sort would be
+    // most of the plan, during which the block's other threads wait).
     if (t == 0) {
         sh.lit_freq[kEndOfBlock] = 1;
         sh.lit_leaves = 0;
@@ -281,10 +281,9 @@ __global__ void compact_kernel(const uint8_t* __restrict__ slots, size_t slot_by
 namespace {
 
 // The staging buffers the compressed bytes pass through on their way to the writer: two, so that
-// the next span is copied while the writer writes this one; 2 MiB each, so that a copy (about 0.1
-// ms over PCIe) is short beside writing the span (about 1.5 ms at the H100 host's 1.3 GB/s), and
-// pinning them (about 3 ms) hides behind the first call's kernels. (Two of 4 MiB took 5-9 ms to
-// pin there.)
+// the next span is copied while the writer writes this one; 2 MiB each, so that a copy over PCIe
+// is short beside writing the span to disk, and pinning them hides behind the first call's
+// kernels (larger buffers take longer to pin than those kernels run; see docs/performance.md).
 constexpr int kStagingSlots = 2;
 constexpr size_t kStagingSlotBytes = size_t(2) << 20;
 
@@ -543,8 +542,8 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK(cudaEventRecord(m.compacted, m.stream));
     if (!m.staging_ok && !m.staging_ready.valid()) {
         // The staging buffers are pinned on a helper thread while the first call's kernels run
-        // (this thread only waits for them): pinning costs about a millisecond per 1-2 MB on the
-        // H100 host, and pinned from the constructor it held up the caller's own CUDA calls.
+        // (this thread only waits for them): pinning takes milliseconds, and pinned from the
+        // constructor it would hold up the caller's own CUDA calls.
         int device = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         m.staging_ready = std::async(std::launch::async, [&m, device] {

@@ -7,9 +7,8 @@
 // byte (tests/io/test_image_io.cpp); zlib is the checksums' reference (test_png_deflate.cpp).
 //
 // Why Up and not Paeth: on our fractal frames Up gives the smaller file with this project's
-// deflate (matches at distances 1 and 3 only): 1,995,696 bytes of image data against Paeth's
-// 2,053,256 on the default view at 4K, and 1-4% smaller on the seahorse valley, the fire and
-// rainbow palettes and a supersampled frame (README, "Writing PNGs"). It is also a byte
+// deflate (matches at distances 1 and 3 only), on the default view, the seahorse valley, the
+// fire and rainbow palettes and a supersampled frame (see docs/performance.md). It is also a byte
 // subtraction where Paeth needs 16-bit lanes and three comparisons, and it reads the row above
 // as it is in the caller's RGBA, so no RGB copy of either row is made.
 

@@ -6,7 +6,7 @@
 // machines and the panel can call it every frame.
 //
 // How to use it (what the bench and the panel do):
-//   CpuInfo cpu = query_cpu_info();                       // once (cpu_info.h; ~30 ms)
+//   CpuInfo cpu = query_cpu_info();                       // once (cpu_info.h; a calibration loop)
 //   CudaSystemInfo cuda = query_cuda_system();            // once (cuda_info.h)
 //   IterationLimit gpu = cuda_iteration_limit(cuda.devices[0], Precision::Fp32);
 //   double pct = percent_of_limit(measured_iterations_per_second, gpu);

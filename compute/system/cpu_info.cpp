@@ -29,8 +29,8 @@ double read_khz_as_mhz(const char* path) {
 }
 
 // Seconds of CPU time this thread has run: unlike wall time it stops while the thread waits for
-// a core, so the clock measurement holds on a busy machine (wall time read 1.7-4.2 GHz on a
-// shared 2-core VM; this reads the same clock loaded or idle).
+// a core, so the clock measurement holds on a busy machine (on a shared VM wall time reads a
+// clock that swings with the load; CPU time reads the same clock loaded or idle).
 double thread_cpu_seconds() {
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -40,8 +40,8 @@ double thread_cpu_seconds() {
 // A chain of dependent 64-bit integer multiplies: imul r64, r64 has a latency of exactly 3
 // cycles on every x86-64 core of the last decade (Intel since Nehalem, AMD since Zen), so
 // multiplies per second of CPU time x 3 is the clock. (A chain of "add $1" is not safe: Intel's
-// Golden Cove and later fold immediate adds at rename and run several a cycle; it read
-// 5.96 GHz on a Sapphire Rapids Xeon.) x86 only (inline asm); elsewhere 0 (not measured).
+// Golden Cove and later fold immediate adds at rename and run several a cycle, so such a loop
+// reads a clock above the real one.) x86 only (inline asm); elsewhere 0 (not measured).
 double measure_clock_mhz() {
 #if defined(__x86_64__)
     double best = 0.0;

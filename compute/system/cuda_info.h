@@ -53,7 +53,7 @@ int cuda_fp32_lanes_per_sm(int major, int minor);
 
 // Bytes of the current device's memory in use (total - free, as cudaMemGetInfo reports it: every
 // process's allocations and the context). -1 without a usable device. Soak tests compare it
-// before and after a session to see that nothing leaks.
+// before and after a soak run to see that nothing leaks.
 int64_t cuda_device_memory_used_bytes();
 int cuda_fp64_lanes_per_sm(int major, int minor);
 

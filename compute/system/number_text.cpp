@@ -14,7 +14,7 @@ namespace {
 bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 
 // Quotes the text for a message, cut short: a message must stay one readable line even when
-// the input was 26,000 digits.
+// the input is thousands of digits long.
 std::string quote(const std::string& text) {
     constexpr size_t kShown = 40;
     if (text.size() <= kShown) return "'" + text + "'";

@@ -2,8 +2,8 @@
 //
 // Numbers reach Mandelscope as text from the command line, the View panel, the clipboard and a
 // PNG's tEXt chunk. They all go through here, so what one mode accepts every other mode (and
-// the PNG reader) accepts too. A window that hangs on a centre `render` wrote is what happens
-// otherwise (issue 16: strtod took hex, a leading space and "1e-00000001"; the window did not).
+// the PNG reader) accepts too. Otherwise a window could hang on a centre `render` wrote
+// (strtod takes hex, a leading space and "1e-00000001", where the window's parser does not).
 //
 // The grammar (plain decimal, no locale, no spaces, no hex, no inf or nan):
 //     [+-]? ( digits [ "." digits* ] | "." digits ) ( [eE] [+-]? digits )?

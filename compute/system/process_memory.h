@@ -18,10 +18,10 @@ int64_t process_heap_in_use_bytes();
 
 // Makes every malloc block of kLargeBlockBytes or more a mapping of its own that free() gives
 // straight back to the system (glibc's M_MMAP_THRESHOLD), for a long-running window. By default
-// glibc raises that threshold each time such a block is freed, up to 32 MiB: after the first
-// export had freed its strips, the next exports' strips and batches (a few to 32 MB each, a new
-// size every time) came from the heap's arenas instead, which grew to 70 MB with up to 31 MB free
-// but fragmented in them, and resident memory crept (issue 16's soak; README, "Soak").
+// glibc raises that threshold each time such a block is freed, up to 32 MiB: once the first
+// export has freed its strips, the next exports' strips and batches (a few to 32 MB each, a new
+// size every time) would come from the heap's arenas instead, which grow with much of their
+// memory free but fragmented, and resident memory would creep over a soak run.
 inline constexpr long kLargeBlockBytes = 256L << 10;
 void keep_large_blocks_mapped();
 

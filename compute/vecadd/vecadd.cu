@@ -46,7 +46,7 @@ __device__ __forceinline__ float4 add4(float4 x, float4 y) {
 // c = a + b with 128-bit loads and stores (a, b, c 16-byte aligned). Grid-stride loop: any grid
 // covers any n. Each iteration issues kUnroll independent loads of a and of b before the first
 // store; with the default one-pass grid (kUnroll 1) the bytes in flight come from the many
-// resident threads instead (Little's law: ~3 TB/s x ~0.6 us = ~2 MB, 16 KB per SM). The
+// resident threads instead (Little's law: bandwidth x latency, megabytes on an HBM GPU). The
 // n % 4 floats past the last float4 are done by the grid's first threads, one each.
 template <int kUnroll, bool kHints>
 __global__ void vecadd_kernel(const float* __restrict__ a, const float* __restrict__ b,

@@ -1,9 +1,9 @@
 // vecadd.h: c = a + b on float32 arrays, measured seven ways, to show when the GPU loses, when
-// it wins and why (issue 5). The model behind the `mandelscope vecadd` command and the
+// it wins and why. The model behind the `mandelscope vecadd` command and the
 // vector-add panel; it knows nothing of either.
 //
 // How to use it (what the panel does):
-//   VecAddMachine machine = vecadd_machine_info();            // once, on a worker thread (~1 s:
+//   VecAddMachine machine = vecadd_machine_info();            // once, on a worker thread (slow:
 //                                                             // it measures the host link)
 //   size_t max_n = vecadd_max_elements(machine, variants);    // the size slider's upper end
 //   auto rows = run_vecadd_variants(machine, variants, n);    // the Run button
@@ -51,11 +51,11 @@ bool vecadd_variant_is_gpu(VecAddVariant variant);
 bool vecadd_variant_uses_host_link(VecAddVariant variant);  // pageable, pinned, streams
 double vecadd_bytes_per_element(VecAddVariant variant);     // 12, or 8 for the device copy
 
-// How the CUDA kernel is launched. The defaults are what the H100 measurements chose
-// (`mandelscope vecadd --kernel-configs`, 2^28 elements, H100 80GB HBM3): a grid that covers
-// the array in one pass, so the grid-stride loop runs once per thread, reached 3040-3070 GB/s
-// (91% of 3352) with every block size and unroll 1; an occupancy-sized ("persistent") grid
-// striding ~250 times reached 2830-2890 GB/s whatever the unroll or cache hints.
+// How the CUDA kernel is launched. The defaults are the fastest that `mandelscope vecadd
+// --kernel-configs` finds (see docs/performance.md): a grid that covers the array in one pass,
+// so the grid-stride loop runs once per thread, with unroll 1 (every block size does as well);
+// an occupancy-sized ("persistent") grid striding hundreds of times is slower whatever the
+// unroll or cache hints.
 struct VecAddKernelConfig {
     int block_size = 1024;         // threads per block (a multiple of 32, up to 1024)
     int blocks_per_sm = -1;        // -1: one pass, a thread per `unroll` float4 groups;

@@ -4,10 +4,9 @@
 //
 // Images are drawn as ImDrawList rectangles, one per non-background pixel (28x28 grayscale,
 // scaled by a whole number so the edges stay sharp): no texture, so the panel holds no GL
-// object. A page of the grid is about 20,000 rectangles, a fraction of a millisecond for ImGui
-// to build (perf: ImDrawList::PrimRect 0.1% of the samples). Only a software GL pays for them:
-// under Xvfb's llvmpipe on 2 shared cores the window at 1920x1080 drops from 19 to 7.5 frames/s
-// with the panel open, nearly all of it in llvmpipe's rasteriser.
+// object. A page of the grid is about 20,000 rectangles, little work for ImGui to build. Only a
+// software GL pays for them: under Xvfb's llvmpipe the window's frame rate drops with the panel
+// open, nearly all of it in llvmpipe's rasteriser (see docs/performance.md).
 #include <imgui.h>
 
 #include <algorithm>

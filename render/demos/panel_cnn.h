@@ -1,4 +1,4 @@
-// panel_cnn.h: the CNN demo panel (issue 6): the small convolutional network of
+// panel_cnn.h: the CNN demo panel: the small convolutional network of
 // compute/cnn/cnn.h classifying Fashion-MNIST's 10,000 test images, on this machine's CPU and
 // GPU.
 //

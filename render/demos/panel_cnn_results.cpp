@@ -204,7 +204,7 @@ SweepPlots sweep_plots(const CnnDemo& d) {
         if (points.empty()) return;
         PlotSeries latency;
         latency.label = label;
-        latency.color = colour;
+        latency.colour = colour;
         latency.marker = marker;
         latency.hidden = hidden;
         PlotSeries throughput = latency;
@@ -267,7 +267,7 @@ void draw_sweep(CnnDemo& d, float width) {
         const double ms = plot_series_value_at(plots.latency[i], x_latency, latency_y, d.batch);
         const double rate = plot_series_value_at(plots.throughput[i], x_throughput, throughput_y, d.batch);
         if (!std::isfinite(ms) || !std::isfinite(rate)) continue;
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].color), "%s", plots.latency[i].label.c_str());
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].colour), "%s", plots.latency[i].label.c_str());
         ImGui::SameLine();
         ImGui::Text("at %d images per call: %s per call, %s images/s", d.batch, duration_text(ms).c_str(),
                     format_per_second(rate).c_str());

@@ -28,8 +28,8 @@ std::string format_bytes(double bytes) {
 }
 
 
-void colored_wrapped(ImU32 color, const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, color);
+void coloured_wrapped(ImU32 colour, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(text.c_str());
     ImGui::PopTextWrapPos();
@@ -44,8 +44,8 @@ void variant_swatch(VecAddVariant v) {
     ImGui::Dummy(ImVec2(w, h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float mid = at.y + 0.5f * h + 1.0f;
-    dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + w, mid), st.color, 2.0f);
-    draw_plot_marker(dl, ImVec2(at.x + 0.5f * w, mid), st.marker, st.color);
+    dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + w, mid), st.colour, 2.0f);
+    draw_plot_marker(dl, ImVec2(at.x + 0.5f * w, mid), st.marker, st.colour);
     ImGui::SameLine();
 }
 
@@ -59,7 +59,7 @@ void draw_machine(const VectorAddDemo& s) {
                 format_bytes(double(h.available_memory_bytes)).c_str());
     const VecAddDevice& d = s.machine.device;
     if (!d.available) {
-        colored_wrapped(kVecAddWarningColor, "GPU: none (" + d.reason + "); the GPU rows say so.");
+        coloured_wrapped(kVecAddWarningColour, "GPU: none (" + d.reason + "); the GPU rows say so.");
         return;
     }
     ImGui::Text("GPU: %s, %d SMs, %s free, memory %.0f GB/s (theoretical)", d.name.c_str(), d.sm_count,
@@ -121,7 +121,7 @@ void draw_size(VectorAddDemo& s, const std::vector<VecAddVariant>& variants) {
                         format_bytes(double(vecadd_host_bytes_needed(s.elements, variants))).c_str());
     if (s.machine_known) {
         const std::string why = vecadd_check_size(s.machine, s.elements, variants);
-        if (!why.empty()) colored_wrapped(kVecAddErrorColor, "Too large for this machine: " + why + ".");
+        if (!why.empty()) coloured_wrapped(kVecAddErrorColour, "Too large for this machine: " + why + ".");
     }
 }
 
@@ -170,7 +170,7 @@ void draw_actions(VectorAddDemo& s, const std::vector<VecAddVariant>& variants) 
                     "size. The measurements share the CPU and GPU with the picture: leave it still meanwhile.");
     }
     if (s.task == VecAddTask::MachineInfo) ImGui::TextDisabled("Run and Sweep wait for the machine's facts.");
-    if (!s.message.empty()) colored_wrapped(s.message_is_error ? kVecAddErrorColor : kVecAddGoodColor, s.message);
+    if (!s.message.empty()) coloured_wrapped(s.message_is_error ? kVecAddErrorColour : kVecAddGoodColour, s.message);
 }
 
 // The rows the table shows: the latest Run at the chosen size, else the sweep's rows at that
@@ -236,7 +236,7 @@ void draw_variant_table(VectorAddDemo& s) {
             const VecAddResult& r = *found;
             ImGui::TableNextColumn();
             if (!r.ok) {
-                ImGui::PushStyleColor(ImGuiCol_Text, kVecAddWarningColor);
+                ImGui::PushStyleColor(ImGuiCol_Text, kVecAddWarningColour);
                 ImGui::TextUnformatted(r.error == "cancelled" ? "cancelled" : "not measured");
                 ImGui::PopStyleColor();
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.error.c_str());
@@ -259,14 +259,14 @@ void draw_variant_table(VectorAddDemo& s) {
             ImGui::TableNextColumn();
             if (r.speedup_vs_one_thread > 0) {
                 const double x = r.speedup_vs_one_thread;
-                ImGui::PushStyleColor(ImGuiCol_Text, x >= 1.0 ? kVecAddGoodColor : kVecAddErrorColor);
+                ImGui::PushStyleColor(ImGuiCol_Text, x >= 1.0 ? kVecAddGoodColour : kVecAddErrorColour);
                 ImGui::TextUnformatted(printf_text(x < 0.01 ? "%.2g\u00d7" : "%.3g\u00d7", x).c_str());
                 ImGui::PopStyleColor();
             } else {
                 ImGui::TextDisabled("-");
             }
             ImGui::TableNextColumn();
-            ImGui::PushStyleColor(ImGuiCol_Text, r.max_abs_error == 0.0 ? kVecAddGoodColor : kVecAddErrorColor);
+            ImGui::PushStyleColor(ImGuiCol_Text, r.max_abs_error == 0.0 ? kVecAddGoodColour : kVecAddErrorColour);
             ImGui::TextUnformatted(r.max_abs_error == 0.0 ? "0" : printf_text("%.2g", r.max_abs_error).c_str());
             ImGui::PopStyleColor();
         }
@@ -285,7 +285,7 @@ void draw_variant_table(VectorAddDemo& s) {
                 all_gpu &= vecadd_variant_is_gpu(r.variant);
                 who += std::string(who.empty() ? "" : ", ") + vecadd_variant_label(r.variant);
             }
-        colored_wrapped(kVecAddWarningColor, (all_gpu ? std::string("GPU rows") : who) + ": " + why + ".");
+        coloured_wrapped(kVecAddWarningColour, (all_gpu ? std::string("GPU rows") : who) + ": " + why + ".");
     }
 }
 

@@ -1,4 +1,4 @@
-// panel_vecadd.h: the Vector-add demo panel (issue 5): c = a + b on float32 arrays measured on
+// panel_vecadd.h: the Vector-add demo panel: c = a + b on float32 arrays measured on
 // this machine's CPU and GPU, to see when the GPU loses, when it wins, and why.
 //
 // Like the panels in panels.h it is one function over a plain struct: the user edits the size,

@@ -13,13 +13,13 @@
 
 namespace ms {
 
-inline constexpr ImU32 kVecAddErrorColor = IM_COL32(255, 110, 110, 255);
-inline constexpr ImU32 kVecAddWarningColor = IM_COL32(230, 190, 90, 255);
-inline constexpr ImU32 kVecAddGoodColor = IM_COL32(140, 220, 140, 255);
+inline constexpr ImU32 kVecAddErrorColour = IM_COL32(255, 110, 110, 255);
+inline constexpr ImU32 kVecAddWarningColour = IM_COL32(230, 190, 90, 255);
+inline constexpr ImU32 kVecAddGoodColour = IM_COL32(140, 220, 140, 255);
 
 // How a variant looks in the table, the plots and the legend, and what its tooltip says.
 struct VecAddVariantStyle {
-    ImU32 color;
+    ImU32 colour;
     PlotMarker marker;
     const char* help;
 };

@@ -32,7 +32,7 @@ SweepSeries sweep_series(const VectorAddDemo& s) {
         const VecAddVariantStyle st = vecadd_variant_style(v);
         PlotSeries time;
         time.label = vecadd_variant_label(v);
-        time.color = st.color;
+        time.colour = st.colour;
         time.marker = st.marker;
         time.dashed = v == VecAddVariant::GpuDeviceCopy;
         time.hidden = s.plot_hidden[int(v)];

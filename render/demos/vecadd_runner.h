@@ -49,7 +49,7 @@ void carry_out_vector_add(VectorAddDemo& demo, VecAddRunner& runner);
 // A task is running or about to start (--screenshot waits for it).
 bool vector_add_busy(const VecAddRunner& runner);
 
-// Cancels the task and waits for the worker (shutdown; the machine query finishes first, ~1 s).
+// Cancels the task and waits for the worker (shutdown; a machine query under way finishes first).
 void stop_vecadd_runner(VecAddRunner& runner);
 
 }  // namespace ms

@@ -47,9 +47,9 @@ std::string validate_export_settings(const ExportSettings& settings);
 ExportResult export_view_png(const View& view, const PaletteTable& palette, const ExportSettings& settings,
                              const std::atomic<bool>* cancel, const std::function<void(double)>& progress);
 
-// The same on a thread, for the window. One thread serves every export of a session, started
-// with the first: a thread per export left host memory behind in the CUDA driver on each one
-// (the soak test measured 14% growth over 4,000 frames with ~80 exports on the H100).
+// The same on a thread, for the window. One thread serves every export of the window's life,
+// started with the first: a thread per export would leave host memory behind in the CUDA driver
+// on each one, which the soak test sees as growth.
 struct ExportJob {
     ~ExportJob();  // stop_export_job: the thread never outlives the job it writes into
     std::thread thread;

@@ -59,8 +59,8 @@ void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input);
 
 // Dear ImGui 1.86 reads keys as "down or not" once per frame, so a key pressed and released
 // between two frames (a quick tap while a frame takes long, or xdotool) never reaches it: Enter
-// in a text field was lost, the field stayed active and kept its typed text, and the click that
-// finally deactivated it committed that text, snapping the view back. Call this after
+// in a text field would be lost, the field would stay active with its typed text, and the click
+// that finally deactivated it would commit that text, snapping the view back. Call this after
 // ImGui_ImplGlfw_InitForOpenGL: a release that follows its press within one frame is held back,
 // and replay_delayed_key_releases() hands it to ImGui (and the callbacks above) before the next
 // frame's events. (ImGui 1.87 queues input events itself.)

@@ -1,6 +1,6 @@
 // panel_perf.cpp: the Performance window: the Compare switch and its latest result on top (seen
 // from every tab), then the Timings, Speedup and Device tabs (panel_timings.cpp,
-// panel_speedup.cpp, panel_device.cpp). It times its own drawing, against a 0.2 ms budget.
+// panel_speedup.cpp, panel_device.cpp). It times its own drawing, against kPanelBudgetMs.
 #include <imgui.h>
 
 #include <algorithm>
@@ -84,7 +84,7 @@ void draw_perf_panels(PerfPanelsState& s, bool in_column) {
         char cost[64];
         std::snprintf(cost, sizeof cost, "this panel: %s/frame", format_duration_ms(own.median).c_str());
         // After the help marker on the same line, pushed to the right edge where there is room;
-        // on a line of its own in a narrow column (it used to be drawn over the checkbox there).
+        // on a line of its own in a narrow column (where it would cover the checkbox).
         ImGui::SameLine();
         const float right = ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x;
         if (right >= ImGui::GetCursorPosX()) ImGui::SetCursorPosX(right);

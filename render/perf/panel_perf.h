@@ -1,4 +1,4 @@
-// panel_perf.h: the performance panels (issue 4), one "Performance" window with a Compare
+// panel_perf.h: the performance panels, one "Performance" window with a Compare
 // switch on top and three tabs, each drawn by its own function over plain state:
 //   draw_timings_panel  (panel_timings.cpp)  where each frame's time goes, rolling plot,
 //                                            min/median/p95, iterations/s against the limit,
@@ -28,7 +28,8 @@ namespace ms {
 
 // ---- Device (panel_device.cpp) -------------------------------------------------------------
 struct DevicePanelState {
-    // Filled once, when the panel is first shown (query_cpu_info measures the clock: ~30 ms).
+    // Filled once, when the panel is first shown (query_cpu_info measures the clock, which takes
+    // a calibration loop).
     bool facts_ready = false;
     CudaSystemInfo cuda;
     CpuInfo cpu;

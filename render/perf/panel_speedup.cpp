@@ -22,9 +22,9 @@ namespace {
 const ImU32 kWarning = IM_COL32(230, 190, 90, 255);
 const ImU32 kGood = IM_COL32(140, 220, 140, 255);
 const ImU32 kBad = IM_COL32(255, 110, 110, 255);
-const ImU32 kSpeedupColor = IM_COL32(255, 160, 60, 255);
-const ImU32 kCpuColor = IM_COL32(120, 200, 255, 255);
-const ImU32 kCudaColor = IM_COL32(130, 220, 130, 255);
+const ImU32 kSpeedupColour = IM_COL32(255, 160, 60, 255);
+const ImU32 kCpuColour = IM_COL32(120, 200, 255, 255);
+const ImU32 kCudaColour = IM_COL32(130, 220, 130, 255);
 
 void draw_job(const ComparePanelState& s) {
     const CompareStatus& job = s.status;
@@ -51,7 +51,7 @@ void draw_latest(const ComparePanelState& s) {
     const CompareRecord& r = s.history.back();
     ImGui::Text("View %d: %dx%d, zoom %.3g, %d iterations, %s", r.view_number, r.width, r.height, r.zoom, r.iterations,
                 r.precision);
-    ImGui::PushStyleColor(ImGuiCol_Text, kSpeedupColor);
+    ImGui::PushStyleColor(ImGuiCol_Text, kSpeedupColour);
     ImGui::Text("CUDA is %s faster", format_speedup(compare_speedup(r)).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
@@ -69,9 +69,9 @@ void draw_latest(const ComparePanelState& s) {
 
 void draw_history_plot(ComparePanelState& s) {
     if (s.history.size() < 1) return;
-    PlotSeries speedup{"speedup", kSpeedupColor, PlotMarker::Circle, false, false, {}};
-    PlotSeries cpu{"CPU ms", kCpuColor, PlotMarker::Square, false, false, {}};
-    PlotSeries cuda{"CUDA ms", kCudaColor, PlotMarker::Diamond, false, false, {}};
+    PlotSeries speedup{"speedup", kSpeedupColour, PlotMarker::Circle, false, false, {}};
+    PlotSeries cpu{"CPU ms", kCpuColour, PlotMarker::Square, false, false, {}};
+    PlotSeries cuda{"CUDA ms", kCudaColour, PlotMarker::Diamond, false, false, {}};
     for (const CompareRecord& r : s.history) {
         speedup.points.push_back({double(r.view_number), compare_speedup(r)});
         cpu.points.push_back({double(r.view_number), r.cpu_ms});

@@ -24,7 +24,7 @@ const ImU32 kWrong = IM_COL32(255, 110, 110, 255);
 const ImU32 kRight = IM_COL32(140, 220, 140, 255);
 
 // Stage colours, shared by the table's swatches and the plot.
-constexpr ImU32 kStageColors[kFrameStages + 1] = {
+constexpr ImU32 kStageColours[kFrameStages + 1] = {
     IM_COL32(255, 160, 60, 255),   // compute
     IM_COL32(120, 200, 255, 255),  // map+unmap
     IM_COL32(200, 130, 255, 255),  // upload
@@ -33,13 +33,13 @@ constexpr ImU32 kStageColors[kFrameStages + 1] = {
     IM_COL32(200, 200, 200, 160),  // the whole UI frame
 };
 
-void stats_row(const char* name, ImU32 color, const SampleStats& st, double latest, const char* over) {
+void stats_row(const char* name, ImU32 colour, const SampleStats& st, double latest, const char* over) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float h = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 0.25f * h), ImVec2(p.x + 0.5f * h, p.y + 0.75f * h), color);
+    dl->AddRectFilled(ImVec2(p.x, p.y + 0.25f * h), ImVec2(p.x + 0.5f * h, p.y + 0.75f * h), colour);
     ImGui::Dummy(ImVec2(0.6f * h, h));
     ImGui::SameLine();
     ImGui::TextUnformatted(name);
@@ -60,12 +60,12 @@ void draw_table(const TimingsPanelState& s) {
     const bool cuda = s.path == RenderPath::Interop || s.path == RenderPath::Copy;
     const char* rendered = "over the last rendered frames";
     const char* ui = "over the last UI frames";
-    stats_row(cuda ? "compute (events)" : "compute (wall)", kStageColors[0], t.compute_ms, t.latest_compute_ms, rendered);
-    stats_row("map+unmap", kStageColors[1], t.interop_ms, t.latest_interop_ms, rendered);
-    stats_row("upload", kStageColors[2], t.upload_ms, t.latest_upload_ms, rendered);
-    stats_row("UI", kStageColors[3], t.ui_ms, t.latest_ui_ms, ui);
-    stats_row("present", kStageColors[4], t.present_ms, t.latest_present_ms, ui);
-    stats_row("UI frame", kStageColors[5], t.frame_ms, t.latest_frame_ms, ui);
+    stats_row(cuda ? "compute (events)" : "compute (wall)", kStageColours[0], t.compute_ms, t.latest_compute_ms, rendered);
+    stats_row("map+unmap", kStageColours[1], t.interop_ms, t.latest_interop_ms, rendered);
+    stats_row("upload", kStageColours[2], t.upload_ms, t.latest_upload_ms, rendered);
+    stats_row("UI", kStageColours[3], t.ui_ms, t.latest_ui_ms, ui);
+    stats_row("present", kStageColours[4], t.present_ms, t.latest_present_ms, ui);
+    stats_row("UI frame", kStageColours[5], t.frame_ms, t.latest_frame_ms, ui);
     ImGui::EndTable();
 }
 
@@ -145,7 +145,7 @@ void draw_rolling_plot(TimingsPanelState& s) {
     auto add = [&](int index, const char* label, const SampleRing& ring, PlotMarker marker) {
         PlotSeries ps;
         ps.label = label;
-        ps.color = kStageColors[index];
+        ps.colour = kStageColours[index];
         ps.marker = marker;
         ps.hidden = s.hidden[size_t(index)];
         std::vector<double> values = ring_values(ring);
@@ -163,7 +163,7 @@ void draw_rolling_plot(TimingsPanelState& s) {
     add(3, "UI", t.stages[size_t(FrameStage::Ui)], PlotMarker::None);
     add(4, "present", t.stages[size_t(FrameStage::Present)], PlotMarker::None);
     // The UI frame's total is in the table, not here: it is about the sum of these lines, and
-    // each 300-point line costs ~20 us to draw, a tenth of the panel's 0.2 ms budget.
+    // each 300-point line takes a visible share of the panel's drawing budget (kPanelBudgetMs).
     PlotAxis x;
     x.title = "UI frames ago";
     PlotAxis y;

@@ -14,7 +14,7 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Facts that cost a query (the CPU's clock is measured, ~30 ms): once, when the panels first open.
+// Facts that cost a query (the CPU's clock is measured): once, when the panels first open.
 void ensure_device_facts(PerfPanelsState& p) {
     if (p.device.facts_ready) return;
     p.device.cuda = query_cuda_system();

@@ -98,7 +98,7 @@ void record_ui_frame(FrameTimeline& timeline, const FrameSample& sample, double 
 // `iterations` is what the pixels advanced, `skipped_iterations` the part of it BLA skipped (a
 // deep frame's DeepFrameStats::bla_iterations; 0 on the direct paths). The rest was stepped one
 // iteration at a time (a deep frame's perturbation_steps), and "% of the limit" divides only
-// that: the limit is what the cores can step, and a deep frame whose BLA skipped 94% of its
+// that: the limit is what the cores can step, and a deep frame whose BLA skipped most of its
 // iterations would otherwise claim several times the hardware's peak.
 void record_throughput(FrameTimeline& timeline, bool cuda, uint64_t iterations, uint64_t skipped_iterations,
                        double compute_ms);

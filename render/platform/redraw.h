@@ -1,8 +1,8 @@
 // redraw.h: when the explorer's main loop draws its next frame.
 //
 // The window draws only when something may have changed on screen, and otherwise sleeps in
-// glfwWaitEventsTimeout (an idle window used to redraw 60 times a second: a core and a half of
-// a 2-core machine under Mesa's llvmpipe). The main loop fills RedrawReasons at the end of each
+// glfwWaitEventsTimeout (an idle window redrawing 60 times a second would take most of a small
+// machine's cores under Mesa's llvmpipe). The main loop fills RedrawReasons at the end of each
 // frame and waits for what next_frame_wait_s() returns:
 //   0                    draw again at once: the user asked for continuous redraws, a benchmark
 //                        or a scripted screenshot is running, or input arrived in the last few
@@ -20,13 +20,12 @@ namespace ms {
 // most about a tenth of a core on it. The frames' interval is (1 + kProgressCostFactor) times
 // the last frame's own cost, between 1/40 s (40 frames a second, so that jitter keeps the UI
 // above 30) and 0.25 s (4); the wait is that interval less the frame's wall time. Under Mesa's
-// llvmpipe a frame costs 20 to 40 ms of CPU (the GL drawing, the texture upload, the X server's
-// copy), so it redraws 4 to 5 times a second there, leaving the cores to the frame being
-// computed (at 30 Hz it took a third of a 2-core machine); with a GPU's GL a frame costs a few
-// milliseconds and the UI stays at 40 frames/s. (A fixed 0.25 s wait at first: 3.8 frames/s on
-// the H100 host while Compare's deep CPU frame ran; then 10 times the frame's wall time,
-// swap included, after it: 6.4; then the swap left out on a GPU's GL but the wait still added
-// to the frame: 24.9.)
+// llvmpipe a frame costs tens of milliseconds of CPU (the GL drawing, the texture upload, the X
+// server's copy), so it redraws a few times a second there, leaving the cores to the frame
+// being computed; with a GPU's GL a frame costs a few milliseconds and the UI stays at 40
+// frames/s. The interval follows the frame's own cost (less a GPU GL's swap) and the wait is
+// taken off it, not added: a fixed wait, or one added to the frame, would let the UI crawl
+// while a long CPU frame computes beside it.
 inline constexpr double kProgressMinWaitSeconds = 1.0 / 40.0;  // the shortest interval
 inline constexpr double kProgressWaitSeconds = 0.25;  // the longest interval while work shows progress
 inline constexpr double kProgressCostFactor = 10.0;

@@ -209,7 +209,7 @@ bool carry_out_palette_editor(PaletteEditorState& s, View* view, PaletteTable* t
             if (!in) throw std::runtime_error("cannot open " + s.kfr_path);
             std::ostringstream text;
             text << in.rdbuf();
-            const Palette imported = palette_from_kfr_colors(text.str(), s.kfr_path);
+            const Palette imported = palette_from_kfr_colours(text.str(), s.kfr_path);
             const Palette previous = s.palette;
             s.palette = imported;
             s.palette.interior_r = previous.interior_r;

@@ -243,35 +243,35 @@ namespace {
 constexpr float kMarkerRadius = 3.5f;
 constexpr double kHoverDistancePx = 14.0;
 
-ImU32 with_alpha(ImU32 color, int alpha) { return (color & ~IM_COL32_A_MASK) | (ImU32(alpha) << IM_COL32_A_SHIFT); }
+ImU32 with_alpha(ImU32 colour, int alpha) { return (colour & ~IM_COL32_A_MASK) | (ImU32(alpha) << IM_COL32_A_SHIFT); }
 
 }  // namespace
 
-void draw_plot_marker(ImDrawList* dl, ImVec2 c, PlotMarker marker, ImU32 color, float r) {
+void draw_plot_marker(ImDrawList* dl, ImVec2 c, PlotMarker marker, ImU32 colour, float r) {
     switch (marker) {
     case PlotMarker::None: break;
-    case PlotMarker::Circle: dl->AddCircleFilled(c, r, color, 12); break;
-    case PlotMarker::Square: dl->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), color); break;
+    case PlotMarker::Circle: dl->AddCircleFilled(c, r, colour, 12); break;
+    case PlotMarker::Square: dl->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), colour); break;
     case PlotMarker::Diamond:
         r *= 1.3f;
-        dl->AddQuadFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y), color);
+        dl->AddQuadFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y), colour);
         break;
     case PlotMarker::TriangleUp:
         r *= 1.3f;
-        dl->AddTriangleFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y + 0.8f * r), ImVec2(c.x - r, c.y + 0.8f * r), color);
+        dl->AddTriangleFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y + 0.8f * r), ImVec2(c.x - r, c.y + 0.8f * r), colour);
         break;
     case PlotMarker::TriangleDown:
         r *= 1.3f;
-        dl->AddTriangleFilled(ImVec2(c.x - r, c.y - 0.8f * r), ImVec2(c.x + r, c.y - 0.8f * r), ImVec2(c.x, c.y + r), color);
+        dl->AddTriangleFilled(ImVec2(c.x - r, c.y - 0.8f * r), ImVec2(c.x + r, c.y - 0.8f * r), ImVec2(c.x, c.y + r), colour);
         break;
     case PlotMarker::Cross:
-        dl->AddLine(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), color, 2.0f);
-        dl->AddLine(ImVec2(c.x - r, c.y + r), ImVec2(c.x + r, c.y - r), color, 2.0f);
+        dl->AddLine(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), colour, 2.0f);
+        dl->AddLine(ImVec2(c.x - r, c.y + r), ImVec2(c.x + r, c.y - r), colour, 2.0f);
         break;
     case PlotMarker::Plus:
         r *= 1.2f;
-        dl->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), color, 2.0f);
-        dl->AddLine(ImVec2(c.x, c.y - r), ImVec2(c.x, c.y + r), color, 2.0f);
+        dl->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), colour, 2.0f);
+        dl->AddLine(ImVec2(c.x, c.y - r), ImVec2(c.x, c.y + r), colour, 2.0f);
         break;
     }
 }
@@ -279,13 +279,13 @@ void draw_plot_marker(ImDrawList* dl, ImVec2 c, PlotMarker marker, ImU32 color, 
 namespace {
 
 // A line in dashes of 6 pixels with gaps of 4.
-void draw_dashed(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 color, float thickness) {
+void draw_dashed(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 colour, float thickness) {
     const float dx = b.x - a.x, dy = b.y - a.y, length = std::sqrt(dx * dx + dy * dy);
     if (length < 0.5f) return;
     const float ux = dx / length, uy = dy / length;
     for (float s = 0.0f; s < length; s += 10.0f) {
         const float e = std::min(length, s + 6.0f);
-        dl->AddLine(ImVec2(a.x + ux * s, a.y + uy * s), ImVec2(a.x + ux * e, a.y + uy * e), color, thickness);
+        dl->AddLine(ImVec2(a.x + ux * s, a.y + uy * s), ImVec2(a.x + ux * e, a.y + uy * e), colour, thickness);
     }
 }
 
@@ -294,9 +294,9 @@ void draw_series(ImDrawList* dl, const PlotFrame& f, const PlotSeries& s) {
     auto flush = [&] {
         if (run.size() >= 2) {
             if (s.dashed)
-                for (size_t i = 1; i < run.size(); ++i) draw_dashed(dl, run[i - 1], run[i], s.color, 1.5f);
+                for (size_t i = 1; i < run.size(); ++i) draw_dashed(dl, run[i - 1], run[i], s.colour, 1.5f);
             else
-                dl->AddPolyline(run.data(), int(run.size()), s.color, ImDrawFlags_None, 2.0f);
+                dl->AddPolyline(run.data(), int(run.size()), s.colour, ImDrawFlags_None, 2.0f);
         }
         run.clear();
     };
@@ -309,7 +309,7 @@ void draw_series(ImDrawList* dl, const PlotFrame& f, const PlotSeries& s) {
     }
     flush();
     for (const PlotPoint& p : s.points)
-        if (usable(f.x, p.x) && usable(f.y, p.y)) draw_plot_marker(dl, plot_to_screen(f, p), s.marker, s.color, kMarkerRadius);
+        if (usable(f.x, p.x) && usable(f.y, p.y)) draw_plot_marker(dl, plot_to_screen(f, p), s.marker, s.colour, kMarkerRadius);
 }
 
 }  // namespace
@@ -338,7 +338,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
     if (f.max.x - f.min.x < 20.0f || f.max.y - f.min.y < 20.0f) return result;  // too small to draw
     std::vector<PlotTick> x_ticks = plot_ticks(x, std::max(2, int((f.max.x - f.min.x) / (3.0f * line_h))));
 
-    const ImU32 text_color = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     dl->AddRectFilled(f.min, f.max, ImGui::GetColorU32(ImGuiCol_FrameBg));
     // Grid and tick labels. Labels that would run into the previous one are skipped.
@@ -351,7 +351,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
         const float w = ImGui::CalcTextSize(t.label.c_str()).x;
         const float left = std::clamp(px - 0.5f * w, origin.x, origin.x + size.x - w);
         if (left < last_label_right + 6.0f) continue;
-        dl->AddText(ImVec2(left, f.max.y + 5.0f), text_color, t.label.c_str());
+        dl->AddText(ImVec2(left, f.max.y + 5.0f), text_colour, t.label.c_str());
         last_label_right = left + w;
     }
     for (const PlotTick& t : y_ticks) {
@@ -360,7 +360,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
         dl->AddLine(ImVec2(f.min.x - (t.major ? 5.0f : 3.0f), py), ImVec2(f.min.x, py), dim_text);
         if (t.label.empty()) continue;
         const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-        dl->AddText(ImVec2(f.min.x - 7.0f - ts.x, std::clamp(py - 0.5f * ts.y, origin.y, f.max.y)), text_color,
+        dl->AddText(ImVec2(f.min.x - 7.0f - ts.x, std::clamp(py - 0.5f * ts.y, origin.y, f.max.y)), text_colour,
                     t.label.c_str());
     }
     dl->AddRect(f.min, f.max, ImGui::GetColorU32(ImGuiCol_Border));
@@ -378,7 +378,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
     // Annotation labels on a dark box, each moved to the first of a few places around its mark
     // that no earlier label covers (two crossovers close together stay readable).
     std::vector<ImRect> placed;
-    auto place_label = [&](const std::string& text, ImU32 color, std::initializer_list<ImVec2> candidates) {
+    auto place_label = [&](const std::string& text, ImU32 colour, std::initializer_list<ImVec2> candidates) {
         if (text.empty()) return;
         const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
         ImRect best;
@@ -396,7 +396,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
         }
         placed.push_back(best);
         dl->AddRectFilled(best.Min, best.Max, IM_COL32(0, 0, 0, 170), 2.0f);
-        dl->AddText(ImVec2(best.Min.x + 2.0f, best.Min.y), color, text.c_str());
+        dl->AddText(ImVec2(best.Min.x + 2.0f, best.Min.y), colour, text.c_str());
     };
     for (const PlotAnnotation& a : annotations) {
         const bool has_x = usable(x, a.x), has_y = usable(y, a.y);
@@ -404,19 +404,19 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
         if (has_x && has_y) {
             const ImVec2 c = plot_to_screen(f, {a.x, a.y});
             dl->AddCircle(c, 7.0f, IM_COL32(0, 0, 0, 160), 16, 4.0f);
-            dl->AddCircle(c, 7.0f, a.color, 16, 2.0f);
-            place_label(a.text, a.color,
+            dl->AddCircle(c, 7.0f, a.colour, 16, 2.0f);
+            place_label(a.text, a.colour,
                         {ImVec2(c.x + 7.0f, c.y - 7.0f - ts.y), ImVec2(c.x + 7.0f, c.y + 7.0f),
                          ImVec2(c.x - 9.0f - ts.x, c.y - 7.0f - ts.y), ImVec2(c.x - 9.0f - ts.x, c.y + 7.0f),
                          ImVec2(c.x - 0.5f * ts.x, c.y - 9.0f - 2.0f * ts.y), ImVec2(c.x - 0.5f * ts.x, c.y + 9.0f + ts.y)});
         } else if (has_x) {
             const float px = plot_to_screen(f, {a.x, y.min > 0 ? y.min : 1.0}).x;
-            draw_dashed(dl, ImVec2(px, f.min.y), ImVec2(px, f.max.y), a.color, 1.0f);
-            place_label(a.text, a.color, {ImVec2(px + 3.0f, f.min.y + 2.0f), ImVec2(px - ts.x - 5.0f, f.min.y + 2.0f)});
+            draw_dashed(dl, ImVec2(px, f.min.y), ImVec2(px, f.max.y), a.colour, 1.0f);
+            place_label(a.text, a.colour, {ImVec2(px + 3.0f, f.min.y + 2.0f), ImVec2(px - ts.x - 5.0f, f.min.y + 2.0f)});
         } else if (has_y) {
             const float py = plot_to_screen(f, {x.min > 0 ? x.min : 1.0, a.y}).y;
-            draw_dashed(dl, ImVec2(f.min.x, py), ImVec2(f.max.x, py), a.color, 1.0f);
-            place_label(a.text, a.color, {ImVec2(f.min.x + 4.0f, py - ts.y - 2.0f), ImVec2(f.min.x + 4.0f, py + 2.0f)});
+            draw_dashed(dl, ImVec2(f.min.x, py), ImVec2(f.max.x, py), a.colour, 1.0f);
+            place_label(a.text, a.colour, {ImVec2(f.min.x + 4.0f, py - ts.y - 2.0f), ImVec2(f.min.x + 4.0f, py + 2.0f)});
         }
     }
     dl->PopClipRect();
@@ -428,9 +428,9 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
             const PlotSeries& s = series[result.hovered.series];
             const PlotPoint p = s.points[result.hovered.point];
             const ImVec2 c = plot_to_screen(f, p);
-            dl->AddCircle(c, kMarkerRadius + 4.0f, text_color, 16, 2.0f);
+            dl->AddCircle(c, kMarkerRadius + 4.0f, text_colour, 16, 2.0f);
             ImGui::BeginTooltip();
-            ImGui::PushStyleColor(ImGuiCol_Text, s.color);
+            ImGui::PushStyleColor(ImGuiCol_Text, s.colour);
             ImGui::TextUnformatted(s.label.c_str());
             ImGui::PopStyleColor();
             for (const auto& [axis, v, fallback] : {std::tuple{&x, p.x, "x"}, std::tuple{&y, p.y, "y"}}) {
@@ -468,13 +468,13 @@ bool draw_plot_legend(std::vector<PlotSeries>& series) {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip(s.hidden ? "Click to show this series" : "Click to hide this series");
         ImGui::PopID();
         ImDrawList* dl = ImGui::GetWindowDrawList();
-        const ImU32 color = s.hidden ? with_alpha(s.color, 70) : s.color;
+        const ImU32 colour = s.hidden ? with_alpha(s.colour, 70) : s.colour;
         const float mid = at.y + 0.5f * line_h;
         if (s.dashed)
-            draw_dashed(dl, ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), color, 1.5f);
+            draw_dashed(dl, ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 1.5f);
         else
-            dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), color, 2.0f);
-        draw_plot_marker(dl, ImVec2(at.x + 0.5f * swatch_w, mid), s.marker, color, kMarkerRadius);
+            dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 2.0f);
+        draw_plot_marker(dl, ImVec2(at.x + 0.5f * swatch_w, mid), s.marker, colour, kMarkerRadius);
         dl->AddText(ImVec2(at.x + swatch_w + style.ItemInnerSpacing.x, at.y),
                     ImGui::GetColorU32(s.hidden ? ImGuiCol_TextDisabled : ImGuiCol_Text), s.label.c_str());
     }

@@ -1,5 +1,5 @@
-// plot.h: small 2D plots drawn with ImGui's ImDrawList, for the demo panels (vector add now;
-// the CNN and performance panels later). ImGui 1.86 has only linear PlotLines and implot is not
+// plot.h: small 2D plots drawn with ImGui's ImDrawList, for the demo panels (vector add, the
+// CNN) and the performance panels. ImGui 1.86 has only linear PlotLines and implot is not
 // packaged in Debian, so this is the little we need: line series of (x, y) points with markers,
 // linear or logarithmic axes with decade ticks and labels, reference lines and marked points,
 // a legend that shows and hides series, and a tooltip with the point nearest the mouse.
@@ -46,7 +46,7 @@ struct PlotPoint {
 
 struct PlotSeries {
     std::string label;
-    ImU32 color = IM_COL32(255, 255, 255, 255);
+    ImU32 colour = IM_COL32(255, 255, 255, 255);
     PlotMarker marker = PlotMarker::Circle;
     bool dashed = false;                  // for reference series
     bool hidden = false;                  // the legend toggles it; hidden series are not drawn
@@ -59,7 +59,7 @@ struct PlotAnnotation {
     double x = NAN;
     double y = NAN;
     std::string text;
-    ImU32 color = IM_COL32(255, 255, 255, 200);
+    ImU32 colour = IM_COL32(255, 255, 255, 200);
 };
 
 struct PlotTick {
@@ -132,7 +132,7 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
                      const std::vector<PlotAnnotation>& annotations, ImVec2 size);
 
 // One marker, as the series draw them (for swatches in tables beside a plot).
-void draw_plot_marker(ImDrawList* draw_list, ImVec2 center, PlotMarker marker, ImU32 color, float radius = 3.5f);
+void draw_plot_marker(ImDrawList* draw_list, ImVec2 center, PlotMarker marker, ImU32 colour, float radius = 3.5f);
 
 // One entry per series (marker, line, label), flowing over as many lines as the width needs.
 // Clicking an entry toggles its series' `hidden`; returns true when one was toggled.

@@ -128,8 +128,8 @@ for p in ("fp32", "fp64"):
 print("bench JSON: %d rows (%d ran), %d frames, every path present; speedups match the times" % (len(rows), ran, len(frames)))
 PY
 
-# Every target is marked met or MISSED, as its figure says, and the misses are counted
-# (issue 15: "5.9x (target >= 6x)" once printed with nothing marking the miss).
+# Every target is marked met or MISSED, as its figure says, and the misses are counted (a line
+# such as "5.9x (target >= 6x)" must not pass without a mark).
 targets=$(sed -n '/^Targets$/,$p' "$work/out.txt" | grep '(target >= ')
 [ -n "$targets" ] || fail "no target lines"
 echo "$targets" | grep -Ev ': (met|MISSED)\)$' && fail "a target line is not marked met or MISSED"
@@ -159,7 +159,7 @@ status=$?
 [ "$status" -eq 2 ] || fail "bench with an unwritable --json exited $status, not 2"
 [ "$(wc -l < "$work/err2.txt")" -eq 1 ] || fail "bench with an unwritable --json: not one line on stderr"
 
-# bench --deep (issue 13): every kf2 location has a row (1e14 says why it is missing), its
+# bench --deep: every kf2 location has a row (1e14 says why it is missing), its
 # end-to-end and cached times and its ratio against KF; at a size other than 1024x1024 no goal
 # is marked and a line says why; the JSON carries the rows. Small: 16x16, on the CPU.
 "$bin" bench --deep --size=16x16 --backend=cpu --json="$work/deep.json" > "$work/deep.txt" 2> "$work/deep.err"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# colouring_cli.sh: `mandelscope render`'s colouring options (issue 14) end to end.
+# colouring_cli.sh: `mandelscope render`'s colouring options end to end.
 #   - bad input (an unknown method, two bases, an interior that does not exist, a stripe density
 #     or DE band out of range, a palette file with one stop or with garbage, a .kfr-like file
 #     given as a palette) exits 2 with exactly one line on stderr and creates no file;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# deep_cli.sh: `mandelscope render` past the direct kernels (issue 13), end to end.
+# deep_cli.sh: `mandelscope render` past the direct kernels, end to end.
 #   - the path follows the depth: perturbation with double deltas at 1e50, FloatExp at 4e533;
 #     the summary names the path, the reference (bits, digits, iterations, ms), BLA's share and
 #     the work per pixel (iterations, perturbation steps, BLA skips, rebases);
 #   - --location reads a Kalles Fraktaler .kfr, --save-location writes one that renders the
 #     same PNG again, --print-view and the PNG's metadata carry the zoom as exact text, and
 #     rendering again from the PNG's stored view gives the same file;
-#   - every bad input of the issue's list (malformed .kfr, zoom "1e", "1e99999999999" or
+#   - every bad input (malformed .kfr, zoom "1e", "1e99999999999" or
 #     negative, a 100,000-digit centre, iterations 0 or past the limit, ...) exits 2 with one
 #     line on stderr and no file;
 #   - every formula family (Multibrot, Tricorn, Burning Ship, a Julia set) renders at 1e50 on
@@ -154,8 +154,8 @@ if (( (16#$(awk '/^SigIgn:/ {print $2}' /proc/self/status) >> 1) & 1 )); then
 else
     # A Julia set of a c inside the Mandelbrot set at 1e10000: its critical orbit never escapes and
     # a Julia set's orbits run in full (no stop at a period), 2,000,000 iterations at 33,280 bits:
-    # minutes, so 3 s never finish it. (e1086 at 256x256 took 2.1 s on a quiet 2-core machine;
-    # e10000's orbit now stops at its period, 44,899, in 2.3 s.)
+    # minutes, so 3 s never finish it. (A parameter-plane view would not do: e1086 at 256x256
+    # finishes in seconds, and e10000's orbit stops at its period, 44,899.)
     timeout -s INT 3 "$bin" render --julia=-0.1,0.1 --center=0.1,0.1 --zoom=1e10000 --iter=1000000 --size=64x64 \
         --backend=cpu -o int.png --raw=int.npy > /dev/null 2>&1
     status=$?

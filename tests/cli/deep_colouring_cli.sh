@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deep_colouring_cli.sh: `mandelscope render`'s colouring layers past FP64 (issues 13 and 14).
+# deep_colouring_cli.sh: `mandelscope render`'s colouring layers past FP64.
 #   - the stripe base and the period interior, which need every iteration that BLA skips, are
 #     refused at depth: exit 2, one line on stderr, no file;
 #   - DE at depth for the formula family too: a Multibrot at 1e20, the Burning Ship, the

@@ -31,7 +31,7 @@ stored_args() {
 import json, sys
 view = json.loads(sys.argv[1])
 v = view
-zoom = v["zoom"] if isinstance(v["zoom"], str) else repr(v["zoom"])  # text since the deep zoom
+zoom = v["zoom"] if isinstance(v["zoom"], str) else repr(v["zoom"])  # text, or a plain JSON number
 args = (f"--formula={v['formula']} --center={v['center_re']},{v['center_im']} --zoom={zoom} "
         f"--size={v['width']}x{v['height']} --iter={v['iterations']} --palette={v['palette']} "
         f"--precision={v['precision']}")

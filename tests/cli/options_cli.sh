@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# options_cli.sh: the inputs of issues 15 and 16 that one mode took and another refused, or
-# that crashed, hung or wrapped, each now refused the same way in every mode: exit 2, one
+# options_cli.sh: inputs that a lax parser takes in one mode and refuses in another, or that
+# crash, hang or wrap a careless one, each refused the same way in every mode: exit 2, one
 # sentence on stderr, no file written. Then what must work: --open with --export exports the
 # PNG's view, --palette-file takes a file anywhere, --frames alone shows N frames and exits,
 # and a window larger than the screen is clamped with a sentence (the last two need DISPLAY).
@@ -31,32 +31,32 @@ huge=$(printf '7%.0s' $(seq 26000))
 # The same input to the window's options (via --export: no display needed) and to render.
 for mode in render window; do
     if [ $mode = render ]; then m=(render); out=(-o e.png); else m=(); out=(--export=e.png); fi
-    bad "${m[@]}" --size="${huge}x10" "${out[@]}"            # 16 #2: std::regex overflowed the stack
-    bad "${m[@]}" --size=4294967297x36 "${out[@]}"           # 16 #6: sscanf %d wrapped to 1x36
-    bad "${m[@]}" --center=0x1p-1,0 "${out[@]}"              # 16 #1: hex accepted by strtod
-    bad "${m[@]}" --center=0x10,0 "${out[@]}"                # 15 #6
-    bad "${m[@]}" "--center= 0.5,0" "${out[@]}"              # 16 #1: a leading space
+    bad "${m[@]}" --size="${huge}x10" "${out[@]}"            # std::regex would overflow the stack
+    bad "${m[@]}" --size=4294967297x36 "${out[@]}"           # sscanf %d would wrap it to 1x36
+    bad "${m[@]}" --center=0x1p-1,0 "${out[@]}"              # hex, which strtod accepts
+    bad "${m[@]}" --center=0x10,0 "${out[@]}"
+    bad "${m[@]}" "--center= 0.5,0" "${out[@]}"              # a leading space, which strtod skips
     bad "${m[@]}" --zoom=1e60001 "${out[@]}"                 # past the deep zoom's limit, 1E60000
     bad "${m[@]}" --zoom=1e99999999999 "${out[@]}"
     bad "${m[@]}" --zoom=0x10 "${out[@]}"
     bad "${m[@]}" --zoom=inf "${out[@]}"
     bad "${m[@]}" --iter=1e3 "${out[@]}"
-    bad "${m[@]}" --palette= "${out[@]}"                     # 15 #6: swallowed the next argument
+    bad "${m[@]}" --palette= "${out[@]}"                     # must not swallow the next argument
     bad "${m[@]}" --zoom= "${out[@]}"
-    bad "${m[@]}" --palette=../palettes/classic "${out[@]}"  # 16 #10: a path, not a name
+    bad "${m[@]}" --palette=../palettes/classic "${out[@]}"  # a path, not a name
     bad "${m[@]}" --palette=/etc/passwd "${out[@]}"
     bad "${m[@]}" --palette-file=/nonexistent.txt "${out[@]}"
     bad "${m[@]}" --palette-file=/etc "${out[@]}"
 done
-# 15 #6: the window clamped 1e400 while render refused it. Both draw any depth now (the deep
-# paths; the window's export of a deep view is checked in tests/window/window_deep_zoom.sh).
-bad --supersample=2                                          # 15 #6: ignored without --export
-bad --open=/nonexistent.png --export=e.png                   # 16 #9: the default view was exported
-bad cnn eval --conv-tiling=99999999999x1 --limit=10          # 16 #6
+# A zoom of 1e400 is no error: both the window and render draw any depth (the deep paths; the
+# window's export of a deep view is checked in tests/window/window_deep_zoom.sh).
+bad --supersample=2                                          # meaningless without --export
+bad --open=/nonexistent.png --export=e.png                   # refused: no default view exported
+bad cnn eval --conv-tiling=99999999999x1 --limit=10          # would wrap in sscanf %d
 bad cnn eval --batch=0x10 --limit=10
 
-# --open of a PNG whose view the window could not parse (render used to write such files): the
-# export refuses it with a sentence instead of hanging (16 #1).
+# --open of a PNG whose view has a hex centre (as a lax writer might leave): the export
+# refuses it with a sentence instead of hanging.
 python3 - <<'EOF'
 import struct, zlib
 def chunk(kind, data):
@@ -71,7 +71,7 @@ EOF
 bad --open=bad-centre.png --export=e.png
 grep -q "not a decimal number" err.txt || fail "the refusal of a hex centre does not say why: $(cat err.txt)"
 
-# A CUDA backend asked for by name where none can run: the reason on stderr, exit 2 (15 #6).
+# A CUDA backend asked for by name where none can run: the reason on stderr, exit 2.
 if ! "$bin" info | grep -q "^  device 0"; then
     bad cnn eval --backend=cuda --limit=10
     render_reason=$("$bin" render --backend=cuda --size=8x8 -o e.png 2>&1 | sed 's/.*: //')
@@ -79,7 +79,7 @@ if ! "$bin" info | grep -q "^  device 0"; then
 fi
 
 # --- what must work -----------------------------------------------------------------------------
-# --open with --export: the export is the PNG's view, not the default one (16 #9).
+# --open with --export: the export is the PNG's view, not the default one.
 "$bin" render --center=-0.7436447860,0.1318252536 --zoom=3000 --size=64x36 --iter=300 --palette=fire \
     -o src.png > /dev/null 2>&1 || fail "render of the source PNG failed"
 "$bin" --backend=cpu --open=src.png --export=opened.png --export-size=64x36 > out.txt 2> err.txt \
@@ -92,7 +92,7 @@ sys.exit(0 if m and b'"center_re":"-0.7436447860"' in m.group(1) and b'"palette"
 EOF
 rm -f opened.png
 
-# --palette-file: a palette anywhere, explicitly (16 #10).
+# --palette-file: a palette anywhere, explicitly.
 cp "$assets/palettes/fire.txt" pal.txt
 "$bin" render --palette-file=pal.txt --size=32x18 --iter=100 -o pf.png > /dev/null 2> err.txt \
     || fail "render --palette-file failed: $(cat err.txt)"
@@ -109,11 +109,11 @@ if [ -d /dev/shm ] && [ "$(df -B1 --output=avail /dev/shm | tail -1)" -lt 400000
 fi
 
 if [ -n "${DISPLAY:-}" ]; then
-    # --frames without --screenshot ran forever (15 #6): now it shows N frames and exits 0.
+    # --frames without --screenshot shows N frames and exits 0 (not forever).
     timeout 120 "$bin" --no-ui --backend=cpu --size=64x36 --frames=3 > out.txt 2> err.txt
     status=$?
     [ "$status" -eq 0 ] || fail "--frames=3 alone exited $status (124: it did not stop): $(cat err.txt)"
-    # A window larger than the screen is clamped with a sentence, not a raw X error (15 #6, 16 #6).
+    # A window larger than the screen is clamped with a sentence, not a raw X error.
     timeout 300 "$bin" --no-ui --backend=cpu --size=100000x100000 --iter=50 --frames=2 > out.txt 2> err.txt
     status=$?
     [ "$status" -eq 0 ] || fail "a 100000x100000 window exited $status: $(cat err.txt)"

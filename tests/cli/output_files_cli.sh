@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# output_files_cli.sh: every mode's output files, end to end (issue 15 section 5 and section 6's
-# output items; issue 16 items 4, 5 and 8). Verifies that:
+# output_files_cli.sh: every mode's output files, end to end. Verifies that:
 #   - a device, a FIFO or a directory at any output path (render -o and --raw, --export,
 #     --screenshot, vecadd --csv, bench --json, cnn train --out, cnn eval --json) is refused with
 #     one sentence and exit 2, and is still what it was afterwards;

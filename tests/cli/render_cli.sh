@@ -172,8 +172,8 @@ status=$?
 grep -q "FP64" deep.err || fail "no FP64 warning for a zoom of 1e16: $(cat deep.err)"
 [ -s deep.png ] || fail "deep render wrote no PNG"
 
-# Issue #15's file-size bound: the default view at 4K (1000 iterations) is no larger than the
-# 2.09 MB that stb_image_write gave (2,087,866 bytes); our deflate gives about 2.05 MB.
+# The file-size bound: the default view at 4K (1000 iterations) is no larger than the 2,087,866
+# bytes that stb_image_write writes for it.
 "$bin" render --size=3840x2160 --iter=1000 --backend=cpu -o big.png > big.out 2> big.err \
     || fail "4K render failed: $(cat big.err)"
 size=$(stat -c %s big.png 2> /dev/null || echo 0)

@@ -217,7 +217,7 @@ TEST(FashionMnistIdx, RejectsCorruptAndCutGzipStreams) {
     fs::remove_all(dir);
 }
 
-// issue 16 item 3: a 31-byte .gz declaring 2^20 images allocated 822 MB before reading.
+// A 31-byte .gz declaring 2^20 images must be refused before anything is allocated for them.
 TEST(FashionMnistIdx, CountsBeyondWhatTheFileHoldsAreRefusedBeforeAllocating) {
     fs::path dir = make_temp_dir("bigcount");
     fs::path images = dir / "images.gz", labels = dir / "labels.gz";
@@ -232,9 +232,9 @@ TEST(FashionMnistIdx, CountsBeyondWhatTheFileHoldsAreRefusedBeforeAllocating) {
     fs::remove_all(dir);
 }
 
-// issue 16 item 8: a .gz with its last bytes cut was accepted (gzread stops without an error
-// when the input ends inside the gzip trailer). This file, 3000 images of a hashed pattern, was
-// accepted with 1 to 8 bytes cut. Every cut of the last 64 bytes must be an error.
+// A .gz with its last bytes cut must be an error (gzread stops without one when the input ends
+// inside the gzip trailer: this file, 3000 images of a hashed pattern, passes gzread with 1 to 8
+// bytes cut). Every cut of the last 64 bytes must be an error.
 TEST(FashionMnistIdx, EveryCutOfTheLastBytesIsAnError) {
     fs::path dir = make_temp_dir("cuts");
     fs::path images = dir / "images.gz", cut = dir / "cut.gz";
@@ -330,7 +330,7 @@ TEST(CnnWeightsFile, RejectsCorruption) {
     EXPECT_NE(load_error("MSC").find("bad magic"), std::string::npos);
 }
 
-// issue 16 item 3: the weights reader read any "file" whole; /dev/zero grew until bad_alloc.
+// The weights reader must not read any "file" whole: /dev/zero would grow until bad_alloc.
 TEST(CnnWeightsFile, RefusesDevicesAndOversizeFilesBeforeReading) {
     if (fs::exists("/dev/zero")) {
         const std::string e = error_of([] { cnn_load_weights("/dev/zero"); });
@@ -345,7 +345,7 @@ TEST(CnnWeightsFile, RefusesDevicesAndOversizeFilesBeforeReading) {
     fs::remove_all(dir);
 }
 
-// issue 16 item 8: a full disk left w.msw.tmp behind.
+// A full disk must not leave w.msw.tmp behind.
 TEST(CnnWeightsFile, AFullDiskLeavesNoTemporaryFile) {
     fs::path dir = make_temp_dir("fulldisk");
     std::fflush(nullptr);

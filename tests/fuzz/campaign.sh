@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# campaign.sh: a long fuzzing campaign, the issue-16 figure that CI's 60 s per target cannot give.
+# campaign.sh: a long fuzzing campaign, the figure that CI's 60 s per target cannot give.
 # Every target in BIN_DIR (or those named) runs at once, each split over JOBS libFuzzer worker
 # processes (-jobs/-workers) that share one corpus grown from tests/fuzz/corpus/NAME, until RUNS
 # executions in all; with the limits of .ci/fuzz.sh: 1 s per input, 256 MB per allocation.

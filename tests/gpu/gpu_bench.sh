@@ -5,7 +5,7 @@ cd /tmp/ms || exit 1
 export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 timeout 330 ./mandelscope bench --json="$O/bench.json" > "$O/bench.log" 2>&1
-# Deep zoom (issue 13): Kalles Fraktaler 2's benchmark locations at 1024x1024, end to end and cached.
+# Deep zoom: Kalles Fraktaler 2's benchmark locations at 1024x1024, end to end and cached.
 timeout 200 ./mandelscope bench --deep --backend=cuda --json="$O/bench_deep.json" > "$O/bench_deep.log" 2>&1
 timeout 120 ./mandelscope vecadd --csv="$O/vecadd.csv" > "$O/vecadd.log" 2>&1
 {

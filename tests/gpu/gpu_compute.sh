@@ -26,13 +26,13 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
     echo "=== memcheck, racecheck: deep zoom (double and FloatExp deltas, BLA on and off)"
     timeout 300 $SAN --tool memcheck ./test_deep_cuda --gtest_filter='*1e20*:*WithoutBla*:*FloatExp*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
     timeout 300 $SAN --tool racecheck ./test_deep_cuda --gtest_filter='*1e20*' 2>&1 | grep -E "RACECHECK SUMMARY|PASSED|FAILED"
-    echo "=== memcheck, racecheck: deep zoom through render, the window's deep worker and Compare (issue 13)"
+    echo "=== memcheck, racecheck: deep zoom through render, the window's deep worker and Compare"
     timeout 200 $SAN --tool memcheck ./mandelscope render --location=assets/locations/e533.kfr --iter=5000 --size=64x36 --backend=cuda -o /tmp/san1.png 2>&1 | grep -E "ERROR SUMMARY"
     timeout 200 $SAN --tool memcheck ./mandelscope render --location=assets/locations/e50.kfr --iter=20000 --size=64x36 --backend=cuda --precision=deep-floatexp -o /tmp/san2.png 2>&1 | grep -E "ERROR SUMMARY"
     timeout 200 $SAN --tool racecheck ./mandelscope render --location=assets/locations/e50.kfr --iter=20000 --size=64x36 --backend=cuda -o /tmp/san3.png 2>&1 | grep -E "RACECHECK SUMMARY"
     timeout 200 $SAN --tool memcheck ./test_render_deep_worker 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
     timeout 200 $SAN --tool memcheck ./test_render_compare_worker --gtest_filter='*Deep*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"
-    echo "=== memcheck, racecheck: formulas and colouring kernels (issue 14)"
+    echo "=== memcheck, racecheck: formulas and colouring kernels"
     for t in ./test_formulas_cuda ./test_colouring_cuda; do
         [ -x "$t" ] || continue
         for tool in memcheck racecheck initcheck synccheck; do
@@ -46,7 +46,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
     echo "=== racecheck: cnn (shared-memory tiles)"
     timeout 200 $SAN --tool racecheck ./mandelscope cnn eval --backend=all --limit=300 --batch=64 2>&1 | grep -E "RACECHECK SUMMARY|accuracy"
     # initcheck (device reads of memory never written) and synccheck (barriers) over every kind
-    # of kernel: Mandelbrot (both phases), deep zoom, vector add, the CNN (issue 16).
+    # of kernel: Mandelbrot (both phases), deep zoom, vector add, the CNN.
     for tool in initcheck synccheck; do
         echo "=== $tool: Mandelbrot, deep zoom, vecadd, cnn"
         timeout 200 $SAN --tool $tool ./test_direct_cuda --gtest_filter='*MatchesTheReference*:*Rectangles*' 2>&1 | grep -E "ERROR SUMMARY|PASSED|FAILED"

@@ -13,7 +13,8 @@ run() { timeout 150 "$@"; echo "[exit $?]"; }
         echo "=== $t"; DEEP_BACKEND=cuda timeout 200 bash "$t" "$PWD/$M" > "/tmp/$t.log" 2>&1; echo "exit $?"; tail -n 3 "/tmp/$t.log"
     done
 } > "$O/window_tests.log" 2>&1
-# The soak at the full length, on CUDA with interop (resident and GPU memory figures).
+# The soak at its full length (10,000 frames), on CUDA with interop (resident and GPU memory
+# figures).
 SOAK_FRAMES=${SOAK_FRAMES:-10000} SOAK_BACKEND=cuda timeout 400 bash window_soak.sh "$PWD/$M" > "$O/soak.log" 2>&1
 echo "soak exit $?" >> "$O/soak.log"
 {

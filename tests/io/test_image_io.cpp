@@ -4,7 +4,7 @@
 // gives zlib-valid streams across its segments. Output paths: symbolic links are written
 // through, devices, FIFOs and other extensions refused, a signal or a full disk leaves no
 // temporary file. Readers refuse lengths their file cannot hold before allocating them
-// (regression inputs of issue 16 item 3).
+// (inputs a fuzzer found).
 #include <gtest/gtest.h>
 
 #include <zlib.h>
@@ -370,7 +370,7 @@ TEST(OutputPaths, SymbolicLinksAreWrittenThroughToTheirTarget) {
 TEST(OutputPaths, DevicesFifosAndDirectoriesAreRefused) {
     TempDir dir;
     auto rgba = test_pattern(8, 8);
-    // issue 15: `render -o /dev/full` as root replaced the device node with a PNG.
+    // `render -o /dev/full` as root must not replace the device node with a PNG.
     for (const char* device : {"/dev/null", "/dev/full"}) {
         if (!fs::exists(device)) continue;
         std::string problem = ms::check_writable(device);
@@ -455,7 +455,7 @@ TEST(OutputPaths, AFullDiskLeavesNoTemporaryFile) {
     EXPECT_EQ(entries(dir.path), 0u);
 }
 
-// --- Readers bound what they allocate (issue 16 item 3) ----------------------------------------
+// --- Readers bound what they allocate ------------------------------------------------------------
 
 std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
 const std::string kSignature("\x89PNG\r\n\x1a\n", 8);
@@ -463,7 +463,7 @@ const std::string kSignature("\x89PNG\r\n\x1a\n", 8);
 TEST(ReaderBounds, PngTextLengthBeyondTheFileIsRefusedUnread) {
     TempDir dir;
     // The fuzzer's input: a signature and a tEXt chunk header declaring 2^31 bytes, 16 bytes in
-    // all. It used to allocate 2 GiB before reading.
+    // all. A careless reader allocates 2 GiB before reading.
     write_file(dir.path / "text.png", kSignature + be32(0x80000000u) + "tEXt");
     std::string text;
     try {

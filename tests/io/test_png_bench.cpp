@@ -1,7 +1,7 @@
 // test_png_bench.cpp: where one core's time goes per byte of RGB when a big fractal frame is
 // written as PNG, as DISABLED_ tests (never run by CTest; run by hand). Prints figures and
-// asserts only that the steps produced output. It exists for issue 15's goal that a
-// 16384x16384 CUDA export be bound by the disk, not by deflate (README, "Writing PNGs").
+// asserts only that the steps produced output. It serves the goal that a 16384x16384 CUDA
+// export be bound by the disk, not by deflate (see docs/performance.md).
 //
 // The frame: bands of rows of the default view at 16384x16384 (the frame of the goal), computed
 // by direct_cpu and coloured by colourize as the CUDA kernels would colour them (same

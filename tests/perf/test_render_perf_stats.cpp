@@ -143,8 +143,8 @@ TEST(FrameTimeline, SummaryHoldsTheTablesFigures) {
     EXPECT_TRUE(std::isnan(sum.cpu_iterations_per_second));
 }
 
-// The defect this guards against: at depth the panel read "CPU: 3.54e+11 it/s = 468% of its
-// limit", counting the iterations BLA skipped as if they had been stepped. A deep frame's
+// The defect this guards against: at depth the panel would read "CPU: 3.54e+11 it/s = 468% of
+// its limit", counting the iterations BLA skipped as if they had been stepped. A deep frame's
 // percentage divides its perturbation steps (iterations - BLA's), and the skipped share and the
 // effective rate are figures of their own.
 TEST(Throughput, ADeepFramesPercentCountsTheStepsItRan) {

@@ -167,9 +167,9 @@ TEST(CpuRenderWorker, ANewerRequestCancelsTheOlder) {
     const ms::PaletteTable palette = classic();
     ms::CpuRenderWorker worker;
     ms::start_cpu_render_worker(worker);
-    // About 1.3 s of one core's work (FP64, a million iterations at the boundary), so 5 ms in it
-    // is still running even on 16 cores (the seahorse view at 400x it replaced finished in 30 ms
-    // on the H100 host's 16 cores, and the test failed on its premise).
+    // Seconds of one core's work (FP64, a million iterations at the boundary), so 5 ms in it
+    // is still running even on many cores (a lighter view can finish first, and the test would
+    // fail on its premise).
     ms::View slow = small_view(1920, 1080);
     slow.center_re = "-0.743643887037151";
     slow.center_im = "0.131825904205330";

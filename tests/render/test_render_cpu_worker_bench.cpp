@@ -9,7 +9,7 @@
 // worker until complete, its rows taken by a stand-in for the UI that copies them (what the
 // texture upload reads), then computed by direct_cpu, alternating, with pauses between the
 // two so that neither's OpenMP team is still spinning when the other starts. The ratio is of
-// the medians (the goal: 1.3), and of the fastest of each, which moves less with the
+// the medians (the goal: 1.3), and of the fastest of each, which moves less with the
 // load of a shared machine. "latency" is from the request to the UI holding every row.
 //   build/bin/test_render_cpu_worker_bench --gtest_also_run_disabled_tests
 //   MANDELSCOPE_WORKER_BENCH_VIEWS=60 ... (views per scene; 30 by default)
@@ -51,7 +51,7 @@ std::vector<Scene> scenes() {
     ms::View full;  // the window's default view
     full.width = 1280;
     full.height = 720;
-    ms::View seahorse;  // the seahorse valley
+    ms::View seahorse;  // seahorse valley, compute-bound
     seahorse.width = 1920;
     seahorse.height = 1080;
     seahorse.center_re = "-0.7453";

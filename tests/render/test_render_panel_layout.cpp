@@ -1,5 +1,5 @@
 // test_render_panel_layout.cpp: the explorer's panel layout (render/panel_layout.h). At the
-// window sizes the issue names (640x360, 1280x720, 1920x1080), with every panel open and with
+// window sizes the layout must serve (640x360, 1280x720, 1920x1080), with every panel open and with
 // any widths the user may have dragged the panels to, the View panel, the column of tabs and
 // the status line never overlap and stay inside the window; imgui.ini goes to
 // $XDG_CONFIG_HOME/mandelscope, which is created.

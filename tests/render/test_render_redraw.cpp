@@ -39,7 +39,7 @@ TEST(Redraw, ProgressRedrawsAfterAShortWait) {
 // The cadence follows what a frame costs: 40 frames a second where frames are cheap (a GPU's GL),
 // no more than about a tenth of a core on redraws where they are not (llvmpipe), never slower
 // than 4. The wait is the interval less the frame's own wall time, so the frames come at that
-// interval (a wait added after the frame made 30 frames/s into 25).
+// interval (a wait added after the frame would stretch it).
 TEST(Redraw, ProgressCadenceFollowsTheFrameCost) {
     RedrawState state{0};
     RedrawReasons progress;

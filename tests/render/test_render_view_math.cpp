@@ -262,9 +262,9 @@ TEST(ViewMath, FrameMappingOfAMovedView) {
 }  // namespace ms
 
 TEST(ViewMath, ExtremeZoomsConvertNothingOutOfRangeToInt) {
-    // Issue 16, item 7: a zoom of 1.7e308 (from a PNG's view) made the pixel step 0, and
-    // -log10(0) = inf was converted to int (UBSan's float-cast-overflow). validate_view now
-    // refuses such a zoom, and the navigation maths clamp before converting in any case. (The
+    // A zoom of 1.7e308 (from a PNG's view) makes the pixel step 0, and -log10(0) = inf must not
+    // be converted to int (UBSan's float-cast-overflow): the navigation maths clamp before
+    // converting. (The
     // centre's digits reach 100,000 at most: deep zooms go to 1e60000.)
     ms::View v;
     for (double zoom : {1.7e308, std::numeric_limits<double>::infinity(), 1e300, 1e-300, 0.0}) {

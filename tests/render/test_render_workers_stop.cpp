@@ -1,7 +1,7 @@
 // test_render_workers_stop.cpp: every background worker of the window stops before its owner
-// dies, even when an exception skips the explicit stop_* call (issue 16, item 1: an exception
-// out of the main loop left the Compare worker waiting on a condition variable that
-// ~PerfMonitor then destroyed, and the process hung at 0% CPU with no output).
+// dies, even when an exception skips the explicit stop_* call (otherwise an exception out of
+// the main loop leaves the Compare worker waiting on a condition variable that ~PerfMonitor
+// then destroys, and the process hangs at 0% CPU with no output).
 //
 // Each test starts a worker with work under way, then leaves its scope by an exception, the
 // way the main loop does. Without the workers' destructors this aborts (a joinable
@@ -72,7 +72,7 @@ TEST(WorkersStop, CompareWorkerStopsWhenItsOwnerUnwinds) {
 }
 
 TEST(WorkersStop, IdleCompareWorkerStopsToo) {
-    // The hang of issue 16: the worker waiting for a request, ~PerfMonitor destroying the
+    // The hang this guards against: the worker waiting for a request, ~PerfMonitor destroying the
     // condition variable it waits on.
     unwind([] {
         ms::PerfMonitor perf;
@@ -90,7 +90,7 @@ TEST(WorkersStop, ExportJobStopsWhenItsOwnerUnwinds) {
         settings.path = path;
         settings.width = 1600;
         settings.height = 900;
-        settings.supersample = 4;  // 16 samples a pixel: still running after 50 ms on a 16-core host
+        settings.supersample = 4;  // 16 samples a pixel: still running after 50 ms on many cores
         ms::start_export_job(job, busy_view(), test_palette(), settings);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         throw std::runtime_error("the main loop failed");

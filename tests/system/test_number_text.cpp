@@ -1,6 +1,6 @@
-// test_number_text.cpp: the one parser of numbers as text (compute/number_text.h) and the
-// regressions of issue 16 that came from having several: every input below is one a probe
-// found accepted by one mode and refused (or crashed on) by another.
+// test_number_text.cpp: the one parser of numbers as text (compute/number_text.h), and the
+// inputs that separate parsers would treat differently: every input below is one that one mode
+// could accept and another refuse (or crash on).
 //   - the decimal grammar: plain decimals only, no hex, spaces, inf or nan; exponents bounded;
 //   - sizes: no wrap-around (sscanf's %d made 4294967297 into 1), no stack overflow on 26,000
 //     digits (std::regex recursed per character);
@@ -39,8 +39,7 @@ TEST(NumberText, PlainDecimalsAreAccepted) {
     EXPECT_EQ(value_of("0"), 0.0);
     EXPECT_EQ(value_of("-0"), 0.0);
     EXPECT_EQ(value_of("2.5E+3"), 2500.0);
-    // Leading zeros in the exponent are harmless: the window used to refuse this one while
-    // render took it (issue 16, item 1).
+    // Leading zeros in the exponent are harmless, in every mode alike.
     EXPECT_EQ(value_of("1e-00000001"), 0.1);
     // Below double's range: rounds to zero, like any decimal too small for a double.
     EXPECT_EQ(value_of("1e-9999"), 0.0);
@@ -48,7 +47,7 @@ TEST(NumberText, PlainDecimalsAreAccepted) {
 }
 
 TEST(NumberText, EverythingElseIsRefused) {
-    // Issue 16's probe: strtod took hex and a leading space; issue 15: --center=0x10,0.
+    // strtod takes hex and a leading space; this grammar does not.
     for (const char* text : {"0x1p-1", "0x10", " 1", "1 ", "\t1", "inf", "-inf", "nan", "NAN", "infinity", "", "+",
                              "-", ".", "e5", "1e", "1e+", "1e-", "--1", "+-1", "1.2.3", "1,5", "1e5.5", "1d3",
                              "0b101", "1_000", "١"})
@@ -90,7 +89,7 @@ TEST(NumberText, SizesNeverWrap) {
     EXPECT_EQ(w, 1920);
     EXPECT_EQ(h, 1080);
     EXPECT_EQ(ms::parse_size_text("16X9", INT_MAX, &w, &h), "");
-    // sscanf("%d") turned 4294967297 into 1: a 1x36 PNG with exit 0 (issue 16, item 6).
+    // sscanf("%d") turns 4294967297 into 1: a 1x36 PNG with exit 0.
     std::string problem = ms::parse_size_text("4294967297x36", INT_MAX, &w, &h);
     EXPECT_NE(problem.find("larger than"), std::string::npos) << problem;
     EXPECT_NE(ms::parse_size_text("99999999999x90", INT_MAX, &w, &h), "");
@@ -103,8 +102,8 @@ TEST(NumberText, SizesNeverWrap) {
 }
 
 TEST(NumberText, AHugeSizeIsRefusedWithoutRecursion) {
-    // std::regex_match recursed once per character and died with SIGSEGV on ~26,000 digits
-    // (issue 16, item 2). The message quotes the text cut short.
+    // std::regex_match recurses once per character and dies with SIGSEGV on ~26,000 digits:
+    // the parser must not. The message quotes the text cut short.
     int w = 0, h = 0;
     const std::string digits(26000, '7');
     std::string problem = ms::parse_size_text(digits + "x10", INT_MAX, &w, &h);
@@ -128,7 +127,7 @@ TEST(NumberText, WholeNumbersOfAnyLength) {
 }
 
 TEST(NumberText, TheViewsCentreUsesTheSameGrammar) {
-    // `render --center=0x1p-1,0` was accepted and wrote a PNG the window then hung on.
+    // A lax `render --center=0x1p-1,0` would write a PNG the window then hangs on.
     ms::View view;
     view.center_re = "0x1p-1";
     EXPECT_NE(ms::validate_view(view), "");
@@ -141,8 +140,7 @@ TEST(NumberText, TheViewsCentreUsesTheSameGrammar) {
 }
 
 TEST(NumberText, ZoomLimitsAreTheSameForEveryMode) {
-    // The window clamped 1e400 to 1e300 while render refused it (issue 15).
-    // Since the deep zoom, every mode's limit is DeepLocation's (1E60000); navigation in double
+    // Every mode's limit is DeepLocation's (1E60000); navigation in double
     // (the window, until it navigates in MPFR) stops at kMaxDoubleZoom and says so.
     ms::View view;
     view.zoom = ms::kMaxDoubleZoom;

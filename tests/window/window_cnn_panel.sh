@@ -3,7 +3,7 @@
 # --panel=cnn --cnn-classify-all=cpu --screenshot opens the panel, loads Fashion-MNIST and the
 # committed weights on the panel's worker, classifies the 10,000 test images on the CPU, and
 # saves the window only once that has finished: the log must give the accuracy (>= 91.5%, the
-# issue's bar) and the screenshot must be a real picture of the panel (not one colour). A
+# accuracy bar) and the screenshot must be a real picture of the panel (not one colour). A
 # missing data set (--cnn-data elsewhere) and corrupt weights (a copy of the program with one
 # byte of the weights changed) must each be reported, without a crash. Then the option checks:
 # an unknown panel name and a bad backend are refused with a sentence (exit 2). Needs a display

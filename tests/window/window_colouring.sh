@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# window_colouring.sh: the colouring layers in the window (issue 14).
+# window_colouring.sh: the colouring layers in the window.
 #   - the explorer with --colouring=histogram,de,slope --interior=period --no-ui --backend=cpu
 #     shows the picture `mandelscope render` makes of the same view (PSNR >= 35 dB);
 #   - with the palette editor open (--panel=palette) it draws, and a screenshot's view reopens

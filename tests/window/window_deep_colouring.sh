@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# window_deep_colouring.sh: the window's colouring layers past FP64 (issues 13 and 14).
+# window_deep_colouring.sh: the window's colouring layers past FP64.
 # At the 1E1000 location (assets/locations/e1000.kfr, rust-fractal-core's e1000), with
 # --screenshot on the CPU deep path:
 #   - smooth,de,slope: the picture differs from the smooth one (the DE band and the relief);
 #   - stripe with the period interior, which the deep path cannot give (BLA skips the iterations
 #     they need): the window drops them, so the picture is the smooth one, pixel for pixel;
 #   - the formula family keeps its DE at depth too: the cubic Julia set of the README's gallery at
-#     1E30 with smooth,de differs from its smooth picture (the window dropped DE there before).
+#     1E30 with smooth,de differs from its smooth picture (the window keeps DE there).
 # And the Export dialog's code (--export, no window) at the same view: smooth,de,slope exports a
 # PNG that differs from the smooth export and stores the colouring; a stripe export is refused
 # with one sentence, exit 2 and no file.

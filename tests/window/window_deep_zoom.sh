@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# window_deep_zoom.sh: the window past FP64 (issue 13, "The window").
+# window_deep_zoom.sh: the window past FP64.
 # 1. --open=assets/locations/e1000.kfr (zoom 1E1000, Kalles Fraktaler's file format) with
 #    --screenshot: the picture is rendered on the deep path (perturbation in floatexp), is not
 #    blank (many colours) and not blocky (few pixels equal to both neighbours: the coarse pass's

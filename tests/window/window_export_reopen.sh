@@ -44,7 +44,7 @@ out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/shot.png" --scre
 echo "$out" | grep -qE '^view: center=-0.10109636384562,0.95628651080914 zoom=(300|3e\+02) ' || fail "a screenshot does not reopen"
 
 # Not a Mandelscope PNG, and no file at all: a scripted run (--screenshot) fails with the
-# sentence and exit 2, before any window and without a screenshot (issue 15, section 6).
+# sentence and exit 2, before any window and without a screenshot.
 convert -size 16x16 xc:red "$work/plain.png"
 out=$("$bin" --no-ui --backend=cpu --size=200x150 --open="$work/plain.png" --screenshot="$work/shot3.png" --print-view 2>&1); rc=$?
 echo "$out"

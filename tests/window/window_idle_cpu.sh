@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# window_idle_cpu.sh: an idle window sleeps instead of redrawing (issue 15, item 2).
+# window_idle_cpu.sh: an idle window sleeps instead of redrawing.
 # Opens the window with the Performance panel shown, on the CPU path at 1280x720, lets it finish its
 # view, then reads the CPU time of the whole process (every thread: UI, render workers,
 # Mesa's llvmpipe) from /proc/PID/stat over 4 s without input. It must stay under 5% of one
-# core. (Before the fix it drew about 60 frames a second: 150% of a core under Xvfb.)
+# core. (A window that redraws 60 times a second takes well over a core under Xvfb.)
 # Then the loop must still answer input while it waits: '+' zooms in 2x, Ctrl+Q quits, and
 # --print-view shows the zoom doubled.
 # Needs a display (the test command starts Xvfb); skipped (77) without one or without xdotool.

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# window_soak.sh: a long session neither crashes, errs nor leaks. `--soak=N` drives the real
+# window_soak.sh: a long run neither crashes, errs nor leaks. `--soak=N` drives the real
 # window through N frames of seeded random navigation (pan, zoom, box zoom, back, forward,
 # reset, backend toggle, palette, resize, exports started and cancelled; app/explorer/soak.h)
 # and reports the resident memory after the warm-up against the most it reached afterwards.
-# CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000: about 2 minutes on 2 cores); the GPU machine runs
+# CI runs a reduced count on the CPU path (SOAK_FRAMES, default 4000); the GPU machine runs
 # 10,000 with interop (tests/gpu/gpu_window.sh). Passes when every frame ran, no error showed,
 # no export file was left behind and resident memory, read at the window's first size, grew by
-# less than 5% after the warm-up (issue 16's goal; the CPU path here +2.5 to +2.9% with exports,
-# the H100 with interop +2.2 to +3.8%: app/explorer/soak.h).
+# less than 5% after the warm-up (the soak's goal: app/explorer/soak.h).
 set -u
 bin=$1
 frames=${SOAK_FRAMES:-4000}

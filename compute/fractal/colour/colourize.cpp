@@ -15,8 +15,8 @@
 // table of pairs built per call (8 KB; gathers are slow on Intel parts with the GDS microcode
 // fix, so one per pixel instead of two matters). A vector of interior pixels only (the set's
 // inside: 30% of the default view) stores the interior colour without computing a position,
-// which takes a quarter to a third off colouring that view (1.6-1.7 ms against 2.2-2.8 on one
-// core at 1280x720, alternating runs on the loaded 2-core development machine).
+// which skips the gathers and blends for most of such a view's vectors (see
+// docs/performance.md).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/fractal/colour/colourize.cpp"

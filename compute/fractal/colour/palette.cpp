@@ -150,7 +150,7 @@ void save_palette_file(const std::filesystem::path& path, const Palette& palette
     }
 }
 
-Palette palette_from_kfr_colors(const std::string& kfr_text, const std::string& source) {
+Palette palette_from_kfr_colours(const std::string& kfr_text, const std::string& source) {
     std::istringstream in(kfr_text);
     std::string line, colours;
     bool found = false;

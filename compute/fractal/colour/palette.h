@@ -56,7 +56,7 @@ void save_palette_file(const std::filesystem::path& path, const Palette& palette
 // whole file; throws std::runtime_error with a sentence naming `source` when there is no
 // Colors line, a value is not a whole number in 0..255, the count is not a multiple of three,
 // or fewer than two colours remain.
-Palette palette_from_kfr_colors(const std::string& kfr_text, const std::string& source);
+Palette palette_from_kfr_colours(const std::string& kfr_text, const std::string& source);
 // A grey gradient built into the program, for a window whose palette file cannot be opened:
 // it keeps drawing (and says why) instead of closing.
 Palette builtin_grey_palette();
@@ -70,8 +70,8 @@ namespace ms {
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-// floor(), exactly, without the libm call that the portable build (no SSE4.1) makes of it: it
-// was most of colouring's time, which `render` spends on every pixel.
+// floor(), exactly, without the libm call that the portable build (no SSE4.1) makes of it: that
+// call would dominate colouring, which `render` spends on every pixel.
 inline double palette_floor(double x) {
     if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return floor(x);  // |x| >= 2^52, NaN
     const double t = double(int64_t(x));  // truncated toward zero: exact in this range
@@ -81,7 +81,7 @@ inline double palette_floor(double x) {
 inline uint32_t palette_lookup(const uint32_t* table, double position) {
     double wrapped = position - kPaletteTableSize * palette_floor(position / kPaletteTableSize);
     // Just below a multiple of the size, wrapped can round up to the size itself: that is entry
-    // 0 with f = 0 (it once kept f = 1024, and the channels overflowed). A rounding below 0, or
+    // 0 with f = 0 (f = 1024 would overflow the channels). A rounding below 0, or
     // the NaN of an infinite position, is 0 too.
     if (wrapped >= kPaletteTableSize) wrapped -= kPaletteTableSize;
     if (!(wrapped > 0.0)) wrapped = 0.0;

@@ -12,8 +12,8 @@ namespace ms {
 namespace {
 
 // Levels smaller than this are merged on one thread: a parallel loop's barrier costs more than
-// the work there (on a loaded 2-core machine a barrier can wait a whole scheduler slice, and
-// the ~20 levels of a table cost 230 ms that way; serial, the small levels take ~1 ms).
+// the work there (on a loaded machine a barrier can wait a whole scheduler slice, once per
+// level, while the small levels together are little work on one thread).
 constexpr int64_t kBlaParallelMin = 1 << 16;
 
 bool cancelled(const std::atomic<bool>* cancel) {

@@ -50,12 +50,10 @@ namespace ms {
 
 inline constexpr int kBlaMaxLevels = 64;
 // 2^-53: the z^2 term dropped is below a double's rounding of the linear part, so BLA is as
-// exact as the perturbation step it replaces. Larger epsilons skip more but fail the tests'
-// bar against the MPFR truth: 2^-24 (x5 fewer steps) got 94.8% of the 1e20 frame exact and
-// 92.5% of the 1e50 one, 2^-40 99.1% / 100% but only 99.3% within one iteration at 1e20.
-// With the error budget (BlaBudget), measured and not adopted: 2^-48 passes every MPFR test
-// of test_deep_render with 22% fewer steps at e50 (19% at 5e227); 2^-45 gets 39 of the 1e50
-// frame's 40 pixels exact and fails BlaOnAndOffAgree.
+// exact as the perturbation step it replaces. Larger epsilons skip more steps but fall below
+// the tests' bar against the MPFR truth (2^-24 and 2^-40 do); with the error budget
+// (BlaBudget), 2^-48 passes every MPFR test of test_deep_render, and 2^-45 fails
+// BlaOnAndOffAgree (see docs/performance.md for the step counts).
 inline constexpr double kBlaDefaultEpsilon = 1.1102230246251565e-16;
 
 // A real 2x2 matrix [[xx, xy], [yx, yy]] acting on (re, im): the linear part of the Tricorn's and

@@ -38,11 +38,10 @@ double ms_since(Clock::time_point start) {
 }
 
 // One pixel, a pixel at a time. The Mandelbrot set's loop rounds with fused multiply-adds
-// (deep_perturbation.h): std::fma is one instruction where the target has FMA, and a call into
-// libm on the baseline x86-64 this library is built for, which made a pixel twice as slow (e50
-// with the distance estimate, 320x180, 2 cores: 1.49 s with separate roundings, 3.16 s with
-// libm's fma). So its loop is also compiled for FMA (deep_iterate_pixel is always inlined and
-// takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
+// (deep_perturbation.h): std::fma is one instruction where the target has FMA, and a call into libm
+// on the baseline x86-64 this library is built for, which would make a pixel about twice as slow as
+// separate roundings. So its loop is also compiled for FMA (deep_iterate_pixel is always inlined
+// and takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
 template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, typename... Args>
 __attribute__((target("fma"))) int64_t iterate_pixel_fma(Args&&... args) {
     return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance>(std::forward<Args>(args)...);
@@ -83,7 +82,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     constexpr bool kLanesType =
         std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase && !kDistance;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
-    // lanes fill from one row, so most would idle (a 2-pixel strip at e50 took 1.8x as long).
+    // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();

@@ -81,7 +81,7 @@ struct DeepRenderOptions {
     // many perturbation steps a pixel a pass, the pixels still running packed into the next
     // pass's warps, and a last pass without a budget once no more than cuda_pass_final_pixels
     // are left (0: 65536; one pass for a frame no larger). 0 steps: one pass, the default (the
-    // faster on the H100: deep_bench_cuda_passes). Tests make them small.
+    // faster, deep_bench_cuda_passes shows; see deep_cuda.cu). Tests make them small.
     int64_t cuda_pass_steps = 0;
     int64_t cuda_pass_final_pixels = 0;
     // deep_cuda only: also leave the frame's mu and distance estimate in this device memory

@@ -16,9 +16,9 @@
 //      pixel (scalar, rare: once per pixel against thousands of iterations).
 // Four vectors are advanced in turn: their dependency chains are independent, so one's
 // latencies hide the other's.
-// Per-lane loads are scalar loads into an aligned array and one vector load, not gathers: on
-// the development machine an 8-lane vgatherqpd takes about 10 ns (34 cycles) even from L1,
-// measured, and three per iteration made the lanes slower than the one-pixel loop.
+// Per-lane loads are scalar loads into an aligned array and one vector load, not gathers: an
+// 8-lane vgatherqpd takes tens of cycles even from L1, and three per iteration would make the
+// lanes slower than the one-pixel loop.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/fractal/deep/deep_cpu_lanes.cpp"
@@ -39,7 +39,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using Step = BlaStep<double, DeepComplex<double>>;
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(double);
-constexpr int kGroups = 4;  // vectors in flight (2 and 4 measured: 4 a little faster)
+constexpr int kGroups = 4;  // vectors in flight (4 a little faster than 2)
 
 using D = hn::ScalableTag<double>;
 using DI = hn::RebindToSigned<D>;

@@ -3,8 +3,8 @@
 // doubles a vector) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
-// step waits on the one before (add, multiply, subtract, add: about 17 cycles, 6 ns at
-// 2.8 GHz), so a core sits mostly idle. Lanes are independent pixels: while one vector's
+// step waits on the one before (add, multiply, subtract, add: four latencies in a row), so a
+// core sits mostly idle. Lanes are independent pixels: while one vector's
 // multiply waits, the other's runs, and each instruction does 8 pixels' work.
 //
 // Same escape counts and smooth values as deep_iterate_pixel, bit for bit: every lane performs

@@ -218,9 +218,9 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
     const int64_t pixels = int64_t(width) * height;
     uint64_t iterations = 0, escaped = 0;
     // A 1x1 frame (the tests' bisections judge each midpoint with one) runs on the calling
-    // thread: a team for one pixel only wakes threads that then spin between the frames. On the
-    // loaded 2-core development machine a test of seven bisections took 17 s with libgomp's
-    // spinning and 0.7 s with OMP_WAIT_POLICY=passive; with this, 0.7 s against 7.6 s in one pair.
+    // thread: a team for one pixel only wakes threads that then spin between the frames, which
+    // on a loaded machine makes the bisecting tests many times slower (libgomp's spinning, unless
+    // OMP_WAIT_POLICY=passive).
 #pragma omp parallel reduction(+ : iterations, escaped) if (pixels > 1)
     {
         MpfrNumber center_re(bits), center_im(bits), spacing(bits), pixel_re(bits), pixel_im(bits);

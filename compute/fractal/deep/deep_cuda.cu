@@ -42,9 +42,8 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 }
 
 // 128 threads: 4 warps, each four rows of 8 pixels. A warp runs until its slowest lane is done,
-// and a squarer patch of pixels varies less: on the H100 at 1024x1024 (deep_bench_cuda_passes'
-// one pass, built each way) 5e227 took 52.0 ms with 8x16 blocks, 54.7 with 16x8 (warps of two
-// rows of 16), 52.7 with 4x32 and 59.5 with 32x4; 1e50 30.3, 32.2, 29.9 and 34.6.
+// and a squarer patch of pixels varies less: 8x16 blocks are as fast as any shape tried at the
+// kf2 locations (deep_bench_cuda_passes' one pass, built each way; see docs/performance.md).
 constexpr int kBlockWidth = 8;
 constexpr int kBlockHeight = 16;
 // The frame's passes (render_pixels_cuda), where DeepRenderOptions::cuda_pass_steps asks for them:
@@ -56,8 +55,8 @@ constexpr size_t kPassFinalPixels = 65536;
 // (a 4-byte copy on a stream of its own, which runs beside the kernel) when a newer view makes
 // the frame stale, and each warp reads it as it starts (a warp already running finishes its
 // pixels: one pixel's time at most); each warp adds itself to warps_done as it finishes, which
-// the host reads the same way and turns into the frame's progress. (Mapped host memory instead,
-// one bus transaction per warp, made a 6 ms frame 70 ms.)
+// the host reads the same way and turns into the frame's progress. (Not mapped host memory:
+// one bus transaction per warp would cost many times a short frame's time.)
 struct KernelControl {
     int cancel;
     unsigned int warps_done;
@@ -282,11 +281,10 @@ struct DeviceArray {
 
 // A host range page-locked while it lives (cudaHostRegister), so that a copy from the device into
 // it is one DMA instead of the driver's staged copy of pageable memory. The frame's outputs are
-// pinned while its kernel runs. On the H100 host, for the 16 MB of a 1024x1024 frame: the
-// pageable copy took 1.8-2.2 ms; sizing and registering the two vectors 1.7-2.7 ms, all of it
-// behind the kernel; the pinned copy 0.33-0.35 ms and unregistering 0.5-0.6 ms (timed inside
-// deep_cuda). Where registering fails (the range shares a page with one already registered, or
-// the driver refuses), the copy stays pageable: nothing else changes.
+// pinned while its kernel runs: sizing and registering the two vectors happens behind the kernel,
+// and the pinned copy plus unregistering costs less than the pageable copy (see
+// docs/performance.md). Where registering fails (the range shares a page with one already
+// registered, or the driver refuses), the copy stays pageable: nothing else changes.
 struct HostPin {
     void* ptr = nullptr;
     HostPin(void* p, size_t bytes) {
@@ -622,10 +620,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     // estimate's, on frames of more than pass_final_pixels): each pixel runs at most pass_steps
     // perturbation steps a pass, and the pixels still running go on in the next pass, packed into
     // whole warps; once no more than pass_final_pixels are left, a last pass without a budget.
-    // One pass otherwise, the default: a 2-D frame's warps idle for their slowest lane (17 of 32
-    // lanes active at 5e227), but the passes' saved states and launches cost more than that
-    // gains (deep_bench_cuda_passes on the H100, 1024x1024: 5e227 55.0 ms in one pass, 62.8 in
-    // passes of 2048 steps, 58.3 of 8192; 1e50 32.2 against 43.5).
+    // One pass otherwise, the default: a 2-D frame's warps idle for their slowest lane (about
+    // half the lanes at 5e227), but the passes' saved states and launches cost more than that
+    // gains (deep_bench_cuda_passes; see docs/performance.md).
     const int64_t pass_steps = options.cuda_pass_steps;
     const size_t pass_final_pixels =
         options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels) : kPassFinalPixels;
@@ -754,7 +751,7 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     auto start = std::chrono::steady_clock::now();
     DeepFrame frame;
     // The host's output vectors are sized while the kernel runs (render_pixels_cuda): 16 MB at
-    // 1024x1024, 1.1-1.3 ms of the frame on the H100 host when they were filled first.
+    // 1024x1024, which would otherwise be filled before the launch, on the frame's time.
     DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame, false);
     if (setup.orbit) {
         const bool is_double = frame.stats.number_type == DeepNumberType::Double;

@@ -27,10 +27,10 @@
 // doubles under one shared exponent (DeepScaled: value = m 2^e, the largest entry of m in
 // [1, 2)): a step is then the double arithmetic of the double path plus one exponent sum and
 // one normalisation, where entries of their own FloatExp would normalise after every product
-// and align before every sum (the 2x2 Jacobian's eight products a step made FloatExp DE frames
-// up to 1.9x the smooth ones). The entries share the largest one's 53 bits: an entry 2^-60 of
-// it is kept to 2^-113 of the whole, which is what |D| and |J^T z| need, and one below 2^-500
-// of it is dropped. The factors w and A, B are brought to shared exponents too, so nothing
+// and align before every sum (the 2x2 Jacobian's eight products a step would make FloatExp DE
+// frames far slower than the smooth ones). The entries share the largest one's 53 bits: an entry
+// 2^-60 of it is kept to 2^-113 of the whole, which is what |D| and |J^T z| need, and one below
+// 2^-500 of it is dropped. The factors w and A, B are brought to shared exponents too, so nothing
 // underflows when w passes within 1e-320 of the critical point.
 #pragma once
 
@@ -66,8 +66,8 @@ struct Type<F, FloatExp> {
 
 // Entries below 2^-500 of the largest are dropped (0): beside it they are lost in its rounding
 // many times over, and kept they would sink into double's subnormals within a few products,
-// where every operation costs a hundred cycles (the Tricorn's off-diagonal entries on the real
-// axis made its FloatExp DE frames 2.6x the smooth ones that way).
+// where every operation is many times slower (the Tricorn's off-diagonal entries on the real
+// axis would sink there).
 inline constexpr int kScaledFloorExponent = -500;
 
 // x 2^-e as a double, e at least x's exponent (0 below the floor).
@@ -183,7 +183,7 @@ template <Formula F, typename V, class D>
 MS_DEEP_HD D deep_derivative_product(const DeepComplex<V>& w, const D& d, bool flip) {
     if constexpr (F == Formula::Mandelbrot) {
         (void)flip;
-        return deep_twice(w * d);  // Mandelbrot's arithmetic as it always was
+        return deep_twice(w * d);  // Mandelbrot: D' = 2 w D, the plain complex product
     } else if constexpr (formula_is_holomorphic(F)) {
         (void)flip;
         constexpr int degree = formula_degree(F);

@@ -48,8 +48,8 @@ int64_t move_in_place(T* data, int width, int height, int shift_x, int shift_y, 
     } else if (shift_y == 0) {
         // Each row moves within itself: the rows are independent, shared among a few cores (a
         // 1080p frame's mu is 16 MB). Memory-bound, so four threads; a team of every core
-        // stalls at its barrier whenever the UI or the X server takes one of its cores (on the
-        // H100 host, sixteen took 11 ms for a 1080p drag view's mu and colours: README, "Dragging").
+        // stalls at its barrier whenever the UI or the X server takes one of its cores (see
+        // docs/performance.md).
 #pragma omp parallel for schedule(static) num_threads(4) if (w * size_t(height) >= (size_t(1) << 18))
         for (int y = y0; y < y1; ++y) move_row(y);
     } else if (shift_y > 0)

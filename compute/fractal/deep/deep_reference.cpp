@@ -109,7 +109,7 @@ struct OrbitRegisters {
 // and the next start(), while they wait. They meet through two atomics each iteration, waiting
 // by spinning (a squaring takes a few microseconds at the precisions the team runs at, from
 // kReferenceTeamMinBits: a sleep and a wake-up would cost more), and yield after 2,000 pauses
-// (20-100 us) so that a machine with fewer cores than threads still advances.
+// (tens of microseconds) so that a machine with fewer cores than threads still advances.
 class SquaringTeam {
 public:
     explicit SquaringTeam(OrbitRegisters& r) : r_(r) {
@@ -193,8 +193,8 @@ private:
 // but for the rounding of Z_n + z, about 2^-53 |Z_n|. A pixel's own differences at step n are
 // |J_n| times its offset, so that rounding is 2^-53 |J_n^-1 Z_n| / spacing pixels: with the
 // nucleus within the frame's half diagonal, under 1e-13 pixels at 1024x1024. The orbit past n
-// is then never needed: every pixel has rebased by then. Measured at the kf2 locations
-// (1024x1024): 5e227 stops at 567,135 of 1,152,065 iterations, 4e533 at 52,859 of 105,762,
+// is then never needed: every pixel has rebased by then. At the kf2 locations (1024x1024):
+// 5e227 stops at 567,135 of 1,152,065 iterations, 4e533 at 52,859 of 105,762,
 // 1e1086 at 179,301 of 538,505.
 template <Formula F>
 class NucleusProbe {

@@ -98,10 +98,9 @@ struct ReferenceControl {
     bool stop_at_nucleus = true;
 };
 // Below this precision a squaring takes too little time for three threads to meet every
-// iteration and still gain. On the H100 host (16 vCPUs, a round trip between two of them
-// 400-450 ns), e10000's centre, one thread against three: 0.64x at 2048 bits, 0.89x at 4096,
-// 1.10x at 8192, 1.56x at 16384, 1.81x at 33280 (DeepBench.ReferenceTeamByPrecision); the kf2
-// locations' references (241-3682 bits) ran 0.40-1.00x (DeepBench.ReferenceAgainstBareMpfr).
+// iteration and still gain: the round trip between two cores costs more than the work shared
+// (DeepBench.ReferenceTeamByPrecision, DeepBench.ReferenceAgainstBareMpfr; see
+// docs/performance.md).
 inline constexpr int64_t kReferenceTeamMinBits = 8192;
 // Whether an orbit of formula `formula` at `bits` runs on three threads under `threads`.
 bool reference_uses_team(Formula formula, int64_t bits, int threads);

@@ -3,7 +3,7 @@
 // their orbit-feature variant of orbit_features.h), then the histogram pass where the base is
 // histogram, then the colour pass (pixel_colour.h's colour_pixel on every pixel, with the
 // slopes' finite differences). A plain colouring goes straight to the smooth kernels and
-// colourize(), so today's picture costs what it did.
+// colourize(), so the plain picture costs no more than the smooth frame and its palette.
 //
 // The frame is `rect` of the view, and the layers that look at neighbours or at the whole frame
 // (slope, histogram) see only that rectangle: callers colour whole frames (or bands, accepting

@@ -170,7 +170,7 @@ HWY_INLINE void RowSmoothValues(const ChunkJob& job, size_t padded_width, const 
     const hn::ScalableTag<float> df;
     if constexpr (hn::MaxLanes(df) == 2 * hn::MaxLanes(dt)) {
         // double: two vectors make one float vector, so the logs run at full width (in double's
-        // own width they were 18% of a full-view frame).
+        // own width they would take a large share of a full-view frame).
         for (size_t x = 0; x < padded_width; x += 2 * n) {
             hn::Vec<decltype(dh)> k_lo, k_hi;
             const auto n_lo = load(x, &k_lo);

@@ -24,11 +24,11 @@
 //    after S go to a global queue.
 //  * Phase 2, direct_survivors_kernel: a persistent grid shares the queue out in chunks and
 //    refills a lane as soon as its pixel is done, so slow pixels fill whole warps on every SM.
-//    (A first version kept each tile's survivors inside its block: the few blocks holding the
-//    interior then ran long on a handful of SMs while the others idled, ~2x slower on the full
-//    view.) Survivors run blocks of N steps with a single escape test; on escape the lane redoes
-//    the block step by step from its saved start, so k stays exact. A queue entry carries c as
-//    well as z, so a refill neither divides the pixel index nor recomputes c in double.
+//    (Were each tile's survivors kept inside its block, the few blocks holding the interior would
+//    run long on a handful of SMs while the others idled.) Survivors run blocks of N steps with a
+//    single escape test; on escape the lane redoes the block step by step from its saved start, so
+//    k stays exact. A queue entry carries c as well as z, so a refill neither divides the pixel
+//    index nor recomputes c in double.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -321,15 +321,16 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
 
 }  // namespace
 
-// Defaults, from the tuning runs on an H100 (tests/fractal/direct/test_direct_cuda.cpp, DISABLED_Throughput):
+// Defaults, from tuning runs (tests/fractal/direct/test_direct_cuda.cpp, DISABLED_Throughput;
+// the figures are in docs/performance.md):
 //  * exact arithmetic in both precisions: with FMA, last-bit differences grow through chaotic
-//    orbits until 0.2% (seahorse valley, FP64) to 2.7% (FP32) of the pixels change their escape
-//    count, against the 99.9% the reference comparison asks for; FMA would be ~17% faster;
-//  * N = 32 steps per escape test (all-interior 4K: 4.78e12 it/s FP32 vs 4.25e12 with N = 16);
-//  * S = 64 first-phase iterations, 32x32 tiles, service batch 8 (the fastest measured on the
-//    full view, shortcuts on and off; S = 32 is as fast in FP32 with the shortcuts on);
+//    orbits until more pixels change their escape count than the 99.9% agreement the reference
+//    comparison asks for allows, though FMA would be faster;
+//  * N = 32 steps per escape test (faster than N = 16 on an all-interior frame);
+//  * S = 64 first-phase iterations, 32x32 tiles, service batch 8 (the fastest on the full view,
+//    shortcuts on and off; S = 32 is as fast in FP32 with the shortcuts on);
 //  * phase 2 on as many blocks per SM as fit: capping them at 2 to 4, so that fewer lanes each
-//    take more pixels, was 5-12% slower on the full view.
+//    take more pixels, is slower on the full view.
 CudaTuning default_cuda_tuning(Precision) {
     CudaTuning t;
     t.fused_multiply_add = false;
@@ -351,13 +352,12 @@ CudaTuning default_cuda_tuning(Precision) {
 //   FP64: 194 FP64-pipe instructions = 96 DMUL + 65 DADD + 32 DFMA + DSETP -> 6.06 per iteration.
 //         The FP64 pipe runs at half the issue rate, so the 28 integer/vote instructions issue in
 //         its shadow and only these count.
-// Limit = SMs x lanes x clock / this: H100 132 x 128 x 1.98 GHz / 6.81 = 4.91e12 it/s FP32 and
-// 132 x 64 x 1.98 GHz / 6.06 = 2.76e12 it/s FP64 (the README's 4.2e12 and 2.4e12 assume 8 and 7
-// instructions with an escape test every iteration).
+// Limit = SMs x lanes per SM x clock / this (FP32: 128 lanes an SM, FP64: 64); see
+// docs/performance.md for what that gives on the GPUs measured.
 // Other formulas: a 32-step block is 32 x their step's instructions
 // (formula_cuda_step_instructions) + the 26 (FP32) or 2 (FP64) of the test, the copy and the
-// vote above. Read from the sm_90 SASS of every formula's kernel (tests/gpu/sass_loop_counts.py
-// on the H100 host), each block has exactly that count: FP32 6.81 (Mandelbrot, Burning Ship,
+// vote above. Read from the sm_90 SASS of every formula's kernel (tests/gpu/sass_loop_counts.py),
+// each block has exactly that count: FP32 6.81 (Mandelbrot, Burning Ship,
 // Tricorn), 13.81, 12.81, 18.81, 18.81, 24.81, 17.81 (Multibrot 3..8); FP64 0.75 less.
 double direct_cuda_instructions_per_iteration(Precision precision, Formula formula) {
     const double step = formula_cuda_step_instructions(formula);

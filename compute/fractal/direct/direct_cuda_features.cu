@@ -132,10 +132,10 @@ __global__ void __launch_bounds__(256) direct_features_kernel(FeatureParams p) {
 // and taking the next as soon as its pixel is done, so lanes do not idle beside a slow neighbour
 // until the warp's slowest pixel finishes (what makes the one-pixel-per-thread kernel above slow on
 // frames with long orbits). It is shaped like the smooth kernels' survivors pass
-// (direct_cuda_survivors.cu), which is where the colouring's cost over smooth came from:
+// (direct_cuda_survivors.cu), for the same reasons:
 //   - pixels are handed out in chunks: one atomic per warp and up to kChunkPixels pixels, not one
-//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent
-//     and a single global counter was the bottleneck), the chunks shrinking to 32 pixels as the
+//     per refill (on a 4K frame most pixels escape within a few steps, so refills are frequent and
+//     a single global counter would be the bottleneck), the chunks shrinking to 32 pixels as the
 //     frame runs out (guided, as OpenMP's schedule), so the last warps do not hold long ones; a
 //     pixel the cardioid/bulb test settles is finished inside the refill, without an iteration
 //     round;

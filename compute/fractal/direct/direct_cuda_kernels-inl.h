@@ -15,7 +15,8 @@
 // kFeature* mask: 0 or kFeatureDistance): the tile and survivors kernels then carry the
 // derivative (Derivative below) beside z, finish an escaped pixel's distance where it escapes and
 // pass the derivative through the queue. kFeatures = 0 is the smooth frame, operation for
-// operation the code it was before (every addition below is behind `if constexpr`).
+// operation the same code as without the features (every addition below is behind
+// `if constexpr`).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -352,16 +353,16 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 // Steps one by one from iteration k up to `limit`, testing every step; returns true at the first
 // escape (k is then its iteration and n its |z|^2). Unrolled by four with one loop test per four
 // steps: 9 instructions per step in FP32 (6 arithmetic, |z|^2, compare, branch). (Testing only
-// the largest of four |z|^2, with 3 FMNMX, issued fewer instructions per step but ran the steps
-// after an escape for nothing: the tile kernel got 7% slower.)
+// the largest of four |z|^2, with 3 FMNMX, issues fewer instructions per step but runs the steps
+// after an escape for nothing, which makes the tile kernel slower.)
 template <Formula F, typename T, bool kFused, unsigned kFeatures = 0>
 __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, Derivative<T>& d, T cr, T ci, int& k, int limit, T& n) {
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     if constexpr (kScaledDerivative<F, kFeatures> && sizeof(T) == 8) {
         // Blocks of 4 with the scaled derivative (D again at each exit and after the block). In
         // FP64 only, which the FP64 pipe's throughput bounds: in FP32 the tile pass's pixels mostly
-        // escape within a few steps, and the exits' rescaling made it slower (Nsight Compute on the
-        // H100: 164 against 157 us on the FP32 seahorse at 4K, 3% more instructions).
+        // escape within a few steps, and the exits' rescaling makes it slower (more instructions
+        // for no gain in range; see docs/performance.md).
         while (k <= limit - 4) {
 #pragma unroll
             for (int j = 0; j < 4; ++j) {

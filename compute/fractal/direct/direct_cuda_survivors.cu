@@ -17,10 +17,9 @@ constexpr int kChunk = 32;
 // The minimum of resident blocks that the launch bounds name, which sets ptxas's register budget:
 // none (0: nvcc then writes no .minnctapersm, as for bounds without it) for the smooth kernels, and
 // 1 for the distance instantiation. There the FP64 kernel takes 107 registers (2 blocks an SM, no
-// spills) instead of the 61 that ptxas chose unbounded, and runs faster, its loop being bound by
-// the FP64 pipe; the FP32 one is faster too (Mandelbrot's DE frames on the H100 at 4K, against
-// smooth: FP64 1.46-1.55x against 1.56-1.62x, FP32 1.59-1.66x against 1.62-1.70x). At 6 blocks
-// (40 registers, with spills) the FP32 kernel was slower.
+// spills) instead of the 61 that ptxas chooses unbounded, and runs faster, its loop being bound by
+// the FP64 pipe; the FP32 one is faster too (see docs/performance.md). At 6 blocks (40 registers,
+// with spills) the FP32 kernel is slower.
 template <unsigned kFeatures>
 constexpr int survivors_min_blocks() {
     return kFeatures != 0 ? 1 : 0;
@@ -44,8 +43,8 @@ direct_survivors_kernel(KernelParams p) {
         Orbit<T> o;
         T saved_zr = 0, saved_zi = 0;
         int blocks = 0, next_save = 1;
-        // The derivative (kFeatures only): an empty struct in the smooth kernel, whose code then
-        // stays what it was without it, instruction for instruction.
+        // The derivative (kFeatures only): an empty struct in the smooth kernel, whose code is then
+        // the same as without it, instruction for instruction.
         std::conditional_t<kFeatures != 0, Derivative<T>, NoDerivative> d;
         for (;;) {
             // Refill the idle lanes from the warp's chunk, taking new chunks as needed.
@@ -174,8 +173,8 @@ direct_survivors_kernel(KernelParams p) {
 }
 
 // The baseline: one pixel per thread in 16x16 blocks, the escape test every iteration, written
-// the way nvcc contracts the reference's expressions by default. Kept to measure the tile
-// kernel against (CudaTuning::naive); same output and statistics (no shortcuts).
+// the way nvcc contracts the reference's expressions by default. The tile kernel is measured
+// against it (CudaTuning::naive); same output and statistics (no shortcuts).
 
 // The survivors kernel runs as a persistent grid: as many blocks as fit on the GPU at once.
 // (tuning.survivor_blocks_per_sm, if set and lower, caps it: fewer lanes each take more pixels).

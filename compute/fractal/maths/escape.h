@@ -81,9 +81,9 @@ inline constexpr double kShapesMinRe = -1.26, kShapesMaxRe = 0.38, kShapesMaxIm 
 // if that is at most the interval: with the interval at 64, every period up to 16, the even ones
 // up to 32 and the multiples of 4 up to 64. Orbits whose period is not found run to
 // max_iterations, which is the same picture (they never escape), only without the shortcut.
-// Comparing at every fourth step instead of every step runs the test a quarter as often: on the
-// full view at 1,000 iterations (FP32) the frame runs 19.1 iterations a pixel instead of 18.3,
-// and takes 9% less time (15.3 to 13.9 ms, best of seven on the development machine).
+// Comparing at every fourth step instead of every step runs the test a quarter as often, at the
+// cost of a few more iterations a pixel before a cycle is found: a net saving on the full view
+// (see docs/performance.md).
 // (The CUDA kernels compare at block ends on a schedule of their own; see direct_cuda.cu.)
 MS_HD inline int periodicity_interval(int max_iterations) {
     int interval = 64;

@@ -431,9 +431,9 @@ inline FastFinishConstants make_fast_finish_constants(Formula formula, double pi
 #ifdef __CUDACC__  // both of nvcc's passes (device functions only; plain C++ never sees them)
 // The GPU's finish of an escaped pixel: finish_escaped() and smooth_mu() in float, with the
 // hardware's log2 and reciprocal square root (MUFU, about 2^-22 relative), instead of double
-// library logs, square roots and divisions. Those were most of the features kernel's FP64 work
-// on an FP32 frame, about 110 FP64 instructions a pixel (Nsight Compute on the H100, 4K full
-// view), where an exterior pixel's whole orbit is a few dozen float steps. The results stay
+// library logs, square roots and divisions. Those would be most of the features kernel's FP64
+// work on an FP32 frame (about a hundred FP64 instructions a pixel), where an exterior pixel's
+// whole orbit is a few dozen float steps. The results stay
 // within the tests' tolerances of the reference's double ones (relative 1e-5 for mu and the
 // distance, absolute 1e-5 for stripes: test_colouring_cuda); k, and so which pixels escaped,
 // is untouched. Mandelbrot keeps its literal constants; the other formulas take `f`'s.

@@ -14,8 +14,7 @@
 // anyway, and int64 cannot overflow in products of products.
 // Why a double mantissa and not a float one: the deltas must carry the precision of the
 // double path (53 bits) past 1e-308; a float mantissa would lose agreement with the MPFR truth
-// at long orbits. (A float variant could pay for the GPU's FP32 units later: measured, not
-// guessed.)
+// at long orbits.
 //
 // DeepComplex<T> is a plain {re, im} with the few operations perturbation and BLA need;
 // T is double or FloatExp, and the perturbation loop is one template over both, so there is
@@ -31,10 +30,8 @@
 #define MS_DEEP_UNROLL _Pragma("unroll")
 #else
 // always_inline: deep_cpu.cpp instantiates the pixel loop once per formula, plane and number
-// type (36 loops); with plain `inline` GCC's unit-growth limit stopped inlining FloatExp's
-// operators into some of them, and Mandelbrot's FloatExp loop ran 1.56x slower (e1000, 160x90,
-// one thread, medians of 9 interleaved runs: 327 ms against 210 ms). Forced, it is back at
-// 251 ms against 256 ms.
+// type (36 loops); with plain `inline` GCC's unit-growth limit stops inlining FloatExp's
+// operators into some of them, and those loops run far slower (see docs/performance.md).
 #define MS_DEEP_HD inline __attribute__((always_inline))
 #define MS_DEEP_UNROLL _Pragma("GCC unroll 8")
 #endif

@@ -31,7 +31,7 @@ inline FloatExp floatexp_from_mpfr(mpfr_srcptr x) {
     // The most significant limb holds the top 64 bits: x = 0.limb... * 2^exp. Rounding that limb
     // to double rounds to nearest on 64 bits (the lower limbs only break exact ties), and
     // costs a fraction of mpfr_get_d_2exp, which the reference orbit would otherwise pay twice
-    // an iteration (measured: the orbit went from 1.5x to ~1.1x a bare MPFR loop at 241 bits).
+    // an iteration (see docs/performance.md).
     static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
     const mp_limb_t top = x->_mpfr_d[(mpfr_get_prec(x) - 1) / GMP_NUMB_BITS];
     const double m = double(top);  // [2^63, 2^64]

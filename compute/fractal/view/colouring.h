@@ -1,8 +1,8 @@
-// colouring.h: how smooth values become colours, beyond the plain palette (issue 14).
+// colouring.h: how smooth values become colours, beyond the plain palette.
 //
 // Methods combine as layers over one base:
 //   base      where the palette position comes from:
-//               smooth     the smooth iteration value mu (today's colouring, colourize())
+//               smooth     the smooth iteration value mu (the plain colouring, colourize())
 //               histogram  mu's rank among the frame's escaped pixels (histogram equalisation):
 //                          the palette spreads evenly over the frame at any depth
 //               stripe     the stripe average (Haerkoenen): the mean over the orbit of

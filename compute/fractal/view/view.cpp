@@ -25,7 +25,7 @@ double parse_coordinate(const std::string& text, const char* what, const char* w
 
 // The shortest text of a double that reads back to it (1 to 17 significant digits), written
 // as %g would with that many digits, except that whole numbers below 1e17 keep their digits
-// ("300", not "3e+02", as %.17g printed them before zooms were text).
+// ("300", not "3e+02", as %.17g prints them).
 std::string shortest_text(double x) {
     char text[400];
     int digits = 1;

@@ -44,7 +44,7 @@ inline constexpr int64_t kMaxDirectIterations = int64_t(1) << 30;
 
 // A view's zoom: an extended-range value (a DeepZoom, decimal mantissa and exponent) that also
 // keeps the exact double of every zoom a double can hold, so that shallow views compute,
-// compare and print exactly as they did when the zoom was a double.
+// compare and print exactly as with a plain double zoom.
 //   value()  the double (exact for a zoom made from a double; +inf past double's range)
 //   deep()   the extended value, what the deep path uses
 //   text()   "2.3703703703703702", "1e+50", "4.00000000000E533": reads back (parse) to the same

@@ -101,7 +101,7 @@ std::string json_string(const nlohmann::json& j, const char* key) {
     return v.get<std::string>();
 }
 
-// The "colouring" object (absent in files written before it existed: today's default).
+// The "colouring" object (a file without one has the default colouring).
 Colouring colouring_from_json(const nlohmann::json& j) {
     if (!j.is_object()) throw std::runtime_error("'colouring' is not an object");
     for (const char* key : {"methods", "stripe_density", "de_band_px", "slope_angle_deg", "slope_strength", "interior"})
@@ -159,7 +159,8 @@ ViewRecord view_from_json(const std::string& json) {
     }
     std::string problem = validate_view(record.view);
     if (!problem.empty()) throw std::runtime_error("the view metadata is invalid: " + problem);
-    // A name, never a path: the palette is looked up in assets/palettes/ (issue 16, item 10).
+    // A name, never a path: the palette is looked up in assets/palettes/, so a file's
+    // metadata never names a file to open.
     if (!palette_name_is_plain(record.view.palette))
         throw std::runtime_error("the view metadata is invalid: " + palette_name_problem(record.view.palette));
     return record;

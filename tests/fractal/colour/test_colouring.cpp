@@ -1,4 +1,4 @@
-// test_colouring.cpp: the colouring layers of issue 14 (colouring.h, orbit_features.h,
+// test_colouring.cpp: the colouring layers (colouring.h, orbit_features.h,
 // coloured_frame.h) on the CPU:
 //   * the fast orbit-features path matches the reference (mu, distance, stripe, period) bit for
 //     bit on every SIMD target, and its mu is the smooth reference's;
@@ -385,7 +385,7 @@ TEST(Colouring, SettingsRoundTripThroughTheViewJson) {
     const ms::ViewRecord back = ms::view_from_json(ms::view_to_json(record));
     EXPECT_TRUE(back.view.colouring == c);
     EXPECT_EQ(ms::colouring_methods_text(back.view.colouring), "stripe,de,slope");
-    // A JSON written before colouring existed reads as today's default.
+    // A JSON without a colouring object reads as the default colouring.
     const ms::ViewRecord old = ms::view_from_json(
         R"({"center_re":"-0.5","center_im":"0","zoom":2.0,"width":64,"height":36,"iterations":500,)"
         R"("palette":"classic","offset":0.0,"density":1.0,"precision":"fp64","supersample":1})");

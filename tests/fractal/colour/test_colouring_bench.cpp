@@ -3,14 +3,14 @@
 // runs completed. Each figure is the median of several whole coloured frames (kernels and colour
 // passes, the wall time of the synchronous call), the methods taken in turn within each round so
 // that a load which comes and goes on the machine touches them all alike, and the ratio against
-// the smooth frame's median of the same run: the goal is <= 1.5x for de, slope and stripe
+// the smooth frame's median of the same run: the goal is <= 1.5x for de, slope and stripe
 // on CUDA at 4K, and at most one extra pass for the histogram.
 // On CUDA each row also gives the kernels' own time (CUDA events: the iteration kernels and the
 // colour passes, without the launches' and copies' host time); both give iterations per pixel.
 //   build/bin/test_colouring_bench --gtest_also_run_disabled_tests --gtest_filter='*Cpu*'
 //   build/bin/test_colouring_bench --gtest_also_run_disabled_tests --gtest_filter='*Cuda*'
 //   MANDELSCOPE_COLOUR_BENCH_SIZE=3840x2160 ... (the default: 1280x720 on the CPU, 3840x2160 on CUDA)
-// The figures, both backends at 4K in one run:
+// The reference figures, both backends at 4K in one run:
 //   MANDELSCOPE_COLOUR_BENCH_SIZE=3840x2160 build/bin/test_colouring_bench --gtest_also_run_disabled_tests
 #include <gtest/gtest.h>
 

@@ -107,7 +107,7 @@ TEST(Colourize, SimdEqualsTheReferenceOnEveryTarget) {
         std::vector<uint32_t> expected(mu.size()), got(mu.size());
         colourize_reference(mu.data(), int64_t(mu.size()), table, view, reinterpret_cast<uint8_t*>(expected.data()));
         // Every channel of every pixel is a byte of the table's colours, so no entry may be
-        // past 255 (the old wrap at exactly 1024 overflowed into the next channel).
+        // past 255 (a wrap at exactly 1024 would overflow into the next channel).
         for (size_t i = 0; i < mu.size(); ++i)
             ASSERT_EQ(expected[i] >> 24, 0xffu) << "alpha of pixel " << i << " (mu " << mu[i] << ")";
         for (const std::string& target : direct_cpu_simd_targets()) {

@@ -1,4 +1,4 @@
-// deep_truth.h: the brute-force truth of the deep-zoom tests and the bar, shared by
+// deep_truth.h: the brute-force truth of the deep-zoom tests and their bar, shared by
 // test_deep_render.cpp (the deep path itself) and test_view_deep.cpp (the View that `render`
 // hands it). Truth: deep_cpu_reference iterates every pixel in MPFR at two precisions (the
 // reference precision + 32 bits, and + 96); pixels whose escape count differs between the two
@@ -59,7 +59,7 @@ inline Agreement compare_with_truth(const DeepFrame& deep, const Truth& t) {
 inline void expect_agreement(const Agreement& a) {
     // "Stable" means "known" only where the brute force has settled on nearly the whole frame. In
     // a chaotic frame, pixels agree between the two precisions by chance too, most often both
-    // inside while the exact orbit escapes. Measured in the Burning Ship's hull against the
+    // inside while the exact orbit escapes. In the Burning Ship's hull, against the
     // brute force 400 bits above the reference's precision (test_deep_family's
     // DISABLED_BurningShipHullPrecision): 1,000 iterations at 1e20, 170 of 336 pixels stable and
     // 35 of those wrong; at 1e60, 244 stable and 21 wrong; 800 iterations at 1e60, 311 stable

@@ -1,4 +1,4 @@
-// test_deep_colouring.cpp: the colouring layers past FP64 (issue 14 on issue 13's deep path):
+// test_deep_colouring.cpp: the colouring layers past FP64, on the deep path:
 //   * the deep distance estimate (deep_perturbation.h's kDistance loop: dz/dc in pixels,
 //     through perturbation steps, BLA skips and rebases) against the brute force's, dz/dc
 //     iterated in MPFR beside every pixel (deep_cpu_reference; deep_distance_truth.h), at 1e20

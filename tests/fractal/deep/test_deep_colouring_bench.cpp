@@ -5,7 +5,7 @@
 // (deep_perturbation.h's kDistance variant) and the DE and slope layers, and with
 // histogram,de,slope; the variants taken in turn within each round, so a load that comes and
 // goes touches them all alike; the medians and their ratio against the smooth frame's median of
-// the same run. The bar: DE and slopes at most 1.5x the smooth colouring, the histogram
+// the same run. The bar: DE and slopes at most 1.5x the smooth colouring, the histogram
 // one extra pass.
 //   build/bin/test_deep_colouring_bench --gtest_also_run_disabled_tests --gtest_filter='*Cpu*'
 //   build/bin/test_deep_colouring_bench --gtest_also_run_disabled_tests --gtest_filter='*Cuda*'

@@ -118,11 +118,11 @@ TEST(DeepPeriod, StoppedOrbitsGiveTheFullOrbitsFrames) {
 }
 
 // Kalles Fraktaler 2's 5e227 at 16x16 against the MPFR brute force (1.2 million iterations a
-// pixel at two precisions: about 5 minutes on two cores, so run by hand). Its stable pixels are
-// all known to the brute force, but 53-bit deltas do not hold every one of them at this depth (the
-// README's Known gaps): 249 exact and 251 within one of 256 with the separate roundings before the
-// fourteenth session, both with the orbit stopped and run in full. The bar here is that figure's,
-// so that a change of arithmetic shows what it does to it.
+// pixel at two precisions: minutes of work, so run by hand). Its stable pixels are all known to
+// the brute force, but 53-bit deltas do not hold every one of them at this depth (the README's
+// Known gaps). The bar, 249 exact and 251 within one of 256, both with the orbit stopped and run
+// in full, is what the arithmetic with separate roundings (no fused multiply-add) gets, so that
+// a change of arithmetic shows what it does to it.
 TEST(DeepPeriod, DISABLED_E227AgainstTheBruteForce) {
     const DeepLocation e227 = load_location("e227");
     const Truth truth = brute_force(e227, 16, 16);
@@ -142,7 +142,7 @@ TEST(DeepPeriod, DISABLED_E227AgainstTheBruteForce) {
 // The family at test_deep_family.cpp's boundary locations where a nucleus is in view (the
 // Tricorn's and the Burning Ship's at 1e20 have none within 1,000 iterations): the Multibrots'
 // complex derivative and the Burning Ship's and the Tricorn's 2x2 Jacobians stop their orbits,
-// and the frames are the full orbits' (at 256x256 too, when measured: 0 pixels differed). The
+// and the frames are the full orbits' (at 256x256 too: no pixel differs). The
 // Burning Ship's hull, off the axes, against the brute force as well.
 TEST(DeepPeriod, StoppedOrbitsGiveTheFullOrbitsFramesForTheFamily) {
     struct Case {

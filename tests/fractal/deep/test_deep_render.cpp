@@ -6,7 +6,7 @@
 // Truth: deep_cpu_reference iterates every pixel in MPFR at two precisions (the reference
 // precision + 32 bits, and + 96); pixels whose escape count differs between the two are chaotic
 // at that depth and are not counted. Of the rest, at least 99% must agree exactly with the deep
-// path and 99.5% within one iteration (the bar).
+// path and 99.5% within one iteration (deep_truth.h's bar).
 //
 // Locations (public; the .kfr files in assets/locations/ say where each comes from):
 //   e50, glitch_test_3, e113, e1000: rust-fractal-core's locations/ folder

@@ -1,9 +1,9 @@
 // test_direct_cpu.cpp: the fast CPU path (direct_cpu: OpenMP + Highway SIMD) against
 // the scalar reference of the same precision, through the shared validator. With the default
 // unfused arithmetic the fast path performs the reference's IEEE operations in the same order,
-// so the pictures (and even the iteration counts) must agree exactly; the tolerances of the
-// issue (99.9% identical escape counts, smooth values within 1e-3) are checked as well, and are
-// what the optional fused-multiply-add mode is held to.
+// so the pictures (and even the iteration counts) must agree exactly; the comparison's tolerances
+// (99.9% identical escape counts, smooth values within 1e-3) are checked as well, and are what the
+// optional fused-multiply-add mode is held to.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -82,7 +82,7 @@ TEST(DirectCpu, MatchesReferenceOnEveryViewPrecisionAndShortcut) {
                 std::string what = std::string(name) + " " + ms::precision_name(precision) +
                                    (shortcuts_on ? " shortcuts on" : " shortcuts off");
                 SCOPED_TRACE(what);
-                // The issue's tolerance...
+                // The tolerances...
                 Comparison c = compare_frames(what.c_str(), reference, fast, view.width);
                 EXPECT_LE(double(c.count_mismatches), 0.001 * double(pixels(view)));
                 EXPECT_LE(c.max_mu_error, 1e-3);
@@ -152,7 +152,7 @@ TEST(DirectCpu, FusedMultiplyAddDiffersOnlyAlongTheBoundary) {
     // MulAdd rounds once: a last-bit difference in z grows along chaotic orbits near the
     // boundary until the escape moves by some iterations, and where the count still agrees
     // |z_k| (hence mu) can differ by up to one. Away from deep zooms this stays within the
-    // issue's tolerance; at a 1e6 zoom with 2000 iterations about 1% of the pixels move, which
+    // comparison's tolerance; at a 1e6 zoom with 2000 iterations about 1% of the pixels move, which
     // is why the default path does not fuse. This test pins both facts down.
     for (const auto& [name, view] : test_views()) {
         std::vector<float> reference(pixels(view)), fused(pixels(view));

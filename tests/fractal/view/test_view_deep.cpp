@@ -1,6 +1,6 @@
 // test_view_deep.cpp: the View that `render` builds (zoom parsed from text, centre text,
-// 64-bit iterations) reaches the deep path unchanged, picks the path the issue asks for by
-// depth, and renders what the MPFR brute force says (deep_truth.h: the issue's bar).
+// 64-bit iterations) reaches the deep path unchanged, picks the path that suits its depth,
+// and renders what the MPFR brute force says (deep_truth.h's bar).
 // `render` does exactly this: ViewZoom::parse or a .kfr, then deep_location(view) into deep_cpu
 // (app/modes/cmd_render_deep.cpp). The end-to-end side (the PNG, its metadata, the exit codes)
 // is tests/cli/deep_cli.sh.

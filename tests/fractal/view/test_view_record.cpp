@@ -1,6 +1,6 @@
 // test_view_record.cpp: the view JSON read from a PNG's tEXt chunk is outside input. Each case
-// below is one issue 16 found (UBSan's float-cast-overflow, a path in "palette", a centre the
-// window could not parse): view_from_json refuses it with one sentence and no undefined
+// below is a hazard of such input (UBSan's float-cast-overflow, a path in "palette", a centre
+// the window could not parse): view_from_json refuses it with one sentence and no undefined
 // behaviour, and the sentence never carries the JSON library's own text.
 #include <gtest/gtest.h>
 
@@ -43,7 +43,7 @@ TEST(ViewRecord, TheValidBaseIsAccepted) {
 }
 
 TEST(ViewRecord, FloatsWhereWholeNumbersBelongAreRefused) {
-    // Issue 16, item 7: 3e9 and 1e10 were cast from double to int (undefined behaviour).
+    // 3e9 and 1e10 cast from double to int would be undefined behaviour.
     for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
              {"iterations", "3e9"}, {"supersample", "1e10"}, {"width", "1e300"}, {"height", "-1e300"},
              {"iterations", "2.5"}, {"iterations", "100000000001"}, {"width", "18446744073709551615"},
@@ -62,13 +62,13 @@ TEST(ViewRecord, OutOfRangeZoomAndNonDecimalCentresAreRefused) {
     EXPECT_NE(refusal(view_json_with("zoom", "\"-4E533\"")).find("zoom"), std::string::npos);
     EXPECT_NE(refusal(view_json_with("zoom", "1e-9")).find("zoom"), std::string::npos);
     EXPECT_NE(refusal(view_json_with("zoom", "0")), "");
-    // render --center=0x1p-1,0 wrote this; the window then hung (issue 16, item 1).
+    // A hex centre: a view the window could not parse, and would hang on.
     EXPECT_NE(refusal(view_json_with("center_re", "\"0x1p-1\"")).find("not a decimal number"), std::string::npos);
     EXPECT_NE(refusal(view_json_with("center_im", "\" 0\"")), "");
 }
 
 TEST(ViewRecord, PaletteNamesStayInsideThePalettesFolder) {
-    // Issue 16, item 10: a PNG's "palette" reached the file system as a path.
+    // A PNG's "palette" must never reach the file system as a path.
     for (const char* name : {"\"../../../etc/passwd\"", "\"/etc/passwd\"", "\"classic/..\"", "\"\"", "\"a b\"",
                              "\"..\"", "\"-x\""})
         EXPECT_NE(refusal(view_json_with("palette", name)).find("not a palette name"), std::string::npos) << name;
@@ -83,11 +83,11 @@ TEST(ViewRecord, NotJsonOrNotAnObjectIsOneSentence) {
     }
 }
 
-// The zoom travels as text since the deep zoom; files written before carry a JSON number.
+// The zoom travels as text; a file may carry it as a JSON number instead.
 TEST(ViewRecord, OldNumericZoomsAreStillRead) {
     EXPECT_EQ(ms::view_from_json(view_json_with("zoom", "2.0")).view.zoom.value(), 2.0);
     EXPECT_EQ(ms::view_from_json(view_json_with("zoom", "1.5e7")).view.zoom.value(), 1.5e7);
-    // 1.7e308 was refused before (inf in the window's navigation): it is a deep view now.
+    // 1.7e308 is a deep view, not an error.
     EXPECT_EQ(ms::view_from_json(view_json_with("zoom", "1.7e308")).view.zoom.value(), 1.7e308);
 }
 
