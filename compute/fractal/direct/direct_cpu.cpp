@@ -79,19 +79,10 @@
 
 namespace ms::cpu_simd {
 
-// Rows of the image to render (shared by every SIMD target's code): y is the first.
-struct ChunkJob {
-    PixelGrid grid;
-    int y = 0;              // whole-image row
-    int x_begin = 0;        // whole-image column of the first pixel
-    int width = 0;          // pixels
-    int max_iterations = 0;
-    bool cardioid_bulb = true;
-    bool periodicity = true;
+// Rows of the image to render (shared by every SIMD target's code): y is the first. The frame's
+// part (CpuRowJob) is setup_cpu_frame's (cpu_row_jobs.h).
+struct ChunkJob : CpuRowJob {
     bool fused_multiply_add = false;
-    Formula formula = Formula::Mandelbrot;
-    bool julia = false;       // z_0 = the pixel, c = (julia_re, julia_im)
-    double julia_re = 0.0, julia_im = 0.0;
     // The smooth value mu = k + mu_constant - ln(ln|z_k|^2 / 2) * log_scale (formula_math.h's,
     // with log2 folded in: log_scale = 1 / ln d; Mandelbrot's 1 and 1 / ln 2).
     float mu_constant = 1.0f;
@@ -113,11 +104,6 @@ inline constexpr T kDeadLane = -std::numeric_limits<T>::quiet_NaN();
 // 6% less time in float; in double, 16 rows were 3% slower and 8 no faster than 4.
 template <typename T>
 inline constexpr int kMaxChunkRows = 64 / sizeof(T);
-
-struct ChunkResult {
-    uint64_t iterations = 0;
-    uint64_t escaped_pixels = 0;
-};
 
 // Each thread's chunk scratches (one per SIMD target and number type it has run) register how
 // to free themselves here, so that release_cpu_render_scratch() can give their memory back.
@@ -331,7 +317,7 @@ HWY_INLINE void FinishGroupRound(D d, Group<D>& g, int k_reached, int max_iterat
 }
 
 template <class D, Formula F, bool kPeriodicity, bool kFma>
-HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResult* result) {
+HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsResult* result) {
     using T = hn::TFromD<D>;
     using TI = hwy::MakeSigned<T>;
     const hn::RebindToSigned<D> di;
@@ -496,14 +482,14 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
                            &iterations, &escaped);
         std::copy(scratch.mu.data(), scratch.mu.data() + job.width, job.mu_out + size_t(row) * size_t(job.mu_stride));
     }
-    result->iterations = iterations;
-    result->escaped_pixels = escaped;
+    result->iterations += iterations;
+    result->escaped_pixels += escaped;
 }
 
 // The formula is a template parameter of the whole chunk (one switch per chunk, none per step).
 // The fused form is Mandelbrot's only.
 template <typename T, Formula F>
-void RenderChunkFormula(const ChunkJob& job, int rows, ChunkResult* result) {
+void RenderChunkFormula(const ChunkJob& job, int rows, RowJobsResult* result) {
     using D = hn::ScalableTag<T>;
     const D d;
     if (F == Formula::Mandelbrot && job.fused_multiply_add) {
@@ -516,7 +502,7 @@ void RenderChunkFormula(const ChunkJob& job, int rows, ChunkResult* result) {
 }
 
 template <typename T>
-void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
+void RenderChunk(const ChunkJob& job, int rows, RowJobsResult* result) {
     switch (job.formula) {
         case Formula::Mandelbrot: return RenderChunkFormula<T, Formula::Mandelbrot>(job, rows, result);
         case Formula::Multibrot3: return RenderChunkFormula<T, Formula::Multibrot3>(job, rows, result);
@@ -530,8 +516,8 @@ void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
     }
 }
 
-void RenderChunkF32(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<float>(job, rows, result); }
-void RenderChunkF64(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<double>(job, rows, result); }
+void RenderChunkF32(const ChunkJob& job, int rows, RowJobsResult* result) { RenderChunk<float>(job, rows, result); }
+void RenderChunkF64(const ChunkJob& job, int rows, RowJobsResult* result) { RenderChunk<double>(job, rows, result); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -588,55 +574,31 @@ bool direct_cpu_use_simd_target(const std::string& name) {
 
 FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
                           PixelRect rect, float* mu_out, const CpuRenderControl& control) {
-    rect = resolve_rect(view, rect);
-    FrameStats stats;
-    stats.precision = resolve_direct_precision(view, precision);
-    const auto start = std::chrono::steady_clock::now();
-
-    cpu_simd::ChunkJob base;
-    base.grid = make_pixel_grid(view);
-    base.x_begin = rect.x;
-    base.width = rect.width;
-    base.max_iterations = direct_iterations(view);
-    base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
-    base.formula = view.formula;
-    base.julia = view.julia;
-    if (view.julia) {
-        base.julia_re = julia_re_value(view);
-        base.julia_im = julia_im_value(view);
-    }
+    const CpuFrameSetup frame = setup_cpu_frame(view, precision, shortcuts, rect);
+    cpu_simd::ChunkJob base{frame.job};
     const SmoothConstants smooth = formula_smooth_constants(view.formula);
     base.mu_constant = float(smooth.mu_constant);
     base.log_scale = float(smooth.mu_scale / std::log(2.0));
     base.bailout_squared = formula_bailout_radius(view.formula) * formula_bailout_radius(view.formula);
-    base.periodicity = shortcuts.periodicity;
     base.fused_multiply_add = control.fused_multiply_add;
-    // Initialise Highway's choice once here, so the pointer taken below is the target's own
-    // function rather than the first-call trampoline.
-    if (!hwy::GetChosenTarget().IsInitialized()) hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    auto* render_chunk = stats.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32)
-                                                            : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
+    const bool fp32 = frame.precision == Precision::Fp32;
+    auto* render_chunk =
+        fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32) : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
 
     // Jobs of a few rows (kMaxChunkRows at most): enough pixels per job for the rounds to pack
     // survivors densely, and enough jobs (16 per thread) for the dynamic schedule to even out
     // rows that differ wildly in cost.
-    const int rows_per_job = std::clamp(rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
-                                         stats.precision == Precision::Fp32 ? cpu_simd::kMaxChunkRows<float>
-                                                                            : cpu_simd::kMaxChunkRows<double>);
-    run_cpu_row_jobs(
-        rect.height, rows_per_job, control,
-        [&](int row, int rows, RowJobsResult* counts) {
-            cpu_simd::ChunkJob job = base;
-            job.y = rect.y + row;
-            job.mu_out = mu_out + size_t(row) * size_t(rect.width);
-            job.mu_stride = rect.width;
-            cpu_simd::ChunkResult result;
-            render_chunk(job, rows, &result);
-            counts->iterations += result.iterations;
-            counts->escaped_pixels += result.escaped_pixels;
-        },
-        start, &stats);
-    return stats;
+    const int width = frame.rect.width;
+    const int rows_per_job =
+        std::clamp(frame.rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
+                   fp32 ? cpu_simd::kMaxChunkRows<float> : cpu_simd::kMaxChunkRows<double>);
+    return run_cpu_row_jobs(frame, rows_per_job, control, [&](int row, int rows, RowJobsResult* counts) {
+        cpu_simd::ChunkJob job = base;
+        job.y = frame.rect.y + row;
+        job.mu_out = mu_out + size_t(row) * size_t(width);
+        job.mu_stride = width;
+        render_chunk(job, rows, counts);
+    });
 }
 
 }  // namespace ms
