@@ -39,12 +39,11 @@
 //   instead of twice. That changes the last bit of z now and then; near the boundary of the
 //   set orbits are chaotic and a last-bit difference grows until the escape step moves by one
 //   or more iterations (or a pixel escapes that did not). That is a thin scatter along the
-//   boundary: 0.02-0.2% of the pixels of ordinary views, but about 1% at a 1e6 zoom with 2000
-//   iterations (tests/fractal/direct/test_direct_cpu.cpp measures it), more than the issue's 0.1%. On
-//   targets without FMA (SSE4) Highway emulates MulAdd as multiply + add, so the fused path's
-//   picture would also depend on the machine. The fused form is 10-25% faster here (fewer
-//   FP operations, shorter dependency chain), more on Intel parts where adds and FMAs share
-//   two ports; it stays an option, off by default.
+//   boundary, which grows with the zoom and the iterations (tests/fractal/direct/test_direct_cpu.cpp
+//   bounds it). On targets without FMA (SSE4) Highway emulates MulAdd as multiply + add, so the
+//   fused path's picture would also depend on the machine. The fused form is faster (fewer FP
+//   operations, a shorter dependency chain), most on Intel parts where adds and FMAs share two
+//   ports; since it gives up the reference's picture, it is an option, off by default.
 //
 // Shortcuts (each switchable, both leave the picture unchanged):
 //   cardioid/bulb: see 1. above; such pixels cost 0 iterations.
@@ -100,8 +99,8 @@ inline constexpr T kDeadLane = -std::numeric_limits<T>::quiet_NaN();
 
 // Rows in a chunk at most, for T: enough pixels that each round's survivors fill whole groups
 // (rounds pack a chunk's survivors only), few enough that a chunk's scratch stays in the L2 cache
-// (16 rows of 3840 pixels: 0.7 MB in float). On the full view at 4K, 16 rows instead of 4 take
-// 6% less time in float; in double, 16 rows were 3% slower and 8 no faster than 4.
+// (16 rows of 3840 pixels: 0.7 MB in float). Double's chunks are half as many rows, the same
+// bytes: more rows pay in float, not in double.
 template <typename T>
 inline constexpr int kMaxChunkRows = 64 / sizeof(T);
 
@@ -130,10 +129,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 #include "compute/fractal/maths/formula_step-inl.h"
 
 // Vectors iterated together (interleaved) by one thread. The dependency chain of one iteration
-// (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, about 14 cycles on this
-// machine, while issuing one vector's ~11 operations takes about 3: four independent vectors
-// keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32 registers
-// with c, ci and the saved orbit value as memory operands.
+// (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, whose latencies add up to
+// several times the few cycles it takes to issue one vector's ~11 operations: four independent
+// vectors keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32
+// registers with c, ci and the saved orbit value as memory operands.
 constexpr int kGroup = 4;
 static_assert(kMaxChunkRows<float> % kGroup == 0 && kMaxChunkRows<double> % kGroup == 0, "round-0 groups are tiles of kGroup rows");
 
@@ -225,9 +224,9 @@ struct Group {
 // step and |z|^2, confirm a periodicity candidate on the imaginary part, and turn finished lanes
 // to NaN, which compares false with everything and so raises no further event. The handler has no
 // per-vector branch: which of the four vectors holds the event is unpredictable, and the
-// branches' mispredictions cost more than blending all four (10% of a shortcut-on frame). Saves
-// and compares follow the reference's schedule (next_periodicity_save, periodicity_compare_step).
-// Returns the step reached.
+// branches' mispredictions cost more than blending all four. Saves and compares follow the
+// reference's schedule (next_periodicity_save, periodicity_compare_step). Returns the step
+// reached.
 template <class D, Formula F, bool kPeriodicity, bool kFma>
 HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interval) {
     int next_save = next_periodicity_save(k_begin, interval);
@@ -243,9 +242,9 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interv
         for (int v = 0; v < kGroup; ++v) norm[v] = Step<F, kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
         // Does any lane need attention: |z|^2 > R^2 (an escape) or, with periodicity, zr exactly
         // on the saved value? Asked with integer max/min over the four vectors and one compare
-        // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, and the
-        // compiler shuttled the per-vector masks through general registers, which doubled the
-        // cost of a step. Read as integers, non-negative floats order as floats do; dead lanes
+        // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, too few
+        // for the per-vector masks, and shuttling them through general registers would double
+        // the cost of a step. Read as integers, non-negative floats order as floats do; dead lanes
         // hold a NaN with the sign bit set (kDeadLane, and x86's default NaN), a negative
         // integer that never wins the max. zr - sr is 0 exactly when zr == sr (finite values),
         // and |zr - sr| as an integer is 0 exactly then. A positive NaN could only raise
@@ -347,8 +346,8 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsRes
     int k_end = std::min(kFirstRoundSteps, job.max_iterations);
     const int interval = periodicity_interval(job.max_iterations);
     ColumnCoordinates<T>(job, padded_width, scratch.re.data());
-    // The columns that can hold cardioid/bulb pixels (re increases with the column).
-    // Found by binary search (a linear scan was 3% of a full-view frame).
+    // The columns that can hold cardioid/bulb pixels (re increases with the column), found by
+    // binary search: a linear scan would be a visible part of a full-view frame.
     const T* re_end = scratch.re.data() + job.width;
     const T* first = std::lower_bound(static_cast<const T*>(scratch.re.data()), re_end, kShapesMinRe,
                                       [](T a, double b) { return double(a) < b; });
@@ -359,10 +358,10 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsRes
                           scratch.cr.data() + size_t(row) * padded_width);
     // Groups are tiles: the chunk's vector-wide blocks of pixels, taken column by column (all the
     // rows of one block, then the next block), kGroup at a time; with a multiple of kGroup rows
-    // a group is one vector wide and kGroup rows high. Neighbours in a square-ish tile share their fate
-    // (escape step) more often than the same number of pixels in one row, so fewer lanes idle
-    // beside a slow one: round 0 runs 11% fewer lane-steps on the full view than with strips of
-    // kGroup vectors in a row, and the frame takes 8% less time.
+    // a group is one vector wide and kGroup rows high. Neighbours in a square-ish tile share their
+    // fate (escape step) more often than the same number of pixels in one row, so fewer lanes
+    // idle beside a slow one and round 0 runs fewer lane-steps than with strips of kGroup
+    // vectors in a row.
     const size_t blocks = padded_width / lanes * size_t(rows);
     T row_ci[kMaxChunkRows<T>] = {};
     for (int row = 0; row < rows; ++row) row_ci[row] = T(job.grid.im(job.y + row));
@@ -414,9 +413,9 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsRes
         }
     }
 
-    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round. (Rounds capped
-    // at 64 or 128 steps idle fewer lanes but repack the interior pixels of a view with the
-    // shortcuts off over and over: 7-10% slower there, no faster on the full view.)
+    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round. Doubling keeps
+    // the repacking of long-lived pixels (the interior of a view with the shortcuts off) to a
+    // logarithm of the iterations; rounds of a fixed length would repack them over and over.
     for (int round = 1; queue->count > 0; ++round) {
         Queue<T>* next = &scratch.queue[round & 1];
         next->count = 0;
