@@ -138,9 +138,9 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     // (one parallel region, jobs of up to 16 rows handed out dynamically). Each job's rows are
     // coloured by the thread that computed them, straight into the buffer the UI uploads, and
     // marked finished with no lock, so the frame appears top to bottom while every core keeps
-    // computing. (Bands of rows, one call each, left the cores waiting at every band's end while
-    // one thread coloured the band; a mutex and a copy per job serialised the threads' hand-over,
-    // a third of a sub-millisecond frame on 16 cores.)
+    // computing: bands of rows, one call each, would leave the cores waiting at every band's end
+    // while one thread coloured the band, and a mutex and a copy per job would serialise the
+    // threads' hand-over.
     float* const mu_full = scratch_mu(w, width * view.height);
     uint8_t* const rgba_full = w.rgba.data();
     control.rows_finished = [&](int first_row, int rows) {
