@@ -268,7 +268,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         std::lock_guard lock(w.mutex);
         // A pan whose strips were short enough to finish is shown even when a newer view came
         // meanwhile: a continuous drag posts views faster than they finish, and refusing each
-        // finished one left the screen on the last view the hand paused at.
+        // finished one would leave the screen on the last view the hand paused at.
         if (w.cancel && !finish) return PanResult::Cancelled;
         w.stats = stats;
         w.ran_on_cuda = *use_cuda;
