@@ -53,14 +53,15 @@ bool begin_frame(CpuRenderWorker& w, uint64_t id, const View& view) {
     return true;
 }
 
-// Ends the frame: its figures, and news for the UI. False when it went stale meanwhile.
-bool end_frame(CpuRenderWorker& w, Precision precision, const FrameStats& stats, std::chrono::steady_clock::time_point start) {
+// Ends the frame: its figures (the precision the kernels ran among them), and news for the UI.
+// False when it went stale meanwhile.
+bool end_frame(CpuRenderWorker& w, const FrameStats& stats, std::chrono::steady_clock::time_point start) {
     const double pixels = double(w.frame_view.width) * w.frame_view.height;
     {
         std::lock_guard lock(w.mutex);
         if (w.cancel) return false;
         w.complete = true;
-        w.precision_used = precision;
+        w.precision_used = stats.precision;
         w.iterations = stats.iterations;
         w.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         w.full_pass_ms = stats.compute_ms;
@@ -85,17 +86,16 @@ float* scratch_mu(CpuRenderWorker& w, size_t pixels) {
 bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision requested, const PaletteTable& palette,
                            uint64_t id) {
     const auto start = std::chrono::steady_clock::now();
-    const Precision precision = resolve_precision(view, requested);
     if (!begin_frame(w, id, view)) return false;
     CpuRenderControl control;
     control.cancel = &w.cancel;
     control.progress = [&](int done, int) { w.rows_done.store(done, std::memory_order_relaxed); };
-    const FrameStats stats = render_coloured_cpu(view, precision, Shortcuts{}, palette, full_rect(view), 1.0,
+    const FrameStats stats = render_coloured_cpu(view, requested, Shortcuts{}, palette, full_rect(view), 1.0,
                                                  scratch_mu(w, size_t(view.width) * view.height), w.rgba.data(), control);
     if (stats.cancelled || w.cancel) return false;
     mark_finished_rows(w.rows, 0, view.height);
     w.rows_done.store(view.height, std::memory_order_relaxed);
-    return end_frame(w, precision, stats, start);
+    return end_frame(w, stats, start);
 }
 
 // Renders one request; returns false when cancelled.
@@ -138,9 +138,9 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     // (one parallel region, jobs of up to 16 rows handed out dynamically). Each job's rows are
     // coloured by the thread that computed them, straight into the buffer the UI uploads, and
     // marked finished with no lock, so the frame appears top to bottom while every core keeps
-    // computing. (Bands of rows, one call each, left the cores waiting at every band's end while
-    // one thread coloured the band; a mutex and a copy per job serialised the threads' hand-over,
-    // a third of a sub-millisecond frame on 16 cores.)
+    // computing: bands of rows, one call each, would leave the cores waiting at every band's end
+    // while one thread coloured the band, and a mutex and a copy per job would serialise the
+    // threads' hand-over.
     float* const mu_full = scratch_mu(w, width * view.height);
     uint8_t* const rgba_full = w.rgba.data();
     control.rows_finished = [&](int first_row, int rows) {
@@ -151,7 +151,7 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
     };
     const FrameStats stats = direct_cpu(view, precision, Shortcuts{}, full_rect(view), mu_full, control);
     if (stats.cancelled || w.cancel) return false;
-    return end_frame(w, precision, stats, start);
+    return end_frame(w, stats, start);
 }
 
 void worker_main(CpuRenderWorker* w) {

@@ -28,6 +28,7 @@
 #include "compute/fractal/colour/palette.h"
 #include "compute/fractal/view/view.h"
 #include "render/frame/finished_rows.h"
+#include "render/frame/worker_requests.h"
 
 namespace ms {
 
@@ -47,20 +48,17 @@ struct CpuRenderWorker {
     std::unique_ptr<float[]> scratch_mu;
     size_t scratch_pixels = 0;
 
-    // Guarded by mutex. The request waiting to be picked up:
+    // Guarded by mutex. The request waiting to be picked up (worker_requests.h):
     bool quit = false;
     bool has_request = false;
-    View request_view;
-    Precision request_precision = Precision::Auto;
-    PaletteTable request_palette;
-    uint64_t request_id = 0;
+    WorkerRequest request;
 
     // The frame being produced (or finished). Guarded by mutex, except the rows themselves:
     // rgba holds frame_view's width*height pixels, and a row of it is valid once `rows` marks
     // it (finished_rows.h: written by the computing threads before, read by the UI after, under
     // the mutex). The coarse pass, replicated to the full size, is coarse_rgba, to be shown
     // first when coarse_fresh.
-    uint64_t frame_id = 0;     // request_id of frame_view; 0: nothing yet
+    uint64_t frame_id = 0;     // request.id of frame_view; 0: nothing yet
     View frame_view;
     std::vector<uint8_t> rgba;
     FinishedRows rows;

@@ -268,7 +268,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
         std::lock_guard lock(w.mutex);
         // A pan whose strips were short enough to finish is shown even when a newer view came
         // meanwhile: a continuous drag posts views faster than they finish, and refusing each
-        // finished one left the screen on the last view the hand paused at.
+        // finished one would leave the screen on the last view the hand paused at.
         if (w.cancel && !finish) return PanResult::Cancelled;
         w.stats = stats;
         w.ran_on_cuda = *use_cuda;
@@ -280,9 +280,8 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     return publish(w, request.id, view, std::move(rgba), true, finish) ? PanResult::Done : PanResult::Cancelled;
 }
 
-// Renders one request; returns false when cancelled. device_display: the UI takes a CUDA frame
-// from device memory.
-bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cuda, bool device_display) {
+// Renders one request on CUDA (use_cuda) or the CPU; returns false when cancelled.
+bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use_cuda) {
     const auto start = Clock::now();
     const View& view = request.view;
     const DeepLocation location = deep_location(view);
@@ -369,11 +368,11 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
     set_progress(w, DeepPhase::Pixels, 0.0);
     const auto full_start = Clock::now();
     DeepRenderOptions full_options = options;
-    if (use_cuda && device_display) full_options.device_frame = &w.device;
+    if (use_cuda && request.device_display) full_options.device_frame = &w.device;
     DeepFrame frame = render_pass(w, location, width, height, full_options, &use_cuda);
     if (frame.stats.cancelled || w.cancel) return false;
     int device_buffer = -1;
-    if (use_cuda && device_display && w.device.width == width && w.device.height == height) {
+    if (use_cuda && request.device_display && w.device.width == width && w.device.height == height) {
         try {
             device_buffer = 1 - w.device_front;  // only this thread writes device_front
             colour_deep_frame_cuda(w.device, request.palette, view, 1.0, w.device.rgba[device_buffer],
@@ -412,19 +411,17 @@ bool render_deep(DeepRenderWorker& w, const WorkerRequest& request, bool use_cud
 
 void worker_main(DeepRenderWorker* w) {
     bool use_cuda = false;
-    bool device_display = false;
     serve_worker_requests(
         *w,
-        [w, &use_cuda, &device_display](const WorkerRequest& r) {  // under the lock
-            use_cuda = w->request_cuda && w->cuda_error.empty();
-            device_display = w->request_device_display;
+        [w, &use_cuda](const DeepRenderRequest& r) {  // under the lock
+            use_cuda = r.cuda && w->cuda_error.empty();
             w->working_id = r.id;
             w->phase = DeepPhase::Reference;
             w->progress = 0.0;
         },
-        [w, &use_cuda, &device_display](const WorkerRequest& r) {
+        [w, &use_cuda](const DeepRenderRequest& r) {
             try {
-                render_deep(*w, r, use_cuda, device_display);
+                render_deep(*w, r, use_cuda);
             } catch (const std::exception& e) {
                 // A view the deep path refuses (validated before it gets here) or memory
                 // running out: the frame stays as it was and the status line says why.
@@ -443,9 +440,9 @@ void start_deep_render_worker(DeepRenderWorker& worker) { worker.thread = std::t
 
 uint64_t request_deep_render(DeepRenderWorker& worker, const View& view, Precision precision,
                              const PaletteTable& palette, bool use_cuda, bool device_display) {
-    return post_worker_request(worker, view, precision, palette, [use_cuda, device_display](DeepRenderWorker& w) {
-        w.request_cuda = use_cuda;
-        w.request_device_display = device_display;
+    return post_worker_request(worker, view, precision, palette, [use_cuda, device_display](DeepRenderRequest& r) {
+        r.cuda = use_cuda;
+        r.device_display = device_display;
     });
 }
 

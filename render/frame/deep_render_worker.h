@@ -44,6 +44,7 @@
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/fractal/view/view.h"
+#include "render/frame/worker_requests.h"
 
 namespace ms {
 
@@ -67,6 +68,12 @@ struct DeepPanRecord {
     double palette_offset = 0.0;
 };
 
+// A deep frame's request: worker_requests.h's, and the device it asks for.
+struct DeepRenderRequest : WorkerRequest {
+    bool cuda = false;
+    bool device_display = false;  // the UI takes CUDA frames from device memory
+};
+
 struct DeepRenderWorker {
     ~DeepRenderWorker();  // stops the thread if it still runs
     std::thread thread;
@@ -82,23 +89,17 @@ struct DeepRenderWorker {
     double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
     DeepPanRecord last;               // the worker thread's: the last complete frame
     // The worker thread's: the buffer the display had before the last publish, reused for the
-    // next one (a fresh 8 MB vector for every 1080p drag view cost ~6 ms of page faults).
+    // next one, so that a drag's views do not each fault in a fresh frame-sized vector.
     std::vector<uint8_t> spare_rgba;
 
-    // Guarded by mutex. The request waiting to be picked up (worker_requests.h's fields, set by
-    // post_worker_request) and the device it asks for.
+    // Guarded by mutex. The request waiting to be picked up (set by post_worker_request).
     bool quit = false;
     bool has_request = false;
-    View request_view;
-    Precision request_precision = Precision::Auto;
-    PaletteTable request_palette;
-    uint64_t request_id = 0;
-    bool request_cuda = false;
-    bool request_device_display = false;  // the UI takes CUDA frames from device memory
+    DeepRenderRequest request;
 
     // Guarded by mutex. The frame being produced: rgba holds frame_view's pixels (the coarse
     // pass replicated, or the full frame); fresh says they changed since the UI took them.
-    uint64_t frame_id = 0;            // request_id of frame_view; 0: nothing yet
+    uint64_t frame_id = 0;            // request.id of frame_view; 0: nothing yet
     View frame_view;
     std::vector<uint8_t> rgba;
     bool fresh = false;

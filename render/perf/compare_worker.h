@@ -27,6 +27,7 @@
 #include "compute/fractal/direct/direct.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/fractal/view/view.h"
+#include "render/frame/worker_requests.h"
 
 namespace ms {
 
@@ -54,8 +55,8 @@ struct CompareStatus {
 };
 
 struct CompareWorker {
-    // Stops the thread if it still runs (an exception skipped stop_compare_worker): without it
-    // ~PerfMonitor blocked forever destroying the condition variable the worker waited on.
+    // Stops the thread if it still runs (an exception skipped stop_compare_worker), so that
+    // ~PerfMonitor never destroys the condition variable the worker waits on.
     ~CompareWorker();
     std::thread thread;
     std::mutex mutex;
@@ -64,13 +65,10 @@ struct CompareWorker {
     std::atomic<int> cpu_rows_done{0};
     ReferenceCache cache;  // deep views: the reference both deep paths use (kept across jobs)
     DeepCudaStream cuda_stream;  // deep views: deep_cuda runs on it (created on first use)
-    // Guarded by mutex.
+    // Guarded by mutex: the request waiting to be picked up (worker_requests.h) and the job's status.
     bool quit = false;
     bool has_request = false;
-    View request_view;
-    Precision request_precision = Precision::Fp64;
-    PaletteTable request_palette;
-    uint64_t request_id = 0;
+    WorkerRequest request;
     CompareStatus status;
 };
 

@@ -2,7 +2,7 @@
 // (deep_cuda.cu) siblings share, templated on the delta type T (double or FloatExp), on the
 // formula (formula.h), on Julia or parameter plane, and on rebasing (on, or off for the tests'
 // plain perturbation). See deep_cpu.h for the maths; no instantiation branches on the formula
-// per iteration, and Mandelbrot's is the arithmetic it always had.
+// per iteration.
 //
 // One perturbation step: with the reference at Z (= Z_m) and the pixel at Z + z, the pixel's
 // next delta is f(Z + z) - f(Z) (+ dc on the parameter plane), written so that nothing large
@@ -81,10 +81,9 @@ MS_DEEP_HD T deep_diffabs(T c, T d) {
 //   a z      re = fma(a.re, z.re, -(a.im z.im)),            im = fma(a.re, z.im, a.im z.re)
 //   |a|^2    fma(a.re, a.re, a.im a.im)
 // A step is z -> a z + dc with a = 2 Z_m + z, a skip z -> A z + B dc. Two roundings of the
-// product and sum where there were four, and two of a norm where there were three: the CUDA
-// loop's double-precision pipe issues 15 instructions a step instead of 21 (its SASS), and its
-// dependency chain is shorter (H100, 1024x1024, `bench --deep`: 5e227's pixels 48.7-49.1 ->
-// 47.0-47.6 ms).
+// product and sum where separate roundings take four, and two of a norm where they take three:
+// the CUDA loop issues fewer instructions a step on the double-precision pipe (its SASS), and
+// its dependency chain is shorter.
 // The other formulas keep separate roundings.
 template <typename T>
 MS_DEEP_HD DeepComplex<T> deep_fused_mul_add(DeepComplex<T> a, DeepComplex<T> z, DeepComplex<T> c) {
@@ -190,8 +189,8 @@ struct alignas(sizeof(T) == 8 ? 32 : 16) DeepOrbitPoint {
 };
 
 // Reads a point's values. On CUDA in 16-byte loads (2 for double, 3 for FloatExp: each FloatExp
-// of the point is 16-byte aligned): copying the over-aligned struct, the compiler fell back to
-// single-byte loads (24 a step on the H100, the kernel 4x slower).
+// of the point is 16-byte aligned): copying the over-aligned struct, the compiler falls back to
+// single-byte loads, which slow the kernel several times.
 template <typename T>
 MS_DEEP_HD void deep_load_point(const DeepOrbitPoint<T>* p, DeepComplex<T>* z, T* r0) {
 #ifdef __CUDA_ARCH__
@@ -217,6 +216,37 @@ MS_DEEP_HD void deep_load_point(const DeepOrbitPoint<T>* p, DeepComplex<T>* z, T
 template <typename T, typename L>
 MS_DEEP_HD DeepOrbitPoint<T> deep_orbit_point(const DeepComplex<T>* z, const BlaView<T, L>& bla, int64_t m) {
     return DeepOrbitPoint<T>{z[m], bla_first_radius(bla, m)};
+}
+
+// kWork: the steps run since the pixel's start or its last rebase, where no skip came since,
+// count as steps before a skip (the first skip, or the first after a rebase).
+MS_DEEP_HD void deep_count_steps_before_skip(DeepPixelWork* work, uint64_t steps_since, bool skipped_since,
+                                             uint64_t rebases) {
+    if (!skipped_since) {
+        if (rebases == 0) work->steps_before_first_skip += steps_since;
+        else work->steps_after_rebase_before_skip += steps_since;
+    }
+}
+
+// kWork: a step's place in steps_by_ratio. Zm is the step's Z_m and z2 the |z|^2 that the failed
+// level-0 test saw.
+template <typename T>
+MS_DEEP_HD void deep_count_step_ratio(DeepPixelWork* work, T z2, DeepComplex<T> Zm) {
+    const double ratio2 = deep_to_double(deep_div(z2, deep_norm(deep_twice(Zm))));
+    int bucket = ratio2 > 0.0 ? int(floor((0.5 * log2(ratio2) + 56.0) / 4.0)) : 0;
+    bucket = bucket < 0 ? 0 : bucket > 13 ? 13 : bucket;
+    ++work->steps_by_ratio[bucket];
+}
+
+// A finished pixel's figures: n iterations in all, bla_iterations of them skipped in bla_skips
+// skips, every other one a step.
+MS_DEEP_HD void deep_add_pixel_counters(DeepPixelCounters& counters, uint64_t n, uint64_t bla_iterations,
+                                        uint64_t bla_skips, uint64_t rebases) {
+    counters.iterations += n;
+    counters.bla_iterations += bla_iterations;
+    counters.bla_skips += bla_skips;
+    counters.steps += n - bla_iterations;
+    counters.rebases += rebases;
 }
 
 // A pixel's loop between two calls (kResume: deep_cuda's passes, which move the pixels still
@@ -271,7 +301,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     [[maybe_unused]] DeepDerivative<F, T> derivative = deep_derivative_start<F, kJulia>(distance.spacing);
     // kFused: the Mandelbrot set's arithmetic (deep_fused_mul_add above). Its step's a = 2 Z_m + z
     // is Z_m + current (current = Z_m + z, which the loop has from the escape test): two additions
-    // where Z_m + Z_m + z was four, and as tight: after the rebase test |current| >= |z|, so
+    // where Z_m + Z_m + z would be four, and as tight: after the rebase test |current| >= |z|, so
     // |2 Z_m + z| = |2 current - z| >= |current| and the two roundings stay within 2 ulp of it.
     constexpr bool kFused = F == Formula::Mandelbrot;
     constexpr bool kCurrent = kDistance || kFused;
@@ -291,8 +321,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // (the step's Z_m is the previous iteration's Z_{m+1}), level 0's BLA radius at m (loaded
     // beside it: most iterations fail that test and step at once) and |z|^2 (the rebase test's,
     // which the next lookup needs). Every value is the one the plain loop computes, in the same
-    // order, so the escape counts are those of one bla_lookup() per iteration. (Loading m + 1's
-    // an iteration ahead was tried: 8 more registers a thread, and 5-20% slower on the H100.)
+    // order, so the escape counts are those of one bla_lookup() per iteration. Z_{m+1} is not
+    // loaded an iteration ahead: that would hold more registers a thread than the latency it
+    // hides is worth.
     const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;  // a Julia set's switches to bla_w with W
     [[maybe_unused]] const DeepOrbitPoint<T>* points = packed;  // and packed to packed_w
     DeepComplex<T> Zm;
@@ -361,11 +392,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // kShared (CUDA's Mandelbrot loop): a step is z -> A z + dc with A = 2 Z_m + z, the very
     // product (2Z + z) z the step computes, and a skip is z -> A z + B dc. So each lane picks its
     // A and its B dc (dc itself for a step) and the multiplication and the sum run once, outside
-    // the branch: in a warp where some lanes step and others skip, the two sides no longer each
-    // pay for their own. The roundings are those of the two branches below, bit for bit. (H100,
-    // 1024x1024, `bench --deep`: 5e227's pixels 51.7-52.1 -> 50.0-50.2 ms, 4e533's 20.9 -> 20.2.
-    // Loading m + 1's Z before the choice, to hide the load that the full value below waits on,
-    // took 6 more registers a thread and made 5e227 slower, 53.3-54.9 ms.)
+    // the branch: in a warp where some lanes step and others skip, the two sides do not each pay
+    // for their own. The roundings are those of the two branches below, bit for bit. Z_{m+1} is
+    // loaded after the choice: loading it before, to hide the load that the full value below
+    // waits on, would hold more registers a thread than the latency it hides is worth.
     constexpr bool kShared = kPacked && F == Formula::Mandelbrot && !kDistance && !kWork;
     // The loop's only exits are the escape's return and the breaks at its end: the common path
     // (no escape, no rebase, m < bound) is one branch back to the top.
@@ -395,10 +425,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
                                                                   : bla_lookup_above_first(*active, m, z2, limit - m);
             if constexpr (kWork) {
-                if (!skipped_since) {
-                    if (rebases == 0) work->steps_before_first_skip += steps_since;
-                    else work->steps_after_rebase_before_skip += steps_since;
-                }
+                deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
                 skipped_since = true;
                 ++work->skips_by_level[63 - __builtin_clzll(uint64_t(skip->length))];
             }
@@ -435,12 +462,8 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             }
             if constexpr (kWork) {
                 ++steps_since;
-                // Zm is still the step's Z_m here; z is already the next delta, so the ratio is
-                // taken from z2, the |z|^2 the failed level-0 test saw.
-                const double ratio2 = deep_to_double(deep_div(z2, deep_norm(deep_twice(Zm))));
-                int bucket = ratio2 > 0.0 ? int(floor((0.5 * log2(ratio2) + 56.0) / 4.0)) : 0;
-                bucket = bucket < 0 ? 0 : bucket > 13 ? 13 : bucket;
-                ++work->steps_by_ratio[bucket];
+                // Zm is still the step's Z_m here (z is already the next delta).
+                deep_count_step_ratio(work, z2, Zm);
             }
         }
         if constexpr (!kPacked) load_reference(m);
@@ -448,18 +471,9 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
         const T full_norm = norm_of(full);
         const double norm = deep_to_double(full_norm);
         if (norm > bailout_squared) {
-            if constexpr (kWork) {
-                if (!skipped_since) {
-                    if (rebases == 0) work->steps_before_first_skip += steps_since;
-                    else work->steps_after_rebase_before_skip += steps_since;
-                }
-            }
+            if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
             const int64_t n = base + m;
-            counters.iterations += uint64_t(n);
-            counters.bla_iterations += bla_iterations;
-            counters.bla_skips += bla_skips;
-            counters.steps += uint64_t(n) - bla_iterations;  // every other iteration was a step
-            counters.rebases += rebases;
+            deep_add_pixel_counters(counters, uint64_t(n), bla_iterations, bla_skips, rebases);
             ++counters.escaped;
             *mu_out = deep_smooth_mu<F>(n, norm);
             if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
@@ -488,10 +502,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             }
             load_reference(0);
             if constexpr (kWork) {
-                if (!skipped_since) {
-                    if (rebases == 0) work->steps_before_first_skip += steps_since;
-                    else work->steps_after_rebase_before_skip += steps_since;
-                }
+                deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
                 steps_since = 0;
                 skipped_since = false;
             }
@@ -506,17 +517,8 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
             }
         }
     }
-    if constexpr (kWork) {
-        if (!skipped_since) {
-            if (rebases == 0) work->steps_before_first_skip += steps_since;
-            else work->steps_after_rebase_before_skip += steps_since;
-        }
-    }
-    counters.iterations += uint64_t(max_iterations);
-    counters.bla_iterations += bla_iterations;
-    counters.bla_skips += bla_skips;
-    counters.steps += uint64_t(max_iterations) - bla_iterations;
-    counters.rebases += rebases;
+    if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
+    deep_add_pixel_counters(counters, uint64_t(max_iterations), bla_iterations, bla_skips, rebases);
     *mu_out = -1.0;
     if constexpr (kDistance) *distance.distance = 0.0f;
     return -1;

@@ -39,12 +39,11 @@
 //   instead of twice. That changes the last bit of z now and then; near the boundary of the
 //   set orbits are chaotic and a last-bit difference grows until the escape step moves by one
 //   or more iterations (or a pixel escapes that did not). That is a thin scatter along the
-//   boundary: 0.02-0.2% of the pixels of ordinary views, but about 1% at a 1e6 zoom with 2000
-//   iterations (tests/fractal/direct/test_direct_cpu.cpp measures it), more than the issue's 0.1%. On
-//   targets without FMA (SSE4) Highway emulates MulAdd as multiply + add, so the fused path's
-//   picture would also depend on the machine. The fused form is 10-25% faster here (fewer
-//   FP operations, shorter dependency chain), more on Intel parts where adds and FMAs share
-//   two ports; it stays an option, off by default.
+//   boundary, which grows with the zoom and the iterations (tests/fractal/direct/test_direct_cpu.cpp
+//   bounds it). On targets without FMA (SSE4) Highway emulates MulAdd as multiply + add, so the
+//   fused path's picture would also depend on the machine. The fused form is faster (fewer FP
+//   operations, a shorter dependency chain), most on Intel parts where adds and FMAs share two
+//   ports; since it gives up the reference's picture, it is an option, off by default.
 //
 // Shortcuts (each switchable, both leave the picture unchanged):
 //   cardioid/bulb: see 1. above; such pixels cost 0 iterations.
@@ -79,19 +78,10 @@
 
 namespace ms::cpu_simd {
 
-// Rows of the image to render (shared by every SIMD target's code): y is the first.
-struct ChunkJob {
-    PixelGrid grid;
-    int y = 0;              // whole-image row
-    int x_begin = 0;        // whole-image column of the first pixel
-    int width = 0;          // pixels
-    int max_iterations = 0;
-    bool cardioid_bulb = true;
-    bool periodicity = true;
+// Rows of the image to render (shared by every SIMD target's code): y is the first. The frame's
+// part (CpuRowJob) is setup_cpu_frame's (cpu_row_jobs.h).
+struct ChunkJob : CpuRowJob {
     bool fused_multiply_add = false;
-    Formula formula = Formula::Mandelbrot;
-    bool julia = false;       // z_0 = the pixel, c = (julia_re, julia_im)
-    double julia_re = 0.0, julia_im = 0.0;
     // The smooth value mu = k + mu_constant - ln(ln|z_k|^2 / 2) * log_scale (formula_math.h's,
     // with log2 folded in: log_scale = 1 / ln d; Mandelbrot's 1 and 1 / ln 2).
     float mu_constant = 1.0f;
@@ -109,15 +99,10 @@ inline constexpr T kDeadLane = -std::numeric_limits<T>::quiet_NaN();
 
 // Rows in a chunk at most, for T: enough pixels that each round's survivors fill whole groups
 // (rounds pack a chunk's survivors only), few enough that a chunk's scratch stays in the L2 cache
-// (16 rows of 3840 pixels: 0.7 MB in float). On the full view at 4K, 16 rows instead of 4 take
-// 6% less time in float; in double, 16 rows were 3% slower and 8 no faster than 4.
+// (16 rows of 3840 pixels: 0.7 MB in float). Double's chunks are half as many rows, the same
+// bytes: more rows pay in float, not in double.
 template <typename T>
 inline constexpr int kMaxChunkRows = 64 / sizeof(T);
-
-struct ChunkResult {
-    uint64_t iterations = 0;
-    uint64_t escaped_pixels = 0;
-};
 
 // Each thread's chunk scratches (one per SIMD target and number type it has run) register how
 // to free themselves here, so that release_cpu_render_scratch() can give their memory back.
@@ -144,10 +129,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 #include "compute/fractal/maths/formula_step-inl.h"
 
 // Vectors iterated together (interleaved) by one thread. The dependency chain of one iteration
-// (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, about 14 cycles on this
-// machine, while issuing one vector's ~11 operations takes about 3: four independent vectors
-// keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32 registers
-// with c, ci and the saved orbit value as memory operands.
+// (zr -> zr*zr -> - zi*zi -> + cr) is three dependent operations, whose latencies add up to
+// several times the few cycles it takes to issue one vector's ~11 operations: four independent
+// vectors keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32
+// registers with c, ci and the saved orbit value as memory operands.
 constexpr int kGroup = 4;
 static_assert(kMaxChunkRows<float> % kGroup == 0 && kMaxChunkRows<double> % kGroup == 0, "round-0 groups are tiles of kGroup rows");
 
@@ -239,9 +224,9 @@ struct Group {
 // step and |z|^2, confirm a periodicity candidate on the imaginary part, and turn finished lanes
 // to NaN, which compares false with everything and so raises no further event. The handler has no
 // per-vector branch: which of the four vectors holds the event is unpredictable, and the
-// branches' mispredictions cost more than blending all four (10% of a shortcut-on frame). Saves
-// and compares follow the reference's schedule (next_periodicity_save, periodicity_compare_step).
-// Returns the step reached.
+// branches' mispredictions cost more than blending all four. Saves and compares follow the
+// reference's schedule (next_periodicity_save, periodicity_compare_step). Returns the step
+// reached.
 template <class D, Formula F, bool kPeriodicity, bool kFma>
 HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interval) {
     int next_save = next_periodicity_save(k_begin, interval);
@@ -257,9 +242,9 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interv
         for (int v = 0; v < kGroup; ++v) norm[v] = Step<F, kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
         // Does any lane need attention: |z|^2 > R^2 (an escape) or, with periodicity, zr exactly
         // on the saved value? Asked with integer max/min over the four vectors and one compare
-        // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, and the
-        // compiler shuttled the per-vector masks through general registers, which doubled the
-        // cost of a step. Read as integers, non-negative floats order as floats do; dead lanes
+        // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, too few
+        // for the per-vector masks, and shuttling them through general registers would double
+        // the cost of a step. Read as integers, non-negative floats order as floats do; dead lanes
         // hold a NaN with the sign bit set (kDeadLane, and x86's default NaN), a negative
         // integer that never wins the max. zr - sr is 0 exactly when zr == sr (finite values),
         // and |zr - sr| as an integer is 0 exactly then. A positive NaN could only raise
@@ -331,7 +316,7 @@ HWY_INLINE void FinishGroupRound(D d, Group<D>& g, int k_reached, int max_iterat
 }
 
 template <class D, Formula F, bool kPeriodicity, bool kFma>
-HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResult* result) {
+HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsResult* result) {
     using T = hn::TFromD<D>;
     using TI = hwy::MakeSigned<T>;
     const hn::RebindToSigned<D> di;
@@ -361,8 +346,8 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
     int k_end = std::min(kFirstRoundSteps, job.max_iterations);
     const int interval = periodicity_interval(job.max_iterations);
     ColumnCoordinates<T>(job, padded_width, scratch.re.data());
-    // The columns that can hold cardioid/bulb pixels (re increases with the column).
-    // Found by binary search (a linear scan was 3% of a full-view frame).
+    // The columns that can hold cardioid/bulb pixels (re increases with the column), found by
+    // binary search: a linear scan would be a visible part of a full-view frame.
     const T* re_end = scratch.re.data() + job.width;
     const T* first = std::lower_bound(static_cast<const T*>(scratch.re.data()), re_end, kShapesMinRe,
                                       [](T a, double b) { return double(a) < b; });
@@ -373,10 +358,10 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
                           scratch.cr.data() + size_t(row) * padded_width);
     // Groups are tiles: the chunk's vector-wide blocks of pixels, taken column by column (all the
     // rows of one block, then the next block), kGroup at a time; with a multiple of kGroup rows
-    // a group is one vector wide and kGroup rows high. Neighbours in a square-ish tile share their fate
-    // (escape step) more often than the same number of pixels in one row, so fewer lanes idle
-    // beside a slow one: round 0 runs 11% fewer lane-steps on the full view than with strips of
-    // kGroup vectors in a row, and the frame takes 8% less time.
+    // a group is one vector wide and kGroup rows high. Neighbours in a square-ish tile share their
+    // fate (escape step) more often than the same number of pixels in one row, so fewer lanes
+    // idle beside a slow one and round 0 runs fewer lane-steps than with strips of kGroup
+    // vectors in a row.
     const size_t blocks = padded_width / lanes * size_t(rows);
     T row_ci[kMaxChunkRows<T>] = {};
     for (int row = 0; row < rows; ++row) row_ci[row] = T(job.grid.im(job.y + row));
@@ -428,9 +413,9 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
         }
     }
 
-    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round. (Rounds capped
-    // at 64 or 128 steps idle fewer lanes but repack the interior pixels of a view with the
-    // shortcuts off over and over: 7-10% slower there, no faster on the full view.)
+    // Later rounds: the survivors, packed, for (k_end, 2 k_end] steps each round. Doubling keeps
+    // the repacking of long-lived pixels (the interior of a view with the shortcuts off) to a
+    // logarithm of the iterations; rounds of a fixed length would repack them over and over.
     for (int round = 1; queue->count > 0; ++round) {
         Queue<T>* next = &scratch.queue[round & 1];
         next->count = 0;
@@ -496,14 +481,14 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, ChunkResul
                            &iterations, &escaped);
         std::copy(scratch.mu.data(), scratch.mu.data() + job.width, job.mu_out + size_t(row) * size_t(job.mu_stride));
     }
-    result->iterations = iterations;
-    result->escaped_pixels = escaped;
+    result->iterations += iterations;
+    result->escaped_pixels += escaped;
 }
 
 // The formula is a template parameter of the whole chunk (one switch per chunk, none per step).
 // The fused form is Mandelbrot's only.
 template <typename T, Formula F>
-void RenderChunkFormula(const ChunkJob& job, int rows, ChunkResult* result) {
+void RenderChunkFormula(const ChunkJob& job, int rows, RowJobsResult* result) {
     using D = hn::ScalableTag<T>;
     const D d;
     if (F == Formula::Mandelbrot && job.fused_multiply_add) {
@@ -516,7 +501,7 @@ void RenderChunkFormula(const ChunkJob& job, int rows, ChunkResult* result) {
 }
 
 template <typename T>
-void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
+void RenderChunk(const ChunkJob& job, int rows, RowJobsResult* result) {
     switch (job.formula) {
         case Formula::Mandelbrot: return RenderChunkFormula<T, Formula::Mandelbrot>(job, rows, result);
         case Formula::Multibrot3: return RenderChunkFormula<T, Formula::Multibrot3>(job, rows, result);
@@ -530,8 +515,8 @@ void RenderChunk(const ChunkJob& job, int rows, ChunkResult* result) {
     }
 }
 
-void RenderChunkF32(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<float>(job, rows, result); }
-void RenderChunkF64(const ChunkJob& job, int rows, ChunkResult* result) { RenderChunk<double>(job, rows, result); }
+void RenderChunkF32(const ChunkJob& job, int rows, RowJobsResult* result) { RenderChunk<float>(job, rows, result); }
+void RenderChunkF64(const ChunkJob& job, int rows, RowJobsResult* result) { RenderChunk<double>(job, rows, result); }
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -588,55 +573,31 @@ bool direct_cpu_use_simd_target(const std::string& name) {
 
 FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
                           PixelRect rect, float* mu_out, const CpuRenderControl& control) {
-    rect = resolve_rect(view, rect);
-    FrameStats stats;
-    stats.precision = resolve_direct_precision(view, precision);
-    const auto start = std::chrono::steady_clock::now();
-
-    cpu_simd::ChunkJob base;
-    base.grid = make_pixel_grid(view);
-    base.x_begin = rect.x;
-    base.width = rect.width;
-    base.max_iterations = direct_iterations(view);
-    base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
-    base.formula = view.formula;
-    base.julia = view.julia;
-    if (view.julia) {
-        base.julia_re = julia_re_value(view);
-        base.julia_im = julia_im_value(view);
-    }
+    const CpuFrameSetup frame = setup_cpu_frame(view, precision, shortcuts, rect);
+    cpu_simd::ChunkJob base{frame.job};
     const SmoothConstants smooth = formula_smooth_constants(view.formula);
     base.mu_constant = float(smooth.mu_constant);
     base.log_scale = float(smooth.mu_scale / std::log(2.0));
     base.bailout_squared = formula_bailout_radius(view.formula) * formula_bailout_radius(view.formula);
-    base.periodicity = shortcuts.periodicity;
     base.fused_multiply_add = control.fused_multiply_add;
-    // Initialise Highway's choice once here, so the pointer taken below is the target's own
-    // function rather than the first-call trampoline.
-    if (!hwy::GetChosenTarget().IsInitialized()) hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    auto* render_chunk = stats.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32)
-                                                            : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
+    const bool fp32 = frame.precision == Precision::Fp32;
+    auto* render_chunk =
+        fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32) : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
 
     // Jobs of a few rows (kMaxChunkRows at most): enough pixels per job for the rounds to pack
     // survivors densely, and enough jobs (16 per thread) for the dynamic schedule to even out
     // rows that differ wildly in cost.
-    const int rows_per_job = std::clamp(rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
-                                         stats.precision == Precision::Fp32 ? cpu_simd::kMaxChunkRows<float>
-                                                                            : cpu_simd::kMaxChunkRows<double>);
-    run_cpu_row_jobs(
-        rect.height, rows_per_job, control,
-        [&](int row, int rows, RowJobsResult* counts) {
-            cpu_simd::ChunkJob job = base;
-            job.y = rect.y + row;
-            job.mu_out = mu_out + size_t(row) * size_t(rect.width);
-            job.mu_stride = rect.width;
-            cpu_simd::ChunkResult result;
-            render_chunk(job, rows, &result);
-            counts->iterations += result.iterations;
-            counts->escaped_pixels += result.escaped_pixels;
-        },
-        start, &stats);
-    return stats;
+    const int width = frame.rect.width;
+    const int rows_per_job =
+        std::clamp(frame.rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
+                   fp32 ? cpu_simd::kMaxChunkRows<float> : cpu_simd::kMaxChunkRows<double>);
+    return run_cpu_row_jobs(frame, rows_per_job, control, [&](int row, int rows, RowJobsResult* counts) {
+        cpu_simd::ChunkJob job = base;
+        job.y = frame.rect.y + row;
+        job.mu_out = mu_out + size_t(row) * size_t(width);
+        job.mu_stride = width;
+        render_chunk(job, rows, counts);
+    });
 }
 
 }  // namespace ms

@@ -227,7 +227,7 @@ FrameStats direct_features_cpu_reference(const View& view, Precision precision, 
                                              PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
     const unsigned features = requested_features(outputs);
     if (stats.precision == Precision::Fp32)

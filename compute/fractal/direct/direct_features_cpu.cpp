@@ -1,5 +1,6 @@
 // direct_features_cpu.cpp: the orbit-feature variant (orbit_features.h) on every core, SIMD.
-// Rows are shared out dynamically (OpenMP); each row is iterated one vector of pixels at a time
+// Rows are shared out dynamically (OpenMP; cpu_row_jobs.h, the frame's setup and loop that
+// direct_cpu.cpp shares); each row is iterated one vector of pixels at a time
 // with Google Highway (the target picked at run time, as direct_cpu.cpp does), the
 // distance estimate's derivative and the stripe sum stepped in the same vectors. All lanes of a
 // vector share the step count, so they share the periodicity schedule too (saves and compares
@@ -27,29 +28,15 @@
 
 namespace ms::features_simd {
 
-// One row of the frame to iterate (shared by every SIMD target's code).
-struct RowJob {
-    PixelGrid grid;
-    int x_begin = 0;     // whole-image column of the first pixel
-    int y = 0;           // whole-image row
-    int width = 0;       // pixels
-    Formula formula = Formula::Mandelbrot;
-    int max_iterations = 0;
-    bool cardioid_bulb = true;  // Mandelbrot's parameter plane only (the caller resolves it)
-    bool periodicity = true;
-    bool julia = false;         // z_0 = the pixel, c = (julia_re, julia_im)
-    double julia_re = 0.0, julia_im = 0.0;
+// One row of the frame to iterate, y (shared by every SIMD target's code). The frame's part
+// (CpuRowJob) is setup_cpu_frame's (cpu_row_jobs.h).
+struct RowJob : CpuRowJob {
     bool distance = false, stripe = false, period = false;
     int stripe_density = 1;
     float* mu = nullptr;  // width floats
     float* distance_out = nullptr;
     float* stripe_out = nullptr;
     float* period_out = nullptr;
-};
-
-struct RowResult {
-    uint64_t iterations = 0;
-    uint64_t escaped_pixels = 0;
 };
 
 }  // namespace ms::features_simd
@@ -94,7 +81,7 @@ struct LaneEnd {
 };
 
 template <Formula F, class D, bool kDe, bool kStripe>
-HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
+HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) {
     using T = hn::TFromD<D>;
     using V = hn::Vec<D>;
     constexpr unsigned kLoop = (kDe ? kFeatureDistance : 0u) | (kStripe ? kFeatureStripe : 0u);
@@ -244,7 +231,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowResult* result) {
 }
 
 template <Formula F, typename T>
-void FeatureRowOf(const RowJob& job, RowResult* result) {
+void FeatureRowOf(const RowJob& job, RowJobsResult* result) {
     const hn::ScalableTag<T> d;
     if (job.distance && job.stripe) FeatureRowImpl<F, decltype(d), true, true>(d, job, result);
     else if (job.distance) FeatureRowImpl<F, decltype(d), true, false>(d, job, result);
@@ -254,7 +241,7 @@ void FeatureRowOf(const RowJob& job, RowResult* result) {
 
 // The formula picked once per row, outside every loop.
 template <typename T>
-void FeatureRow(const RowJob& job, RowResult* result) {
+void FeatureRow(const RowJob& job, RowJobsResult* result) {
     switch (job.formula) {
         case Formula::Mandelbrot: return FeatureRowOf<Formula::Mandelbrot, T>(job, result);
         case Formula::Multibrot3: return FeatureRowOf<Formula::Multibrot3, T>(job, result);
@@ -268,8 +255,8 @@ void FeatureRow(const RowJob& job, RowResult* result) {
     }
 }
 
-void FeatureRowF32(const RowJob& job, RowResult* result) { FeatureRow<float>(job, result); }
-void FeatureRowF64(const RowJob& job, RowResult* result) { FeatureRow<double>(job, result); }
+void FeatureRowF32(const RowJob& job, RowJobsResult* result) { FeatureRow<float>(job, result); }
+void FeatureRowF64(const RowJob& job, RowJobsResult* result) { FeatureRow<double>(job, result); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace ms::features_simd
@@ -287,50 +274,28 @@ HWY_EXPORT(FeatureRowF64);
 FrameStats direct_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
                                    PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs,
                                    const CpuRenderControl& control) {
-    rect = resolve_rect(view, rect);
-    FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
-    const auto start = std::chrono::steady_clock::now();
-    features_simd::RowJob base;
-    base.grid = make_pixel_grid(view);
-    base.x_begin = rect.x;
-    base.width = rect.width;
-    base.max_iterations = direct_iterations(view);
-    base.formula = view.formula;
-    base.cardioid_bulb = shortcuts.cardioid_bulb && view.formula == Formula::Mandelbrot && !view.julia;
-    base.periodicity = shortcuts.periodicity;
-    base.julia = view.julia;
-    if (view.julia) {
-        base.julia_re = julia_re_value(view);
-        base.julia_im = julia_im_value(view);
-    }
+    const CpuFrameSetup frame = setup_cpu_frame(view, precision, shortcuts, rect);
+    features_simd::RowJob base{frame.job};
     base.distance = outputs.distance != nullptr;
     base.stripe = outputs.stripe != nullptr;
     base.period = outputs.period != nullptr;
     base.stripe_density = view.colouring.stripe_density;
-    if (!hwy::GetChosenTarget().IsInitialized()) hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    auto* row_fn = stats.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF32)
+    auto* row_fn = frame.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF32)
                                                       : HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF64);
     constexpr int kRowsPerJob = 4;
-    run_cpu_row_jobs(
-        rect.height, kRowsPerJob, control,
-        [&](int row0, int rows, RowJobsResult* counts) {
-            for (int y = row0; y < row0 + rows; ++y) {
-                features_simd::RowJob job = base;
-                job.y = rect.y + y;
-                const size_t at = size_t(y) * rect.width;
-                job.mu = mu_out + at;
-                job.distance_out = outputs.distance ? outputs.distance + at : nullptr;
-                job.stripe_out = outputs.stripe ? outputs.stripe + at : nullptr;
-                job.period_out = outputs.period ? outputs.period + at : nullptr;
-                features_simd::RowResult r;
-                row_fn(job, &r);
-                counts->iterations += r.iterations;
-                counts->escaped_pixels += r.escaped_pixels;
-            }
-        },
-        start, &stats);
-    return stats;
+    const int width = frame.rect.width;
+    return run_cpu_row_jobs(frame, kRowsPerJob, control, [&](int row0, int rows, RowJobsResult* counts) {
+        for (int y = row0; y < row0 + rows; ++y) {
+            features_simd::RowJob job = base;
+            job.y = frame.rect.y + y;
+            const size_t at = size_t(y) * width;
+            job.mu = mu_out + at;
+            job.distance_out = outputs.distance ? outputs.distance + at : nullptr;
+            job.stripe_out = outputs.stripe ? outputs.stripe + at : nullptr;
+            job.period_out = outputs.period ? outputs.period + at : nullptr;
+            row_fn(job, counts);
+        }
+    });
 }
 
 }  // namespace ms

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compute/fractal/direct/direct.h"
+#include "compute/fractal/direct/direct_features.h"
 #include "tests/validate.h"
 
 namespace {
@@ -240,3 +241,52 @@ TEST(DirectCpu, CancelStopsBetweenRowsAndProgressReports) {
 }
 
 }  // namespace
+
+// Both CPU kernels, fast and reference, report the precision they run: Fp32 or Fp64. A view past
+// FP64's resolution (where Auto means a deep path, which these kernels do not have) or a deep
+// request runs in FP64 and says so, as its pixels show: they are the Fp64 request's, bit for bit.
+TEST(DirectCpu, EveryKernelReportsThePrecisionItRuns) {
+    const ms::View shallow = make_view("-0.75", "0", 1.0, 37, 23, 200);
+    const ms::View past_fp64 = make_view("-0.743643887037151", "0.131825904205330", 1.0e15, 37, 23, 500);
+    ASSERT_FALSE(ms::fp64_resolves(past_fp64));
+    ASSERT_EQ(ms::resolve_precision(past_fp64, ms::Precision::Auto), ms::Precision::DeepDouble);
+    struct Case {
+        const ms::View& view;
+        ms::Precision requested, runs;
+    };
+    const Case cases[] = {
+        {shallow, ms::Precision::Auto, ms::Precision::Fp32},
+        {past_fp64, ms::Precision::Auto, ms::Precision::Fp64},
+        {past_fp64, ms::Precision::DeepDouble, ms::Precision::Fp64},
+        {past_fp64, ms::Precision::DeepFloatExp, ms::Precision::Fp64},
+    };
+    auto name = [](ms::Precision p) { return std::string(ms::precision_name(p)); };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string("requested ") + ms::precision_name(c.requested) + ", zoom " +
+                     std::to_string(c.view.zoom.value()));
+        const size_t n = pixels(c.view);
+        std::vector<float> mu(n), mu_as_run(n), distance(n), distance_as_run(n);
+        const ms::OrbitFeatureOutputs outputs{distance.data(), nullptr, nullptr};
+        const ms::OrbitFeatureOutputs outputs_as_run{distance_as_run.data(), nullptr, nullptr};
+
+        EXPECT_EQ(name(ms::direct_cpu(c.view, c.requested, {}, {}, mu.data()).precision), name(c.runs));
+        ms::direct_cpu(c.view, c.runs, {}, {}, mu_as_run.data());
+        EXPECT_EQ(mu, mu_as_run);
+
+        EXPECT_EQ(name(ms::direct_cpu_reference(c.view, c.requested, {}, {}, mu.data()).precision), name(c.runs));
+        ms::direct_cpu_reference(c.view, c.runs, {}, {}, mu_as_run.data());
+        EXPECT_EQ(mu, mu_as_run);
+
+        EXPECT_EQ(name(ms::direct_features_cpu(c.view, c.requested, {}, {}, mu.data(), outputs).precision),
+                  name(c.runs));
+        ms::direct_features_cpu(c.view, c.runs, {}, {}, mu_as_run.data(), outputs_as_run);
+        EXPECT_EQ(mu, mu_as_run);
+        EXPECT_EQ(distance, distance_as_run);
+
+        EXPECT_EQ(name(ms::direct_features_cpu_reference(c.view, c.requested, {}, {}, mu.data(), outputs).precision),
+                  name(c.runs));
+        ms::direct_features_cpu_reference(c.view, c.runs, {}, {}, mu_as_run.data(), outputs_as_run);
+        EXPECT_EQ(mu, mu_as_run);
+        EXPECT_EQ(distance, distance_as_run);
+    }
+}
