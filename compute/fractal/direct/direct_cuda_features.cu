@@ -538,7 +538,7 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
                                   uint32_t* rgba = nullptr, const ColourParams* colour = nullptr,
                                   bool escaped_only = false) {
     FrameStats stats;
-    stats.precision = resolve_precision(view, precision);
+    stats.precision = resolve_direct_precision(view, precision);
     FeatureParams p;
     p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
     p.rect_x = rect.x;

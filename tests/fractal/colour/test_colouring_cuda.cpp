@@ -284,6 +284,31 @@ TEST(ColouringCuda, LayersWriteIntoTheCallersDeviceBuffer) {
 }
 #endif
 
+#if MANDELSCOPE_HAVE_CUDA
+// The features kernels report the precision they run, as the smooth kernels and the CPU paths
+// do: past FP64's resolution they still run FP64, and say so, never a deep precision.
+TEST(ColouringCuda, FeaturesReportThePrecisionTheyRun) {
+    std::string reason;
+    if (!ms::cuda_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+    ms::View view = seahorse();
+    view.width = 37;
+    view.height = 23;
+    view.max_iterations = 500;
+    view.zoom = 1.0e15;
+    ASSERT_FALSE(ms::fp64_resolves(view));
+    const size_t n = size_t(view.width) * view.height;
+    float *d_mu = nullptr, *d_distance = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_mu, n * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_distance, n * sizeof(float)), cudaSuccess);
+    for (ms::Precision requested : {ms::Precision::Auto, ms::Precision::DeepDouble, ms::Precision::DeepFloatExp}) {
+        const ms::FrameStats stats = ms::direct_features_cuda(view, requested, {}, {}, d_mu, {d_distance, nullptr, nullptr});
+        EXPECT_EQ(std::string(ms::precision_name(stats.precision)), "fp64") << ms::precision_name(requested);
+    }
+    cudaFree(d_mu);
+    cudaFree(d_distance);
+}
+#endif
+
 TEST(ColouringCuda, SaysWhyWhenNoDeviceCanRunIt) {
     std::string reason;
     if (ms::cuda_available(&reason)) GTEST_SKIP() << "a CUDA device is present";
