@@ -107,8 +107,10 @@ for signal in INT TERM; do
         signals+=("$signal")
     fi
 done
+# --no-shortcuts: every interior pixel iterates, so the render runs for seconds even on an idle
+# machine and the signal arrives while it writes.
 for signal in "${signals[@]}"; do
-    "$bin" render --size=3000x3000 --iter=50000 --backend=cpu --band-rows=8 -o big.png --raw=big.npy > out.txt 2> err.txt &
+    "$bin" render --size=3000x3000 --iter=50000 --no-shortcuts --backend=cpu --band-rows=8 -o big.png --raw=big.npy > out.txt 2> err.txt &
     pid=$!
     for _ in $(seq 100); do ls -A | grep -q '^\.big\.png\.tmp-' && break; sleep 0.1; done
     ls -A | grep -q '^\.big\.png\.tmp-' || fail "no temporary file appeared while rendering"
