@@ -12,7 +12,7 @@ packages=(build-essential cmake pkg-config git
           libglfw3-dev libimgui-dev libglm-dev libstb-dev python3-glad
           libhwy-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
           libgtest-dev libmpfr-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist
-          clang-14 libclang-rt-14-dev libomp-14-dev)
+          clang-14 libclang-rt-14-dev libomp-14-dev ninja-build)
 # Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()
 for p in "${packages[@]}"; do
@@ -42,7 +42,8 @@ else
     echo "== no CUDA toolkit: building the CPU-only Mandelscope"
 fi
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+# The release preset (CMakePresets.json): Release into build/, compile_commands.json.
+cmake --preset release "${cuda_args[@]}"
 cmake --build build -j"$jobs"
 
 case "$mode" in
