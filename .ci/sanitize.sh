@@ -19,9 +19,10 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 # quarantine and shadow memory): the normal tree runs both; the rest of the suite runs here.
 SKIP_IN_SANITIZER='^(bench_cli|window_soak)$'
 # The trees are CMakePresets.json's asan (build-san) and tsan (build-tsan): clang 14, Ninja,
-# RelWithDebInfo, CPU only.
+# RelWithDebInfo, CPU only. Under CI (the CI variable set) warnings are errors, as in the normal tree.
 extra=()
 command -v ccache > /dev/null && extra+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+[ -n "${CI:-}" ] && extra+=(-DMANDELSCOPE_WARNINGS_AS_ERRORS=ON)
 t0=$(date +%s)
 stamp() { echo "== $1 ($(( $(date +%s) - t0 )) s since sanitize.sh started)"; }
 

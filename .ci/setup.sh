@@ -41,9 +41,12 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 else
     echo "== no CUDA toolkit: building the CPU-only Mandelscope"
 fi
+# CI (the CI variable set, as CI services set it) builds the tested tree with warnings as errors.
+werror=OFF
+[ "$mode" = test ] && [ -n "${CI:-}" ] && werror=ON
 jobs=$(nproc)
 # The release preset (CMakePresets.json): Release into build/, compile_commands.json.
-cmake --preset release "${cuda_args[@]}"
+cmake --preset release -DMANDELSCOPE_WARNINGS_AS_ERRORS=$werror "${cuda_args[@]}"
 cmake --build build -j"$jobs"
 
 case "$mode" in
