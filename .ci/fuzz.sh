@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh: runs every libFuzzer target in BIN_DIR (fuzz_NAME, built with MANDELSCOPE_FUZZ=ON)
-# for SECONDS each from its seed corpus tests/fuzz/corpus/NAME, with the limits of issue 16:
+# for SECONDS each from its seed corpus tests/fuzz/corpus/NAME, with these limits:
 # no allocation over 256 MB (-malloc_limit_mb), no input over 1 s (-timeout), 2 GB resident.
 # New corpus entries go to a temporary folder, so the tree stays as it is. Prints each target's
 # executions, coverage and peak memory, and fails on the first crash, leak, timeout or

@@ -6,7 +6,7 @@
 #      benchmarks named in SKIP_IN_SANITIZER below. Any sanitizer report fails the test.
 #   2. each fuzz target for FUZZ_SECONDS (default 60) from its seed corpus
 #      (tests/fuzz/corpus/NAME; new inputs go to a temporary folder, the tree stays clean),
-#      with the issue's limits: 256 MB per allocation, 1 s per input.
+#      with these limits: 256 MB per allocation, 1 s per input.
 #   3. build-tsan: the background workers' tests under ThreadSanitizer (OpenMP through
 #      LLVM's Archer tool, so the OpenMP runtime's own synchronisation is understood).
 # Why clang: GCC's -fsanitize=undefined has no float-cast-overflow, and libFuzzer is clang's.
@@ -18,15 +18,16 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 # The benchmark (figures, not checks) and the soak (its memory figure means nothing under ASan's
 # quarantine and shadow memory): the normal tree runs both; the rest of the suite runs here.
 SKIP_IN_SANITIZER='^(bench_cli|window_soak)$'
-clang_env=(env CC=clang-14 CXX=clang++-14)
-launcher=()
-command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# The trees are CMakePresets.json's asan (build-san) and tsan (build-tsan): clang 14, Ninja,
+# RelWithDebInfo, CPU only. Under CI (the CI variable set) warnings are errors, as in the normal tree.
+extra=()
+command -v ccache > /dev/null && extra+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+[ -n "${CI:-}" ] && extra+=(-DMANDELSCOPE_WARNINGS_AS_ERRORS=ON)
 t0=$(date +%s)
 stamp() { echo "== $1 ($(( $(date +%s) - t0 )) s since sanitize.sh started)"; }
 
 # --- 1. ASan + UBSan tree, whole suite ------------------------------------------------------
-"${clang_env[@]}" cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANDELSCOPE_ENABLE_CUDA=OFF \
-    -DMANDELSCOPE_SANITIZE=address,undefined -DMANDELSCOPE_FUZZ=ON "${launcher[@]}" > build-san.cmake.log
+cmake --preset asan "${extra[@]}" > build-san.cmake.log
 cmake --build build-san -j"$(nproc)"
 stamp "build-san built"
 
@@ -54,8 +55,7 @@ bash .ci/fuzz.sh build-san/bin "$fuzz_seconds"
 stamp "fuzz targets passed"
 
 # --- 3. ThreadSanitizer on the background workers' tests --------------------------------------
-"${clang_env[@]}" cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMANDELSCOPE_ENABLE_CUDA=OFF \
-    -DMANDELSCOPE_SANITIZE=thread "${launcher[@]}" > build-tsan.cmake.log
+cmake --preset tsan "${extra[@]}" > build-tsan.cmake.log
 # The workers: render (CPU and deep, with the reference orbit), Compare, export, the PNG
 # writer's own thread (image_io's pipeline, png_stream), and the reference orbit's squarings on
 # three threads (deep_reference.cpp's SquaringTeam).

@@ -12,7 +12,7 @@ packages=(build-essential cmake pkg-config git
           libglfw3-dev libimgui-dev libglm-dev libstb-dev python3-glad
           libhwy-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
           libgtest-dev libmpfr-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist
-          clang-14 libclang-rt-14-dev libomp-14-dev
+          clang-14 libclang-rt-14-dev libomp-14-dev ninja-build
           dpkg-dev desktop-file-utils)  # tests/tree/deb_package.sh: cpack's Depends, the desktop entry
 # Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()
@@ -42,8 +42,12 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 else
     echo "== no CUDA toolkit: building the CPU-only Mandelscope"
 fi
+# CI (the CI variable set, as CI services set it) builds the tested tree with warnings as errors.
+werror=OFF
+[ "$mode" = test ] && [ -n "${CI:-}" ] && werror=ON
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+# The release preset (CMakePresets.json): Release into build/, compile_commands.json.
+cmake --preset release -DMANDELSCOPE_WARNINGS_AS_ERRORS=$werror "${cuda_args[@]}"
 cmake --build build -j"$jobs"
 
 case "$mode" in

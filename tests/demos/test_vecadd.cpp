@@ -236,7 +236,9 @@ TEST(VecAddGpu, WithoutDeviceGpuRowsSayWhy) {
     auto rows = run_vecadd_variants(machine, vecadd_all_variants(), 100);
     for (const VecAddResult& r : rows) {
         EXPECT_EQ(r.ok, !vecadd_variant_is_gpu(r.variant));
-        if (vecadd_variant_is_gpu(r.variant)) EXPECT_EQ(r.error, machine.device.reason);
+        if (vecadd_variant_is_gpu(r.variant)) {
+            EXPECT_EQ(r.error, machine.device.reason);
+        }
     }
     EXPECT_THROW(vecadd_cuda_to_host(nullptr, nullptr, nullptr, 1), std::runtime_error);
 }
@@ -417,7 +419,9 @@ TEST(VecAddCsv, HasEveryVariantAndSize) {
         ++rows;
         const size_t c1 = line.find(','), c2 = line.find(',', c1 + 1);
         seen.insert({line.substr(0, c1), std::stoul(line.substr(c1 + 1, c2 - c1 - 1))});
-        if (line.rfind("gpu-", 0) == 0) EXPECT_NE(line.find("no CUDA device found"), std::string::npos);
+        if (line.rfind("gpu-", 0) == 0) {
+            EXPECT_NE(line.find("no CUDA device found"), std::string::npos);
+        }
     }
     EXPECT_EQ(rows, sizes.size() * kVecAddVariantCount);
     for (V v : vecadd_all_variants())

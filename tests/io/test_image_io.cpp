@@ -389,7 +389,9 @@ TEST(OutputPaths, DevicesFifosAndDirectoriesAreRefused) {
     fs::create_directory(dir.path / "folder.png");
     EXPECT_NE(ms::check_writable(dir.path / "folder.png").find("is a directory"), std::string::npos);
     // /proc: root passes access(W_OK) there, but no file can be created.
-    if (fs::is_directory("/proc")) EXPECT_FALSE(ms::check_writable("/proc/a.png").empty());
+    if (fs::is_directory("/proc")) {
+        EXPECT_FALSE(ms::check_writable("/proc/a.png").empty());
+    }
 }
 
 TEST(OutputPaths, PngWritersRefuseOtherExtensions) {

@@ -321,7 +321,9 @@ TEST(PngEncodeEmulated, StreamWriterWritesDeflatedRowsThenCpuRows) {
             writer.finish();
             EXPECT_TRUE(writer.timings().gpu_encoded) << what;
         }
-        if (span > 0) EXPECT_EQ(reader.at, bytes.size()) << what << ": every byte read once";
+        if (span > 0) {
+            EXPECT_EQ(reader.at, bytes.size()) << what << ": every byte read once";
+        }
         ms::PngImage image;
         ASSERT_NO_THROW(image = ms::read_png(path)) << what;
         ASSERT_EQ(image.width, width) << what;

@@ -86,7 +86,9 @@ TEST(PlotTicks, DecadesLabelledWithMinorTicksBetween) {
     // 2..9 times each of the four decades below the top, unlabelled.
     EXPECT_EQ(ticks.size(), 5u + 4u * 8u);
     for (const PlotTick& t : ticks)
-        if (!t.major) EXPECT_TRUE(t.label.empty());
+        if (!t.major) {
+            EXPECT_TRUE(t.label.empty());
+        }
     EXPECT_DOUBLE_EQ(ticks[1].value, 200.0);
     EXPECT_FALSE(ticks[1].major);
 }

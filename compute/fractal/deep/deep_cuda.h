@@ -42,7 +42,7 @@ public:
     void* get();
 
 private:
-    void* stream_ = nullptr;
+    [[maybe_unused]] void* stream_ = nullptr;  // a cudaStream_t; a build without CUDA never has one
 };
 
 }  // namespace ms

@@ -27,7 +27,11 @@
 
 #ifdef __CUDACC__
 #define MS_DEEP_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
 #define MS_DEEP_UNROLL _Pragma("unroll")
+#else
+#define MS_DEEP_UNROLL  // a .cu file's host pass: the host compiler does not know nvcc's pragma
+#endif
 #else
 // always_inline: deep_cpu.cpp instantiates the pixel loop once per formula, plane and number
 // type (36 loops); with plain `inline` GCC's unit-growth limit stops inlining FloatExp's

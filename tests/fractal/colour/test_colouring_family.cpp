@@ -276,7 +276,9 @@ TEST(ColouringFamily, JacobianDistanceEstimateFallsTowardsTheSet) {
                     for (auto [ix, iy] : interior) best = std::min(best, std::hypot(double(ix - x), double(iy - y)));
                     // 0 only where the derivative overflowed: on the set's boundary, within a few
                     // pixels of its interior (a filament between the pixels holds no interior pixel).
-                    if (f.distance[i] <= 0.0f) EXPECT_LE(best, 5.0) << x << "," << y;
+                    if (f.distance[i] <= 0.0f) {
+                        EXPECT_LE(best, 5.0) << x << "," << y;
+                    }
                     if (best <= 1.5) near.push_back(f.distance[i]);
                     else if (best >= 15.0) far.push_back(f.distance[i]);
                 }

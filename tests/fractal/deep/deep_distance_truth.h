@@ -30,7 +30,9 @@ inline void expect_distance_matches_mpfr(const DeepLocation& location, int width
     options.distance = true;
     const DeepFrame deep = deep_cpu(location, width, height, options);
     ASSERT_EQ(deep.stats.number_type, expected);
-    if (with_bla) ASSERT_GT(deep.stats.bla_iterations, 0u);
+    if (with_bla) {
+        ASSERT_GT(deep.stats.bla_iterations, 0u);
+    }
     ASSERT_EQ(deep.distance.size(), deep.mu.size());
     const DeepFrame truth = deep_cpu_reference(location, width, height, 0, true);
     const DeepFrame more = deep_cpu_reference(location, width, height, truth.stats.precision_bits + 64, true);

@@ -15,7 +15,9 @@ namespace ms::test {
 inline DeepLocation load_location(const std::string& name, const char* zoom = nullptr) {
     DeepLocation location;
     EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / (name + ".kfr")).string(), &location), "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    if (zoom) {
+        EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    }
     return location;
 }
 

@@ -1,8 +1,8 @@
 // test_deep_bench.cpp: the deep zoom's benchmark, as DISABLED_ tests (never run by CTest; run by
 // hand). Prints figures, asserts only that the runs completed.
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Reference*'
-//   MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 build/bin/test_deep_bench --gtest_also_run_disabled_tests \
-//       --gtest_filter='*Kf2Locations*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Kf2Locations*'
+//       (MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 in the environment chooses the frame size)
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaBlaBuild*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaPasses*'

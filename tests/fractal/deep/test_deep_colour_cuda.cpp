@@ -32,7 +32,7 @@ using ms::test::load_location;
 
 namespace {
 
-View view_of(const DeepLocation& location, int width, int height, const Colouring& colouring) {
+[[maybe_unused]] View view_of(const DeepLocation& location, int width, int height, const Colouring& colouring) {
     View view;
     view.width = width;
     view.height = height;

@@ -53,7 +53,9 @@ void bench(bool use_cuda, int width, int height, int rounds) {
     for (const Case& k : {Case{"e50", nullptr}, Case{"e1000", "1E300"}}) {
         DeepLocation location;
         ASSERT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + k.name + ".kfr", &location), "");
-        if (k.zoom) ASSERT_EQ(parse_deep_zoom(k.zoom, &location.zoom), "");
+        if (k.zoom) {
+            ASSERT_EQ(parse_deep_zoom(k.zoom, &location.zoom), "");
+        }
         View view;
         view.width = width;
         view.height = height;

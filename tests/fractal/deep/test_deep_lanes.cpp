@@ -27,7 +27,9 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     DeepLocation location;
     const std::string path = (find_data_dir("assets") / "locations").string() + "/" + name + ".kfr";
     EXPECT_EQ(read_kfr(path, &location), "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    if (zoom) {
+        EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    }
     return location;
 }
 
@@ -92,7 +94,9 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     EXPECT_EQ(lanes.rebases, one.rebases);
     EXPECT_EQ(lanes.escaped, one.escaped);
     EXPECT_GT(one.escaped, 0u);
-    if (use_bla) EXPECT_GT(one.bla_skips, 0u);
+    if (use_bla) {
+        EXPECT_GT(one.bla_skips, 0u);
+    }
 }
 
 // The loop as deep_cuda runs it (kPacked: the orbit beside level 0's radii, skips found by

@@ -287,7 +287,9 @@ TEST(DeepPan, MoveTakesThePixelsTheOldFrameCovers) {
                     const int source = (y + sy) * width + (x + sx);
                     ASSERT_EQ(to.escape_count[i], covered ? 100 + source : -1) << sx << "," << sy << " at " << x << "," << y;
                     ASSERT_EQ(to.mu[i], covered ? 0.5 + source : -1.0);
-                    if (covered) ASSERT_EQ(rgba[4 * i + 1], uint8_t(4 * source + 1));
+                    if (covered) {
+                        ASSERT_EQ(rgba[4 * i + 1], uint8_t(4 * source + 1));
+                    }
                 }
             EXPECT_EQ(kept, covered_count);
         }

@@ -1,8 +1,8 @@
 // test_deep_pan_bench.cpp: what the window's BLA headroom costs a deep frame, as a DISABLED_
 // test (never run by CTest; run by hand, it prints figures and asserts only that frames came).
 //   build/bin/test_deep_pan_bench --gtest_also_run_disabled_tests
-//   MANDELSCOPE_DEEP_BENCH_SIZE=640x360 MANDELSCOPE_DEEP_BENCH_ROUNDS=5 build/bin/test_deep_pan_bench \
-//       --gtest_also_run_disabled_tests
+//       (MANDELSCOPE_DEEP_BENCH_SIZE=640x360 and MANDELSCOPE_DEEP_BENCH_ROUNDS=5 in the environment
+//       choose the frame size and the rounds)
 // The window builds its BLA tables for a largest |dc| of one image diagonal (deep_render_worker:
 // kBlaHeadroomDiagonals) instead of the frame's own (half a diagonal with the reference at the
 // centre), so that a drag keeps its table. A larger radius gives smaller validity radii, so BLA

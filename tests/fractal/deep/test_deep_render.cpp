@@ -42,7 +42,9 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     std::string path = (find_data_dir("assets") / "locations").string() + "/" + name + ".kfr";
     std::string error = read_kfr(path, &location);
     EXPECT_EQ(error, "");
-    if (zoom) EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    if (zoom) {
+        EXPECT_EQ(parse_deep_zoom(zoom, &location.zoom), "");
+    }
     return location;
 }
 
@@ -127,8 +129,9 @@ TEST(DeepCpu, BlaOnAndOffAgree) {
         EXPECT_LE(count_differences(a, b), 32 * 18 / 200) << name;
         // Smooth values agree too where the counts do.
         for (size_t i = 0; i < a.mu.size(); ++i)
-            if (a.escape_count[i] == b.escape_count[i] && a.escape_count[i] >= 0)
+            if (a.escape_count[i] == b.escape_count[i] && a.escape_count[i] >= 0) {
                 EXPECT_NEAR(a.mu[i], b.mu[i], 1e-3) << name << " pixel " << i;
+            }
     }
 }
 

@@ -183,7 +183,9 @@ TEST(CudaAvailability, ReasonIsGivenWhenUnavailable) {
     }
     const ms::CudaSystemInfo info = ms::query_cuda_system();
     EXPECT_EQ(info.usable, available || !info.devices.empty());
-    if (!info.usable) EXPECT_FALSE(info.reason.empty());
+    if (!info.usable) {
+        EXPECT_FALSE(info.reason.empty());
+    }
 }
 
 TEST(CudaAvailability, DeviceInfoIsFilledIn) {
@@ -244,8 +246,9 @@ TEST(DirectCuda, MatchesTheReferenceInFp32AndFp64) {
                 EXPECT_LE(a.count_mismatch_fraction, 0.001) << what;
                 EXPECT_EQ(a.mu_mismatches, 0u) << what;
                 // The default FP32 arithmetic is the reference's, operation for operation.
-                if (precision == ms::Precision::Fp32 && !ms::default_cuda_tuning(precision).fused_multiply_add)
+                if (precision == ms::Precision::Fp32 && !ms::default_cuda_tuning(precision).fused_multiply_add) {
                     EXPECT_EQ(ref.stats.escaped_pixels, gpu.stats.escaped_pixels) << what;
+                }
             }
         }
     }
@@ -356,7 +359,9 @@ TEST(DirectCuda, RectanglesMatchTheFullFrame) {
                 escaped += part.stats.escaped_pixels;
             }
             EXPECT_EQ(escaped, full.stats.escaped_pixels);
-            if (!shortcuts) EXPECT_EQ(iterations, full.stats.iterations);
+            if (!shortcuts) {
+                EXPECT_EQ(iterations, full.stats.iterations);
+            }
         }
     }
 }
@@ -450,8 +455,8 @@ TEST(DirectCuda, EveryTuningDrawsTheSamePicture) {
                     if (t.naive && shortcuts) continue;  // the baseline has no shortcuts
                     Frame gpu = gpu_frame_tuned(v.view, precision, s, t);
                     char what[256];
-                    std::snprintf(what, sizeof what, "%s (%d it) %s%s: %s N=%d S=%d rounds=%d batch=%d", v.name,
-                                  v.view.max_iterations, ms::precision_name(precision),
+                    std::snprintf(what, sizeof what, "%s (%lld it) %s%s: %s N=%d S=%d rounds=%d batch=%d", v.name,
+                                  static_cast<long long>(v.view.max_iterations), ms::precision_name(precision),
                                   shortcuts ? " shortcuts" : "", t.naive ? "naive" : t.fused_multiply_add ? "fma" : "exact",
                                   t.block_steps, t.first_phase_iterations, t.tile_rounds, t.service_batch);
                     if (t.naive) {
@@ -465,7 +470,9 @@ TEST(DirectCuda, EveryTuningDrawsTheSamePicture) {
                                       .mismatches,
                                   0u);
                         EXPECT_EQ(gpu.stats.escaped_pixels, fused.stats.escaped_pixels) << what;
-                        if (!shortcuts) EXPECT_EQ(gpu.stats.iterations, fused.stats.iterations) << what;
+                        if (!shortcuts) {
+                            EXPECT_EQ(gpu.stats.iterations, fused.stats.iterations) << what;
+                        }
                     } else {
                         // Counts recovered from mu can flip where mu + log2(ln R) lies within an
                         // ulp of an integer (mu differs from the reference's by ~1e-6): hence not
@@ -474,7 +481,9 @@ TEST(DirectCuda, EveryTuningDrawsTheSamePicture) {
                         EXPECT_LE(a.count_mismatch_fraction, 1e-4) << what;
                         EXPECT_EQ(a.mu_mismatches, 0u) << what;
                         EXPECT_EQ(gpu.stats.escaped_pixels, ref.stats.escaped_pixels) << what;
-                        if (!shortcuts) EXPECT_EQ(gpu.stats.iterations, ref.stats.iterations) << what;
+                        if (!shortcuts) {
+                            EXPECT_EQ(gpu.stats.iterations, ref.stats.iterations) << what;
+                        }
                     }
                 }
             }

@@ -65,8 +65,9 @@ TEST(FloatExp, AddAndMulMatchDoubleInRange) {
             FloatExp fa = fe_from_double(a), fb = fe_from_double(b);
             EXPECT_EQ(fe_to_double(fa * fb), a * b) << a << " * " << b;
             // The aligned add rounds once, as double does, while the operands overlap.
-            if (a == 0.0 || b == 0.0 || std::fabs(std::log2(std::fabs(a / b))) < 60)
+            if (a == 0.0 || b == 0.0 || std::fabs(std::log2(std::fabs(a / b))) < 60) {
                 EXPECT_EQ(fe_to_double(fa + fb), a + b) << a << " + " << b;
+            }
             EXPECT_EQ(fe_to_double(fa - fb), a - b) << a << " - " << b;
             EXPECT_EQ(fa < fb, a < b) << a << " < " << b;
             EXPECT_EQ(fa == fb, a == b) << a << " == " << b;

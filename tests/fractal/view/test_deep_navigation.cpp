@@ -62,8 +62,9 @@ TEST(DeepNavigation, OffsetIsExactlyPixelsTimesSpacing) {
                 << zoom_text << " by " << pixels << " pixels";
             // Every digit of the start is kept: at 1e500 and deeper the moved text starts with
             // the start's digits but the last, which a borrow may change.
-            if (zoom.exponent10 >= 500)
+            if (zoom.exponent10 >= 500) {
                 EXPECT_EQ(moved.substr(0, 120), std::string(kDeepRe).substr(0, 120)) << zoom_text;
+            }
         }
     }
 }
