@@ -23,8 +23,8 @@
 namespace ms::test {
 
 struct ValidationResult {
-    size_t count = 0;        // elements compared
-    size_t mismatches = 0;   // beyond tolerance (NaN on either side counts as a mismatch)
+    size_t count = 0;       // elements compared
+    size_t mismatches = 0;  // beyond tolerance (NaN on either side counts as a mismatch)
     double max_abs_error = 0.0;
     size_t max_error_index = 0;
     double mismatch_fraction() const { return count ? double(mismatches) / double(count) : 0.0; }
@@ -33,9 +33,9 @@ struct ValidationResult {
 // |reference[i] - candidate[i]| <= abs_tolerance + rel_tolerance * |reference[i]|.
 // `width` > 0 prints indices as (x, y) of a row-major image instead of a flat index.
 template <typename T>
-ValidationResult validate_result(const char* what, const T* reference, const T* candidate,
-                                 size_t count, double abs_tolerance, double rel_tolerance = 0.0,
-                                 int width = 0, size_t max_printed = 10) {
+ValidationResult validate_result(const char* what, const T* reference, const T* candidate, size_t count,
+                                 double abs_tolerance, double rel_tolerance = 0.0, int width = 0,
+                                 size_t max_printed = 10) {
     ValidationResult r;
     r.count = count;
     for (size_t i = 0; i < count; ++i) {
@@ -50,15 +50,14 @@ ValidationResult validate_result(const char* what, const T* reference, const T* 
         if (!bad) continue;
         if (r.mismatches < max_printed) {
             if (width > 0)
-                std::printf("  %s mismatch at (%zu, %zu): reference %.9g, got %.9g\n", what,
-                            i % size_t(width), i / size_t(width), ref, got);
-            else
-                std::printf("  %s mismatch at [%zu]: reference %.9g, got %.9g\n", what, i, ref, got);
+                std::printf("  %s mismatch at (%zu, %zu): reference %.9g, got %.9g\n", what, i % size_t(width),
+                            i / size_t(width), ref, got);
+            else std::printf("  %s mismatch at [%zu]: reference %.9g, got %.9g\n", what, i, ref, got);
         }
         ++r.mismatches;
     }
-    std::printf("%s: %zu of %zu differ (%.4f%%), max |error| %.3g at %zu\n", what, r.mismatches,
-                r.count, 100.0 * r.mismatch_fraction(), r.max_abs_error, r.max_error_index);
+    std::printf("%s: %zu of %zu differ (%.4f%%), max |error| %.3g at %zu\n", what, r.mismatches, r.count,
+                100.0 * r.mismatch_fraction(), r.max_abs_error, r.max_error_index);
     return r;
 }
 

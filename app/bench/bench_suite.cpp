@@ -105,9 +105,9 @@ std::vector<BenchFrame> bench_frames(bool quick) {
 
 const char* bench_path_name(BenchPath path) {
     switch (path) {
-        case BenchPath::CpuReference: return "CPU reference";
-        case BenchPath::CpuFast: return "CPU fast";
-        case BenchPath::Cuda: return "CUDA";
+    case BenchPath::CpuReference: return "CPU reference";
+    case BenchPath::CpuFast: return "CPU fast";
+    case BenchPath::Cuda: return "CUDA";
     }
     return "?";
 }
@@ -143,7 +143,8 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
                  (shortcuts_on ? ", shortcuts on" : ", shortcuts off"));
         };
         BenchRow reference = make_row(BenchPath::CpuReference, Precision::Fp64);
-        BenchRow fast[2] = {make_row(BenchPath::CpuFast, Precision::Fp32), make_row(BenchPath::CpuFast, Precision::Fp64)};
+        BenchRow fast[2] = {make_row(BenchPath::CpuFast, Precision::Fp32),
+                            make_row(BenchPath::CpuFast, Precision::Fp64)};
         BenchRow cuda[2] = {make_row(BenchPath::Cuda, Precision::Fp32), make_row(BenchPath::Cuda, Precision::Fp64)};
 
         // CPU fast first: its FP64 iteration count (exactly the reference's) sizes the
@@ -174,14 +175,15 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
             // cardioid test, the smooth value's logs).
             const double predicted_s = double(fast[1].iterations) / setup.reference_rate + double(pixels) * 30e-9;
             const double fraction = std::min(1.0, setup.reference_budget_s / predicted_s);
-            const int sampled = std::clamp(int(std::ceil(view.height * fraction)), std::min(4, view.height), view.height);
+            const int sampled = std::clamp(int(std::ceil(view.height * fraction)), std::min(4, view.height),
+                                           view.height);
             std::vector<float> row_mu(size_t(view.width));
             double sampled_ms = 0.0;
             uint64_t sampled_iterations = 0;
             for (int i = 0; i < sampled; ++i) {
                 const int y = int((i + 0.5) * view.height / sampled);  // the centre of stripe i
-                const FrameStats stats =
-                    direct_cpu_reference(view, Precision::Fp64, shortcuts, {0, y, view.width, 1}, row_mu.data());
+                const FrameStats stats = direct_cpu_reference(view, Precision::Fp64, shortcuts, {0, y, view.width, 1},
+                                                              row_mu.data());
                 sampled_ms += stats.compute_ms;
                 sampled_iterations += stats.iterations;
             }
@@ -213,7 +215,7 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
                 r.ms = timed_median(
                     [&] {
                         stats = direct_cuda_to_host(view, r.precision, shortcuts, setup.palette, {}, rgba.data(),
-                                                        cuda_mu.data());
+                                                    cuda_mu.data());
                         return stats.compute_ms;
                     },
                     setup.repeats, false, &r.runs);
@@ -233,7 +235,9 @@ std::vector<BenchRow> run_bench_frame(const BenchFrame& frame, BenchSetup& setup
         std::vector<BenchRow*> group = {&reference, &fast[0], &fast[1], &cuda[0], &cuda[1]};
         for (BenchRow* r : group) {
             if (r->ran() && r->ms > 0.0) {
-                const BenchRow& same_fast = r->path == BenchPath::CpuReference ? fast[1] : fast[r->precision == Precision::Fp32 ? 0 : 1];
+                const BenchRow& same_fast = r->path == BenchPath::CpuReference
+                                                ? fast[1]
+                                                : fast[r->precision == Precision::Fp32 ? 0 : 1];
                 if (reference.ran() && reference.ms > 0.0) r->speedup_vs_reference = reference.ms / r->ms;
                 if (same_fast.ran() && same_fast.ms > 0.0) r->speedup_vs_cpu_fast = same_fast.ms / r->ms;
             }

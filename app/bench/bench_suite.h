@@ -43,7 +43,7 @@ struct BenchFrame {
     std::string view_name;  // "seahorse valley"
     std::string size_name;  // "1080p", "4K", "1536x1024"
     View view;
-    bool seed = false;      // the tutorial's frame
+    bool seed = false;  // the tutorial's frame
 };
 
 // The suite, in the order it runs. quick: 1080p only (and the seed frame).
@@ -53,24 +53,24 @@ enum class BenchPath { CpuReference, CpuFast, Cuda };
 const char* bench_path_name(BenchPath path);  // "CPU reference", "CPU fast", "CUDA"
 
 struct BenchRow {
-    std::string view;               // BenchFrame::view_name
-    std::string size;               // BenchFrame::size_name
+    std::string view;  // BenchFrame::view_name
+    std::string size;  // BenchFrame::size_name
     int width = 0, height = 0, max_iterations = 0;
     Formula formula = Formula::Mandelbrot;
     bool seed = false;
     BenchPath path = BenchPath::CpuFast;
     Precision precision = Precision::Fp64;
     bool shortcuts = true;
-    std::string skipped;            // why it did not run; empty when it ran
-    std::string note;               // "540 of 2160 rows, scaled", "one run", "all interior"
+    std::string skipped;  // why it did not run; empty when it ran
+    std::string note;     // "540 of 2160 rows, scaled", "one run", "all interior"
     double ms = 0.0;
     int runs = 0;
-    uint64_t iterations = 0;        // executed (shortcut pixels count 0)
-    IterationLimit limit;           // what the path can issue at most
+    uint64_t iterations = 0;            // executed (shortcut pixels count 0)
+    IterationLimit limit;               // what the path can issue at most
     double speedup_vs_reference = 0.0;  // CPU reference time (same frame and shortcuts) / ms
     double speedup_vs_cpu_fast = 0.0;   // CPU fast time (same precision; FP64 for the
                                         // reference) / ms
-    bool compared = false;          // CUDA rows: checked against the CPU fast frame
+    bool compared = false;              // CUDA rows: checked against the CPU fast frame
     FrameAgreement agreement;
 
     bool ran() const { return skipped.empty(); }
@@ -83,13 +83,13 @@ struct BenchSetup {
     CpuInfo cpu;
     CudaSystemInfo cuda;
     bool cuda_usable = false;
-    std::string cuda_reason;        // why not, in words
-    PaletteTable palette;           // the CUDA path colours in-kernel
+    std::string cuda_reason;  // why not, in words
+    PaletteTable palette;     // the CUDA path colours in-kernel
     bool quick = false;
-    int repeats = 5;                // timed runs after the warm-up (at most)
-    double reference_budget_s = 2.0;   // per CPU reference measurement
-    double reference_rate = 4e8;    // iterations/s the reference is assumed to run at, to size
-                                    // its subset; updated from each measurement
+    int repeats = 5;                  // timed runs after the warm-up (at most)
+    double reference_budget_s = 2.0;  // per CPU reference measurement
+    double reference_rate = 4e8;      // iterations/s the reference is assumed to run at, to size
+                                      // its subset; updated from each measurement
 };
 
 // Runs every path on one frame, shortcuts on then off: 10 rows (reference, fast FP32/FP64,

@@ -49,12 +49,13 @@ std::shared_ptr<const ReferenceOrbit> timed_orbit(const DeepLocation& location, 
 
 }  // namespace
 
-void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names,
-                          int height, const DeepBenchPrint& print) {
-    print(printf_text("Reference orbit on one thread and on three (ReferenceControl::threads), against a bare MPFR "
-                      "loop (3 squarings + 6 adds per iteration, same precision, one thread); best of 3; %u hardware "
-                      "threads; auto picks three from %lld bits:",
-                      std::thread::hardware_concurrency(), (long long)kReferenceTeamMinBits));
+void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names, int height,
+                          const DeepBenchPrint& print) {
+    print(
+        printf_text("Reference orbit on one thread and on three (ReferenceControl::threads), against a bare MPFR "
+                    "loop (3 squarings + 6 adds per iteration, same precision, one thread); best of 3; %u hardware "
+                    "threads; auto picks three from %lld bits:",
+                    std::thread::hardware_concurrency(), (long long)kReferenceTeamMinBits));
     print(printf_text("  %-8s %6s %10s %10s %10s %10s %7s %8s %8s %6s", "location", "bits", "iterations", "1 thr ms",
                       "3 thr ms", "bare ms", "1/bare", "3/bare", "speedup", "same"));
     for (const std::string& name : names) {
@@ -67,11 +68,11 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
             const auto orbit = timed_orbit(location, bits, location.max_iterations, 1, &one_ms);
             const auto team_orbit = timed_orbit(location, bits, location.max_iterations, 3, &team_ms);
             iterations = orbit->last_index();
-            same = same && std::equal(orbit->z_fe.begin(), orbit->z_fe.end(), team_orbit->z_fe.begin(),
-                                      team_orbit->z_fe.end(),
-                                      [](const DeepComplex<FloatExp>& a, const DeepComplex<FloatExp>& b) {
-                                          return a.re == b.re && a.im == b.im;
-                                      });
+            same = same &&
+                   std::equal(orbit->z_fe.begin(), orbit->z_fe.end(), team_orbit->z_fe.begin(), team_orbit->z_fe.end(),
+                              [](const DeepComplex<FloatExp>& a, const DeepComplex<FloatExp>& b) {
+                                  return a.re == b.re && a.im == b.im;
+                              });
             const auto start = Clock::now();
             bare_mpfr_orbit(location.center_re, location.center_im, bits, iterations);
             bare_ms = std::min(bare_ms, ms_since(start));
@@ -85,9 +86,10 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
 void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
                                int64_t iterations, const DeepBenchPrint& print) {
     const DeepLocation location = load_location(folder, name);
-    print(printf_text("Reference orbit of %s's centre, its first %lld iterations, on one thread and on three, by "
-                      "precision (best of 3; %u hardware threads):",
-                      name.c_str(), (long long)iterations, std::thread::hardware_concurrency()));
+    print(
+        printf_text("Reference orbit of %s's centre, its first %lld iterations, on one thread and on three, by "
+                    "precision (best of 3; %u hardware threads):",
+                    name.c_str(), (long long)iterations, std::thread::hardware_concurrency()));
     print(printf_text("  %8s %12s %12s %10s %10s", "bits", "1 thr ms", "3 thr ms", "ns/iter 1", "speedup"));
     for (int64_t b : bits) {
         double one_ms = 1e300, team_ms = 1e300;
@@ -100,36 +102,35 @@ void deep_bench_reference_team(const std::string& folder, const std::string& nam
     }
 }
 
-void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
-                          int width, int height, const DeepBenchPrint& print, bool use_cuda) {
-    print(printf_text("Deep frames at %dx%d on %s (BLA, nothing cached; reference on the CPU, BLA table on the %s):",
-                 width, height, use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)",
-                 use_cuda ? "GPU" : "CPU"));
-    print(printf_text("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers",
-                 "bits", "ref its", "ref ms", "BLA ms", "pixels ms", "frame ms", "iterations",
-                 "BLA %", "Git/s eff"));
+void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                          const DeepBenchPrint& print, bool use_cuda) {
+    print(printf_text(
+        "Deep frames at %dx%d on %s (BLA, nothing cached; reference on the CPU, BLA table on the %s):", width, height,
+        use_cuda ? "CUDA (pixels ms: kernel, CUDA events)" : "the CPU (all cores)", use_cuda ? "GPU" : "CPU"));
+    print(printf_text("  %-10s %-9s %6s %9s %10s %8s %10s %10s %14s %7s %10s", "location", "numbers", "bits", "ref its",
+                      "ref ms", "BLA ms", "pixels ms", "frame ms", "iterations", "BLA %", "Git/s eff"));
     for (const std::string& name : names) {
         DeepLocation location = load_location(folder, name);
         DeepRenderOptions options;
         options.reference_progress = [&](int64_t done, int64_t total) {
             if (done % (int64_t(1) << 18) == 0)
-                print(printf_text("    %s reference: %lld of %lld iterations", name.c_str(), (long long)done, (long long)total));
+                print(printf_text("    %s reference: %lld of %lld iterations", name.c_str(), (long long)done,
+                                  (long long)total));
         };
         DeepFrame frame = use_cuda ? deep_cuda(location, width, height, options)
                                    : deep_cpu(location, width, height, options);
         const DeepFrameStats& s = frame.stats;
-        print(printf_text("  %-10s %-9s %6lld %9lld %10.1f %8.1f %10.1f %10.1f %14llu %6.1f%% %10.2f",
-                     name.c_str(), deep_number_type_name(s.number_type), (long long)s.precision_bits,
-                     (long long)s.reference_iterations, s.reference_ms, s.bla_ms, s.pixels_ms,
-                     s.frame_ms, (unsigned long long)s.iterations,
-                     100.0 * double(s.bla_iterations) / double(s.iterations),
-                     double(s.iterations) / (s.pixels_ms * 1e6)));
+        print(printf_text("  %-10s %-9s %6lld %9lld %10.1f %8.1f %10.1f %10.1f %14llu %6.1f%% %10.2f", name.c_str(),
+                          deep_number_type_name(s.number_type), (long long)s.precision_bits,
+                          (long long)s.reference_iterations, s.reference_ms, s.bla_ms, s.pixels_ms, s.frame_ms,
+                          (unsigned long long)s.iterations, 100.0 * double(s.bla_iterations) / double(s.iterations),
+                          double(s.iterations) / (s.pixels_ms * 1e6)));
     }
     print("  (Git/s eff: pixel iterations, BLA-skipped ones included, per second of the pixel loop)");
 }
 
-void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
-                      int rows_stride, int rounds, const DeepBenchPrint& print) {
+void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height, int rows_stride,
+                      int rounds, const DeepBenchPrint& print) {
     DeepLocation location = load_location(folder, name);
     double load_before[3] = {};
     getloadavg(load_before, 3);
@@ -140,14 +141,15 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
     // and BLA table included; both are kept for the sampled rounds below).
     DeepFrame fast = deep_cpu(location, width, height, full);
     const DeepFrameStats& f = fast.stats;
-    print(printf_text("%s at %dx%d, full pipeline (%s deltas, BLA, all %d threads), whole frame: reference %.1f ms "
-                      "(%lld iterations, %lld bits), BLA %.1f ms (%d levels), pixels %.1f ms, frame %.1f ms; "
-                      "%llu iterations, %llu (%.1f%%) skipped by BLA in %llu skips, %llu perturbation steps",
-                      name.c_str(), width, height, deep_number_type_name(f.number_type), omp_get_max_threads(),
-                      f.reference_ms, (long long)f.reference_iterations, (long long)f.precision_bits, f.bla_ms,
-                      f.bla_levels, f.pixels_ms, f.frame_ms, (unsigned long long)f.iterations,
-                      (unsigned long long)f.bla_iterations, 100.0 * double(f.bla_iterations) / double(f.iterations),
-                      (unsigned long long)f.bla_skips, (unsigned long long)f.perturbation_steps));
+    print(
+        printf_text("%s at %dx%d, full pipeline (%s deltas, BLA, all %d threads), whole frame: reference %.1f ms "
+                    "(%lld iterations, %lld bits), BLA %.1f ms (%d levels), pixels %.1f ms, frame %.1f ms; "
+                    "%llu iterations, %llu (%.1f%%) skipped by BLA in %llu skips, %llu perturbation steps",
+                    name.c_str(), width, height, deep_number_type_name(f.number_type), omp_get_max_threads(),
+                    f.reference_ms, (long long)f.reference_iterations, (long long)f.precision_bits, f.bla_ms,
+                    f.bla_levels, f.pixels_ms, f.frame_ms, (unsigned long long)f.iterations,
+                    (unsigned long long)f.bla_iterations, 100.0 * double(f.bla_iterations) / double(f.iterations),
+                    (unsigned long long)f.bla_skips, (unsigned long long)f.perturbation_steps));
 
     // The plain loop: the same reference and pixel grid, double deltas, rebasing, no BLA, one
     // thread (deep_iterate_pixel one pixel at a time, as every renderer without BLA runs it).
@@ -175,10 +177,10 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
             sample_iterations += uint64_t(k < 0 ? location.max_iterations : k);
         }
     const int sample_rows = (height - rows_stride / 2 + rows_stride - 1) / rows_stride;
-    print(printf_text("  sample: every %d-th row (%d of %d rows), %.1f%% of the frame's iterations; %d rounds, each the "
-                      "pipeline then the plain loop on those rows (reference and BLA table from the cache)",
-                      rows_stride, sample_rows, height, 100.0 * double(sample_iterations) / double(f.iterations),
-                      rounds));
+    print(printf_text(
+        "  sample: every %d-th row (%d of %d rows), %.1f%% of the frame's iterations; %d rounds, each the "
+        "pipeline then the plain loop on those rows (reference and BLA table from the cache)",
+        rows_stride, sample_rows, height, 100.0 * double(sample_iterations) / double(f.iterations), rounds));
     full.row_stride = plain.row_stride = rows_stride;
     full.row_offset = plain.row_offset = rows_stride / 2;
     // 3. Rounds, interleaved, so that both see the same load: the pipeline on the sample, the
@@ -201,21 +203,23 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
                 const size_t i = size_t(y) * size_t(width) + size_t(x);
                 mismatches += a.escape_count[i] != b.escape_count[i];
             }
-        print(printf_text("  round %d: pipeline %.1f ms (%llu iterations, %.1f%% by BLA), plain loop %.1f ms (%llu "
-                          "iterations, %.2f ns each): %.1fx; the pipeline's whole frame %.1f ms (pixels)",
-                          round + 1, a.stats.pixels_ms, (unsigned long long)a.stats.iterations,
-                          100.0 * double(a.stats.bla_iterations) / double(a.stats.iterations), b.stats.pixels_ms,
-                          (unsigned long long)b.stats.iterations, plain_ns.back(),
-                          b.stats.pixels_ms / a.stats.pixels_ms, whole_ms.back()));
+        print(
+            printf_text("  round %d: pipeline %.1f ms (%llu iterations, %.1f%% by BLA), plain loop %.1f ms (%llu "
+                        "iterations, %.2f ns each): %.1fx; the pipeline's whole frame %.1f ms (pixels)",
+                        round + 1, a.stats.pixels_ms, (unsigned long long)a.stats.iterations,
+                        100.0 * double(a.stats.bla_iterations) / double(a.stats.iterations), b.stats.pixels_ms,
+                        (unsigned long long)b.stats.iterations, plain_ns.back(), b.stats.pixels_ms / a.stats.pixels_ms,
+                        whole_ms.back()));
     }
     auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
     };
     const double pipe = median(pipeline_ms), slow = median(plain_ms), ns = median(plain_ns);
-    print(printf_text("  sampled rows, medians: pipeline %.1f ms, plain loop %.1f ms: %.1fx (pixels alone, the same "
-                      "rows); escape counts: %d of %d pixels differ",
-                      pipe, slow, slow / pipe, mismatches, compared));
+    print(
+        printf_text("  sampled rows, medians: pipeline %.1f ms, plain loop %.1f ms: %.1fx (pixels alone, the same "
+                    "rows); escape counts: %d of %d pixels differ",
+                    pipe, slow, slow / pipe, mismatches, compared));
     // 4. The whole frame: the plain loop costs the same per iteration everywhere (one step
     // each), so its frame is its median ns per iteration times the frame's iterations, plus
     // the same reference the pipeline paid.
@@ -223,11 +227,12 @@ void deep_bench_plain(const std::string& folder, const std::string& name, int wi
     const double pipeline_frame_ms = f.reference_ms + f.bla_ms + median(whole_ms);
     double load_after[3] = {};
     getloadavg(load_after, 3);
-    print(printf_text("  whole frame, medians: pipeline %.1f ms end to end (reference %.1f + BLA %.1f + pixels %.1f, "
-                      "measured), plain loop %.1f ms (the same reference plus %.2f ns x %llu iterations, scaled from "
-                      "the sample): %.1fx end to end",
-                      pipeline_frame_ms, f.reference_ms, f.bla_ms, median(whole_ms), plain_frame_ms, ns,
-                      (unsigned long long)f.iterations, plain_frame_ms / pipeline_frame_ms));
+    print(
+        printf_text("  whole frame, medians: pipeline %.1f ms end to end (reference %.1f + BLA %.1f + pixels %.1f, "
+                    "measured), plain loop %.1f ms (the same reference plus %.2f ns x %llu iterations, scaled from "
+                    "the sample): %.1fx end to end",
+                    pipeline_frame_ms, f.reference_ms, f.bla_ms, median(whole_ms), plain_frame_ms, ns,
+                    (unsigned long long)f.iterations, plain_frame_ms / pipeline_frame_ms));
     print(printf_text("  load average (1 min) %.2f before, %.2f after", load_before[0], load_after[0]));
 }
 
@@ -308,12 +313,13 @@ WorkTotals count_work(const DeepLocation& location, int width, int height, int r
 void deep_bench_work(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                      int rows_stride, const DeepBenchPrint& print) {
     rows_stride = std::max(rows_stride, 1);
-    print(printf_text("Where the work goes: Mandelbrot's loop one pixel at a time (the CPU's and CUDA's), every %d-th "
-                      "row of %dx%d; per pixel of the sample",
-                      rows_stride, width, height));
-    print(printf_text("  %-7s %-8s %7s %9s %9s %8s %7s %7s %6s %9s %9s %8s %8s", "name", "numbers", "pixels",
-                      "its/px", "steps/px", "skips/px", "rebases", "inside", "its%", "steps in%", "first/px",
-                      "rebase/px", "levels"));
+    print(
+        printf_text("Where the work goes: Mandelbrot's loop one pixel at a time (the CPU's and CUDA's), every %d-th "
+                    "row of %dx%d; per pixel of the sample",
+                    rows_stride, width, height));
+    print(printf_text("  %-7s %-8s %7s %9s %9s %8s %7s %7s %6s %9s %9s %8s %8s", "name", "numbers", "pixels", "its/px",
+                      "steps/px", "skips/px", "rebases", "inside", "its%", "steps in%", "first/px", "rebase/px",
+                      "levels"));
     for (const std::string& name : names) {
         const DeepLocation location = load_location(folder, name);
         DeepFrame probe;
@@ -333,40 +339,45 @@ void deep_bench_work(const std::string& folder, const std::vector<std::string>& 
                 histogram += printf_text(" %d:%.1f", l, double(t.work.skips_by_level[l]) / px);
             }
         print(printf_text("  %-7s %-8s %7llu %9.0f %9.0f %8.1f %7.2f %6.1f%% %5.1f%% %8.1f%% %9.1f %8.1f %8d",
-                          name.c_str(), deep_number_type_name(probe.stats.number_type),
-                          (unsigned long long)t.pixels, double(t.all.iterations) / px, double(t.all.steps) / px,
-                          double(t.all.bla_skips) / px, double(t.all.rebases) / px, 100.0 * double(t.interior) / px,
+                          name.c_str(), deep_number_type_name(probe.stats.number_type), (unsigned long long)t.pixels,
+                          double(t.all.iterations) / px, double(t.all.steps) / px, double(t.all.bla_skips) / px,
+                          double(t.all.rebases) / px, 100.0 * double(t.interior) / px,
                           100.0 * double(t.inside.iterations) / double(std::max<uint64_t>(t.all.iterations, 1)),
                           100.0 * double(t.inside.steps) / double(std::max<uint64_t>(t.all.steps, 1)),
                           double(t.work.steps_before_first_skip) / px,
                           double(t.work.steps_after_rebase_before_skip) / px, levels_used));
-        print(printf_text("          interior pixels: %.0f steps, %.1f skips, %.2f rebases each; skips per pixel by "
-                          "level (log2 of the length):%s",
-                          double(t.inside.steps) / double(std::max<uint64_t>(t.interior, 1)),
-                          double(t.inside.bla_skips) / double(std::max<uint64_t>(t.interior, 1)),
-                          double(t.inside.rebases) / double(std::max<uint64_t>(t.interior, 1)), histogram.c_str()));
+        print(
+            printf_text("          interior pixels: %.0f steps, %.1f skips, %.2f rebases each; skips per pixel by "
+                        "level (log2 of the length):%s",
+                        double(t.inside.steps) / double(std::max<uint64_t>(t.interior, 1)),
+                        double(t.inside.bla_skips) / double(std::max<uint64_t>(t.interior, 1)),
+                        double(t.inside.rebases) / double(std::max<uint64_t>(t.interior, 1)), histogram.c_str()));
         std::string ratios;
         for (int b = 0; b < 14; ++b)
-            ratios += printf_text(" %s%d:%.1f%%", b == 13 ? ">=" : "", 4 * b - 56,
-                                  100.0 * double(t.work.steps_by_ratio[b]) / double(std::max<uint64_t>(t.all.steps, 1)));
+            ratios += printf_text(
+                " %s%d:%.1f%%", b == 13 ? ">=" : "", 4 * b - 56,
+                100.0 * double(t.work.steps_by_ratio[b]) / double(std::max<uint64_t>(t.all.steps, 1)));
         print("          steps by log2(|z| / |2 Z_m|) (level 0's radius: -53):" + ratios);
     }
-    print("  its: iterations; steps: ordinary perturbation steps (each also a failed level-0 BLA test); inside: pixels "
-          "reaching the iteration limit, their share of the iterations and of the steps; first: steps before a pixel's "
-          "first BLA skip; rebase: steps after a rebase before the next skip");
+    print(
+        "  its: iterations; steps: ordinary perturbation steps (each also a failed level-0 BLA test); inside: pixels "
+        "reaching the iteration limit, their share of the iterations and of the steps; first: steps before a pixel's "
+        "first BLA skip; rebase: steps after a rebase before the next skip");
 }
 
 std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int height, bool use_cuda,
                                        const DeepBenchPrint& print,
                                        const std::function<void(double, const std::string&)>& progress) {
     const bool kf_size = width == 1024 && height == 1024;
-    print(printf_text("Kalles Fraktaler 2 benchmark locations at %dx%d on %s, against KF 2.12.11's published CPU times "
-                      "(1024x1024)", width, height, use_cuda ? "CUDA" : "the CPU (all cores)"));
-    print("  end to end: MPFR reference + BLA table + pixels, nothing cached; frame: the same frame again with its "
-          "reference cached (BLA built and pixels); kept: again with the BLA table kept too (pixels)");
+    print(
+        printf_text("Kalles Fraktaler 2 benchmark locations at %dx%d on %s, against KF 2.12.11's published CPU times "
+                    "(1024x1024)",
+                    width, height, use_cuda ? "CUDA" : "the CPU (all cores)"));
+    print(
+        "  end to end: MPFR reference + BLA table + pixels, nothing cached; frame: the same frame again with its "
+        "reference cached (BLA built and pixels); kept: again with the BLA table kept too (pixels)");
     print(printf_text("  %-7s %-9s %5s %9s %9s %8s %10s %10s %8s %7s %9s %8s  %s", "kf2", "numbers", "bits", "ref its",
-                      "ref ms", "BLA ms", "pixels ms", "end-to-end", "KF s", "ratio", "frame ms", "kept ms",
-                      "marks"));
+                      "ref ms", "BLA ms", "pixels ms", "end-to-end", "KF s", "ratio", "frame ms", "kept ms", "marks"));
     std::vector<DeepKf2Row> rows;
     const int count = int(std::size(kDeepKf2Locations));
     int missed = 0;
@@ -390,7 +401,8 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                          std::string(row.location.label) + ": reference orbit");
         };
         options.row_progress = [&](int done, int all) {
-            if (progress) progress((i + 0.5 + 0.25 * double(done) / all) / count, std::string(row.location.label) + ": pixels");
+            if (progress)
+                progress((i + 0.5 + 0.25 * double(done) / all) / count, std::string(row.location.label) + ": pixels");
         };
         auto render = [&]() {
             return use_cuda ? deep_cuda(location, width, height, options) : deep_cpu(location, width, height, options);
@@ -427,30 +439,33 @@ std::vector<DeepKf2Row> deep_bench_kf2(const std::string& folder, int width, int
                           row.location.kf_seconds, row.ratio, row.cached.frame_ms, row.bla_kept.frame_ms,
                           marks.c_str()));
         const double pixels = double(width) * double(height);
-        print(printf_text("          %s; %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
-                          "BLA skips; BLA table built on the %s; cached frame: reference %s, BLA %s; kept: BLA %s%s",
-                          e.reference_period > 0 ? printf_text("reference stopped at period %lld",
-                                                               (long long)e.reference_period).c_str()
-                                                 : "reference ran in full",
-                          (unsigned long long)e.iterations,
-                          e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
-                          double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels,
-                          e.bla_on_device ? "GPU" : "CPU", row.cached.reference_cached ? "reused" : "RECOMPUTED",
-                          row.cached.bla_cached ? "REUSED" : "built",
-                          row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",
-                          use_cuda ? printf_text(", %.1f MB copied to the device (end to end %.1f MB)",
-                                                 1e-6 * double(row.bla_kept.device_bytes_copied),
-                                                 1e-6 * double(e.device_bytes_copied)).c_str()
-                                   : ""));
+        print(printf_text(
+            "          %s; %llu iterations, %.1f%% skipped by BLA; per pixel %.0f perturbation steps and %.0f "
+            "BLA skips; BLA table built on the %s; cached frame: reference %s, BLA %s; kept: BLA %s%s",
+            e.reference_period > 0
+                ? printf_text("reference stopped at period %lld", (long long)e.reference_period).c_str()
+                : "reference ran in full",
+            (unsigned long long)e.iterations,
+            e.iterations ? 100.0 * double(e.bla_iterations) / double(e.iterations) : 0.0,
+            double(e.perturbation_steps) / pixels, double(e.bla_skips) / pixels, e.bla_on_device ? "GPU" : "CPU",
+            row.cached.reference_cached ? "reused" : "RECOMPUTED", row.cached.bla_cached ? "REUSED" : "built",
+            row.bla_kept.bla_cached ? "reused" : "BUILT AGAIN",
+            use_cuda
+                ? printf_text(", %.1f MB copied to the device (end to end %.1f MB)",
+                              1e-6 * double(row.bla_kept.device_bytes_copied), 1e-6 * double(e.device_bytes_copied))
+                      .c_str()
+                : ""));
         rows.push_back(row);
     }
-    print("  ratio: KF's CPU time / our end-to-end time; goals (H100 host, 1024x1024): end to end >= 100x "
-          "KF, resolved at 30x; the frame alone <= 50 ms");
+    print(
+        "  ratio: KF's CPU time / our end-to-end time; goals (H100 host, 1024x1024): end to end >= 100x "
+        "KF, resolved at 30x; the frame alone <= 50 ms");
     if (kf_size) print(printf_text("  %d mark(s) MISSED", missed));
     else
-        print(printf_text("  at %dx%d the ratio sets unlike sizes side by side (KF's times are for 1024x1024, %.0fx "
-                          "the pixels): a measure of the pipeline, not of the goal",
-                          width, height, 1048576.0 / (double(width) * height)));
+        print(
+            printf_text("  at %dx%d the ratio sets unlike sizes side by side (KF's times are for 1024x1024, %.0fx "
+                        "the pixels): a measure of the pipeline, not of the goal",
+                        width, height, 1048576.0 / (double(width) * height)));
     return rows;
 }
 

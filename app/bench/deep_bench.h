@@ -27,21 +27,21 @@ namespace ms {
 using DeepBenchPrint = std::function<void(const std::string&)>;
 
 // Location files are read from `folder` (assets/locations) by name ("e50", "e533", ...).
-void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names,
-                          int height, const DeepBenchPrint& print);
+void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names, int height,
+                          const DeepBenchPrint& print);
 // One location's centre at each precision in `bits`, its first `iterations` iterations.
 void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
                                int64_t iterations, const DeepBenchPrint& print);
 // use_cuda: the frames on CUDA (deep_cuda) instead; throws where CUDA cannot run.
-void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names,
-                          int width, int height, const DeepBenchPrint& print, bool use_cuda = false);
+void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names, int width, int height,
+                          const DeepBenchPrint& print, bool use_cuda = false);
 // The pipeline's whole frame end to end once, then `rounds` rounds on a sample of every
 // rows_stride-th row (0: chosen so that the plain loop takes about 15 s there), the pipeline and
 // the plain loop interleaved on the same rows; prints both, their medians, the ratio on the
 // sample and for the whole frame (the plain loop's ns per iteration times the frame's
 // iterations), and the load average.
-void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height,
-                      int rows_stride, int rounds, const DeepBenchPrint& print);
+void deep_bench_plain(const std::string& folder, const std::string& name, int width, int height, int rows_stride,
+                      int rounds, const DeepBenchPrint& print);
 
 // Where each location's pixel work goes (Mandelbrot's parameter plane, BLA with the frame's own
 // table): per pixel of every rows_stride-th row of width x height, the iterations, perturbation
@@ -55,8 +55,8 @@ void deep_bench_work(const std::string& folder, const std::vector<std::string>& 
 // rounds interleaved, medians, with the tables checked equal; then deep_cuda's frame end to end,
 // nothing cached, with each (options.bla_on_device). Throws where CUDA cannot run.
 // (deep_bla_bench.cpp)
-void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height,
-                    int rounds, const DeepBenchPrint& print);
+void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height, int rounds,
+                    const DeepBenchPrint& print);
 
 // deep_cuda's pixel kernel time at width x height with the reference and table kept: in one pass
 // against in passes of a step budget (DeepRenderOptions::cuda_pass_steps), `rounds` rounds
@@ -68,25 +68,25 @@ void deep_bench_cuda_passes(const std::string& folder, const std::vector<std::st
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found
 // (assets/locations/README.md): its row says so.
 struct DeepKf2Location {
-    const char* name;    // file stem in assets/locations/
-    const char* label;   // kf2's name for it
-    double kf_seconds;   // KF 2.12.11, CPU, 1024x1024
+    const char* name;   // file stem in assets/locations/
+    const char* label;  // kf2's name for it
+    double kf_seconds;  // KF 2.12.11, CPU, 1024x1024
 };
 inline constexpr DeepKf2Location kDeepKf2Locations[] = {
     {"e14", "1e14", 7.6},   {"e50", "1e50", 29.5},   {"e113", "5e113", 10.6},
     {"e227", "5e227", 268}, {"e533", "4e533", 22.4}, {"e1086", "1e1086", 274},
 };
-inline constexpr double kDeepKf2GoalRatio = 100.0;     // the goal, end to end
-inline constexpr double kDeepKf2ResolveRatio = 30.0;   // the lower bar that still counts as met
-inline constexpr double kDeepKf2FrameGoalMs = 50.0;    // the frame alone, reference cached
+inline constexpr double kDeepKf2GoalRatio = 100.0;    // the goal, end to end
+inline constexpr double kDeepKf2ResolveRatio = 30.0;  // the lower bar that still counts as met
+inline constexpr double kDeepKf2FrameGoalMs = 50.0;   // the frame alone, reference cached
 
 struct DeepKf2Row {
     DeepKf2Location location{};
-    std::string missing;          // why the row did not run ("" when it ran)
-    DeepFrameStats end_to_end;    // nothing cached: reference + BLA + pixels
-    DeepFrameStats cached;        // the same frame again, its reference from the cache, BLA built
-    DeepFrameStats bla_kept;      // and again, its BLA table kept with the reference too
-    double ratio = 0.0;           // KF's time / our end-to-end time
+    std::string missing;        // why the row did not run ("" when it ran)
+    DeepFrameStats end_to_end;  // nothing cached: reference + BLA + pixels
+    DeepFrameStats cached;      // the same frame again, its reference from the cache, BLA built
+    DeepFrameStats bla_kept;    // and again, its BLA table kept with the reference too
+    double ratio = 0.0;         // KF's time / our end-to-end time
 };
 
 // Renders each location at width x height on CUDA (use_cuda) or the CPU, prints the table

@@ -61,12 +61,13 @@ BuildTimes time_builds(const ReferenceOrbit& orbit, T max_dc, double epsilon, in
 
 }  // namespace
 
-void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height,
-                    int rounds, const DeepBenchPrint& print) {
-    print(printf_text("BLA table at %dx%d: built on the CPU (OpenMP, %d threads) and copied to the device (pageable "
-                      "memory, as deep_cuda's device cache copies it), against built on the GPU from the orbit on the "
-                      "device; %d rounds interleaved, medians (the first GPU round includes CUDA's warm-up)",
-                      width, height, omp_get_max_threads(), rounds));
+void deep_bench_bla(const std::string& folder, const std::vector<std::string>& names, int width, int height, int rounds,
+                    const DeepBenchPrint& print) {
+    print(
+        printf_text("BLA table at %dx%d: built on the CPU (OpenMP, %d threads) and copied to the device (pageable "
+                    "memory, as deep_cuda's device cache copies it), against built on the GPU from the orbit on the "
+                    "device; %d rounds interleaved, medians (the first GPU round includes CUDA's warm-up)",
+                    width, height, omp_get_max_threads(), rounds));
     print(printf_text("  %-7s %-9s %9s %6s %8s %9s %9s %9s %9s %9s %8s %7s %s", "where", "numbers", "steps", "levels",
                       "MB", "CPU ms", "copy ms", "CPU+copy", "GPU ms", "kernels", "GB/s", "ratio", "equal"));
     struct EndToEnd {
@@ -86,9 +87,9 @@ void deep_bench_bla(const std::string& folder, const std::vector<std::string>& n
         const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
         const DeepBlaRequest request = deep_bla_request(setup, options);
         const bool is_double = frame.stats.number_type == DeepNumberType::Double;
-        const BuildTimes t =
-            is_double ? time_builds<double>(*setup.orbit, fe_to_double(request.build_dc), request.epsilon, rounds)
-                      : time_builds<FloatExp>(*setup.orbit, request.build_dc, request.epsilon, rounds);
+        const BuildTimes t = is_double ? time_builds<double>(*setup.orbit, fe_to_double(request.build_dc),
+                                                             request.epsilon, rounds)
+                                       : time_builds<FloatExp>(*setup.orbit, request.build_dc, request.epsilon, rounds);
         const double cpu = median_of(t.cpu_ms), upload = median_of(t.upload_ms), gpu = median_of(t.gpu_ms),
                      kernels = median_of(t.kernels_ms);
         // Napkin maths: the kernels write each entry and its budget once and read them once as
@@ -104,13 +105,15 @@ void deep_bench_bla(const std::string& folder, const std::vector<std::string>& n
             all += printf_text(" %.1f+%.1f/%.2f", t.cpu_ms[i], t.upload_ms[i], t.gpu_ms[i]);
         print("          rounds (CPU+copy/GPU ms):" + all);
     }
-    print("  CPU ms: build_bla_table; copy ms: allocation and copy of the table to the device; GPU ms: allocation, "
-          "launches (one per level) and the wait; kernels: CUDA events; GB/s: the entries and budgets written and "
-          "read once over the kernels' time; ratio: CPU+copy / GPU; equal: the two tables byte for byte");
+    print(
+        "  CPU ms: build_bla_table; copy ms: allocation and copy of the table to the device; GPU ms: allocation, "
+        "launches (one per level) and the wait; kernels: CUDA events; GB/s: the entries and budgets written and "
+        "read once over the kernels' time; ratio: CPU+copy / GPU; equal: the two tables byte for byte");
 
-    print(printf_text("deep_cuda end to end at %dx%d, nothing cached (a new reference each run), the table built on "
-                      "the CPU and copied / on the GPU, %d rounds interleaved, medians:",
-                      width, height, rounds));
+    print(
+        printf_text("deep_cuda end to end at %dx%d, nothing cached (a new reference each run), the table built on "
+                    "the CPU and copied / on the GPU, %d rounds interleaved, medians:",
+                    width, height, rounds));
     print(printf_text("  %-7s %12s %12s %12s %12s %12s %12s", "where", "frame CPU", "frame GPU", "BLA CPU", "BLA GPU",
                       "-ref CPU", "-ref GPU"));
     for (const EndToEnd& f : frames) {
@@ -128,25 +131,28 @@ void deep_bench_bla(const std::string& folder, const std::vector<std::string>& n
             rest_host.push_back(host.frame_ms - host.reference_ms);
             rest_device.push_back(device.frame_ms - device.reference_ms);
         }
-        print(printf_text("  %-7s %12.1f %12.1f %12.2f %12.2f %12.1f %12.1f   (%.1f ms less end to end, %.1f ms less "
-                          "beside the reference)",
-                          f.name.c_str(), median_of(frame_host), median_of(frame_device), median_of(bla_host),
-                          median_of(bla_device), median_of(rest_host), median_of(rest_device),
-                          median_of(frame_host) - median_of(frame_device), median_of(rest_host) - median_of(rest_device)));
+        print(printf_text(
+            "  %-7s %12.1f %12.1f %12.2f %12.2f %12.1f %12.1f   (%.1f ms less end to end, %.1f ms less "
+            "beside the reference)",
+            f.name.c_str(), median_of(frame_host), median_of(frame_device), median_of(bla_host), median_of(bla_device),
+            median_of(rest_host), median_of(rest_device), median_of(frame_host) - median_of(frame_device),
+            median_of(rest_host) - median_of(rest_device)));
     }
-    print("  frame: deep_cuda's frame_ms (reference, BLA, copies, pixels); BLA: its bla_ms (the CPU build alone, "
-          "without its copy, for the first column); -ref: frame_ms - reference_ms, what the table's build changes "
-          "without the MPFR reference's own variation");
+    print(
+        "  frame: deep_cuda's frame_ms (reference, BLA, copies, pixels); BLA: its bla_ms (the CPU build alone, "
+        "without its copy, for the first column); -ref: frame_ms - reference_ms, what the table's build changes "
+        "without the MPFR reference's own variation");
 }
 
 void deep_bench_cuda_passes(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                             int rounds, const DeepBenchPrint& print) {
     // The variants: one pass (the default), and passes of these many steps a pixel.
     const std::vector<int64_t> budgets = {0, 512, 2048, 8192};
-    print(printf_text("deep_cuda's pixels at %dx%d, the reference and the BLA table kept: one pass, against passes of "
-                      "at most 512, 2048 and 8192 perturbation steps a pixel; %d rounds interleaved, "
-                      "medians of stats.pixels_ms (CUDA events, every pass)",
-                      width, height, rounds));
+    print(
+        printf_text("deep_cuda's pixels at %dx%d, the reference and the BLA table kept: one pass, against passes of "
+                    "at most 512, 2048 and 8192 perturbation steps a pixel; %d rounds interleaved, "
+                    "medians of stats.pixels_ms (CUDA events, every pass)",
+                    width, height, rounds));
     print(printf_text("  %-7s %10s %10s %10s %10s   %s", "where", "one pass", "512", "2048", "8192", "equal"));
     for (const std::string& name : names) {
         DeepLocation location;

@@ -66,20 +66,21 @@ void record_deep_frame(DragBenchmark& b, const View& view, const FrameRenderer& 
 }
 
 void print_deep_report(const DragBenchmark& b, const View& view, RenderPath path, double seconds) {
-    std::printf("bench-drag: the view moved %d times at %dx%d on the %s path (every UI frame, 1-2 whole "
-                "pixels), in %.3f s; %d views arrived complete at full resolution: %.2f views/s (%.1f ms "
-                "per view); deep frame median %.2f ms (reference cached in %d of %d views); reused %.1f%% "
-                "of pixels (whole-pixel pans); UI %.1f frames/s meanwhile (%d UI frames)\n",
-                b.frames, view.width, view.height, render_path_name(path), seconds, b.deep_completed,
-                b.deep_completed / seconds, b.deep_completed ? 1000.0 * seconds / b.deep_completed : 0.0,
-                median(b.deep_frame_ms), b.deep_cached, b.deep_completed,
-                b.deep_pixels > 0.0 ? 100.0 * b.deep_reused_pixels / b.deep_pixels : 0.0, b.ui_frames / seconds,
-                b.ui_frames);
-    std::printf("bench-drag: per complete view, medians: strips %.2f ms, moving the last frame %.2f ms, "
-                "colouring the strips %.2f ms, the display's copy %.2f ms, the UI's upload %.2f ms; "
-                "UI frame interval median %.2f ms\n",
-                median(b.deep_strips_ms), median(b.deep_move_ms), median(b.deep_colour_ms), median(b.deep_copy_ms),
-                median(b.deep_upload_ms), median(b.ui_frame_ms));
+    std::printf(
+        "bench-drag: the view moved %d times at %dx%d on the %s path (every UI frame, 1-2 whole "
+        "pixels), in %.3f s; %d views arrived complete at full resolution: %.2f views/s (%.1f ms "
+        "per view); deep frame median %.2f ms (reference cached in %d of %d views); reused %.1f%% "
+        "of pixels (whole-pixel pans); UI %.1f frames/s meanwhile (%d UI frames)\n",
+        b.frames, view.width, view.height, render_path_name(path), seconds, b.deep_completed,
+        b.deep_completed / seconds, b.deep_completed ? 1000.0 * seconds / b.deep_completed : 0.0,
+        median(b.deep_frame_ms), b.deep_cached, b.deep_completed,
+        b.deep_pixels > 0.0 ? 100.0 * b.deep_reused_pixels / b.deep_pixels : 0.0, b.ui_frames / seconds, b.ui_frames);
+    std::printf(
+        "bench-drag: per complete view, medians: strips %.2f ms, moving the last frame %.2f ms, "
+        "colouring the strips %.2f ms, the display's copy %.2f ms, the UI's upload %.2f ms; "
+        "UI frame interval median %.2f ms\n",
+        median(b.deep_strips_ms), median(b.deep_move_ms), median(b.deep_colour_ms), median(b.deep_copy_ms),
+        median(b.deep_upload_ms), median(b.ui_frame_ms));
     std::printf("bench-drag: the start view (a full frame) reached the texture in %.3f ms of the UI thread, %s\n",
                 b.start_upload_ms,
                 b.start_from_device ? "by one device-to-device copy into the shared pixel buffer" : "from host memory");
@@ -87,10 +88,11 @@ void print_deep_report(const DragBenchmark& b, const View& view, RenderPath path
 
 void print_cpu_report(const DragBenchmark& b, const View& view) {
     const double window_ms = median(b.cpu_frame_ms), render_ms = median(b.render_ms);
-    std::printf("bench-drag: %d views at %dx%d on the CPU path, each rendered completely: window frame median %.2f ms "
-                "(coarse pass, full pass, colouring), the same views computed as `render` does median "
-                "%.2f ms\n",
-                b.frames, view.width, view.height, window_ms, render_ms);
+    std::printf(
+        "bench-drag: %d views at %dx%d on the CPU path, each rendered completely: window frame median %.2f ms "
+        "(coarse pass, full pass, colouring), the same views computed as `render` does median "
+        "%.2f ms\n",
+        b.frames, view.width, view.height, window_ms, render_ms);
     std::printf("bench-drag: window CPU frame / render compute = %.2f (goal <= 1.3)\n",
                 render_ms > 0.0 ? window_ms / render_ms : 0.0);
     // The fastest of each: what the two cost with the least interference from other programs
@@ -105,8 +107,9 @@ void print_gpu_report(const DragBenchmark& b, const View& view, RenderPath path,
     std::printf("bench-drag: %d frames at %dx%d in %.3f s: %.1f frames/s (%.2f ms per frame), render path %s%s\n",
                 b.frames, view.width, view.height, seconds, b.frames / seconds, 1000.0 * seconds / b.frames,
                 render_path_name(path), vsync ? ", vsync ON (capped by the display)" : ", vsync off");
-    std::printf("bench-drag: median per frame: compute %.3f ms (CUDA events), map+unmap %.3f ms, texture upload %.3f ms\n",
-                median(b.compute_ms), median(b.interop_ms), median(b.upload_ms));
+    std::printf(
+        "bench-drag: median per frame: compute %.3f ms (CUDA events), map+unmap %.3f ms, texture upload %.3f ms\n",
+        median(b.compute_ms), median(b.interop_ms), median(b.upload_ms));
 }
 
 // The next view of the sweep: every frame a new view, 1 or 2 whole pixels from the one before
@@ -122,7 +125,8 @@ View next_sweep_view(DragBenchmark& b, const View& view) {
 
 }  // namespace
 
-bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& renderer, const ExplorerSettings& settings) {
+bool step_drag_benchmark(DragBenchmark& b, View* view, const FrameRenderer& renderer,
+                         const ExplorerSettings& settings) {
     const bool cpu = renderer.path == RenderPath::Cpu;
     const bool deep = is_deep_path(renderer.path);
     if (b.done < 0) {

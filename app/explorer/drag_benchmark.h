@@ -27,8 +27,8 @@
 namespace ms {
 
 struct DragBenchmark {
-    int frames = 0;          // asked for (--bench-drag); 0: off
-    int done = -1;           // views moved so far; -1: waiting for the first complete frame
+    int frames = 0;  // asked for (--bench-drag); 0: off
+    int done = -1;   // views moved so far; -1: waiting for the first complete frame
     View start_view;
     std::chrono::steady_clock::time_point start;
     // Direct GPU paths: each frame's parts.
@@ -40,15 +40,15 @@ struct DragBenchmark {
     std::vector<double> deep_frame_ms;
     std::vector<double> deep_strips_ms, deep_move_ms, deep_colour_ms, deep_copy_ms, deep_upload_ms, ui_frame_ms;
     std::chrono::steady_clock::time_point last_ui_frame;
-    double start_upload_ms = 0.0;      // the UI's upload of the start view (a full frame)
-    bool start_from_device = false;    // it came by a device-to-device copy (deep CUDA with interop)
-    int deep_cached = 0;               // completed views whose reference came from the cache
+    double start_upload_ms = 0.0;    // the UI's upload of the start view (a full frame)
+    bool start_from_device = false;  // it came by a device-to-device copy (deep CUDA with interop)
+    int deep_cached = 0;             // completed views whose reference came from the cache
     int deep_completed = 0;
     uint64_t deep_last_id = 0;
     int ui_frames = 0;
     double deep_pixels = 0.0, deep_reused_pixels = 0.0;  // over the views: reused by whole-pixel pans
-    int sweep_step = 0;                // the sweep's phase, in 1/240 of a period
-    int sweep_x = 0;                   // the view's offset from start_view, whole pixels
+    int sweep_step = 0;                                  // the sweep's phase, in 1/240 of a period
+    int sweep_x = 0;                                     // the view's offset from start_view, whole pixels
 };
 
 // Called once per frame while b.frames > 0: records the frame that was shown and moves the view

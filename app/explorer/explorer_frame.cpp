@@ -27,7 +27,8 @@ void show_message(StatusLineState& status, const std::string& text, bool error) 
 
 std::optional<View> read_view_file(const std::string& path, std::string* error) {
     std::string extension = std::filesystem::path(path).extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (extension != ".kfr") return read_png_view(path, error);
     DeepLocation location;
     if (std::string problem = read_kfr(path, &location); !problem.empty()) {
@@ -112,17 +113,17 @@ void fill_status_line(StatusLineState& status, const View& view, const ExplorerS
     status.deep = is_deep_path(renderer.path);
     status.rendering = (renderer.path == RenderPath::Cpu || status.deep) && !renderer.complete;
     status.progress = renderer.cpu_progress;
-    status.progress_label = !status.deep ? "rendering"
+    status.progress_label = !status.deep                                         ? "rendering"
                             : renderer.deep_status.phase == DeepPhase::Reference ? "reference"
                                                                                  : "pixels";
     status.deep_frame_done = status.deep && renderer.deep_status.frame_id != 0 && renderer.deep_status.complete;
     status.deep_stats = renderer.deep_status.stats;
     // The number type of the frame shown, or, while the first comes, the one it will run in.
     if (status.deep)
-        status.precision = status.deep_frame_done ? (status.deep_stats.number_type == DeepNumberType::FloatExp
-                                                         ? Precision::DeepFloatExp
-                                                         : Precision::DeepDouble)
-                                                  : resolve_precision(view, settings.precision);
+        status.precision = status.deep_frame_done
+                               ? (status.deep_stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
+                                                                                            : Precision::DeepDouble)
+                               : resolve_precision(view, settings.precision);
     if (status.deep) status.compute_ms = renderer.deep_status.stats.frame_ms;
     status.fallback_reason = fallback_reason(renderer, settings.backend);
     status.beyond_fp64 = !fp64_resolves(view) && !status.deep;
@@ -189,7 +190,11 @@ void draw_julia_inset(ExplorerPanels& panels, ExplorerPicture& picture, Explorer
 void carry_out_export(ExportDialogState& dialog, ExportJob& job, const ExplorerPicture& picture,
                       StatusLineState& status) {
     if (dialog.start) {
-        ExportSettings s{dialog.path, dialog.width, dialog.height, dialog.supersample, picture.settings.backend,
+        ExportSettings s{dialog.path,
+                         dialog.width,
+                         dialog.height,
+                         dialog.supersample,
+                         picture.settings.backend,
                          picture.settings.precision};
         dialog.result = validate_export_settings(s);
         dialog.result_is_error = !dialog.result.empty();
@@ -223,15 +228,16 @@ bool save_screenshot(const std::string& path, int width, int height, const View&
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadBuffer(GL_BACK);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
-    PngWriteResult written = write_png_streamed(path, width, height, view, height,
-        [&](int first_row, int rows, uint8_t* out, std::string*) {
+    PngWriteResult written = write_png_streamed(
+        path, width, height, view, height, [&](int first_row, int rows, uint8_t* out, std::string*) {
             for (int r = 0; r < rows; ++r)
                 std::copy_n(rgba.data() + size_t(height - 1 - (first_row + r)) * width * 4, size_t(width) * 4,
                             out + size_t(r) * width * 4);
             return true;
         });
     if (!written.ok)
-        std::fprintf(stderr, "mandelscope: cannot save the screenshot: %s; no file was written.\n", written.error.c_str());
+        std::fprintf(stderr, "mandelscope: cannot save the screenshot: %s; no file was written.\n",
+                     written.error.c_str());
     return written.ok;
 }
 
@@ -317,8 +323,7 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
     if (nav.toggle_backend) {
         if (settings.backend == Backend::Cpu && !workers.renderer.cuda_unavailable.empty())
             show_message(panels.status, "CUDA unavailable: " + workers.renderer.cuda_unavailable, true);
-        else
-            settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
+        else settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
     }
     if (view_panel.back || nav.back) history_back(picture.history, &view);
     if (view_panel.forward || nav.forward) history_forward(picture.history, &view);
@@ -344,7 +349,8 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
         glfwSetWindowShouldClose(w.window, GLFW_TRUE);
 }
 
-void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, bool no_ui, ExplorerFrame& frame) {
+void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, bool no_ui,
+                 ExplorerFrame& frame) {
     View& view = picture.view;
     // The default view fits the part of the window the panels leave free.
     update_default_framing(picture.default_framing, &view, &picture.history,
@@ -352,9 +358,9 @@ void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindo
     if (picture.settings.auto_iterations) view.max_iterations = auto_iterations(view.zoom);
     // The history remembers where a gesture ended.
     if (frame.nav.record_history || picture.history.views.empty()) history_record(picture.history, view);
-    frame.palette_changed =
-        carry_out_palette_editor(panels.palette_editor, &view, &picture.palette, &picture.palette_name,
-                                 w.last_frame_start_s > 0.0 ? frame.start_s - w.last_frame_start_s : 0.0);
+    frame.palette_changed = carry_out_palette_editor(
+        panels.palette_editor, &view, &picture.palette, &picture.palette_name,
+        w.last_frame_start_s > 0.0 ? frame.start_s - w.last_frame_start_s : 0.0);
     w.last_frame_start_s = frame.start_s;
     update_palette(&view, &picture.palette_name, &picture.palette, panels.status);
     // Past FP64 the stripe base and the period interior cannot be had (BLA skips the iterations
@@ -425,9 +431,10 @@ void swap_frame(ExplorerWindow& w, ExplorerWorkers& workers, ExplorerHooks& hook
     frame.swap_s = glfwGetTime() - swap_start_s;
     perf_mark(workers.perf, PerfMark::SwapEnd);
     if (hooks.soak.frames > 0)
-        sample_soak_memory(hooks.soak, workers.export_job.running,
-                           frame.window_width == hooks.soak.base_width && frame.window_height == hooks.soak.base_height);
-    submit_frame_request(workers.renderer);  // a new CPU view starts once this frame is on screen
+        sample_soak_memory(
+            hooks.soak, workers.export_job.running,
+            frame.window_width == hooks.soak.base_width && frame.window_height == hooks.soak.base_height);
+    submit_frame_request(workers.renderer);                    // a new CPU view starts once this frame is on screen
     w.ui_frame_ms = 1000.0 * (glfwGetTime() - frame.start_s);  // the work of a frame, not the waits between
 }
 

@@ -57,20 +57,20 @@ struct ExplorerPicture {
 };
 
 // The window itself and its input, between frames.
-struct WindowPlacement {       // where the window was before F11 made it fullscreen
+struct WindowPlacement {  // where the window was before F11 made it fullscreen
     int x = 0, y = 0, width = 0, height = 0;
 };
 struct ExplorerWindow {
     GLFWwindow* window = nullptr;
-    bool software_gl = false;        // a software rasteriser (llvmpipe) draws the frames
-    NavigationInput input;           // the GLFW callbacks queue events here (navigation.h)
+    bool software_gl = false;  // a software rasteriser (llvmpipe) draws the frames
+    NavigationInput input;     // the GLFW callbacks queue events here (navigation.h)
     NavigationState navigation;
     WindowPlacement windowed;
     RedrawState redraw;
-    double wait_s = 0.0;             // how long to wait for events before the next frame (redraw.h)
-    double ui_frame_ms = 0.0;        // the last frame's own time, from its events to its swap
-    double last_frame_start_s = 0.0; // for colour cycling's step
-    std::string ini_path;            // the panels' layout file; ImGui's io.IniFilename points into it
+    double wait_s = 0.0;              // how long to wait for events before the next frame (redraw.h)
+    double ui_frame_ms = 0.0;         // the last frame's own time, from its events to its swap
+    double last_frame_start_s = 0.0;  // for colour cycling's step
+    std::string ini_path;             // the panels' layout file; ImGui's io.IniFilename points into it
 };
 
 // The panels' state between frames (each panel's struct is declared beside its draw function).
@@ -83,8 +83,8 @@ struct ExplorerPanels {
     VectorAddDemo vecadd;
     CnnDemo cnn;
     JuliaPreviewState julia;
-    View julia_target;                  // the Julia view of the point under the mouse
-    float column_width = 0.0f;          // the right column's, as the user left it (panel_layout.h)
+    View julia_target;          // the Julia view of the point under the mouse
+    float column_width = 0.0f;  // the right column's, as the user left it (panel_layout.h)
     bool column_was_open[kColumnPanels] = {false, false, false, false, false};
 };
 
@@ -101,8 +101,8 @@ struct ExplorerWorkers {
 
 // The test hooks' progress (explorer_options.h: --bench-drag, --soak, --screenshot, --frames).
 struct ExplorerHooks {
-    DragBenchmark bench;         // app/explorer/drag_benchmark.h
-    SoakTest soak;               // app/explorer/soak.h
+    DragBenchmark bench;  // app/explorer/drag_benchmark.h
+    SoakTest soak;        // app/explorer/soak.h
     int frames_shown = 0;
     double first_frame_s = 0.0;  // glfwGetTime() when the first frame was drawn
     int exit_code = 0;           // what the run returns (a scripted run sets it)
@@ -117,9 +117,9 @@ struct ExplorerFrame {
     double pixels_per_unit = 1.0;             // pixels per screen coordinate (HiDPI)
     NavigationRequests nav;
     PanelLayout layout;
-    bool demos_busy = false;                  // the demos' work runs, as this frame's panels show it
-    bool palette_changed = false;             // the palette editor changed the palette
-    double swap_s = 0.0;                      // glfwSwapBuffers' own time
+    bool demos_busy = false;       // the demos' work runs, as this frame's panels show it
+    bool palette_changed = false;  // the palette editor changed the palette
+    double swap_s = 0.0;           // glfwSwapBuffers' own time
 };
 
 // ---- Shared by the start and the frames ---------------------------------------------------

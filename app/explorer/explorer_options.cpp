@@ -32,13 +32,18 @@ CLI::Validator at_least(double minimum, const char* what) {
 }
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
-    app.add_option("--backend", o.backend, "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can run, else the CPU")
+    app.add_option("--backend", o.backend,
+                   "cpu or cuda (falls back to the CPU, saying why, where CUDA cannot run); default: CUDA where it can "
+                   "run, else the CPU")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--center", o.center, "centre of the view as RE,IM (decimal text, any number of digits)");
     app.add_option("--formula", o.formula, formula_names() + " (default mandelbrot; each opens on its own view)");
-    app.add_option("--julia", o.julia, "the formula's Julia set of c = RE,IM (decimal text) instead of its parameter plane");
-    app.add_flag("--julia-preview", o.julia_preview, "open the Julia preview inset (the Julia set of the point under the mouse)");
-    app.add_option("--zoom", o.zoom, "zoom: half the window's height spans 2/zoom; any depth up to 1E60000 (\"4.00000000000E533\")");
+    app.add_option("--julia", o.julia,
+                   "the formula's Julia set of c = RE,IM (decimal text) instead of its parameter plane");
+    app.add_flag("--julia-preview", o.julia_preview,
+                 "open the Julia preview inset (the Julia set of the point under the mouse)");
+    app.add_option("--zoom", o.zoom,
+                   "zoom: half the window's height spans 2/zoom; any depth up to 1E60000 (\"4.00000000000E533\")");
     app.add_option("--iter", o.iterations, "maximum iterations (default: automatic, following the zoom)")
         ->check(at_least(std::nextafter(0.0, 1.0), "a number above 0"));
     app.add_option("--size", o.size, "window size WxH in pixels (default 1280x720)");
@@ -53,7 +58,9 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(at_least(0.0, "a number of at least 0"));
     app.add_option("--screenshot", o.screenshot,
                    "once the view is completely rendered, save the window as this PNG, print the render path, exit");
-    CLI::Option* open = app.add_option("--open", o.open_path, "start at the view saved in a Mandelscope PNG, or at a Kalles Fraktaler location (.kfr: Re, Im, Zoom, Iterations)");
+    CLI::Option* open = app.add_option("--open", o.open_path,
+                                       "start at the view saved in a Mandelscope PNG, or at a Kalles Fraktaler "
+                                       "location (.kfr: Re, Im, Zoom, Iterations)");
     // `mandelscope FILE`, as the desktop entry launches it (Exec=mandelscope %f): the same as
     // --open, for a file that exists (a mistyped mode name stays an error, not an empty window).
     app.add_option("file", o.open_path, "a view to start at, as --open takes it")
@@ -69,17 +76,20 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--soak-seed", o.soak_seed, "with --soak: the seed of its random actions");
     app.add_option("--soak-skip", o.soak_skip,
                    "with --soak: comma-separated actions to leave out (resize,export,...), to isolate a cause");
-    app.add_option("--export", o.export_path, "write the view as this PNG (tiled, as the Export dialog does), no window");
+    app.add_option("--export", o.export_path,
+                   "write the view as this PNG (tiled, as the Export dialog does), no window");
     app.add_option("--export-size", o.export_size, "with --export: image size WxH (default: --size)");
     app.add_option("--supersample", o.supersample, "with --export: 1 to 4 (KxK samples per pixel)")
         ->check(CLI::Range(1, 4));
-    app.add_option("--panel", o.panel,
-                   "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
-                   "perf (timings, Compare, device), palette (the palette editor)");
+    app.add_option(
+        "--panel", o.panel,
+        "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
+        "perf (timings, Compare, device), palette (the palette editor)");
     app.add_option("--colouring", o.colouring,
                    "colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated "
                    "(default smooth; with --open, replaces the opened view's)");
-    app.add_option("--interior", o.interior, "interior colouring: flat or period (default flat; with --open, replaces the opened view's)");
+    app.add_option("--interior", o.interior,
+                   "interior colouring: flat or period (default flat; with --open, replaces the opened view's)");
     app.add_option("--vecadd-sweep", o.vecadd_sweep,
                    "open the vector-add panel and sweep these sizes at start (400,1e4,1e6 or default); "
                    "--screenshot waits for the sweep");
@@ -90,8 +100,9 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
                  "open the CNN panel and measure batch sizes 1..10,000 at start; --screenshot waits for it");
     app.add_option("--cnn-batch", o.cnn_batch, "the CNN panel's batch size (images per call) at start, 1 to 10000")
         ->check(CLI::Range(1, kCnnMaxBatch));
-    app.add_option("--cnn-data", o.cnn_data,
-                   std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
+    app.add_option(
+        "--cnn-data", o.cnn_data,
+        std::string("folder of Fashion-MNIST's gzipped IDX files (default ") + kFashionMnistDefaultDir + ")");
     app.add_flag("--compare", o.compare,
                  "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
                  "against CUDA; --screenshot waits for it and logs a 'compare:' line");
@@ -207,7 +218,8 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--export", &o.export_path},
                                        std::pair<const char*, const std::string*>{"--screenshot", &o.screenshot}})
         if (!path->empty())
-            if (std::string problem = check_writable(*path, ".png"); !problem.empty()) return std::string(option) + ": " + problem;
+            if (std::string problem = check_writable(*path, ".png"); !problem.empty())
+                return std::string(option) + ": " + problem;
     // The window and its export render any depth (deep paths past FP64).
     return validate_view(*view);
 }
@@ -237,7 +249,8 @@ void apply_cnn_panel_options(const ExplorerOptions& o, CnnDemo* demo, CnnRunner*
     // Loading is queued now, not when the panel first draws, so --screenshot waits for it.
     if (demo->open) queue_cnn_job(*runner, {CnnTask::Load});
     for (const std::string& backend : split_commas(o.cnn_classify_all))
-        queue_cnn_job(*runner, {CnnTask::ClassifyAll, backend == "cuda" ? CnnBackend::Cuda : CnnBackend::Cpu, o.cnn_batch});
+        queue_cnn_job(*runner,
+                      {CnnTask::ClassifyAll, backend == "cuda" ? CnnBackend::Cuda : CnnBackend::Cpu, o.cnn_batch});
     if (o.cnn_sweep) queue_cnn_job(*runner, {CnnTask::Sweep, CnnBackend::Cpu, o.cnn_batch});
 }
 

@@ -18,43 +18,43 @@ struct VectorAddDemo;  // render/demos/panel_vecadd.h
 struct VecAddRunner;   // render/demos/vecadd_runner.h
 
 struct ExplorerOptions {
-    std::string backend;             // cpu | cuda (falls back, with the reason, where CUDA cannot run);
-                                     // "" (not given): CUDA where it can run, else the CPU
-    std::string center;              // "RE,IM"; empty: the default view's
-    std::string formula;             // formula_name(); empty: Mandelbrot
-    std::string julia;               // "RE,IM": the Julia set of that c; empty: the parameter plane
-    bool julia_preview = false;      // open the Julia preview inset at start
-    std::string zoom;                // "": the default view's; else ViewZoom's text ("1e50", "4.0E533")
-    int64_t iterations = 0;          // 0: automatic, following the zoom
-    std::string size = "1280x720";   // window size, WxH
+    std::string backend;            // cpu | cuda (falls back, with the reason, where CUDA cannot run);
+                                    // "" (not given): CUDA where it can run, else the CPU
+    std::string center;             // "RE,IM"; empty: the default view's
+    std::string formula;            // formula_name(); empty: Mandelbrot
+    std::string julia;              // "RE,IM": the Julia set of that c; empty: the parameter plane
+    bool julia_preview = false;     // open the Julia preview inset at start
+    std::string zoom;               // "": the default view's; else ViewZoom's text ("1e50", "4.0E533")
+    int64_t iterations = 0;         // 0: automatic, following the zoom
+    std::string size = "1280x720";  // window size, WxH
     std::string palette = "classic";
-    std::string palette_file;        // a palette file anywhere (explicit); overrides --palette
+    std::string palette_file;  // a palette file anywhere (explicit); overrides --palette
     std::string precision = "auto";
     std::string vsync = "on";
     bool no_ui = false;
-    int frames = 0;                  // 0: not given. With --screenshot: frames before saving; alone: exit after them
+    int frames = 0;  // 0: not given. With --screenshot: frames before saving; alone: exit after them
     std::string screenshot;
     std::string open_path;
     bool print_view = false;
     int bench_drag_frames = 0;
-    int soak_frames = 0;             // --soak=N: random navigation for N frames (app/explorer/soak.h)
+    int soak_frames = 0;  // --soak=N: random navigation for N frames (app/explorer/soak.h)
     uint64_t soak_seed = 1;
-    std::string soak_skip;           // --soak-skip=resize,export: actions the soak leaves out
+    std::string soak_skip;  // --soak-skip=resize,export: actions the soak leaves out
     std::string export_path;
-    std::string export_size;         // empty: --size
-    int supersample = 0;             // 0: not given (1); only with --export
-    std::string panel;               // --panel=vecadd,cnn,perf,palette: open these panels at start
+    std::string export_size;  // empty: --size
+    int supersample = 0;      // 0: not given (1); only with --export
+    std::string panel;        // --panel=vecadd,cnn,perf,palette: open these panels at start
     // --colouring (compute/fractal/view/colouring.h), as `render` takes it, and --interior; "" (not
     // given): smooth and flat, or what the view opened with --open carries. Given, they apply to
     // the opened view too.
     std::string colouring;
     std::string interior;
-    std::string vecadd_sweep;        // sizes ("400,1e4,1e6") or "default": sweep once at start
-    std::string cnn_classify_all;    // "cpu", "cuda" or "cpu,cuda": classify the test set at start
-    bool cnn_sweep = false;          // measure the batch sizes at start
-    int cnn_batch = 1000;            // the CNN panel's batch size at start
-    std::string cnn_data;            // Fashion-MNIST's folder; empty: the Debian package's
-    bool compare = false;            // Compare (every view also on the other path) on at start
+    std::string vecadd_sweep;          // sizes ("400,1e4,1e6") or "default": sweep once at start
+    std::string cnn_classify_all;      // "cpu", "cuda" or "cpu,cuda": classify the test set at start
+    bool cnn_sweep = false;            // measure the batch sizes at start
+    int cnn_batch = 1000;              // the CNN panel's batch size at start
+    std::string cnn_data;              // Fashion-MNIST's folder; empty: the Debian package's
+    bool compare = false;              // Compare (every view also on the other path) on at start
     std::string perf_tab = "timings";  // the Performance window's first tab: timings, speedup, device
 };
 

@@ -93,7 +93,9 @@ int set_up_first_view(const ExplorerOptions& options, ExplorerPicture* picture, 
 bool open_window(View* view, bool vsync, ExplorerWindow* w) {
     install_glfw_error_callback();
     if (!glfwInit()) {
-        std::fprintf(stderr, "mandelscope: no display is available for the window (%s); `mandelscope render` makes images without one.\n",
+        std::fprintf(stderr,
+                     "mandelscope: no display is available for the window (%s); `mandelscope render` makes images "
+                     "without one.\n",
                      last_glfw_error().c_str());
         return false;
     }
@@ -105,7 +107,8 @@ bool open_window(View* view, bool vsync, ExplorerWindow* w) {
     // or GL error deep inside the first frame: clamp it here and say so.
     if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) {
         if (const GLFWvidmode* mode = glfwGetVideoMode(monitor))
-            if (std::string clamped = clamp_window_size(&view->width, &view->height, mode->width, mode->height, "the screen");
+            if (std::string clamped = clamp_window_size(&view->width, &view->height, mode->width, mode->height,
+                                                        "the screen");
                 !clamped.empty())
                 std::fprintf(stderr, "mandelscope: %s.\n", clamped.c_str());
     }
@@ -148,7 +151,8 @@ void set_up_imgui(ExplorerWindow& w) {
     std::string ini_error;
     w.ini_path = panel_settings_path(&ini_error);
     io.IniFilename = w.ini_path.empty() ? nullptr : w.ini_path.c_str();
-    if (w.ini_path.empty()) std::fprintf(stderr, "mandelscope: the panels' layout will not be kept: %s.\n", ini_error.c_str());
+    if (w.ini_path.empty())
+        std::fprintf(stderr, "mandelscope: the panels' layout will not be kept: %s.\n", ini_error.c_str());
     ImGui::StyleColorsDark();
     ImGui_ImplGlfw_InitForOpenGL(w.window, true);
     install_key_release_delay(w.window);  // no key tap is lost between two frames (navigation.h)
@@ -188,8 +192,8 @@ bool set_up_hooks(const ExplorerOptions& options, ExplorerHooks& hooks) {
         std::fprintf(stderr, "mandelscope: %s.\n", problem.c_str());
         return false;
     }
-    soak.export_path = (std::filesystem::temp_directory_path() /
-                        ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
+    soak.export_path =
+        (std::filesystem::temp_directory_path() / ("mandelscope-soak-" + std::to_string(getpid()) + ".png")).string();
     return true;
 }
 

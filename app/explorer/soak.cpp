@@ -19,8 +19,9 @@ namespace {
 
 // How often each action is drawn, out of the sum: mostly navigation, as a person would.
 constexpr int kWeights[int(SoakAction::Count)] = {
-    /*Pan*/ 30, /*ZoomIn*/ 14, /*ZoomOut*/ 12, /*BoxZoom*/ 5, /*Back*/ 8, /*Forward*/ 5, /*Reset*/ 2,
-    /*ToggleBackend*/ 4, /*Palette*/ 6, /*Resize*/ 4, /*ExportStart*/ 2, /*ExportCancel*/ 2};
+    /*Pan*/ 30,          /*ZoomIn*/ 14, /*ZoomOut*/ 12, /*BoxZoom*/ 5,     /*Back*/ 8,
+    /*Forward*/ 5,       /*Reset*/ 2,
+    /*ToggleBackend*/ 4, /*Palette*/ 6, /*Resize*/ 4,   /*ExportStart*/ 2, /*ExportCancel*/ 2};
 
 // The walk stays where FP64 resolves the picture and the frames stay cheap.
 constexpr double kSoakMaxZoom = 1e9;
@@ -68,8 +69,10 @@ std::string parse_soak_skip(const std::string& names, uint32_t* skipped) {
                 *skipped |= 1u << i;
                 known = true;
             }
-        if (!known) return "--soak-skip: unknown action '" + name + "' (pan, zoom in, zoom out, box zoom, back, "
-                           "forward, reset, backend, palette, resize, export, cancel)";
+        if (!known)
+            return "--soak-skip: unknown action '" + name +
+                   "' (pan, zoom in, zoom out, box zoom, back, "
+                   "forward, reset, backend, palette, resize, export, cancel)";
         start = end + 1;
     }
     return {};
@@ -88,51 +91,50 @@ bool step_soak(SoakTest& soak, const SoakTargets& t) {
     const SoakAction action = draw_action(soak.rng, soak.skipped_actions);
     ++soak.actions[int(action)];
     switch (action) {
-        case SoakAction::Pan:
-            view = pan_view_by_fraction(view, {uniform(soak.rng, -0.2, 0.2), uniform(soak.rng, -0.2, 0.2)});
-            t.nav->record_history = true;
-            break;
-        case SoakAction::ZoomIn:
-        case SoakAction::ZoomOut: {
-            const double factor = action == SoakAction::ZoomIn ? uniform(soak.rng, 1.1, 3.0) : 1.0 / uniform(soak.rng, 1.1, 3.0);
-            view = zoom_view_about(view, random_pixel(soak.rng, view), factor);
-            t.nav->record_history = true;
-            break;
-        }
-        case SoakAction::BoxZoom:
-            view = box_zoom_view(view, random_pixel(soak.rng, view), random_pixel(soak.rng, view));
-            t.nav->record_history = true;
-            break;
-        case SoakAction::Back: t.nav->back = true; break;
-        case SoakAction::Forward: t.nav->forward = true; break;
-        case SoakAction::Reset: t.view_panel->reset = true; break;
-        case SoakAction::ToggleBackend: t.nav->toggle_backend = true; break;
-        case SoakAction::Palette:
-            if (!t.view_panel->palettes.empty())
-                view.palette = t.view_panel->palettes[soak.rng() % t.view_panel->palettes.size()];
-            break;
-        case SoakAction::Resize: {
-            // Away to a random size, and back to the first size the next time, so that memory
-            // is compared at one size (sample_soak_memory).
-            int width = 0, height = 0;
-            glfwGetWindowSize(t.window, &width, &height);
-            const int new_width = 320 + int(soak.rng() % 960), new_height = 240 + int(soak.rng() % 560);
-            if (width == soak.base_width && height == soak.base_height)
-                glfwSetWindowSize(t.window, new_width, new_height);
-            else
-                glfwSetWindowSize(t.window, soak.base_width, soak.base_height);
-            break;
-        }
-        case SoakAction::ExportStart:
-            // Small enough to finish now and then, large enough to be cancelled mid-way often.
-            t.export_dialog->path = soak.export_path;
-            t.export_dialog->width = 256 + int(soak.rng() % 1800);
-            t.export_dialog->height = 144 + int(soak.rng() % 1000);
-            t.export_dialog->supersample = 1 + int(soak.rng() % 2);
-            t.export_dialog->start = true;
-            break;
-        case SoakAction::ExportCancel: t.export_dialog->cancel = true; break;
-        case SoakAction::Count: break;
+    case SoakAction::Pan:
+        view = pan_view_by_fraction(view, {uniform(soak.rng, -0.2, 0.2), uniform(soak.rng, -0.2, 0.2)});
+        t.nav->record_history = true;
+        break;
+    case SoakAction::ZoomIn:
+    case SoakAction::ZoomOut: {
+        const double factor = action == SoakAction::ZoomIn ? uniform(soak.rng, 1.1, 3.0)
+                                                           : 1.0 / uniform(soak.rng, 1.1, 3.0);
+        view = zoom_view_about(view, random_pixel(soak.rng, view), factor);
+        t.nav->record_history = true;
+        break;
+    }
+    case SoakAction::BoxZoom:
+        view = box_zoom_view(view, random_pixel(soak.rng, view), random_pixel(soak.rng, view));
+        t.nav->record_history = true;
+        break;
+    case SoakAction::Back: t.nav->back = true; break;
+    case SoakAction::Forward: t.nav->forward = true; break;
+    case SoakAction::Reset: t.view_panel->reset = true; break;
+    case SoakAction::ToggleBackend: t.nav->toggle_backend = true; break;
+    case SoakAction::Palette:
+        if (!t.view_panel->palettes.empty())
+            view.palette = t.view_panel->palettes[soak.rng() % t.view_panel->palettes.size()];
+        break;
+    case SoakAction::Resize: {
+        // Away to a random size, and back to the first size the next time, so that memory
+        // is compared at one size (sample_soak_memory).
+        int width = 0, height = 0;
+        glfwGetWindowSize(t.window, &width, &height);
+        const int new_width = 320 + int(soak.rng() % 960), new_height = 240 + int(soak.rng() % 560);
+        if (width == soak.base_width && height == soak.base_height) glfwSetWindowSize(t.window, new_width, new_height);
+        else glfwSetWindowSize(t.window, soak.base_width, soak.base_height);
+        break;
+    }
+    case SoakAction::ExportStart:
+        // Small enough to finish now and then, large enough to be cancelled mid-way often.
+        t.export_dialog->path = soak.export_path;
+        t.export_dialog->width = 256 + int(soak.rng() % 1800);
+        t.export_dialog->height = 144 + int(soak.rng() % 1000);
+        t.export_dialog->supersample = 1 + int(soak.rng() % 2);
+        t.export_dialog->start = true;
+        break;
+    case SoakAction::ExportCancel: t.export_dialog->cancel = true; break;
+    case SoakAction::Count: break;
     }
     // Keep the walk inside the depths the direct kernels resolve.
     if (!(view.zoom.value() <= kSoakMaxZoom && view.zoom.value() >= kSoakMinZoom)) t.view_panel->reset = true;
@@ -153,7 +155,8 @@ void sample_soak_memory(SoakTest& soak, bool export_running, bool at_base_size) 
     const int64_t rss = process_resident_bytes_trimmed();
     const int quarter = std::min(3, 4 * (soak.frame - 1) / std::max(1, soak.frames));
     soak.rss_quarter_peak_bytes[quarter] = std::max(soak.rss_quarter_peak_bytes[quarter], rss);
-    soak.heap_quarter_peak_bytes[quarter] = std::max(soak.heap_quarter_peak_bytes[quarter], process_heap_in_use_bytes());
+    soak.heap_quarter_peak_bytes[quarter] = std::max(soak.heap_quarter_peak_bytes[quarter],
+                                                     process_heap_in_use_bytes());
     if (soak.frame <= soak_warmup_frames(soak)) soak.rss_warm_bytes = std::max(soak.rss_warm_bytes, rss);
     if (soak.frame > soak_warmup_frames(soak)) soak.rss_peak_bytes = std::max(soak.rss_peak_bytes, rss);
 }
@@ -165,8 +168,8 @@ double soak_rss_growth_percent(const SoakTest& soak) {
 
 double soak_heap_growth_percent(const SoakTest& soak) {
     const int64_t warm = soak.heap_quarter_peak_bytes[0];
-    const int64_t after = std::max({soak.heap_quarter_peak_bytes[1], soak.heap_quarter_peak_bytes[2],
-                                    soak.heap_quarter_peak_bytes[3]});
+    const int64_t after = std::max(
+        {soak.heap_quarter_peak_bytes[1], soak.heap_quarter_peak_bytes[2], soak.heap_quarter_peak_bytes[3]});
     return warm > 0 && after > 0 ? 100.0 * double(after - warm) / double(warm) : 0.0;
 }
 
@@ -199,7 +202,8 @@ std::string soak_report(const SoakTest& soak, int64_t gpu_used_end_bytes) {
                   soak.heap_quarter_peak_bytes[2] / 1e6, soak.heap_quarter_peak_bytes[3] / 1e6);
     text += line;
     if (soak.gpu_used_start_bytes >= 0 && gpu_used_end_bytes >= 0) {
-        std::snprintf(line, sizeof line, "soak: GPU memory in use %.1f MB after the warm-up, %.1f MB at the end: %+.1f MB\n",
+        std::snprintf(line, sizeof line,
+                      "soak: GPU memory in use %.1f MB after the warm-up, %.1f MB at the end: %+.1f MB\n",
                       soak.gpu_used_start_bytes / 1e6, gpu_used_end_bytes / 1e6,
                       (gpu_used_end_bytes - soak.gpu_used_start_bytes) / 1e6);
         text += line;

@@ -28,30 +28,43 @@ struct GLFWwindow;
 
 namespace ms {
 
-enum class SoakAction { Pan, ZoomIn, ZoomOut, BoxZoom, Back, Forward, Reset, ToggleBackend, Palette, Resize,
-                        ExportStart, ExportCancel, Count };
+enum class SoakAction {
+    Pan,
+    ZoomIn,
+    ZoomOut,
+    BoxZoom,
+    Back,
+    Forward,
+    Reset,
+    ToggleBackend,
+    Palette,
+    Resize,
+    ExportStart,
+    ExportCancel,
+    Count
+};
 const char* soak_action_name(SoakAction action);
 // Parses --soak-skip's comma-separated action names ("resize,export") into bits; returns "" or
 // the sentence naming an unknown action.
 std::string parse_soak_skip(const std::string& names, uint32_t* skipped);
 
 struct SoakTest {
-    int frames = 0;                 // 0: off
+    int frames = 0;  // 0: off
     uint64_t seed = 1;
-    std::string export_path;        // where the exports it starts go (removed at the end)
-    uint32_t skipped_actions = 0;   // bit per SoakAction never drawn (--soak-skip), to isolate a cause
+    std::string export_path;       // where the exports it starts go (removed at the end)
+    uint32_t skipped_actions = 0;  // bit per SoakAction never drawn (--soak-skip), to isolate a cause
     // Progress and findings.
     int frame = 0;
     std::mt19937_64 rng;
     std::array<int, int(SoakAction::Count)> actions{};  // how often each ran
-    int errors = 0;                 // error messages shown (other than "CUDA unavailable")
-    int base_width = 0;             // the window's size at the first frame: memory is read at
-    int base_height = 0;            // this size only (sample_soak_memory says why)
-    int64_t rss_warm_bytes = -1;    // the most resident memory during the warm-up
-    int64_t rss_peak_bytes = -1;    // the most seen after it
-    int64_t gpu_used_start_bytes = -1;  // at the end of the warm-up
-    std::array<int64_t, 4> rss_quarter_peak_bytes{};  // the high-water mark in each quarter
-    std::array<int64_t, 4> heap_quarter_peak_bytes{}; // the same for the heap in use (malloc)
+    int errors = 0;                                     // error messages shown (other than "CUDA unavailable")
+    int base_width = 0;                                 // the window's size at the first frame: memory is read at
+    int base_height = 0;                                // this size only (sample_soak_memory says why)
+    int64_t rss_warm_bytes = -1;                        // the most resident memory during the warm-up
+    int64_t rss_peak_bytes = -1;                        // the most seen after it
+    int64_t gpu_used_start_bytes = -1;                  // at the end of the warm-up
+    std::array<int64_t, 4> rss_quarter_peak_bytes{};    // the high-water mark in each quarter
+    std::array<int64_t, 4> heap_quarter_peak_bytes{};   // the same for the heap in use (malloc)
 };
 
 int soak_warmup_frames(const SoakTest& soak);
@@ -60,7 +73,7 @@ int soak_warmup_frames(const SoakTest& soak);
 struct SoakTargets {
     View* view = nullptr;
     NavigationRequests* nav = nullptr;
-    ViewPanelState* view_panel = nullptr;      // reset, and the palette names
+    ViewPanelState* view_panel = nullptr;  // reset, and the palette names
     ExportDialogState* export_dialog = nullptr;
     GLFWwindow* window = nullptr;
 };

@@ -54,17 +54,18 @@ std::string short_reason(const BenchRow& r, bool cuda_usable) {
 void print_header(const BenchSetup& s) {
     std::string clock_source;
     const double clock_hz = cpu_clock_hz(s.cpu, &clock_source);
-    std::printf("Mandelscope bench%s\n", s.quick ? " --quick: 1080p only (the full bench adds 4K), medians of up to 3 runs, "
-                                                   "CPU reference rows sampled within 0.3 s each"
-                                                 : ": 1080p and 4K, medians of up to 5 runs, CPU reference rows "
-                                                   "sampled within 2 s each");
+    std::printf("Mandelscope bench%s\n",
+                s.quick ? " --quick: 1080p only (the full bench adds 4K), medians of up to 3 runs, "
+                          "CPU reference rows sampled within 0.3 s each"
+                        : ": 1080p and 4K, medians of up to 5 runs, CPU reference rows "
+                          "sampled within 2 s each");
     std::printf("CPU   %s: %d cores, %s SIMD (%d-bit), %.2f GHz (%s)\n", s.cpu.model.c_str(), s.cpu.cores,
                 s.cpu.simd_target.c_str(), s.cpu.simd_bits, clock_hz / 1e9, clock_source.c_str());
     if (s.cuda_usable) {
         const auto& d = s.cuda.devices.front();
-        std::printf("GPU   %s: compute capability %d.%d, %d SMs x %d FP32 / %d FP64 lanes at %.2f GHz\n", d.name.c_str(),
-                    d.compute_major, d.compute_minor, d.sm_count, d.fp32_lanes_per_sm, d.fp64_lanes_per_sm,
-                    d.clock_khz / 1e6);
+        std::printf("GPU   %s: compute capability %d.%d, %d SMs x %d FP32 / %d FP64 lanes at %.2f GHz\n",
+                    d.name.c_str(), d.compute_major, d.compute_minor, d.sm_count, d.fp32_lanes_per_sm,
+                    d.fp64_lanes_per_sm, d.clock_khz / 1e6);
     } else {
         std::printf("GPU   none usable: %s\n", s.cuda_reason.c_str());
     }
@@ -82,8 +83,9 @@ void print_header(const BenchSetup& s) {
         line("CUDA fp64", cuda_iteration_limit(s.cuda.devices.front(), Precision::Fp64));
         std::printf("  (CUDA instructions per iteration: %s)\n", source.c_str());
     }
-    std::printf("Times: CPU wall time, CUDA events. x ref = CPU reference (FP64) time / time; x fast = CPU fast time "
-                "of the same precision (FP64 for the reference) / time; same frame and shortcuts.\n\n");
+    std::printf(
+        "Times: CPU wall time, CUDA events. x ref = CPU reference (FP64) time / time; x fast = CPU fast time "
+        "of the same precision (FP64 for the reference) / time; same frame and shortcuts.\n\n");
 }
 
 // One frame's rows, printed as soon as the frame is done (a long bench shows its results as it goes).
@@ -91,7 +93,9 @@ void print_frame_table(const BenchFrame& frame, const std::vector<BenchRow>& row
     // The seed frame's size is its name's own ("tutorial frame (1536x1024, ...").
     const std::string title = frame.seed ? frame.view_name : frame.view_name + " " + frame.size_name;
     std::printf("%s (%s%dx%d, centre %s, %s, zoom %g, %lld iterations)\n", title.c_str(),
-                frame.view.formula == Formula::Mandelbrot ? "" : (std::string(formula_title(frame.view.formula)) + ", ").c_str(),
+                frame.view.formula == Formula::Mandelbrot
+                    ? ""
+                    : (std::string(formula_title(frame.view.formula)) + ", ").c_str(),
                 frame.view.width, frame.view.height, frame.view.center_re.c_str(), frame.view.center_im.c_str(),
                 frame.view.zoom.value(), (long long)frame.view.max_iterations);
     std::printf("  %-14s %-5s %-9s %10s %11s %10s %8s %7s %7s  %s\n", "path", "prec", "shortcuts", "ms", "iterations",
@@ -120,16 +124,18 @@ const BenchRow* find_row(const std::vector<BenchRow>& rows, const std::string& v
 }
 
 nlohmann::ordered_json seed_comparison(const std::vector<BenchRow>& rows) {
-    std::printf("\nSeed comparison: the GPU tutorial's frame (1536x1024, 20 iterations, real axis -2..1, imaginary "
-                "-1..1)\n");
-    std::printf("  The tutorial: %.2f s in pure Python on a CPU, %.4f s on a GPU. Its loop stops at |z| >= 2 and keeps "
-                "the count;\n  ours runs to |z| > 256 and computes a smooth value, a little more work per pixel.\n",
-                kTutorialCpuPythonSeconds, kTutorialGpuSeconds);
+    std::printf(
+        "\nSeed comparison: the GPU tutorial's frame (1536x1024, 20 iterations, real axis -2..1, imaginary "
+        "-1..1)\n");
+    std::printf(
+        "  The tutorial: %.2f s in pure Python on a CPU, %.4f s on a GPU. Its loop stops at |z| >= 2 and keeps "
+        "the count;\n  ours runs to |z| > 256 and computes a smooth value, a little more work per pixel.\n",
+        kTutorialCpuPythonSeconds, kTutorialGpuSeconds);
     std::printf("  %-14s %-5s %-9s %10s %16s %16s\n", "path", "prec", "shortcuts", "ms", "x tutorial CPU",
                 "x tutorial GPU");
     nlohmann::ordered_json j;
-    j["view"] = {{"center_re", "-0.5"}, {"center_im", "0"}, {"zoom", 2.0}, {"width", 1536}, {"height", 1024},
-                 {"max_iterations", 20}};
+    j["view"] = {{"center_re", "-0.5"}, {"center_im", "0"}, {"zoom", 2.0},
+                 {"width", 1536},       {"height", 1024},   {"max_iterations", 20}};
     j["tutorial_cpu_python_ms"] = kTutorialCpuPythonSeconds * 1e3;
     j["tutorial_gpu_ms"] = kTutorialGpuSeconds * 1e3;
     j["rows"] = nlohmann::ordered_json::array();
@@ -152,8 +158,10 @@ nlohmann::ordered_json seed_comparison(const std::vector<BenchRow>& rows) {
 // shortcuts off (pure iteration throughput: no escapes, no shortcuts).
 nlohmann::ordered_json estimates_against_measurement(const std::vector<BenchRow>& rows, const BenchSetup& s,
                                                      const std::string& size) {
-    std::printf("\nBack of the envelope: how many times faster than the CPU fast path is the GPU? "
-                "(all interior %s, shortcuts off)\n", size.c_str());
+    std::printf(
+        "\nBack of the envelope: how many times faster than the CPU fast path is the GPU? "
+        "(all interior %s, shortcuts off)\n",
+        size.c_str());
     nlohmann::ordered_json j;
     j["frame"] = "all interior " + size + ", shortcuts off";
     for (Precision p : {Precision::Fp32, Precision::Fp64}) {
@@ -173,9 +181,8 @@ nlohmann::ordered_json estimates_against_measurement(const std::vector<BenchRow>
             continue;
         }
         const auto estimates = estimate_gpu_speedup(s.cpu, s.cuda.devices.front(), p);
-        const SpeedupCheck check =
-            check_speedup_estimates(estimates, cpu ? cpu->iterations_per_second() : 0.0,
-                                    gpu ? gpu->iterations_per_second() : 0.0);
+        const SpeedupCheck check = check_speedup_estimates(estimates, cpu ? cpu->iterations_per_second() : 0.0,
+                                                           gpu ? gpu->iterations_per_second() : 0.0);
         std::printf("  %s: %s\n", precision_name(p), check.summary.c_str());
         if (cpu && gpu)
             std::printf("    CUDA %.3g iterations/s (%.1f%% of its bound) vs CPU fast %.3g (%.1f%% of its bound)\n",
@@ -209,7 +216,8 @@ nlohmann::ordered_json estimates_against_measurement(const std::vector<BenchRow>
 }
 
 // "met", or "MISSED" where the figure falls short; the JSON gets NAME_met beside NAME.
-const char* mark_target(nlohmann::ordered_json& t, const std::string& name, double measured, double target, int* missed) {
+const char* mark_target(nlohmann::ordered_json& t, const std::string& name, double measured, double target,
+                        int* missed) {
     const bool met = measured >= target;
     t[name + "_met"] = met;
     if (!met) ++*missed;
@@ -236,8 +244,8 @@ nlohmann::ordered_json targets(const std::vector<BenchRow>& rows, const BenchSet
             if (!on || !off) continue;
             const double ratio = off->ms / on->ms;
             const int target = path == BenchPath::Cuda ? 4 : 6;
-            const std::string name =
-                std::string(path == BenchPath::Cuda ? "cuda_" : "cpu_") + precision_name(p) + "_full_shortcut_speedup";
+            const std::string name = std::string(path == BenchPath::Cuda ? "cuda_" : "cpu_") + precision_name(p) +
+                                     "_full_shortcut_speedup";
             t[name] = ratio;
             // Compared as printed (one decimal), so "5.96x" never reads "6.0x ... MISSED".
             std::printf("  %s %s, full set %s: shortcuts on %.2f ms vs off %.2f ms: %.1fx faster (target >= %dx: %s)\n",
@@ -250,10 +258,11 @@ nlohmann::ordered_json targets(const std::vector<BenchRow>& rows, const BenchSet
         if (const BenchRow* r = find_row(rows, "all interior", size, BenchPath::Cuda, p, false)) {
             const std::string name = std::string("cuda_") + precision_name(p) + "_interior_iterations_per_second";
             t[name] = r->iterations_per_second();
-            std::printf("  CUDA %s, all interior %s, %d iterations, shortcuts off: %.3g iterations/s (target >= %s: %s)\n",
-                        precision_name(p), size.c_str(), r->max_iterations, r->iterations_per_second(),
-                        p == Precision::Fp32 ? "3.5e12" : "2.0e12",
-                        mark_target(t, name, r->iterations_per_second(), p == Precision::Fp32 ? 3.5e12 : 2.0e12, &missed));
+            std::printf(
+                "  CUDA %s, all interior %s, %d iterations, shortcuts off: %.3g iterations/s (target >= %s: %s)\n",
+                precision_name(p), size.c_str(), r->max_iterations, r->iterations_per_second(),
+                p == Precision::Fp32 ? "3.5e12" : "2.0e12",
+                mark_target(t, name, r->iterations_per_second(), p == Precision::Fp32 ? 3.5e12 : 2.0e12, &missed));
             ++checked;
         }
     }
@@ -338,14 +347,13 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
     std::vector<DeepKf2Row> rows;
     try {
         ProgressBar progress("bench --deep");
-        rows = deep_bench_kf2(
-            (find_data_dir("assets") / "locations").string(), width, height, use_cuda,
-            [&](const std::string& line) {
-                progress.clear();
-                std::printf("%s\n", line.c_str());
-                std::fflush(stdout);
-            },
-            [&](double fraction, const std::string& what) { progress.update(fraction, what); });
+        rows = deep_bench_kf2((find_data_dir("assets") / "locations").string(), width, height, use_cuda,
+                              [&](const std::string& line) {
+                                  progress.clear();
+                                  std::printf("%s\n", line.c_str());
+                                  std::fflush(stdout);
+                              },
+                              [&](double fraction, const std::string& what) { progress.update(fraction, what); });
         progress.update(1.0, "done");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
@@ -439,9 +447,8 @@ int run_bench_command(int argc, char** argv) {
     {
         ProgressBar progress("bench");
         for (const auto& frame : frames) {
-            auto frame_rows = run_bench_frame(frame, setup, [&](const std::string& what) {
-                progress.update(double(step++) / total_steps, what);
-            });
+            auto frame_rows = run_bench_frame(
+                frame, setup, [&](const std::string& what) { progress.update(double(step++) / total_steps, what); });
             progress.clear();
             print_frame_table(frame, frame_rows, setup.cuda_usable);
             std::fflush(stdout);

@@ -35,11 +35,9 @@ struct Run {
     std::string skipped;  // why not, when !ran
 };
 
-
 void print_result(const CnnEvalResult& r) {
-    std::printf("\n%s (%s), batch %d: accuracy %.2f%% (%d of %d)%s\n", r.backend.c_str(),
-                r.device.c_str(), r.batch, 100.0 * r.accuracy, r.correct, r.images,
-                r.cancelled ? " [cancelled]" : "");
+    std::printf("\n%s (%s), batch %d: accuracy %.2f%% (%d of %d)%s\n", r.backend.c_str(), r.device.c_str(), r.batch,
+                100.0 * r.accuracy, r.correct, r.images, r.cancelled ? " [cancelled]" : "");
     const bool gpu = r.backend.rfind("cuda", 0) == 0;
     const double tflops = r.compute_ms > 0 ? r.images * kFlopsPerImage / (r.compute_ms * 1e-3) / 1e12 : 0;
     if (gpu) {
@@ -55,11 +53,11 @@ void print_result(const CnnEvalResult& r) {
                     r.images * kFlopsPerImage / 1e9, tflops * 1e3);
     }
     if (r.batch_latency_ms < 1.0)
-        std::printf("  median call of %d image%s: %.1f us (%.3f us per image)\n", r.batch,
-                    r.batch == 1 ? "" : "s", r.batch_latency_ms * 1e3, r.batch_latency_ms * 1e3 / r.batch);
+        std::printf("  median call of %d image%s: %.1f us (%.3f us per image)\n", r.batch, r.batch == 1 ? "" : "s",
+                    r.batch_latency_ms * 1e3, r.batch_latency_ms * 1e3 / r.batch);
     else
-        std::printf("  median call of %d images: %.3f ms (%.3f us per image)\n", r.batch,
-                    r.batch_latency_ms, r.batch_latency_ms * 1e3 / r.batch);
+        std::printf("  median call of %d images: %.3f ms (%.3f us per image)\n", r.batch, r.batch_latency_ms,
+                    r.batch_latency_ms * 1e3 / r.batch);
     double sum = 0.0;
     for (const CnnLayerTime& l : r.layers) sum += l.ms;
     std::printf("  time per %s:", gpu ? "stage (CUDA events)" : "layer");
@@ -69,8 +67,7 @@ void print_result(const CnnEvalResult& r) {
 }
 
 void print_confusion(const CnnEvalResult& r) {
-    std::printf("\nConfusion matrix (%s; rows: true class, columns: predicted):\n%-12s",
-                r.backend.c_str(), "");
+    std::printf("\nConfusion matrix (%s; rows: true class, columns: predicted):\n%-12s", r.backend.c_str(), "");
     for (int c = 0; c < kCnnClasses; ++c) std::printf(" %5.5s", kFashionMnistClassNames[c]);
     std::printf("  correct\n");
     for (int t = 0; t < kCnnClasses; ++t) {
@@ -100,9 +97,10 @@ void print_agreement(const std::vector<Run>& runs) {
         for (size_t i = 0; i < a.size(); ++i) max_diff = std::max(max_diff, double(std::fabs(a[i] - b[i])));
         for (size_t n = 0; n < a.size() / kCnnClasses; ++n)
             differ += cnn_argmax(&a[n * kCnnClasses]) != cnn_argmax(&b[n * kCnnClasses]);
-        std::printf("%s against %s: max |logit difference| %.2e (tolerance 1e-4), %d different "
-                    "predictions\n", run.result.backend.c_str(), base->result.backend.c_str(),
-                    max_diff, differ);
+        std::printf(
+            "%s against %s: max |logit difference| %.2e (tolerance 1e-4), %d different "
+            "predictions\n",
+            run.result.backend.c_str(), base->result.backend.c_str(), max_diff, differ);
     }
 }
 
@@ -156,8 +154,8 @@ int run_cnn_eval(const CnnEvalArgs& a) {
     int tiling_images = 0, tiling_channels = 0;
     if (!a.conv_tiling.empty() &&
         !parse_size_text(a.conv_tiling, kCnnMaxConvTiling, &tiling_images, &tiling_channels).empty()) {
-        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS from 1x1 to %dx%d such as 4x8, not '%s'.\n",
-                     kWho, kCnnMaxConvTiling, kCnnMaxConvTiling, a.conv_tiling.c_str());
+        std::fprintf(stderr, "%s: --conv-tiling wants IMAGESxCHANNELS from 1x1 to %dx%d such as 4x8, not '%s'.\n", kWho,
+                     kCnnMaxConvTiling, kCnnMaxConvTiling, a.conv_tiling.c_str());
         return 2;
     }
     // A CUDA backend asked for by name, where none can run: say why now, as bad input. (With
@@ -187,14 +185,11 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         std::fprintf(stderr, "%s: %s\n", kWho, e.what());
         return 2;
     }
-    std::printf("Weights: %s\n  (%s)\nTest images: %d\n", weights_path.c_str(),
-                provenance.c_str(), test.count);
+    std::printf("Weights: %s\n  (%s)\nTest images: %d\n", weights_path.c_str(), provenance.c_str(), test.count);
 
     std::vector<std::string> backends;
-    if (a.backend == "all")
-        backends = {"cpu", "cuda", "cuda-unfused"};
-    else
-        backends = {a.backend};
+    if (a.backend == "all") backends = {"cpu", "cuda", "cuda-unfused"};
+    else backends = {a.backend};
     const bool compare = backends.size() > 1;
 
     std::vector<Run> runs(backends.size());
@@ -206,8 +201,9 @@ int run_cnn_eval(const CnnEvalArgs& a) {
         o.passes = a.passes;
         o.threads = a.threads;
         o.keep_logits = compare || !a.dump_logits.empty();
-        o.backend = name == "cpu" ? CnnBackend::Cpu
-                    : name == "cpu-reference" ? CnnBackend::CpuReference : CnnBackend::Cuda;
+        o.backend = name == "cpu"             ? CnnBackend::Cpu
+                    : name == "cpu-reference" ? CnnBackend::CpuReference
+                                              : CnnBackend::Cuda;
         o.cuda_variant = name == "cuda-unfused" ? CnnCudaVariant::Unfused : CnnCudaVariant::Fused;
         try {
             if (o.backend == CnnBackend::Cuda) {
@@ -225,8 +221,7 @@ int run_cnn_eval(const CnnEvalArgs& a) {
             }
             ProgressBar bar(name + " batch " + std::to_string(o.batch));
             o.on_progress = [&](int done, int total) {
-                bar.update(double(done) / total,
-                           std::to_string(done) + " of " + std::to_string(total) + " images");
+                bar.update(double(done) / total, std::to_string(done) + " of " + std::to_string(total) + " images");
             };
             runs[i].result = cnn_evaluate(weights, test, o);
             runs[i].ran = true;
@@ -251,9 +246,8 @@ int run_cnn_eval(const CnnEvalArgs& a) {
             std::fprintf(stderr, "%s: %s.\n", kWho, problem.c_str());
             return 1;
         }
-        std::printf("Wrote the logits of %d images (%s) to %s\n",
-                    std::min(a.dump_count, first->result.images), first->result.backend.c_str(),
-                    a.dump_logits.c_str());
+        std::printf("Wrote the logits of %d images (%s) to %s\n", std::min(a.dump_count, first->result.images),
+                    first->result.backend.c_str(), a.dump_logits.c_str());
     }
     if (!a.json.empty()) {
         nlohmann::json j;

@@ -38,9 +38,11 @@ void print_text(const CpuInfo& cpu, const CudaSystemInfo& cuda) {
         if (t != cpu.simd_target) others += (others.empty() ? "" : ", ") + t;
     if (!others.empty()) std::printf("; also built: %s", others.c_str());
     std::printf("\n");
-    std::printf("  bound          %.3g FP32 / %.3g FP64 iterations/s = %d cores x lanes x %.2f GHz (%s) x %d FP pipes / %d FP ops per iteration\n",
-                cpu_iteration_limit(cpu, Precision::Fp32), cpu_iteration_limit(cpu, Precision::Fp64), cpu.cores,
-                clock_hz / 1e9, clock_source.c_str(), cpu.fp_pipes, kCpuFpOpsPerIteration);
+    std::printf(
+        "  bound          %.3g FP32 / %.3g FP64 iterations/s = %d cores x lanes x %.2f GHz (%s) x %d FP pipes / %d FP "
+        "ops per iteration\n",
+        cpu_iteration_limit(cpu, Precision::Fp32), cpu_iteration_limit(cpu, Precision::Fp64), cpu.cores, clock_hz / 1e9,
+        clock_source.c_str(), cpu.fp_pipes, kCpuFpOpsPerIteration);
     std::printf("CUDA\n");
     std::printf("  driver %s, runtime %s\n", cuda_version_text(cuda.driver_version).c_str(),
                 cuda_version_text(cuda.runtime_version).c_str());

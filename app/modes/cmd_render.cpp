@@ -54,26 +54,30 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 void print_png_summary(const RenderTimings& t) {
     const PngWriteTimings& png = t.png;
     const double write_and_fsync_ms = png.write_ms + png.fsync_ms;
-    std::printf("png        %s encoder%s: encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
-                "fsync %.1f ms; %llu bytes (%.0f MB/s of PNG through write and fsync)\n",
-                !png.gpu_encoded ? "CPU" : t.png_encoder_note.empty() ? "GPU" : "GPU, then CPU",
-                t.png_encoder_note.c_str(), png.encode_ms, png.encode_ms > 0 ? png.raw_bytes / (png.encode_ms * 1e3) : 0.0,
-                png.write_ms, png.wait_ms, png.fsync_ms, (unsigned long long)png.file_bytes,
-                write_and_fsync_ms > 0 ? png.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
+    std::printf(
+        "png        %s encoder%s: encode %.1f ms (%.0f MB/s of RGB), write %.1f ms beside it (%.1f ms waited for it), "
+        "fsync %.1f ms; %llu bytes (%.0f MB/s of PNG through write and fsync)\n",
+        !png.gpu_encoded             ? "CPU"
+        : t.png_encoder_note.empty() ? "GPU"
+                                     : "GPU, then CPU",
+        t.png_encoder_note.c_str(), png.encode_ms, png.encode_ms > 0 ? png.raw_bytes / (png.encode_ms * 1e3) : 0.0,
+        png.write_ms, png.wait_ms, png.fsync_ms, (unsigned long long)png.file_bytes,
+        write_and_fsync_ms > 0 ? png.file_bytes / (write_and_fsync_ms * 1e3) : 0.0);
     // The GPU's share: its kernels and the sizes' copy are within the encode (this thread waits
     // for them); its compressed bytes are copied to the host on the writer's thread, span by span
     // beside the writes, so that copy is within the write, not the encode.
     if (!png.gpu_encoded) return;
     const PngCudaCopyStats& copy = t.gpu_copy;
-    std::printf("png gpu    filter kernel %.1f ms, deflate kernel %.1f ms, compaction and CRC-32 kernel %.1f ms; "
-                "%.1f ms in the GPU encoder's calls, %.1f ms on the host's share (all within the encode); the %llu "
-                "compressed bytes copied to the host beside the writes, in %d spans through %.0f MiB of pinned "
-                "staging (pinned in %.1f ms on a helper thread, %.1f ms waited for): %.1f ms copying, %.1f ms of "
-                "the write waiting for the copies; outside the writing: %.1f ms allocating the encoder's device "
-                "buffers, %.1f ms waiting for the bands' rows (the first band's computing, then the helper's)\n",
-                t.gpu_filter_ms, t.gpu_deflate_ms, t.gpu_compact_ms, t.gpu_wall_ms, png.encode_ms - t.gpu_wall_ms,
-                (unsigned long long)copy.bytes, copy.spans, double(copy.staging_bytes) / kMiB, copy.staging_ms,
-                copy.staging_wait_ms, copy.copy_ms, copy.copy_wait_ms, t.gpu_setup_ms, t.gpu_rows_wait_ms);
+    std::printf(
+        "png gpu    filter kernel %.1f ms, deflate kernel %.1f ms, compaction and CRC-32 kernel %.1f ms; "
+        "%.1f ms in the GPU encoder's calls, %.1f ms on the host's share (all within the encode); the %llu "
+        "compressed bytes copied to the host beside the writes, in %d spans through %.0f MiB of pinned "
+        "staging (pinned in %.1f ms on a helper thread, %.1f ms waited for): %.1f ms copying, %.1f ms of "
+        "the write waiting for the copies; outside the writing: %.1f ms allocating the encoder's device "
+        "buffers, %.1f ms waiting for the bands' rows (the first band's computing, then the helper's)\n",
+        t.gpu_filter_ms, t.gpu_deflate_ms, t.gpu_compact_ms, t.gpu_wall_ms, png.encode_ms - t.gpu_wall_ms,
+        (unsigned long long)copy.bytes, copy.spans, double(copy.staging_bytes) / kMiB, copy.staging_ms,
+        copy.staging_wait_ms, copy.copy_ms, copy.copy_wait_ms, t.gpu_setup_ms, t.gpu_rows_wait_ms);
 }
 
 // --disk-check: the same number of bytes written to the PNG's folder in plain 1 MiB write()s
@@ -82,10 +86,11 @@ void print_disk_check(const RenderRequest& request, const PngWriteTimings& png) 
     const double write_and_fsync_ms = png.write_ms + png.fsync_ms;
     std::filesystem::path dir = resolve_output_path(request.png_path).parent_path();
     const double disk_ms = time_plain_disk_write_ms(dir, png.file_bytes);
-    std::printf("disk       the same %llu bytes in 1 MiB write()s and fsync (as dd bs=1M conv=fsync): %.1f ms "
-                "(%.0f MB/s); the PNG's write and fsync took %.2fx that\n",
-                (unsigned long long)png.file_bytes, disk_ms, disk_ms > 0 ? png.file_bytes / (disk_ms * 1e3) : 0.0,
-                disk_ms > 0 ? write_and_fsync_ms / disk_ms : 0.0);
+    std::printf(
+        "disk       the same %llu bytes in 1 MiB write()s and fsync (as dd bs=1M conv=fsync): %.1f ms "
+        "(%.0f MB/s); the PNG's write and fsync took %.2fx that\n",
+        (unsigned long long)png.file_bytes, disk_ms, disk_ms > 0 ? png.file_bytes / (disk_ms * 1e3) : 0.0,
+        disk_ms > 0 ? write_and_fsync_ms / disk_ms : 0.0);
 }
 
 // The summary on stdout; --disk-check times the disk here. Returns the exit status.
@@ -147,7 +152,9 @@ int render_request(const RenderRequest& request) {
     if (is_deep(plan.precision)) {
         if (std::string problem = deep_view_colouring_problem(plan.view); !problem.empty()) return bad_input(problem);
         if (request.png_encoder == "cuda")
-            return bad_input("--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the CPU");
+            return bad_input(
+                "--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the "
+                "CPU");
         return render_deep_request(request, plan.view, plan.samples, plan.cuda, plan.backend_text, plan.table);
     }
     if (std::string problem = check_direct_path(request, &plan); !problem.empty()) return bad_input(problem);
@@ -220,12 +227,15 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
                    "(cuda with --backend=cuda, no --supersample and no --raw)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
-    app.add_flag("--print-view", o.print_view, "Print the view (centre, zoom, iterations, size) once the PNG is written");
+    app.add_flag("--print-view", o.print_view,
+                 "Print the view (centre, zoom, iterations, size) once the PNG is written");
     app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
         ->capture_default_str();
-    app.add_option("--palette-file", request.palette_file, "A palette file anywhere (the format of assets/palettes/*.txt)");
+    app.add_option("--palette-file", request.palette_file,
+                   "A palette file anywhere (the format of assets/palettes/*.txt)");
     app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
-    app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")->capture_default_str();
+    app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")
+        ->capture_default_str();
     app.add_option("--colouring", o.colouring,
                    "Colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated, e.g. "
                    "histogram,de,slope")
@@ -236,7 +246,8 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
         ->capture_default_str();
     app.add_option("--de-band", colour.de_band_px, "de layer: width of the dark band along the boundary, in pixels")
         ->capture_default_str();
-    app.add_option("--slope-angle", colour.slope_angle_deg, "slope layer: light direction in degrees, counterclockwise from the right")
+    app.add_option("--slope-angle", colour.slope_angle_deg,
+                   "slope layer: light direction in degrees, counterclockwise from the right")
         ->capture_default_str();
     app.add_option("--slope-strength", colour.slope_strength, "slope layer: relief height (0 is flat)")
         ->capture_default_str();
@@ -253,7 +264,9 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
         ->capture_default_str();
     app.add_flag("--no-shortcuts", o.no_shortcuts, "Switch off the cardioid/bulb test and periodicity checking");
     app.add_option("-o,--output", o.png, "Output PNG file")->required();
-    app.add_option("--raw", o.raw, "Also write the smooth iteration values: float32 .npy of the samples grid (height*K x width*K), interior = -1");
+    app.add_option(
+        "--raw", o.raw,
+        "Also write the smooth iteration values: float32 .npy of the samples grid (height*K x width*K), interior = -1");
     // For tests of the band-by-band path: output rows per band, and the streaming PNG writer.
     app.add_option("--band-rows", request.band_rows, "Render and write this many rows at a time")->group("");
 }
@@ -274,8 +287,8 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
     }
     // A formula (or Julia set) opens on its own frame unless --center or --zoom say otherwise.
     const FormulaFrame frame = formula_default_frame(request->view.formula, request->view.julia);
-    const std::string center =
-        o.center_option->count() == 0 ? std::string(frame.center_re) + "," + frame.center_im : o.center;
+    const std::string center = o.center_option->count() == 0 ? std::string(frame.center_re) + "," + frame.center_im
+                                                             : o.center;
     const std::string zoom = o.zoom_option->count() == 0 ? ViewZoom(frame.zoom).text() : o.zoom;
     if (!o.location.empty()) {
         // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
@@ -305,7 +318,8 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
     // says. --iter=auto follows the window's rule (render/frame/view_math.h), at any depth.
     if (o.iterations == "auto") {
         request->view.max_iterations = std::min<int64_t>(
-            kDeepMaxIterations, std::llround((1000.0 + 600.0 * std::max(0.0, request->view.zoom.log10())) / 100.0) * 100);
+            kDeepMaxIterations,
+            std::llround((1000.0 + 600.0 * std::max(0.0, request->view.zoom.log10())) / 100.0) * 100);
     } else if (o.location.empty() || o.iter_option->count() > 0) {
         if (std::string problem = parse_deep_iterations(o.iterations, &request->view.max_iterations); !problem.empty())
             return problem;
@@ -321,7 +335,10 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
 }  // namespace
 
 int run_render_command(int argc, char** argv) {
-    CLI::App app{"Render a view of the Mandelbrot set (or another formula, or a Julia set) to a PNG (the view is stored in the PNG's metadata)", "render"};
+    CLI::App app{
+        "Render a view of the Mandelbrot set (or another formula, or a Julia set) to a PNG (the view is stored in the "
+        "PNG's metadata)",
+        "render"};
     RenderRequest request;
     RenderOptionTexts texts;
     add_render_options(app, request, texts);

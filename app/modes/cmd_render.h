@@ -14,18 +14,18 @@ namespace ms {
 struct RenderRequest {
     View view;
     Precision precision = Precision::Auto;
-    std::string backend = "auto";       // "cpu", "cuda" or "auto" (CUDA when usable)
-    int supersample = 1;                // K: K x K samples per pixel, box-filtered
+    std::string backend = "auto";  // "cpu", "cuda" or "auto" (CUDA when usable)
+    int supersample = 1;           // K: K x K samples per pixel, box-filtered
     Shortcuts shortcuts;
     std::filesystem::path png_path;
-    std::filesystem::path raw_path;     // optional .npy of the smooth values (samples grid)
-    std::filesystem::path palette_file; // --palette-file: colours from this file, not view.palette
-    std::filesystem::path save_location; // --save-location: also write the view as a .kfr
-    int band_rows = 0;                  // output rows per band; 0 = chosen from memory
-    bool stream_png = false;            // force the band-by-band PNG writer (tests)
-    bool disk_check = false;            // --disk-check: also time the disk alone on the PNG's size
-    std::string png_encoder = "auto";   // --png-encoder: "cpu", "cuda" or "auto" (the GPU's where
-                                        // the frame is coloured there: CUDA, no supersampling or --raw)
+    std::filesystem::path raw_path;       // optional .npy of the smooth values (samples grid)
+    std::filesystem::path palette_file;   // --palette-file: colours from this file, not view.palette
+    std::filesystem::path save_location;  // --save-location: also write the view as a .kfr
+    int band_rows = 0;                    // output rows per band; 0 = chosen from memory
+    bool stream_png = false;              // force the band-by-band PNG writer (tests)
+    bool disk_check = false;              // --disk-check: also time the disk alone on the PNG's size
+    std::string png_encoder = "auto";     // --png-encoder: "cpu", "cuda" or "auto" (the GPU's where
+                                          // the frame is coloured there: CUDA, no supersampling or --raw)
 };
 
 // Checks and renders a request: one sentence on stderr and 2 for bad input (found before any

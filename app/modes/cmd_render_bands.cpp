@@ -27,7 +27,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 // The buffers of the band loop, and how the bands go.
 struct BandBuffers {
     int bands = 0;
-    size_t band_samples = 0;     // samples in a full band
+    size_t band_samples = 0;  // samples in a full band
     // Without supersampling the colours go straight where they are written from (the whole
     // image, or the band that is streamed), with no copy between.
     bool direct = false;
@@ -44,9 +44,9 @@ struct BandBuffers {
     // device buffers, band k+1 into the other on a helper thread while band k is filtered and
     // deflated on the GPU (its own stream) and its compressed bytes written by the PNG writer's
     // thread. Without it (--png-encoder=auto and a CUDA failure) the CPU encodes, with the reason.
-    bool gpu_png_on = false;          // until a failure (the encoder is kept: the writer may be writing its bytes)
+    bool gpu_png_on = false;  // until a failure (the encoder is kept: the writer may be writing its bytes)
     uint8_t* device_band[2] = {nullptr, nullptr};
-    std::future<FrameStats> ahead;    // the next band, computed on a helper thread
+    std::future<FrameStats> ahead;  // the next band, computed on a helper thread
 };
 
 BandBuffers make_band_buffers(const RenderRequest& request, const RenderPlan& plan) {
@@ -92,7 +92,8 @@ PixelRect band_rect(const RenderPlan& plan, int band) {
 FrameStats cuda_band_to_host(const RenderRequest& request, const RenderPlan& plan, int band, uint8_t* band_rgba) {
     const PixelRect rect = band_rect(plan, band);
     return colouring_is_plain(plan.view.colouring)
-               ? direct_cuda_to_host(plan.samples, plan.precision, request.shortcuts, plan.table, rect, band_rgba, nullptr)
+               ? direct_cuda_to_host(plan.samples, plan.precision, request.shortcuts, plan.table, rect, band_rgba,
+                                     nullptr)
                : render_coloured_cuda_to_host(plan.samples, plan.precision, request.shortcuts, plan.table, rect, 1.0,
                                               band_rgba, nullptr);
 }
@@ -174,7 +175,8 @@ void write_band(const RenderRequest& request, const RenderPlan& plan, int band, 
             t.gpu_compact_ms += encoded->compact_ms;
         } catch (const std::runtime_error& e) {
             if (request.png_encoder == "cuda") throw;
-            t.png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() + ")";
+            t.png_encoder_note = std::string(" (from row ") + std::to_string(y0) + ": the GPU's failed: " + e.what() +
+                                 ")";
             if (b.ahead.valid()) b.ahead.get();  // the next band's device rows are dropped: it is computed again
             b.gpu_png_on = false;
             b.rgba.resize(b.band_samples * 4);
@@ -228,9 +230,10 @@ void render_bands(const RenderRequest& request, const RenderPlan& plan, const st
         const PixelRect rect{0, y0 * plan.k, plan.samples.width, rows * plan.k};
         const std::string step = "band " + std::to_string(band + 1) + " of " + std::to_string(b.bands);
         progress.update(double(band) / b.bands, b.bands > 1 ? step : std::string());
-        uint8_t* const band_rgba = b.direct && !plan.stream_png ? outputs.image.data() + size_t(y0) * plan.view.width * 4
-                                   : b.overlap && band % 2 == 1  ? b.rgba_other.data()
-                                                                 : b.rgba.data();
+        uint8_t* const band_rgba = b.direct && !plan.stream_png
+                                       ? outputs.image.data() + size_t(y0) * plan.view.width * 4
+                                   : b.overlap && band % 2 == 1 ? b.rgba_other.data()
+                                                                : b.rgba.data();
         const FrameStats stats = compute_band(request, plan, band, rect, band_rgba, b, progress, step, t);
         t.total.iterations += stats.iterations;
         t.total.escaped_pixels += stats.escaped_pixels;

@@ -78,7 +78,8 @@ std::string check_request(const RenderRequest& request, RenderPlan* plan) {
     if (!request.raw_path.empty()) {
         if (std::string problem = check_writable(request.raw_path, ".npy"); !problem.empty()) return problem;
         std::error_code ec;
-        if (std::filesystem::weakly_canonical(request.raw_path, ec) == std::filesystem::weakly_canonical(request.png_path, ec))
+        if (std::filesystem::weakly_canonical(request.raw_path, ec) ==
+            std::filesystem::weakly_canonical(request.png_path, ec))
             return "the PNG and the raw output must be different files";
     }
     if (!request.save_location.empty())
@@ -161,7 +162,8 @@ std::string plan_memory(const RenderRequest& request, RenderPlan* plan) {
     // The GPU's PNG encoder keeps the band on the device (no smooth values or RGBA on the host):
     // bands of 256 MiB of RGBA give it a few hundred segments, enough blocks for every SM.
     if (plan->png_on_gpu && request.band_rows <= 0)
-        band_rows = std::max(band_rows, int(std::clamp(256.0 * kMiB / (double(view.width) * 4.0), 1.0, double(view.height))));
+        band_rows = std::max(band_rows,
+                             int(std::clamp(256.0 * kMiB / (double(view.width) * 4.0), 1.0, double(view.height))));
     band_rows = std::min(band_rows, view.height);
     // Histogram equalisation ranks a pixel among the whole frame's, and slopes look at the
     // neighbouring rows: both colour the image as one frame.
@@ -178,8 +180,8 @@ std::string plan_memory(const RenderRequest& request, RenderPlan* plan) {
     }
     plan->band_rows = band_rows;
     // (On the GPU's PNG encoder a band takes on the host only the fallback's RGBA, 4 bytes a pixel.)
-    const double needed = (plan->png_on_gpu ? double(view.width) * 4.0 : sample_row_bytes) * band_rows +
-                          kernel_bytes + (plan->stream_png ? 0.0 : image_bytes * 3);
+    const double needed = (plan->png_on_gpu ? double(view.width) * 4.0 : sample_row_bytes) * band_rows + kernel_bytes +
+                          (plan->stream_png ? 0.0 : image_bytes * 3);
     if (needed > usable)
         return "the image needs " + describe_mib(needed) + " of memory but only " + describe_mib(usable) +
                " are available (use a smaller --size or --supersample)";
@@ -192,8 +194,8 @@ std::string plan_memory(const RenderRequest& request, RenderPlan* plan) {
 std::string check_disk(const RenderRequest& request, const RenderPlan& plan) {
     const View& view = plan.view;
     const double png_bytes = double(view.width) * view.height * 4.0 + double(view.height) + 4096.0;
-    const double npy_bytes =
-        request.raw_path.empty() ? 0.0 : double(plan.samples.width) * double(plan.samples.height) * 4.0;
+    const double npy_bytes = request.raw_path.empty() ? 0.0
+                                                      : double(plan.samples.width) * double(plan.samples.height) * 4.0;
     const double png_free = free_bytes_for(request.png_path);
     const double npy_free = request.raw_path.empty() ? 0.0 : free_bytes_for(request.raw_path);
     if (png_free > 0 && png_bytes > png_free)
@@ -231,11 +233,12 @@ std::string open_outputs(const RenderRequest& request, const RenderPlan& plan, c
     const View& view = plan.view;
     try {
         if (plan.stream_png)
-            outputs->png_stream = std::make_unique<PngStreamWriter>(request.png_path, view.width, view.height, view_json);
-        else
-            outputs->image.resize(size_t(view.width) * view.height * 4);
+            outputs->png_stream = std::make_unique<PngStreamWriter>(request.png_path, view.width, view.height,
+                                                                    view_json);
+        else outputs->image.resize(size_t(view.width) * view.height * 4);
         if (!request.raw_path.empty())
-            outputs->npy_stream = std::make_unique<NpyStreamWriter>(request.raw_path, plan.samples.height, plan.samples.width);
+            outputs->npy_stream = std::make_unique<NpyStreamWriter>(request.raw_path, plan.samples.height,
+                                                                    plan.samples.width);
     } catch (const std::bad_alloc&) {
         return "there is not enough memory for a " + std::to_string(view.width) + "x" + std::to_string(view.height) +
                " image";

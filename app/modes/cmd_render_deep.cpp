@@ -73,7 +73,8 @@ std::string check_deep_memory(const RenderRequest& request, const View& view, co
                std::to_string(samples.height) + "); use a smaller --size or --supersample";
     if (needed > usable)
         return "the deep image needs " + std::to_string(int64_t(needed / 1048576.0) + 1) + " MiB of memory but only " +
-               std::to_string(int64_t(usable / 1048576.0)) + " MiB are available (use a smaller --size or --supersample)";
+               std::to_string(int64_t(usable / 1048576.0)) +
+               " MiB are available (use a smaller --size or --supersample)";
     return {};
 }
 
@@ -89,8 +90,8 @@ DeepRenderOptions deep_render_options(const RenderRequest& request, const View& 
                         "reference orbit: " + std::to_string(done) + " of " + std::to_string(total) + " iterations");
     };
     options.row_progress = [&progress](int done, int rows) {
-        progress.update(0.5 + 0.5 * double(done) / rows, "pixels: " + std::to_string(done) + " of " +
-                                                             std::to_string(rows) + " rows");
+        progress.update(0.5 + 0.5 * double(done) / rows,
+                        "pixels: " + std::to_string(done) + " of " + std::to_string(rows) + " rows");
     };
     return options;
 }
@@ -155,24 +156,26 @@ void print_deep_summary(const RenderRequest& request, const View& view, const Vi
                 deep_number_type_name(s.number_type), s.bla_levels > 0 ? ", BLA" : "");
     std::printf("reference  %lld bits (%.0f digits), %lld iterations%s, %.1f ms%s\n", (long long)s.precision_bits,
                 std::floor(double(s.precision_bits) * 0.30102999566398120), (long long)s.reference_iterations,
-                s.reference_period > 0 ? " (stopped at the period of a nucleus in view)"
-                : s.reference_iterations < view.max_iterations ? " (escaped)" : "",
-                s.reference_ms,
-                s.reference_cached ? " (cached)" : "");
-    std::printf("BLA        %d levels%s, built on the %s, %.1f ms%s; %.1f%% of the iterations skipped (%llu of %llu, "
-                "in %llu skips)\n",
-                s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "",
-                s.bla_on_device ? "GPU" : "CPU", s.bla_ms, s.bla_cached ? " (cached)" : "",
-                s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
-                (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations,
-                (unsigned long long)s.bla_skips);
-    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "
-                "%.1f ms in all\n",
-                s.reference_ms, s.bla_ms, s.pixels_ms, r.colour_ms, r.write_ms, wall_ms);
-    std::printf("speed      %.3g iterations/s in the pixel loop, BLA-skipped ones included (%llu perturbation steps, "
-                "%llu rebases)\n",
-                s.pixels_ms > 0 ? double(s.iterations) / (s.pixels_ms * 1e-3) : 0.0,
-                (unsigned long long)s.perturbation_steps, (unsigned long long)s.rebases);
+                s.reference_period > 0                         ? " (stopped at the period of a nucleus in view)"
+                : s.reference_iterations < view.max_iterations ? " (escaped)"
+                                                               : "",
+                s.reference_ms, s.reference_cached ? " (cached)" : "");
+    std::printf(
+        "BLA        %d levels%s, built on the %s, %.1f ms%s; %.1f%% of the iterations skipped (%llu of %llu, "
+        "in %llu skips)\n",
+        s.bla_levels, deep_formula_bla_is_matrix(view.formula) ? " (2x2 matrices)" : "",
+        s.bla_on_device ? "GPU" : "CPU", s.bla_ms, s.bla_cached ? " (cached)" : "",
+        s.iterations ? 100.0 * double(s.bla_iterations) / double(s.iterations) : 0.0,
+        (unsigned long long)s.bla_iterations, (unsigned long long)s.iterations, (unsigned long long)s.bla_skips);
+    std::printf(
+        "time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring, %.1f ms writing, "
+        "%.1f ms in all\n",
+        s.reference_ms, s.bla_ms, s.pixels_ms, r.colour_ms, r.write_ms, wall_ms);
+    std::printf(
+        "speed      %.3g iterations/s in the pixel loop, BLA-skipped ones included (%llu perturbation steps, "
+        "%llu rebases)\n",
+        s.pixels_ms > 0 ? double(s.iterations) / (s.pixels_ms * 1e-3) : 0.0, (unsigned long long)s.perturbation_steps,
+        (unsigned long long)s.rebases);
     // The work per pixel (per sample when supersampling): what the frame's time follows, on the
     // CPU and on CUDA alike (deep_bench_work breaks it down further).
     std::printf("work       per pixel: %.0f iterations, %.0f perturbation steps, %.0f BLA skips, %.2f rebases\n",

@@ -18,17 +18,17 @@ namespace ms {
 // What the checks decide before any work: the image and its samples grid, the palette, where it
 // renders and at what precision, and how the image is written.
 struct RenderPlan {
-    View view;                  // the image: the request's view (named after --palette-file's stem)
-    View samples;               // K x K samples per pixel over the same region (same zoom)
-    int k = 1;                  // --supersample
+    View view;     // the image: the request's view (named after --palette-file's stem)
+    View samples;  // K x K samples per pixel over the same region (same zoom)
+    int k = 1;     // --supersample
     PaletteTable table;
     bool cuda = false;
-    std::string backend_text;   // "CUDA (NAME)", "CPU fast path (...)", and why when automatic
+    std::string backend_text;  // "CUDA (NAME)", "CPU fast path (...)", and why when automatic
     Precision precision = Precision::Fp64;
     // Direct path only (the deep path plans its own memory, cmd_render_deep.cpp):
-    bool png_on_gpu = false;    // the GPU's PNG encoder takes each band as coloured on the device
-    bool stream_png = false;    // written band by band (PngStreamWriter), not as one image
-    int band_rows = 0;          // output rows per band
+    bool png_on_gpu = false;  // the GPU's PNG encoder takes each band as coloured on the device
+    bool stream_png = false;  // written band by band (PngStreamWriter), not as one image
+    int band_rows = 0;        // output rows per band
 };
 
 // The request's values, the palette and the output paths; then the samples grid.

@@ -39,7 +39,7 @@ private:
     bool tty_ = false;
     bool drawn_ = false;
     bool finished_ = false;
-    int last_quarter_ = -1;  // not a terminal: the last quarter printed (-1: nothing yet)
+    int last_quarter_ = -1;                              // not a terminal: the last quarter printed (-1: nothing yet)
     std::chrono::steady_clock::time_point last_line_{};  // not a terminal: when it last printed
     std::chrono::steady_clock::time_point last_draw_{};
     std::mutex mutex_;

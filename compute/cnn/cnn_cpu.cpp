@@ -23,8 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kChunkImages = 16;
 enum Stage { kStageConv1, kStageConv2, kStageDense, kStageCount };
-const char* const kStageNames[kStageCount] = {"conv1+relu+pool", "conv2+relu+pool",
-                                              "fc1+relu+fc2"};
+const char* const kStageNames[kStageCount] = {"conv1+relu+pool", "conv2+relu+pool", "fc1+relu+fc2"};
 
 struct ForwardScratch {
     std::vector<float> image = std::vector<float>(kCnnPixels);
@@ -44,47 +43,41 @@ double seconds_since(Clock::time_point& t) {
     return s;
 }
 
-void forward_chunk(const CnnWeights& w, const uint8_t* images, int count, float* logits,
-                   ForwardScratch& s, double* stage_seconds) {
+void forward_chunk(const CnnWeights& w, const uint8_t* images, int count, float* logits, ForwardScratch& s,
+                   double* stage_seconds) {
     Clock::time_point t = Clock::now();
     for (int i = 0; i < count; ++i) {
         normalize_image(images + size_t(i) * kCnnPixels, s.image.data());
         im2col_3x3(s.image.data(), 1, kCnnSide, s.col1.data(), kConv1Spatial);
-        fill_rows_with_bias(s.out1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial,
-                            w.tensor(kConv1Bias));
-        cnn_gemm_nn(kCnnConv1Channels, kConv1Spatial, kCol1Rows, w.tensor(kConv1Weight),
-                    kCol1Rows, 1, s.col1.data(), kConv1Spatial, s.out1.data(), kConv1Spatial,
-                    true);
-        relu_maxpool2(s.out1.data(), kCnnConv1Channels, kCnnSide, kConv1Spatial, s.pool1.data(),
-                      kConv2Spatial, nullptr);
+        fill_rows_with_bias(s.out1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial, w.tensor(kConv1Bias));
+        cnn_gemm_nn(kCnnConv1Channels, kConv1Spatial, kCol1Rows, w.tensor(kConv1Weight), kCol1Rows, 1, s.col1.data(),
+                    kConv1Spatial, s.out1.data(), kConv1Spatial, true);
+        relu_maxpool2(s.out1.data(), kCnnConv1Channels, kCnnSide, kConv1Spatial, s.pool1.data(), kConv2Spatial,
+                      nullptr);
         stage_seconds[kStageConv1] += seconds_since(t);
 
-        im2col_3x3(s.pool1.data(), kCnnConv1Channels, kCnnPool1Side, s.col2.data(),
-                   kConv2Stride);
-        fill_rows_with_bias(s.out2.data(), kCnnConv2Channels, kConv2Stride, kConv2Stride,
-                            w.tensor(kConv2Bias));
-        cnn_gemm_nn(kCnnConv2Channels, kConv2Stride, kCol2Rows, w.tensor(kConv2Weight),
-                    kCol2Rows, 1, s.col2.data(), kConv2Stride, s.out2.data(), kConv2Stride,
-                    true);
+        im2col_3x3(s.pool1.data(), kCnnConv1Channels, kCnnPool1Side, s.col2.data(), kConv2Stride);
+        fill_rows_with_bias(s.out2.data(), kCnnConv2Channels, kConv2Stride, kConv2Stride, w.tensor(kConv2Bias));
+        cnn_gemm_nn(kCnnConv2Channels, kConv2Stride, kCol2Rows, w.tensor(kConv2Weight), kCol2Rows, 1, s.col2.data(),
+                    kConv2Stride, s.out2.data(), kConv2Stride, true);
         relu_maxpool2(s.out2.data(), kCnnConv2Channels, kCnnPool1Side, kConv2Stride,
-                      s.pool2.data() + size_t(i) * kCnnFlat, kCnnPool2Side * kCnnPool2Side,
-                      nullptr);
+                      s.pool2.data() + size_t(i) * kCnnFlat, kCnnPool2Side * kCnnPool2Side, nullptr);
         stage_seconds[kStageConv2] += seconds_since(t);
     }
     fill_cols_with_bias(s.hidden.data(), count, kCnnHidden, kCnnHidden, w.tensor(kFc1Bias));
-    cnn_gemm_nt(count, kCnnHidden, kCnnFlat, s.pool2.data(), kCnnFlat, w.tensor(kFc1Weight),
-                kCnnFlat, s.hidden.data(), kCnnHidden, true);
+    cnn_gemm_nt(count, kCnnHidden, kCnnFlat, s.pool2.data(), kCnnFlat, w.tensor(kFc1Weight), kCnnFlat, s.hidden.data(),
+                kCnnHidden, true);
     for (int i = 0; i < count * kCnnHidden; ++i) s.hidden[i] = std::max(s.hidden[i], 0.0f);
     fill_cols_with_bias(logits, count, kCnnClasses, kCnnClasses, w.tensor(kFc2Bias));
-    cnn_gemm_nt(count, kCnnClasses, kCnnHidden, s.hidden.data(), kCnnHidden,
-                w.tensor(kFc2Weight), kCnnHidden, logits, kCnnClasses, true);
+    cnn_gemm_nt(count, kCnnClasses, kCnnHidden, s.hidden.data(), kCnnHidden, w.tensor(kFc2Weight), kCnnHidden, logits,
+                kCnnClasses, true);
     stage_seconds[kStageDense] += seconds_since(t);
 }
 
 }  // namespace
 
-void cnn_forward_cpu(const CnnWeights& w, const uint8_t* images, int count, float* logits,
-                     CnnForwardStats* stats, int threads) {
+void cnn_forward_cpu(const CnnWeights& w, const uint8_t* images, int count, float* logits, CnnForwardStats* stats,
+                     int threads) {
     Clock::time_point start = Clock::now();
     const int chunks = (count + kChunkImages - 1) / kChunkImages;
     if (threads <= 0) threads = omp_get_max_threads();
@@ -98,8 +91,8 @@ void cnn_forward_cpu(const CnnWeights& w, const uint8_t* images, int count, floa
         for (int c = 0; c < chunks; ++c) {
             const int first = c * kChunkImages;
             const int n = std::min(kChunkImages, count - first);
-            forward_chunk(w, images + size_t(first) * kCnnPixels, n,
-                          logits + size_t(first) * kCnnClasses, scratch, mine);
+            forward_chunk(w, images + size_t(first) * kCnnPixels, n, logits + size_t(first) * kCnnClasses, scratch,
+                          mine);
         }
 #pragma omp critical
         for (int s = 0; s < kStageCount; ++s) stage_seconds[s] += mine[s];

@@ -19,18 +19,17 @@ namespace ms {
 
 // Time spent in one stage of a forward pass.
 struct CnnLayerTime {
-    std::string name;     // "conv1+relu+pool", "fc1+relu+fc2", "upload", ...
+    std::string name;  // "conv1+relu+pool", "fc1+relu+fc2", "upload", ...
     double ms = 0.0;
 };
 
 struct CnnForwardStats {
-    double total_ms = 0.0;                 // wall time of the whole call
-    std::vector<CnnLayerTime> layers;      // per stage; CPU: thread time scaled to the wall time
+    double total_ms = 0.0;             // wall time of the whole call
+    std::vector<CnnLayerTime> layers;  // per stage; CPU: thread time scaled to the wall time
     int threads = 1;
 };
 
-void cnn_forward_cpu_reference(const CnnWeights& weights, const uint8_t* images, int count,
-                               float* logits);
+void cnn_forward_cpu_reference(const CnnWeights& weights, const uint8_t* images, int count, float* logits);
 
 // `threads` 0 = all cores (OpenMP's default).
 void cnn_forward_cpu(const CnnWeights& weights, const uint8_t* images, int count, float* logits,

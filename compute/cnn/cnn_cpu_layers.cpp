@@ -71,8 +71,7 @@ void fill_cols_with_bias(float* c, int rows, int cols, int ldc, const float* bia
     for (int r = 0; r < rows; ++r) std::copy(bias, bias + cols, c + r * ldc);
 }
 
-void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* out, int ld_out,
-                   uint8_t* argmax) {
+void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* out, int ld_out, uint8_t* argmax) {
     const int half = side / 2;
     if (!argmax) {  // inference: branch-free, so the compiler vectorises it
         for (int c = 0; c < channels; ++c)
@@ -81,8 +80,8 @@ void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* ou
                 const float* r1 = r0 + side;
                 float* dst = out + c * ld_out + py * half;
                 for (int px = 0; px < half; ++px)
-                    dst[px] = std::max(std::max(std::max(r0[2 * px], r0[2 * px + 1]),
-                                                std::max(r1[2 * px], r1[2 * px + 1])), 0.0f);
+                    dst[px] = std::max(
+                        std::max(std::max(r0[2 * px], r0[2 * px + 1]), std::max(r1[2 * px], r1[2 * px + 1])), 0.0f);
             }
         return;
     }
@@ -102,8 +101,8 @@ void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* ou
     }
 }
 
-void relu_maxpool2_backward(const float* out_grad, const float* pooled, const uint8_t* argmax,
-                            int channels, int side, int ld_out, float* in_grad, int ld_in) {
+void relu_maxpool2_backward(const float* out_grad, const float* pooled, const uint8_t* argmax, int channels, int side,
+                            int ld_out, float* in_grad, int ld_in) {
     const int half = side / 2;
     for (int c = 0; c < channels; ++c) {
         float* dst = in_grad + c * ld_in;

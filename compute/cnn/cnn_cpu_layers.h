@@ -13,12 +13,12 @@
 
 namespace ms::cnn_detail {
 
-inline constexpr int kConv1Spatial = kCnnSide * kCnnSide;                 // 784
-inline constexpr int kConv2Spatial = kCnnPool1Side * kCnnPool1Side;       // 196
-inline constexpr int kConv2Stride = 208;                                  // 196 padded
-inline constexpr int kPool1Size = kCnnConv1Channels * kConv2Spatial;      // 3136
+inline constexpr int kConv1Spatial = kCnnSide * kCnnSide;             // 784
+inline constexpr int kConv2Spatial = kCnnPool1Side * kCnnPool1Side;   // 196
+inline constexpr int kConv2Stride = 208;                              // 196 padded
+inline constexpr int kPool1Size = kCnnConv1Channels * kConv2Spatial;  // 3136
 inline constexpr int kCol1Rows = 9;
-inline constexpr int kCol2Rows = kCnnConv1Channels * 9;                   // 144
+inline constexpr int kCol2Rows = kCnnConv1Channels * 9;  // 144
 
 // float(pixel) / 255.0f for the 784 pixels (the model's whole input scaling).
 void normalize_image(const uint8_t* pixels, float* image);
@@ -39,12 +39,11 @@ void fill_cols_with_bias(float* c, int rows, int cols, int ldc, const float* bia
 // ReLU then 2x2 max-pool (stride 2) of `channels` planes of side x side (plane stride ld_in),
 // into planes of (side/2)^2 at stride ld_out. argmax (optional) gets, per pooled value, the
 // window position 0..3 (dy * 2 + dx) of the first maximum, for the backward pass.
-void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* out, int ld_out,
-                   uint8_t* argmax);
+void relu_maxpool2(const float* in, int channels, int side, int ld_in, float* out, int ld_out, uint8_t* argmax);
 
 // Backward of relu_maxpool2: in_grad (planes of side x side, stride ld_in, padding columns
 // zeroed) gets out_grad at each window's argmax where the pooled value was > 0, zero elsewhere.
-void relu_maxpool2_backward(const float* out_grad, const float* pooled, const uint8_t* argmax,
-                            int channels, int side, int ld_out, float* in_grad, int ld_in);
+void relu_maxpool2_backward(const float* out_grad, const float* pooled, const uint8_t* argmax, int channels, int side,
+                            int ld_out, float* in_grad, int ld_in);
 
 }  // namespace ms::cnn_detail

@@ -54,9 +54,9 @@ struct ForwardGraph {
 
 struct CnnCuda {
     int max_batch = 0;
-    float* params = nullptr;   // device weights, permuted layout (see the file comment)
+    float* params = nullptr;  // device weights, permuted layout (see the file comment)
     uint8_t* images = nullptr;
-    float* pool1 = nullptr;    // unfused variant only
+    float* pool1 = nullptr;  // unfused variant only
     float* pool2 = nullptr;
     float* partial = nullptr;  // fc1's split-K partial sums
     float* logits = nullptr;
@@ -134,12 +134,11 @@ void record_event(cudaEvent_t event, cudaStream_t stream) {
     CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
     if (status == cudaStreamCaptureStatusActive)
         CUDA_CHECK(cudaEventRecordWithFlags(event, stream, cudaEventRecordExternal));
-    else
-        CUDA_CHECK(cudaEventRecord(event, stream));
+    else CUDA_CHECK(cudaEventRecord(event, stream));
 }
 
-int launch_forward(CnnCuda& c, const uint8_t* images, int count, float* logits,
-                   CnnCudaVariant variant, int first_event, const char** names) {
+int launch_forward(CnnCuda& c, const uint8_t* images, int count, float* logits, CnnCudaVariant variant, int first_event,
+                   const char** names) {
     int stages = 0;
     const ConvTiling tiling = choose_tiling(c, count);
     auto mark = [&](const char* name) {
@@ -214,8 +213,7 @@ CnnCudaHandle cnn_cuda_create(const CnnWeights& weights, int max_batch) {
     const std::vector<float> host = device_layout(weights);
     const size_t n = size_t(max_batch);
     CUDA_CHECK(cuda_malloc(&c->params, sizeof(float) * kCnnParameterCount));
-    CUDA_CHECK(cudaMemcpy(c->params, host.data(), sizeof(float) * kCnnParameterCount,
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(c->params, host.data(), sizeof(float) * kCnnParameterCount, cudaMemcpyHostToDevice));
     CUDA_CHECK(cuda_malloc(&c->images, n * kCnnPixels));
     CUDA_CHECK(cuda_malloc(&c->pool1, sizeof(float) * n * kPool1Size));
     CUDA_CHECK(cuda_malloc(&c->pool2, sizeof(float) * n * kCnnFlat));
@@ -232,8 +230,7 @@ CnnCudaHandle cnn_cuda_create(const CnnWeights& weights, int max_batch) {
 
 void cnn_cuda_set_weights(CnnCuda& c, const CnnWeights& weights) {
     const std::vector<float> host = device_layout(weights);
-    CUDA_CHECK(cudaMemcpy(c.params, host.data(), sizeof(float) * kCnnParameterCount,
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(c.params, host.data(), sizeof(float) * kCnnParameterCount, cudaMemcpyHostToDevice));
 }
 
 void cnn_cuda_set_conv_tiling(CnnCuda& c, int images_per_block, int channels_per_thread) {
@@ -243,9 +240,8 @@ void cnn_cuda_set_conv_tiling(CnnCuda& c, int images_per_block, int channels_per
     }
     ConvTiling t{images_per_block, channels_per_thread};
     if (!conv_tiling_supported(t))
-        throw std::runtime_error("unsupported conv tiling " + std::to_string(images_per_block) +
-                                 "x" + std::to_string(channels_per_thread) +
-                                 " (supported: 1x4 1x8 2x8 2x16 4x8 4x16)");
+        throw std::runtime_error("unsupported conv tiling " + std::to_string(images_per_block) + "x" +
+                                 std::to_string(channels_per_thread) + " (supported: 1x4 1x8 2x8 2x16 4x8 4x16)");
     c.forced_tiling = t;
     c.tiling_forced = true;
 }
@@ -256,12 +252,11 @@ namespace {
 // events[0] before and one event after each step. Returns the number of kernel stages.
 int enqueue_pinned_forward(CnnCuda& c, int n, CnnCudaVariant variant, const char** names) {
     record_event(c.events[0], c.stream);
-    CUDA_CHECK(cudaMemcpyAsync(c.images, c.images_pinned, size_t(n) * kCnnPixels,
-                               cudaMemcpyHostToDevice, c.stream));
+    CUDA_CHECK(cudaMemcpyAsync(c.images, c.images_pinned, size_t(n) * kCnnPixels, cudaMemcpyHostToDevice, c.stream));
     record_event(c.events[1], c.stream);
     const int stages = launch_forward(c, c.images, n, c.logits, variant, 1, names);
-    CUDA_CHECK(cudaMemcpyAsync(c.logits_pinned, c.logits, sizeof(float) * n * kCnnClasses,
-                               cudaMemcpyDeviceToHost, c.stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(c.logits_pinned, c.logits, sizeof(float) * n * kCnnClasses, cudaMemcpyDeviceToHost, c.stream));
     record_event(c.events[stages + 2], c.stream);
     return stages;
 }
@@ -300,8 +295,8 @@ const ForwardGraph& forward_graph(CnnCuda& c, int n, CnnCudaVariant variant) {
 
 }  // namespace
 
-void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logits,
-                      CnnForwardStats* stats, CnnCudaVariant variant) {
+void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logits, CnnForwardStats* stats,
+                      CnnCudaVariant variant) {
     const auto wall_start = std::chrono::steady_clock::now();
     if (stats) *stats = CnnForwardStats{};
     for (int first = 0; first < count; first += c.max_batch) {
@@ -323,12 +318,11 @@ void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logit
             }
         } else {
             CUDA_CHECK(cudaEventRecord(c.events[0], c.stream));
-            CUDA_CHECK(cudaMemcpyAsync(c.images, src, size_t(n) * kCnnPixels,
-                                       cudaMemcpyHostToDevice, c.stream));
+            CUDA_CHECK(cudaMemcpyAsync(c.images, src, size_t(n) * kCnnPixels, cudaMemcpyHostToDevice, c.stream));
             CUDA_CHECK(cudaEventRecord(c.events[1], c.stream));
             stages = launch_forward(c, c.images, n, c.logits, variant, 1, names);
-            CUDA_CHECK(cudaMemcpyAsync(dst, c.logits, sizeof(float) * n * kCnnClasses,
-                                       cudaMemcpyDeviceToHost, c.stream));
+            CUDA_CHECK(
+                cudaMemcpyAsync(dst, c.logits, sizeof(float) * n * kCnnClasses, cudaMemcpyDeviceToHost, c.stream));
             CUDA_CHECK(cudaEventRecord(c.events[stages + 2], c.stream));
         }
         // The whole stream, not only the last event: completion must not depend on how events
@@ -337,27 +331,24 @@ void cnn_cuda_forward(CnnCuda& c, const uint8_t* images, int count, float* logit
         if (pinned) std::memcpy(dst, c.logits_pinned, sizeof(float) * n * kCnnClasses);
         if (stats) {
             add_stage(*stats, "upload", elapsed_ms(c.events[0], c.events[1]));
-            for (int s = 0; s < stages; ++s)
-                add_stage(*stats, names[s], elapsed_ms(c.events[s + 1], c.events[s + 2]));
+            for (int s = 0; s < stages; ++s) add_stage(*stats, names[s], elapsed_ms(c.events[s + 1], c.events[s + 2]));
             add_stage(*stats, "download", elapsed_ms(c.events[stages + 1], c.events[stages + 2]));
         }
     }
     if (stats)
-        stats->total_ms = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - wall_start).count();
+        stats->total_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
 }
 
-void cnn_cuda_forward_device(CnnCuda& c, const uint8_t* images_device, int count,
-                             float* logits_device, CnnForwardStats* stats,
-                             CnnCudaVariant variant) {
+void cnn_cuda_forward_device(CnnCuda& c, const uint8_t* images_device, int count, float* logits_device,
+                             CnnForwardStats* stats, CnnCudaVariant variant) {
     if (stats) *stats = CnnForwardStats{};
     for (int first = 0; first < count; first += c.max_batch) {
         const int n = std::min(c.max_batch, count - first);
         CUDA_CHECK(cudaEventRecord(c.events[0], c.stream));
         const char* names[4];
         const int stages = launch_forward(c, images_device + size_t(first) * kCnnPixels, n,
-                                          logits_device + size_t(first) * kCnnClasses, variant,
-                                          0, names);
+                                          logits_device + size_t(first) * kCnnClasses, variant, 0, names);
         CUDA_CHECK(cudaEventSynchronize(c.events[stages]));
         if (stats)
             for (int s = 0; s < stages; ++s) {
@@ -382,8 +373,7 @@ float* cnn_cuda_alloc_logits(int count) {
 }
 
 void cnn_cuda_download_logits(const float* logits_device, int count, float* logits) {
-    CUDA_CHECK(cudaMemcpy(logits, logits_device, sizeof(float) * size_t(count) * kCnnClasses,
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(logits, logits_device, sizeof(float) * size_t(count) * kCnnClasses, cudaMemcpyDeviceToHost));
 }
 
 void cnn_cuda_free(void* device_pointer) { CUDA_CHECK(cudaFree(device_pointer)); }

@@ -56,16 +56,14 @@ void cnn_cuda_set_weights(CnnCuda& cuda, const CnnWeights& weights);
 // Forward pass of `count` host images into host logits (count x kCnnClasses). Counts above
 // max_batch run as several launches. Synchronous. `stats` (optional) gets the wall time and,
 // from CUDA events, "upload", each kernel stage and "download".
-void cnn_cuda_forward(CnnCuda& cuda, const uint8_t* images, int count, float* logits,
-                      CnnForwardStats* stats = nullptr,
+void cnn_cuda_forward(CnnCuda& cuda, const uint8_t* images, int count, float* logits, CnnForwardStats* stats = nullptr,
                       CnnCudaVariant variant = CnnCudaVariant::Fused);
 
 // The same on device pointers (images_device: count x 784 bytes; logits_device: count x 10
 // floats), without copies: for benchmarks with the data already on the GPU. Synchronous;
 // `stats` gets the kernels' event times and total_ms = their sum.
-void cnn_cuda_forward_device(CnnCuda& cuda, const uint8_t* images_device, int count,
-                             float* logits_device, CnnForwardStats* stats = nullptr,
-                             CnnCudaVariant variant = CnnCudaVariant::Fused);
+void cnn_cuda_forward_device(CnnCuda& cuda, const uint8_t* images_device, int count, float* logits_device,
+                             CnnForwardStats* stats = nullptr, CnnCudaVariant variant = CnnCudaVariant::Fused);
 
 // Benchmarks and tests: force the conv kernels' tiling (images per block x output channels per
 // thread; supported 1x4 1x8 2x8 2x16 4x8 4x16). 0 = choose by batch size (the default:

@@ -11,8 +11,7 @@ namespace {
 
 // The 16 pooled conv1 outputs at pooled pixel (py, px) of one image (28x28 floats in [0,1]):
 // out[c] = max over the 2x2 window of ReLU(bias + 3x3 conv). `image` may be shared or global.
-__device__ __forceinline__ void conv1_pooled_pixel(const float* image, int py, int px,
-                                                   const float* w /* [9][16] */,
+__device__ __forceinline__ void conv1_pooled_pixel(const float* image, int py, int px, const float* w /* [9][16] */,
                                                    const float* b, float out[16]) {
     float p[4][4];
 #pragma unroll
@@ -20,8 +19,7 @@ __device__ __forceinline__ void conv1_pooled_pixel(const float* image, int py, i
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
             const int iy = 2 * py - 1 + r, ix = 2 * px - 1 + c;
-            p[r][c] = (iy >= 0 && iy < kCnnSide && ix >= 0 && ix < kCnnSide)
-                          ? image[iy * kCnnSide + ix] : 0.0f;
+            p[r][c] = (iy >= 0 && iy < kCnnSide && ix >= 0 && ix < kCnnSide) ? image[iy * kCnnSide + ix] : 0.0f;
         }
 #pragma unroll
     for (int o = 0; o < kCnnConv1Channels; ++o) {
@@ -46,9 +44,8 @@ __device__ __forceinline__ void conv1_pooled_pixel(const float* image, int py, i
 // each thread keeps CPT x 4 (the 2x2 window) accumulators and, per input channel, its 4x4
 // input patch in registers. Threads past the work return (no barrier follows).
 template <int IMGS, int CPT>
-__device__ __forceinline__ void conv2_pooled_block(const float* in_s, const float* w_s,
-                                                   const float* b_s, int first_image, int count,
-                                                   float* pool2) {
+__device__ __forceinline__ void conv2_pooled_block(const float* in_s, const float* w_s, const float* b_s,
+                                                   int first_image, int count, float* pool2) {
     constexpr int kGroups = kCnnConv2Channels / CPT;
     constexpr int kPerGroup = kPool2Plane * IMGS;
     const int t = threadIdx.x;
@@ -74,7 +71,10 @@ __device__ __forceinline__ void conv2_pooled_block(const float* in_s, const floa
         for (int r = 0; r < 4; ++r) {
             const float2 lo = *reinterpret_cast<const float2*>(base + ci * kPadPlane + r * kPadSide);
             const float2 hi = *reinterpret_cast<const float2*>(base + ci * kPadPlane + r * kPadSide + 2);
-            p[r][0] = lo.x; p[r][1] = lo.y; p[r][2] = hi.x; p[r][3] = hi.y;
+            p[r][0] = lo.x;
+            p[r][1] = lo.y;
+            p[r][2] = hi.x;
+            p[r][3] = hi.y;
         }
         const float* wc = wbase + ci * 9 * kCnnConv2Channels;
 #pragma unroll
@@ -83,8 +83,7 @@ __device__ __forceinline__ void conv2_pooled_block(const float* in_s, const floa
             for (int kx = 0; kx < 3; ++kx)
 #pragma unroll
                 for (int c4 = 0; c4 < CPT / 4; ++c4) {
-                    const float4 wv = *reinterpret_cast<const float4*>(
-                        wc + (ky * 3 + kx) * kCnnConv2Channels + c4 * 4);
+                    const float4 wv = *reinterpret_cast<const float4*>(wc + (ky * 3 + kx) * kCnnConv2Channels + c4 * 4);
                     const float ws[4] = {wv.x, wv.y, wv.z, wv.w};
 #pragma unroll
                     for (int j = 0; j < 4; ++j) {
@@ -99,13 +98,12 @@ __device__ __forceinline__ void conv2_pooled_block(const float* in_s, const floa
     float* out = pool2 + size_t(first_image + img) * kCnnFlat + pos;
 #pragma unroll
     for (int c = 0; c < CPT; ++c)
-        out[(group * CPT + c) * kPool2Plane] =
-            fmaxf(fmaxf(fmaxf(acc[c][0], acc[c][1]), fmaxf(acc[c][2], acc[c][3])), 0.0f);
+        out[(group * CPT + c) * kPool2Plane] = fmaxf(fmaxf(fmaxf(acc[c][0], acc[c][1]), fmaxf(acc[c][2], acc[c][3])),
+                                                     0.0f);
 }
 
 // Copies conv2's weights and bias into shared memory (float4 where aligned).
-__device__ __forceinline__ void load_conv2_weights(const float* w2t, const float* b2, float* w_s,
-                                                   float* b_s) {
+__device__ __forceinline__ void load_conv2_weights(const float* w2t, const float* b2, float* w_s, float* b_s) {
     for (int i = threadIdx.x; i < kConv2Weights / 4; i += blockDim.x)
         reinterpret_cast<float4*>(w_s)[i] = reinterpret_cast<const float4*>(w2t)[i];
     for (int i = threadIdx.x; i < kCnnConv2Channels; i += blockDim.x) b_s[i] = b2[i];
@@ -123,14 +121,12 @@ constexpr size_t conv2_smem_bytes() {
 }
 template <int IMGS>
 constexpr size_t conv12_smem_bytes() {
-    return conv2_smem_bytes<IMGS>() +
-           sizeof(float) * (IMGS * kCnnPixels + 9 * kCnnConv1Channels + kCnnConv1Channels);
+    return conv2_smem_bytes<IMGS>() + sizeof(float) * (IMGS * kCnnPixels + 9 * kCnnConv1Channels + kCnnConv1Channels);
 }
 
 // conv1 + ReLU + pool, standalone: one thread per (image, pooled pixel), all 16 channels.
-__global__ void __launch_bounds__(256) cnn_conv1_kernel(const uint8_t* images, int count,
-                                                        const float* w1t, const float* b1,
-                                                        float* pool1) {
+__global__ void __launch_bounds__(256)
+    cnn_conv1_kernel(const uint8_t* images, int count, const float* w1t, const float* b1, float* pool1) {
     __shared__ float w_s[9 * kCnnConv1Channels], b_s[kCnnConv1Channels];
     for (int i = threadIdx.x; i < 9 * kCnnConv1Channels; i += blockDim.x) w_s[i] = w1t[i];
     for (int i = threadIdx.x; i < kCnnConv1Channels; i += blockDim.x) b_s[i] = b1[i];
@@ -147,8 +143,8 @@ __global__ void __launch_bounds__(256) cnn_conv1_kernel(const uint8_t* images, i
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
             const int iy = 2 * py - 1 + r, ix = 2 * px - 1 + c;
-            p[r][c] = (iy >= 0 && iy < kCnnSide && ix >= 0 && ix < kCnnSide)
-                          ? float(img[iy * kCnnSide + ix]) / 255.0f : 0.0f;
+            p[r][c] = (iy >= 0 && iy < kCnnSide && ix >= 0 && ix < kCnnSide) ? float(img[iy * kCnnSide + ix]) / 255.0f
+                                                                             : 0.0f;
         }
     float* out = pool1 + size_t(n) * kPool1Size + pos;
 #pragma unroll
@@ -171,8 +167,7 @@ __global__ void __launch_bounds__(256) cnn_conv1_kernel(const uint8_t* images, i
 // conv2 + ReLU + pool, standalone: IMGS images per block, input from pool1 in global memory.
 template <int IMGS, int CPT>
 __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
-    cnn_conv2_kernel(const float* pool1, int count, const float* w2t, const float* b2,
-                     float* pool2) {
+    cnn_conv2_kernel(const float* pool1, int count, const float* w2t, const float* b2, float* pool2) {
     extern __shared__ float4 smem4[];
     float* in_s = reinterpret_cast<float*>(smem4);
     float* w_s = in_s + IMGS * kPadImage;
@@ -183,8 +178,7 @@ __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
         const int ci = rest / kPadPlane, y = rest % kPadPlane / kPadSide, x = rest % kPadSide;
         float v = 0.0f;
         if (y >= 1 && y <= kCnnPool1Side && x >= 1 && x <= kCnnPool1Side && first + img < count)
-            v = pool1[size_t(first + img) * kPool1Size + ci * kPool1Plane +
-                      (y - 1) * kCnnPool1Side + (x - 1)];
+            v = pool1[size_t(first + img) * kPool1Size + ci * kPool1Plane + (y - 1) * kCnnPool1Side + (x - 1)];
         in_s[i] = v;
     }
     load_conv2_weights(w2t, b2, w_s, b_s);
@@ -196,8 +190,8 @@ __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
 // pool writes straight into conv2's padded input planes there, then conv2 + ReLU + pool.
 template <int IMGS, int CPT>
 __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
-    cnn_conv12_kernel(const uint8_t* images, int count, const float* w1t, const float* b1,
-                      const float* w2t, const float* b2, float* pool2) {
+    cnn_conv12_kernel(const uint8_t* images, int count, const float* w1t, const float* b1, const float* w2t,
+                      const float* b2, float* pool2) {
     extern __shared__ float4 smem4[];
     float* in_s = reinterpret_cast<float*>(smem4);
     float* w_s = in_s + IMGS * kPadImage;
@@ -236,11 +230,9 @@ __global__ void __launch_bounds__(conv_threads<IMGS, CPT>())
 
 template <int IMGS, int CPT>
 void set_conv_smem_limits_of() {
-    CUDA_CHECK(cudaFuncSetAttribute(cnn_conv2_kernel<IMGS, CPT>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(cnn_conv2_kernel<IMGS, CPT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(conv2_smem_bytes<IMGS>())));
-    CUDA_CHECK(cudaFuncSetAttribute(cnn_conv12_kernel<IMGS, CPT>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(cnn_conv12_kernel<IMGS, CPT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(conv12_smem_bytes<IMGS>())));
 }
 
@@ -261,7 +253,8 @@ void launch_conv_tiled(const uint8_t* images, int count, bool fused, const ConvA
 }  // namespace
 
 bool conv_tiling_supported(ConvTiling t) {
-#define MS_CNN_CHECK(I, C) if (t.images_per_block == I && t.channels_per_thread == C) return true;
+#define MS_CNN_CHECK(I, C) \
+    if (t.images_per_block == I && t.channels_per_thread == C) return true;
     MS_CNN_TILINGS(MS_CNN_CHECK)
 #undef MS_CNN_CHECK
     return false;
@@ -276,13 +269,12 @@ void set_conv_smem_limits() {
 void launch_conv1(const uint8_t* images, int count, const ConvArgs& a, cudaStream_t stream) {
     const int threads = 256;
     const int64_t total = int64_t(count) * kPool1Plane;
-    cnn_conv1_kernel<<<unsigned((total + threads - 1) / threads), threads, 0, stream>>>(
-        images, count, a.conv1_weight, a.conv1_bias, a.pool1);
+    cnn_conv1_kernel<<<unsigned((total + threads - 1) / threads), threads, 0, stream>>>(images, count, a.conv1_weight,
+                                                                                        a.conv1_bias, a.pool1);
     CUDA_CHECK_LAUNCH();
 }
 
-void launch_conv(ConvTiling t, const uint8_t* images, int count, bool fused, const ConvArgs& a,
-                 cudaStream_t stream) {
+void launch_conv(ConvTiling t, const uint8_t* images, int count, bool fused, const ConvArgs& a, cudaStream_t stream) {
 #define MS_CNN_LAUNCH(I, C)                                    \
     if (t.images_per_block == I && t.channels_per_thread == C) \
         return launch_conv_tiled<I, C>(images, count, fused, a, stream);

@@ -11,12 +11,10 @@ namespace {
 // fc1, split-K: block (x, y) multiplies images [64x, 64x + 64) by fc1's weights over k-tiles
 // [y * tiles_per_split, ...) of 32 inputs: a 64x64 tile, 4x4 outputs per thread, through
 // shared memory. Partial sums go to partial[y][image][hidden]; cnn_fc_finish_kernel adds them.
-__global__ void __launch_bounds__(256) cnn_fc1_partial_kernel(const float* pool2, int count,
-                                                              const float* fc1_w,
-                                                              int tiles_per_split,
-                                                              float* partial) {
-    __shared__ __align__(16) float a_s[kDenseK][kDenseRows + 4];   // [k][image]
-    __shared__ __align__(16) float w_s[kDenseK][kCnnHidden + 4];   // [k][hidden]
+__global__ void __launch_bounds__(256)
+    cnn_fc1_partial_kernel(const float* pool2, int count, const float* fc1_w, int tiles_per_split, float* partial) {
+    __shared__ __align__(16) float a_s[kDenseK][kDenseRows + 4];  // [k][image]
+    __shared__ __align__(16) float w_s[kDenseK][kCnnHidden + 4];  // [k][hidden]
     const int first = blockIdx.x * kDenseRows;
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;  // 4 hidden x 4 images each
     const int tile_begin = blockIdx.y * tiles_per_split;
@@ -48,17 +46,16 @@ __global__ void __launch_bounds__(256) cnn_fc1_partial_kernel(const float* pool2
     for (int i = 0; i < 4; ++i) {
         const int row = first + ty * 4 + i;
         if (row >= count) continue;
-        *reinterpret_cast<float4*>(&partial[(size_t(blockIdx.y) * count + row) * kCnnHidden + tx * 4]) =
-            make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+        *reinterpret_cast<float4*>(&partial[(size_t(blockIdx.y) * count + row) * kCnnHidden + tx * 4]) = make_float4(
+            acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
     }
 }
 
 // fc1's bias + the split-K partial sums (in split order) + ReLU, then fc2, for 64 images per
 // block.
-__global__ void __launch_bounds__(256) cnn_fc_finish_kernel(const float* partial, int splits,
-                                                            int count, const float* fc1_b,
-                                                            const float* fc2_w,
-                                                            const float* fc2_b, float* logits) {
+__global__ void __launch_bounds__(256)
+    cnn_fc_finish_kernel(const float* partial, int splits, int count, const float* fc1_b, const float* fc2_w,
+                         const float* fc2_b, float* logits) {
     __shared__ float h_s[kDenseRows][kCnnHidden + 1];
     const int first = blockIdx.x * kDenseRows;
     for (int i = threadIdx.x; i < kDenseRows * kCnnHidden; i += blockDim.x) {
@@ -104,8 +101,8 @@ void launch_dense(const float* pool2, int count, const DenseArgs& a, float* logi
     cnn_fc1_partial_kernel<<<dim3(unsigned(split.row_tiles), unsigned(split.splits)), 256, 0, stream>>>(
         pool2, count, a.fc1_weight, split.tiles_per_split, a.partial);
     CUDA_CHECK_LAUNCH();
-    cnn_fc_finish_kernel<<<unsigned(split.row_tiles), 256, 0, stream>>>(
-        a.partial, split.splits, count, a.fc1_bias, a.fc2_weight, a.fc2_bias, logits);
+    cnn_fc_finish_kernel<<<unsigned(split.row_tiles), 256, 0, stream>>>(a.partial, split.splits, count, a.fc1_bias,
+                                                                        a.fc2_weight, a.fc2_bias, logits);
     CUDA_CHECK_LAUNCH();
 }
 

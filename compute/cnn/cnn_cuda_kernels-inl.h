@@ -16,17 +16,17 @@
 
 namespace ms::cnn_cuda_detail {
 
-constexpr int kPool1Plane = kCnnPool1Side * kCnnPool1Side;  // 196
+constexpr int kPool1Plane = kCnnPool1Side * kCnnPool1Side;   // 196
 constexpr int kPool1Size = kCnnConv1Channels * kPool1Plane;  // 3136
-constexpr int kPool2Plane = kCnnPool2Side * kCnnPool2Side;  // 49
+constexpr int kPool2Plane = kCnnPool2Side * kCnnPool2Side;   // 49
 // conv2's input in shared memory: 16 planes of 16x16 (14x14 plus a zero ring for padding 1).
 constexpr int kPadSide = 16;
 constexpr int kPadPlane = kPadSide * kPadSide;
-constexpr int kPadImage = kCnnConv1Channels * kPadPlane;     // 4096 floats = 16 KB
+constexpr int kPadImage = kCnnConv1Channels * kPadPlane;                  // 4096 floats = 16 KB
 constexpr int kConv2Weights = kCnnConv2Channels * kCnnConv1Channels * 9;  // 4608
-constexpr int kDenseRows = 64;       // images per cnn_fc1_partial_kernel block
-constexpr int kDenseK = 32;          // its k-tile
-constexpr int kDenseKTiles = kCnnFlat / kDenseK;  // 49
+constexpr int kDenseRows = 64;                                            // images per cnn_fc1_partial_kernel block
+constexpr int kDenseK = 32;                                               // its k-tile
+constexpr int kDenseKTiles = kCnnFlat / kDenseK;                          // 49
 static_assert(kCnnFlat % kDenseK == 0);
 // Blocks the fc1 split-K grid aims at: 4 per SM of a 132-SM GPU, so small batches spread fc1's
 // 400 KB of weights over many SMs (one SM alone streams it slowly) and large ones fill the GPU.
@@ -48,7 +48,7 @@ struct ConvArgs {
     const float* conv1_bias = nullptr;
     const float* conv2_weight = nullptr;  // permuted [in][tap][out]
     const float* conv2_bias = nullptr;
-    float* pool1 = nullptr;               // the unfused variant's intermediate
+    float* pool1 = nullptr;  // the unfused variant's intermediate
     float* pool2 = nullptr;
 };
 
@@ -58,8 +58,7 @@ void set_conv_smem_limits();
 // conv1 + ReLU + pool into a.pool1 (the unfused variant).
 void launch_conv1(const uint8_t* images, int count, const ConvArgs& a, cudaStream_t stream);
 // conv2 + ReLU + pool from a.pool1, or both convolutions fused from the images, into a.pool2.
-void launch_conv(ConvTiling t, const uint8_t* images, int count, bool fused, const ConvArgs& a,
-                 cudaStream_t stream);
+void launch_conv(ConvTiling t, const uint8_t* images, int count, bool fused, const ConvArgs& a, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------------------------
 // Dense layers (cnn_cuda_dense.cu)

@@ -26,23 +26,16 @@ void CnnCudaDeleter::operator()(CnnCuda*) const {}
 CnnCudaHandle cnn_cuda_create(const CnnWeights&, int) { no_cuda(); }
 void cnn_cuda_set_weights(CnnCuda&, const CnnWeights&) { no_cuda(); }
 void cnn_cuda_set_conv_tiling(CnnCuda&, int, int) { no_cuda(); }
-void cnn_cuda_forward(CnnCuda&, const uint8_t*, int, float*, CnnForwardStats*, CnnCudaVariant) {
-    no_cuda();
-}
-void cnn_cuda_forward_device(CnnCuda&, const uint8_t*, int, float*, CnnForwardStats*,
-                             CnnCudaVariant) {
-    no_cuda();
-}
+void cnn_cuda_forward(CnnCuda&, const uint8_t*, int, float*, CnnForwardStats*, CnnCudaVariant) { no_cuda(); }
+void cnn_cuda_forward_device(CnnCuda&, const uint8_t*, int, float*, CnnForwardStats*, CnnCudaVariant) { no_cuda(); }
 uint8_t* cnn_cuda_upload_images(const uint8_t*, int) { no_cuda(); }
 float* cnn_cuda_alloc_logits(int) { no_cuda(); }
 void cnn_cuda_download_logits(const float*, int, float*) { no_cuda(); }
 void cnn_cuda_free(void*) {}
-double cnn_loss_and_gradient_cuda(const CnnWeights&, const FashionMnist&, const int*, int,
-                                  CnnWeights*, int*, const uint8_t*) {
+double cnn_loss_and_gradient_cuda(const CnnWeights&, const FashionMnist&, const int*, int, CnnWeights*, int*,
+                                  const uint8_t*) {
     no_cuda();
 }
-CnnTrainResult cnn_train_cuda(const FashionMnist&, const FashionMnist*, const CnnTrainOptions&) {
-    no_cuda();
-}
+CnnTrainResult cnn_train_cuda(const FashionMnist&, const FashionMnist*, const CnnTrainOptions&) { no_cuda(); }
 
 }  // namespace ms

@@ -23,12 +23,9 @@ struct Pass {
 
 void merge_layers(std::vector<CnnLayerTime>& into, const std::vector<CnnLayerTime>& add) {
     for (const CnnLayerTime& a : add) {
-        auto it = std::find_if(into.begin(), into.end(),
-                               [&](const CnnLayerTime& l) { return l.name == a.name; });
-        if (it == into.end())
-            into.push_back(a);
-        else
-            it->ms += a.ms;
+        auto it = std::find_if(into.begin(), into.end(), [&](const CnnLayerTime& l) { return l.name == a.name; });
+        if (it == into.end()) into.push_back(a);
+        else it->ms += a.ms;
     }
 }
 
@@ -36,28 +33,26 @@ bool is_transfer(const std::string& name) { return name == "upload" || name == "
 
 }  // namespace
 
-void cnn_classify(const CnnWeights& w, CnnBackend backend, CnnCuda* cuda, const uint8_t* images,
-                  int count, float* logits, float* probabilities) {
+void cnn_classify(const CnnWeights& w, CnnBackend backend, CnnCuda* cuda, const uint8_t* images, int count,
+                  float* logits, float* probabilities) {
     switch (backend) {
-        case CnnBackend::CpuReference: cnn_forward_cpu_reference(w, images, count, logits); break;
-        case CnnBackend::Cpu: cnn_forward_cpu(w, images, count, logits); break;
-        case CnnBackend::Cuda:
-            if (!cuda) throw std::runtime_error("cnn_classify: the CUDA backend needs a CnnCuda");
-            cnn_cuda_forward(*cuda, images, count, logits);
-            break;
+    case CnnBackend::CpuReference: cnn_forward_cpu_reference(w, images, count, logits); break;
+    case CnnBackend::Cpu: cnn_forward_cpu(w, images, count, logits); break;
+    case CnnBackend::Cuda:
+        if (!cuda) throw std::runtime_error("cnn_classify: the CUDA backend needs a CnnCuda");
+        cnn_cuda_forward(*cuda, images, count, logits);
+        break;
     }
     if (probabilities) cnn_softmax(logits, count, probabilities);
 }
 
-CnnEvalResult cnn_evaluate(const CnnWeights& w, const FashionMnist& data,
-                           const CnnEvalOptions& o) {
+CnnEvalResult cnn_evaluate(const CnnWeights& w, const FashionMnist& data, const CnnEvalOptions& o) {
     if (o.batch < 1) throw std::runtime_error("the batch size must be at least 1");
     if (o.passes < 1) throw std::runtime_error("the number of passes must be at least 1");
     if (data.count < 1) throw std::runtime_error("no images to evaluate");
     CnnEvalResult r;
     r.batch = std::min(o.batch, data.count);
-    r.backend = o.backend == CnnBackend::Cuda ? cnn_cuda_variant_name(o.cuda_variant)
-                                              : cnn_backend_name(o.backend);
+    r.backend = o.backend == CnnBackend::Cuda ? cnn_cuda_variant_name(o.cuda_variant) : cnn_backend_name(o.backend);
     CnnCudaHandle own_cuda;
     CnnCuda* cuda = o.cuda;
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
@@ -75,15 +70,15 @@ CnnEvalResult cnn_evaluate(const CnnWeights& w, const FashionMnist& data,
 
     auto run = [&](const uint8_t* images, int n, float* logits, CnnForwardStats* stats) {
         switch (o.backend) {
-            case CnnBackend::CpuReference: {
-                const Clock::time_point t0 = Clock::now();
-                cnn_forward_cpu_reference(w, images, n, logits);
-                stats->total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-                stats->layers = {{"all layers", stats->total_ms}};
-                break;
-            }
-            case CnnBackend::Cpu: cnn_forward_cpu(w, images, n, logits, stats, threads); break;
-            case CnnBackend::Cuda: cnn_cuda_forward(*cuda, images, n, logits, stats, o.cuda_variant); break;
+        case CnnBackend::CpuReference: {
+            const Clock::time_point t0 = Clock::now();
+            cnn_forward_cpu_reference(w, images, n, logits);
+            stats->total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            stats->layers = {{"all layers", stats->total_ms}};
+            break;
+        }
+        case CnnBackend::Cpu: cnn_forward_cpu(w, images, n, logits, stats, threads); break;
+        case CnnBackend::Cuda: cnn_cuda_forward(*cuda, images, n, logits, stats, o.cuda_variant); break;
         }
     };
 
@@ -104,8 +99,7 @@ CnnEvalResult cnn_evaluate(const CnnWeights& w, const FashionMnist& data,
                 break;
             }
             const int n = std::min(r.batch, data.count - first);
-            float* logits = o.keep_logits && p == 0 ? &r.logits[size_t(first) * kCnnClasses]
-                                                    : batch_logits.data();
+            float* logits = o.keep_logits && p == 0 ? &r.logits[size_t(first) * kCnnClasses] : batch_logits.data();
             run(data.image(first), n, logits, &stats);
             pass.wall_ms += stats.total_ms;
             batch_ms.push_back(stats.total_ms);
@@ -130,8 +124,7 @@ CnnEvalResult cnn_evaluate(const CnnWeights& w, const FashionMnist& data,
     }
     r.accuracy = r.images ? double(r.correct) / r.images : 0.0;
     if (!passes.empty()) {
-        std::sort(passes.begin(), passes.end(),
-                  [](const Pass& a, const Pass& b) { return a.wall_ms < b.wall_ms; });
+        std::sort(passes.begin(), passes.end(), [](const Pass& a, const Pass& b) { return a.wall_ms < b.wall_ms; });
         const Pass& median = passes[passes.size() / 2];
         r.wall_ms = median.wall_ms;
         r.compute_ms = median.compute_ms;

@@ -29,9 +29,8 @@ constexpr int kNnRows = 4;
 // Up to 4 rows x NV vectors of C. Rows past `rows` repeat the last valid row (same arithmetic,
 // results discarded), so every element sees the same operation sequence.
 template <int NV>
-HWY_INLINE void TileNN(int rows, int k, const float* a, ptrdiff_t a_row, ptrdiff_t a_k,
-                       const float* b, ptrdiff_t ldb, float* c, ptrdiff_t ldc,
-                       bool accumulate) {
+HWY_INLINE void TileNN(int rows, int k, const float* a, ptrdiff_t a_row, ptrdiff_t a_k, const float* b, ptrdiff_t ldb,
+                       float* c, ptrdiff_t ldc, bool accumulate) {
     const hn::ScalableTag<float> d;
     const size_t lanes = hn::Lanes(d);
     using V = decltype(hn::Zero(d));
@@ -44,8 +43,7 @@ HWY_INLINE void TileNN(int rows, int k, const float* a, ptrdiff_t a_row, ptrdiff
     }
     V acc[kNnRows][NV];
     for (int r = 0; r < kNnRows; ++r)
-        for (int v = 0; v < NV; ++v)
-            acc[r][v] = accumulate ? hn::LoadU(d, cr[r] + v * lanes) : hn::Zero(d);
+        for (int v = 0; v < NV; ++v) acc[r][v] = accumulate ? hn::LoadU(d, cr[r] + v * lanes) : hn::Zero(d);
     for (int kk = 0; kk < k; ++kk) {
         const float* brow = b + kk * ldb;
         V bv[NV];
@@ -59,8 +57,8 @@ HWY_INLINE void TileNN(int rows, int k, const float* a, ptrdiff_t a_row, ptrdiff
         for (int v = 0; v < NV; ++v) hn::StoreU(acc[r][v], d, cr[r] + v * lanes);
 }
 
-void GemmNN(int m, int n, int k, const float* a, ptrdiff_t a_row, ptrdiff_t a_k, const float* b,
-            ptrdiff_t ldb, float* c, ptrdiff_t ldc, bool accumulate) {
+void GemmNN(int m, int n, int k, const float* a, ptrdiff_t a_row, ptrdiff_t a_k, const float* b, ptrdiff_t ldb,
+            float* c, ptrdiff_t ldc, bool accumulate) {
     const hn::ScalableTag<float> d;
     const int lanes = int(hn::Lanes(d));
     if (n % lanes != 0) {
@@ -70,16 +68,16 @@ void GemmNN(int m, int n, int k, const float* a, ptrdiff_t a_row, ptrdiff_t a_k,
     int j = 0;
     for (; j + 2 * lanes <= n; j += 2 * lanes)
         for (int i = 0; i < m; i += kNnRows)
-            TileNN<2>(std::min(kNnRows, m - i), k, a + i * a_row, a_row, a_k, b + j, ldb,
-                      c + i * ldc + j, ldc, accumulate);
+            TileNN<2>(std::min(kNnRows, m - i), k, a + i * a_row, a_row, a_k, b + j, ldb, c + i * ldc + j, ldc,
+                      accumulate);
     for (; j < n; j += lanes)
         for (int i = 0; i < m; i += kNnRows)
-            TileNN<1>(std::min(kNnRows, m - i), k, a + i * a_row, a_row, a_k, b + j, ldb,
-                      c + i * ldc + j, ldc, accumulate);
+            TileNN<1>(std::min(kNnRows, m - i), k, a + i * a_row, a_row, a_k, b + j, ldb, c + i * ldc + j, ldc,
+                      accumulate);
 }
 
-void GemmNT(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b, ptrdiff_t ldb,
-            float* c, ptrdiff_t ldc, bool accumulate) {
+void GemmNT(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b, ptrdiff_t ldb, float* c, ptrdiff_t ldc,
+            bool accumulate) {
     const hn::ScalableTag<float> d;
     const int lanes = int(hn::Lanes(d));
     using V = decltype(hn::Zero(d));
@@ -129,23 +127,19 @@ HWY_EXPORT(GemmNN);
 HWY_EXPORT(GemmNT);
 HWY_EXPORT(CurrentTarget);
 
-void cnn_gemm_nn(int m, int n, int k, const float* a, ptrdiff_t a_row_stride,
-                 ptrdiff_t a_k_stride, const float* b, ptrdiff_t ldb, float* c, ptrdiff_t ldc,
-                 bool accumulate) {
+void cnn_gemm_nn(int m, int n, int k, const float* a, ptrdiff_t a_row_stride, ptrdiff_t a_k_stride, const float* b,
+                 ptrdiff_t ldb, float* c, ptrdiff_t ldc, bool accumulate) {
     if (m <= 0 || n <= 0) return;
-    HWY_DYNAMIC_DISPATCH(GemmNN)(m, n, k, a, a_row_stride, a_k_stride, b, ldb, c, ldc,
-                                 accumulate);
+    HWY_DYNAMIC_DISPATCH(GemmNN)(m, n, k, a, a_row_stride, a_k_stride, b, ldb, c, ldc, accumulate);
 }
 
-void cnn_gemm_nt(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b,
-                 ptrdiff_t ldb, float* c, ptrdiff_t ldc, bool accumulate) {
+void cnn_gemm_nt(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b, ptrdiff_t ldb, float* c,
+                 ptrdiff_t ldc, bool accumulate) {
     if (m <= 0 || n <= 0) return;
     HWY_DYNAMIC_DISPATCH(GemmNT)(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
-std::string cnn_cpu_simd_target() {
-    return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)());
-}
+std::string cnn_cpu_simd_target() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)()); }
 
 }  // namespace ms
 #endif  // HWY_ONCE

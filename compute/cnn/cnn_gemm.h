@@ -17,14 +17,13 @@ namespace ms {
 // C[M x N] (+)= A * B. Element (i, k) of A is a[i * a_row_stride + k * a_k_stride] (so A may be
 // used transposed); B is row-major with rows of N floats at stride ldb. N must be a multiple
 // of 16 (all layouts in the network are padded so); M and K are free.
-void cnn_gemm_nn(int m, int n, int k, const float* a, ptrdiff_t a_row_stride,
-                 ptrdiff_t a_k_stride, const float* b, ptrdiff_t ldb, float* c, ptrdiff_t ldc,
-                 bool accumulate);
+void cnn_gemm_nn(int m, int n, int k, const float* a, ptrdiff_t a_row_stride, ptrdiff_t a_k_stride, const float* b,
+                 ptrdiff_t ldb, float* c, ptrdiff_t ldc, bool accumulate);
 
 // C[M x N] (+)= A[M x K] * B[N x K]^T: dot products of rows of A with rows of B, both
 // contiguous along K. K must be a multiple of 16; M and N are free.
-void cnn_gemm_nt(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b,
-                 ptrdiff_t ldb, float* c, ptrdiff_t ldc, bool accumulate);
+void cnn_gemm_nt(int m, int n, int k, const float* a, ptrdiff_t lda, const float* b, ptrdiff_t ldb, float* c,
+                 ptrdiff_t ldc, bool accumulate);
 
 // The SIMD target the products run on ("AVX3", "AVX2", "SSE4", ...).
 std::string cnn_cpu_simd_target();

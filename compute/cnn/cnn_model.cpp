@@ -8,9 +8,9 @@ namespace ms {
 
 const char* cnn_backend_name(CnnBackend backend) {
     switch (backend) {
-        case CnnBackend::CpuReference: return "cpu-reference";
-        case CnnBackend::Cpu: return "cpu";
-        case CnnBackend::Cuda: return "cuda";
+    case CnnBackend::CpuReference: return "cpu-reference";
+    case CnnBackend::Cpu: return "cpu";
+    case CnnBackend::Cuda: return "cuda";
     }
     return "?";
 }
@@ -35,8 +35,7 @@ CnnWeights cnn_init_weights(uint64_t seed) {
     auto fill = [&](CnnTensor t, int fan_in, bool relu_follows) {
         float bound = relu_follows ? std::sqrt(6.0f / float(fan_in)) : 1.0f / std::sqrt(float(fan_in));
         float* p = w.tensor(t);
-        for (size_t i = 0; i < kCnnTensors[t].count; ++i)
-            p[i] = (2.0f * rng.next_uniform() - 1.0f) * bound;
+        for (size_t i = 0; i < kCnnTensors[t].count; ++i) p[i] = (2.0f * rng.next_uniform() - 1.0f) * bound;
     };
     fill(kConv1Weight, 1 * 9, true);
     fill(kConv2Weight, kCnnConv1Channels * 9, true);

@@ -20,7 +20,7 @@
 
 namespace ms {
 
-inline constexpr int kCnnSide = 28;                 // input image side
+inline constexpr int kCnnSide = 28;  // input image side
 inline constexpr int kCnnPixels = kCnnSide * kCnnSide;
 inline constexpr int kCnnConv1Channels = 16;
 inline constexpr int kCnnPool1Side = 14;
@@ -53,9 +53,7 @@ inline constexpr std::array<CnnTensorInfo, 8> kCnnTensors = {{
 inline constexpr size_t kCnnParameterCount = 105866;
 static_assert(kCnnTensors[7].offset + kCnnTensors[7].count == kCnnParameterCount);
 
-enum CnnTensor : int {
-    kConv1Weight, kConv1Bias, kConv2Weight, kConv2Bias, kFc1Weight, kFc1Bias, kFc2Weight, kFc2Bias
-};
+enum CnnTensor : int { kConv1Weight, kConv1Bias, kConv2Weight, kConv2Bias, kFc1Weight, kFc1Bias, kFc2Weight, kFc2Bias };
 
 // All parameters of one model. Also used for gradients and optimiser state (same layout).
 struct CnnWeights {
@@ -74,8 +72,8 @@ const char* cnn_backend_name(CnnBackend backend);  // "cpu-reference", "cpu", "c
 struct CnnRng {
     uint64_t state = 0;
     uint64_t next_u64();
-    float next_uniform();              // [0, 1)
-    uint32_t next_below(uint32_t n);   // [0, n)
+    float next_uniform();             // [0, 1)
+    uint32_t next_below(uint32_t n);  // [0, n)
 };
 
 // He-uniform weights (bound sqrt(6 / fan_in)) for the ReLU layers, 1/sqrt(fan_in) for the

@@ -77,36 +77,31 @@ void training_image(const FashionMnist& data, int i, const uint8_t* augmentation
 }
 
 double chunk_loss_and_gradient(const CnnWeights& w, const FashionMnist& data, const int* idx,
-                               const uint8_t* augmentation, int n, int batch, TrainScratch& s,
-                               CnnWeights& g, int* correct) {
+                               const uint8_t* augmentation, int n, int batch, TrainScratch& s, CnnWeights& g,
+                               int* correct) {
     // ---- forward, keeping what the backward pass needs
     for (int i = 0; i < n; ++i) {
         training_image(data, idx[i], augmentation, s.image.data());
         im2col_3x3(s.image.data(), 1, kCnnSide, s.col1.data(), kConv1Spatial);
-        fill_rows_with_bias(s.out1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial,
-                            w.tensor(kConv1Bias));
-        cnn_gemm_nn(kCnnConv1Channels, kConv1Spatial, kCol1Rows, w.tensor(kConv1Weight),
-                    kCol1Rows, 1, s.col1.data(), kConv1Spatial, s.out1.data(), kConv1Spatial,
-                    true);
-        relu_maxpool2(s.out1.data(), kCnnConv1Channels, kCnnSide, kConv1Spatial,
-                      &s.pool1[i * kPool1Size], kConv2Spatial, &s.arg1[i * kPool1Size]);
-        im2col_3x3(&s.pool1[i * kPool1Size], kCnnConv1Channels, kCnnPool1Side, s.col2.data(),
-                   kConv2Stride);
-        fill_rows_with_bias(s.out2.data(), kCnnConv2Channels, kConv2Stride, kConv2Stride,
-                            w.tensor(kConv2Bias));
-        cnn_gemm_nn(kCnnConv2Channels, kConv2Stride, kCol2Rows, w.tensor(kConv2Weight),
-                    kCol2Rows, 1, s.col2.data(), kConv2Stride, s.out2.data(), kConv2Stride,
-                    true);
-        relu_maxpool2(s.out2.data(), kCnnConv2Channels, kCnnPool1Side, kConv2Stride,
-                      &s.pool2[i * kCnnFlat], kPool2Plane, &s.arg2[i * kCnnFlat]);
+        fill_rows_with_bias(s.out1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial, w.tensor(kConv1Bias));
+        cnn_gemm_nn(kCnnConv1Channels, kConv1Spatial, kCol1Rows, w.tensor(kConv1Weight), kCol1Rows, 1, s.col1.data(),
+                    kConv1Spatial, s.out1.data(), kConv1Spatial, true);
+        relu_maxpool2(s.out1.data(), kCnnConv1Channels, kCnnSide, kConv1Spatial, &s.pool1[i * kPool1Size],
+                      kConv2Spatial, &s.arg1[i * kPool1Size]);
+        im2col_3x3(&s.pool1[i * kPool1Size], kCnnConv1Channels, kCnnPool1Side, s.col2.data(), kConv2Stride);
+        fill_rows_with_bias(s.out2.data(), kCnnConv2Channels, kConv2Stride, kConv2Stride, w.tensor(kConv2Bias));
+        cnn_gemm_nn(kCnnConv2Channels, kConv2Stride, kCol2Rows, w.tensor(kConv2Weight), kCol2Rows, 1, s.col2.data(),
+                    kConv2Stride, s.out2.data(), kConv2Stride, true);
+        relu_maxpool2(s.out2.data(), kCnnConv2Channels, kCnnPool1Side, kConv2Stride, &s.pool2[i * kCnnFlat],
+                      kPool2Plane, &s.arg2[i * kCnnFlat]);
     }
     fill_cols_with_bias(s.hidden.data(), n, kCnnHidden, kCnnHidden, w.tensor(kFc1Bias));
-    cnn_gemm_nt(n, kCnnHidden, kCnnFlat, s.pool2.data(), kCnnFlat, w.tensor(kFc1Weight),
-                kCnnFlat, s.hidden.data(), kCnnHidden, true);
+    cnn_gemm_nt(n, kCnnHidden, kCnnFlat, s.pool2.data(), kCnnFlat, w.tensor(kFc1Weight), kCnnFlat, s.hidden.data(),
+                kCnnHidden, true);
     for (int i = 0; i < n * kCnnHidden; ++i) s.hidden[i] = std::max(s.hidden[i], 0.0f);
     fill_cols_with_bias(s.logits.data(), n, kCnnClasses, kCnnClasses, w.tensor(kFc2Bias));
-    cnn_gemm_nt(n, kCnnClasses, kCnnHidden, s.hidden.data(), kCnnHidden, w.tensor(kFc2Weight),
-                kCnnHidden, s.logits.data(), kCnnClasses, true);
+    cnn_gemm_nt(n, kCnnClasses, kCnnHidden, s.hidden.data(), kCnnHidden, w.tensor(kFc2Weight), kCnnHidden,
+                s.logits.data(), kCnnClasses, true);
 
     // ---- loss and dlogits
     double loss = 0.0;
@@ -123,45 +118,39 @@ double chunk_loss_and_gradient(const CnnWeights& w, const FashionMnist& data, co
     // ---- backward
     std::fill(g.values.begin(), g.values.end(), 0.0f);
     // fc2
-    cnn_gemm_nn(kCnnClasses, kCnnHidden, n, s.dlogits.data(), 1, kCnnClasses, s.hidden.data(),
-                kCnnHidden, g.tensor(kFc2Weight), kCnnHidden, true);
+    cnn_gemm_nn(kCnnClasses, kCnnHidden, n, s.dlogits.data(), 1, kCnnClasses, s.hidden.data(), kCnnHidden,
+                g.tensor(kFc2Weight), kCnnHidden, true);
     for (int i = 0; i < n; ++i)
         for (int c = 0; c < kCnnClasses; ++c) g.tensor(kFc2Bias)[c] += s.dlogits[i * kCnnClasses + c];
-    cnn_gemm_nn(n, kCnnHidden, kCnnClasses, s.dlogits.data(), kCnnClasses, 1,
-                w.tensor(kFc2Weight), kCnnHidden, s.dhidden.data(), kCnnHidden, false);
+    cnn_gemm_nn(n, kCnnHidden, kCnnClasses, s.dlogits.data(), kCnnClasses, 1, w.tensor(kFc2Weight), kCnnHidden,
+                s.dhidden.data(), kCnnHidden, false);
     for (int i = 0; i < n * kCnnHidden; ++i)
         if (!(s.hidden[i] > 0.0f)) s.dhidden[i] = 0.0f;
     // fc1
-    cnn_gemm_nn(kCnnHidden, kCnnFlat, n, s.dhidden.data(), 1, kCnnHidden, s.pool2.data(),
-                kCnnFlat, g.tensor(kFc1Weight), kCnnFlat, true);
+    cnn_gemm_nn(kCnnHidden, kCnnFlat, n, s.dhidden.data(), 1, kCnnHidden, s.pool2.data(), kCnnFlat,
+                g.tensor(kFc1Weight), kCnnFlat, true);
     for (int i = 0; i < n; ++i)
         for (int o = 0; o < kCnnHidden; ++o) g.tensor(kFc1Bias)[o] += s.dhidden[i * kCnnHidden + o];
-    cnn_gemm_nn(n, kCnnFlat, kCnnHidden, s.dhidden.data(), kCnnHidden, 1, w.tensor(kFc1Weight),
-                kCnnFlat, s.dpool2.data(), kCnnFlat, false);
+    cnn_gemm_nn(n, kCnnFlat, kCnnHidden, s.dhidden.data(), kCnnHidden, 1, w.tensor(kFc1Weight), kCnnFlat,
+                s.dpool2.data(), kCnnFlat, false);
     // conv2 and conv1, one image at a time
     for (int i = 0; i < n; ++i) {
-        relu_maxpool2_backward(&s.dpool2[i * kCnnFlat], &s.pool2[i * kCnnFlat],
-                               &s.arg2[i * kCnnFlat], kCnnConv2Channels, kCnnPool1Side,
-                               kPool2Plane, s.dout2.data(), kConv2Stride);
-        im2col_3x3(&s.pool1[i * kPool1Size], kCnnConv1Channels, kCnnPool1Side, s.col2.data(),
-                   kConv2Stride);
-        cnn_gemm_nt(kCnnConv2Channels, kCol2Rows, kConv2Stride, s.dout2.data(), kConv2Stride,
-                    s.col2.data(), kConv2Stride, g.tensor(kConv2Weight), kCol2Rows, true);
-        add_row_sums(s.dout2.data(), kCnnConv2Channels, kConv2Spatial, kConv2Stride,
-                     g.tensor(kConv2Bias));
-        cnn_gemm_nn(kCol2Rows, kConv2Stride, kCnnConv2Channels, w.tensor(kConv2Weight), 1,
-                    kCol2Rows, s.dout2.data(), kConv2Stride, s.dcol2.data(), kConv2Stride, false);
-        col2im_3x3(s.dcol2.data(), kCnnConv1Channels, kCnnPool1Side, kConv2Stride,
-                   s.dpool1.data());
-        relu_maxpool2_backward(s.dpool1.data(), &s.pool1[i * kPool1Size], &s.arg1[i * kPool1Size],
-                               kCnnConv1Channels, kCnnSide, kConv2Spatial, s.dout1.data(),
-                               kConv1Spatial);
+        relu_maxpool2_backward(&s.dpool2[i * kCnnFlat], &s.pool2[i * kCnnFlat], &s.arg2[i * kCnnFlat],
+                               kCnnConv2Channels, kCnnPool1Side, kPool2Plane, s.dout2.data(), kConv2Stride);
+        im2col_3x3(&s.pool1[i * kPool1Size], kCnnConv1Channels, kCnnPool1Side, s.col2.data(), kConv2Stride);
+        cnn_gemm_nt(kCnnConv2Channels, kCol2Rows, kConv2Stride, s.dout2.data(), kConv2Stride, s.col2.data(),
+                    kConv2Stride, g.tensor(kConv2Weight), kCol2Rows, true);
+        add_row_sums(s.dout2.data(), kCnnConv2Channels, kConv2Spatial, kConv2Stride, g.tensor(kConv2Bias));
+        cnn_gemm_nn(kCol2Rows, kConv2Stride, kCnnConv2Channels, w.tensor(kConv2Weight), 1, kCol2Rows, s.dout2.data(),
+                    kConv2Stride, s.dcol2.data(), kConv2Stride, false);
+        col2im_3x3(s.dcol2.data(), kCnnConv1Channels, kCnnPool1Side, kConv2Stride, s.dpool1.data());
+        relu_maxpool2_backward(s.dpool1.data(), &s.pool1[i * kPool1Size], &s.arg1[i * kPool1Size], kCnnConv1Channels,
+                               kCnnSide, kConv2Spatial, s.dout1.data(), kConv1Spatial);
         training_image(data, idx[i], augmentation, s.image.data());
         im2col_3x3(s.image.data(), 1, kCnnSide, s.col1.data(), kConv1Spatial);
-        cnn_gemm_nt(kCnnConv1Channels, kCol1Rows, kConv1Spatial, s.dout1.data(), kConv1Spatial,
-                    s.col1.data(), kConv1Spatial, g.tensor(kConv1Weight), kCol1Rows, true);
-        add_row_sums(s.dout1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial,
-                     g.tensor(kConv1Bias));
+        cnn_gemm_nt(kCnnConv1Channels, kCol1Rows, kConv1Spatial, s.dout1.data(), kConv1Spatial, s.col1.data(),
+                    kConv1Spatial, g.tensor(kConv1Weight), kCol1Rows, true);
+        add_row_sums(s.dout1.data(), kCnnConv1Channels, kConv1Spatial, kConv1Spatial, g.tensor(kConv1Bias));
     }
     return loss;
 }
@@ -169,13 +158,13 @@ double chunk_loss_and_gradient(const CnnWeights& w, const FashionMnist& data, co
 // Per-thread scratch and per-chunk gradients, kept across steps.
 struct TrainWorkspace {
     int threads = 1;
-    std::vector<TrainScratch> scratch;       // one per thread
-    std::vector<CnnWeights> chunk_gradients; // one per chunk of the largest batch
+    std::vector<TrainScratch> scratch;        // one per thread
+    std::vector<CnnWeights> chunk_gradients;  // one per chunk of the largest batch
 };
 
 double batch_loss_and_gradient(const CnnWeights& w, const FashionMnist& data, const int* idx,
-                               const uint8_t* augmentation, int count, TrainWorkspace& ws,
-                               CnnWeights& gradient, int* correct_out) {
+                               const uint8_t* augmentation, int count, TrainWorkspace& ws, CnnWeights& gradient,
+                               int* correct_out) {
     const int chunks = (count + kN - 1) / kN;
     if (int(ws.chunk_gradients.size()) < chunks) ws.chunk_gradients.resize(chunks);
     std::vector<double> chunk_loss(chunks, 0.0);
@@ -186,8 +175,8 @@ double batch_loss_and_gradient(const CnnWeights& w, const FashionMnist& data, co
         const int first = c * kN;
         const int n = std::min(kN, count - first);
         chunk_loss[c] = chunk_loss_and_gradient(w, data, idx + first, augmentation, n, count,
-                                                ws.scratch[omp_get_thread_num()],
-                                                ws.chunk_gradients[c], &chunk_correct[c]);
+                                                ws.scratch[omp_get_thread_num()], ws.chunk_gradients[c],
+                                                &chunk_correct[c]);
     }
     // Fixed-order sum over chunks (each parameter independently, so this may be parallel).
     float* out = gradient.values.data();
@@ -217,13 +206,11 @@ TrainWorkspace make_workspace(int threads) {
 
 void check_options(const FashionMnist& train, const CnnTrainOptions& o) {
     if (o.epochs < 1) throw std::runtime_error("the number of epochs must be at least 1");
-    if (o.batch < 1 || o.batch > 4096)
-        throw std::runtime_error("the batch size must be between 1 and 4096");
+    if (o.batch < 1 || o.batch > 4096) throw std::runtime_error("the batch size must be between 1 and 4096");
     if (!(o.learning_rate > 0.0f) || o.learning_rate > 1.0f)
         throw std::runtime_error("the learning rate must be in (0, 1]");
     if (train.count < 1) throw std::runtime_error("no training images");
-    if (o.max_shift < 0 || o.max_shift > 2)
-        throw std::runtime_error("the augmentation shift must be 0, 1 or 2 pixels");
+    if (o.max_shift < 0 || o.max_shift > 2) throw std::runtime_error("the augmentation shift must be 0, 1 or 2 pixels");
 }
 
 }  // namespace
@@ -235,15 +222,13 @@ uint8_t cnn_random_augmentation(CnnRng& rng, int max_shift) {
     return uint8_t((r % 2) | (dx << 1) | (dy << 4));
 }
 
-double cnn_loss_and_gradient_cpu(const CnnWeights& w, const FashionMnist& data,
-                                 const int* indices, int count, CnnWeights* gradient,
-                                 int* correct, int threads, const uint8_t* augmentation) {
+double cnn_loss_and_gradient_cpu(const CnnWeights& w, const FashionMnist& data, const int* indices, int count,
+                                 CnnWeights* gradient, int* correct, int threads, const uint8_t* augmentation) {
     TrainWorkspace ws = make_workspace(threads);
     return batch_loss_and_gradient(w, data, indices, augmentation, count, ws, *gradient, correct);
 }
 
-double cnn_mean_loss_cpu(const CnnWeights& w, const FashionMnist& data, int count,
-                         double* accuracy) {
+double cnn_mean_loss_cpu(const CnnWeights& w, const FashionMnist& data, int count, double* accuracy) {
     count = std::min(count, data.count);
     std::vector<float> logits(size_t(count) * kCnnClasses), p(kCnnClasses);
     cnn_forward_cpu(w, data.images.data(), count, logits.data());
@@ -258,8 +243,7 @@ double cnn_mean_loss_cpu(const CnnWeights& w, const FashionMnist& data, int coun
     return count ? loss / count : 0.0;
 }
 
-void cnn_adam_step(CnnWeights& weights, const CnnWeights& gradient, CnnAdamState& state,
-                   float learning_rate) {
+void cnn_adam_step(CnnWeights& weights, const CnnWeights& gradient, CnnAdamState& state, float learning_rate) {
     constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-8f;
     ++state.step;
     const float correction1 = 1.0f - std::pow(kBeta1, float(state.step));
@@ -277,13 +261,11 @@ void cnn_adam_step(CnnWeights& weights, const CnnWeights& gradient, CnnAdamState
     }
 }
 
-CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test,
-                         const CnnTrainOptions& options) {
+CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test, const CnnTrainOptions& options) {
     check_options(train, options);
     if (options.backend == CnnBackend::Cuda) return cnn_train_cuda(train, test, options);
     if (options.backend != CnnBackend::Cpu)
-        throw std::runtime_error(std::string("cannot train on the ") +
-                                 cnn_backend_name(options.backend) + " backend");
+        throw std::runtime_error(std::string("cannot train on the ") + cnn_backend_name(options.backend) + " backend");
 
     const Clock::time_point start = Clock::now();
     CnnTrainResult result;
@@ -299,8 +281,8 @@ CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test,
         augmentation = &a;
     };
     steps.train_batch = [&](int first, int n, float lr, int64_t, int* correct) {
-        const double loss = batch_loss_and_gradient(result.weights, train, order->data() + first,
-                                                    augmentation->data(), n, ws, gradient, correct);
+        const double loss = batch_loss_and_gradient(result.weights, train, order->data() + first, augmentation->data(),
+                                                    n, ws, gradient, correct);
         cnn_adam_step(result.weights, gradient, adam, lr);
         return loss * n;
     };

@@ -24,12 +24,12 @@ inline constexpr int kCnnTrainChunk = 16;
 
 // Reported after every step, on the calling thread.
 struct CnnTrainProgress {
-    int epoch = 0;            // 1-based
+    int epoch = 0;  // 1-based
     int epochs = 0;
-    int step = 0;             // 1-based, within the epoch
+    int step = 0;  // 1-based, within the epoch
     int steps = 0;
-    double loss = 0.0;        // running mean over the epoch so far
-    double accuracy = 0.0;    // running training accuracy over the epoch so far, 0..1
+    double loss = 0.0;      // running mean over the epoch so far
+    double accuracy = 0.0;  // running training accuracy over the epoch so far, 0..1
 };
 
 struct CnnEpochStats {
@@ -45,27 +45,26 @@ struct CnnTrainOptions {
     CnnBackend backend = CnnBackend::Cpu;  // Cpu, or Cuda where built and present
     int epochs = 15;
     int batch = 64;
-    float learning_rate = 1e-3f;  // Adam's step size at the start; cosine decay to 0 at the end
-    uint64_t seed = 1;            // initial weights, the shuffling and the augmentation
-    bool augment = true;          // random horizontal flips (and shifts, see max_shift)
-    int max_shift = 0;            // augmentation shifts of up to this many pixels (0..2)
-    int threads = 0;              // CPU threads, 0 = all cores
-    const std::atomic<bool>* cancel = nullptr;           // polled between steps
+    float learning_rate = 1e-3f;                // Adam's step size at the start; cosine decay to 0 at the end
+    uint64_t seed = 1;                          // initial weights, the shuffling and the augmentation
+    bool augment = true;                        // random horizontal flips (and shifts, see max_shift)
+    int max_shift = 0;                          // augmentation shifts of up to this many pixels (0..2)
+    int threads = 0;                            // CPU threads, 0 = all cores
+    const std::atomic<bool>* cancel = nullptr;  // polled between steps
     std::function<void(const CnnTrainProgress&)> on_step;  // optional
-    std::function<void(const CnnEpochStats&)> on_epoch;     // optional
+    std::function<void(const CnnEpochStats&)> on_epoch;    // optional
 };
 
 struct CnnTrainResult {
     CnnWeights weights;
     std::vector<CnnEpochStats> epochs;
-    double seconds = 0.0;     // whole run, test passes included
+    double seconds = 0.0;  // whole run, test passes included
     bool cancelled = false;
 };
 
 // Trains from cnn_init_weights(options.seed). `test` (optional) is evaluated after each epoch.
 // Throws std::runtime_error for bad options or when the Cuda backend is unavailable.
-CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test,
-                         const CnnTrainOptions& options);
+CnnTrainResult cnn_train(const FashionMnist& train, const FashionMnist* test, const CnnTrainOptions& options);
 
 // --- building blocks (used by cnn_train and by the tests) ---------------------------------
 
@@ -93,30 +92,25 @@ MS_CNN_HOST_DEVICE inline float cnn_augmented_pixel(const uint8_t* image, uint8_
 // overwritten). `correct` (optional) gets how many were classified right. Deterministic as
 // described above.
 // `augmentation` (optional) holds one code per image of `data` (indexed like data.images).
-double cnn_loss_and_gradient_cpu(const CnnWeights& weights, const FashionMnist& data,
-                                 const int* indices, int count, CnnWeights* gradient,
-                                 int* correct = nullptr, int threads = 0,
+double cnn_loss_and_gradient_cpu(const CnnWeights& weights, const FashionMnist& data, const int* indices, int count,
+                                 CnnWeights* gradient, int* correct = nullptr, int threads = 0,
                                  const uint8_t* augmentation = nullptr);
 
 // Mean loss and accuracy (0..1) of the first `count` images of `data` (fast CPU forward pass).
-double cnn_mean_loss_cpu(const CnnWeights& weights, const FashionMnist& data, int count,
-                         double* accuracy = nullptr);
+double cnn_mean_loss_cpu(const CnnWeights& weights, const FashionMnist& data, int count, double* accuracy = nullptr);
 
 struct CnnAdamState {
-    CnnWeights m, v;   // first and second moment estimates (start at zero)
+    CnnWeights m, v;  // first and second moment estimates (start at zero)
     int64_t step = 0;
 };
 
 // One Adam step with bias correction.
-void cnn_adam_step(CnnWeights& weights, const CnnWeights& gradient, CnnAdamState& state,
-                   float learning_rate);
+void cnn_adam_step(CnnWeights& weights, const CnnWeights& gradient, CnnAdamState& state, float learning_rate);
 
 // CUDA training (cnn_train_cuda.cu; the _nocuda build throws "built without CUDA"): the same
 // algorithm, initial weights and shuffling as the CPU, reproducible bit for bit on one GPU.
-double cnn_loss_and_gradient_cuda(const CnnWeights& weights, const FashionMnist& data,
-                                  const int* indices, int count, CnnWeights* gradient,
-                                  int* correct = nullptr, const uint8_t* augmentation = nullptr);
-CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* test,
-                              const CnnTrainOptions& options);
+double cnn_loss_and_gradient_cuda(const CnnWeights& weights, const FashionMnist& data, const int* indices, int count,
+                                  CnnWeights* gradient, int* correct = nullptr, const uint8_t* augmentation = nullptr);
+CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* test, const CnnTrainOptions& options);
 
 }  // namespace ms

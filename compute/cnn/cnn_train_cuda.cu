@@ -29,7 +29,7 @@ namespace ms {
 namespace {
 
 constexpr int kP1 = kCnnPool1Side * kCnnPool1Side;  // 196
-constexpr int kPool1 = kCnnConv1Channels * kP1;      // 3136
+constexpr int kPool1 = kCnnConv1Channels * kP1;     // 3136
 constexpr int kP2 = kCnnPool2Side * kCnnPool2Side;  // 49
 constexpr int kThreads = 256;
 
@@ -38,9 +38,8 @@ unsigned blocks_for(int64_t n) { return unsigned((n + kThreads - 1) / kThreads);
 }  // namespace
 
 // conv1 + ReLU + pool, keeping the argmax: one thread per pooled output (b, c, py, px).
-__global__ void cnn_train_conv1_kernel(const uint8_t* images, const uint8_t* augment,
-                                       const int* order, int batch, const float* w,
-                                       const float* bias, float* pool1, uint8_t* arg1) {
+__global__ void cnn_train_conv1_kernel(const uint8_t* images, const uint8_t* augment, const int* order, int batch,
+                                       const float* w, const float* bias, float* pool1, uint8_t* arg1) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= batch * kPool1) return;
     const int b = t / kPool1, c = t % kPool1 / kP1, pos = t % kP1;
@@ -68,8 +67,8 @@ __global__ void cnn_train_conv1_kernel(const uint8_t* images, const uint8_t* aug
 }
 
 // conv2 + ReLU + pool, keeping the argmax: one thread per pooled output (b, co, py, px).
-__global__ void cnn_train_conv2_kernel(const float* pool1, int batch, const float* w,
-                                       const float* bias, float* pool2, uint8_t* arg2) {
+__global__ void cnn_train_conv2_kernel(const float* pool1, int batch, const float* w, const float* bias, float* pool2,
+                                       uint8_t* arg2) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= batch * kCnnFlat) return;
     const int b = t / kCnnFlat, co = t % kCnnFlat / kP2, pos = t % kP2;
@@ -98,22 +97,19 @@ __global__ void cnn_train_conv2_kernel(const float* pool1, int batch, const floa
 }
 
 // fc1 + ReLU: one warp per (b, h), lanes stride over the 1568 inputs, fixed shuffle tree.
-__global__ void cnn_train_fc1_kernel(const float* pool2, int batch, const float* w,
-                                     const float* bias, float* hidden) {
+__global__ void cnn_train_fc1_kernel(const float* pool2, int batch, const float* w, const float* bias, float* hidden) {
     const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (warp >= batch * kCnnHidden) return;
     const int b = warp / kCnnHidden, h = warp % kCnnHidden;
     float s = 0.0f;
-    for (int k = lane; k < kCnnFlat; k += 32)
-        s = fmaf(pool2[size_t(b) * kCnnFlat + k], w[size_t(h) * kCnnFlat + k], s);
+    for (int k = lane; k < kCnnFlat; k += 32) s = fmaf(pool2[size_t(b) * kCnnFlat + k], w[size_t(h) * kCnnFlat + k], s);
     for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xFFFFFFFFu, s, off);
     if (lane == 0) hidden[b * kCnnHidden + h] = fmaxf(s + bias[h], 0.0f);
 }
 
 // fc2, softmax, cross-entropy and dlogits = (p - onehot) / batch: one thread per image.
-__global__ void cnn_train_fc2_loss_kernel(const float* hidden, const uint8_t* labels,
-                                          const int* order, int batch, const float* w,
-                                          const float* bias, float* dlogits, float* loss,
+__global__ void cnn_train_fc2_loss_kernel(const float* hidden, const uint8_t* labels, const int* order, int batch,
+                                          const float* w, const float* bias, float* dlogits, float* loss,
                                           int* correct) {
     const int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= batch) return;
@@ -139,8 +135,7 @@ __global__ void cnn_train_fc2_loss_kernel(const float* hidden, const uint8_t* la
 }
 
 // fc2's gradients: dW[c][j] = sum_b dlogits[b][c] h[b][j] (640 threads), db[c] (10 threads).
-__global__ void cnn_train_fc2_grad_kernel(const float* dlogits, const float* hidden, int batch,
-                                          float* gw, float* gb) {
+__global__ void cnn_train_fc2_grad_kernel(const float* dlogits, const float* hidden, int batch, float* gw, float* gb) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int weights = kCnnClasses * kCnnHidden;
     if (t >= weights + kCnnClasses) return;
@@ -156,8 +151,8 @@ __global__ void cnn_train_fc2_grad_kernel(const float* dlogits, const float* hid
 }
 
 // dhidden[b][j] = sum_c dlogits[b][c] W2[c][j], gated by ReLU (hidden > 0).
-__global__ void cnn_train_dhidden_kernel(const float* dlogits, const float* hidden, int batch,
-                                         const float* w2, float* dhidden) {
+__global__ void cnn_train_dhidden_kernel(const float* dlogits, const float* hidden, int batch, const float* w2,
+                                         float* dhidden) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= batch * kCnnHidden) return;
     const int b = t / kCnnHidden, j = t % kCnnHidden;
@@ -167,8 +162,7 @@ __global__ void cnn_train_dhidden_kernel(const float* dlogits, const float* hidd
 }
 
 // fc1's gradients: dW[h][k] = sum_b dh[b][h] pool2[b][k] (coalesced over k), db[h].
-__global__ void cnn_train_fc1_grad_kernel(const float* dhidden, const float* pool2, int batch,
-                                          float* gw, float* gb) {
+__global__ void cnn_train_fc1_grad_kernel(const float* dhidden, const float* pool2, int batch, float* gw, float* gb) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int weights = kCnnHidden * kCnnFlat;
     if (t >= weights + kCnnHidden) return;
@@ -184,8 +178,7 @@ __global__ void cnn_train_fc1_grad_kernel(const float* dhidden, const float* poo
 }
 
 // dpool2[b][k] = sum_h dh[b][h] W1[h][k].
-__global__ void cnn_train_dpool2_kernel(const float* dhidden, int batch, const float* w1,
-                                        float* dpool2) {
+__global__ void cnn_train_dpool2_kernel(const float* dhidden, int batch, const float* w1, float* dpool2) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= batch * kCnnFlat) return;
     const int b = t / kCnnFlat, k = t % kCnnFlat;
@@ -196,9 +189,8 @@ __global__ void cnn_train_dpool2_kernel(const float* dhidden, int batch, const f
 
 // Backward of ReLU + 2x2 max-pool: one thread per pooled value writes its 2x2 window
 // (the gradient at the argmax where the pooled value was > 0, zero elsewhere).
-__global__ void cnn_train_pool_backward_kernel(const float* dpool, const float* pooled,
-                                               const uint8_t* arg, int planes, int side,
-                                               float* dout) {
+__global__ void cnn_train_pool_backward_kernel(const float* dpool, const float* pooled, const uint8_t* arg, int planes,
+                                               int side, float* dout) {
     const int half = side / 2;
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= planes * half * half) return;
@@ -217,9 +209,8 @@ __global__ void cnn_train_pool_backward_kernel(const float* dpool, const float* 
 // conv1 reads its input straight from the images (kFromImages), conv2 from pool1.
 template <bool kFromImages>
 __global__ void __launch_bounds__(kThreads)
-    cnn_train_conv_grad_kernel(const float* dout, const float* in, const uint8_t* images,
-                               const uint8_t* augment, const int* order, int batch, int cin,
-                               int cout, int side, float* gw, float* gb) {
+    cnn_train_conv_grad_kernel(const float* dout, const float* in, const uint8_t* images, const uint8_t* augment,
+                               const int* order, int batch, int cin, int cout, int side, float* gw, float* gb) {
     __shared__ float part[kThreads];
     const int o = blockIdx.x;
     const int plane = side * side;
@@ -233,8 +224,7 @@ __global__ void __launch_bounds__(kThreads)
             const int iy = p / side + ky - 1, ix = p % side + kx - 1;
             if (iy < 0 || iy >= side || ix < 0 || ix >= side) continue;
             const float v = kFromImages
-                                ? cnn_augmented_pixel(images + size_t(order[b]) * kCnnPixels,
-                                                      augment[order[b]], iy, ix)
+                                ? cnn_augmented_pixel(images + size_t(order[b]) * kCnnPixels, augment[order[b]], iy, ix)
                                 : in[(size_t(b) * cin + ci) * plane + iy * side + ix];
             s = fmaf(dout[(size_t(b) * cout + co) * plane + p], v, s);
         }
@@ -254,8 +244,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // conv2's input gradient (a transposed convolution): dpool1[b][ci][y][x] =
 // sum over co, ky, kx of dout2[b][co][y-ky+1][x-kx+1] * W2[co][ci][ky][kx].
-__global__ void cnn_train_conv2_input_grad_kernel(const float* dout2, int batch, const float* w2,
-                                                  float* dpool1) {
+__global__ void cnn_train_conv2_input_grad_kernel(const float* dout2, int batch, const float* w2, float* dpool1) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= batch * kPool1) return;
     const int b = t / kPool1, ci = t % kPool1 / kP1, y = t % kP1 / kCnnPool1Side, x = t % kCnnPool1Side;
@@ -272,8 +261,8 @@ __global__ void cnn_train_conv2_input_grad_kernel(const float* dout2, int batch,
 }
 
 // Adam, element-wise (same formula as cnn_adam_step).
-__global__ void cnn_train_adam_kernel(float* w, const float* g, float* m, float* v, int count,
-                                      float step_size, float inv_sqrt_c2) {
+__global__ void cnn_train_adam_kernel(float* w, const float* g, float* m, float* v, int count, float step_size,
+                                      float inv_sqrt_c2) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-8f;
@@ -339,10 +328,9 @@ struct CudaTrainer {
         host_correct.resize(n);
     }
     ~CudaTrainer() {
-        for (void* p : std::initializer_list<void*>{images, labels, augment, order, params, grads, adam_m,
-                                                    adam_v, pool1, pool2, hidden, dlogits, dhidden,
-                                                    dpool2, dout2, dpool1, dout1, loss, arg1,
-                                                    arg2, correct})
+        for (void* p : std::initializer_list<void*>{images, labels, augment, order,  params,  grads,   adam_m,
+                                                    adam_v, pool1,  pool2,   hidden, dlogits, dhidden, dpool2,
+                                                    dout2,  dpool1, dout1,   loss,   arg1,    arg2,    correct})
             cudaFree(p);
         if (stream) cudaStreamDestroy(stream);
     }
@@ -353,19 +341,16 @@ struct CudaTrainer {
     float* grad(CnnTensor t) const { return grads + kCnnTensors[t].offset; }
 
     void set_weights(const CnnWeights& w) {
-        CUDA_CHECK(cudaMemcpy(params, w.values.data(), sizeof(float) * kCnnParameterCount,
-                              cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(params, w.values.data(), sizeof(float) * kCnnParameterCount, cudaMemcpyHostToDevice));
     }
     CnnWeights weights() const {
         CnnWeights w;
-        CUDA_CHECK(cudaMemcpy(w.values.data(), params, sizeof(float) * kCnnParameterCount,
-                              cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(w.values.data(), params, sizeof(float) * kCnnParameterCount, cudaMemcpyDeviceToHost));
         return w;
     }
     CnnWeights gradient() const {
         CnnWeights g;
-        CUDA_CHECK(cudaMemcpy(g.values.data(), grads, sizeof(float) * kCnnParameterCount,
-                              cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(g.values.data(), grads, sizeof(float) * kCnnParameterCount, cudaMemcpyDeviceToHost));
         return g;
     }
 
@@ -382,8 +367,8 @@ struct CudaTrainer {
         cnn_train_fc1_kernel<<<blocks_for(int64_t(n) * kCnnHidden * 32), kThreads, 0, stream>>>(
             pool2, n, param(kFc1Weight), param(kFc1Bias), hidden);
         CUDA_CHECK_LAUNCH();
-        cnn_train_fc2_loss_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-            hidden, labels, ord, n, param(kFc2Weight), param(kFc2Bias), dlogits, loss, correct);
+        cnn_train_fc2_loss_kernel<<<blocks_for(n), kThreads, 0, stream>>>(hidden, labels, ord, n, param(kFc2Weight),
+                                                                          param(kFc2Bias), dlogits, loss, correct);
         CUDA_CHECK_LAUNCH();
         cnn_train_fc2_grad_kernel<<<blocks_for(kCnnClasses * (kCnnHidden + 1)), kThreads, 0, stream>>>(
             dlogits, hidden, n, grad(kFc2Weight), grad(kFc2Bias));
@@ -394,16 +379,15 @@ struct CudaTrainer {
         cnn_train_fc1_grad_kernel<<<blocks_for(kCnnHidden * (kCnnFlat + 1)), kThreads, 0, stream>>>(
             dhidden, pool2, n, grad(kFc1Weight), grad(kFc1Bias));
         CUDA_CHECK_LAUNCH();
-        cnn_train_dpool2_kernel<<<blocks_for(int64_t(n) * kCnnFlat), kThreads, 0, stream>>>(
-            dhidden, n, param(kFc1Weight), dpool2);
+        cnn_train_dpool2_kernel<<<blocks_for(int64_t(n) * kCnnFlat), kThreads, 0, stream>>>(dhidden, n,
+                                                                                            param(kFc1Weight), dpool2);
         CUDA_CHECK_LAUNCH();
         cnn_train_pool_backward_kernel<<<blocks_for(int64_t(n) * kCnnFlat), kThreads, 0, stream>>>(
             dpool2, pool2, arg2, n * kCnnConv2Channels, kCnnPool1Side, dout2);
         CUDA_CHECK_LAUNCH();
-        cnn_train_conv_grad_kernel<false>
-            <<<kCnnConv2Channels * (kCnnConv1Channels * 9 + 1), kThreads, 0, stream>>>(
-                dout2, pool1, nullptr, nullptr, nullptr, n, kCnnConv1Channels, kCnnConv2Channels,
-                kCnnPool1Side, grad(kConv2Weight), grad(kConv2Bias));
+        cnn_train_conv_grad_kernel<false><<<kCnnConv2Channels*(kCnnConv1Channels * 9 + 1), kThreads, 0, stream>>>(
+            dout2, pool1, nullptr, nullptr, nullptr, n, kCnnConv1Channels, kCnnConv2Channels, kCnnPool1Side,
+            grad(kConv2Weight), grad(kConv2Bias));
         CUDA_CHECK_LAUNCH();
         cnn_train_conv2_input_grad_kernel<<<blocks_for(int64_t(n) * kPool1), kThreads, 0, stream>>>(
             dout2, n, param(kConv2Weight), dpool1);
@@ -411,15 +395,12 @@ struct CudaTrainer {
         cnn_train_pool_backward_kernel<<<blocks_for(int64_t(n) * kPool1), kThreads, 0, stream>>>(
             dpool1, pool1, arg1, n * kCnnConv1Channels, kCnnSide, dout1);
         CUDA_CHECK_LAUNCH();
-        cnn_train_conv_grad_kernel<true>
-            <<<kCnnConv1Channels * (9 + 1), kThreads, 0, stream>>>(
-                dout1, nullptr, images, augment, ord, n, 1, kCnnConv1Channels, kCnnSide,
-                grad(kConv1Weight), grad(kConv1Bias));
+        cnn_train_conv_grad_kernel<true><<<kCnnConv1Channels*(9 + 1), kThreads, 0, stream>>>(
+            dout1, nullptr, images, augment, ord, n, 1, kCnnConv1Channels, kCnnSide, grad(kConv1Weight),
+            grad(kConv1Bias));
         CUDA_CHECK_LAUNCH();
-        CUDA_CHECK(cudaMemcpyAsync(host_loss.data(), loss, sizeof(float) * n,
-                                   cudaMemcpyDeviceToHost, stream));
-        CUDA_CHECK(cudaMemcpyAsync(host_correct.data(), correct, sizeof(int) * n,
-                                   cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaMemcpyAsync(host_loss.data(), loss, sizeof(float) * n, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaMemcpyAsync(host_correct.data(), correct, sizeof(int) * n, cudaMemcpyDeviceToHost, stream));
         CUDA_CHECK(cudaStreamSynchronize(stream));
         double sum = 0.0;
         int right = 0;
@@ -443,24 +424,21 @@ struct CudaTrainer {
 
 }  // namespace
 
-double cnn_loss_and_gradient_cuda(const CnnWeights& weights, const FashionMnist& data,
-                                  const int* indices, int count, CnnWeights* gradient,
-                                  int* correct, const uint8_t* augmentation) {
+double cnn_loss_and_gradient_cuda(const CnnWeights& weights, const FashionMnist& data, const int* indices, int count,
+                                  CnnWeights* gradient, int* correct, const uint8_t* augmentation) {
     std::string reason;
     if (!cnn_cuda_available(&reason)) throw std::runtime_error("cannot use CUDA: " + reason);
     CudaTrainer t;
     t.allocate(data, count);
     t.set_weights(weights);
     CUDA_CHECK(cudaMemcpy(t.order, indices, sizeof(int) * count, cudaMemcpyHostToDevice));
-    if (augmentation)
-        CUDA_CHECK(cudaMemcpy(t.augment, augmentation, data.count, cudaMemcpyHostToDevice));
+    if (augmentation) CUDA_CHECK(cudaMemcpy(t.augment, augmentation, data.count, cudaMemcpyHostToDevice));
     const double loss = t.loss_and_gradient(0, count, correct);
     *gradient = t.gradient();
     return loss / count;
 }
 
-CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* test,
-                              const CnnTrainOptions& options) {
+CnnTrainResult cnn_train_cuda(const FashionMnist& train, const FashionMnist* test, const CnnTrainOptions& options) {
     using Clock = std::chrono::steady_clock;
     std::string reason;
     if (!cnn_cuda_available(&reason)) throw std::runtime_error("cannot use CUDA: " + reason);

@@ -50,9 +50,8 @@ uint32_t crc_of(const std::string& bytes, size_t length) {
 
 std::string cnn_weights_to_bytes(const CnnWeights& weights, const std::string& provenance) {
     if (weights.values.size() != kCnnParameterCount)
-        throw std::runtime_error("cannot save weights: expected " +
-                                 std::to_string(kCnnParameterCount) + " parameters, have " +
-                                 std::to_string(weights.values.size()));
+        throw std::runtime_error("cannot save weights: expected " + std::to_string(kCnnParameterCount) +
+                                 " parameters, have " + std::to_string(weights.values.size()));
     if (provenance.size() > kMaxProvenanceBytes)
         throw std::runtime_error("cannot save weights: provenance text too long");
     std::string out(kCnnWeightsMagic, sizeof kCnnWeightsMagic);
@@ -76,11 +75,8 @@ std::string cnn_weights_to_bytes(const CnnWeights& weights, const std::string& p
     return out;
 }
 
-CnnWeights cnn_weights_from_bytes(const std::string& in, const std::string& source,
-                                  std::string* provenance) {
-    auto fail = [&](const std::string& what) -> void {
-        throw std::runtime_error(source + ": " + what);
-    };
+CnnWeights cnn_weights_from_bytes(const std::string& in, const std::string& source, std::string* provenance) {
+    auto fail = [&](const std::string& what) -> void { throw std::runtime_error(source + ": " + what); };
     const size_t header_bytes = sizeof kCnnWeightsMagic + 12;
     if (in.size() < header_bytes || std::memcmp(in.data(), kCnnWeightsMagic, 8) != 0)
         fail("not a Mandelscope CNN weights file (bad magic)");
@@ -91,17 +87,15 @@ CnnWeights cnn_weights_from_bytes(const std::string& in, const std::string& sour
     uint32_t tensors = get_u32(in, 12);
     uint32_t provenance_bytes = get_u32(in, 16);
     if (tensors != kCnnTensors.size())
-        fail("has " + std::to_string(tensors) + " tensors, the model has " +
-             std::to_string(kCnnTensors.size()));
+        fail("has " + std::to_string(tensors) + " tensors, the model has " + std::to_string(kCnnTensors.size()));
     if (provenance_bytes > kMaxProvenanceBytes || header_bytes + provenance_bytes > in.size())
-        fail("truncated or corrupt header (provenance length " +
-             std::to_string(provenance_bytes) + ")");
+        fail("truncated or corrupt header (provenance length " + std::to_string(provenance_bytes) + ")");
     const size_t table_at = header_bytes + provenance_bytes;
     const size_t values_at = table_at + kCnnTensors.size() * kTableEntryBytes;
     const size_t expected_size = values_at + 4 * kCnnParameterCount + 4;
     if (in.size() != expected_size)
-        fail("is " + std::to_string(in.size()) + " bytes, expected " +
-             std::to_string(expected_size) + (in.size() < expected_size ? " (truncated)" : ""));
+        fail("is " + std::to_string(in.size()) + " bytes, expected " + std::to_string(expected_size) +
+             (in.size() < expected_size ? " (truncated)" : ""));
     for (size_t i = 0; i < kCnnTensors.size(); ++i) {
         const CnnTensorInfo& t = kCnnTensors[i];
         size_t at = table_at + i * kTableEntryBytes;
@@ -122,30 +116,28 @@ CnnWeights cnn_weights_from_bytes(const std::string& in, const std::string& sour
             }
         }
         if (!same)
-            fail("tensor " + std::to_string(i) + " is '" + name + "' " + shape + ", the model expects '" +
-                 t.name + "' " + expected);
+            fail("tensor " + std::to_string(i) + " is '" + name + "' " + shape + ", the model expects '" + t.name +
+                 "' " + expected);
     }
     uint32_t stored_crc = get_u32(in, in.size() - 4);
     uint32_t actual_crc = crc_of(in, in.size() - 4);
     if (stored_crc != actual_crc) {
         char buf[96];
-        std::snprintf(buf, sizeof buf, "checksum mismatch (stored %08x, computed %08x): corrupt file",
-                      stored_crc, actual_crc);
+        std::snprintf(buf, sizeof buf, "checksum mismatch (stored %08x, computed %08x): corrupt file", stored_crc,
+                      actual_crc);
         fail(buf);
     }
     CnnWeights w;
     for (size_t i = 0; i < kCnnParameterCount; ++i) {
         uint32_t bits = get_u32(in, values_at + 4 * i);
         std::memcpy(&w.values[i], &bits, 4);
-        if (!std::isfinite(w.values[i]))
-            fail("parameter " + std::to_string(i) + " is not a finite number");
+        if (!std::isfinite(w.values[i])) fail("parameter " + std::to_string(i) + " is not a finite number");
     }
     if (provenance) provenance->assign(in.data() + header_bytes, provenance_bytes);
     return w;
 }
 
-void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights,
-                      const std::string& provenance) {
+void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights, const std::string& provenance) {
     std::string bytes = cnn_weights_to_bytes(weights, provenance);
     // The shared atomic writer: a temporary file that a failure (disk full) or a signal removes,
     // renamed into place only when complete; devices and FIFOs are refused.
@@ -167,8 +159,8 @@ CnnWeights cnn_load_weights(const std::filesystem::path& path, std::string* prov
     const uint64_t size = std::filesystem::file_size(path, ec);
     if (ec) throw std::runtime_error(path.string() + ": cannot read the weights file (" + ec.message() + ")");
     if (size > max_bytes)
-        throw std::runtime_error(path.string() + ": is " + std::to_string(size) + " bytes, more than any weights file (" +
-                                 std::to_string(max_bytes) + " at most)");
+        throw std::runtime_error(path.string() + ": is " + std::to_string(size) +
+                                 " bytes, more than any weights file (" + std::to_string(max_bytes) + " at most)");
     std::ifstream in(path, std::ios::binary);
     if (!in || fault_injected(Fault::AssetOpen))  // (a test can make this fail: fault_injection.h)
         throw std::runtime_error(path.string() + ": cannot open the weights file");

@@ -33,8 +33,7 @@ inline constexpr uint32_t kCnnWeightsVersion = 1;
 
 // Writes atomically through compute/io/image_io.h's AtomicFile (a temporary file renamed into
 // place; removed on failure or a signal; devices refused). Throws with a sentence on I/O errors.
-void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights,
-                      const std::string& provenance);
+void cnn_save_weights(const std::filesystem::path& path, const CnnWeights& weights, const std::string& provenance);
 
 // Reads and checks a weights file; `provenance` (optional) receives the provenance text.
 CnnWeights cnn_load_weights(const std::filesystem::path& path, std::string* provenance = nullptr);

@@ -13,8 +13,7 @@
 namespace ms {
 
 const char* const kFashionMnistClassNames[kFashionMnistClasses] = {
-    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-    "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot",
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
 };
 
 namespace {
@@ -38,8 +37,8 @@ public:
         std::error_code ec;
         const auto status = std::filesystem::status(path, ec);
         if (!std::filesystem::exists(status))
-            fail(path, std::string("file not found; install the Debian package ") +
-                           kFashionMnistPackage + " (apt-get install " + kFashionMnistPackage +
+            fail(path, std::string("file not found; install the Debian package ") + kFashionMnistPackage +
+                           " (apt-get install " + kFashionMnistPackage +
                            ") or give the folder that holds the Fashion-MNIST .gz files");
         if (!std::filesystem::is_regular_file(status)) fail(path, "not a regular file");
         const uint64_t file_bytes = std::filesystem::file_size(path, ec);
@@ -86,14 +85,16 @@ public:
                 const int status = inflate(&zs_, Z_NO_FLUSH);
                 done += asked - zs_.avail_out;
                 if (status == Z_STREAM_END) ended_ = true;
-                else if (status == Z_DATA_ERROR || status == Z_NEED_DICT || status == Z_MEM_ERROR || status == Z_STREAM_ERROR)
+                else if (status == Z_DATA_ERROR || status == Z_NEED_DICT || status == Z_MEM_ERROR ||
+                         status == Z_STREAM_ERROR)
                     fail(path_, std::string("corrupt gzip data while reading the ") + what + " (" +
                                     (zs_.msg ? zs_.msg : "zlib error") + ")");
                 else if (status == Z_BUF_ERROR && zs_.avail_in == 0) break;  // the file ends mid-stream
             }
         }
         if (done < bytes)
-            fail(path_, "truncated: expected " + std::to_string(bytes) + " bytes of " + what + ", got " + std::to_string(done));
+            fail(path_, "truncated: expected " + std::to_string(bytes) + " bytes of " + what + ", got " +
+                            std::to_string(done));
     }
 
     uint32_t read_u32_be(const char* what) {
@@ -144,8 +145,9 @@ void check_count(const std::filesystem::path& path, uint32_t n, uint64_t item_by
     if (n == 0 || n > kIdxMaxCount)
         fail(path, std::string("implausible ") + items + " count " + std::to_string(n) + " in the header");
     if (header_bytes + n * item_bytes > max_bytes)
-        fail(path, "the header declares " + std::to_string(n) + " " + items + "s, more than the file can hold "
-                   "(it is truncated or corrupt)");
+        fail(path, "the header declares " + std::to_string(n) + " " + items +
+                       "s, more than the file can hold "
+                       "(it is truncated or corrupt)");
 }
 
 }  // namespace
@@ -155,17 +157,15 @@ std::vector<uint8_t> read_idx_images(const std::filesystem::path& path, int* cou
     uint32_t magic = f.read_u32_be("header");
     if (magic != kIdxMagicU8Rank3) {
         char buf[96];
-        std::snprintf(buf, sizeof buf,
-                      "not an IDX image file (magic 0x%08X, expected 0x%08X for u8 images)",
-                      magic, kIdxMagicU8Rank3);
+        std::snprintf(buf, sizeof buf, "not an IDX image file (magic 0x%08X, expected 0x%08X for u8 images)", magic,
+                      kIdxMagicU8Rank3);
         fail(path, buf);
     }
     uint32_t n = f.read_u32_be("header");
     uint32_t rows = f.read_u32_be("header");
     uint32_t cols = f.read_u32_be("header");
     if (rows != kFashionMnistSide || cols != kFashionMnistSide)
-        fail(path, "images are " + std::to_string(rows) + "x" + std::to_string(cols) +
-                       ", expected 28x28");
+        fail(path, "images are " + std::to_string(rows) + "x" + std::to_string(cols) + ", expected 28x28");
     check_count(path, n, kFashionMnistPixels, 16, f.max_bytes(), "image");
     std::vector<uint8_t> pixels(size_t(n) * kFashionMnistPixels);
     f.read_exact(pixels.data(), pixels.size(), "pixels");
@@ -179,9 +179,8 @@ std::vector<uint8_t> read_idx_labels(const std::filesystem::path& path, int* cou
     uint32_t magic = f.read_u32_be("header");
     if (magic != kIdxMagicU8Rank1) {
         char buf[96];
-        std::snprintf(buf, sizeof buf,
-                      "not an IDX label file (magic 0x%08X, expected 0x%08X for u8 labels)",
-                      magic, kIdxMagicU8Rank1);
+        std::snprintf(buf, sizeof buf, "not an IDX label file (magic 0x%08X, expected 0x%08X for u8 labels)", magic,
+                      kIdxMagicU8Rank1);
         fail(path, buf);
     }
     uint32_t n = f.read_u32_be("header");
@@ -191,34 +190,29 @@ std::vector<uint8_t> read_idx_labels(const std::filesystem::path& path, int* cou
     f.expect_end();
     for (uint32_t i = 0; i < n; ++i)
         if (labels[i] >= kFashionMnistClasses)
-            fail(path, "label " + std::to_string(labels[i]) + " of item " + std::to_string(i) +
-                           " is out of range (0..9)");
+            fail(path,
+                 "label " + std::to_string(labels[i]) + " of item " + std::to_string(i) + " is out of range (0..9)");
     *count = int(n);
     return labels;
 }
 
-std::filesystem::path fashion_mnist_images_path(const std::filesystem::path& dir,
-                                                FashionMnistSplit split) {
-    return dir / (split == FashionMnistSplit::Train ? "train-images-idx3-ubyte.gz"
-                                                    : "t10k-images-idx3-ubyte.gz");
+std::filesystem::path fashion_mnist_images_path(const std::filesystem::path& dir, FashionMnistSplit split) {
+    return dir / (split == FashionMnistSplit::Train ? "train-images-idx3-ubyte.gz" : "t10k-images-idx3-ubyte.gz");
 }
 
-std::filesystem::path fashion_mnist_labels_path(const std::filesystem::path& dir,
-                                                FashionMnistSplit split) {
-    return dir / (split == FashionMnistSplit::Train ? "train-labels-idx1-ubyte.gz"
-                                                    : "t10k-labels-idx1-ubyte.gz");
+std::filesystem::path fashion_mnist_labels_path(const std::filesystem::path& dir, FashionMnistSplit split) {
+    return dir / (split == FashionMnistSplit::Train ? "train-labels-idx1-ubyte.gz" : "t10k-labels-idx1-ubyte.gz");
 }
 
-FashionMnist load_fashion_mnist(const std::filesystem::path& dir_in, FashionMnistSplit split,
-                                int limit) {
+FashionMnist load_fashion_mnist(const std::filesystem::path& dir_in, FashionMnistSplit split, int limit) {
     std::filesystem::path dir = dir_in.empty() ? kFashionMnistDefaultDir : dir_in;
     FashionMnist data;
     int image_count = 0, label_count = 0;
     data.images = read_idx_images(fashion_mnist_images_path(dir, split), &image_count);
     data.labels = read_idx_labels(fashion_mnist_labels_path(dir, split), &label_count);
     if (image_count != label_count)
-        throw std::runtime_error(dir.string() + ": " + std::to_string(image_count) +
-                                 " images but " + std::to_string(label_count) + " labels");
+        throw std::runtime_error(dir.string() + ": " + std::to_string(image_count) + " images but " +
+                                 std::to_string(label_count) + " labels");
     data.count = image_count;
     if (limit > 0 && limit < data.count) {
         data.count = limit;

@@ -41,14 +41,11 @@ std::vector<uint8_t> read_idx_images(const std::filesystem::path& path, int* cou
 std::vector<uint8_t> read_idx_labels(const std::filesystem::path& path, int* count);
 
 // The file names of a split inside `dir` (train-images-idx3-ubyte.gz, ...).
-std::filesystem::path fashion_mnist_images_path(const std::filesystem::path& dir,
-                                                FashionMnistSplit split);
-std::filesystem::path fashion_mnist_labels_path(const std::filesystem::path& dir,
-                                                FashionMnistSplit split);
+std::filesystem::path fashion_mnist_images_path(const std::filesystem::path& dir, FashionMnistSplit split);
+std::filesystem::path fashion_mnist_labels_path(const std::filesystem::path& dir, FashionMnistSplit split);
 
 // Loads one split from `dir` (kFashionMnistDefaultDir when empty). `limit` > 0 keeps only the
 // first `limit` images. A missing file gives a message naming kFashionMnistPackage.
-FashionMnist load_fashion_mnist(const std::filesystem::path& dir, FashionMnistSplit split,
-                                int limit = 0);
+FashionMnist load_fashion_mnist(const std::filesystem::path& dir, FashionMnistSplit split, int limit = 0);
 
 }  // namespace ms

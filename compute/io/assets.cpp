@@ -42,8 +42,8 @@ std::filesystem::path find_data_dir(const char* sub) {
         std::error_code ec;
         if (std::filesystem::is_directory(dir, ec)) return dir;
     }
-    throw std::runtime_error(std::string("cannot find the '") + sub + "' directory (looked in " +
-                             places(candidates) + ")");
+    throw std::runtime_error(std::string("cannot find the '") + sub + "' directory (looked in " + places(candidates) +
+                             ")");
 }
 
 std::filesystem::path find_data_file(const char* sub, const std::filesystem::path& relative) {

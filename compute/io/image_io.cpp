@@ -132,7 +132,8 @@ std::string describe_file_type(mode_t mode) {
 bool ends_with_ignoring_case(const std::string& text, const std::string& suffix) {
     if (text.size() < suffix.size()) return false;
     for (size_t i = 0; i < suffix.size(); ++i)
-        if (std::tolower(uint8_t(text[text.size() - suffix.size() + i])) != std::tolower(uint8_t(suffix[i]))) return false;
+        if (std::tolower(uint8_t(text[text.size() - suffix.size() + i])) != std::tolower(uint8_t(suffix[i])))
+            return false;
     return true;
 }
 
@@ -178,7 +179,8 @@ std::string check_writable(const std::filesystem::path& path, const std::string&
         if (!S_ISREG(st.st_mode))
             return "cannot write " + name + ": it is " + describe_file_type(st.st_mode) +
                    ", not a regular file, and Mandelscope replaces only regular files";
-        if (::access(resolved.c_str(), W_OK) != 0) return "cannot write " + name + ": the existing file is not writable";
+        if (::access(resolved.c_str(), W_OK) != 0)
+            return "cannot write " + name + ": the existing file is not writable";
     } else if (errno != ENOENT) {
         return "cannot write " + name + ": " + std::strerror(errno);
     }
@@ -194,7 +196,9 @@ std::string check_writable(const std::filesystem::path& path, const std::string&
     // /proc or a read-only mount).
     std::string probe = (dir / ".mandelscope-probe-XXXXXX").string();
     const int fd = ::mkstemp(probe.data());
-    if (fd < 0) return "cannot write " + name + ": no file can be created in " + quoted(dir) + " (" + std::strerror(errno) + ")";
+    if (fd < 0)
+        return "cannot write " + name + ": no file can be created in " + quoted(dir) + " (" + std::strerror(errno) +
+               ")";
     ::close(fd);
     ::unlink(probe.c_str());
     return {};
@@ -205,12 +209,14 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
     if (!problem.empty()) throw std::runtime_error(problem);
     resolved_ = resolve_output_path(target_);
     auto dir = resolved_.parent_path();
-    std::string pattern = (dir.empty() ? std::filesystem::path(".") : dir) / ("." + resolved_.filename().string() + ".tmp-XXXXXX");
+    std::string pattern = (dir.empty() ? std::filesystem::path(".") : dir) /
+                          ("." + resolved_.filename().string() + ".tmp-XXXXXX");
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     int fd = ::mkstemp(name.data());
     if (fd < 0)
-        throw std::runtime_error("cannot create a temporary file beside " + quoted(target_) + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot create a temporary file beside " + quoted(target_) + ": " +
+                                 std::strerror(errno));
     temp_ = name.data();
     signal_slot_ = register_temp_file(temp_);
     // mkstemp creates the file 0600: give it the replaced file's permissions, or the usual ones
@@ -253,7 +259,8 @@ void AtomicFile::write(const void* data, size_t bytes) {
 
 void AtomicFile::start_writeback() {
     if (!file_) return;
-    if (std::fflush(file_) != 0) throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(errno));
+    if (std::fflush(file_) != 0)
+        throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(errno));
 #if defined(__linux__)
     // Asks the kernel to start writing what is dirty now and returns at once; commit's fsync
     // then waits only for the rest. (Where it is not supported, fsync does it all, as before.)
@@ -270,7 +277,9 @@ void AtomicFile::commit() {
     if (!ok) throw std::runtime_error("cannot write " + quoted(target_) + ": " + std::strerror(saved_errno));
     std::error_code ec;
     std::filesystem::rename(temp_, resolved_, ec);
-    if (ec) throw std::runtime_error("cannot move the finished file into place as " + quoted(target_) + ": " + ec.message());
+    if (ec)
+        throw std::runtime_error("cannot move the finished file into place as " + quoted(target_) + ": " +
+                                 ec.message());
     temp_.clear();
     unregister_temp_file(signal_slot_);
     signal_slot_ = -1;
@@ -367,13 +376,13 @@ struct PngStreamWriter::Impl {
     PngEncoder encoder;
     int width = 0;
     int rows_left = 0;
-    int batch_rows = 0;               // rows gathered before they are encoded together
-    std::vector<uint8_t> pending;     // up to batch_rows rows of RGBA
+    int batch_rows = 0;            // rows gathered before they are encoded together
+    std::vector<uint8_t> pending;  // up to batch_rows rows of RGBA
     int pending_rows = 0;
-    PngStreamPieces pieces[2];        // one being encoded, one being written
-    int encoding = 0;                 // which
+    PngStreamPieces pieces[2];  // one being encoded, one being written
+    int encoding = 0;           // which
     std::thread writer;
-    std::exception_ptr write_error;   // set by the writer thread, thrown by the caller's next call
+    std::exception_ptr write_error;  // set by the writer thread, thrown by the caller's next call
     PngWriteTimings timings;
 
     Impl(const std::filesystem::path& path, int w, int h) : file(path), encoder(w), width(w), rows_left(h) {}
@@ -467,7 +476,8 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
 
 void PngStreamWriter::write_deflated_rows(const PngDeflatedRows& rows, double encode_ms) {
     Impl& m = *impl_;
-    if (rows.rows > m.rows_left) throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
+    if (rows.rows > m.rows_left)
+        throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
     if (m.pending_rows > 0) throw std::runtime_error("internal error: deflated rows behind rows still waiting");
     m.rows_left -= rows.rows;
     const auto start = std::chrono::steady_clock::now();
@@ -512,9 +522,12 @@ namespace {
 // they know how much the file can hold.
 uint64_t readable_file_size(const std::filesystem::path& path) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot open " + quoted(path) + ": " + std::strerror(errno));
+    if (::stat(path.c_str(), &st) != 0)
+        throw std::runtime_error("cannot open " + quoted(path) + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw std::runtime_error("cannot read " + quoted(path) + ": it is a directory");
-    if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot read " + quoted(path) + ": it is " + describe_file_type(st.st_mode) + ", not a regular file");
+    if (!S_ISREG(st.st_mode))
+        throw std::runtime_error("cannot read " + quoted(path) + ": it is " + describe_file_type(st.st_mode) +
+                                 ", not a regular file");
     return uint64_t(st.st_size);
 }
 
@@ -542,8 +555,8 @@ PngImage read_png(const std::filesystem::path& path) {
         const uint64_t w = get_be32(head + 16), h = get_be32(head + 20);
         if (w == 0 || h == 0 || w > (1u << 24) || h > (1u << 24) ||
             (w * 8 + 1) * h > (file_bytes + 64) * kMaxDeflateRatio)  // at most 8 bytes a pixel
-            throw std::runtime_error("cannot read " + quoted(path) + " as a PNG (it declares " + std::to_string(w) + "x" +
-                                     std::to_string(h) + " pixels, more than its " + std::to_string(file_bytes) +
+            throw std::runtime_error("cannot read " + quoted(path) + " as a PNG (it declares " + std::to_string(w) +
+                                     "x" + std::to_string(h) + " pixels, more than its " + std::to_string(file_bytes) +
                                      " bytes can hold: it is corrupt or truncated)");
     }
     int w = 0, h = 0, channels = 0;
@@ -575,7 +588,8 @@ bool read_png_text(const std::filesystem::path& path, const std::string& keyword
         // or allocated for it.
         if (length > (1u << 31) || at + 12 + length > file_bytes)
             throw std::runtime_error(quoted(path) + " is corrupt or truncated (its " + printable_chunk_type(type) +
-                                     " chunk declares " + std::to_string(length) + " bytes, more than the rest of the file)");
+                                     " chunk declares " + std::to_string(length) +
+                                     " bytes, more than the rest of the file)");
         at += 12 + length;
         if (type == "IEND") return false;
         if (type != "tEXt" || int64_t(length) > kMaxPngTextBytes) {
@@ -589,7 +603,8 @@ bool read_png_text(const std::filesystem::path& path, const std::string& keyword
         uLong crc = crc32(0L, Z_NULL, 0);
         crc = crc32(crc, head + 4, 4);
         crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()), uInt(data.size()));
-        if (uint32_t(crc) != get_be32(crc_bytes)) throw std::runtime_error(quoted(path) + " has a tEXt chunk with a bad CRC");
+        if (uint32_t(crc) != get_be32(crc_bytes))
+            throw std::runtime_error(quoted(path) + " has a tEXt chunk with a bad CRC");
         const size_t nul = data.find('\0');
         if (nul != std::string::npos && data.compare(0, nul, keyword) == 0 && nul == keyword.size()) {
             *text = data.substr(nul + 1);
@@ -597,7 +612,6 @@ bool read_png_text(const std::filesystem::path& path, const std::string& keyword
         }
     }
 }
-
 
 // --- NumPy ----------------------------------------------------------------------------------
 
@@ -629,7 +643,8 @@ NpyStreamWriter::NpyStreamWriter(const std::filesystem::path& path, int64_t heig
     : file_(path), width_(width), rows_left_(height) {
     static_assert(sizeof(float) == 4);
     const uint16_t probe = 1;
-    if (*reinterpret_cast<const uint8_t*>(&probe) != 1) throw std::runtime_error("big-endian hosts are not supported for .npy output");
+    if (*reinterpret_cast<const uint8_t*>(&probe) != 1)
+        throw std::runtime_error("big-endian hosts are not supported for .npy output");
     std::string header = npy_header(height, width);
     file_.write(header.data(), header.size());
 }
@@ -656,8 +671,10 @@ NpyArray read_npy_f32(const std::filesystem::path& path) {
     const size_t header_length = uint8_t(magic[8]) | size_t(uint8_t(magic[9])) << 8;  // at most 65535
     if (10 + header_length > file_bytes) throw std::runtime_error(quoted(path) + " is truncated inside its header");
     std::string header(header_length, '\0');
-    if (!in.read(header.data(), std::streamsize(header_length))) throw std::runtime_error(quoted(path) + " is truncated");
-    if (header.find("'descr': '<f4'") == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
+    if (!in.read(header.data(), std::streamsize(header_length)))
+        throw std::runtime_error(quoted(path) + " is truncated");
+    if (header.find("'descr': '<f4'") == std::string::npos ||
+        header.find("'fortran_order': False") == std::string::npos)
         throw std::runtime_error(quoted(path) + " does not hold little-endian float32 in C order");
     // 'shape': (H, W): two decimal whole numbers, each checked before any arithmetic on them.
     const size_t open = header.find("'shape': (");
@@ -670,7 +687,8 @@ NpyArray read_npy_f32(const std::filesystem::path& path) {
         for (; *p >= '0' && *p <= '9'; ++p)  // saturates past the cap instead of overflowing
             dims[d] = std::min(dims[d] * 10 + (*p - '0'), kMaxNpyValues + 1);
         while (*p == ' ') ++p;
-        if (*p != (d == 0 ? ',' : ')')) throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
+        if (*p != (d == 0 ? ',' : ')'))
+            throw std::runtime_error(quoted(path) + " does not hold a two-dimensional array");
         ++p;
     }
     NpyArray array;
@@ -678,13 +696,14 @@ NpyArray read_npy_f32(const std::filesystem::path& path) {
     array.width = dims[1];
     if (array.height > kMaxNpyValues || array.width > kMaxNpyValues ||
         (array.width > 0 && array.height > kMaxNpyValues / array.width))
-        throw std::runtime_error(quoted(path) + " declares a " + std::to_string(array.height) + " x " + std::to_string(array.width) +
-                                 " array, more than the " + std::to_string(kMaxNpyValues) + " values Mandelscope reads");
+        throw std::runtime_error(quoted(path) + " declares a " + std::to_string(array.height) + " x " +
+                                 std::to_string(array.width) + " array, more than the " +
+                                 std::to_string(kMaxNpyValues) + " values Mandelscope reads");
     const uint64_t count = uint64_t(array.height) * uint64_t(array.width);
     if (10 + header_length + count * sizeof(float) > file_bytes)
-        throw std::runtime_error(quoted(path) + " is shorter than its shape says (" + std::to_string(array.height) + " x " +
-                                 std::to_string(array.width) + " floats need " + std::to_string(count * sizeof(float)) +
-                                 " bytes after the header)");
+        throw std::runtime_error(quoted(path) + " is shorter than its shape says (" + std::to_string(array.height) +
+                                 " x " + std::to_string(array.width) + " floats need " +
+                                 std::to_string(count * sizeof(float)) + " bytes after the header)");
     array.values.resize(size_t(count));
     if (!in.read(reinterpret_cast<char*>(array.values.data()), std::streamsize(count * sizeof(float))))
         throw std::runtime_error(quoted(path) + " is shorter than its shape says");

@@ -48,7 +48,7 @@ public:
     // Hands what was written so far to the kernel and starts its writeback to the disk without
     // waiting for it (Linux's sync_file_range), so that commit's fsync has less left to do.
     void start_writeback();
-    void commit();                               // flush, close, rename into place
+    void commit();  // flush, close, rename into place
     uint64_t bytes_written() const { return bytes_written_; }
     const std::filesystem::path& target() const { return target_; }
 
@@ -79,19 +79,19 @@ void install_output_cleanup_on_signals();
 
 // Where a PNG's writing went, for `render`'s report and the benchmark's figures.
 struct PngWriteTimings {
-    double encode_ms = 0;      // filtering and deflating, on every core (the calling thread's wall time)
-    double write_ms = 0;       // the writer thread's time in write(): overlapped with encoding
-    double wait_ms = 0;        // the encoder waiting for the writer: above 0, the disk was the slower stage
-    double fsync_ms = 0;       // the final flush, fsync and rename (commit)
-    uint64_t raw_bytes = 0;    // RGB bytes encoded
+    double encode_ms = 0;           // filtering and deflating, on every core (the calling thread's wall time)
+    double write_ms = 0;            // the writer thread's time in write(): overlapped with encoding
+    double wait_ms = 0;             // the encoder waiting for the writer: above 0, the disk was the slower stage
+    double fsync_ms = 0;            // the final flush, fsync and rename (commit)
+    uint64_t raw_bytes = 0;         // RGB bytes encoded
     uint64_t compressed_bytes = 0;  // the zlib stream's bytes
-    uint64_t file_bytes = 0;   // the whole file
-    bool gpu_encoded = false;  // some rows were deflated on the GPU (png_encode_cuda.h), not here
+    uint64_t file_bytes = 0;        // the whole file
+    bool gpu_encoded = false;       // some rows were deflated on the GPU (png_encode_cuda.h), not here
 };
 
 // Whole image, RGBA8, rows top to bottom. metadata may be empty (no tEXt chunk).
 PngWriteTimings write_png(const std::filesystem::path& path, const uint8_t* rgba, int width, int height,
-               const std::string& metadata);
+                          const std::string& metadata);
 
 // Band-by-band PNG: rows are gathered into batches of a few MiB, each filtered and deflated on
 // every core (compute/io/png_encode.h) and written as IDAT chunks by a writer thread while the
@@ -108,8 +108,8 @@ public:
     // `encode_ms` is the time they took there, added to the timings'. No rows may be waiting
     // from write_rows (call it with whole batches, or only this).
     void write_deflated_rows(const PngDeflatedRows& rows, double encode_ms);
-    void finish();                                   // all rows written: end the file, rename it
-    const PngWriteTimings& timings() const;          // complete after finish()
+    void finish();                           // all rows written: end the file, rename it
+    const PngWriteTimings& timings() const;  // complete after finish()
 
 private:
     struct Impl;
@@ -127,8 +127,8 @@ struct PngImage {
     std::vector<uint8_t> rgba;  // width * height * 4
 };
 // Caps on what the readers accept (the file's size bounds everything else).
-inline constexpr int64_t kMaxPngTextBytes = int64_t(1) << 20;    // a tEXt chunk we read whole
-inline constexpr int64_t kMaxNpyValues = int64_t(1) << 32;       // 16 GiB of float32
+inline constexpr int64_t kMaxPngTextBytes = int64_t(1) << 20;  // a tEXt chunk we read whole
+inline constexpr int64_t kMaxNpyValues = int64_t(1) << 32;     // 16 GiB of float32
 PngImage read_png(const std::filesystem::path& path);
 // The raw text of a tEXt chunk, or false when the file has none with that keyword. A chunk
 // longer than the rest of the file is an error; tEXt chunks over kMaxPngTextBytes are skipped

@@ -227,10 +227,8 @@ void EmitTokens(BitWriter& w, const BlockCodes& codes, const uint16_t* HWY_RESTR
 }
 
 void EmitBlock(BitWriter& w, const BlockCodes& codes, const uint16_t* HWY_RESTRICT tokens, size_t n) {
-    if (codes.max_token_bits <= 19)
-        EmitTokens<3>(w, codes, tokens, n);
-    else
-        EmitTokens<2>(w, codes, tokens, n);  // 15 + 5 + 1 = 21 at most
+    if (codes.max_token_bits <= 19) EmitTokens<3>(w, codes, tokens, n);
+    else EmitTokens<2>(w, codes, tokens, n);  // 15 + 5 + 1 = 21 at most
 }
 
 void DeflateSegment(const uint8_t* HWY_RESTRICT data, size_t n, std::vector<uint8_t>* out) {
@@ -238,7 +236,8 @@ void DeflateSegment(const uint8_t* HWY_RESTRICT data, size_t n, std::vector<uint
     // Kept per thread: fresh buffers per segment are fresh mappings from the kernel and page
     // faults on every use.
     thread_local ParsedBlock block;
-    if (block.tokens.size() < kPngDeflateBlockTokens + HWY_MAX_BYTES) block.tokens.resize(kPngDeflateBlockTokens + HWY_MAX_BYTES);
+    if (block.tokens.size() < kPngDeflateBlockTokens + HWY_MAX_BYTES)
+        block.tokens.resize(kPngDeflateBlockTokens + HWY_MAX_BYTES);
     size_t at = 0;
     while (at < n) {
         const size_t end = ParseBlock(data, at, n, kPngDeflateBlockTokens, &block);

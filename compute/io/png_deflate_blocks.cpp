@@ -28,7 +28,7 @@ void put_stored(BitWriter& w, const uint8_t* data, size_t from, size_t to) {
     do {
         const size_t len = std::min(kMaxStoredBlock, to - from);
         w.reserve(len + 8);
-        w.put(0, 3);  // BFINAL 0, BTYPE 00
+        w.put(0, 3);                             // BFINAL 0, BTYPE 00
         if (w.count > 0) w.put(0, 8 - w.count);  // to the byte
         const uint32_t header = uint32_t(len) | uint32_t(~len & 0xffff) << 16;
         std::memcpy(w.base + w.pos, &header, 4);

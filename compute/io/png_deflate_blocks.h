@@ -25,8 +25,8 @@ inline constexpr uint32_t kDistance[kDistances] = {1, 3};
 // 3.2.5: the length codes 257..285, their first length and extra bits.
 inline constexpr uint16_t kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                              31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-inline constexpr uint8_t kLengthExtraBits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-                                                 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+inline constexpr uint8_t kLengthExtraBits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                                 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
 
 // Match length (3..258) -> its length symbol (257..285), extra bits and their value.
 struct LengthTable {
@@ -60,7 +60,7 @@ struct BitWriter {
     std::vector<uint8_t>* out;
     size_t pos = 0;  // bytes complete
     uint64_t buffer = 0;
-    unsigned count = 0;  // bits waiting in `buffer`, < 8 between puts
+    unsigned count = 0;       // bits waiting in `buffer`, < 8 between puts
     uint8_t* base = nullptr;  // out->data(), as of the last reserve
 
     // Room for `bytes` more bytes, plus the slack of the 8-byte stores.

@@ -36,7 +36,9 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     start[0] = 0;
     const uint16_t* read = tokens.data();
     for (int t = 0; t < T; ++t)
-        start[size_t(t) + 1] = t + 1 < threads ? join_chunks(data, eq1.data(), eq3.data(), lo(t + 1), end[size_t(t)], read, tokens.data()) : n;
+        start[size_t(t) + 1] = t + 1 < threads ? join_chunks(data, eq1.data(), eq3.data(), lo(t + 1), end[size_t(t)],
+                                                             read, tokens.data())
+                                               : n;
     auto walk = [&](int t, auto visit) {
         if (t < threads) walk_tokens(read, start[size_t(t)], start[size_t(t) + 1], visit);
     };
@@ -46,7 +48,8 @@ void png_deflate_segment_emulated(const uint8_t* data, size_t n, std::vector<uin
     for (int t = 0; t < T; ++t) walk(t, [&](uint16_t token) { ++histogram[token]; });
     uint32_t lit_freq[kLitLenSymbols] = {}, dist_freq[kDistSymbols] = {};
     for (int s = 0; s < kTokenSymbols; ++s)
-        fold_token_count(s, histogram[size_t(s)], lit_freq, dist_freq, [](uint32_t* counter, uint32_t c) { *counter += c; });
+        fold_token_count(s, histogram[size_t(s)], lit_freq, dist_freq,
+                         [](uint32_t* counter, uint32_t c) { *counter += c; });
     auto plan = std::make_unique<BlockPlan>();
     auto scratch = std::make_unique<HuffmanScratch>();
     plan_block(lit_freq, dist_freq, n, *plan, *scratch);
@@ -120,7 +123,8 @@ void png_encode_rows_emulated(const uint8_t* rgba, const uint8_t* above_rgba, in
         png_deflate_segment_emulated(filtered.data(), filtered.size(), bytes, &adler);
         segment_bytes->push_back(uint32_t(bytes->size() - before));
         segment_adler->push_back(adler);
-        if (segment_crc) segment_crc->push_back(png_segment_crc_emulated(bytes->data() + before, bytes->size() - before));
+        if (segment_crc)
+            segment_crc->push_back(png_segment_crc_emulated(bytes->data() + before, bytes->size() - before));
     }
 }
 

@@ -37,7 +37,8 @@
 
 namespace ms::pdeflate {
 
-inline constexpr int kPngDeflateThreads = 256;  // threads (sub-chunks) per segment: more, smaller sub-chunks make larger files than the CPU's
+inline constexpr int kPngDeflateThreads =
+    256;  // threads (sub-chunks) per segment: more, smaller sub-chunks make larger files than the CPU's
 inline constexpr int kLitLenSymbols = 286, kDistSymbols = 30, kCodeLengthSymbols = 19;
 inline constexpr int kEndOfBlock = 256;
 inline constexpr int kMaxBits = 15, kMaxCodeLengthBits = 7;
@@ -49,9 +50,13 @@ inline constexpr int kTokenSymbols = 257 + 2 * 256;
 inline constexpr uint32_t kAdlerModulus = 65521;
 
 template <class T>
-MS_HD inline T min_of(T a, T b) { return b < a ? b : a; }
+MS_HD inline T min_of(T a, T b) {
+    return b < a ? b : a;
+}
 template <class T>
-MS_HD inline T max_of(T a, T b) { return a < b ? b : a; }
+MS_HD inline T max_of(T a, T b) {
+    return a < b ? b : a;
+}
 
 // --- Huffman codes (shared with the CPU encoder) -------------------------------------------
 
@@ -121,8 +126,7 @@ MS_HD inline void huffman_lengths_sorted(int m, int max_bits, uint8_t* lengths, 
         for (int k = 0; k < 2; ++k) {
             if (next_leaf < m && (next_inner >= node || w.weight[next_leaf] <= w.weight[next_inner]))
                 pick[k] = next_leaf++;
-            else
-                pick[k] = next_inner++;
+            else pick[k] = next_inner++;
         }
         w.weight[node] = w.weight[pick[0]] + w.weight[pick[1]];
         w.parent[pick[0]] = w.parent[pick[1]] = uint16_t(node);
@@ -267,7 +271,8 @@ MS_HD inline void mask_word(Bytes& seg, size_t n, size_t w, uint32_t* eq1, uint3
     uint32_t m1 = 0, m3 = 0;
     const size_t base = w * 32;
     if (base < n) {
-        uint8_t b3 = base >= 3 ? seg[base - 3] : 0, b2 = base >= 2 ? seg[base - 2] : 0, b1 = base >= 1 ? seg[base - 1] : 0;
+        uint8_t b3 = base >= 3 ? seg[base - 3] : 0, b2 = base >= 2 ? seg[base - 2] : 0,
+                b1 = base >= 1 ? seg[base - 1] : 0;
         for (unsigned k = 0; k < 32 && base + k < n; ++k) {
             const uint8_t c = seg[base + k];
             if (base + k >= 1 && c == b1) m1 |= 1u << k;
@@ -468,7 +473,9 @@ MS_HD inline int code_length_order(int i) {
     constexpr uint8_t order[kCodeLengthSymbols] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
     return order[i];
 }
-MS_HD inline int code_length_extra_bits(int symbol) { return symbol == 16 ? 2 : symbol == 17 ? 3 : symbol == 18 ? 7 : 0; }
+MS_HD inline int code_length_extra_bits(int symbol) {
+    return symbol == 16 ? 2 : symbol == 17 ? 3 : symbol == 18 ? 7 : 0;
+}
 
 // The stored form's size in bits, as the CPU encoder counts it (png_deflate_blocks.cpp).
 MS_HD inline uint64_t stored_bits(size_t n) {
@@ -513,7 +520,8 @@ MS_HD inline void plan_block(uint32_t* lit_freq, const uint32_t* dist_freq, size
     while (p.hclen > 4 && p.cl_len[code_length_order(p.hclen - 1)] == 0) --p.hclen;
 
     uint64_t bits = 3 + 5 + 5 + 4 + 3 * uint64_t(p.hclen);
-    for (int i = 0; i < p.cl_count; ++i) bits += p.cl_len[p.cl_symbols[i].symbol] + code_length_extra_bits(p.cl_symbols[i].symbol);
+    for (int i = 0; i < p.cl_count; ++i)
+        bits += p.cl_len[p.cl_symbols[i].symbol] + code_length_extra_bits(p.cl_symbols[i].symbol);
     p.header_bits = bits;
     for (int s = 0; s < kLitLenSymbols; ++s) bits += uint64_t(lit_freq[s]) * p.lit_len[s];
     for (int code = 0; code < 29; ++code) bits += uint64_t(lit_freq[257 + code]) * uint64_t(length_extra_bits(code));
@@ -549,7 +557,8 @@ MS_HD inline uint32_t token_code(const BlockPlan& p, int token) {
     const LengthCode lc = length_code(length);
     const int sym = 257 + lc.code, dc = d == 0 ? 0 : 2;  // distances 1 and 3 are codes 0 and 2
     const int nl = p.lit_len[sym], ne = lc.extra_bits, nd = p.dist_len[dc];
-    const uint32_t bits = uint32_t(p.lit_code[sym]) | uint32_t(lc.extra_value) << nl | uint32_t(p.dist_code[dc]) << (nl + ne);
+    const uint32_t bits = uint32_t(p.lit_code[sym]) | uint32_t(lc.extra_value) << nl |
+                          uint32_t(p.dist_code[dc]) << (nl + ne);
     return bits << 5 | uint32_t(nl + ne + nd);
 }
 
@@ -569,11 +578,11 @@ MS_HD inline void or_word(uint32_t* words, size_t i, uint32_t value) {
 // neighbours) are or-ed. The output must be zero beforehand.
 struct WordSink {
     uint32_t* words;
-    size_t word;            // the word `acc` fills
+    size_t word;  // the word `acc` fills
     size_t first_shared, last_shared;
-    uint64_t acc = 0;       // bits of `word` and beyond; its low `filled` bits are set
+    uint64_t acc = 0;  // bits of `word` and beyond; its low `filled` bits are set
     unsigned filled = 0;
-    bool wrote = false;     // any bits put (a writer with none writes nothing)
+    bool wrote = false;  // any bits put (a writer with none writes nothing)
 
     MS_HD WordSink(uint32_t* w, uint64_t offset, uint64_t bits)
         : words(w), word(size_t(offset >> 5)), first_shared(size_t(offset >> 5)),
@@ -593,10 +602,8 @@ struct WordSink {
         if (wrote && filled > 0) store(uint32_t(acc));
     }
     MS_HD void store(uint32_t value) {
-        if (word == first_shared || word == last_shared)
-            or_word(words, word, value);
-        else
-            words[word] = value;
+        if (word == first_shared || word == last_shared) or_word(words, word, value);
+        else words[word] = value;
     }
 };
 
@@ -617,9 +624,7 @@ MS_HD inline size_t end_segment(uint32_t* words, uint64_t end_bits) {
 // Stored blocks (3.2.4) of a segment's n bytes, the form taken when it is smaller: each block is
 // 00 (BFINAL 0, BTYPE 00, padding), LEN, NLEN and up to 65535 bytes; then the sync flush's empty
 // one. Byte i of the input goes to out[i + 5 * (i / 65535 + 1)].
-MS_HD inline size_t stored_size(size_t n) {
-    return n + 5 * ((n + kMaxStoredBlock - 1) / kMaxStoredBlock) + 5;
-}
+MS_HD inline size_t stored_size(size_t n) { return n + 5 * ((n + kMaxStoredBlock - 1) / kMaxStoredBlock) + 5; }
 MS_HD inline void stored_copy(const uint8_t* data, size_t lo, size_t hi, uint8_t* out) {
     for (size_t i = lo; i < hi; ++i) out[i + 5 * (i / kMaxStoredBlock + 1)] = data[i];
 }
@@ -692,6 +697,5 @@ MS_HD inline uint32_t crc32_shift(uint32_t crc, uint64_t bytes) {
 
 // Thread t's part of a segment's n output bytes for the CRC, of `threads`.
 MS_HD inline size_t crc_part_start(size_t n, int t, int threads) { return size_t(t) * n / size_t(threads); }
-
 
 }  // namespace ms::pdeflate

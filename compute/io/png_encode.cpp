@@ -138,7 +138,8 @@ void PngEncoder::append_deflated(const PngDeflatedRows& rows, PngStreamPieces* p
     if (rows.rows <= 0 || rows.segments != size_t((rows.rows + rows_per_segment - 1) / rows_per_segment))
         throw std::runtime_error("internal error: deflated rows cut into the wrong segments");
     if (!rows.bytes && !(rows.reader && rows.segment_crc))
-        throw std::runtime_error("internal error: deflated rows without their bytes, or streamed without their CRC-32s");
+        throw std::runtime_error(
+            "internal error: deflated rows without their bytes, or streamed without their CRC-32s");
     const size_t first_piece = started_ ? 0 : 1;
     prepare_pieces(pieces, first_piece + rows.segments);
     if (!started_) set_piece(pieces, 0, kZlibHeader, 2);
@@ -201,14 +202,15 @@ void PngEncoder::encode_rows(const uint8_t* rgba, int rows, PngStreamPieces* pie
     // grow with the widest export so far, a creep a soak run shows.
     if (filtered_.size() < size_t(omp_get_max_threads())) filtered_.resize(size_t(omp_get_max_threads()));
 
-    // (No thread team for a single segment: small images, and a forked child, stay on this thread.)
+        // (No thread team for a single segment: small images, and a forked child, stay on this thread.)
 #pragma omp parallel for schedule(dynamic, 1) if (segments > 1)
     for (int s = 0; s < segments; ++s) {
         const int first = s * rows_per_segment, count = std::min(rows_per_segment, rows - first);
         try {
             // The row above a segment's first row: the previous call's last, or the rows' own.
             const uint8_t* above = first == 0 ? previous_.data() : rgba + (size_t(first) - 1) * width_ * 4;
-            encode_segment(rgba + size_t(first) * width_ * 4, above, width_, count, deflater_, filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
+            encode_segment(rgba + size_t(first) * width_ * 4, above, width_, count, deflater_,
+                           filtered_[size_t(omp_get_thread_num()) % filtered_.size()], &parts[size_t(s)]);
         } catch (const std::bad_alloc&) {
             parts[size_t(s)].error = "out of memory while compressing";
         }

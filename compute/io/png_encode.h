@@ -78,7 +78,8 @@ struct PngStreamPieces {
             for (; k < end && streamed[k]; ++k) run += borrowed_size[k];
             for (size_t left = run; left > 0;) {
                 size_t got = 0;
-                const uint8_t* p = reader->read(left, &got);  // (not inside write's arguments: their order is unspecified)
+                const uint8_t* p = reader->read(left,
+                                                &got);  // (not inside write's arguments: their order is unspecified)
                 write(p, got);
                 left -= got;
             }
@@ -105,8 +106,9 @@ struct PngDeflatedRows {
     PngByteReader* reader = nullptr;          // where the bytes come from when `bytes` is null
     const uint32_t* segment_bytes = nullptr;  // each segment's deflate, in bytes
     const uint32_t* segment_adler = nullptr;
-    const uint32_t* segment_crc = nullptr;    // each segment's CRC-32 (of its deflate), or null: computed here from `bytes`
-    const uint8_t* last_row_rgba = nullptr;   // the last row's RGBA (host), the next row's Up predictor
+    const uint32_t* segment_crc =
+        nullptr;  // each segment's CRC-32 (of its deflate), or null: computed here from `bytes`
+    const uint8_t* last_row_rgba = nullptr;  // the last row's RGBA (host), the next row's Up predictor
 };
 
 // Rows per segment when `rows` rows of `width` pixels are encoded in one call: about
@@ -139,7 +141,7 @@ private:
     PngDeflater deflater_ = PngDeflater::fast;
     bool started_ = false;
     uint32_t adler_ = 1;
-    std::vector<uint8_t> previous_;  // the last row written (RGBA as given), the Up predictor
+    std::vector<uint8_t> previous_;               // the last row written (RGBA as given), the Up predictor
     std::vector<std::vector<uint8_t>> filtered_;  // per thread of the team: a segment's filtered bytes
     uint64_t filter_counts_[5] = {0, 0, 0, 0, 0};
 };

@@ -91,10 +91,10 @@ struct SegmentShared {
     uint32_t histogram[kTokenSymbols];
     uint32_t lit_freq[kLitLenSymbols];
     uint32_t dist_freq[kDistSymbols];
-    uint32_t table[kTokenSymbols];  // each token's bits << 5 | count
+    uint32_t table[kTokenSymbols];             // each token's bits << 5 | count
     AdlerPart adler[kPngDeflateThreads / 32];  // each warp's sums of its threads' Adler-32 terms
-    size_t start[kPngDeflateThreads + 1];  // where each thread's tokens begin (phase 1b)
-    int lit_leaves;                        // literal/length symbols that occur
+    size_t start[kPngDeflateThreads + 1];      // where each thread's tokens begin (phase 1b)
+    int lit_leaves;                            // literal/length symbols that occur
     BlockPlan plan;
     HuffmanScratch scratch;
 };
@@ -104,11 +104,11 @@ using BlockScan = cub::BlockScan<unsigned long long, kPngDeflateThreads>;
 // One block per segment: segment s is rows [s * rows_per_segment, ...) of the filtered rows.
 // Its tokens go to the same offsets of `tokens` as its bytes have in `filtered`, its output to
 // slot s of `out` (slot_bytes each, a multiple of 16).
-__global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
-        const uint8_t* __restrict__ filtered, size_t row_bytes, int rows, int rows_per_segment,
-        uint16_t* __restrict__ tokens, uint32_t* __restrict__ masks, size_t mask_stride, uint8_t* __restrict__ out,
-        size_t slot_bytes,
-        uint32_t* __restrict__ segment_bytes, uint32_t* __restrict__ segment_adler) {
+__global__ void __launch_bounds__(kPngDeflateThreads, 3)
+    deflate_kernel(const uint8_t* __restrict__ filtered, size_t row_bytes, int rows, int rows_per_segment,
+                   uint16_t* __restrict__ tokens, uint32_t* __restrict__ masks, size_t mask_stride,
+                   uint8_t* __restrict__ out, size_t slot_bytes, uint32_t* __restrict__ segment_bytes,
+                   uint32_t* __restrict__ segment_adler) {
     __shared__ SegmentShared sh;
     __shared__ typename BlockScan::TempStorage scan_storage;
     const int s = blockIdx.x, t = threadIdx.x;
@@ -175,7 +175,8 @@ __global__ void __launch_bounds__(kPngDeflateThreads, 3) deflate_kernel(
     __syncthreads();
     for (int i = t; i < kLitLenSymbols; i += kPngDeflateThreads) {
         if (sh.lit_freq[i] == 0) continue;
-        sh.scratch.sorted[huffman_leaf_rank(sh.lit_freq, kLitLenSymbols, i)] = uint64_t(sh.lit_freq[i]) << 16 | uint64_t(i);
+        sh.scratch.sorted[huffman_leaf_rank(sh.lit_freq, kLitLenSymbols, i)] = uint64_t(sh.lit_freq[i]) << 16 |
+                                                                               uint64_t(i);
         atomicAdd(&sh.lit_leaves, 1);
     }
     __syncthreads();
@@ -326,7 +327,8 @@ struct PngCudaEncoder::Impl {
         const uint8_t* read(size_t wanted, size_t* got) override {
             Impl& m = *owner;
             if (!active || wanted == 0 || read_so_far >= total)
-                throw std::runtime_error("internal error: the GPU encoder's bytes were read past their end, or after the call after next");
+                throw std::runtime_error(
+                    "internal error: the GPU encoder's bytes were read past their end, or after the call after next");
             if (!started) {
                 m.start_reading(this);
                 started = true;
@@ -381,7 +383,7 @@ struct PngCudaEncoder::Impl {
     size_t packed_capacity[2] = {0, 0};
     DeviceBytes readers[2];
     int turn = 0;
-    uint8_t* staging[kStagingSlots] = {};   // pinned, on a helper thread (staging_ready)
+    uint8_t* staging[kStagingSlots] = {};  // pinned, on a helper thread (staging_ready)
     std::future<void> staging_ready;
     bool staging_ok = false;
     PngCudaCopyStats stats;
@@ -423,7 +425,8 @@ struct PngCudaEncoder::Impl {
         cudaFree(above);
         cudaFree(rows_buffer[0]);
         cudaFree(rows_buffer[1]);
-        for (cudaEvent_t e : {start, filtered_done, deflated, compacted, copy_begin[0], copy_begin[1], copy_end[0], copy_end[1]})
+        for (cudaEvent_t e :
+             {start, filtered_done, deflated, compacted, copy_begin[0], copy_begin[1], copy_end[0], copy_end[1]})
             if (e) cudaEventDestroy(e);
         if (stream) cudaStreamDestroy(stream);
         if (copy_stream) cudaStreamDestroy(copy_stream);
@@ -525,8 +528,8 @@ const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t* rgba_dev
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(m.filtered_done, m.stream));
     deflate_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.filtered, row_bytes, rows, rows_per_segment,
-                                                                  m.tokens, m.masks, mask_stride, m.slots, slot, m.sizes,
-                                                                  m.sizes + segments);
+                                                                  m.tokens, m.masks, mask_stride, m.slots, slot,
+                                                                  m.sizes, m.sizes + segments);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaEventRecord(m.deflated, m.stream));
     compact_kernel<<<segments, kPngDeflateThreads, 0, m.stream>>>(m.slots, slot, m.sizes, m.packed[b],

@@ -32,10 +32,10 @@ namespace ms {
 // longer once the next call's bytes are read (the PNG writer writes them while the next rows
 // are encoded).
 struct PngCudaEncoded {
-    PngDeflatedRows rows;     // what PngEncoder::append_deflated takes
-    double filter_ms = 0;     // the filter kernel (CUDA events)
-    double deflate_ms = 0;    // the deflate kernel (CUDA events)
-    double compact_ms = 0;    // the compaction and CRC-32 kernel, and the sizes' copy to the host (CUDA events)
+    PngDeflatedRows rows;   // what PngEncoder::append_deflated takes
+    double filter_ms = 0;   // the filter kernel (CUDA events)
+    double deflate_ms = 0;  // the deflate kernel (CUDA events)
+    double compact_ms = 0;  // the compaction and CRC-32 kernel, and the sizes' copy to the host (CUDA events)
 };
 
 // The compressed bytes' way to the host, over the encoder's life (read it when no thread is

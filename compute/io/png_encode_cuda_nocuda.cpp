@@ -12,7 +12,9 @@ struct PngCudaEncoder::Impl {};
 PngCudaEncoder::PngCudaEncoder(int) { throw std::runtime_error("this build has no CUDA"); }
 PngCudaEncoder::~PngCudaEncoder() = default;
 uint8_t* PngCudaEncoder::device_rows(int, size_t) { throw std::runtime_error("this build has no CUDA"); }
-uint8_t* PngCudaEncoder::upload_rows(int, const uint8_t*, size_t) { throw std::runtime_error("this build has no CUDA"); }
+uint8_t* PngCudaEncoder::upload_rows(int, const uint8_t*, size_t) {
+    throw std::runtime_error("this build has no CUDA");
+}
 const PngCudaEncoded& PngCudaEncoder::encode_rows_device(const uint8_t*, int) {
     throw std::runtime_error("this build has no CUDA");
 }

@@ -38,7 +38,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // and one 32-bit lane permutation that closes the gaps between the blocks; the store writes N
 // bytes of which the first 3N / 4 are the pixels' (the next store overwrites the rest). So the
 // row's RGB is never written on its own, and the filter is one pass over the RGBA.
-void FilterUp(const uint8_t* HWY_RESTRICT rgba, const uint8_t* HWY_RESTRICT above, int width, uint8_t* HWY_RESTRICT out) {
+void FilterUp(const uint8_t* HWY_RESTRICT rgba, const uint8_t* HWY_RESTRICT above, int width,
+              uint8_t* HWY_RESTRICT out) {
     size_t x = 0;
     const size_t w = size_t(width);
 #if HWY_TARGET != HWY_SCALAR
@@ -203,7 +204,8 @@ uint32_t Crc32(uint32_t crc, const uint8_t* HWY_RESTRICT data, size_t n) {
         auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
         // x's low half times k's low, its high half times k's high, and the next 16 bytes.
         auto fold = [](__m128i x, __m128i k, __m128i next) {
-            return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+            return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)),
+                                 next);
         };
         // The register's start value (zlib's crc is its complement) enters as the first 4 bytes.
         __m128i x0 = _mm_xor_si128(load(data), _mm_cvtsi32_si128(int(~crc)));

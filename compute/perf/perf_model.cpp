@@ -31,7 +31,6 @@ namespace {
 constexpr double kReadmeInstructionsFp32 = 8.0;
 constexpr double kReadmeInstructionsFp64 = 7.0;
 
-
 std::string ghz(double hz) { return printf_text("%.2f GHz", hz / 1e9); }
 
 double gpu_clock_hz(const CudaDeviceInfo& device) { return double(device.clock_khz) * 1e3; }
@@ -55,7 +54,7 @@ IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu) {
     limit.instructions_per_iteration = kCpuFpOpsPerIteration;
     limit.iterations_per_second = clock * cpu.fp_pipes / kCpuFpOpsPerIteration;
     limit.formula = printf_text("1 core x 1 lane x %s x %d FP pipes / %d FP ops per iteration", ghz(clock).c_str(),
-                                  cpu.fp_pipes, kCpuFpOpsPerIteration);
+                                cpu.fp_pipes, kCpuFpOpsPerIteration);
     return limit;
 }
 
@@ -66,9 +65,8 @@ IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision,
     const int ops = formula_cpu_ops_per_iteration(formula);  // kCpuFpOpsPerIteration for Mandelbrot
     limit.instructions_per_iteration = ops;
     limit.iterations_per_second = double(cpu.cores) * lanes * clock * cpu.fp_pipes / ops;
-    limit.formula = printf_text("%d cores x %d %s lanes x %s x %d FP pipes / %d FP ops per iteration", cpu.cores,
-                                  lanes, precision == Precision::Fp32 ? "FP32" : "FP64", ghz(clock).c_str(),
-                                  cpu.fp_pipes, ops);
+    limit.formula = printf_text("%d cores x %d %s lanes x %s x %d FP pipes / %d FP ops per iteration", cpu.cores, lanes,
+                                precision == Precision::Fp32 ? "FP32" : "FP64", ghz(clock).c_str(), cpu.fp_pipes, ops);
     return limit;
 }
 
@@ -78,13 +76,14 @@ IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision prec
     const int lanes = gpu_lanes_per_sm(device, precision);
     limit.instructions_per_iteration = instructions_per_iteration;
     if (lanes > 0 && instructions_per_iteration > 0.0)
-        limit.iterations_per_second =
-            double(device.sm_count) * lanes * gpu_clock_hz(device) / instructions_per_iteration;
-    limit.formula = printf_text("%d SMs x %d %s lanes x %s / %.2f instructions per iteration", device.sm_count,
-                                  lanes, precision == Precision::Fp32 ? "FP32" : "FP64",
-                                  ghz(gpu_clock_hz(device)).c_str(), instructions_per_iteration);
-    if (lanes == 0) limit.formula += " (lanes unknown for compute capability " + std::to_string(device.compute_major) +
-                                     "." + std::to_string(device.compute_minor) + ")";
+        limit.iterations_per_second = double(device.sm_count) * lanes * gpu_clock_hz(device) /
+                                      instructions_per_iteration;
+    limit.formula = printf_text("%d SMs x %d %s lanes x %s / %.2f instructions per iteration", device.sm_count, lanes,
+                                precision == Precision::Fp32 ? "FP32" : "FP64", ghz(gpu_clock_hz(device)).c_str(),
+                                instructions_per_iteration);
+    if (lanes == 0)
+        limit.formula += " (lanes unknown for compute capability " + std::to_string(device.compute_major) + "." +
+                         std::to_string(device.compute_minor) + ")";
     return limit;
 }
 
@@ -112,9 +111,10 @@ int cpu_fma_pipes(const CpuInfo& cpu) {
     return zen4 && cpu.simd_bits >= 512 ? 1 : 2;
 }
 
-std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const CudaDeviceInfo& device,
-                                                  Precision precision, double gpu_instructions_per_iteration) {
-    if (gpu_instructions_per_iteration <= 0.0) gpu_instructions_per_iteration = cuda_instructions_per_iteration(precision);
+std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const CudaDeviceInfo& device, Precision precision,
+                                                  double gpu_instructions_per_iteration) {
+    if (gpu_instructions_per_iteration <= 0.0)
+        gpu_instructions_per_iteration = cuda_instructions_per_iteration(precision);
     const double cpu_clock = cpu_clock_hz(cpu), gpu_clock = gpu_clock_hz(device);
     const char* fp = precision == Precision::Fp32 ? "FP32" : "FP64";
     auto finish = [](SpeedupEstimate e) {
@@ -130,7 +130,7 @@ std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const Cuda
     naive.gpu_per_second = double(device.sm_count) * device.fp32_lanes_per_sm * gpu_clock;
     naive.cpu_formula = printf_text("%d cores x %s", cpu.cores, ghz(cpu_clock).c_str());
     naive.gpu_formula = printf_text("%d CUDA cores (%d SMs x %d) x %s", device.sm_count * device.fp32_lanes_per_sm,
-                                      device.sm_count, device.fp32_lanes_per_sm, ghz(gpu_clock).c_str());
+                                    device.sm_count, device.fp32_lanes_per_sm, ghz(gpu_clock).c_str());
     out.push_back(finish(naive));
 
     SpeedupEstimate flops;
@@ -141,9 +141,9 @@ std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const Cuda
     flops.cpu_per_second = double(cpu.cores) * cpu_lanes * fma * 2.0 * cpu_clock;
     flops.gpu_per_second = double(device.sm_count) * gpu_lanes * 2.0 * gpu_clock;
     flops.cpu_formula = printf_text("%d cores x %d lanes x %d FMA pipes x 2 FLOP x %s", cpu.cores, cpu_lanes, fma,
-                                      ghz(cpu_clock).c_str());
+                                    ghz(cpu_clock).c_str());
     flops.gpu_formula = printf_text("%d SMs x %d lanes x 2 FLOP x %s", device.sm_count, gpu_lanes,
-                                      ghz(gpu_clock).c_str());
+                                    ghz(gpu_clock).c_str());
     out.push_back(finish(flops));
 
     SpeedupEstimate bound;
@@ -159,8 +159,8 @@ std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const Cuda
     return out;
 }
 
-SpeedupCheck check_speedup_estimates(const std::vector<SpeedupEstimate>& estimates,
-                                     double cpu_iterations_per_second, double gpu_iterations_per_second) {
+SpeedupCheck check_speedup_estimates(const std::vector<SpeedupEstimate>& estimates, double cpu_iterations_per_second,
+                                     double gpu_iterations_per_second) {
     SpeedupCheck check;
     const bool measured = cpu_iterations_per_second > 0.0 && gpu_iterations_per_second > 0.0;
     if (measured) check.measured_speedup = gpu_iterations_per_second / cpu_iterations_per_second;
@@ -191,11 +191,12 @@ SpeedupCheck check_speedup_estimates(const std::vector<SpeedupEstimate>& estimat
     for (const auto& c : check.estimates)
         if (c.ratio > 0.0 && (!closest || std::fabs(std::log(c.ratio)) < std::fabs(std::log(closest->ratio))))
             closest = &c;
-    if (!measured)
-        check.summary = "No speedup measured yet: it needs the CPU fast path and the GPU on the same frame.";
+    if (!measured) check.summary = "No speedup measured yet: it needs the CPU fast path and the GPU on the same frame.";
     else if (closest)
-        check.summary = "Measured: the GPU runs " + times(check.measured_speedup) + " the CPU's iterations per second; "
-                        "the closest estimate is \"" + closest->name + "\" (" + times(closest->estimated_speedup) + ").";
+        check.summary = "Measured: the GPU runs " + times(check.measured_speedup) +
+                        " the CPU's iterations per second; "
+                        "the closest estimate is \"" +
+                        closest->name + "\" (" + times(closest->estimated_speedup) + ").";
     else
         check.summary = "Measured: the GPU runs " + times(check.measured_speedup) +
                         " the CPU's iterations per second; no estimate could be made.";

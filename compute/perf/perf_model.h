@@ -55,16 +55,15 @@ double cpu_iteration_limit(const CpuInfo& info, Precision precision);
 
 // Iterations per second a path can issue at most, with its arithmetic spelled out.
 struct IterationLimit {
-    double iterations_per_second = 0.0;      // 0 when unknown (no device, unknown capability)
-    double instructions_per_iteration = 0.0; // what the formula divides by
-    std::string formula;                     // "2 cores x 16 lanes x 3.00 GHz x 4 FP pipes / 9 FP ops per iteration"
+    double iterations_per_second = 0.0;       // 0 when unknown (no device, unknown capability)
+    double instructions_per_iteration = 0.0;  // what the formula divides by
+    std::string formula;                      // "2 cores x 16 lanes x 3.00 GHz x 4 FP pipes / 9 FP ops per iteration"
 };
 
-IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu);                  // FP64, one core, one lane
+IterationLimit cpu_reference_iteration_limit(const CpuInfo& cpu);  // FP64, one core, one lane
 // Fp32 or Fp64; other formulas than Mandelbrot divide by their own operation count
 // (formula_cpu_ops_per_iteration, formula.h).
-IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision,
-                                        Formula formula = Formula::Mandelbrot);
+IterationLimit cpu_fast_iteration_limit(const CpuInfo& cpu, Precision precision, Formula formula = Formula::Mandelbrot);
 IterationLimit cuda_iteration_limit(const CudaDeviceInfo& device, Precision precision,
                                     double instructions_per_iteration);
 // The same with cuda_instructions_per_iteration(precision, formula).
@@ -86,20 +85,19 @@ int cpu_fma_pipes(const CpuInfo& cpu);
 
 // One back-of-the-envelope estimate of how many times faster the GPU is than the CPU.
 struct SpeedupEstimate {
-    std::string name;            // "cores x clock", "SIMD lanes and FMA", "Mandelbrot issue bound"
-    std::string unit;            // what is counted per second: "core-cycles", "FLOP", "iterations"
+    std::string name;  // "cores x clock", "SIMD lanes and FMA", "Mandelbrot issue bound"
+    std::string unit;  // what is counted per second: "core-cycles", "FLOP", "iterations"
     double cpu_per_second = 0.0;
     double gpu_per_second = 0.0;
-    double speedup = 0.0;        // gpu / cpu; 0 when either side is unknown
-    std::string cpu_formula;     // "16 cores x 3.00 GHz"
-    std::string gpu_formula;     // "132 SMs x 128 lanes x 1.98 GHz"
+    double speedup = 0.0;     // gpu / cpu; 0 when either side is unknown
+    std::string cpu_formula;  // "16 cores x 3.00 GHz"
+    std::string gpu_formula;  // "132 SMs x 128 lanes x 1.98 GHz"
 };
 
 // The three estimates above, naive first, for a precision (Fp32 or Fp64). The naive one counts
 // CUDA cores (FP32 lanes) in either precision, as the tutorials do. gpu_instructions_per_iteration
 // 0 takes cuda_instructions_per_iteration(precision).
-std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const CudaDeviceInfo& device,
-                                                  Precision precision,
+std::vector<SpeedupEstimate> estimate_gpu_speedup(const CpuInfo& cpu, const CudaDeviceInfo& device, Precision precision,
                                                   double gpu_instructions_per_iteration = 0.0);
 
 // One estimate against the measurement.
@@ -107,9 +105,9 @@ struct EstimateCheck {
     std::string name;
     double estimated_speedup = 0.0;
     double measured_speedup = 0.0;
-    double ratio = 0.0;     // estimated / measured: 7 means the estimate promised 7x too much,
-                            // 0.5 that the GPU did twice as well as it predicted; 0 if unknown
-    std::string sentence;   // "cores x clock: 704x estimated, 95.2x measured: 7.4x too optimistic"
+    double ratio = 0.0;    // estimated / measured: 7 means the estimate promised 7x too much,
+                           // 0.5 that the GPU did twice as well as it predicted; 0 if unknown
+    std::string sentence;  // "cores x clock: 704x estimated, 95.2x measured: 7.4x too optimistic"
 };
 
 struct SpeedupCheck {
@@ -121,8 +119,7 @@ struct SpeedupCheck {
 // Measured iterations per second of the CPU fast path and the GPU on the same frame and
 // precision, against each estimate. Either measurement <= 0: every ratio 0 and a sentence
 // saying what is missing.
-SpeedupCheck check_speedup_estimates(const std::vector<SpeedupEstimate>& estimates,
-                                     double cpu_iterations_per_second,
+SpeedupCheck check_speedup_estimates(const std::vector<SpeedupEstimate>& estimates, double cpu_iterations_per_second,
                                      double gpu_iterations_per_second);
 
 }  // namespace ms

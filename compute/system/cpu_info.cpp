@@ -50,9 +50,11 @@ double measure_clock_mhz() {
         unsigned long x = 1, factor = 3;
         const double start = thread_cpu_seconds();
         for (long i = 0; i < kLoops; ++i)
-            asm volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t"
-                         "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0"
-                         : "+r"(x) : "r"(factor));
+            asm volatile(
+                "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t"
+                "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0"
+                : "+r"(x)
+                : "r"(factor));
         const double s = thread_cpu_seconds() - start;
         if (s > 0.0) best = std::max(best, 3.0 * 8.0 * kLoops / s / 1e6);
     }

@@ -14,21 +14,20 @@
 
 #include <string>
 
-
 namespace ms {
 
 struct CpuInfo {
-    std::string model;            // "model name" from /proc/cpuinfo
-    std::string vendor;           // "GenuineIntel", "AuthenticAMD", ...
-    int family = 0;               // "cpu family"
-    int cores = 0;                // physical cores
-    int threads = 0;              // logical CPUs this process may use
-    double nominal_mhz = 0.0;     // base clock (sysfs base_frequency, else /proc/cpuinfo "cpu MHz")
-    double max_mhz = 0.0;         // sysfs cpuinfo_max_freq; 0 when unknown (VMs)
-    double measured_mhz = 0.0;    // dependent-multiply loop; 0 when not measured
-    std::string simd_target;      // what the fast path dispatches to ("AVX3", "AVX2", ...)
-    int simd_bits = 0;            // its vector width
-    int fp_pipes = 0;             // FP pipes per core assumed by the bound (see above)
+    std::string model;          // "model name" from /proc/cpuinfo
+    std::string vendor;         // "GenuineIntel", "AuthenticAMD", ...
+    int family = 0;             // "cpu family"
+    int cores = 0;              // physical cores
+    int threads = 0;            // logical CPUs this process may use
+    double nominal_mhz = 0.0;   // base clock (sysfs base_frequency, else /proc/cpuinfo "cpu MHz")
+    double max_mhz = 0.0;       // sysfs cpuinfo_max_freq; 0 when unknown (VMs)
+    double measured_mhz = 0.0;  // dependent-multiply loop; 0 when not measured
+    std::string simd_target;    // what the fast path dispatches to ("AVX3", "AVX2", ...)
+    int simd_bits = 0;          // its vector width
+    int fp_pipes = 0;           // FP pipes per core assumed by the bound (see above)
 };
 
 // Reads /proc/cpuinfo and sysfs; measure_clock runs a calibration loop (3 x 24 million cycles).

@@ -39,18 +39,16 @@ inline cudaError_t cuda_launch_status() {
 }
 
 [[noreturn]] inline void cuda_fail(cudaError_t err, const char* expr, const char* file, int line) {
-    throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" +
-                             cudaGetErrorName(err) + ") in " + expr + " at " + file + ":" +
-                             std::to_string(line));
+    throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) +
+                             ") in " + expr + " at " + file + ":" + std::to_string(line));
 }
 
 }  // namespace ms
 
-#define CUDA_CHECK(expr)                                                   \
-    do {                                                                   \
-        cudaError_t cuda_check_err_ = (expr);                              \
-        if (cuda_check_err_ != cudaSuccess)                                \
-            ::ms::cuda_fail(cuda_check_err_, #expr, __FILE__, __LINE__);   \
+#define CUDA_CHECK(expr)                                                                                 \
+    do {                                                                                                 \
+        cudaError_t cuda_check_err_ = (expr);                                                            \
+        if (cuda_check_err_ != cudaSuccess) ::ms::cuda_fail(cuda_check_err_, #expr, __FILE__, __LINE__); \
     } while (0)
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(::ms::cuda_launch_status())

@@ -166,30 +166,52 @@ __global__ void probe_kernel() {}
 int cuda_fp32_lanes_per_sm(int major, int minor) {
     const int cc = major * 10 + minor;
     switch (cc) {
-        case 50: case 52: case 53: case 61: case 62: return 128;  // Maxwell, Pascal consumer
-        case 60: return 64;                                        // P100
-        case 70: case 72: case 75: return 64;                      // Volta, Turing
-        case 80: return 64;                                        // A100
-        case 86: case 87: case 89: return 128;                     // Ampere consumer, Orin, Ada
-        case 90: return 128;                                       // H100, H200
-        case 100: case 103: case 110: case 120: case 121: return 128;  // Blackwell
-        default: return 0;
+    case 50:
+    case 52:
+    case 53:
+    case 61:
+    case 62: return 128;  // Maxwell, Pascal consumer
+    case 60: return 64;   // P100
+    case 70:
+    case 72:
+    case 75: return 64;  // Volta, Turing
+    case 80: return 64;  // A100
+    case 86:
+    case 87:
+    case 89: return 128;  // Ampere consumer, Orin, Ada
+    case 90: return 128;  // H100, H200
+    case 100:
+    case 103:
+    case 110:
+    case 120:
+    case 121: return 128;  // Blackwell
+    default: return 0;
     }
 }
 
 int cuda_fp64_lanes_per_sm(int major, int minor) {
     const int cc = major * 10 + minor;
     switch (cc) {
-        case 50: case 52: case 53: case 61: case 62: return 4;
-        case 60: return 32;
-        case 70: return 32;
-        case 72: case 75: return 2;
-        case 80: return 32;
-        case 86: case 87: case 89: return 2;
-        case 90: return 64;
-        case 100: case 103: return 64;
-        case 110: case 120: case 121: return 2;
-        default: return 0;
+    case 50:
+    case 52:
+    case 53:
+    case 61:
+    case 62: return 4;
+    case 60: return 32;
+    case 70: return 32;
+    case 72:
+    case 75: return 2;
+    case 80: return 32;
+    case 86:
+    case 87:
+    case 89: return 2;
+    case 90: return 64;
+    case 100:
+    case 103: return 64;
+    case 110:
+    case 120:
+    case 121: return 2;
+    default: return 0;
     }
 }
 
@@ -204,8 +226,9 @@ std::string cuda_unavailable_reason() {
     cudaGetLastError();  // clear the sticky error for later calls
     if (driver_version == 0) return "no NVIDIA driver is installed";
     if (err == cudaErrorInsufficientDriver || driver_version < runtime_version)
-        return "the NVIDIA driver (CUDA " + version_text(driver_version) + ") is older than this program's CUDA runtime (" +
-               version_text(runtime_version) + "): " + runtime_error_sentence(err);
+        return "the NVIDIA driver (CUDA " + version_text(driver_version) +
+               ") is older than this program's CUDA runtime (" + version_text(runtime_version) +
+               "): " + runtime_error_sentence(err);
     if (err == cudaErrorNoDevice || count == 0)
         return "no CUDA device: the NVIDIA driver is installed but reports no GPU" +
                (err != cudaSuccess ? ": " + runtime_error_sentence(err) : std::string());
@@ -233,8 +256,7 @@ CudaSystemInfo query_cuda_system() {
             int value = 0;
             if (cudaDeviceGetAttribute(&value, a.attribute, d) == cudaSuccess)
                 dev.attributes.emplace_back(a.name, value);
-            else
-                cudaGetLastError();  // an attribute this driver does not know: leave it out
+            else cudaGetLastError();  // an attribute this driver does not know: leave it out
         }
         auto attr = [&](cudaDeviceAttr a) {
             int value = 0;
@@ -252,8 +274,7 @@ CudaSystemInfo query_cuda_system() {
         dev.fp32_lanes_per_sm = cuda_fp32_lanes_per_sm(dev.compute_major, dev.compute_minor);
         dev.fp64_lanes_per_sm = cuda_fp64_lanes_per_sm(dev.compute_major, dev.compute_minor);
         // Double data rate: two transfers per memory clock, bus width in bits.
-        dev.memory_bytes_per_second =
-            2.0 * dev.memory_clock_khz * 1000.0 * dev.memory_bus_width_bits / 8.0;
+        dev.memory_bytes_per_second = 2.0 * dev.memory_clock_khz * 1000.0 * dev.memory_bus_width_bits / 8.0;
         info.devices.push_back(std::move(dev));
     }
     info.usable = true;
@@ -289,9 +310,8 @@ bool cuda_available(std::string* reason) {
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
         if (reason)
-            *reason = "the CUDA device (compute capability " + std::to_string(major) + "." +
-                      std::to_string(minor) + ") cannot run this program's kernels: " +
-                      cudaGetErrorString(err);
+            *reason = "the CUDA device (compute capability " + std::to_string(major) + "." + std::to_string(minor) +
+                      ") cannot run this program's kernels: " + cudaGetErrorString(err);
         return false;
     }
     if (reason) reason->clear();

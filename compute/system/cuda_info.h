@@ -15,9 +15,9 @@ struct CudaDeviceInfo {
     int compute_major = 0;
     int compute_minor = 0;
     int sm_count = 0;
-    int fp32_lanes_per_sm = 0;        // derived from the compute capability
-    int fp64_lanes_per_sm = 0;        // likewise
-    int clock_khz = 0;                // SM clock
+    int fp32_lanes_per_sm = 0;  // derived from the compute capability
+    int fp64_lanes_per_sm = 0;  // likewise
+    int clock_khz = 0;          // SM clock
     int memory_clock_khz = 0;
     int memory_bus_width_bits = 0;
     uint64_t total_memory_bytes = 0;
@@ -30,9 +30,9 @@ struct CudaDeviceInfo {
 
 struct CudaSystemInfo {
     bool usable = false;
-    std::string reason;          // why not usable, in words; empty when usable
-    int driver_version = 0;      // e.g. 13000 for 13.0; 0 when no driver
-    int runtime_version = 0;     // the runtime this binary was built with
+    std::string reason;       // why not usable, in words; empty when usable
+    int driver_version = 0;   // e.g. 13000 for 13.0; 0 when no driver
+    int runtime_version = 0;  // the runtime this binary was built with
     std::vector<CudaDeviceInfo> devices;
 };
 

@@ -30,8 +30,10 @@ std::array<bool, int(Fault::Count)> parse_faults() {
         for (int i = 0; i < int(Fault::Count); ++i)
             if (name == fault_name(Fault(i))) on[i] = known = true;
         if (!known)
-            std::fprintf(stderr, "mandelscope: MANDELSCOPE_INJECT_FAULTS: unknown fault '%s' ignored (known: "
-                         "cuda_malloc, kernel_launch, map_resources, png_write, asset_open)\n", name.c_str());
+            std::fprintf(stderr,
+                         "mandelscope: MANDELSCOPE_INJECT_FAULTS: unknown fault '%s' ignored (known: "
+                         "cuda_malloc, kernel_launch, map_resources, png_write, asset_open)\n",
+                         name.c_str());
         start = end + 1;
     }
     return on;

@@ -148,8 +148,7 @@ size_t vecadd_device_bytes_needed(size_t n, const std::vector<VecAddVariant>& va
 
 namespace {
 // Without a GPU the GPU variants allocate nothing: leave them out of the memory sums.
-std::vector<VecAddVariant> runnable(const VecAddMachine& machine,
-                                    const std::vector<VecAddVariant>& variants) {
+std::vector<VecAddVariant> runnable(const VecAddMachine& machine, const std::vector<VecAddVariant>& variants) {
     std::vector<VecAddVariant> out;
     for (VecAddVariant v : variants)
         if (machine.device.available || !vecadd_variant_is_gpu(v)) out.push_back(v);
@@ -157,41 +156,36 @@ std::vector<VecAddVariant> runnable(const VecAddMachine& machine,
 }
 }  // namespace
 
-std::string vecadd_check_size(const VecAddMachine& machine, size_t n,
-                              const std::vector<VecAddVariant>& requested) {
+std::string vecadd_check_size(const VecAddMachine& machine, size_t n, const std::vector<VecAddVariant>& requested) {
     const std::vector<VecAddVariant> variants = runnable(machine, requested);
     if (n == 0) return "an array needs at least 1 element";
-    if (n > kMaxElements)
-        return vecadd_format_elements(double(n)) + " elements is beyond any machine's memory";
+    if (n > kMaxElements) return vecadd_format_elements(double(n)) + " elements is beyond any machine's memory";
     const size_t host_need = vecadd_host_bytes_needed(n, variants);
     const double host_usable = kHostUsableFraction * double(machine.host.available_memory_bytes);
     if (machine.host.available_memory_bytes > 0 && double(host_need) > host_usable)
         return vecadd_format_elements(double(n)) + " elements need " + format_gb(double(host_need)) +
-               " of host memory (a, b, c, the reference" +
-               (any_of(variants, uses_pinned) ? " and pinned copies" : "") + "), but only " +
-               format_gb(host_usable) + " of the " +
+               " of host memory (a, b, c, the reference" + (any_of(variants, uses_pinned) ? " and pinned copies" : "") +
+               "), but only " + format_gb(host_usable) + " of the " +
                format_gb(double(machine.host.available_memory_bytes)) + " available may be used";
     const size_t device_need = vecadd_device_bytes_needed(n, variants);
     if (device_need > 0 && machine.device.available) {
         const size_t free = machine.device.free_memory_bytes;
         const size_t usable = free > kDeviceReserveBytes ? free - kDeviceReserveBytes : 0;
         if (device_need > usable)
-            return vecadd_format_elements(double(n)) + " elements need " +
-                   format_gb(double(device_need)) + " of GPU memory (a, b, c), but " +
-                   machine.device.name + " has only " + format_gb(double(usable)) + " free";
+            return vecadd_format_elements(double(n)) + " elements need " + format_gb(double(device_need)) +
+                   " of GPU memory (a, b, c), but " + machine.device.name + " has only " + format_gb(double(usable)) +
+                   " free";
     }
     return "";
 }
 
-size_t vecadd_max_elements(const VecAddMachine& machine,
-                           const std::vector<VecAddVariant>& requested) {
+size_t vecadd_max_elements(const VecAddMachine& machine, const std::vector<VecAddVariant>& requested) {
     const std::vector<VecAddVariant> variants = runnable(machine, requested);
     size_t best = std::min(kMaxElements, size_t(1) << 28);  // the demo's top size is enough
     // Largest n with vecadd_check_size(n) == "": per-element costs are linear, so divide.
     const size_t host_per = vecadd_host_bytes_needed(1, variants);
     if (machine.host.available_memory_bytes > 0 && host_per > 0)
-        best = std::min(best, size_t(kHostUsableFraction *
-                                     double(machine.host.available_memory_bytes)) / host_per);
+        best = std::min(best, size_t(kHostUsableFraction * double(machine.host.available_memory_bytes)) / host_per);
     const size_t dev_per = vecadd_device_bytes_needed(1, variants);
     if (dev_per > 0 && machine.device.available) {
         const size_t free = machine.device.free_memory_bytes;
@@ -212,8 +206,7 @@ std::vector<size_t> vecadd_default_sizes(size_t max_elements) {
     std::vector<size_t> capped;
     for (size_t n : sizes)
         if (n <= max_elements) capped.push_back(n);
-    if (capped.size() < sizes.size() && max_elements > 0 &&
-        (capped.empty() || capped.back() < max_elements))
+    if (capped.size() < sizes.size() && max_elements > 0 && (capped.empty() || capped.back() < max_elements))
         capped.push_back(max_elements);
     return capped;
 }
@@ -224,9 +217,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 bool cancelled(const VecAddOptions& options) {
     return options.cancel && options.cancel->load(std::memory_order_relaxed);
@@ -256,16 +247,13 @@ void poison(float* p, size_t n) {
     for (size_t i = 0; i < n; ++i) p[i] = std::numeric_limits<float>::quiet_NaN();
 }
 
-VecAddResult measure_cpu(VecAddVariant variant, const VecAddHostArrays& arrays,
-                         const VecAddOptions& options) {
+VecAddResult measure_cpu(VecAddVariant variant, const VecAddHostArrays& arrays, const VecAddOptions& options) {
     VecAddResult r;
     r.variant = variant;
     r.elements = arrays.n;
     auto call = [&] {
-        if (variant == VecAddVariant::CpuOneThread)
-            vecadd_cpu_reference(arrays.a, arrays.b, arrays.out, arrays.n);
-        else
-            vecadd_cpu(arrays.a, arrays.b, arrays.out, arrays.n, options.cpu_threads);
+        if (variant == VecAddVariant::CpuOneThread) vecadd_cpu_reference(arrays.a, arrays.b, arrays.out, arrays.n);
+        else vecadd_cpu(arrays.a, arrays.b, arrays.out, arrays.n, options.cpu_threads);
     };
     poison(arrays.out, arrays.n);
     for (int i = 0; i < options.warmup_runs; ++i) call();
@@ -319,8 +307,7 @@ void fill_rates(VecAddResult& r, const VecAddDevice& device) {
         if (h2d > 0 && d2h > 0) r.limit_gb_per_second = 12.0 / std::max(8.0 / h2d, 4.0 / d2h);
         r.limit_name = "host link, both directions";
         break;
-    default:
-        break;
+    default: break;
     }
     if (r.limit_gb_per_second > 0) r.percent_of_limit = 100.0 * r.gb_per_second / r.limit_gb_per_second;
 }
@@ -335,9 +322,8 @@ VecAddResult failed(VecAddVariant variant, size_t n, std::string why) {
 }
 
 // Every variant at one size; `done` gets each result as it finishes.
-std::vector<VecAddResult> measure_size(const VecAddMachine& machine,
-                                       const std::vector<VecAddVariant>& variants, size_t n,
-                                       const VecAddOptions& options,
+std::vector<VecAddResult> measure_size(const VecAddMachine& machine, const std::vector<VecAddVariant>& variants,
+                                       size_t n, const VecAddOptions& options,
                                        const std::function<void(const VecAddResult&)>& done) {
     std::vector<VecAddResult> results;
     auto fail_all = [&](const std::string& why) {
@@ -357,8 +343,8 @@ std::vector<VecAddResult> measure_size(const VecAddMachine& machine,
         reference = std::make_unique<HostArray>(n);
         out = std::make_unique<HostArray>(n);
     } catch (const std::bad_alloc&) {
-        return fail_all("out of host memory allocating " + format_gb(4.0 * 4.0 * double(n)) +
-                        " for " + vecadd_format_elements(double(n)) + " elements");
+        return fail_all("out of host memory allocating " + format_gb(4.0 * 4.0 * double(n)) + " for " +
+                        vecadd_format_elements(double(n)) + " elements");
     }
     vecadd_fill_inputs(a->get(), b->get(), n);
     vecadd_cpu_reference(a->get(), b->get(), reference->get(), n);
@@ -371,10 +357,8 @@ std::vector<VecAddResult> measure_size(const VecAddMachine& machine,
     };
     std::vector<VecAddVariant> gpu;
     for (VecAddVariant v : variants) {
-        if (vecadd_variant_is_gpu(v))
-            gpu.push_back(v);
-        else
-            finish(cancelled(options) ? failed(v, n, "cancelled") : measure_cpu(v, arrays, options));
+        if (vecadd_variant_is_gpu(v)) gpu.push_back(v);
+        else finish(cancelled(options) ? failed(v, n, "cancelled") : measure_cpu(v, arrays, options));
     }
     if (!gpu.empty() && !machine.device.available) {
         for (VecAddVariant v : gpu) finish(failed(v, n, machine.device.reason));
@@ -384,8 +368,7 @@ std::vector<VecAddResult> measure_size(const VecAddMachine& machine,
         try {
             vecadd_gpu_measure(machine.device, gpu, arrays, options, finish);
         } catch (const std::exception& e) {
-            for (size_t k = results.size() - before; k < gpu.size(); ++k)
-                finish(failed(gpu[k], n, e.what()));
+            for (size_t k = results.size() - before; k < gpu.size(); ++k) finish(failed(gpu[k], n, e.what()));
         }
     }
     // Back into the caller's order (CPU rows ran first), with speedups against one thread.
@@ -407,21 +390,19 @@ std::vector<VecAddResult> measure_size(const VecAddMachine& machine,
 
 }  // namespace
 
-std::vector<VecAddResult> run_vecadd_variants(const VecAddMachine& machine,
-                                              const std::vector<VecAddVariant>& variants, size_t n,
-                                              const VecAddOptions& options) {
+std::vector<VecAddResult> run_vecadd_variants(const VecAddMachine& machine, const std::vector<VecAddVariant>& variants,
+                                              size_t n, const VecAddOptions& options) {
     return measure_size(machine, variants, n, options, {});
 }
 
 VecAddResult run_vecadd(VecAddVariant variant, size_t n, const VecAddOptions& options) {
-    const VecAddMachine machine =
-        vecadd_machine_info(vecadd_variant_uses_host_link(variant));
+    const VecAddMachine machine = vecadd_machine_info(vecadd_variant_uses_host_link(variant));
     return run_vecadd_variants(machine, {variant}, n, options).front();
 }
 
 VecAddSweep run_vecadd_sweep(const VecAddMachine& machine, const std::vector<size_t>& sizes,
-                             const std::vector<VecAddVariant>& variants,
-                             const VecAddOptions& options, const VecAddProgressFn& progress) {
+                             const std::vector<VecAddVariant>& variants, const VecAddOptions& options,
+                             const VecAddProgressFn& progress) {
     VecAddSweep sweep;
     sweep.machine = machine;
     sweep.sizes = sizes;

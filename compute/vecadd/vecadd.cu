@@ -49,8 +49,8 @@ __device__ __forceinline__ float4 add4(float4 x, float4 y) {
 // resident threads instead (Little's law: bandwidth x latency, megabytes on an HBM GPU). The
 // n % 4 floats past the last float4 are done by the grid's first threads, one each.
 template <int kUnroll, bool kHints>
-__global__ void vecadd_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                              float* __restrict__ c, size_t n) {
+__global__ void vecadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                              size_t n) {
     const size_t n4 = n / 4;
     const float4* a4 = reinterpret_cast<const float4*>(a);
     const float4* b4 = reinterpret_cast<const float4*>(b);
@@ -74,11 +74,10 @@ __global__ void vecadd_kernel(const float* __restrict__ a, const float* __restri
 }
 
 // For pointers that are not 16-byte aligned (a caller's sub-array): one float at a time.
-__global__ void vecadd_scalar_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                     float* __restrict__ c, size_t n) {
+__global__ void vecadd_scalar_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                     size_t n) {
     const size_t stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        c[i] = a[i] + b[i];
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) c[i] = a[i] + b[i];
 }
 
 using KernelFn = void (*)(const float*, const float*, float*, size_t);
@@ -91,8 +90,7 @@ KernelFn pick_kernel(const VecAddKernelConfig& config) {
     case 4: return h ? vecadd_kernel<4, true> : vecadd_kernel<4, false>;
     case 8: return h ? vecadd_kernel<8, true> : vecadd_kernel<8, false>;
     }
-    throw std::runtime_error("the kernel's unroll must be 1, 2, 4 or 8, not " +
-                             std::to_string(config.unroll));
+    throw std::runtime_error("the kernel's unroll must be 1, 2, 4 or 8, not " + std::to_string(config.unroll));
 }
 
 // Grid and kernel for one call, worked out before the timed region (the occupancy query
@@ -103,8 +101,7 @@ struct LaunchPlan {
     int block = 256;
 };
 
-LaunchPlan plan_launch(const float* a, const float* b, const float* c, size_t n,
-                       const VecAddKernelConfig& config) {
+LaunchPlan plan_launch(const float* a, const float* b, const float* c, size_t n, const VecAddKernelConfig& config) {
     if (config.block_size < 32 || config.block_size > 1024 || config.block_size % 32)
         throw std::runtime_error("the kernel's block size must be a multiple of 32 from 32 to 1024, not " +
                                  std::to_string(config.block_size));
@@ -120,16 +117,14 @@ LaunchPlan plan_launch(const float* a, const float* b, const float* c, size_t n,
         int device = 0, sms = 0, per_sm = config.blocks_per_sm;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        if (per_sm == 0)
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plan.kernel, plan.block, 0));
+        if (per_sm == 0) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plan.kernel, plan.block, 0));
         grid = std::min(grid, size_t(std::max(1, sms * per_sm)));
     }
     plan.grid = int(std::min<size_t>(grid, INT_MAX));
     return plan;
 }
 
-void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, size_t n,
-            cudaStream_t stream) {
+void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, size_t n, cudaStream_t stream) {
     plan.kernel<<<plan.grid, plan.block, 0, stream>>>(a, b, c, n);
     CUDA_CHECK_LAUNCH();
 }
@@ -148,8 +143,8 @@ struct DeviceBuffer {
         const cudaError_t err = cuda_malloc(&ptr, std::max<size_t>(n, 1) * sizeof(float));
         if (err != cudaSuccess) {
             cudaGetLastError();  // clear it: running out of memory is not fatal
-            throw std::runtime_error("cannot allocate " + gb(double(n) * 4) + " on the GPU: " +
-                                     cudaGetErrorString(err));
+            throw std::runtime_error("cannot allocate " + gb(double(n) * 4) +
+                                     " on the GPU: " + cudaGetErrorString(err));
         }
     }
     ~DeviceBuffer() { cudaFree(ptr); }
@@ -314,11 +309,9 @@ void measure_link(VecAddDevice& info) {
     VecAddOptions opts;
     opts.repeats = 5;
     const Timing h2d = time_calls(
-        [&] { CUDA_CHECK(cudaMemcpy(dev.ptr, host.ptr, n * sizeof(float), cudaMemcpyHostToDevice)); },
-        opts);
+        [&] { CUDA_CHECK(cudaMemcpy(dev.ptr, host.ptr, n * sizeof(float), cudaMemcpyHostToDevice)); }, opts);
     const Timing d2h = time_calls(
-        [&] { CUDA_CHECK(cudaMemcpy(host.ptr, dev.ptr, n * sizeof(float), cudaMemcpyDeviceToHost)); },
-        opts);
+        [&] { CUDA_CHECK(cudaMemcpy(host.ptr, dev.ptr, n * sizeof(float), cudaMemcpyDeviceToHost)); }, opts);
     info.link_h2d_gb_per_second = double(n * sizeof(float)) / (median_of(h2d.event_ms) * 1e-3) / 1e9;
     info.link_d2h_gb_per_second = double(n * sizeof(float)) / (median_of(d2h.event_ms) * 1e-3) / 1e9;
 }
@@ -359,8 +352,7 @@ VecAddDevice vecadd_device_info(bool measure_link_now) {
     return info;
 }
 
-void vecadd_cuda_to_host(const float* a, const float* b, float* c, size_t n,
-                         const VecAddKernelConfig& config) {
+void vecadd_cuda_to_host(const float* a, const float* b, float* c, size_t n, const VecAddKernelConfig& config) {
     DeviceBuffer da(n), db(n), dc(n);
     CUDA_CHECK(cudaMemcpy(da.ptr, a, n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(db.ptr, b, n * sizeof(float), cudaMemcpyHostToDevice));
@@ -370,10 +362,8 @@ void vecadd_cuda_to_host(const float* a, const float* b, float* c, size_t n,
 
 // ---- The GPU variants --------------------------------------------------------------------------
 
-std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
-                                             const std::vector<VecAddVariant>& gpu_variants,
-                                             const VecAddHostArrays& arrays,
-                                             const VecAddOptions& options,
+std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device, const std::vector<VecAddVariant>& gpu_variants,
+                                             const VecAddHostArrays& arrays, const VecAddOptions& options,
                                              const std::function<void(const VecAddResult&)>& done) {
     using V = VecAddVariant;
     const size_t n = arrays.n, bytes = n * sizeof(float);
@@ -386,9 +376,8 @@ std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
         for (V v : gpu_variants) finish(failed(v, n, device.reason));
         return results;
     }
-    const bool need_pinned = std::any_of(gpu_variants.begin(), gpu_variants.end(), [](V v) {
-        return v == V::GpuPinned || v == V::GpuStreams;
-    });
+    const bool need_pinned = std::any_of(gpu_variants.begin(), gpu_variants.end(),
+                                         [](V v) { return v == V::GpuPinned || v == V::GpuStreams; });
     std::unique_ptr<DeviceBuffer> da, db, dc;
     std::unique_ptr<PinnedBuffer> pa, pb, pc;
     try {
@@ -413,8 +402,7 @@ std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
     const LaunchPlan whole = plan_launch(da->ptr, db->ptr, dc->ptr, n, options.kernel);
 
     // Streams: chunks of a multiple of 4 floats keep every chunk 16-byte aligned.
-    size_t chunk = options.chunk_elements ? options.chunk_elements
-                                          : std::max<size_t>(n / 32, size_t(1) << 20);
+    size_t chunk = options.chunk_elements ? options.chunk_elements : std::max<size_t>(n / 32, size_t(1) << 20);
     chunk = std::max<size_t>(4, (chunk + 3) / 4 * 4);
     const int stream_count = std::max(1, options.streams);
 
@@ -429,7 +417,7 @@ std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
             std::memset(arrays.out, 0xFF, bytes);
             if (pc) std::memset(pc->ptr, 0xFF, bytes);
             Timing t;
-            const float* check = arrays.out;          // where the result ends up on the host
+            const float* check = arrays.out;  // where the result ends up on the host
             const float* expected = arrays.reference;
             switch (v) {
             case V::GpuKernelOnly:
@@ -437,27 +425,31 @@ std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
                 CUDA_CHECK(cudaMemcpy(arrays.out, dc->ptr, bytes, cudaMemcpyDeviceToHost));
                 break;
             case V::GpuDeviceCopy:
-                t = time_calls([&] {
-                    CUDA_CHECK(cudaMemcpyAsync(dc->ptr, da->ptr, bytes, cudaMemcpyDeviceToDevice, 0));
-                }, options);
+                t = time_calls(
+                    [&] { CUDA_CHECK(cudaMemcpyAsync(dc->ptr, da->ptr, bytes, cudaMemcpyDeviceToDevice, 0)); },
+                    options);
                 CUDA_CHECK(cudaMemcpy(arrays.out, dc->ptr, bytes, cudaMemcpyDeviceToHost));
                 expected = arrays.a;  // a copy of a
                 break;
             case V::GpuPageable:
-                t = time_calls([&] {
-                    CUDA_CHECK(cudaMemcpy(da->ptr, arrays.a, bytes, cudaMemcpyHostToDevice));
-                    CUDA_CHECK(cudaMemcpy(db->ptr, arrays.b, bytes, cudaMemcpyHostToDevice));
-                    launch(whole, da->ptr, db->ptr, dc->ptr, n, 0);
-                    CUDA_CHECK(cudaMemcpy(arrays.out, dc->ptr, bytes, cudaMemcpyDeviceToHost));
-                }, options);
+                t = time_calls(
+                    [&] {
+                        CUDA_CHECK(cudaMemcpy(da->ptr, arrays.a, bytes, cudaMemcpyHostToDevice));
+                        CUDA_CHECK(cudaMemcpy(db->ptr, arrays.b, bytes, cudaMemcpyHostToDevice));
+                        launch(whole, da->ptr, db->ptr, dc->ptr, n, 0);
+                        CUDA_CHECK(cudaMemcpy(arrays.out, dc->ptr, bytes, cudaMemcpyDeviceToHost));
+                    },
+                    options);
                 break;
             case V::GpuPinned:
-                t = time_calls([&] {
-                    CUDA_CHECK(cudaMemcpy(da->ptr, pa->ptr, bytes, cudaMemcpyHostToDevice));
-                    CUDA_CHECK(cudaMemcpy(db->ptr, pb->ptr, bytes, cudaMemcpyHostToDevice));
-                    launch(whole, da->ptr, db->ptr, dc->ptr, n, 0);
-                    CUDA_CHECK(cudaMemcpy(pc->ptr, dc->ptr, bytes, cudaMemcpyDeviceToHost));
-                }, options);
+                t = time_calls(
+                    [&] {
+                        CUDA_CHECK(cudaMemcpy(da->ptr, pa->ptr, bytes, cudaMemcpyHostToDevice));
+                        CUDA_CHECK(cudaMemcpy(db->ptr, pb->ptr, bytes, cudaMemcpyHostToDevice));
+                        launch(whole, da->ptr, db->ptr, dc->ptr, n, 0);
+                        CUDA_CHECK(cudaMemcpy(pc->ptr, dc->ptr, bytes, cudaMemcpyDeviceToHost));
+                    },
+                    options);
                 check = pc->ptr;
                 break;
             case V::GpuStreams: {
@@ -470,29 +462,33 @@ std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
                 // Chunk k on stream k % S: copy its a and b in, add, copy its c out. Copies in
                 // one direction run on one copy engine, the other direction on another, and the
                 // kernels fill the gaps: with enough chunks the slowest of the three sets the pace.
-                t = time_calls([&] {
-                    CUDA_CHECK(cudaEventRecord(fork.e, 0));
-                    for (Stream& s : streams) CUDA_CHECK(cudaStreamWaitEvent(s.s, fork.e, 0));
-                    size_t k = 0;
-                    for (size_t off = 0; off < n; off += chunk, ++k) {
-                        const size_t len = std::min(chunk, n - off);
-                        cudaStream_t s = streams[k % streams.size()].s;
-                        CUDA_CHECK(cudaMemcpyAsync(da->ptr + off, pa->ptr + off, len * 4, cudaMemcpyHostToDevice, s));
-                        CUDA_CHECK(cudaMemcpyAsync(db->ptr + off, pb->ptr + off, len * 4, cudaMemcpyHostToDevice, s));
-                        launch(len == chunk ? full_plan : last_plan, da->ptr + off, db->ptr + off, dc->ptr + off, len, s);
-                        CUDA_CHECK(cudaMemcpyAsync(pc->ptr + off, dc->ptr + off, len * 4, cudaMemcpyDeviceToHost, s));
-                    }
-                    for (size_t i = 0; i < streams.size(); ++i) {
-                        CUDA_CHECK(cudaEventRecord(joins[i].e, streams[i].s));
-                        CUDA_CHECK(cudaStreamWaitEvent(0, joins[i].e, 0));
-                    }
-                }, options);
+                t = time_calls(
+                    [&] {
+                        CUDA_CHECK(cudaEventRecord(fork.e, 0));
+                        for (Stream& s : streams) CUDA_CHECK(cudaStreamWaitEvent(s.s, fork.e, 0));
+                        size_t k = 0;
+                        for (size_t off = 0; off < n; off += chunk, ++k) {
+                            const size_t len = std::min(chunk, n - off);
+                            cudaStream_t s = streams[k % streams.size()].s;
+                            CUDA_CHECK(
+                                cudaMemcpyAsync(da->ptr + off, pa->ptr + off, len * 4, cudaMemcpyHostToDevice, s));
+                            CUDA_CHECK(
+                                cudaMemcpyAsync(db->ptr + off, pb->ptr + off, len * 4, cudaMemcpyHostToDevice, s));
+                            launch(len == chunk ? full_plan : last_plan, da->ptr + off, db->ptr + off, dc->ptr + off,
+                                   len, s);
+                            CUDA_CHECK(
+                                cudaMemcpyAsync(pc->ptr + off, dc->ptr + off, len * 4, cudaMemcpyDeviceToHost, s));
+                        }
+                        for (size_t i = 0; i < streams.size(); ++i) {
+                            CUDA_CHECK(cudaEventRecord(joins[i].e, streams[i].s));
+                            CUDA_CHECK(cudaStreamWaitEvent(0, joins[i].e, 0));
+                        }
+                    },
+                    options);
                 check = pc->ptr;
                 break;
             }
-            default:
-                finish(failed(v, n, "not a GPU variant"));
-                continue;
+            default: finish(failed(v, n, "not a GPU variant")); continue;
             }
             VecAddResult r = result_from(v, n, t);
             if (r.ok) r.max_abs_error = vecadd_max_abs_error(expected, check, n);

@@ -66,13 +66,13 @@ struct VecAddKernelConfig {
 };
 
 struct VecAddOptions {
-    int repeats = 7;                 // timed runs per variant and size; the median is reported
-    int warmup_runs = 1;             // untimed runs first (first launch, page faults, caches)
-    double cpu_min_sample_ms = 0.05; // CPU calls too short for the clock are repeated back to
-                                     // back until a sample lasts this long, then divided
-    int cpu_threads = 0;             // CpuAllCores: 0 = every core OpenMP offers
-    int streams = 4;                 // GpuStreams: CUDA streams
-    size_t chunk_elements = 0;       // GpuStreams: 0 = n/32 but at least 1M (rounded to 4)
+    int repeats = 7;                  // timed runs per variant and size; the median is reported
+    int warmup_runs = 1;              // untimed runs first (first launch, page faults, caches)
+    double cpu_min_sample_ms = 0.05;  // CPU calls too short for the clock are repeated back to
+                                      // back until a sample lasts this long, then divided
+    int cpu_threads = 0;              // CpuAllCores: 0 = every core OpenMP offers
+    int streams = 4;                  // GpuStreams: CUDA streams
+    size_t chunk_elements = 0;        // GpuStreams: 0 = n/32 but at least 1M (rounded to 4)
     VecAddKernelConfig kernel;
     const std::atomic<bool>* cancel = nullptr;  // polled between runs; set it to stop a sweep
 };
@@ -80,7 +80,7 @@ struct VecAddOptions {
 // The GPU side of the machine, or why there is none.
 struct VecAddDevice {
     bool available = false;
-    std::string reason;                 // why not available, in words
+    std::string reason;  // why not available, in words
     std::string name;
     int sm_count = 0;
     double memory_gb_per_second = 0.0;  // theoretical: 2 x memory clock x bus width / 8
@@ -89,8 +89,8 @@ struct VecAddDevice {
     // The host link, measured with pinned cudaMemcpy (64 MiB, median of 5), one direction at a time.
     double link_h2d_gb_per_second = 0.0;
     double link_d2h_gb_per_second = 0.0;
-    std::string pcie;                   // "PCIe gen 5 x16" from sysfs; "" when unknown
-    double pcie_gb_per_second = 0.0;    // that link's theoretical rate, one direction
+    std::string pcie;                 // "PCIe gen 5 x16" from sysfs; "" when unknown
+    double pcie_gb_per_second = 0.0;  // that link's theoretical rate, one direction
 };
 
 struct VecAddHost {
@@ -114,41 +114,39 @@ VecAddDevice vecadd_device_info(bool measure_link = true);  // vecadd.cu or veca
 size_t vecadd_host_bytes_needed(size_t n, const std::vector<VecAddVariant>& variants);
 size_t vecadd_device_bytes_needed(size_t n, const std::vector<VecAddVariant>& variants);
 size_t vecadd_max_elements(const VecAddMachine& machine, const std::vector<VecAddVariant>& variants);
-std::string vecadd_check_size(const VecAddMachine& machine, size_t n,
-                              const std::vector<VecAddVariant>& variants);
+std::string vecadd_check_size(const VecAddMachine& machine, size_t n, const std::vector<VecAddVariant>& variants);
 
 // One variant at one size, measured and verified.
 struct VecAddResult {
     VecAddVariant variant = VecAddVariant::CpuOneThread;
     size_t elements = 0;
-    bool ok = false;                  // false: `error` says why (no GPU, memory, CUDA, cancelled)
+    bool ok = false;  // false: `error` says why (no GPU, memory, CUDA, cancelled)
     std::string error;
-    double time_ms = 0.0;             // median of repeats: CUDA events (GPU), steady_clock (CPU)
-    double min_time_ms = 0.0;         // the fastest repeat
-    double wall_ms = 0.0;             // median host time of one call including launch and wait
+    double time_ms = 0.0;      // median of repeats: CUDA events (GPU), steady_clock (CPU)
+    double min_time_ms = 0.0;  // the fastest repeat
+    double wall_ms = 0.0;      // median host time of one call including launch and wait
     int repeats = 0;
-    int calls_per_sample = 1;         // CPU: back-to-back calls per timed sample
-    double bytes_moved = 0.0;         // napkin bytes per call (12 n, or 8 n for the device copy)
-    double gb_per_second = 0.0;       // bytes_moved / time
-    double limit_gb_per_second = 0.0; // the ceiling it is compared with; 0 = none (CPU rows)
-    std::string limit_name;           // "device memory", "host link", ...
+    int calls_per_sample = 1;          // CPU: back-to-back calls per timed sample
+    double bytes_moved = 0.0;          // napkin bytes per call (12 n, or 8 n for the device copy)
+    double gb_per_second = 0.0;        // bytes_moved / time
+    double limit_gb_per_second = 0.0;  // the ceiling it is compared with; 0 = none (CPU rows)
+    std::string limit_name;            // "device memory", "host link", ...
     double percent_of_limit = 0.0;
     double speedup_vs_one_thread = 0.0;  // CpuOneThread time / this time; 0 when not measured
-    double max_abs_error = 0.0;       // against the CPU reference; the add is exact, so 0
+    double max_abs_error = 0.0;          // against the CPU reference; the add is exact, so 0
 };
 
 // Several variants at one size, sharing one set of inputs (the Run button).
-std::vector<VecAddResult> run_vecadd_variants(const VecAddMachine& machine,
-                                              const std::vector<VecAddVariant>& variants, size_t n,
-                                              const VecAddOptions& options = {});
+std::vector<VecAddResult> run_vecadd_variants(const VecAddMachine& machine, const std::vector<VecAddVariant>& variants,
+                                              size_t n, const VecAddOptions& options = {});
 // One variant, machine queried on the way (convenient, slower: use the one above in loops).
 VecAddResult run_vecadd(VecAddVariant variant, size_t n, const VecAddOptions& options = {});
 
 // --- Sweep ------------------------------------------------------------------------------------
 struct VecAddProgress {
-    size_t steps_done = 0;   // (size, variant) pairs finished
+    size_t steps_done = 0;  // (size, variant) pairs finished
     size_t steps_total = 0;
-    size_t elements = 0;     // the size being measured
+    size_t elements = 0;                 // the size being measured
     const VecAddResult* last = nullptr;  // the result just finished (null before the first)
 };
 using VecAddProgressFn = std::function<void(const VecAddProgress&)>;
@@ -166,8 +164,8 @@ struct VecAddSweep {
 std::vector<size_t> vecadd_default_sizes(size_t max_elements);
 
 VecAddSweep run_vecadd_sweep(const VecAddMachine& machine, const std::vector<size_t>& sizes,
-                             const std::vector<VecAddVariant>& variants,
-                             const VecAddOptions& options = {}, const VecAddProgressFn& progress = {});
+                             const std::vector<VecAddVariant>& variants, const VecAddOptions& options = {},
+                             const VecAddProgressFn& progress = {});
 const VecAddResult* vecadd_find(const VecAddSweep& sweep, VecAddVariant variant, size_t n);
 
 // --- What the sweep teaches (vecadd_report.cpp) ---------------------------------------------
@@ -179,18 +177,17 @@ struct VecAddCrossover {
     VecAddVariant challenger = VecAddVariant::GpuKernelOnly;
     VecAddVariant baseline = VecAddVariant::CpuOneThread;
     VecAddCrossing crossing = VecAddCrossing::NoData;
-    size_t elements = 0;              // At: first size where it wins for good
-    double estimate_elements = 0.0;   // At: interpolated between that size and the one before
+    size_t elements = 0;             // At: first size where it wins for good
+    double estimate_elements = 0.0;  // At: interpolated between that size and the one before
 };
 
 struct VecAddLesson {
     std::vector<VecAddCrossover> crossovers;  // every GPU variant vs both CPU rows, all cores vs one
-    double launch_us = 0.0;        // kernel-only time at the smallest size (0 when not measured)
-    std::string sentence;          // computed from the measurements, never canned
+    double launch_us = 0.0;                   // kernel-only time at the smallest size (0 when not measured)
+    std::string sentence;                     // computed from the measurements, never canned
 };
 
-VecAddCrossover vecadd_crossover(const VecAddSweep& sweep, VecAddVariant challenger,
-                                 VecAddVariant baseline);
+VecAddCrossover vecadd_crossover(const VecAddSweep& sweep, VecAddVariant challenger, VecAddVariant baseline);
 VecAddLesson vecadd_lesson(const VecAddSweep& sweep);
 
 // "400", "20K", "2.1M", "268M": sizes as the sentence writes them.
@@ -219,8 +216,7 @@ void vecadd_fill_inputs(float* a, float* b, size_t n);
 
 // The kernel on host arrays: copies in, one launch, copies out. Throws std::runtime_error with a
 // sentence on any CUDA error or when built without CUDA.
-void vecadd_cuda_to_host(const float* a, const float* b, float* c, size_t n,
-                         const VecAddKernelConfig& config = {});
+void vecadd_cuda_to_host(const float* a, const float* b, float* c, size_t n, const VecAddKernelConfig& config = {});
 
 // The GPU variants at one size on host inputs the caller owns (used by run_vecadd_variants).
 struct VecAddHostArrays {
@@ -230,10 +226,8 @@ struct VecAddHostArrays {
     float* out = nullptr;              // scratch for results copied back (n floats)
     size_t n = 0;
 };
-std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device,
-                                             const std::vector<VecAddVariant>& gpu_variants,
-                                             const VecAddHostArrays& arrays,
-                                             const VecAddOptions& options,
+std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice& device, const std::vector<VecAddVariant>& gpu_variants,
+                                             const VecAddHostArrays& arrays, const VecAddOptions& options,
                                              const std::function<void(const VecAddResult&)>& done);
 
 // Kernel-only timings of several launch configurations at one size (mandelscope vecadd

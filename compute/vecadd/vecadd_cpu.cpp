@@ -16,8 +16,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // c[0..n) = a + b: whole vectors, then a scalar tail for the n % lanes elements left over
 // (a masked load could fault past the end on targets that emulate it; the tail is < 16 floats).
-void vecadd_simd_range(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                       float* HWY_RESTRICT c, size_t n) {
+void vecadd_simd_range(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT c, size_t n) {
     const hn::ScalableTag<float> d;
     const size_t lanes = hn::Lanes(d);
     size_t i = 0;
@@ -29,8 +28,7 @@ void vecadd_simd_range(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
         hn::StoreU(s0, d, c + i);
         hn::StoreU(s1, d, c + i + lanes);
     }
-    for (; i + lanes <= n; i += lanes)
-        hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, c + i);
+    for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, c + i);
     for (; i < n; ++i) c[i] = a[i] + b[i];
 }
 
@@ -63,9 +61,9 @@ void vecadd_cpu_reference(const float* a, const float* b, float* c, size_t n) {
 
 void vecadd_cpu(const float* a, const float* b, float* c, size_t n, int threads) {
     if (threads <= 0) threads = omp_get_max_threads();
-    // Each thread takes one contiguous range (like schedule(static), which is also how
-    // vecadd_fill_inputs touches the pages first, so each core reads its own NUMA node), cut at
-    // multiples of 16 floats so only the last range has a scalar tail.
+        // Each thread takes one contiguous range (like schedule(static), which is also how
+        // vecadd_fill_inputs touches the pages first, so each core reads its own NUMA node), cut at
+        // multiples of 16 floats so only the last range has a scalar tail.
 #pragma omp parallel num_threads(threads)
     {
         const size_t count = size_t(omp_get_num_threads());
@@ -73,8 +71,7 @@ void vecadd_cpu(const float* a, const float* b, float* c, size_t n, int threads)
         const size_t per_thread = (n / count + 15) / 16 * 16;
         const size_t begin = std::min(n, t * per_thread);
         const size_t end = t + 1 == count ? n : std::min(n, begin + per_thread);
-        if (end > begin)
-            HWY_DYNAMIC_DISPATCH(vecadd_simd_range)(a + begin, b + begin, c + begin, end - begin);
+        if (end > begin) HWY_DYNAMIC_DISPATCH(vecadd_simd_range)(a + begin, b + begin, c + begin, end - begin);
     }
 }
 

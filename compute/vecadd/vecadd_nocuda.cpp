@@ -30,8 +30,7 @@ void vecadd_cuda_to_host(const float*, const float*, float*, size_t, const VecAd
     throw std::runtime_error(kNoCuda);
 }
 
-std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice&,
-                                             const std::vector<VecAddVariant>& gpu_variants,
+std::vector<VecAddResult> vecadd_gpu_measure(const VecAddDevice&, const std::vector<VecAddVariant>& gpu_variants,
                                              const VecAddHostArrays& arrays, const VecAddOptions&,
                                              const std::function<void(const VecAddResult&)>& done) {
     std::vector<VecAddResult> results;
@@ -46,8 +45,7 @@ std::vector<VecAddConfigResult> vecadd_kernel_configs(const VecAddDevice&, size_
                                                       const std::vector<VecAddKernelConfig>& configs,
                                                       const VecAddOptions&) {
     std::vector<VecAddConfigResult> out;
-    for (const VecAddKernelConfig& c : configs)
-        out.push_back({c, no_cuda(VecAddVariant::GpuKernelOnly, n)});
+    for (const VecAddKernelConfig& c : configs) out.push_back({c, no_cuda(VecAddVariant::GpuKernelOnly, n)});
     return out;
 }
 

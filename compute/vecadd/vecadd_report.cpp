@@ -28,8 +28,7 @@ struct Pair {
     double baseline_ms;
 };
 
-std::vector<Pair> measured_pairs(const VecAddSweep& sweep, VecAddVariant challenger,
-                                 VecAddVariant baseline) {
+std::vector<Pair> measured_pairs(const VecAddSweep& sweep, VecAddVariant challenger, VecAddVariant baseline) {
     std::vector<size_t> sizes = sweep.sizes;
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -37,8 +36,7 @@ std::vector<Pair> measured_pairs(const VecAddSweep& sweep, VecAddVariant challen
     for (size_t n : sizes) {
         const VecAddResult* c = vecadd_find(sweep, challenger, n);
         const VecAddResult* b = vecadd_find(sweep, baseline, n);
-        if (c && b && c->ok && b->ok && c->time_ms > 0 && b->time_ms > 0)
-            pairs.push_back({n, c->time_ms, b->time_ms});
+        if (c && b && c->ok && b->ok && c->time_ms > 0 && b->time_ms > 0) pairs.push_back({n, c->time_ms, b->time_ms});
     }
     return pairs;
 }
@@ -50,9 +48,7 @@ std::string strip_zero(std::string s) {
 }
 
 // Two significant digits are what a sentence needs: "30×", "4.5×", "1.2×".
-std::string format_ratio(double r) {
-    return strip_zero(printf_text(r >= 9.95 ? "%.0f" : "%.1f", r)) + "\u00d7";
-}
+std::string format_ratio(double r) { return strip_zero(printf_text(r >= 9.95 ? "%.0f" : "%.1f", r)) + "\u00d7"; }
 
 std::string format_time(double ms) {
     const double us = ms * 1e3;
@@ -64,9 +60,7 @@ std::string format_time(double ms) {
     return printf_text("%.2f s", ms * 1e-3);
 }
 
-std::string format_gbps(double gbps) {
-    return printf_text(gbps >= 100 ? "%.0f GB/s" : "%.1f GB/s", gbps);
-}
+std::string format_gbps(double gbps) { return printf_text(gbps >= 100 ? "%.0f GB/s" : "%.1f GB/s", gbps); }
 
 // "1 element", "400 elements", "2.1M elements".
 std::string elements_phrase(size_t n) {
@@ -75,8 +69,7 @@ std::string elements_phrase(size_t n) {
 
 std::string about(const VecAddCrossover& c) {
     std::string text = "~";  // (not "~" + string: GCC 12 warns falsely, bug 105329)
-    text += vecadd_format_elements(c.estimate_elements > 0 ? c.estimate_elements
-                                                           : double(c.elements));
+    text += vecadd_format_elements(c.estimate_elements > 0 ? c.estimate_elements : double(c.elements));
     return text;
 }
 
@@ -101,8 +94,7 @@ std::string vecadd_parse_size(const std::string& text, size_t* n) {
     if (text.empty() || text.find_first_not_of("0123456789e^") != std::string::npos) return bad;
     const size_t caret = text.find('^'), e = text.find('e');
     auto digits = [](const std::string& s, unsigned long long* v) {
-        if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-            return false;
+        if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
         *v = std::strtoull(s.c_str(), nullptr, 10);
         return true;
     };
@@ -131,8 +123,8 @@ std::string vecadd_parse_sizes(const std::string& text, std::vector<size_t>* siz
     while (true) {
         const size_t comma = text.find(',', start);
         size_t n = 0;
-        const std::string why =
-            vecadd_parse_size(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &n);
+        const std::string why = vecadd_parse_size(
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &n);
         if (!why.empty()) return why;
         parsed.push_back(n);
         if (comma == std::string::npos) break;
@@ -142,8 +134,7 @@ std::string vecadd_parse_sizes(const std::string& text, std::vector<size_t>* siz
     return "";
 }
 
-VecAddCrossover vecadd_crossover(const VecAddSweep& sweep, VecAddVariant challenger,
-                                 VecAddVariant baseline) {
+VecAddCrossover vecadd_crossover(const VecAddSweep& sweep, VecAddVariant challenger, VecAddVariant baseline) {
     VecAddCrossover c;
     c.challenger = challenger;
     c.baseline = baseline;
@@ -177,8 +168,7 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
     using V = VecAddVariant;
     VecAddLesson lesson;
     for (V gpu : {V::GpuKernelOnly, V::GpuPageable, V::GpuPinned, V::GpuStreams})
-        for (V cpu : {V::CpuOneThread, V::CpuAllCores})
-            lesson.crossovers.push_back(vecadd_crossover(sweep, gpu, cpu));
+        for (V cpu : {V::CpuOneThread, V::CpuAllCores}) lesson.crossovers.push_back(vecadd_crossover(sweep, gpu, cpu));
     lesson.crossovers.push_back(vecadd_crossover(sweep, V::CpuAllCores, V::CpuOneThread));
     auto cross = [&](V a, V b) {
         for (const VecAddCrossover& c : lesson.crossovers)
@@ -221,20 +211,16 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
         const VecAddResult* all = ok_at(V::CpuAllCores, small);
         s << "No GPU measurements" << (why.empty() ? "" : " (" + why + ")") << ". ";
         if (all->time_ms > one->time_ms)
-            s << "At " << elements_phrase(small) << " one core is "
-              << format_ratio(all->time_ms / one->time_ms) << " faster than " << all_cores
-              << " (" << format_time(one->time_ms) << " vs " << format_time(all->time_ms)
-              << "): waking the threads costs more than the add";
-        else
-            s << "At " << elements_phrase(small) << " " << all_cores
-              << " already beat one core";
+            s << "At " << elements_phrase(small) << " one core is " << format_ratio(all->time_ms / one->time_ms)
+              << " faster than " << all_cores << " (" << format_time(one->time_ms) << " vs "
+              << format_time(all->time_ms) << "): waking the threads costs more than the add";
+        else s << "At " << elements_phrase(small) << " " << all_cores << " already beat one core";
         const VecAddCrossover c = cross(V::CpuAllCores, V::CpuOneThread);
         if (c.crossing == VecAddCrossing::At) s << "; they overtake it at " << about(c) << " elements";
         const VecAddResult* one_l = ok_at(V::CpuOneThread, large);
         const VecAddResult* all_l = ok_at(V::CpuAllCores, large);
-        s << "; at " << elements_phrase(large) << " " << all_cores
-          << " add at " << format_gbps(all_l->gb_per_second) << ", one core at "
-          << format_gbps(one_l->gb_per_second) << ".";
+        s << "; at " << elements_phrase(large) << " " << all_cores << " add at " << format_gbps(all_l->gb_per_second)
+          << ", one core at " << format_gbps(one_l->gb_per_second) << ".";
         lesson.sentence = s.str();
         return lesson;
     }
@@ -248,16 +234,15 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
     const VecAddResult* kernel = ok_at(V::GpuKernelOnly, small);
     const std::string n_small = elements_phrase(small);
     if (one->time_ms < kernel->time_ms) {
-        s << "At " << n_small << " one CPU core is "
-          << format_ratio(kernel->time_ms / one->time_ms) << " faster than the GPU kernel ("
-          << format_time(one->time_ms) << " vs " << format_time(kernel->time_ms)
+        s << "At " << n_small << " one CPU core is " << format_ratio(kernel->time_ms / one->time_ms)
+          << " faster than the GPU kernel (" << format_time(one->time_ms) << " vs " << format_time(kernel->time_ms)
           << "): a kernel launch costs ~" << format_time(kernel_smallest->time_ms);
         if (kernel_smallest->wall_ms > 1.5 * kernel_smallest->time_ms)
             s << " (~" << format_time(kernel_smallest->wall_ms) << " until the host has waited for it)";
         s << " whatever the size.";
     } else {
-        s << "At " << n_small << " the GPU kernel already beats one CPU core ("
-          << format_time(kernel->time_ms) << " vs " << format_time(one->time_ms) << ").";
+        s << "At " << n_small << " the GPU kernel already beats one CPU core (" << format_time(kernel->time_ms)
+          << " vs " << format_time(one->time_ms) << ").";
     }
 
     // 2. The kernel alone, data already on the device.
@@ -276,9 +261,9 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
     };
     s << " With the data already on the device the kernel ";
     if (k1.crossing == VecAddCrossing::At && ka.crossing == VecAddCrossing::At)
-        s << "overtakes one core at " << about(k1) << " elements and " << all_cores << " at " << about(ka) << " elements";
-    else
-        s << clause(k1, "one core");
+        s << "overtakes one core at " << about(k1) << " elements and " << all_cores << " at " << about(ka)
+          << " elements";
+    else s << clause(k1, "one core");
     const VecAddResult* kernel_l = ok_at(V::GpuKernelOnly, large);
     const VecAddResult* all_l = ok_at(V::CpuAllCores, large);
     if (ka.crossing != VecAddCrossing::NoData && all_l) {
@@ -307,25 +292,23 @@ VecAddLesson vecadd_lesson(const VecAddSweep& sweep) {
         const VecAddCrossover ca = cross(t.variant, V::CpuAllCores);
         if (c1.crossing == VecAddCrossing::NoData) continue;
         if (ca.crossing == VecAddCrossing::At || ca.crossing == VecAddCrossing::Always)
-            wins.push_back(std::string("with ") + t.name + " it overtakes " + all_cores + " at " +
-                           about(ca) + " elements");
+            wins.push_back(std::string("with ") + t.name + " it overtakes " + all_cores + " at " + about(ca) +
+                           " elements");
         else if (c1.crossing == VecAddCrossing::At || c1.crossing == VecAddCrossing::Always)
-            nevers.push_back(std::string("with ") + t.name + " it overtakes one core at " +
-                             about(c1) + " elements but never all cores");
-        else
-            nevers.push_back(std::string("with ") + t.name + " it never beats even one core");
+            nevers.push_back(std::string("with ") + t.name + " it overtakes one core at " + about(c1) +
+                             " elements but never all cores");
+        else nevers.push_back(std::string("with ") + t.name + " it never beats even one core");
     }
     if (!wins.empty() || !nevers.empty()) {
         s << " Counting the copies, ";
         std::vector<std::string> parts = wins;
         parts.insert(parts.end(), nevers.begin(), nevers.end());
-        for (size_t i = 0; i < parts.size(); ++i)
-            s << (i == 0 ? "" : "; ") << parts[i];
+        for (size_t i = 0; i < parts.size(); ++i) s << (i == 0 ? "" : "; ") << parts[i];
         const VecAddDevice& d = sweep.machine.device;
         if (d.link_h2d_gb_per_second > 0 && all_l)
             s << ": the host link carries " << format_gbps(d.link_h2d_gb_per_second)
-              << (d.pcie.empty() ? "" : " (" + d.pcie + ")") << " while " << all_cores
-              << " add at " << format_gbps(all_l->gb_per_second);
+              << (d.pcie.empty() ? "" : " (" + d.pcie + ")") << " while " << all_cores << " add at "
+              << format_gbps(all_l->gb_per_second);
         s << ".";
     }
     lesson.sentence = s.str();
@@ -354,13 +337,12 @@ void write_vecadd_csv(std::ostream& out, const VecAddSweep& sweep) {
            "speedup_vs_one_thread,max_abs_error,error\n";
     char buf[512];
     for (const VecAddResult& r : sweep.results) {
-        std::snprintf(buf, sizeof buf, "%s,%zu,%d,%.6g,%.6g,%.6g,%d,%d,%.6g,%.6g,%.6g,",
-                      vecadd_variant_name(r.variant), r.elements, r.ok ? 1 : 0, r.time_ms,
-                      r.min_time_ms, r.wall_ms, r.repeats, r.calls_per_sample, r.bytes_moved,
-                      r.gb_per_second, r.limit_gb_per_second);
+        std::snprintf(buf, sizeof buf, "%s,%zu,%d,%.6g,%.6g,%.6g,%d,%d,%.6g,%.6g,%.6g,", vecadd_variant_name(r.variant),
+                      r.elements, r.ok ? 1 : 0, r.time_ms, r.min_time_ms, r.wall_ms, r.repeats, r.calls_per_sample,
+                      r.bytes_moved, r.gb_per_second, r.limit_gb_per_second);
         out << buf << csv_field(r.limit_name);
-        std::snprintf(buf, sizeof buf, ",%.4g,%.4g,%.3g,", r.percent_of_limit,
-                      r.speedup_vs_one_thread, r.max_abs_error);
+        std::snprintf(buf, sizeof buf, ",%.4g,%.4g,%.3g,", r.percent_of_limit, r.speedup_vs_one_thread,
+                      r.max_abs_error);
         out << buf << csv_field(r.error) << "\n";
     }
 }

@@ -20,7 +20,6 @@ using Clock = std::chrono::steady_clock;
 // Grid predictions are made in slices, so the progress bar moves and shutdown is quick.
 constexpr int kLoadSliceImages = 500;
 
-
 // ---- Worker side -----------------------------------------------------------------------------
 
 // The data set, the weights, the GPU, then the CPU's predictions for the grid. Each problem is
@@ -141,10 +140,10 @@ void start_job(CnnRunner& r, const CnnJob& job) {
         const Clock::time_point start = Clock::now();
         try {
             switch (job.task) {
-                case CnnTask::Load: run_load(r); break;
-                case CnnTask::ClassifyAll: run_classify_all(r, job); break;
-                case CnnTask::Sweep: run_sweep(r, job); break;
-                case CnnTask::None: break;
+            case CnnTask::Load: run_load(r); break;
+            case CnnTask::ClassifyAll: run_classify_all(r, job); break;
+            case CnnTask::Sweep: run_sweep(r, job); break;
+            case CnnTask::None: break;
             }
         } catch (const std::exception& e) {
             r.error = e.what();
@@ -165,8 +164,8 @@ void say(CnnDemo& d, const std::string& text, bool error) {
 
 void log_classify_all(const CnnDemo& d, const CnnEvalResult& r) {
     std::printf("cnn: accuracy %.2f%% on %d images (%s, %s images/s, batch %d, %.3f ms per batch)\n",
-                100.0 * r.accuracy, r.images, r.backend.c_str(), format_per_second(r.images_per_second).c_str(), r.batch,
-                r.batch_latency_ms);
+                100.0 * r.accuracy, r.images, r.backend.c_str(), format_per_second(r.images_per_second).c_str(),
+                r.batch, r.batch_latency_ms);
     if (double speedup = cnn_speedup(d.cpu_result, d.cuda_result); speedup > 0.0)
         std::printf("cnn: the GPU classifies %.1fx as many images/s as the CPU\n", speedup);
     std::fflush(stdout);
@@ -183,58 +182,61 @@ void finish_job(CnnDemo& d, CnnRunner& r) {
             std::fprintf(stderr, "cnn: the demo cannot run: %s\n", r.error.c_str());
             return;
         }
-        say(d, std::string(job.task == CnnTask::Sweep ? "The batch-size sweep" : "Classify all") + " failed: " + r.error,
+        say(d,
+            std::string(job.task == CnnTask::Sweep ? "The batch-size sweep" : "Classify all") + " failed: " + r.error,
             true);
         return;
     }
     switch (job.task) {
-        case CnnTask::Load:
-            d.load_error = r.load_error;
-            d.weights_note = r.weights_note;
-            d.cpu_device = r.cpu_device;
-            d.cuda_unavailable = r.cuda ? "" : r.cuda_unavailable;
-            d.cuda_device = r.cuda_device;
-            d.loaded = r.load_error.empty();
-            if (!d.loaded) {  // the panel's header shows it
-                std::fprintf(stderr, "cnn: the demo cannot run: %s\n", r.load_error.c_str());
-                return;
-            }
-            d.test = r.test;
-            d.predicted = std::move(r.predicted);
-            d.probabilities = std::move(r.probabilities);
-            d.misclassified = cnn_misclassified(d.test->labels, d.predicted);
-            d.feature_maps_of = -1;
-            std::printf("cnn: %d test images and the weights loaded in %.2f s; %zu misclassified on the CPU; GPU: %s\n",
-                        d.test->count, r.seconds, d.misclassified.size(),
-                        r.cuda ? d.cuda_device.c_str() : d.cuda_unavailable.c_str());
-            std::fflush(stdout);
-            break;
-        case CnnTask::ClassifyAll:
-            if (r.result.cancelled) {
-                say(d, "Classify all on " + r.result.backend + " cancelled after " + std::to_string(r.result.images) + " images.",
-                    false);
-                return;
-            }
-            (job.backend == CnnBackend::Cuda ? d.cuda_result : d.cpu_result) = r.result;
-            d.confusion_backend = job.backend == CnnBackend::Cuda ? 1 : 0;
-            d.message.clear();
-            log_classify_all(d, r.result);
-            break;
-        case CnnTask::Sweep:
-            if (r.cancel) {
-                say(d, "The batch-size sweep was cancelled.", false);
-                return;
-            }
-            for (const auto* side : {&d.cpu_sweep, &d.cuda_sweep})
-                for (const CnnSweepPoint& p : *side)
-                    std::printf("cnn sweep: %s batch %d: %.4f ms per batch, %s images/s\n",
-                                side == &d.cpu_sweep ? "cpu" : "cuda", p.batch, p.batch_latency_ms,
-                                format_per_second(p.images_per_second).c_str());
-            std::printf("cnn sweep: done in %.1f s\n", r.seconds);
-            std::fflush(stdout);
-            d.message.clear();
-            break;
-        case CnnTask::None: break;
+    case CnnTask::Load:
+        d.load_error = r.load_error;
+        d.weights_note = r.weights_note;
+        d.cpu_device = r.cpu_device;
+        d.cuda_unavailable = r.cuda ? "" : r.cuda_unavailable;
+        d.cuda_device = r.cuda_device;
+        d.loaded = r.load_error.empty();
+        if (!d.loaded) {  // the panel's header shows it
+            std::fprintf(stderr, "cnn: the demo cannot run: %s\n", r.load_error.c_str());
+            return;
+        }
+        d.test = r.test;
+        d.predicted = std::move(r.predicted);
+        d.probabilities = std::move(r.probabilities);
+        d.misclassified = cnn_misclassified(d.test->labels, d.predicted);
+        d.feature_maps_of = -1;
+        std::printf("cnn: %d test images and the weights loaded in %.2f s; %zu misclassified on the CPU; GPU: %s\n",
+                    d.test->count, r.seconds, d.misclassified.size(),
+                    r.cuda ? d.cuda_device.c_str() : d.cuda_unavailable.c_str());
+        std::fflush(stdout);
+        break;
+    case CnnTask::ClassifyAll:
+        if (r.result.cancelled) {
+            say(d,
+                "Classify all on " + r.result.backend + " cancelled after " + std::to_string(r.result.images) +
+                    " images.",
+                false);
+            return;
+        }
+        (job.backend == CnnBackend::Cuda ? d.cuda_result : d.cpu_result) = r.result;
+        d.confusion_backend = job.backend == CnnBackend::Cuda ? 1 : 0;
+        d.message.clear();
+        log_classify_all(d, r.result);
+        break;
+    case CnnTask::Sweep:
+        if (r.cancel) {
+            say(d, "The batch-size sweep was cancelled.", false);
+            return;
+        }
+        for (const auto* side : {&d.cpu_sweep, &d.cuda_sweep})
+            for (const CnnSweepPoint& p : *side)
+                std::printf("cnn sweep: %s batch %d: %.4f ms per batch, %s images/s\n",
+                            side == &d.cpu_sweep ? "cpu" : "cuda", p.batch, p.batch_latency_ms,
+                            format_per_second(p.images_per_second).c_str());
+        std::printf("cnn sweep: done in %.1f s\n", r.seconds);
+        std::fflush(stdout);
+        d.message.clear();
+        break;
+    case CnnTask::None: break;
     }
 }
 

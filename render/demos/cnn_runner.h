@@ -40,30 +40,30 @@ struct CnnRunner {
     std::thread thread;
     std::atomic<bool> cancel{false};
     std::atomic<bool> finished{false};
-    std::atomic<long> done{0};               // images (or steps) done of `total`
+    std::atomic<long> done{0};  // images (or steps) done of `total`
     std::atomic<long> total{0};
-    std::mutex mutex;                        // guards `sweep_partial`
+    std::mutex mutex;                                                 // guards `sweep_partial`
     std::vector<std::pair<CnnBackend, CnnSweepPoint>> sweep_partial;  // points so far
     // Set before the first job (--cnn-data): where the data set is; empty: the package's folder.
     std::filesystem::path data_dir;
     // Owned by the runner; written only by a Load job, read by every job after it.
     std::shared_ptr<const FashionMnist> test;
     std::shared_ptr<const CnnWeights> weights;
-    CnnCudaHandle cuda;                      // null when no GPU can be used
+    CnnCudaHandle cuda;  // null when no GPU can be used
     // Written by the worker before `finished`.
-    std::string error;                       // the job failed: why
-    std::string load_error;                  // Load: why the data or the weights are unusable
+    std::string error;       // the job failed: why
+    std::string load_error;  // Load: why the data or the weights are unusable
     std::string weights_note;
     std::string cpu_device;
     std::string cuda_unavailable;
     std::string cuda_device;
-    std::vector<uint8_t> predicted;          // Load: the grid's predictions
+    std::vector<uint8_t> predicted;  // Load: the grid's predictions
     std::vector<float> probabilities;
-    CnnEvalResult result;                    // ClassifyAll
+    CnnEvalResult result;  // ClassifyAll
     double seconds = 0.0;
     // UI thread only.
-    CnnJob job;                              // running when job.task != None
-    std::deque<CnnJob> queue;                // waiting (--cnn-classify-all, --cnn-sweep)
+    CnnJob job;                // running when job.task != None
+    std::deque<CnnJob> queue;  // waiting (--cnn-classify-all, --cnn-sweep)
     size_t sweep_seen = 0;
 };
 

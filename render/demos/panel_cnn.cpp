@@ -48,13 +48,13 @@ void draw_heat_map(ImDrawList* draw, ImVec2 at, float scale, const float* map, f
         }
 }
 
-
 int shown_count(const CnnDemo& d) { return d.wrong_only ? int(d.misclassified.size()) : d.test->count; }
 int shown_image(const CnnDemo& d, int position) { return d.wrong_only ? d.misclassified[position] : position; }
 
 void draw_header(CnnDemo& d) {
-    ImGui::TextWrapped("A small CNN (conv 3x3 x16, conv 3x3 x32, fc 64, fc 10; 105,866 parameters) "
-                       "classifying Fashion-MNIST's 10,000 test images.");
+    ImGui::TextWrapped(
+        "A small CNN (conv 3x3 x16, conv 3x3 x32, fc 64, fc 10; 105,866 parameters) "
+        "classifying Fashion-MNIST's 10,000 test images.");
     if (!d.weights_note.empty()) help_marker(("Weights " + d.weights_note).c_str());
     if (d.loaded) {
         ImGui::Text("CPU: %s", d.cpu_device.c_str());
@@ -137,7 +137,8 @@ void draw_grid(CnnDemo& d) {
 
     for (int k = 0; k < page.count; ++k) {
         const int image = shown_image(d, page.first + k);
-        const ImVec2 cell(origin.x + (k % kCnnGridColumns) * (cell_w + gap), origin.y + (k / kCnnGridColumns) * (cell_h + gap));
+        const ImVec2 cell(origin.x + (k % kCnnGridColumns) * (cell_w + gap),
+                          origin.y + (k / kCnnGridColumns) * (cell_h + gap));
         const ImVec2 at(cell.x + std::floor((cell_w - image_side) / 2), cell.y + 1.0f);
         draw_image(draw, at, scale, d.test->image(image));
         const int truth = d.test->labels[image];
@@ -145,9 +146,12 @@ void draw_grid(CnnDemo& d) {
         const float confidence = d.probabilities[size_t(image) * kCnnClasses + predicted];
         const bool wrong = predicted != truth;
         const ImVec2 image_end(at.x + image_side, at.y + image_side);
-        if (wrong) draw->AddRect(ImVec2(at.x - 1, at.y - 1), ImVec2(image_end.x + 1, image_end.y + 1), kCnnWrongColour, 0.0f, 0, 2.0f);
+        if (wrong)
+            draw->AddRect(ImVec2(at.x - 1, at.y - 1), ImVec2(image_end.x + 1, image_end.y + 1), kCnnWrongColour, 0.0f,
+                          0, 2.0f);
         if (image == d.selected)
-            draw->AddRect(ImVec2(cell.x - 3, cell.y - 3), ImVec2(cell.x + cell_w + 3, cell.y + cell_h + 1), kCnnSelectedColour, 3.0f, 0, 2.0f);
+            draw->AddRect(ImVec2(cell.x - 3, cell.y - 3), ImVec2(cell.x + cell_w + 3, cell.y + cell_h + 1),
+                          kCnnSelectedColour, 3.0f, 0, 2.0f);
         char text[64];
         std::snprintf(text, sizeof text, "%s %.0f%%", kCnnShortClassNames[predicted], 100.0 * confidence);
         draw->AddText(ImVec2(cell.x + 1, image_end.y + 3), wrong ? kCnnWrongColour : kCnnRightColour, text);
@@ -157,8 +161,9 @@ void draw_grid(CnnDemo& d) {
         const bool under_mouse = mouse.x >= cell.x && mouse.x < cell.x + cell_w + gap && mouse.y >= cell.y &&
                                  mouse.y < cell.y + cell_h + gap;
         if (hovered && under_mouse) {
-            ImGui::SetTooltip("Test image %d\ntrue class: %s\npredicted: %s (%.1f%%)%s", image, kFashionMnistClassNames[truth],
-                              kFashionMnistClassNames[predicted], 100.0 * confidence, wrong ? "  WRONG" : "");
+            ImGui::SetTooltip("Test image %d\ntrue class: %s\npredicted: %s (%.1f%%)%s", image,
+                              kFashionMnistClassNames[truth], kFashionMnistClassNames[predicted], 100.0 * confidence,
+                              wrong ? "  WRONG" : "");
             if (clicked) d.selected = image;
         }
     }
@@ -186,7 +191,9 @@ void draw_selected(CnnDemo& d) {
     const float side = kCnnSide * scale;
     const ImVec2 at = ImGui::GetCursorScreenPos();
     draw_image(draw, at, scale, d.test->image(image));
-    if (wrong) draw->AddRect(ImVec2(at.x - 1, at.y - 1), ImVec2(at.x + side + 1, at.y + side + 1), kCnnWrongColour, 0.0f, 0, 2.0f);
+    if (wrong)
+        draw->AddRect(ImVec2(at.x - 1, at.y - 1), ImVec2(at.x + side + 1, at.y + side + 1), kCnnWrongColour, 0.0f, 0,
+                      2.0f);
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine(0.0f, ImGui::GetFontSize());
     ImGui::BeginGroup();
@@ -205,7 +212,8 @@ void draw_selected(CnnDemo& d) {
     for (int k = 0; k < kCnnClasses; ++k) {
         const int c = order[k];
         const float y = bars.y + k * row;
-        const ImU32 text_colour = c == truth ? ImGui::GetColorU32(ImGuiCol_Text) : ImGui::GetColorU32(ImGuiCol_TextDisabled);
+        const ImU32 text_colour = c == truth ? ImGui::GetColorU32(ImGuiCol_Text)
+                                             : ImGui::GetColorU32(ImGuiCol_TextDisabled);
         draw->AddText(ImVec2(bars.x, y), text_colour, kFashionMnistClassNames[c]);
         const ImVec2 bar(bars.x + name_w, y + 2.0f);
         const ImVec2 bar_end(bar.x + bar_w, y + row - 2.0f);
@@ -222,8 +230,9 @@ void draw_selected(CnnDemo& d) {
     // Feature maps, 4 x 4.
     if (d.feature_maps_of != image || d.feature_maps.size() < size_t(kCnnConv1Channels) * kCnnPixels) return;
     ImGui::TextUnformatted("First layer: 16 feature maps");
-    help_marker("conv1 (3x3, 16 filters) + ReLU on this image, before pooling: 16 maps of 28x28, "
-                "each coloured from 0 (black) to its own largest value (pale yellow).");
+    help_marker(
+        "conv1 (3x3, 16 filters) + ReLU on this image, before pooling: 16 maps of 28x28, "
+        "each coloured from 0 (black) to its own largest value (pale yellow).");
     const float map_scale = 2.0f;
     const float map_side = kCnnSide * map_scale;
     const float gap = 4.0f;

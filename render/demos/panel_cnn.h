@@ -32,7 +32,7 @@ namespace ms {
 inline constexpr int kCnnGridColumns = 8;
 inline constexpr int kCnnGridRows = 4;
 inline constexpr int kCnnGridPerPage = kCnnGridColumns * kCnnGridRows;  // 32 images a page
-inline constexpr int kCnnMaxBatch = 10000;  // the slider's end and the CUDA buffers' size
+inline constexpr int kCnnMaxBatch = 10000;                              // the slider's end and the CUDA buffers' size
 
 // What the worker is doing, as the panel shows it.
 enum class CnnTask { None, Load, ClassifyAll, Sweep };
@@ -40,8 +40,8 @@ enum class CnnTask { None, Load, ClassifyAll, Sweep };
 // One batch size of a sweep: the median call's latency and the throughput at that size.
 struct CnnSweepPoint {
     int batch = 0;
-    int images = 0;                  // timed per pass
-    double batch_latency_ms = 0.0;   // median call of `batch` images (host memory in and out)
+    int images = 0;                 // timed per pass
+    double batch_latency_ms = 0.0;  // median call of `batch` images (host memory in and out)
     double images_per_second = 0.0;
 };
 
@@ -50,41 +50,41 @@ struct CnnDemo {
     bool raise = false;  // request: bring its tab of the right column to the front
 
     // Settings the user edits (kept between frames).
-    int page = 0;                    // of the grid (of the misclassified images when wrong_only)
-    bool wrong_only = false;         // the grid shows only the images the network gets wrong
-    int selected = 0;                // test image shown in detail
-    int batch = 1000;                // "Classify all"'s images per call: 1..kCnnMaxBatch
-    int confusion_backend = 0;       // 0: the CPU's confusion matrix, 1: the GPU's
-    bool plot_hidden[2] = {};        // the sweep plots' legend: CPU, GPU hidden
+    int page = 0;               // of the grid (of the misclassified images when wrong_only)
+    bool wrong_only = false;    // the grid shows only the images the network gets wrong
+    int selected = 0;           // test image shown in detail
+    int batch = 1000;           // "Classify all"'s images per call: 1..kCnnMaxBatch
+    int confusion_backend = 0;  // 0: the CPU's confusion matrix, 1: the GPU's
+    bool plot_hidden[2] = {};   // the sweep plots' legend: CPU, GPU hidden
 
     // Facts, filled by the main loop (carry_out_cnn_demo) each frame.
-    bool loaded = false;                         // data, weights and the grid's predictions
-    std::string load_error;                      // why the demo cannot run ("" when it can)
-    std::shared_ptr<const FashionMnist> test;    // the 10,000 test images (read only)
-    std::vector<uint8_t> predicted;              // per test image (CPU, at load)
-    std::vector<float> probabilities;            // per test image, kCnnClasses each
-    std::vector<int> misclassified;              // test images with predicted != label
-    std::string weights_note;                    // the weights file and its provenance
-    std::string cpu_device;                      // "AVX3 x 2 threads"
-    std::string cuda_unavailable;                // why the GPU cannot be used; "" when it can
-    std::string cuda_device;                     // "NVIDIA H100 80GB HBM3, sm_90"
-    int feature_maps_of = -1;                    // the image `feature_maps` belong to
-    std::vector<float> feature_maps;             // kCnnConv1Channels x kCnnPixels, after ReLU
-    CnnTask task = CnnTask::None;                // running on the worker
+    bool loaded = false;                       // data, weights and the grid's predictions
+    std::string load_error;                    // why the demo cannot run ("" when it can)
+    std::shared_ptr<const FashionMnist> test;  // the 10,000 test images (read only)
+    std::vector<uint8_t> predicted;            // per test image (CPU, at load)
+    std::vector<float> probabilities;          // per test image, kCnnClasses each
+    std::vector<int> misclassified;            // test images with predicted != label
+    std::string weights_note;                  // the weights file and its provenance
+    std::string cpu_device;                    // "AVX3 x 2 threads"
+    std::string cuda_unavailable;              // why the GPU cannot be used; "" when it can
+    std::string cuda_device;                   // "NVIDIA H100 80GB HBM3, sm_90"
+    int feature_maps_of = -1;                  // the image `feature_maps` belong to
+    std::vector<float> feature_maps;           // kCnnConv1Channels x kCnnPixels, after ReLU
+    CnnTask task = CnnTask::None;              // running on the worker
     CnnBackend task_backend = CnnBackend::Cpu;
-    double progress = 0.0;                       // 0..1 of the task
-    std::optional<CnnEvalResult> cpu_result;     // the latest complete "Classify all" per side
+    double progress = 0.0;                    // 0..1 of the task
+    std::optional<CnnEvalResult> cpu_result;  // the latest complete "Classify all" per side
     std::optional<CnnEvalResult> cuda_result;
-    std::vector<CnnSweepPoint> cpu_sweep;        // the latest sweep per side (grows as it runs)
+    std::vector<CnnSweepPoint> cpu_sweep;  // the latest sweep per side (grows as it runs)
     std::vector<CnnSweepPoint> cuda_sweep;
-    std::string message;                         // the latest outcome (cancelled, failed, ...)
+    std::string message;  // the latest outcome (cancelled, failed, ...)
     bool message_is_error = false;
 
     // Requests raised this frame (cleared at the start of each draw).
-    bool load = false;               // (again) after a failure, e.g. once the package is installed
+    bool load = false;  // (again) after a failure, e.g. once the package is installed
     bool classify_all_cpu = false;
     bool classify_all_cuda = false;
-    bool start_sweep = false;        // every usable backend, cnn_sweep_batches(batch)
+    bool start_sweep = false;  // every usable backend, cnn_sweep_batches(batch)
     bool cancel = false;
 };
 
@@ -100,9 +100,9 @@ extern const char* const kCnnShortClassNames[kCnnClasses];
 // One page of a grid over `shown` images: `page` clamped to the pages there are (0 when empty).
 struct CnnGridPage {
     int page = 0;
-    int pages = 0;      // at least 1
-    int first = 0;      // position in the shown list of the page's first image
-    int count = 0;      // images on this page (the last page may be short)
+    int pages = 0;  // at least 1
+    int first = 0;  // position in the shown list of the page's first image
+    int count = 0;  // images on this page (the last page may be short)
 };
 CnnGridPage cnn_grid_page(int shown, int page, int per_page = kCnnGridPerPage);
 

@@ -42,8 +42,7 @@ std::vector<int> cnn_misclassified(const std::vector<uint8_t>& labels, const std
 std::array<int, kCnnClasses> cnn_classes_by_probability(const float* probabilities) {
     std::array<int, kCnnClasses> order;
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return probabilities[a] > probabilities[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probabilities[a] > probabilities[b]; });
     return order;
 }
 

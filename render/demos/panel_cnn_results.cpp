@@ -19,9 +19,6 @@ namespace ms {
 
 namespace {
 
-
-
-
 void draw_progress(CnnDemo& d, const char* what, float width) {
     char label[96];
     std::snprintf(label, sizeof label, "%s: %.0f%%", what, 100.0 * d.progress);
@@ -67,9 +64,10 @@ void draw_classify_all(CnnDemo& d, float width) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14.0f);
     ImGui::SliderInt("images per call", &d.batch, 1, kCnnMaxBatch, "%d",
                      ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    help_marker("The batch size: how many images one forward pass takes. A call of 1 image shows the "
-                "latency one request would see; 10,000 at once give the most images per second. The "
-                "batch-size sweep measures the whole range.");
+    help_marker(
+        "The batch size: how many images one forward pass takes. A call of 1 image shows the "
+        "latency one request would see; 10,000 at once give the most images per second. The "
+        "batch-size sweep measures the whole range.");
     ImGui::BeginDisabled(busy);
     if (ImGui::Button("Classify on the CPU")) d.classify_all_cpu = true;
     ImGui::SameLine();
@@ -80,7 +78,8 @@ void draw_classify_all(CnnDemo& d, float width) {
         ImGui::SetTooltip("GPU unavailable: %s", d.cuda_unavailable.c_str());
     ImGui::EndDisabled();
     if (d.task == CnnTask::ClassifyAll)
-        draw_progress(d, d.task_backend == CnnBackend::Cuda ? "classifying on the GPU" : "classifying on the CPU", width);
+        draw_progress(d, d.task_backend == CnnBackend::Cuda ? "classifying on the GPU" : "classifying on the CPU",
+                      width);
 
     const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX |
                                   ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH;
@@ -117,7 +116,9 @@ void draw_classify_all(CnnDemo& d, float width) {
     ImGui::Dummy(ImVec2(width, 0.0f));  // the block's width, whatever the texts
 }
 
-float confusion_width() { return ImGui::CalcTextSize("9 T-shirt/top ").x + kCnnClasses * ImGui::CalcTextSize("00000").x; }
+float confusion_width() {
+    return ImGui::CalcTextSize("9 T-shirt/top ").x + kCnnClasses * ImGui::CalcTextSize("00000").x;
+}
 
 // Rows: the true class; columns: the prediction; each cell's colour is its share of the row.
 void draw_confusion(CnnDemo& d) {
@@ -183,12 +184,9 @@ void draw_confusion(CnnDemo& d) {
 // "1.5 us", "46.3 ms", "1.2 s": a duration given in milliseconds, for ticks and tooltips.
 std::string duration_text(double ms) {
     char text[32];
-    if (ms >= 1e3)
-        std::snprintf(text, sizeof text, "%.3g s", ms / 1e3);
-    else if (ms >= 1.0)
-        std::snprintf(text, sizeof text, "%.3g ms", ms);
-    else
-        std::snprintf(text, sizeof text, "%.3g us", ms * 1e3);
+    if (ms >= 1e3) std::snprintf(text, sizeof text, "%.3g s", ms / 1e3);
+    else if (ms >= 1.0) std::snprintf(text, sizeof text, "%.3g ms", ms);
+    else std::snprintf(text, sizeof text, "%.3g us", ms * 1e3);
     return text;
 }
 
@@ -233,18 +231,28 @@ void draw_sweep(CnnDemo& d, float width) {
     if (d.task == CnnTask::Sweep) draw_progress(d, "measuring", width);
     if (d.cpu_sweep.empty() && d.cuda_sweep.empty()) {
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-        ImGui::TextDisabled("Each size runs a few thousand images (all 10,000 from 1,024 up) and keeps the median call. "
-                            "Bigger batches give more images per second, but every image waits for its whole batch.");
+        ImGui::TextDisabled(
+            "Each size runs a few thousand images (all 10,000 from 1,024 up) and keeps the median call. "
+            "Bigger batches give more images per second, but every image waits for its whole batch.");
         ImGui::PopTextWrapPos();
         ImGui::Dummy(ImVec2(width, 0.0f));
         return;
     }
     SweepPlots plots = sweep_plots(d);
-    const PlotAxis x{.log = true, .title = "images per call", .format = plot_format_si, .name = "batch",
+    const PlotAxis x{.log = true,
+                     .title = "images per call",
+                     .format = plot_format_si,
+                     .name = "batch",
                      .value_format = [](double b) { return std::to_string(int(b)) + " images"; }};
-    PlotAxis latency_y{.log = true, .title = "latency per call", .format = duration_text, .name = "latency",
+    PlotAxis latency_y{.log = true,
+                       .title = "latency per call",
+                       .format = duration_text,
+                       .name = "latency",
                        .value_format = duration_text};
-    PlotAxis throughput_y{.log = true, .title = "images per second", .format = plot_format_si, .name = "throughput",
+    PlotAxis throughput_y{.log = true,
+                          .title = "images per second",
+                          .format = plot_format_si,
+                          .name = "throughput",
                           .value_format = [](double v) { return format_per_second(v) + " images/s"; }};
     PlotAxis x_latency = x, x_throughput = x;
     plot_fit_axes(plots.latency, &x_latency, &latency_y);
@@ -255,7 +263,8 @@ void draw_sweep(CnnDemo& d, float width) {
     const ImVec2 size(0.5f * (width - spacing), std::max(12.0f * ImGui::GetFontSize(), 0.4f * width));
     const PlotResult latency_hit = draw_plot("##latency", x_latency, latency_y, plots.latency, slider, size);
     ImGui::SameLine();
-    const PlotResult throughput_hit = draw_plot("##throughput", x_throughput, throughput_y, plots.throughput, slider, size);
+    const PlotResult throughput_hit = draw_plot("##throughput", x_throughput, throughput_y, plots.throughput, slider,
+                                                size);
     for (const PlotResult& hit : {latency_hit, throughput_hit})
         if (hit.clicked) d.batch = int(plots.latency[size_t(hit.hovered.series)].points[size_t(hit.hovered.point)].x);
     if (draw_plot_legend(plots.latency))
@@ -267,7 +276,8 @@ void draw_sweep(CnnDemo& d, float width) {
         const double ms = plot_series_value_at(plots.latency[i], x_latency, latency_y, d.batch);
         const double rate = plot_series_value_at(plots.throughput[i], x_throughput, throughput_y, d.batch);
         if (!std::isfinite(ms) || !std::isfinite(rate)) continue;
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].colour), "%s", plots.latency[i].label.c_str());
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plots.latency[i].colour), "%s",
+                           plots.latency[i].label.c_str());
         ImGui::SameLine();
         ImGui::Text("at %d images per call: %s per call, %s images/s", d.batch, duration_text(ms).c_str(),
                     format_per_second(rate).c_str());

@@ -27,7 +27,6 @@ std::string format_bytes(double bytes) {
     return printf_text("%.0f bytes", bytes);
 }
 
-
 void coloured_wrapped(ImU32 colour, const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, colour);
     ImGui::PushTextWrapPos(0.0f);
@@ -116,8 +115,8 @@ void draw_size(VectorAddDemo& s, const std::vector<VecAddVariant>& variants) {
         ImGui::EndDisabled();
     }
     ImGui::EndDisabled();
-    ImGui::TextDisabled("%zu elements: 3 arrays of %s; the ticked variants need %s of host memory in all",
-                        s.elements, format_bytes(4.0 * double(s.elements)).c_str(),
+    ImGui::TextDisabled("%zu elements: 3 arrays of %s; the ticked variants need %s of host memory in all", s.elements,
+                        format_bytes(4.0 * double(s.elements)).c_str(),
                         format_bytes(double(vecadd_host_bytes_needed(s.elements, variants))).c_str());
     if (s.machine_known) {
         const std::string why = vecadd_check_size(s.machine, s.elements, variants);
@@ -165,9 +164,10 @@ void draw_actions(VectorAddDemo& s, const std::vector<VecAddVariant>& variants) 
                                 ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoInput))
             s.sweep_max_elements = top >= high ? 0 : size_t(top);
         ImGui::EndDisabled();
-        help_marker("The sweep measures every ticked variant at 100, 200, 400, 1000, ... elements up to this "
-                    "size (at most 2^28, and what memory allows), then draws time and bandwidth against "
-                    "size. The measurements share the CPU and GPU with the picture: leave it still meanwhile.");
+        help_marker(
+            "The sweep measures every ticked variant at 100, 200, 400, 1000, ... elements up to this "
+            "size (at most 2^28, and what memory allows), then draws time and bandwidth against "
+            "size. The measurements share the CPU and GPU with the picture: leave it still meanwhile.");
     }
     if (s.task == VecAddTask::MachineInfo) ImGui::TextDisabled("Run and Sweep wait for the machine's facts.");
     if (!s.message.empty()) coloured_wrapped(s.message_is_error ? kVecAddErrorColour : kVecAddGoodColour, s.message);
@@ -203,8 +203,8 @@ void draw_variant_table(VectorAddDemo& s) {
         ImGui::Text("At %s elements (%s)", vecadd_format_elements(double(rows.front().elements)).c_str(),
                     source.c_str());
     const bool busy = s.task == VecAddTask::Run || s.task == VecAddTask::Sweep;
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_BordersOuterH |
-                                  ImGuiTableFlags_SizingFixedFit;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_BordersOuterH | ImGuiTableFlags_SizingFixedFit;
     if (ImGui::BeginTable("##results", 6, flags)) {
         ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableSetupColumn("time");
@@ -231,7 +231,8 @@ void draw_variant_table(VectorAddDemo& s) {
                 ImGui::PopTextWrapPos();
                 ImGui::EndTooltip();
             }
-            const auto found = std::find_if(rows.begin(), rows.end(), [v](const VecAddResult& r) { return r.variant == v; });
+            const auto found = std::find_if(rows.begin(), rows.end(),
+                                            [v](const VecAddResult& r) { return r.variant == v; });
             if (found == rows.end()) continue;
             const VecAddResult& r = *found;
             ImGui::TableNextColumn();
@@ -301,7 +302,7 @@ void draw_csv(VectorAddDemo& s) {
     if (ImGui::Button("Save CSV")) s.save_csv = true;
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip(!has_results ? "Run or Sweep first"
+        ImGui::SetTooltip(!has_results               ? "Run or Sweep first"
                           : !s.sweep.results.empty() ? "Every variant and size of the sweep, one row each"
                                                      : "The latest Run's rows");
 }
@@ -344,7 +345,6 @@ VecAddVariantStyle vecadd_variant_style(VecAddVariant v) {
     return {IM_COL32(255, 255, 255, 255), PlotMarker::Circle, ""};
 }
 
-
 std::string vecadd_format_gbps(double v) { return v >= 1000 ? printf_text("%.0f", v) : printf_text("%.3g", v); }
 
 std::vector<VecAddVariant> vecadd_enabled_variants(const VectorAddDemo& demo) {
@@ -364,8 +364,9 @@ void draw_vector_add_panel(VectorAddDemo& s, bool in_column) {
     ImGui::TextUnformatted("Vector add: when does the GPU win?");
     const std::vector<VecAddVariant> variants = vecadd_enabled_variants(s);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("c = a + b on float32 arrays: each element reads 8 bytes and writes 4, so every variant is "
-                       "limited by memory, not arithmetic. Each result is checked against one CPU thread's.");
+    ImGui::TextWrapped(
+        "c = a + b on float32 arrays: each element reads 8 bytes and writes 4, so every variant is "
+        "limited by memory, not arithmetic. Each result is checked against one CPU thread's.");
     ImGui::PopStyleColor();
     draw_machine(s);
     ImGui::Separator();

@@ -26,24 +26,24 @@ struct VectorAddDemo {
     bool raise = false;  // request: bring its tab of the right column to the front
 
     // Settings the user edits (kept between frames).
-    size_t elements = kVecAddPanelMinElements;    // Run's size: 400 .. max_elements
-    size_t sweep_max_elements = 0;                // the sweep's largest size; 0: max_elements
+    size_t elements = kVecAddPanelMinElements;  // Run's size: 400 .. max_elements
+    size_t sweep_max_elements = 0;              // the sweep's largest size; 0: max_elements
     bool variant_enabled[kVecAddVariantCount] = {true, true, true, true, true, true, true};
-    bool plot_hidden[kVecAddVariantCount] = {};   // legend toggles
-    std::string size_text;                        // the size as typed ("1e6", "2^20")
+    bool plot_hidden[kVecAddVariantCount] = {};  // legend toggles
+    std::string size_text;                       // the size as typed ("1e6", "2^20")
     std::string csv_path = "vecadd.csv";
 
     // Facts, filled by the main loop (carry_out_vector_add) each frame.
-    bool machine_known = false;                   // false until vecadd_machine_info returned
+    bool machine_known = false;  // false until vecadd_machine_info returned
     VecAddMachine machine;
-    size_t max_elements = 0;                      // what memory allows for the chosen variants
-    VecAddTask task = VecAddTask::None;           // running on the worker
-    double progress = 0.0;                        // 0..1 of the task
-    size_t progress_elements = 0;                 // the size being measured
-    std::vector<VecAddResult> run_rows;           // the latest Run, in variant order
-    VecAddSweep sweep;                            // the latest sweep (growing while it runs)
-    VecAddLesson lesson;                          // of `sweep`
-    std::string message;                          // the latest outcome (saved, cancelled, ...)
+    size_t max_elements = 0;             // what memory allows for the chosen variants
+    VecAddTask task = VecAddTask::None;  // running on the worker
+    double progress = 0.0;               // 0..1 of the task
+    size_t progress_elements = 0;        // the size being measured
+    std::vector<VecAddResult> run_rows;  // the latest Run, in variant order
+    VecAddSweep sweep;                   // the latest sweep (growing while it runs)
+    VecAddLesson lesson;                 // of `sweep`
+    std::string message;                 // the latest outcome (saved, cancelled, ...)
     bool message_is_error = false;
 
     // Requests raised this frame (cleared at the start of each draw).

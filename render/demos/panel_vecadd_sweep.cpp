@@ -65,17 +65,27 @@ std::vector<VecAddCrossover> marked_crossovers(const VectorAddDemo& s, const Swe
 
 void draw_vector_add_sweep(VectorAddDemo& s) {
     if (s.sweep.results.empty()) {
-        ImGui::TextDisabled(s.task == VecAddTask::Sweep ? "The first results are on their way..."
-                                                        : "Press Sweep to measure every ticked variant over sizes from 100 up.");
+        ImGui::TextDisabled(s.task == VecAddTask::Sweep
+                                ? "The first results are on their way..."
+                                : "Press Sweep to measure every ticked variant over sizes from 100 up.");
         return;
     }
     SweepSeries series = sweep_series(s);
-    PlotAxis x{.log = true, .title = "array size (elements)", .format = plot_format_si, .name = "size",
+    PlotAxis x{.log = true,
+               .title = "array size (elements)",
+               .format = plot_format_si,
+               .name = "size",
                .value_format = [](double n) { return printf_text("%.0f elements", n); }};
-    PlotAxis time_y{.log = true, .title = "time per add (median)", .format = format_duration_ms, .name = "time",
+    PlotAxis time_y{.log = true,
+                    .title = "time per add (median)",
+                    .format = format_duration_ms,
+                    .name = "time",
                     .value_format = format_duration_ms};
-    PlotAxis bw_y{.log = true, .title = "bandwidth, GB/s (12 bytes per element)", .format = vecadd_format_gbps,
-                  .name = "bandwidth", .value_format = [](double v) { return vecadd_format_gbps(v) + " GB/s"; }};
+    PlotAxis bw_y{.log = true,
+                  .title = "bandwidth, GB/s (12 bytes per element)",
+                  .format = vecadd_format_gbps,
+                  .name = "bandwidth",
+                  .value_format = [](double v) { return vecadd_format_gbps(v) + " GB/s"; }};
     PlotAxis x_unused;
     plot_fit_axes(series.time, &x, &time_y);
     plot_fit_axes(series.bandwidth, &x_unused, &bw_y);
@@ -92,12 +102,14 @@ void draw_vector_add_sweep(VectorAddDemo& s) {
     }
     const VecAddDevice& d = s.sweep.machine.device;
     if (d.available && d.memory_gb_per_second > 0)
-        bw_notes.push_back({NAN, d.memory_gb_per_second, "device memory " + vecadd_format_gbps(d.memory_gb_per_second) + " GB/s",
+        bw_notes.push_back({NAN, d.memory_gb_per_second,
+                            "device memory " + vecadd_format_gbps(d.memory_gb_per_second) + " GB/s",
                             IM_COL32(120, 215, 90, 200)});
     if (d.available && d.link_h2d_gb_per_second > 0)
-        bw_notes.push_back({NAN, d.link_h2d_gb_per_second,
-                            "host link " + vecadd_format_gbps(d.link_h2d_gb_per_second) + " GB/s (measured, to the GPU)",
-                            IM_COL32(80, 165, 255, 200)});
+        bw_notes.push_back(
+            {NAN, d.link_h2d_gb_per_second,
+             "host link " + vecadd_format_gbps(d.link_h2d_gb_per_second) + " GB/s (measured, to the GPU)",
+             IM_COL32(80, 165, 255, 200)});
     // Keep the ceilings in view.
     for (const PlotAnnotation& a : bw_notes) plot_include(&bw_y, 1.3 * a.y);  // room for the label
 
@@ -111,10 +123,12 @@ void draw_vector_add_sweep(VectorAddDemo& s) {
     PlotResult bw_hit = draw_plot("##bandwidth", x, bw_y, series.bandwidth, bw_notes, ImVec2(w, h));
     // A click on a point shows that size in the table.
     for (const PlotResult& hit : {time_hit, bw_hit})
-        if (hit.clicked) s.elements = size_t(series.time[size_t(hit.hovered.series)].points[size_t(hit.hovered.point)].x);
+        if (hit.clicked)
+            s.elements = size_t(series.time[size_t(hit.hovered.series)].points[size_t(hit.hovered.point)].x);
 
     if (draw_plot_legend(series.time))
-        for (size_t i = 0; i < series.variants.size(); ++i) s.plot_hidden[int(series.variants[i])] = series.time[i].hidden;
+        for (size_t i = 0; i < series.variants.size(); ++i)
+            s.plot_hidden[int(series.variants[i])] = series.time[i].hidden;
     ImGui::TextDisabled("Click a legend entry to hide or show its line; click a point to see its size in the table.");
 
     for (size_t i = 0; i < crossovers.size(); ++i) {

@@ -27,17 +27,17 @@ struct VecAddRunner {
     std::atomic<bool> finished{false};
     std::atomic<size_t> steps_done{0};
     std::atomic<size_t> steps_total{0};
-    std::atomic<size_t> elements{0};         // the size being measured
-    std::mutex mutex;                        // guards `partial`
-    std::vector<VecAddResult> partial;       // results so far, in the order they finished
+    std::atomic<size_t> elements{0};    // the size being measured
+    std::mutex mutex;                   // guards `partial`
+    std::vector<VecAddResult> partial;  // results so far, in the order they finished
     // Written by the worker before `finished`.
     VecAddMachine machine;
-    VecAddSweep sweep;                       // a Run is a sweep of one size
+    VecAddSweep sweep;  // a Run is a sweep of one size
     double seconds = 0.0;
     // UI thread only.
     VecAddTask task = VecAddTask::None;
     size_t partial_seen = 0;
-    bool sweep_at_start = false;             // --vecadd-sweep: sweep once the machine is known
+    bool sweep_at_start = false;               // --vecadd-sweep: sweep once the machine is known
     std::vector<size_t> sweep_at_start_sizes;  // its sizes; empty: vecadd_default_sizes
 };
 

@@ -14,7 +14,7 @@ namespace ms {
 
 namespace {
 
-constexpr int kCoarseBlock = 8;    // the coarse pass samples one pixel per 8x8 block
+constexpr int kCoarseBlock = 8;            // the coarse pass samples one pixel per 8x8 block
 constexpr double kPreviewAfterMs = 100.0;  // frames expected to take less skip the coarse pass
 
 // The coarse view: one pixel per block x block, on exactly the block centres of `view`'s
@@ -91,7 +91,8 @@ bool render_coloured_whole(CpuRenderWorker& w, const View& view, Precision reque
     control.cancel = &w.cancel;
     control.progress = [&](int done, int) { w.rows_done.store(done, std::memory_order_relaxed); };
     const FrameStats stats = render_coloured_cpu(view, requested, Shortcuts{}, palette, full_rect(view), 1.0,
-                                                 scratch_mu(w, size_t(view.width) * view.height), w.rgba.data(), control);
+                                                 scratch_mu(w, size_t(view.width) * view.height), w.rgba.data(),
+                                                 control);
     if (stats.cancelled || w.cancel) return false;
     mark_finished_rows(w.rows, 0, view.height);
     w.rows_done.store(view.height, std::memory_order_relaxed);
@@ -123,7 +124,8 @@ bool render_progressively(CpuRenderWorker& w, const View& view, Precision reques
         // coarse_rgba is the worker's until coarse_fresh says otherwise (begin_frame cleared it).
         w.coarse_rgba.resize(width * view.height * 4);
         for (int y = 0; y < view.height; ++y) {
-            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse.width;
+            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) +
+                                  size_t(y / kCoarseBlock) * coarse.width;
             uint32_t* dst = reinterpret_cast<uint32_t*>(w.coarse_rgba.data()) + size_t(y) * width;
             for (int x = 0; x < view.width; ++x) dst[x] = src[x / kCoarseBlock];
         }
@@ -181,9 +183,8 @@ CpuRenderStatus take_cpu_render_rows(CpuRenderWorker& worker, const CpuRowsUploa
         upload(worker.frame_view, worker.coarse_rgba.data(), 0, worker.frame_view.height);
         worker.coarse_fresh = false;
     }
-    take_finished_rows(worker.rows, [&](int first_row, int rows) {
-        upload(worker.frame_view, worker.rgba.data(), first_row, rows);
-    });
+    take_finished_rows(
+        worker.rows, [&](int first_row, int rows) { upload(worker.frame_view, worker.rgba.data(), first_row, rows); });
     status.complete = worker.complete;
     const int rows_done = worker.rows_done.load(std::memory_order_relaxed);
     status.progress = worker.frame_view.height > 0 ? double(rows_done) / worker.frame_view.height : 0.0;

@@ -58,7 +58,7 @@ struct CpuRenderWorker {
     // it (finished_rows.h: written by the computing threads before, read by the UI after, under
     // the mutex). The coarse pass, replicated to the full size, is coarse_rgba, to be shown
     // first when coarse_fresh.
-    uint64_t frame_id = 0;     // request.id of frame_view; 0: nothing yet
+    uint64_t frame_id = 0;  // request.id of frame_view; 0: nothing yet
     View frame_view;
     std::vector<uint8_t> rgba;
     FinishedRows rows;
@@ -66,17 +66,17 @@ struct CpuRenderWorker {
     bool coarse_fresh = false;
     std::atomic<int> rows_done{0};  // of the full-resolution pass
     bool complete = false;
-    double compute_ms = 0.0;   // wall time of the finished frame, both passes and colouring
-    double full_pass_ms = 0.0; // direct_cpu's own time for the full-resolution pass
-    uint64_t iterations = 0;   // of the finished frame's full-resolution pass
+    double compute_ms = 0.0;    // wall time of the finished frame, both passes and colouring
+    double full_pass_ms = 0.0;  // direct_cpu's own time for the full-resolution pass
+    uint64_t iterations = 0;    // of the finished frame's full-resolution pass
     Precision precision_used = Precision::Fp64;
 };
 
 // What the UI learns each frame.
 struct CpuRenderStatus {
-    uint64_t frame_id = 0;     // which request the uploaded rows belong to
-    bool complete = false;     // every row of that request is done
-    double progress = 0.0;     // 0..1 of the full-resolution pass
+    uint64_t frame_id = 0;  // which request the uploaded rows belong to
+    bool complete = false;  // every row of that request is done
+    double progress = 0.0;  // 0..1 of the full-resolution pass
     double compute_ms = 0.0;
     double full_pass_ms = 0.0;
     uint64_t iterations = 0;

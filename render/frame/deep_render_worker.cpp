@@ -51,9 +51,10 @@ DeepLocation coarse_location(const DeepLocation& full, int width, int height, in
     DeepLocation coarse = full;
     coarse.zoom = deep_zoom_scaled(full.zoom, double(height) / (double(block) * *coarse_height));
     const int64_t digits = deep_center_fraction_digits(full.zoom, height);
-    coarse.center_re = deep_offset_decimal(full.center_re, 0.5 * (*coarse_width * block - width), full.zoom, height, digits);
-    coarse.center_im =
-        deep_offset_decimal(full.center_im, -0.5 * (*coarse_height * block - height), full.zoom, height, digits);
+    coarse.center_re = deep_offset_decimal(full.center_re, 0.5 * (*coarse_width * block - width), full.zoom, height,
+                                           digits);
+    coarse.center_im = deep_offset_decimal(full.center_im, -0.5 * (*coarse_height * block - height), full.zoom, height,
+                                           digits);
     return coarse;
 }
 
@@ -77,11 +78,11 @@ DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int wid
 
 // colourize_deep over one rectangle of a whole frame (plain colouring: each pixel alone).
 void colourize_rect(const DeepFrame& frame, const DeepPixelRect& rect, const PaletteTable& palette, const View& view,
-                   uint8_t* rgba) {
+                    uint8_t* rgba) {
     for (int y = rect.y; y < rect.y + rect.height; ++y) {
         const size_t start = size_t(y) * frame.width + size_t(rect.x);
         colourize_deep(frame.mu.data() + start, rect.width, palette, view.palette_density, view.palette_offset,
-                      rgba + start * 4);
+                       rgba + start * 4);
     }
 }
 
@@ -176,8 +177,8 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     // Colouring layers (histogram, slopes, DE) depend on the whole frame and on more than mu:
     // those views render in full.
     if (!last.valid || last.frame.reference.get() != orbit || last.frame.width != width ||
-        last.frame.height != height || last.number_type != options.number_type ||
-        !colouring_is_plain(view.colouring) || options.distance)
+        last.frame.height != height || last.number_type != options.number_type || !colouring_is_plain(view.colouring) ||
+        options.distance)
         return PanResult::NotAPan;
     int anchor_x = 0, anchor_y = 0;
     if (!deep_pan_shift(last.anchor, location, width, height, &anchor_x, &anchor_y)) return PanResult::NotAPan;
@@ -262,7 +263,7 @@ PanResult render_panned(DeepRenderWorker& w, const WorkerRequest& request, const
     rgba.resize(last.rgba.size());
     std::memcpy(rgba.data(), last.rgba.data(), last.rgba.size());
     stats.pan_copy_ms = ms_since(phase_start);
-    stats.frame_ms = ms_since(start);       // all of it: the strips, the move and the colouring
+    stats.frame_ms = ms_since(start);  // all of it: the strips, the move and the colouring
     frame.stats = stats;
     {
         std::lock_guard lock(w.mutex);
@@ -291,7 +292,7 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     // in the View panel (or --precision) forces one.
     options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
                           : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
-                                                                          : DeepNumberType::Auto;
+                                                                         : DeepNumberType::Auto;
     deep_options_for_colouring(view.colouring, &options);  // the DE layer's estimate
     options.cache = &w.cache;
     options.cancel = &w.cancel;
@@ -333,7 +334,8 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     const bool slow = w.last_ms_per_pixel <= 0.0 || w.last_ms_per_pixel * pixels >= kPreviewAfterMs;
     if (pixels > 256.0 * 256.0 && slow) {
         int coarse_width = 0, coarse_height = 0;
-        const DeepLocation coarse = coarse_location(location, width, height, kCoarseBlock, &coarse_width, &coarse_height);
+        const DeepLocation coarse = coarse_location(location, width, height, kCoarseBlock, &coarse_width,
+                                                    &coarse_height);
         DeepRenderOptions coarse_options = options;
         coarse_options.row_progress = nullptr;  // the progress bar is the full pass's
         const DeepFrame frame = render_pass(w, coarse, coarse_width, coarse_height, coarse_options, &use_cuda);
@@ -342,7 +344,8 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
         colour_deep_frame(frame, request.palette, view, double(kCoarseBlock), small.data());
         std::vector<uint8_t> rgba(size_t(width) * height * 4);
         for (int y = 0; y < height; ++y) {
-            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) + size_t(y / kCoarseBlock) * coarse_width;
+            const uint32_t* src = reinterpret_cast<const uint32_t*>(small.data()) +
+                                  size_t(y / kCoarseBlock) * coarse_width;
             uint32_t* dst = reinterpret_cast<uint32_t*>(rgba.data()) + size_t(y) * width;
             for (int x = 0; x < width; ++x) dst[x] = src[x / kCoarseBlock];
         }
@@ -351,16 +354,16 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
         // frame arrives whole). Not with colouring layers: a row alone has no slopes, histogram
         // or DE, so the coarse picture stays until the whole frame is coloured.
         if (colouring_is_plain(view.colouring))
-        options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
-            std::vector<uint8_t> row(size_t(width) * 4);
-            colourize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
-            std::lock_guard lock(w.mutex);
-            if (w.cancel || w.frame_id != request.id || w.rgba.size() != size_t(width) * view.height * 4) return;
-            std::copy(row.begin(), row.end(), w.rgba.begin() + ptrdiff_t(size_t(y) * width * 4));
-            w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, y) : y;
-            w.dirty_end = std::max(w.dirty_end, y + 1);
-            w.fresh = true;
-        };
+            options.row_done = [&w, &request, &view, width](int y, const int64_t*, const double* mu) {
+                std::vector<uint8_t> row(size_t(width) * 4);
+                colourize_deep(mu, width, request.palette, view.palette_density, view.palette_offset, row.data());
+                std::lock_guard lock(w.mutex);
+                if (w.cancel || w.frame_id != request.id || w.rgba.size() != size_t(width) * view.height * 4) return;
+                std::copy(row.begin(), row.end(), w.rgba.begin() + ptrdiff_t(size_t(y) * width * 4));
+                w.dirty_begin = w.dirty_end > w.dirty_begin ? std::min(w.dirty_begin, y) : y;
+                w.dirty_end = std::max(w.dirty_end, y + 1);
+                w.fresh = true;
+            };
     }
 
     // 3. The full frame: on CUDA for a window that takes it from the device, mu stays there too
@@ -403,8 +406,8 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
         w.last_error.clear();
     }
     w.last_ms_per_pixel = full_ms / std::max(1.0, pixels);
-    keep_frame(w, location, options.number_type, std::move(frame), device_buffer < 0 ? &rgba : nullptr,
-               request.palette, view);
+    keep_frame(w, location, options.number_type, std::move(frame), device_buffer < 0 ? &rgba : nullptr, request.palette,
+               view);
     if (device_buffer >= 0) return publish_device(w, request.id, view, device_buffer);
     return publish(w, request.id, view, std::move(rgba), true);
 }

@@ -59,10 +59,10 @@ struct DeepPanRecord {
     int anchor_shift_x = 0;  // pixel (x, y) here is the anchor's pixel (x + shift_x, y + shift_y)
     int anchor_shift_y = 0;
     DeepNumberType number_type = DeepNumberType::Auto;  // as requested
-    DeepFrame frame;                 // mu (no escape counts), the reference it ran against, the figures
-    std::vector<uint8_t> rgba;       // coloured with these (where colours_on_host):
-    bool colours_on_host = false;    // false after a frame coloured on the device: a pan colours it here first
-    bool plain_colouring = false;    // the palette alone (colouring.h: no layers)
+    DeepFrame frame;               // mu (no escape counts), the reference it ran against, the figures
+    std::vector<uint8_t> rgba;     // coloured with these (where colours_on_host):
+    bool colours_on_host = false;  // false after a frame coloured on the device: a pan colours it here first
+    bool plain_colouring = false;  // the palette alone (colouring.h: no layers)
     PaletteTable palette;
     double palette_density = 0.0;
     double palette_offset = 0.0;
@@ -80,14 +80,14 @@ struct DeepRenderWorker {
     std::mutex mutex;
     std::condition_variable wake;
     std::atomic<bool> cancel{false};
-    std::function<void()> on_news;    // called from the worker when pixels arrive (set before start)
-    ReferenceCache cache;             // shared by every frame of the window (its own lock)
-    DeepCudaStream cuda_stream;       // the worker's CUDA frames run on it (created on first use)
+    std::function<void()> on_news;  // called from the worker when pixels arrive (set before start)
+    ReferenceCache cache;           // shared by every frame of the window (its own lock)
+    DeepCudaStream cuda_stream;     // the worker's CUDA frames run on it (created on first use)
     // The worker thread's, except rgba[device_front], which the UI reads under the lock: the last
     // CUDA frame's mu and its colours, on the device.
     DeepDeviceFrame device;
-    double last_ms_per_pixel = 0.0;   // the last full pass's wall time per pixel (0: none yet)
-    DeepPanRecord last;               // the worker thread's: the last complete frame
+    double last_ms_per_pixel = 0.0;  // the last full pass's wall time per pixel (0: none yet)
+    DeepPanRecord last;              // the worker thread's: the last complete frame
     // The worker thread's: the buffer the display had before the last publish, reused for the
     // next one, so that a drag's views do not each fault in a fresh frame-sized vector.
     std::vector<uint8_t> spare_rgba;
@@ -99,23 +99,23 @@ struct DeepRenderWorker {
 
     // Guarded by mutex. The frame being produced: rgba holds frame_view's pixels (the coarse
     // pass replicated, or the full frame); fresh says they changed since the UI took them.
-    uint64_t frame_id = 0;            // request.id of frame_view; 0: nothing yet
+    uint64_t frame_id = 0;  // request.id of frame_view; 0: nothing yet
     View frame_view;
     std::vector<uint8_t> rgba;
     bool fresh = false;
-    int dirty_begin = 0;              // rows [dirty_begin, dirty_end) changed since the UI took them
+    int dirty_begin = 0;  // rows [dirty_begin, dirty_end) changed since the UI took them
     int dirty_end = 0;
-    bool complete = false;            // the full pass is in rgba (or on the device)
-    bool frame_on_device = false;     // the frame is device.rgba[device_front], not rgba
+    bool complete = false;         // the full pass is in rgba (or on the device)
+    bool frame_on_device = false;  // the frame is device.rgba[device_front], not rgba
     int device_front = 0;
-    uint64_t working_id = 0;          // the request being computed (progress belongs to it)
+    uint64_t working_id = 0;  // the request being computed (progress belongs to it)
     DeepPhase phase = DeepPhase::Idle;
-    double progress = 0.0;            // 0..1 within the phase
-    bool ran_on_cuda = false;         // of the finished frame
-    DeepFrameStats stats;             // of the finished frame's full pass (reference and BLA included)
-    double compute_ms = 0.0;          // wall time of the finished frame, both passes and colouring
-    std::string cuda_error;           // the CUDA failure that sent frames to the CPU ("": none)
-    std::string last_error;           // why the last frame failed (a sentence; "": it did not)
+    double progress = 0.0;     // 0..1 within the phase
+    bool ran_on_cuda = false;  // of the finished frame
+    DeepFrameStats stats;      // of the finished frame's full pass (reference and BLA included)
+    double compute_ms = 0.0;   // wall time of the finished frame, both passes and colouring
+    std::string cuda_error;    // the CUDA failure that sent frames to the CPU ("": none)
+    std::string last_error;    // why the last frame failed (a sentence; "": it did not)
 };
 
 // What the UI learns each frame.

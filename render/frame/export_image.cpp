@@ -46,14 +46,17 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     // Rows per strip: as many output rows as fit kExportStripSamples samples, and at most a
     // hundredth of the image, so the progress bar moves and Cancel answers quickly.
     const long samples_per_row = long(samples.width) * ss;
-    int strip_rows = int(std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
+    int strip_rows = int(
+        std::clamp<long>(std::min<long>(kExportStripSamples / samples_per_row, (s.height + 99) / 100), 1, s.height));
     // Histogram and slopes colour the image as one frame (compute/fractal/direct/coloured_frame.h):
     // one strip, where its samples fit (12 bytes each, with the features).
     const bool plain = colouring_is_plain(view.colouring);
     if (view.colouring.base == ColourBase::Histogram || view.colouring.slopes) {
         if (double(samples.width) * samples.height > double(kExportWholeFrameSamples)) {
-            result.message = "the " + colouring_methods_text(view.colouring) + " colouring looks at the whole image, "
-                             "which must fit in one frame of " + std::to_string(kExportWholeFrameSamples / 1000000) +
+            result.message = "the " + colouring_methods_text(view.colouring) +
+                             " colouring looks at the whole image, "
+                             "which must fit in one frame of " +
+                             std::to_string(kExportWholeFrameSamples / 1000000) +
                              " million samples: choose a smaller size or less supersampling";
             return result;
         }
@@ -81,7 +84,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         options.cancel = cancel;
         options.number_type = s.precision == Precision::DeepDouble     ? DeepNumberType::Double
                               : s.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
-                                                                        : DeepNumberType::Auto;
+                                                                       : DeepNumberType::Auto;
         deep_options_for_colouring(view.colouring, &options);
         options.row_progress = [&](int rows_done, int rows) {
             if (progress) progress(0.9 * rows_done / rows);
@@ -126,8 +129,9 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         }
         mu.resize(size_t(rect.width) * rect.height);
         if (!plain) {
-            const FrameStats stats = render_coloured_cpu(samples, resolve_direct_precision(samples, s.precision), Shortcuts{},
-                                                         palette, rect, 1.0 / ss, mu.data(), sample_rgba.data(), control);
+            const FrameStats stats = render_coloured_cpu(samples, resolve_direct_precision(samples, s.precision),
+                                                         Shortcuts{}, palette, rect, 1.0 / ss, mu.data(),
+                                                         sample_rgba.data(), control);
             return !stats.cancelled && !(cancel && *cancel);
         }
         // The precision the whole sample grid needs, not what a strip alone would pick.
@@ -138,12 +142,12 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
     };
 
     PngWriteResult written = write_png_streamed(
-        s.path, s.width, s.height, image, strip_rows,
-        [&](int first_row, int rows, uint8_t* rgba, std::string*) {
+        s.path, s.width, s.height, image, strip_rows, [&](int first_row, int rows, uint8_t* rgba, std::string*) {
             PixelRect rect{0, first_row * ss, samples.width, rows * ss};
             if (!render_samples(rect)) return false;  // cancelled
             box_filter_rgba(sample_rgba.data(), samples.width, ss, s.width, rows, rgba);
-            if (progress) progress((deep ? 0.9 + 0.1 * (first_row + rows) / s.height : double(first_row + rows) / s.height));
+            if (progress)
+                progress((deep ? 0.9 + 0.1 * (first_row + rows) / s.height : double(first_row + rows) / s.height));
             return !(cancel && *cancel);
         });
     result.ok = written.ok;
@@ -152,10 +156,8 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
         result.message = "exported " + std::to_string(s.width) + "x" + std::to_string(s.height) +
                          (ss > 1 ? " (" + std::to_string(ss) + "x" + std::to_string(ss) + " supersampled)" : "") +
                          " to " + s.path.string() + cuda_note;
-    else if (written.cancelled)
-        result.message = "export cancelled; nothing was written";
-    else
-        result.message = written.error;
+    else if (written.cancelled) result.message = "export cancelled; nothing was written";
+    else result.message = written.error;
     return result;
 }
 

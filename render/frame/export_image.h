@@ -19,7 +19,7 @@
 
 namespace ms {
 
-inline constexpr int kMaxExportSide = 65536;          // pixels; 16384 is the promise
+inline constexpr int kMaxExportSide = 65536;           // pixels; 16384 is the promise
 inline constexpr long kExportStripSamples = 1L << 23;  // 8M samples: 32 MB of mu + 32 MB RGBA
 // The most samples a whole-frame colouring (histogram, slopes) exports: 64M samples (8192 x 8192),
 // about 1 GiB of smooth values, features and colours.
@@ -27,7 +27,7 @@ inline constexpr long kExportWholeFrameSamples = 1L << 26;
 
 struct ExportSettings {
     std::filesystem::path path;
-    int width = 0;        // pixels of the PNG
+    int width = 0;  // pixels of the PNG
     int height = 0;
     int supersample = 1;  // 1..4: supersample x supersample samples per pixel, box-filtered
     Backend backend = Backend::Cpu;
@@ -53,7 +53,7 @@ ExportResult export_view_png(const View& view, const PaletteTable& palette, cons
 struct ExportJob {
     ~ExportJob();  // stop_export_job: the thread never outlives the job it writes into
     std::thread thread;
-    std::mutex mutex;               // guards the request below and quit
+    std::mutex mutex;  // guards the request below and quit
     std::condition_variable wake;
     bool quit = false;
     bool has_request = false;

@@ -67,7 +67,10 @@ void render_interop(FrameRenderer& r, const View& view, Precision precision, con
         // (A plain colouring goes straight to direct_cuda; layers add their passes.)
         stats = render_coloured_cuda(view, precision, Shortcuts{}, palette, full_rect(view), 1.0, device_rgba, nullptr);
     } catch (...) {
-        try { cuda_unmap_gl_buffer(r.cuda_buffer); } catch (...) {}
+        try {
+            cuda_unmap_gl_buffer(r.cuda_buffer);
+        } catch (...) {
+        }
         throw;
     }
     auto t1 = Clock::now();
@@ -101,17 +104,18 @@ void render_copy(FrameRenderer& r, const View& view, Precision precision, const 
 // Takes the CPU worker's finished rows into the texture.
 void take_cpu_rows(FrameRenderer& r) {
     double upload_ms = 0.0;
-    CpuRenderStatus status = take_cpu_render_rows(r.cpu, [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
-        auto t0 = Clock::now();
-        // A frame of a new size: rows not computed yet are black (only the finished rows of
-        // rgba may be read).
-        if (frame_view.width != r.texture.width || frame_view.height != r.texture.height)
-            resize_frame_texture(r.texture, frame_view.width, frame_view.height);
-        upload_frame_rows(r.texture, rgba, first_row, rows);
-        r.texture_view = frame_view;
-        r.texture_valid = true;
-        upload_ms += ms_since(t0);
-    });
+    CpuRenderStatus status = take_cpu_render_rows(
+        r.cpu, [&](const View& frame_view, const uint8_t* rgba, int first_row, int rows) {
+            auto t0 = Clock::now();
+            // A frame of a new size: rows not computed yet are black (only the finished rows of
+            // rgba may be read).
+            if (frame_view.width != r.texture.width || frame_view.height != r.texture.height)
+                resize_frame_texture(r.texture, frame_view.width, frame_view.height);
+            upload_frame_rows(r.texture, rgba, first_row, rows);
+            r.texture_view = frame_view;
+            r.texture_valid = true;
+            upload_ms += ms_since(t0);
+        });
     const bool was_complete = r.complete;
     const bool current = !r.cpu_request_pending && status.frame_id == r.cpu_request_id;
     r.complete = current && status.complete;
@@ -197,7 +201,7 @@ void take_deep_frame(FrameRenderer& r) {
         r.timings.iterations = status.stats.iterations;
         r.timings.skipped_iterations = status.stats.bla_iterations;
         r.precision_used = status.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
-                                                                                 : Precision::DeepDouble;
+                                                                                : Precision::DeepDouble;
         r.timings.interop_ms = r.timings.host_launch_ms = 0.0;
         ++r.frames_finished;
     }
@@ -216,12 +220,12 @@ const char* backend_name(Backend backend) { return backend == Backend::Cuda ? "c
 
 const char* render_path_name(RenderPath path) {
     switch (path) {
-        case RenderPath::None: return "none";
-        case RenderPath::Interop: return "interop";
-        case RenderPath::Copy: return "copy";
-        case RenderPath::Cpu: return "cpu";
-        case RenderPath::DeepCuda: return "deep-cuda";
-        case RenderPath::DeepCpu: return "deep-cpu";
+    case RenderPath::None: return "none";
+    case RenderPath::Interop: return "interop";
+    case RenderPath::Copy: return "copy";
+    case RenderPath::Cpu: return "cpu";
+    case RenderPath::DeepCuda: return "deep-cuda";
+    case RenderPath::DeepCpu: return "deep-cpu";
     }
     return "?";
 }
@@ -249,10 +253,11 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
             r.cpu.cancel = true;
             r.cpu_request_pending = false;
             r.deep_request_pending = true;
-            r.deep_request_cuda = backend == Backend::Cuda && r.cuda_unavailable.empty() && r.deep_status.cuda_error.empty();
+            r.deep_request_cuda = backend == Backend::Cuda && r.cuda_unavailable.empty() &&
+                                  r.deep_status.cuda_error.empty();
             // Its CUDA frames stay on the device where this GL context shares a buffer with CUDA.
-            r.deep_request_device_display =
-                r.deep_request_cuda && r.interop_unavailable.empty() && try_interop_buffer(r, view.width, view.height);
+            r.deep_request_device_display = r.deep_request_cuda && r.interop_unavailable.empty() &&
+                                            try_interop_buffer(r, view.width, view.height);
             r.pending_palette = palette;
             r.path = r.deep_request_cuda ? RenderPath::DeepCuda : RenderPath::DeepCpu;
             r.cpu_progress = 0.0;
@@ -267,10 +272,8 @@ void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, 
         while (path != RenderPath::Cpu) {
             try {
                 ensure_texture_size(r, view.width, view.height);
-                if (path == RenderPath::Interop)
-                    render_interop(r, view, precision, palette);
-                else
-                    render_copy(r, view, precision, palette);
+                if (path == RenderPath::Interop) render_interop(r, view, precision, palette);
+                else render_copy(r, view, precision, palette);
                 r.texture_view = view;
                 r.texture_valid = true;
                 r.complete = true;
@@ -324,7 +327,8 @@ std::string fallback_reason(const FrameRenderer& r, Backend backend) {
     if (is_deep_path(r.path) && !r.deep_status.cuda_error.empty())
         return "The deep CUDA path failed (" + r.deep_status.cuda_error + "): deep frames render on the CPU";
     if (!r.interop_unavailable.empty())
-        return "CUDA-GL interop unavailable (" + r.interop_unavailable + "): CUDA frames are copied through host memory";
+        return "CUDA-GL interop unavailable (" + r.interop_unavailable +
+               "): CUDA frames are copied through host memory";
     return {};
 }
 

@@ -33,7 +33,7 @@ namespace ms {
 
 enum class Backend { Cpu, Cuda };
 enum class RenderPath { None, Interop, Copy, Cpu, DeepCuda, DeepCpu };
-const char* backend_name(Backend backend);        // "cpu", "cuda"
+const char* backend_name(Backend backend);  // "cpu", "cuda"
 // "none", "interop", "copy", "cpu", "deep-cuda", "deep-cpu"
 const char* render_path_name(RenderPath path);
 bool is_deep_path(RenderPath path);
@@ -74,7 +74,7 @@ struct FrameRenderer {
     bool deep_request_pending = false;
     bool deep_request_cuda = false;
     bool deep_request_device_display = false;  // its CUDA frames come from device memory
-    uint64_t deep_device_frames = 0;  // deep frames shown by a device-to-device copy (tests, bench)
+    uint64_t deep_device_frames = 0;           // deep frames shown by a device-to-device copy (tests, bench)
     DeepRenderStatus deep_status;
 
     // Why faster paths are out (empty while they are usable). Set once, never retried.
@@ -88,14 +88,14 @@ struct FrameRenderer {
     Precision requested_precision = Precision::Auto;
     View texture_view;
     bool texture_valid = false;
-    bool complete = false;            // the texture holds all of requested_view
+    bool complete = false;  // the texture holds all of requested_view
     RenderPath path = RenderPath::None;
     Precision precision_used = Precision::Fp64;
-    double cpu_progress = 0.0;        // of the CPU frame under way (deep paths: of the phase under way)
+    double cpu_progress = 0.0;  // of the CPU frame under way (deep paths: of the phase under way)
     FrameTimings timings;
-    double rows_upload_ms = 0.0;      // CPU path: upload time of the rows taken by the last update
-    uint64_t frames_finished = 0;     // counts frames completed (CUDA: rendered; CPU: last row in):
-                                      // a change means `timings` describe a new frame
+    double rows_upload_ms = 0.0;   // CPU path: upload time of the rows taken by the last update
+    uint64_t frames_finished = 0;  // counts frames completed (CUDA: rendered; CPU: last row in):
+                                   // a change means `timings` describe a new frame
 };
 
 // Loads the shaders, creates the texture, asks CUDA whether it is usable, starts the CPU worker.

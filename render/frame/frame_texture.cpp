@@ -59,8 +59,7 @@ void upload_frame_from_pixel_buffer(FrameTexture& frame, GLuint pixel_buffer) {
     GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
 
-void draw_frame_texture(const FrameTexture& frame, int window_width, int window_height,
-                        const FrameMapping& mapping) {
+void draw_frame_texture(const FrameTexture& frame, int window_width, int window_height, const FrameMapping& mapping) {
     GL_CHECK(glUseProgram(frame.program));
     GL_CHECK(glActiveTexture(GL_TEXTURE0));
     GL_CHECK(glBindTexture(GL_TEXTURE_2D, frame.texture));

@@ -35,8 +35,7 @@ void upload_frame_rows(FrameTexture& frame, const uint8_t* rgba, int first_row, 
 // The whole frame from a pixel buffer object holding width*height RGBA8 pixels.
 void upload_frame_from_pixel_buffer(FrameTexture& frame, GLuint pixel_buffer);
 // Draws the frame over the whole viewport, placed by `mapping` (identity: as computed).
-void draw_frame_texture(const FrameTexture& frame, int window_width, int window_height,
-                        const FrameMapping& mapping);
+void draw_frame_texture(const FrameTexture& frame, int window_width, int window_height, const FrameMapping& mapping);
 void destroy_frame_texture(FrameTexture& frame);
 
 }  // namespace ms

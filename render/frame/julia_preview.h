@@ -18,11 +18,11 @@ namespace ms {
 
 struct JuliaPreview {
     GLuint texture = 0;
-    int width = 320, height = 180;       // pixels
-    View shown;                          // the Julia view in the texture (julia false: none yet)
+    int width = 320, height = 180;  // pixels
+    View shown;                     // the Julia view in the texture (julia false: none yet)
     std::vector<uint8_t> rgba;
     std::vector<float> mu;
-    bool cuda = false;                   // what rendered it
+    bool cuda = false;  // what rendered it
     double render_ms = 0.0;
 };
 

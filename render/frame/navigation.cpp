@@ -24,7 +24,9 @@ constexpr double kWheelPauseSeconds = 0.4;
 constexpr double kKeyPanFraction = 0.1;
 constexpr double kKeyZoomFactor = 2.0;
 
-NavigationInput* input_of(GLFWwindow* window) { return static_cast<NavigationInput*>(glfwGetWindowUserPointer(window)); }
+NavigationInput* input_of(GLFWwindow* window) {
+    return static_cast<NavigationInput*>(glfwGetWindowUserPointer(window));
+}
 
 void push(GLFWwindow* window, InputEvent event) {
     NavigationInput* input = input_of(window);
@@ -50,9 +52,7 @@ void on_button(GLFWwindow* window, int button, int action, int mods) {
     push(window, {.type = InputEvent::Type::Button, .button = button, .action = action, .mods = mods});
 }
 
-void on_scroll(GLFWwindow* window, double, double y) {
-    push(window, {.type = InputEvent::Type::Scroll, .scroll = y});
-}
+void on_scroll(GLFWwindow* window, double, double y) { push(window, {.type = InputEvent::Type::Scroll, .scroll = y}); }
 
 void on_key(GLFWwindow* window, int key, int, int action, int mods) {
     push(window, {.type = InputEvent::Type::Key, .key = key, .action = action, .mods = mods});
@@ -81,32 +81,32 @@ void handle_key(const InputEvent& e, NavigationState& state, View* view, Navigat
     const glm::dvec2 centre{0.5 * view->width, 0.5 * view->height};
     View before = *view;
     switch (e.key) {
-        case GLFW_KEY_LEFT: *view = pan_view_by_fraction(*view, {-kKeyPanFraction, 0.0}); break;
-        case GLFW_KEY_RIGHT: *view = pan_view_by_fraction(*view, {kKeyPanFraction, 0.0}); break;
-        case GLFW_KEY_UP: *view = pan_view_by_fraction(*view, {0.0, -kKeyPanFraction}); break;
-        case GLFW_KEY_DOWN: *view = pan_view_by_fraction(*view, {0.0, kKeyPanFraction}); break;
-        case GLFW_KEY_EQUAL:  // '+' is Shift+'=' on most layouts; '=' alone zooms in too
-        case GLFW_KEY_KP_ADD: *view = zoom_view_about(*view, centre, kKeyZoomFactor); break;
-        case GLFW_KEY_MINUS:
-        case GLFW_KEY_KP_SUBTRACT: *view = zoom_view_about(*view, centre, 1.0 / kKeyZoomFactor); break;
-        case GLFW_KEY_HOME: *view = reset_view(*view); break;
-        case GLFW_KEY_BACKSPACE: out.back = true; break;
-        case GLFW_KEY_Z:
-            if (ctrl) (shift ? out.forward : out.back) = true;
-            break;
-        case GLFW_KEY_Y:
-            if (ctrl) out.forward = true;
-            break;
-        case GLFW_KEY_C:
-            if (!ctrl && e.action == GLFW_PRESS) out.toggle_backend = true;
-            break;
-        case GLFW_KEY_F11:
-            if (e.action == GLFW_PRESS) out.toggle_fullscreen = true;
-            break;
-        case GLFW_KEY_Q:
-            if (ctrl) out.quit = true;
-            break;
-        default: break;
+    case GLFW_KEY_LEFT: *view = pan_view_by_fraction(*view, {-kKeyPanFraction, 0.0}); break;
+    case GLFW_KEY_RIGHT: *view = pan_view_by_fraction(*view, {kKeyPanFraction, 0.0}); break;
+    case GLFW_KEY_UP: *view = pan_view_by_fraction(*view, {0.0, -kKeyPanFraction}); break;
+    case GLFW_KEY_DOWN: *view = pan_view_by_fraction(*view, {0.0, kKeyPanFraction}); break;
+    case GLFW_KEY_EQUAL:  // '+' is Shift+'=' on most layouts; '=' alone zooms in too
+    case GLFW_KEY_KP_ADD: *view = zoom_view_about(*view, centre, kKeyZoomFactor); break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: *view = zoom_view_about(*view, centre, 1.0 / kKeyZoomFactor); break;
+    case GLFW_KEY_HOME: *view = reset_view(*view); break;
+    case GLFW_KEY_BACKSPACE: out.back = true; break;
+    case GLFW_KEY_Z:
+        if (ctrl) (shift ? out.forward : out.back) = true;
+        break;
+    case GLFW_KEY_Y:
+        if (ctrl) out.forward = true;
+        break;
+    case GLFW_KEY_C:
+        if (!ctrl && e.action == GLFW_PRESS) out.toggle_backend = true;
+        break;
+    case GLFW_KEY_F11:
+        if (e.action == GLFW_PRESS) out.toggle_fullscreen = true;
+        break;
+    case GLFW_KEY_Q:
+        if (ctrl) out.quit = true;
+        break;
+    default: break;
     }
     if (!same_place(before, *view)) {
         state.panning = false;  // a key in the middle of a drag ends it where it is
@@ -139,71 +139,70 @@ void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input) {
     glfwSetWindowRefreshCallback(window, count_event);
 }
 
-NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view,
-                                    double pixels_per_unit, bool imgui_wants_mouse, bool imgui_wants_keyboard,
-                                    double now_s) {
+NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view, double pixels_per_unit,
+                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s) {
     NavigationRequests out;
     for (const InputEvent& e : input.events) {
         const glm::dvec2 pixel = e.position * pixels_per_unit;
         switch (e.type) {
-            case InputEvent::Type::Move:
-                if (state.panning) {
+        case InputEvent::Type::Move:
+            if (state.panning) {
+                *view = pan_view(state.pan_start_view, state.pan_grab, pixel);
+                out.view_changed = true;
+            }
+            if (state.boxing) state.box_end = pixel;
+            break;
+        case InputEvent::Type::Button:
+            if (e.action == GLFW_PRESS && !imgui_wants_mouse && !state.panning && !state.boxing) {
+                if (e.button == GLFW_MOUSE_BUTTON_LEFT) {
+                    bool double_click = e.time_s - state.last_click_time_s < kDoubleClickSeconds &&
+                                        glm::distance(pixel, state.last_click) < kDoubleClickPixels;
+                    if (double_click) {
+                        *view = center_view_on(*view, pixel);
+                        out.view_changed = out.record_history = true;
+                        state.last_click_time_s = -1.0;
+                    } else {
+                        state.last_click_time_s = e.time_s;
+                        state.last_click = pixel;
+                    }
+                    state.panning = true;
+                    state.pan_start_view = *view;
+                    state.pan_grab = pixel;
+                } else if (e.button == GLFW_MOUSE_BUTTON_RIGHT) {
+                    state.boxing = true;
+                    state.box_start = state.box_end = pixel;
+                }
+            } else if (e.action == GLFW_RELEASE) {
+                if (e.button == GLFW_MOUSE_BUTTON_LEFT && state.panning) {
                     *view = pan_view(state.pan_start_view, state.pan_grab, pixel);
+                    state.panning = false;
                     out.view_changed = true;
-                }
-                if (state.boxing) state.box_end = pixel;
-                break;
-            case InputEvent::Type::Button:
-                if (e.action == GLFW_PRESS && !imgui_wants_mouse && !state.panning && !state.boxing) {
-                    if (e.button == GLFW_MOUSE_BUTTON_LEFT) {
-                        bool double_click = e.time_s - state.last_click_time_s < kDoubleClickSeconds &&
-                                            glm::distance(pixel, state.last_click) < kDoubleClickPixels;
-                        if (double_click) {
-                            *view = center_view_on(*view, pixel);
-                            out.view_changed = out.record_history = true;
-                            state.last_click_time_s = -1.0;
-                        } else {
-                            state.last_click_time_s = e.time_s;
-                            state.last_click = pixel;
-                        }
-                        state.panning = true;
-                        state.pan_start_view = *view;
-                        state.pan_grab = pixel;
-                    } else if (e.button == GLFW_MOUSE_BUTTON_RIGHT) {
-                        state.boxing = true;
-                        state.box_start = state.box_end = pixel;
-                    }
-                } else if (e.action == GLFW_RELEASE) {
-                    if (e.button == GLFW_MOUSE_BUTTON_LEFT && state.panning) {
-                        *view = pan_view(state.pan_start_view, state.pan_grab, pixel);
-                        state.panning = false;
-                        out.view_changed = true;
-                        out.record_history = !same_place(*view, state.pan_start_view);
-                    } else if (e.button == GLFW_MOUSE_BUTTON_RIGHT && state.boxing) {
-                        state.boxing = false;
-                        View boxed = box_zoom_view(*view, state.box_start, pixel);
-                        if (!same_place(boxed, *view)) {
-                            *view = boxed;
-                            out.view_changed = out.record_history = true;
-                        }
+                    out.record_history = !same_place(*view, state.pan_start_view);
+                } else if (e.button == GLFW_MOUSE_BUTTON_RIGHT && state.boxing) {
+                    state.boxing = false;
+                    View boxed = box_zoom_view(*view, state.box_start, pixel);
+                    if (!same_place(boxed, *view)) {
+                        *view = boxed;
+                        out.view_changed = out.record_history = true;
                     }
                 }
-                break;
-            case InputEvent::Type::Scroll:
-                if (!imgui_wants_mouse && e.scroll != 0.0) {
-                    *view = zoom_view_about(*view, pixel, std::pow(kWheelZoomPerNotch, e.scroll));
-                    // A drag under way continues from the zoomed view.
-                    if (state.panning) {
-                        state.pan_start_view = *view;
-                        state.pan_grab = pixel;
-                    }
-                    state.last_wheel_time_s = e.time_s;
-                    out.view_changed = true;
+            }
+            break;
+        case InputEvent::Type::Scroll:
+            if (!imgui_wants_mouse && e.scroll != 0.0) {
+                *view = zoom_view_about(*view, pixel, std::pow(kWheelZoomPerNotch, e.scroll));
+                // A drag under way continues from the zoomed view.
+                if (state.panning) {
+                    state.pan_start_view = *view;
+                    state.pan_grab = pixel;
                 }
-                break;
-            case InputEvent::Type::Key:
-                if (!imgui_wants_keyboard) handle_key(e, state, view, out);
-                break;
+                state.last_wheel_time_s = e.time_s;
+                out.view_changed = true;
+            }
+            break;
+        case InputEvent::Type::Key:
+            if (!imgui_wants_keyboard) handle_key(e, state, view, out);
+            break;
         }
     }
     input.events.clear();

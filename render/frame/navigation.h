@@ -48,7 +48,9 @@ struct NavigationInput {
     // Keys pressed since the last frame, and releases held back for the next one (see
     // install_key_release_delay).
     std::vector<int> keys_pressed;
-    struct KeyRelease { int key, scancode, mods; };
+    struct KeyRelease {
+        int key, scancode, mods;
+    };
     std::vector<KeyRelease> delayed_releases;
 };
 
@@ -71,9 +73,9 @@ void replay_delayed_key_releases(GLFWwindow* window, NavigationInput* input);
 struct NavigationState {
     bool panning = false;
     View pan_start_view;
-    glm::dvec2 pan_grab{0.0, 0.0};    // framebuffer pixels
+    glm::dvec2 pan_grab{0.0, 0.0};  // framebuffer pixels
     bool boxing = false;
-    glm::dvec2 box_start{0.0, 0.0};   // framebuffer pixels
+    glm::dvec2 box_start{0.0, 0.0};  // framebuffer pixels
     glm::dvec2 box_end{0.0, 0.0};
     double last_click_time_s = -1.0;
     glm::dvec2 last_click{0.0, 0.0};
@@ -83,7 +85,7 @@ struct NavigationState {
 // What the frame's input asks of the main loop, beyond the view changes already made.
 struct NavigationRequests {
     bool view_changed = false;
-    bool record_history = false;   // a gesture ended: remember where it left the view
+    bool record_history = false;  // a gesture ended: remember where it left the view
     bool back = false;
     bool forward = false;
     bool toggle_backend = false;
@@ -95,9 +97,8 @@ struct NavigationRequests {
 // (HiDPI). When ImGui wants the mouse (a panel under it) or the keyboard (a text field), the
 // matching events are ignored, as the imgui examples advise; a drag that started on the
 // picture keeps going over a panel.
-NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view,
-                                    double pixels_per_unit, bool imgui_wants_mouse, bool imgui_wants_keyboard,
-                                    double now_s);
+NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view, double pixels_per_unit,
+                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s);
 
 // The rubber band of a box zoom, drawn over everything (ImGui foreground draw list).
 void draw_box_zoom_overlay(const NavigationState& state, double pixels_per_unit);

@@ -49,16 +49,18 @@ PngWriteResult write_png_streamed(const std::filesystem::path& path, int width, 
 std::optional<View> read_png_view(const std::filesystem::path& path, std::string* error) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-        if (error) *error = "cannot open " + path.string() + ": " +
-                            (std::filesystem::exists(path, ec) ? "it is not a file" : "No such file or directory");
+        if (error)
+            *error = "cannot open " + path.string() + ": " +
+                     (std::filesystem::exists(path, ec) ? "it is not a file" : "No such file or directory");
         return std::nullopt;
     }
     try {
         std::string text;
         if (!read_png_text(path, kMetadataKey, &text)) {
             if (error)
-                *error = path.string() + " has no Mandelscope view in it (it was not saved by Mandelscope), "
-                                         "so there is no place to go back to";
+                *error = path.string() +
+                         " has no Mandelscope view in it (it was not saved by Mandelscope), "
+                         "so there is no place to go back to";
             return std::nullopt;
         }
         View view = view_from_png_text(text);

@@ -30,7 +30,6 @@ DecimalNumber parse_decimal_or_throw(const std::string& text) {
     return d;
 }
 
-
 }  // namespace
 
 DeepZoom view_zoom(const View& view) {
@@ -51,9 +50,7 @@ std::string add_to_decimal(const std::string& text, double delta, int fraction_d
     return format_decimal(add_decimals(parse_decimal_or_throw(text), parse_decimal_or_throw(delta_text)));
 }
 
-int center_fraction_digits(const View& view) {
-    return int(deep_center_fraction_digits(view_zoom(view), view.height));
-}
+int center_fraction_digits(const View& view) { return int(deep_center_fraction_digits(view_zoom(view), view.height)); }
 
 // ---------------------------------------------------------------------------------------
 // Geometry (compute/fractal/view/view.h: c = centre + ((px - W/2) * step, -(py - H/2) * step)).
@@ -157,10 +154,10 @@ int64_t auto_iterations(const ViewZoom& zoom) {
 }
 
 bool same_place(const View& a, const View& b) {
-    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom &&
-           a.formula == b.formula && a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
-           a.max_iterations == b.max_iterations && a.palette == b.palette &&
-           a.palette_offset == b.palette_offset && a.palette_density == b.palette_density;
+    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom && a.formula == b.formula &&
+           a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
+           a.max_iterations == b.max_iterations && a.palette == b.palette && a.palette_offset == b.palette_offset &&
+           a.palette_density == b.palette_density;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -172,8 +169,7 @@ void history_record(ViewHistory& history, const View& view) {
         history.views.resize(history.current + 1);  // a new branch drops the forward views
     }
     history.views.push_back(view);
-    if (history.views.size() > std::max<std::size_t>(history.max_views, 1))
-        history.views.erase(history.views.begin());
+    if (history.views.size() > std::max<std::size_t>(history.max_views, 1)) history.views.erase(history.views.begin());
     history.current = history.views.size() - 1;
 }
 
@@ -234,7 +230,8 @@ View default_view_in(const View& view, const FramingArea& area) {
     View fitted = reset_view(view);
     if (view.width <= 0 || view.height <= 0) return fitted;
     FramingArea a = area;
-    if (!(a.width >= kMinFramingPixels && a.height >= kMinFramingPixels)) a = {0.0, 0.0, double(view.width), double(view.height)};
+    if (!(a.width >= kMinFramingPixels && a.height >= kMinFramingPixels))
+        a = {0.0, 0.0, double(view.width), double(view.height)};
     // The frame spans 4 / zoom of the plane vertically (view.h) and 16:9 of that across; the
     // area's pixels must hold it both ways.
     const double frame_height = 4.0 / fitted.zoom.value();
@@ -251,9 +248,7 @@ View default_view_in(const View& view, const FramingArea& area) {
     return move_center_by_pixels(fitted, shift, tenth_pixel_digits);
 }
 
-DefaultFraming start_default_framing(const View& view, bool view_given) {
-    return {view, !view_given};
-}
+DefaultFraming start_default_framing(const View& view, bool view_given) { return {view, !view_given}; }
 
 bool update_default_framing(DefaultFraming& framing, View* view, ViewHistory* history, const FramingArea& area) {
     const bool unmoved = same_spot(*view, framing.placed);

@@ -77,8 +77,8 @@ bool same_place(const View& a, const View& b);
 // it is new, so the forward step returns to it.
 struct ViewHistory {
     std::vector<View> views;
-    std::size_t current = 0;        // index into views (meaningless while views is empty)
-    std::size_t max_views = 1000;   // oldest entries are dropped past this
+    std::size_t current = 0;       // index into views (meaningless while views is empty)
+    std::size_t max_views = 1000;  // oldest entries are dropped past this
 };
 void history_record(ViewHistory& history, const View& view);
 // On success replaces *view by the older/newer view (keeping view->width/height: the window's

@@ -59,8 +59,7 @@ void serve_worker_requests(Worker& w, OnTake on_take, Serve serve, int policy = 
 // the one being served, wakes the worker and returns the new request's id. also(w.request) sets
 // the worker's own request fields under the same lock (the deep worker's device).
 template <class Worker, class Also>
-uint64_t post_worker_request(Worker& w, const View& view, Precision precision, const PaletteTable& palette,
-                             Also also) {
+uint64_t post_worker_request(Worker& w, const View& view, Precision precision, const PaletteTable& palette, Also also) {
     std::lock_guard lock(w.mutex);
     w.cancel = true;
     w.has_request = true;

@@ -46,7 +46,8 @@ FrameAgreement compare_deep_frames(const DeepFrame& a, const DeepFrame& b) {
         }
     }
     out.identical_fraction = out.pixels ? double(out.identical_counts) / double(out.pixels) : 1.0;
-    out.agree = out.identical_fraction >= limits.min_identical_fraction && out.max_mu_difference <= limits.max_mu_difference;
+    out.agree = out.identical_fraction >= limits.min_identical_fraction &&
+                out.max_mu_difference <= limits.max_mu_difference;
     char sentence[256];
     std::snprintf(sentence, sizeof sentence,
                   "The deep frames %s: %.2f%% of escape counts are identical (at least %.1f%% needed), smooth values "
@@ -93,7 +94,8 @@ void run_deep_job(CompareWorker& w, const View& view, Precision precision, uint6
     w.cpu_rows_done = 0;
     options.row_progress = [&w](int rows_done, int) {
         int seen = w.cpu_rows_done.load();
-        while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {}
+        while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {
+        }
     };
     const DeepFrame cpu = deep_cpu(location, view.width, view.height, options);
     if (cpu.stats.cancelled || w.cancel) return;
@@ -133,7 +135,7 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
     // passed only because the launcher keeps one on the device).
     try {
         FrameStats gpu = direct_cuda_to_host(view, precision, Shortcuts{}, palette, full_rect(view), nullptr,
-                                                 cuda_mu.data());
+                                             cuda_mu.data());
         if (!publish(w, id, [&](CompareStatus& s) {
                 s.cuda_done = true;
                 s.cuda_ms = gpu.compute_ms;
@@ -155,7 +157,8 @@ void run_job(CompareWorker& w, const View& view, Precision precision, const Pale
     control.cancel = &w.cancel;
     control.progress = [&w](int rows_done, int) {  // from the OpenMP threads, in any order
         int seen = w.cpu_rows_done.load();
-        while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {}
+        while (seen < rows_done && !w.cpu_rows_done.compare_exchange_weak(seen, rows_done)) {
+        }
     };
     w.cpu_rows_done = 0;
     const FrameStats cpu = direct_cpu(view, precision, Shortcuts{}, full_rect(view), cpu_mu.data(), control);

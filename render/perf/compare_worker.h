@@ -33,25 +33,25 @@ namespace ms {
 
 // Where a job stands and what it found. Times in milliseconds.
 struct CompareStatus {
-    uint64_t id = 0;               // the request it belongs to; 0: none yet
+    uint64_t id = 0;  // the request it belongs to; 0: none yet
     View view;
     Precision precision = Precision::Fp64;  // resolved: both paths ran in it
     bool running = false;
     bool cuda_done = false;
     bool cpu_done = false;
-    bool finished = false;         // both rendered and compared (or failed)
+    bool finished = false;  // both rendered and compared (or failed)
     bool cancelled = false;
-    std::string error;             // a sentence when a path failed; finished is then set
-    double cuda_ms = 0.0;          // CUDA events around the kernels
-    double cpu_ms = 0.0;           // wall time of direct_cpu over the whole frame
+    std::string error;     // a sentence when a path failed; finished is then set
+    double cuda_ms = 0.0;  // CUDA events around the kernels
+    double cpu_ms = 0.0;   // wall time of direct_cpu over the whole frame
     uint64_t cuda_iterations = 0;
     uint64_t cpu_iterations = 0;
-    uint64_t cuda_skipped = 0;     // of those, skipped by BLA (deep frames; 0 on the direct paths)
+    uint64_t cuda_skipped = 0;  // of those, skipped by BLA (deep frames; 0 on the direct paths)
     uint64_t cpu_skipped = 0;
-    double cpu_progress = 0.0;     // 0..1 of the CPU frame while it runs
-    double agreement = 0.0;        // fraction of pixels with identical escape counts, 0..1
-    bool agree = false;            // compare_mu_frames' verdict (compute/fractal/direct/frame_compare.h)
-    std::string disagreement;      // its sentence (the figures, and where they first differ)
+    double cpu_progress = 0.0;  // 0..1 of the CPU frame while it runs
+    double agreement = 0.0;     // fraction of pixels with identical escape counts, 0..1
+    bool agree = false;         // compare_mu_frames' verdict (compute/fractal/direct/frame_compare.h)
+    std::string disagreement;   // its sentence (the figures, and where they first differ)
 };
 
 struct CompareWorker {
@@ -63,7 +63,7 @@ struct CompareWorker {
     std::condition_variable wake;
     std::atomic<bool> cancel{false};
     std::atomic<int> cpu_rows_done{0};
-    ReferenceCache cache;  // deep views: the reference both deep paths use (kept across jobs)
+    ReferenceCache cache;        // deep views: the reference both deep paths use (kept across jobs)
     DeepCudaStream cuda_stream;  // deep views: deep_cuda runs on it (created on first use)
     // Guarded by mutex: the request waiting to be picked up (worker_requests.h) and the job's status.
     bool quit = false;

@@ -45,12 +45,10 @@ void fact_row(const char* what, const std::string& gpu, const std::string& cpu) 
     ImGui::TextWrapped("%s", cpu.c_str());
 }
 
-
 // Why no GPU figures: in words, from the CUDA query and from the renderer.
 void draw_unavailable(const DevicePanelState& s) {
     ImGui::PushStyleColor(ImGuiCol_Text, kWarning);
-    if (!s.cuda.usable)
-        ImGui::TextWrapped("No usable CUDA device: %s.", s.cuda.reason.c_str());
+    if (!s.cuda.usable) ImGui::TextWrapped("No usable CUDA device: %s.", s.cuda.reason.c_str());
     else if (!s.cuda_unavailable.empty())
         ImGui::TextWrapped("CUDA does not render here: %s.", s.cuda_unavailable.c_str());
     if (s.cuda.usable && s.cuda_unavailable.empty() && !s.interop_unavailable.empty())
@@ -60,12 +58,14 @@ void draw_unavailable(const DevicePanelState& s) {
 }
 
 void draw_facts(const DevicePanelState& s) {
-    const CudaDeviceInfo* gpu = s.cuda.devices.empty() ? nullptr
-                                                       : &s.cuda.devices[size_t(std::clamp(s.device, 0, int(s.cuda.devices.size()) - 1))];
+    const CudaDeviceInfo* gpu = s.cuda.devices.empty()
+                                    ? nullptr
+                                    : &s.cuda.devices[size_t(std::clamp(s.device, 0, int(s.cuda.devices.size()) - 1))];
     const CpuInfo& cpu = s.cpu;
     std::string clock_source;
     const double cpu_hz = cpu_clock_hz(cpu, &clock_source);
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("##facts", 3, flags)) return;
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 6.0f);
     ImGui::TableSetupColumn("GPU");
@@ -73,20 +73,29 @@ void draw_facts(const DevicePanelState& s) {
     ImGui::TableHeadersRow();
     const std::string none = gpu ? "" : "-";
     fact_row("model", gpu ? gpu->name : "no device", cpu.model);
-    fact_row("units", gpu ? printf_text("%d SMs, compute capability %d.%d", gpu->sm_count, gpu->compute_major, gpu->compute_minor) : none,
-             printf_text("%d cores, %d threads", cpu.cores, cpu.threads));
-    fact_row("FP lanes", gpu ? printf_text("%d FP32, %d FP64 per SM", gpu->fp32_lanes_per_sm, gpu->fp64_lanes_per_sm) : none,
+    fact_row(
+        "units",
+        gpu ? printf_text("%d SMs, compute capability %d.%d", gpu->sm_count, gpu->compute_major, gpu->compute_minor)
+            : none,
+        printf_text("%d cores, %d threads", cpu.cores, cpu.threads));
+    fact_row("FP lanes",
+             gpu ? printf_text("%d FP32, %d FP64 per SM", gpu->fp32_lanes_per_sm, gpu->fp64_lanes_per_sm) : none,
              printf_text("%s: %d FP32, %d FP64 per vector, %d FP pipes", cpu.simd_target.c_str(),
                          cpu_simd_lanes(cpu, Precision::Fp32), cpu_simd_lanes(cpu, Precision::Fp64), cpu.fp_pipes));
-    fact_row("clock", gpu ? printf_text("%.2f GHz SM, %.2f GHz memory", gpu->clock_khz / 1e6, gpu->memory_clock_khz / 1e6) : none,
-             printf_text("%.2f GHz (%s)", cpu_hz / 1e9, clock_source.c_str()));
-    fact_row("memory", gpu ? printf_text("%s, %d-bit bus, %.0f GB/s theoretical", bytes_text(double(gpu->total_memory_bytes)).c_str(),
-                                         gpu->memory_bus_width_bits, gpu->memory_bytes_per_second / 1e9)
-                           : none,
-             "");
+    fact_row(
+        "clock",
+        gpu ? printf_text("%.2f GHz SM, %.2f GHz memory", gpu->clock_khz / 1e6, gpu->memory_clock_khz / 1e6) : none,
+        printf_text("%.2f GHz (%s)", cpu_hz / 1e9, clock_source.c_str()));
+    fact_row(
+        "memory",
+        gpu ? printf_text("%s, %d-bit bus, %.0f GB/s theoretical", bytes_text(double(gpu->total_memory_bytes)).c_str(),
+                          gpu->memory_bus_width_bits, gpu->memory_bytes_per_second / 1e9)
+            : none,
+        "");
     fact_row("L2", gpu ? bytes_text(gpu->l2_cache_bytes) : none, "");
-    fact_row("software", printf_text("driver %s, runtime %s", version_text(s.cuda.driver_version).c_str(),
-                                     version_text(s.cuda.runtime_version).c_str()),
+    fact_row("software",
+             printf_text("driver %s, runtime %s", version_text(s.cuda.driver_version).c_str(),
+                         version_text(s.cuda.runtime_version).c_str()),
              printf_text("OpenMP, Highway (%s)", cpu.simd_target.c_str()));
     ImGui::EndTable();
 }
@@ -103,12 +112,15 @@ void draw_estimates(const DevicePanelState& s) {
         "divided by the measured speedup: above 1 the estimate promised too much. Each row counts "
         "its own unit per second (core-cycles, FLOP, iterations): hover its name for the arithmetic.");
     const CudaDeviceInfo no_device;
-    const CudaDeviceInfo& gpu = s.cuda.devices.empty() ? no_device : s.cuda.devices[size_t(std::clamp(s.device, 0, int(s.cuda.devices.size()) - 1))];
+    const CudaDeviceInfo& gpu = s.cuda.devices.empty()
+                                    ? no_device
+                                    : s.cuda.devices[size_t(std::clamp(s.device, 0, int(s.cuda.devices.size()) - 1))];
     const std::vector<SpeedupEstimate> estimates = estimate_gpu_speedup(s.cpu, gpu, s.precision);
     const double cpu_rate = std::isnan(s.cpu_iterations_per_second) ? 0.0 : s.cpu_iterations_per_second;
     const double gpu_rate = std::isnan(s.cuda_iterations_per_second) ? 0.0 : s.cuda_iterations_per_second;
     const SpeedupCheck check = check_speedup_estimates(estimates, cpu_rate, gpu_rate);
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##estimates", 5, flags)) {
         ImGui::TableSetupColumn(precision_name(s.precision), ImGuiTableColumnFlags_WidthStretch, 2.2f);
         ImGui::TableSetupColumn("CPU /s", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -140,7 +152,8 @@ void draw_estimates(const DevicePanelState& s) {
             ImGui::TableNextColumn();
             if (c.ratio > 0.0) {
                 const bool close = c.ratio < 1.5 && c.ratio > 1.0 / 1.5;
-                ImGui::TextColored(close ? ImVec4(0.55f, 0.86f, 0.55f, 1.0f) : ImVec4(0.9f, 0.75f, 0.35f, 1.0f), "%.2gx", c.ratio);
+                ImGui::TextColored(close ? ImVec4(0.55f, 0.86f, 0.55f, 1.0f) : ImVec4(0.9f, 0.75f, 0.35f, 1.0f),
+                                   "%.2gx", c.ratio);
             } else {
                 ImGui::TextDisabled("-");
             }
@@ -168,7 +181,8 @@ void draw_estimates(const DevicePanelState& s) {
 void draw_attributes(DevicePanelState& s) {
     if (s.cuda.devices.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("No device attributes to list: %s.", s.cuda.reason.empty() ? "no CUDA device" : s.cuda.reason.c_str());
+        ImGui::TextWrapped("No device attributes to list: %s.",
+                           s.cuda.reason.empty() ? "no CUDA device" : s.cuda.reason.c_str());
         ImGui::PopStyleColor();
         return;
     }
@@ -177,7 +191,8 @@ void draw_attributes(DevicePanelState& s) {
         std::string label = s.cuda.devices[size_t(s.device)].name;
         if (ImGui::BeginCombo("device", label.c_str())) {
             for (int i = 0; i < int(s.cuda.devices.size()); ++i)
-                if (ImGui::Selectable((std::to_string(i) + ": " + s.cuda.devices[size_t(i)].name).c_str(), i == s.device))
+                if (ImGui::Selectable((std::to_string(i) + ": " + s.cuda.devices[size_t(i)].name).c_str(),
+                                      i == s.device))
                     s.device = i;
             ImGui::EndCombo();
         }

@@ -32,7 +32,8 @@ void draw_compare_line(const ComparePanelState& c) {
         ImGui::TextDisabled("waiting for the view to settle...");
     } else if (c.status.running) {
         ImGui::TextDisabled("comparing this view: CUDA %s, CPU %.0f%%...",
-                            c.status.cuda_done ? format_duration_ms(c.status.cuda_ms).c_str() : "...", 100.0 * c.status.cpu_progress);
+                            c.status.cuda_done ? format_duration_ms(c.status.cuda_ms).c_str() : "...",
+                            100.0 * c.status.cpu_progress);
     } else if (!c.history.empty()) {
         const CompareRecord& r = c.history.back();
         ImGui::PushStyleColor(ImGuiCol_Text, r.agree ? IM_COL32(140, 220, 140, 255) : IM_COL32(255, 110, 110, 255));
@@ -43,7 +44,6 @@ void draw_compare_line(const ComparePanelState& c) {
 
 }  // namespace
 
-
 std::string format_rate(double iterations_per_second) {
     if (std::isnan(iterations_per_second)) return "-";
     char s[32];
@@ -51,12 +51,11 @@ std::string format_rate(double iterations_per_second) {
     return s;
 }
 
-
 const char* perf_tab_name(PerfTab tab) {
     switch (tab) {
-        case PerfTab::Timings: return "timings";
-        case PerfTab::Speedup: return "speedup";
-        case PerfTab::Device: return "device";
+    case PerfTab::Timings: return "timings";
+    case PerfTab::Speedup: return "speedup";
+    case PerfTab::Device: return "device";
     }
     return "?";
 }
@@ -76,9 +75,10 @@ void draw_perf_panels(PerfPanelsState& s, bool in_column) {
         ImGui::BeginDisabled(!s.compare.unavailable.empty());
         ImGui::Checkbox("Compare", &s.compare.enabled);
         ImGui::EndDisabled();
-        help_marker("Renders every new view on the CPU too (all cores, in the background, at the "
-                         "window's resolution and precision; a newer view cancels it), checks that the "
-                         "two frames agree and shows how much faster CUDA was.");
+        help_marker(
+            "Renders every new view on the CPU too (all cores, in the background, at the "
+            "window's resolution and precision; a newer view cancels it), checks that the "
+            "two frames agree and shows how much faster CUDA was.");
         // The panel's own cost, right-aligned on the same line.
         const SampleStats& own = s.timings.summary.panel_ms;
         char cost[64];
@@ -89,18 +89,22 @@ void draw_perf_panels(PerfPanelsState& s, bool in_column) {
         const float right = ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(cost).x;
         if (right >= ImGui::GetCursorPosX()) ImGui::SetCursorPosX(right);
         else ImGui::NewLine();
-        if (own.count > 0 && own.median > kPanelBudgetMs) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kWarning), "%s", cost);
+        if (own.count > 0 && own.median > kPanelBudgetMs)
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kWarning), "%s", cost);
         else ImGui::TextDisabled("%s", cost);
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("Median time spent drawing this window (ImGui calls, host clock) over the last "
-                              "%d frames; budget %.1f ms. p95 %s.", own.count, kPanelBudgetMs, format_duration_ms(own.p95).c_str());
+            ImGui::SetTooltip(
+                "Median time spent drawing this window (ImGui calls, host clock) over the last "
+                "%d frames; budget %.1f ms. p95 %s.",
+                own.count, kPanelBudgetMs, format_duration_ms(own.p95).c_str());
         draw_compare_line(s.compare);
         if (ImGui::BeginTabBar("##perf_tabs")) {
             // `tab` is asked for until the tab bar has shown it (a new tab bar can take a frame
             // or two); after that it remembers the user's clicks.
             auto item = [&](const char* label, PerfTab tab) {
                 const bool asked = s.select_tab && s.tab == tab;
-                if (!ImGui::BeginTabItem(label, nullptr, asked ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None))
+                if (!ImGui::BeginTabItem(label, nullptr,
+                                         asked ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None))
                     return false;
                 if (asked) s.select_tab = false;
                 return true;

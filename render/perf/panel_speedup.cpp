@@ -55,16 +55,19 @@ void draw_latest(const ComparePanelState& s) {
     ImGui::Text("CUDA is %s faster", format_speedup(compare_speedup(r)).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::TextDisabled("CPU %s (fast path, all cores), CUDA %s", format_duration_ms(r.cpu_ms).c_str(), format_duration_ms(r.cuda_ms).c_str());
+    ImGui::TextDisabled("CPU %s (fast path, all cores), CUDA %s", format_duration_ms(r.cpu_ms).c_str(),
+                        format_duration_ms(r.cuda_ms).c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, r.agree ? kGood : kBad);
     ImGui::Text("%s: %.2f%% of the pixels agree", r.agree ? "The frames agree" : "The frames DISAGREE",
                 100.0 * r.agreement);
     ImGui::PopStyleColor();
-    if (!r.agree && !s.status.disagreement.empty() && s.status.id > 0) ImGui::TextWrapped("%s", s.status.disagreement.c_str());
-    help_marker("Both paths render the same view at the window's resolution in the same precision, "
-                     "from the same smooth-value definition. They agree when the escape counts match "
-                     "(and the smooth values within rounding) on nearly every pixel; see "
-                     "compute/frame_compare.h. Compute time only: colouring and display are left out.");
+    if (!r.agree && !s.status.disagreement.empty() && s.status.id > 0)
+        ImGui::TextWrapped("%s", s.status.disagreement.c_str());
+    help_marker(
+        "Both paths render the same view at the window's resolution in the same precision, "
+        "from the same smooth-value definition. They agree when the escape counts match "
+        "(and the smooth values within rounding) on nearly every pixel; see "
+        "compute/frame_compare.h. Compute time only: colouring and display are left out.");
 }
 
 void draw_history_plot(ComparePanelState& s) {
@@ -135,7 +138,7 @@ void draw_ui_rate(const ComparePanelState& s) {
     const SampleStats& st = s.ui_while_comparing;
     if (st.count == 0) return;
     ImGui::PushStyleColor(ImGuiCol_Text, st.p95 <= 1000.0 / 30.0 ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
-                                                                  : ImGui::ColorConvertU32ToFloat4(kWarning));
+                                                                 : ImGui::ColorConvertU32ToFloat4(kWarning));
     ImGui::Text("UI while the CPU compared: median %.0f fps, slowest %.0f fps (%d frames)", 1000.0 / st.median,
                 1000.0 / st.max, st.count);
     ImGui::PopStyleColor();
@@ -147,8 +150,9 @@ void draw_speedup_panel(ComparePanelState& s) {
     s.clear_history = false;
     // Why Compare is unavailable is said above the tabs (panel_perf.cpp), seen from every tab.
     if (s.unavailable.empty() && !s.enabled) {
-        ImGui::TextWrapped("Compare is off. Switch it on to render every new view on the CPU too, in the "
-                           "background, and see how much faster CUDA is.");
+        ImGui::TextWrapped(
+            "Compare is off. Switch it on to render every new view on the CPU too, in the "
+            "background, and see how much faster CUDA is.");
     }
     if (!s.status.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, kBad);

@@ -52,15 +52,18 @@ void stats_row(const char* name, ImU32 colour, const SampleStats& st, double lat
 
 void draw_table(const TimingsPanelState& s) {
     const TimelineSummary& t = s.summary;
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("##stages", 5, flags)) return;
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 1.6f);
-    for (const char* c : {"last", "min", "median", "p95"}) ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    for (const char* c : {"last", "min", "median", "p95"})
+        ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
     const bool cuda = s.path == RenderPath::Interop || s.path == RenderPath::Copy;
     const char* rendered = "over the last rendered frames";
     const char* ui = "over the last UI frames";
-    stats_row(cuda ? "compute (events)" : "compute (wall)", kStageColours[0], t.compute_ms, t.latest_compute_ms, rendered);
+    stats_row(cuda ? "compute (events)" : "compute (wall)", kStageColours[0], t.compute_ms, t.latest_compute_ms,
+              rendered);
     stats_row("map+unmap", kStageColours[1], t.interop_ms, t.latest_interop_ms, rendered);
     stats_row("upload", kStageColours[2], t.upload_ms, t.latest_upload_ms, rendered);
     stats_row("UI", kStageColours[3], t.ui_ms, t.latest_ui_ms, ui);
@@ -78,9 +81,10 @@ void draw_timing_lesson(const TimingsPanelState& s) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("Host timer without synchronisation: shown for CUDA frames only.");
         ImGui::PopStyleColor();
-        help_marker("A CUDA kernel launch returns as soon as the work is queued; a host clock read "
-                         "right after it measures the queuing, not the kernel. The CPU path has no such "
-                         "trap: its wall time is the work.");
+        help_marker(
+            "A CUDA kernel launch returns as soon as the work is queued; a host clock read "
+            "right after it measures the queuing, not the kernel. The CPU path has no such "
+            "trap: its wall time is the work.");
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, kRight);
@@ -89,10 +93,11 @@ void draw_timing_lesson(const TimingsPanelState& s) {
     ImGui::PushStyleColor(ImGuiCol_Text, kWrong);
     ImGui::Text("host clock around the launch, no sync: %s  WRONG", format_duration_ms(host.median).c_str());
     ImGui::PopStyleColor();
-    help_marker("Kernel launches are asynchronous: the call returns once the work is queued, "
-                     "long before the GPU has done it. A host timer stopped right after the launch "
-                     "measures the queuing only. Time GPU work with CUDA events (as here) or stop "
-                     "the host clock after cudaDeviceSynchronize().");
+    help_marker(
+        "Kernel launches are asynchronous: the call returns once the work is queued, "
+        "long before the GPU has done it. A host timer stopped right after the launch "
+        "measures the queuing only. Time GPU work with CUDA events (as here) or stop "
+        "the host clock after cudaDeviceSynchronize().");
     if (host.median > 0.0 && events.median > 0.0)
         ImGui::TextDisabled("The unsynchronised timer would claim the frame %.0fx faster than it is.",
                             events.median / host.median);
@@ -120,22 +125,25 @@ void throughput_line(const char* name, double steps_per_second, double iteration
         ImGui::TextDisabled("      effective %s (BLA skipped %.1f%% of the iterations)",
                             format_rate(f.effective_per_second).c_str(), 100.0 * f.skipped_fraction);
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The pixels advanced this many iterations per second; BLA covered the skipped ones "
-                              "in a few steps each, so only the steps run count against the limit.");
+            ImGui::SetTooltip(
+                "The pixels advanced this many iterations per second; BLA covered the skipped ones "
+                "in a few steps each, so only the steps run count against the limit.");
     }
 }
 
 void draw_throughput(const TimingsPanelState& s) {
     ImGui::TextUnformatted("Iterations per second (median of the last frames)");
-    help_marker("Iterations actually run (shortcut pixels count none) divided by the compute "
-                     "time; on the deep paths, the perturbation steps run (the iterations BLA skipped "
-                     "are shown apart, as the effective rate). The limit is what the cores can issue: GPU SMs x FP lanes x clock / "
-                     "instructions per iteration (counted in the kernel's SASS); CPU cores x SIMD "
-                     "lanes x FP pipes x clock / FP operations per iteration. The CPU figure "
-                     "includes Compare's full-speed renders; the window's own CPU frames run below "
-                     "the UI's priority and include the coarse preview.");
+    help_marker(
+        "Iterations actually run (shortcut pixels count none) divided by the compute "
+        "time; on the deep paths, the perturbation steps run (the iterations BLA skipped "
+        "are shown apart, as the effective rate). The limit is what the cores can issue: GPU SMs x FP lanes x clock / "
+        "instructions per iteration (counted in the kernel's SASS); CPU cores x SIMD "
+        "lanes x FP pipes x clock / FP operations per iteration. The CPU figure "
+        "includes Compare's full-speed renders; the window's own CPU frames run below "
+        "the UI's priority and include the coarse preview.");
     const TimelineSummary& t = s.summary;
-    throughput_line("CUDA", t.cuda_steps_per_second, t.cuda_iterations_per_second, t.cuda_skipped_fraction, s.cuda_limit);
+    throughput_line("CUDA", t.cuda_steps_per_second, t.cuda_iterations_per_second, t.cuda_skipped_fraction,
+                    s.cuda_limit);
     throughput_line("CPU ", t.cpu_steps_per_second, t.cpu_iterations_per_second, t.cpu_skipped_fraction, s.cpu_limit);
 }
 
@@ -188,12 +196,13 @@ void draw_timings_panel(TimingsPanelState& s) {
     const FrameTimeline& t = s.timeline;
     ImGui::Text("path: %s, %s | %llu UI frames, %llu rendered", render_path_name(s.path), precision_name(s.precision),
                 (unsigned long long)t.ui_frames, (unsigned long long)t.rendered_frames);
-    help_marker("compute: CUDA events around the kernels (CUDA paths) or the CPU frame's wall time. "
-                     "map+unmap: the interop buffer handed to CUDA and back. upload: glTexSubImage2D. "
-                     "UI: building and drawing the ImGui frame. present: glfwSwapBuffers, which also "
-                     "waits for the GPU's GL work and, with vsync on, for the display. Compute, map and "
-                     "upload are taken over the last frames that rendered a new view; the others over "
-                     "the last UI frames.");
+    help_marker(
+        "compute: CUDA events around the kernels (CUDA paths) or the CPU frame's wall time. "
+        "map+unmap: the interop buffer handed to CUDA and back. upload: glTexSubImage2D. "
+        "UI: building and drawing the ImGui frame. present: glfwSwapBuffers, which also "
+        "waits for the GPU's GL work and, with vsync on, for the display. Compute, map and "
+        "upload are taken over the last frames that rendered a new view; the others over "
+        "the last UI frames.");
     if (s.deep) {
         // A deep frame's compute is all of it: the MPFR reference (0 when cached), the BLA
         // table's build and the pixels (deep_cpu.h's DeepFrameStats).

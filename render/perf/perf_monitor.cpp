@@ -138,41 +138,42 @@ void perf_mark(PerfMonitor& m, PerfMark mark) {
     const double t = now_seconds();
     FrameMarks& k = m.marks;
     switch (mark) {
-        case PerfMark::FrameStart:
-            k = FrameMarks{};
-            k.frame_start = t;
-            m.sample = FrameSample{};
-            m.news_this_frame = false;
-            break;
-        case PerfMark::RenderStart: k.render_start = t; break;
-        case PerfMark::RenderEnd: k.render_end = t; break;
-        case PerfMark::UiBuilt: k.ui_built = t; break;
-        case PerfMark::DrawDataStart: k.draw_data_start = t; break;
-        case PerfMark::DrawDataEnd: k.draw_data_end = t; break;
-        case PerfMark::SwapStart: k.swap_start = t; break;
-        case PerfMark::SwapEnd: {
-            k.swap_end = t;
-            FrameSample& s = m.sample;
-            s.stage_ms[size_t(FrameStage::Ui)] = ui_stage_ms(k);
-            s.stage_ms[size_t(FrameStage::Present)] = present_stage_ms(k);
-            s.panel_ms = m.panels.open ? m.panels.draw_ms : kNoSample;
-            const double frame_ms = m.previous_frame_start > 0.0 ? 1e3 * (k.frame_start - m.previous_frame_start) : kNoSample;
-            m.previous_frame_start = k.frame_start;
-            record_ui_frame(m.panels.timings.timeline, s, frame_ms);
-            // The 30 fps promise: UI frames while Compare's CPU render runs in the background.
-            const CompareStatus& job = m.panels.compare.status;
-            if (job.running && job.cuda_done && !job.cpu_done && !std::isnan(frame_ms))
-                ring_push(m.panels.compare.ui_ms_while_comparing, frame_ms);
-            // The statistics behind the tables, for the next frame's panels: ~10 times a second,
-            // and at once when this frame brought news.
-            constexpr double kSummaryInterval_s = 0.1;
-            if (m.news_this_frame || t - m.summary_time >= kSummaryInterval_s) {
-                m.summary_time = t;
-                m.panels.timings.summary = summarize_timeline(m.panels.timings.timeline);
-                m.panels.compare.ui_while_comparing = sample_stats(m.panels.compare.ui_ms_while_comparing);
-            }
-            break;
+    case PerfMark::FrameStart:
+        k = FrameMarks{};
+        k.frame_start = t;
+        m.sample = FrameSample{};
+        m.news_this_frame = false;
+        break;
+    case PerfMark::RenderStart: k.render_start = t; break;
+    case PerfMark::RenderEnd: k.render_end = t; break;
+    case PerfMark::UiBuilt: k.ui_built = t; break;
+    case PerfMark::DrawDataStart: k.draw_data_start = t; break;
+    case PerfMark::DrawDataEnd: k.draw_data_end = t; break;
+    case PerfMark::SwapStart: k.swap_start = t; break;
+    case PerfMark::SwapEnd: {
+        k.swap_end = t;
+        FrameSample& s = m.sample;
+        s.stage_ms[size_t(FrameStage::Ui)] = ui_stage_ms(k);
+        s.stage_ms[size_t(FrameStage::Present)] = present_stage_ms(k);
+        s.panel_ms = m.panels.open ? m.panels.draw_ms : kNoSample;
+        const double frame_ms = m.previous_frame_start > 0.0 ? 1e3 * (k.frame_start - m.previous_frame_start)
+                                                             : kNoSample;
+        m.previous_frame_start = k.frame_start;
+        record_ui_frame(m.panels.timings.timeline, s, frame_ms);
+        // The 30 fps promise: UI frames while Compare's CPU render runs in the background.
+        const CompareStatus& job = m.panels.compare.status;
+        if (job.running && job.cuda_done && !job.cpu_done && !std::isnan(frame_ms))
+            ring_push(m.panels.compare.ui_ms_while_comparing, frame_ms);
+        // The statistics behind the tables, for the next frame's panels: ~10 times a second,
+        // and at once when this frame brought news.
+        constexpr double kSummaryInterval_s = 0.1;
+        if (m.news_this_frame || t - m.summary_time >= kSummaryInterval_s) {
+            m.summary_time = t;
+            m.panels.timings.summary = summarize_timeline(m.panels.timings.timeline);
+            m.panels.compare.ui_while_comparing = sample_stats(m.panels.compare.ui_ms_while_comparing);
         }
+        break;
+    }
     }
 }
 
@@ -220,7 +221,8 @@ std::string perf_compare_log(const PerfMonitor& m) {
     const SampleStats ui = sample_stats(c.ui_ms_while_comparing);
     if (ui.count > 0) {
         char line[160];
-        std::snprintf(line, sizeof line, "compare: UI while the CPU compared: median %.1f fps, slowest %.1f fps (%d frames)\n",
+        std::snprintf(line, sizeof line,
+                      "compare: UI while the CPU compared: median %.1f fps, slowest %.1f fps (%d frames)\n",
                       1000.0 / ui.median, 1000.0 / ui.max, ui.count);
         log += line;
     }

@@ -33,19 +33,19 @@ enum class PerfMark { FrameStart, RenderStart, RenderEnd, UiBuilt, DrawDataStart
 struct PerfMonitor {
     PerfPanelsState panels;
     CompareWorker compare_worker;
-    FrameMarks marks;                // this frame's, seconds on the steady clock
+    FrameMarks marks;  // this frame's, seconds on the steady clock
     double previous_frame_start = 0.0;
     uint64_t frames_finished_seen = 0;  // the renderer's counter at the last frame recorded
-    FrameSample sample;              // this frame's stages, filled by update_perf_monitor
-    bool news_this_frame = false;    // a new picture or Compare result arrived after the panels drew
-    double summary_time = 0.0;       // when the panels' statistics were last computed (seconds)
+    FrameSample sample;                 // this frame's stages, filled by update_perf_monitor
+    bool news_this_frame = false;       // a new picture or Compare result arrived after the panels drew
+    double summary_time = 0.0;          // when the panels' statistics were last computed (seconds)
     // Compare: the view it is about, and its job.
     bool compare_has_view = false;
     View compare_view;
     Precision compare_precision = Precision::Fp64;
-    double compare_view_since = 0.0; // when compare_view became the view (seconds)
-    uint64_t compare_id = 0;         // the job for compare_view; 0: not started yet
-    bool compare_filed = false;      // its result is in the history
+    double compare_view_since = 0.0;  // when compare_view became the view (seconds)
+    uint64_t compare_id = 0;          // the job for compare_view; 0: not started yet
+    bool compare_filed = false;       // its result is in the history
     int views_compared = 0;
 };
 

@@ -70,11 +70,11 @@ SampleStats sample_stats(const SampleRing& ring) { return sample_stats(ring.valu
 
 const char* frame_stage_name(FrameStage stage) {
     switch (stage) {
-        case FrameStage::Compute: return "compute";
-        case FrameStage::Interop: return "map+unmap";
-        case FrameStage::Upload: return "upload";
-        case FrameStage::Ui: return "UI";
-        case FrameStage::Present: return "present";
+    case FrameStage::Compute: return "compute";
+    case FrameStage::Interop: return "map+unmap";
+    case FrameStage::Upload: return "upload";
+    case FrameStage::Ui: return "UI";
+    case FrameStage::Present: return "present";
     }
     return "?";
 }
@@ -156,7 +156,8 @@ TimelineSummary summarize_timeline(const FrameTimeline& t) {
 }
 
 double ui_stage_ms(const FrameMarks& m) {
-    return 1e3 * ((m.ui_built - m.frame_start) - (m.render_end - m.render_start) + (m.draw_data_end - m.draw_data_start));
+    return 1e3 *
+           ((m.ui_built - m.frame_start) - (m.render_end - m.render_start) + (m.draw_data_end - m.draw_data_start));
 }
 
 double present_stage_ms(const FrameMarks& m) { return 1e3 * (m.swap_end - m.swap_start); }
@@ -171,14 +172,14 @@ std::string compare_summary(const CompareRecord& r) {
     const double speedup = compare_speedup(r);
     // Speedups of thousands read better without decimals; below 10, one decimal says more.
     std::snprintf(line, sizeof line, "cpu %.1f ms, cuda %.*f ms, speedup %.*fx, %s %.2f%%", r.cpu_ms,
-                  r.cuda_ms < 10.0 ? 2 : 1, r.cuda_ms, speedup < 10.0 ? 1 : 0, speedup,
-                  r.agree ? "agree" : "DISAGREE", 100.0 * r.agreement);
+                  r.cuda_ms < 10.0 ? 2 : 1, r.cuda_ms, speedup < 10.0 ? 1 : 0, speedup, r.agree ? "agree" : "DISAGREE",
+                  100.0 * r.agreement);
     return line;
 }
 
 bool same_computation(const View& a, const View& b) {
-    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom &&
-           a.formula == b.formula && a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
+    return a.center_re == b.center_re && a.center_im == b.center_im && a.zoom == b.zoom && a.formula == b.formula &&
+           a.julia == b.julia && a.julia_re == b.julia_re && a.julia_im == b.julia_im &&
            a.max_iterations == b.max_iterations && a.width == b.width && a.height == b.height;
 }
 
@@ -194,7 +195,8 @@ std::vector<int> filter_attributes(const std::vector<std::pair<std::string, int>
     std::vector<int> out;
     for (int i = 0; i < int(attributes.size()); ++i) {
         const std::string name = lower(attributes[size_t(i)].first);
-        if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return name.find(w) != std::string::npos; }))
+        if (std::all_of(words.begin(), words.end(),
+                        [&](const std::string& w) { return name.find(w) != std::string::npos; }))
             out.push_back(i);
     }
     return out;

@@ -41,7 +41,7 @@ std::vector<double> ring_values(const SampleRing& ring);
 double ring_latest(const SampleRing& ring);
 
 struct SampleStats {
-    int count = 0;        // values that are not NaN
+    int count = 0;  // values that are not NaN
     double min = NAN;
     double median = NAN;  // the mean of the two middle values for an even count
     double p95 = NAN;     // nearest rank: the ceil(0.95 * count)-th smallest value
@@ -58,22 +58,22 @@ const char* frame_stage_name(FrameStage stage);  // "compute", "map+unmap", "upl
 // One UI frame's measurements, milliseconds; NaN where the stage did not run.
 struct FrameSample {
     std::array<double, kFrameStages> stage_ms{kNoSample, kNoSample, kNoSample, kNoSample, kNoSample};
-    bool rendered = false;          // a new picture was finished this frame (compute is its time)
-    bool cuda = false;              // ... by a CUDA path (else the CPU path)
+    bool rendered = false;              // a new picture was finished this frame (compute is its time)
+    bool cuda = false;                  // ... by a CUDA path (else the CPU path)
     double host_launch_ms = kNoSample;  // CUDA: host clock around the launch, no sync (wrong)
-    uint64_t iterations = 0;        // of the finished picture
-    uint64_t skipped_iterations = 0;  // of those, skipped by BLA (deep frames; see record_throughput)
-    double panel_ms = kNoSample;    // time spent drawing the performance panels this frame
+    uint64_t iterations = 0;            // of the finished picture
+    uint64_t skipped_iterations = 0;    // of those, skipped by BLA (deep frames; see record_throughput)
+    double panel_ms = kNoSample;        // time spent drawing the performance panels this frame
 };
 
 struct FrameTimeline {
     // Over the last UI frames (the rolling plot): every stage, NaN where it did not run.
     std::array<SampleRing, kFrameStages> stages;
-    SampleRing frame_ms;            // UI frame to UI frame
-    SampleRing panel_ms;            // the performance panels' own drawing time
+    SampleRing frame_ms;  // UI frame to UI frame
+    SampleRing panel_ms;  // the performance panels' own drawing time
     // Over the last rendered frames (kept while the view stands still, when no UI frame renders).
-    SampleRing compute_ms;          // events (CUDA) or wall time (CPU)
-    SampleRing host_launch_ms;      // CUDA frames: the unsynchronised host timer, NaN on the CPU
+    SampleRing compute_ms;      // events (CUDA) or wall time (CPU)
+    SampleRing host_launch_ms;  // CUDA frames: the unsynchronised host timer, NaN on the CPU
     SampleRing render_interop_ms;
     SampleRing render_upload_ms;
     // The last frames of each path (the window's and Compare's): iterations per second (the
@@ -132,8 +132,8 @@ struct ThroughputFigures {
     double effective_per_second = kNoSample;  // iterations the pixels advanced, skipped ones included
     double skipped_fraction = 0.0;            // of the iterations, the share BLA skipped
 };
-ThroughputFigures throughput_figures(double steps_per_second, double iterations_per_second,
-                                     double skipped_fraction, const IterationLimit& limit);
+ThroughputFigures throughput_figures(double steps_per_second, double iterations_per_second, double skipped_fraction,
+                                     const IterationLimit& limit);
 
 // ---- The UI thread's clock marks of one frame -------------------------------------------
 // The main loop reads a steady clock at these points (seconds); the UI stage is the ImGui
@@ -141,13 +141,13 @@ ThroughputFigures throughput_figures(double steps_per_second, double iterations_
 // what the GPU does for them is paid at the swap, so "present" includes it (and the wait for
 // vsync when it is on).
 struct FrameMarks {
-    double frame_start = 0.0;      // before ImGui::NewFrame
-    double render_start = 0.0;     // around update_frame_renderer (compute, map, upload)
+    double frame_start = 0.0;   // before ImGui::NewFrame
+    double render_start = 0.0;  // around update_frame_renderer (compute, map, upload)
     double render_end = 0.0;
     double ui_built = 0.0;         // after ImGui::Render
     double draw_data_start = 0.0;  // around ImGui_ImplOpenGL3_RenderDrawData
     double draw_data_end = 0.0;
-    double swap_start = 0.0;       // around glfwSwapBuffers
+    double swap_start = 0.0;  // around glfwSwapBuffers
     double swap_end = 0.0;
 };
 double ui_stage_ms(const FrameMarks& marks);
@@ -156,15 +156,15 @@ double present_stage_ms(const FrameMarks& marks);
 // ---- Compare ---------------------------------------------------------------------------------
 // One compared view: the same frame on the CPU's fast path and on CUDA.
 struct CompareRecord {
-    int view_number = 0;          // 1, 2, ...: the order the views were compared in
+    int view_number = 0;  // 1, 2, ...: the order the views were compared in
     double zoom = 0.0;
-    int iterations = 0;           // the view's maximum
+    int iterations = 0;  // the view's maximum
     int width = 0;
     int height = 0;
-    const char* precision = "";   // "fp32" or "fp64": both paths ran in it
+    const char* precision = "";  // "fp32" or "fp64": both paths ran in it
     double cpu_ms = 0.0;
     double cuda_ms = 0.0;
-    double agreement = 0.0;       // fraction of pixels that agree
+    double agreement = 0.0;  // fraction of pixels that agree
     bool agree = false;
 };
 double compare_speedup(const CompareRecord& record);  // cpu_ms / cuda_ms; NaN when unknown

@@ -9,12 +9,12 @@ namespace ms {
 
 const char* gl_error_name(GLenum error) {
     switch (error) {
-        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-        default: return "an unknown GL error";
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    default: return "an unknown GL error";
     }
 }
 
@@ -23,7 +23,8 @@ void gl_check(const char* expr, const char* file, int line) {
     if (error == GL_NO_ERROR) return;
     std::string names = gl_error_name(error);
     // GL may hold several error flags; drain them so the next check starts clean.
-    for (int i = 0; i < 8 && (error = glGetError()) != GL_NO_ERROR; ++i) names += std::string(", ") + gl_error_name(error);
+    for (int i = 0; i < 8 && (error = glGetError()) != GL_NO_ERROR; ++i)
+        names += std::string(", ") + gl_error_name(error);
     throw std::runtime_error(std::string("OpenGL call ") + expr + " failed with " + names + " at " + file + ":" +
                              std::to_string(line));
 }

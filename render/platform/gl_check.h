@@ -30,8 +30,8 @@ bool gl_is_software_rasteriser();
 
 }  // namespace ms
 
-#define GL_CHECK(expr)                                   \
-    do {                                                 \
-        expr;                                            \
-        ::ms::gl_check(#expr, __FILE__, __LINE__);       \
+#define GL_CHECK(expr)                             \
+    do {                                           \
+        expr;                                      \
+        ::ms::gl_check(#expr, __FILE__, __LINE__); \
     } while (0)

@@ -17,8 +17,8 @@ double progress_interval_s(double frame_s) {
     if (!(frame_s > 0.0)) return kProgressWaitSeconds;  // unknown: the cautious cadence
     const double interval = (1.0 + kProgressCostFactor) * frame_s;
     return interval < kProgressMinWaitSeconds ? kProgressMinWaitSeconds
-           : interval > kProgressWaitSeconds ? kProgressWaitSeconds
-                                             : interval;
+           : interval > kProgressWaitSeconds  ? kProgressWaitSeconds
+                                              : interval;
 }
 
 double progress_wait_s(double frame_s, double frame_wall_s) {

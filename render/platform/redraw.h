@@ -27,10 +27,10 @@ namespace ms {
 // taken off it, not added: a fixed wait, or one added to the frame, would let the UI crawl
 // while a long CPU frame computes beside it.
 inline constexpr double kProgressMinWaitSeconds = 1.0 / 40.0;  // the shortest interval
-inline constexpr double kProgressWaitSeconds = 0.25;  // the longest interval while work shows progress
+inline constexpr double kProgressWaitSeconds = 0.25;           // the longest interval while work shows progress
 inline constexpr double kProgressCostFactor = 10.0;
-inline constexpr double kIdleWaitSeconds = 10.0;            // nothing changes: wake this rarely
-inline constexpr int kSettleFrames = 3;                     // frames drawn after an event
+inline constexpr double kIdleWaitSeconds = 10.0;  // nothing changes: wake this rarely
+inline constexpr int kSettleFrames = 3;           // frames drawn after an event
 
 struct RedrawReasons {
     bool events = false;        // input, resize or expose reached the window this frame

@@ -58,7 +58,8 @@ void draw_export_dialog(ExportDialogState& s, bool in_column) {
         s.start = true;
     }
     if (!s.result.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, s.result_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255));
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              s.result_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255));
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
         ImGui::TextUnformatted(s.result.c_str());
         ImGui::PopTextWrapPos();

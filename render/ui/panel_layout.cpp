@@ -55,9 +55,7 @@ FramingArea free_area(const PanelLayout& layout, const PanelRect& view_panel) {
     const FramingArea below{0.0, view_panel.y + view_panel.height + m, right,
                             bottom - (view_panel.y + view_panel.height + m)};
     // The height of a 16:9 frame that fits (0 when the area is empty).
-    auto fits = [](const FramingArea& a) {
-        return std::max(0.0, std::min(a.width / kDefaultFrameAspect, a.height));
-    };
+    auto fits = [](const FramingArea& a) { return std::max(0.0, std::min(a.width / kDefaultFrameAspect, a.height)); };
     return fits(below) > fits(beside) ? below : beside;
 }
 
@@ -92,8 +90,9 @@ std::string panel_settings_path(std::string* error) {
 void place_view_panel(const PanelLayout& layout) {
     ImGui::SetNextWindowPos(ImVec2(layout.view.x, layout.view.y), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(layout.view.width, 0.0f), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(std::min(kMinViewWidth, layout.view_max_width), 0.0f),
-                                        ImVec2(std::max(1.0f, layout.view_max_width), std::max(1.0f, layout.view.height)));
+    ImGui::SetNextWindowSizeConstraints(
+        ImVec2(std::min(kMinViewWidth, layout.view_max_width), 0.0f),
+        ImVec2(std::max(1.0f, layout.view_max_width), std::max(1.0f, layout.view.height)));
 }
 
 bool begin_side_column(const PanelLayout& layout, bool any_open, float* width) {
@@ -104,12 +103,14 @@ bool begin_side_column(const PanelLayout& layout, bool any_open, float* width) {
     // The width is the user's (imgui.ini keeps it); the constraints hold the height to the
     // room above the status line and the width to what leaves the View panel its room.
     ImGui::SetNextWindowSize(ImVec2(layout.column.width, layout.column.height), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(std::min(kMinColumnWidth, layout.column_max_width), layout.column.height),
-                                        ImVec2(std::max(1.0f, layout.column_max_width), layout.column.height));
+    ImGui::SetNextWindowSizeConstraints(
+        ImVec2(std::min(kMinColumnWidth, layout.column_max_width), layout.column.height),
+        ImVec2(std::max(1.0f, layout.column_max_width), layout.column.height));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse;
     const bool shown = ImGui::Begin("Panels", nullptr, flags);
     *width = ImGui::GetWindowWidth();
-    if (!shown || !ImGui::BeginTabBar("##panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
+    if (!shown ||
+        !ImGui::BeginTabBar("##panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
         ImGui::End();
         return false;
     }

@@ -29,12 +29,12 @@ struct PanelRect {
 bool rects_overlap(const PanelRect& a, const PanelRect& b);  // their insides intersect
 
 struct PanelLayoutInput {
-    float window_width = 0.0f;      // pixels
+    float window_width = 0.0f;  // pixels
     float window_height = 0.0f;
-    float status_height = 0.0f;     // the status line's, this frame
-    float view_width = 0.0f;        // the View panel's width as the user left it; 0: default
-    float column_width = 0.0f;      // the column's; 0: default
-    bool column_open = false;       // some panel is open in the column
+    float status_height = 0.0f;  // the status line's, this frame
+    float view_width = 0.0f;     // the View panel's width as the user left it; 0: default
+    float column_width = 0.0f;   // the column's; 0: default
+    bool column_open = false;    // some panel is open in the column
 };
 
 inline constexpr float kPanelMargin = 6.0f;
@@ -44,10 +44,10 @@ inline constexpr float kMinViewWidth = 200.0f;
 inline constexpr float kMinColumnWidth = 240.0f;
 
 struct PanelLayout {
-    PanelRect view;     // the View panel: top left; height: the most it may take
-    PanelRect column;   // the column of tabs: top right (width 0 when nothing is open in it)
-    PanelRect status;   // the status line: along the bottom, the full width
-    float view_max_width = 0.0f;    // how wide the user may drag each, leaving room for the other
+    PanelRect view;               // the View panel: top left; height: the most it may take
+    PanelRect column;             // the column of tabs: top right (width 0 when nothing is open in it)
+    PanelRect status;             // the status line: along the bottom, the full width
+    float view_max_width = 0.0f;  // how wide the user may drag each, leaving room for the other
     float column_max_width = 0.0f;
 };
 PanelLayout layout_panels(const PanelLayoutInput& input);

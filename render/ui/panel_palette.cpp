@@ -37,8 +37,9 @@ void draw_preview(const Palette& palette, float width, float height) {
 }
 
 bool sort_stops(Palette& palette) {
-    const bool sorted = std::is_sorted(palette.stops.begin(), palette.stops.end(),
-                                       [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
+    const bool sorted = std::is_sorted(
+        palette.stops.begin(), palette.stops.end(),
+        [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
     if (!sorted)
         std::stable_sort(palette.stops.begin(), palette.stops.end(),
                          [](const PaletteStop& a, const PaletteStop& b) { return a.position < b.position; });
@@ -138,15 +139,17 @@ void draw_palette_editor(PaletteEditorState& s, bool in_column) {
     if (ImGui::Button("Load")) s.load = true;
     ImGui::SameLine();
     if (ImGui::Button("Save")) s.save = true;
-    help_marker("The format of assets/palettes/*.txt. A PNG names its palette by the file's name: save into "
-                "assets/palettes/ to reopen the PNG with these colours.");
+    help_marker(
+        "The format of assets/palettes/*.txt. A PNG names its palette by the file's name: save into "
+        "assets/palettes/ to reopen the PNG with these colours.");
     ImGui::SetNextItemWidth(width - ImGui::GetFontSize() * 7.0f);
     ImGui::InputText("##kfr", &s.kfr_path);
     ImGui::SameLine();
     if (ImGui::Button("Import .kfr")) s.import_kfr = true;
     help_marker("Kalles Fraktaler's Colors: line (R,G,B triples) as equally spaced stops.");
     if (!s.message.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, s.message_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255));
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              s.message_is_error ? IM_COL32(255, 110, 110, 255) : IM_COL32(140, 220, 140, 255));
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
         ImGui::TextUnformatted(s.message.c_str());
         ImGui::PopTextWrapPos();
@@ -216,8 +219,10 @@ bool carry_out_palette_editor(PaletteEditorState& s, View* view, PaletteTable* t
             s.palette.interior_g = previous.interior_g;
             s.palette.interior_b = previous.interior_b;
             apply(view->palette);  // unsaved: the view keeps its palette's name until a Save
-            set_message(s, "Imported " + std::to_string(imported.stops.size()) + " colours from " + s.kfr_path +
-                               " (Save to keep them).", false);
+            set_message(s,
+                        "Imported " + std::to_string(imported.stops.size()) + " colours from " + s.kfr_path +
+                            " (Save to keep them).",
+                        false);
         } catch (const std::exception& e) {
             set_message(s, std::string(e.what()) + ".", true);
         }

@@ -17,17 +17,17 @@ namespace ms {
 
 struct PaletteEditorState {
     bool open = false;
-    bool raise = false;                  // request: bring its tab to the front
-    Palette palette;                     // being edited (the main loop loads the view's palette into it)
-    std::string loaded_name;             // the palette `palette` was loaded from ("" before the first)
-    std::string path = "my-palette.txt"; // load / save
+    bool raise = false;                   // request: bring its tab to the front
+    Palette palette;                      // being edited (the main loop loads the view's palette into it)
+    std::string loaded_name;              // the palette `palette` was loaded from ("" before the first)
+    std::string path = "my-palette.txt";  // load / save
     std::string kfr_path = "location.kfr";
-    bool cycling = false;                // colour cycling on
+    bool cycling = false;  // colour cycling on
     float cycles_per_second = 0.1f;
-    std::string message;                 // the last file operation's result
+    std::string message;  // the last file operation's result
     bool message_is_error = false;
     // Requests raised this frame (cleared by the draw).
-    bool edited = false;                 // `palette` changed: apply it to the picture
+    bool edited = false;  // `palette` changed: apply it to the picture
     bool load = false;
     bool save = false;
     bool import_kfr = false;

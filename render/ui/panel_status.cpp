@@ -45,29 +45,30 @@ std::string status_line_text(const StatusLineState& s) {
     char rest[256];
     // The UI's own time per frame: the window draws only when something changes, so a frame
     // rate would count the idle waits.
-    const char* precision = !s.deep                                 ? precision_name(s.precision)
+    const char* precision = !s.deep                                  ? precision_name(s.precision)
                             : s.precision == Precision::DeepFloatExp ? "perturbation floatexp"
                                                                      : "perturbation double";
     // The zoom in 4 digits: a double's %g while it is one, mantissa and decimal exponent past it.
     char zoom[48];
-    if (s.zoom.fits_double())
-        std::snprintf(zoom, sizeof zoom, "%.4g", s.zoom.value());
-    else
-        std::snprintf(zoom, sizeof zoom, "%.4gE%lld", s.zoom.deep().mantissa, (long long)s.zoom.deep().exponent10);
-    std::snprintf(rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %s | %lld iterations",
-                  render_path_name(s.path), precision, compute, s.ui_frame_ms, s.width, s.height,
-                  zoom, (long long)s.iterations);
+    if (s.zoom.fits_double()) std::snprintf(zoom, sizeof zoom, "%.4g", s.zoom.value());
+    else std::snprintf(zoom, sizeof zoom, "%.4gE%lld", s.zoom.deep().mantissa, (long long)s.zoom.deep().exponent10);
+    std::snprintf(
+        rest, sizeof rest, " | path: %s | %s | frame %s | UI %.1f ms/frame | %dx%d | zoom %s | %lld iterations",
+        render_path_name(s.path), precision, compute, s.ui_frame_ms, s.width, s.height, zoom, (long long)s.iterations);
     std::string text = backend + rest;
     if (s.deep && s.deep_frame_done) {
         const DeepFrameStats& d = s.deep_stats;
         char deep[256];
         // Digits: the reference's precision in decimal (bits * log10 2).
-        std::snprintf(deep, sizeof deep, " | reference %lld digits, %lld iterations%s, %s | BLA %d levels (%s%s), %.1f%% of iterations skipped",
-                      (long long)std::llround(double(d.precision_bits) * 0.30102999566398119521),
-                      (long long)d.reference_iterations, d.reference_period > 0 ? " (stopped at a period)" : "",
-                      d.reference_cached ? "cached" : (std::to_string(int64_t(std::llround(d.reference_ms))) + " ms, new").c_str(),
-                      d.bla_levels, d.bla_on_device ? "GPU" : "CPU", d.bla_cached ? ", cached" : "",
-                      d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);
+        std::snprintf(
+            deep, sizeof deep,
+            " | reference %lld digits, %lld iterations%s, %s | BLA %d levels (%s%s), %.1f%% of iterations skipped",
+            (long long)std::llround(double(d.precision_bits) * 0.30102999566398119521),
+            (long long)d.reference_iterations, d.reference_period > 0 ? " (stopped at a period)" : "",
+            d.reference_cached ? "cached"
+                               : (std::to_string(int64_t(std::llround(d.reference_ms))) + " ms, new").c_str(),
+            d.bla_levels, d.bla_on_device ? "GPU" : "CPU", d.bla_cached ? ", cached" : "",
+            d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);
         text += deep;
         // A whole-pixel pan (deep_pan.h): the last frame's pixels moved, only the strips computed.
         const double pixels = double(s.width) * double(s.height);
@@ -86,7 +87,8 @@ std::string status_line_text(const StatusLineState& s) {
 
 float status_line_height(const StatusLineState& s, float width) {
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float wrap = std::max(1.0f, width - 2.0f * style.WindowPadding.x - ImGui::GetFrameHeight() - style.ItemSpacing.x);
+    const float wrap = std::max(1.0f,
+                                width - 2.0f * style.WindowPadding.x - ImGui::GetFrameHeight() - style.ItemSpacing.x);
     float height = 2.0f * style.WindowPadding.y + ImGui::GetFrameHeight();
     StatusExtra extras[3];
     for (int i = 0, n = status_extras(s, extras); i < n; ++i)

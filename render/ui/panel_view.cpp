@@ -15,7 +15,6 @@ namespace ms {
 
 namespace {
 
-
 // The centre: two text fields, committed together when either loses focus after an edit (or
 // on Enter); refreshed from the view whenever neither is being edited.
 void draw_center(ViewPanelState& s) {
@@ -24,10 +23,11 @@ void draw_center(ViewPanelState& s) {
         s.center_im_text = s.view.center_im;
     }
     ImGui::TextUnformatted("Centre");
-    help_marker("The exact decimal text of the centre: every digit is kept as you pan and zoom. "
-                "Type or paste into a field and press Enter, or use Copy/Paste for both parts "
-                "as \"RE, IM\". Copy location copies the whole place (centre, zoom, iterations) "
-                "as a Kalles Fraktaler .kfr text; Paste takes that too.");
+    help_marker(
+        "The exact decimal text of the centre: every digit is kept as you pan and zoom. "
+        "Type or paste into a field and press Enter, or use Copy/Paste for both parts "
+        "as \"RE, IM\". Copy location copies the whole place (centre, zoom, iterations) "
+        "as a Kalles Fraktaler .kfr text; Paste takes that too.");
     ImGui::SetNextItemWidth(-FLT_MIN);
     bool commit = false;
     ImGui::InputText("##re", &s.center_re_text);
@@ -120,12 +120,14 @@ void draw_formula(ViewPanelState& s) {
         s.view.julia = julia;
         open_frame();
     }
-    help_marker("On: the Julia set of the parameter c below (z starts at the pixel, c is fixed). Switching "
-                "it on takes c from the centre of the view; Back returns to the parameter plane.");
+    help_marker(
+        "On: the Julia set of the parameter c below (z starts at the pixel, c is fixed). Switching "
+        "it on takes c from the centre of the view; Back returns to the parameter plane.");
     ImGui::SameLine();
     ImGui::Checkbox("preview", &s.julia_preview);
-    help_marker("A small picture of the Julia set of the point under the mouse, redrawn as the mouse moves. "
-                "Click it to make it the main view.");
+    help_marker(
+        "A small picture of the Julia set of the point under the mouse, redrawn as the mouse moves. "
+        "Click it to make it the main view.");
     if (!s.view.julia) return;
     if (!s.julia_being_edited) {
         s.julia_re_text = s.view.julia_re;
@@ -199,15 +201,17 @@ void draw_colouring(ViewPanelState& s) {
     int base = int(c.base);
     if (ImGui::Combo("base", &base, bases, every_iteration ? 3 : 2)) c.base = ColourBase(base);
     if (s.deep_path) ImGui::TextDisabled("stripe and period interior: not past FP64 (BLA skips their iterations)");
-    help_marker("smooth: the palette along the smooth iteration count. histogram: along its rank among the "
-                "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
-                "arg z along the orbit (Haerkoenen).");
+    help_marker(
+        "smooth: the palette along the smooth iteration count. histogram: along its rank among the "
+        "frame's pixels, so the colours spread evenly at any depth. stripe: the stripe average of "
+        "arg z along the orbit (Haerkoenen).");
     if (c.base == ColourBase::Stripe) ImGui::SliderInt("stripe density", &c.stripe_density, 1, kMaxStripeDensity);
     ImGui::Checkbox("distance estimation", &c.distance_estimation);
     help_marker("Darkens a band along the boundary by the exterior distance estimate, so filaments show at any zoom.");
     if (c.distance_estimation) {
         float band = float(c.de_band_px);
-        if (ImGui::SliderFloat("band (px)", &band, 0.25f, 32.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) c.de_band_px = band;
+        if (ImGui::SliderFloat("band (px)", &band, 0.25f, 32.0f, "%.2f", ImGuiSliderFlags_Logarithmic))
+            c.de_band_px = band;
     }
     ImGui::Checkbox("slopes", &c.slopes);
     help_marker("Lights the smooth count as a relief (Kalles Fraktaler's Slopes).");
@@ -252,13 +256,12 @@ void draw_backend(ViewPanelState& s) {
         s.settings_edited = true;
     }
     ImGui::SameLine();
-    if (s.deep_path)
-        ImGui::TextUnformatted("in use: perturbation");
-    else
-        ImGui::Text("in use: %s", precision_name(s.precision_in_use));
-    help_marker("auto: FP32 while it resolves every pixel of the view, then FP64, then perturbation from a "
-                "high-precision reference orbit (MPFR) with BLA: double deltas, then floatexp (an extended "
-                "exponent) past 1e290. The status line shows the reference and BLA figures.");
+    if (s.deep_path) ImGui::TextUnformatted("in use: perturbation");
+    else ImGui::Text("in use: %s", precision_name(s.precision_in_use));
+    help_marker(
+        "auto: FP32 while it resolves every pixel of the view, then FP64, then perturbation from a "
+        "high-precision reference orbit (MPFR) with BLA: double deltas, then floatexp (an extended "
+        "exponent) past 1e290. The status line shows the reference and BLA figures.");
     if (!fp64_resolves(s.view) && !s.deep_path) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
         ImGui::TextWrapped("%s", kBeyondFp64Message);
@@ -320,8 +323,9 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
         }
         s.zoom_being_edited = false;
     }
-    help_marker("Half the window's height spans 2/zoom (Kalles Fraktaler's convention). Any depth up to "
-                "1E60000: past FP64 the view renders by perturbation (the deep path).");
+    help_marker(
+        "Half the window's height spans 2/zoom (Kalles Fraktaler's convention). Any depth up to "
+        "1E60000: past FP64 the view renders by perturbation (the deep path).");
     if (!s.zoom_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 110, 255));
         ImGui::TextWrapped("%s", s.zoom_error.c_str());
@@ -331,8 +335,8 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::BeginDisabled(s.settings.auto_iterations);
     int64_t iterations = s.view.max_iterations;
     const int64_t step = 100, step_fast = 1000;
-    bool iterations_entered = ImGui::InputScalar("iterations", ImGuiDataType_S64, &iterations, &step, &step_fast, "%lld",
-                                                 ImGuiInputTextFlags_EnterReturnsTrue);
+    bool iterations_entered = ImGui::InputScalar("iterations", ImGuiDataType_S64, &iterations, &step, &step_fast,
+                                                 "%lld", ImGuiInputTextFlags_EnterReturnsTrue);
     if (iterations_entered || ImGui::IsItemDeactivatedAfterEdit()) {
         s.view.max_iterations = std::clamp<int64_t>(iterations, 1, kDeepMaxIterations);
         s.view_edited = true;
@@ -349,9 +353,10 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
     ImGui::SameLine();
     if (ImGui::Checkbox("redraw always", &s.settings.redraw_continuously)) s.settings_edited = true;
-    help_marker("Off (default): the window draws only when something changes (input, rows of a CPU frame, "
-                "running work), and an idle window sleeps. On: it draws every frame, so the Timings panel "
-                "shows the UI's full frame rate.");
+    help_marker(
+        "Off (default): the window draws only when something changes (input, rows of a CPU frame, "
+        "running work), and an idle window sleeps. On: it draws every frame, so the Timings panel "
+        "shows the UI's full frame rate.");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
     if (ImGui::SliderFloat("panel opacity", &s.settings.panel_opacity, 0.2f, 1.0f, "%.2f")) s.settings_edited = true;
     help_marker("1: the panels hide the fractal behind them. Lower: the fractal shows through.");
@@ -375,9 +380,10 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
     ImGui::Checkbox("Palette editor", &s.show_palette_editor);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
-                       "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
-                       "C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
+    ImGui::TextWrapped(
+        "Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
+        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
+        "C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
     ImGui::PopStyleColor();
     ImGui::PopItemWidth();
     ImGui::End();

@@ -20,5 +20,4 @@ void help_marker(const char* text) {
     }
 }
 
-
 }  // namespace ms

@@ -254,15 +254,18 @@ void draw_plot_marker(ImDrawList* dl, ImVec2 c, PlotMarker marker, ImU32 colour,
     case PlotMarker::Square: dl->AddRectFilled(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), colour); break;
     case PlotMarker::Diamond:
         r *= 1.3f;
-        dl->AddQuadFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y), colour);
+        dl->AddQuadFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y),
+                          colour);
         break;
     case PlotMarker::TriangleUp:
         r *= 1.3f;
-        dl->AddTriangleFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y + 0.8f * r), ImVec2(c.x - r, c.y + 0.8f * r), colour);
+        dl->AddTriangleFilled(ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y + 0.8f * r), ImVec2(c.x - r, c.y + 0.8f * r),
+                              colour);
         break;
     case PlotMarker::TriangleDown:
         r *= 1.3f;
-        dl->AddTriangleFilled(ImVec2(c.x - r, c.y - 0.8f * r), ImVec2(c.x + r, c.y - 0.8f * r), ImVec2(c.x, c.y + r), colour);
+        dl->AddTriangleFilled(ImVec2(c.x - r, c.y - 0.8f * r), ImVec2(c.x + r, c.y - 0.8f * r), ImVec2(c.x, c.y + r),
+                              colour);
         break;
     case PlotMarker::Cross:
         dl->AddLine(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), colour, 2.0f);
@@ -295,8 +298,7 @@ void draw_series(ImDrawList* dl, const PlotFrame& f, const PlotSeries& s) {
         if (run.size() >= 2) {
             if (s.dashed)
                 for (size_t i = 1; i < run.size(); ++i) draw_dashed(dl, run[i - 1], run[i], s.colour, 1.5f);
-            else
-                dl->AddPolyline(run.data(), int(run.size()), s.colour, ImDrawFlags_None, 2.0f);
+            else dl->AddPolyline(run.data(), int(run.size()), s.colour, ImDrawFlags_None, 2.0f);
         }
         run.clear();
     };
@@ -309,7 +311,8 @@ void draw_series(ImDrawList* dl, const PlotFrame& f, const PlotSeries& s) {
     }
     flush();
     for (const PlotPoint& p : s.points)
-        if (usable(f.x, p.x) && usable(f.y, p.y)) draw_plot_marker(dl, plot_to_screen(f, p), s.marker, s.colour, kMarkerRadius);
+        if (usable(f.x, p.x) && usable(f.y, p.y))
+            draw_plot_marker(dl, plot_to_screen(f, p), s.marker, s.colour, kMarkerRadius);
 }
 
 }  // namespace
@@ -405,18 +408,21 @@ PlotResult draw_plot(const char* id, const PlotAxis& x, const PlotAxis& y, const
             const ImVec2 c = plot_to_screen(f, {a.x, a.y});
             dl->AddCircle(c, 7.0f, IM_COL32(0, 0, 0, 160), 16, 4.0f);
             dl->AddCircle(c, 7.0f, a.colour, 16, 2.0f);
-            place_label(a.text, a.colour,
-                        {ImVec2(c.x + 7.0f, c.y - 7.0f - ts.y), ImVec2(c.x + 7.0f, c.y + 7.0f),
-                         ImVec2(c.x - 9.0f - ts.x, c.y - 7.0f - ts.y), ImVec2(c.x - 9.0f - ts.x, c.y + 7.0f),
-                         ImVec2(c.x - 0.5f * ts.x, c.y - 9.0f - 2.0f * ts.y), ImVec2(c.x - 0.5f * ts.x, c.y + 9.0f + ts.y)});
+            place_label(
+                a.text, a.colour,
+                {ImVec2(c.x + 7.0f, c.y - 7.0f - ts.y), ImVec2(c.x + 7.0f, c.y + 7.0f),
+                 ImVec2(c.x - 9.0f - ts.x, c.y - 7.0f - ts.y), ImVec2(c.x - 9.0f - ts.x, c.y + 7.0f),
+                 ImVec2(c.x - 0.5f * ts.x, c.y - 9.0f - 2.0f * ts.y), ImVec2(c.x - 0.5f * ts.x, c.y + 9.0f + ts.y)});
         } else if (has_x) {
             const float px = plot_to_screen(f, {a.x, y.min > 0 ? y.min : 1.0}).x;
             draw_dashed(dl, ImVec2(px, f.min.y), ImVec2(px, f.max.y), a.colour, 1.0f);
-            place_label(a.text, a.colour, {ImVec2(px + 3.0f, f.min.y + 2.0f), ImVec2(px - ts.x - 5.0f, f.min.y + 2.0f)});
+            place_label(a.text, a.colour,
+                        {ImVec2(px + 3.0f, f.min.y + 2.0f), ImVec2(px - ts.x - 5.0f, f.min.y + 2.0f)});
         } else if (has_y) {
             const float py = plot_to_screen(f, {x.min > 0 ? x.min : 1.0, a.y}).y;
             draw_dashed(dl, ImVec2(f.min.x, py), ImVec2(f.max.x, py), a.colour, 1.0f);
-            place_label(a.text, a.colour, {ImVec2(f.min.x + 4.0f, py - ts.y - 2.0f), ImVec2(f.min.x + 4.0f, py + 2.0f)});
+            place_label(a.text, a.colour,
+                        {ImVec2(f.min.x + 4.0f, py - ts.y - 2.0f), ImVec2(f.min.x + 4.0f, py + 2.0f)});
         }
     }
     dl->PopClipRect();
@@ -465,15 +471,14 @@ bool draw_plot_legend(std::vector<PlotSeries>& series) {
             s.hidden = !s.hidden;
             toggled = true;
         }
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip(s.hidden ? "Click to show this series" : "Click to hide this series");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(s.hidden ? "Click to show this series" : "Click to hide this series");
         ImGui::PopID();
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const ImU32 colour = s.hidden ? with_alpha(s.colour, 70) : s.colour;
         const float mid = at.y + 0.5f * line_h;
-        if (s.dashed)
-            draw_dashed(dl, ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 1.5f);
-        else
-            dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 2.0f);
+        if (s.dashed) draw_dashed(dl, ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 1.5f);
+        else dl->AddLine(ImVec2(at.x, mid), ImVec2(at.x + swatch_w, mid), colour, 2.0f);
         draw_plot_marker(dl, ImVec2(at.x + 0.5f * swatch_w, mid), s.marker, colour, kMarkerRadius);
         dl->AddText(ImVec2(at.x + swatch_w + style.ItemInnerSpacing.x, at.y),
                     ImGui::GetColorU32(s.hidden ? ImGuiCol_TextDisabled : ImGuiCol_Text), s.label.c_str());

@@ -28,13 +28,13 @@ namespace ms {
 using PlotFormatFn = std::function<std::string(double)>;
 
 struct PlotAxis {
-    bool log = false;          // logarithmic (base 10): values <= 0 are left out
-    double min = 0.0;          // the visible range; plot_fit_axes sets it from the data
+    bool log = false;  // logarithmic (base 10): values <= 0 are left out
+    double min = 0.0;  // the visible range; plot_fit_axes sets it from the data
     double max = 1.0;
-    std::string title;         // under the x axis, above the y axis; "" for none
-    PlotFormatFn format;       // tick labels; empty: plot_format_general
-    std::string name;          // in the tooltip ("size: 4000 elements"); "": the title
-    PlotFormatFn value_format; // values in the tooltip, with their unit; empty: `format`
+    std::string title;          // under the x axis, above the y axis; "" for none
+    PlotFormatFn format;        // tick labels; empty: plot_format_general
+    std::string name;           // in the tooltip ("size: 4000 elements"); "": the title
+    PlotFormatFn value_format;  // values in the tooltip, with their unit; empty: `format`
 };
 
 enum class PlotMarker { None, Circle, Square, Diamond, TriangleUp, TriangleDown, Cross, Plus };
@@ -48,9 +48,9 @@ struct PlotSeries {
     std::string label;
     ImU32 colour = IM_COL32(255, 255, 255, 255);
     PlotMarker marker = PlotMarker::Circle;
-    bool dashed = false;                  // for reference series
-    bool hidden = false;                  // the legend toggles it; hidden series are not drawn
-    std::vector<PlotPoint> points;        // in the order they are joined (sort by x first)
+    bool dashed = false;            // for reference series
+    bool hidden = false;            // the legend toggles it; hidden series are not drawn
+    std::vector<PlotPoint> points;  // in the order they are joined (sort by x first)
 };
 
 // Something to point out: x and y set: a ring at the point with `text` beside it; only x
@@ -64,8 +64,8 @@ struct PlotAnnotation {
 
 struct PlotTick {
     double value = 0.0;
-    bool major = true;       // labelled (decades on a log axis)
-    std::string label;       // "" for minor ticks
+    bool major = true;  // labelled (decades on a log axis)
+    std::string label;  // "" for minor ticks
 };
 
 // ---- Maths (no ImGui context needed) ----------------------------------------------------------
@@ -122,8 +122,8 @@ std::string plot_format_si(double v);
 // ---- Drawing (inside an ImGui window) -----------------------------------------------------------
 
 struct PlotResult {
-    PlotNearest hovered;       // the point under the mouse (its tooltip is shown), or -1s
-    bool clicked = false;      // the hovered point was clicked
+    PlotNearest hovered;   // the point under the mouse (its tooltip is shown), or -1s
+    bool clicked = false;  // the hovered point was clicked
 };
 
 // Draws the axes, grid, series and annotations into a `size` area at the cursor (an ImGui item:

@@ -38,8 +38,7 @@ namespace fs = std::filesystem;
 // ---- helpers -------------------------------------------------------------------------------
 
 fs::path make_temp_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() /
-                   ("mandelscope_test_cnn_" + name + "_" + std::to_string(::getpid()));
+    fs::path dir = fs::temp_directory_path() / ("mandelscope_test_cnn_" + name + "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -56,8 +55,7 @@ void write_gz(const fs::path& path, const std::string& bytes) {
     ASSERT_EQ(gzclose(f), Z_OK);
 }
 
-std::string idx_images(uint32_t magic, uint32_t count, uint32_t rows, uint32_t cols,
-                       size_t pixel_bytes) {
+std::string idx_images(uint32_t magic, uint32_t count, uint32_t rows, uint32_t cols, size_t pixel_bytes) {
     std::string s;
     put_be32(s, magic);
     put_be32(s, count);
@@ -93,8 +91,8 @@ fs::path dataset_dir() {
 
 bool dataset_present(std::string* reason) {
     if (fs::exists(fashion_mnist_images_path(dataset_dir(), FashionMnistSplit::Test))) return true;
-    *reason = "no Fashion-MNIST in " + dataset_dir().string() + " (install the Debian package " +
-              kFashionMnistPackage + " or set MANDELSCOPE_FASHION_MNIST)";
+    *reason = "no Fashion-MNIST in " + dataset_dir().string() + " (install the Debian package " + kFashionMnistPackage +
+              " or set MANDELSCOPE_FASHION_MNIST)";
     return false;
 }
 
@@ -124,8 +122,7 @@ FashionMnist synthetic_images(int count, uint64_t seed) {
 
 TEST(FashionMnistIdx, ReadsGoodFiles) {
     fs::path dir = make_temp_dir("good");
-    write_gz(fashion_mnist_images_path(dir, FashionMnistSplit::Test),
-             idx_images(0x803, 3, 28, 28, 3 * 784));
+    write_gz(fashion_mnist_images_path(dir, FashionMnistSplit::Test), idx_images(0x803, 3, 28, 28, 3 * 784));
     write_gz(fashion_mnist_labels_path(dir, FashionMnistSplit::Test), idx_labels(0x801, 3, 3));
     FashionMnist d = load_fashion_mnist(dir, FashionMnistSplit::Test);
     ASSERT_EQ(d.count, 3);
@@ -147,20 +144,17 @@ TEST(FashionMnistIdx, RejectsBadMagicDimensionsAndLabels) {
     write_gz(images, idx_images(0x801, 3, 28, 28, 3 * 784));  // a label magic on images
     EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("magic"), std::string::npos);
     write_gz(images, idx_images(0x803, 3, 32, 32, 3 * 1024));
-    EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("expected 28x28"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("expected 28x28"), std::string::npos);
     write_gz(labels, idx_labels(0x803, 3, 3));
     EXPECT_NE(error_of([&] { read_idx_labels(labels, &count); }).find("magic"), std::string::npos);
     std::string bad = idx_labels(0x801, 3, 3);
     bad[8 + 1] = 12;  // label 12
     write_gz(labels, bad);
-    EXPECT_NE(error_of([&] { read_idx_labels(labels, &count); }).find("out of range"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { read_idx_labels(labels, &count); }).find("out of range"), std::string::npos);
     // Images and labels of different counts.
     write_gz(fashion_mnist_images_path(dir, FashionMnistSplit::Test), idx_images(0x803, 3, 28, 28, 3 * 784));
     write_gz(fashion_mnist_labels_path(dir, FashionMnistSplit::Test), idx_labels(0x801, 4, 4));
-    EXPECT_NE(error_of([&] { load_fashion_mnist(dir, FashionMnistSplit::Test); }).find("labels"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { load_fashion_mnist(dir, FashionMnistSplit::Test); }).find("labels"), std::string::npos);
     fs::remove_all(dir);
 }
 
@@ -178,8 +172,7 @@ TEST(FashionMnistIdx, RejectsTruncatedAndTrailingData) {
     EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("truncated"), std::string::npos);
     // More data than the header says.
     write_gz(images, idx_images(0x803, 2, 28, 28, 3 * 784));
-    EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("unexpected data"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { read_idx_images(images, &count); }).find("unexpected data"), std::string::npos);
     fs::remove_all(dir);
 }
 
@@ -296,8 +289,7 @@ TEST(CnnWeightsFile, RoundTripsThroughBytesAndFiles) {
     fs::path dir = make_temp_dir("weights");
     cnn_save_weights(dir / "w.msw", w, "file");
     EXPECT_EQ(cnn_load_weights(dir / "w.msw").values, w.values);
-    EXPECT_NE(error_of([&] { cnn_load_weights(dir / "absent.msw"); }).find("not found"),
-              std::string::npos);
+    EXPECT_NE(error_of([&] { cnn_load_weights(dir / "absent.msw"); }).find("not found"), std::string::npos);
     fs::remove_all(dir);
 }
 
@@ -338,7 +330,10 @@ TEST(CnnWeightsFile, RefusesDevicesAndOversizeFilesBeforeReading) {
     }
     fs::path dir = make_temp_dir("oversize");
     fs::path big = dir / "big.msw";
-    { std::FILE* f = std::fopen(big.c_str(), "wb"); std::fclose(f); }
+    {
+        std::FILE* f = std::fopen(big.c_str(), "wb");
+        std::fclose(f);
+    }
     fs::resize_file(big, 64u << 20);  // sparse: 64 MiB of zeros
     const std::string e = error_of([&] { cnn_load_weights(big); });
     EXPECT_NE(e.find("more than any weights file"), std::string::npos) << e;
@@ -426,11 +421,9 @@ TEST(CnnForward, CudaMatchesReference) {
                 cnn_cuda_set_conv_tiling(*cuda, t[0], t[1]);
                 std::fill(got.begin(), got.end(), NAN);
                 cnn_cuda_forward(*cuda, d.images.data(), n, got.data(), nullptr, variant);
-                std::string what = std::string(cnn_cuda_variant_name(variant)) + " tiling " +
-                                   std::to_string(t[0]) + "x" + std::to_string(t[1]) + " batch " +
-                                   std::to_string(n);
-                auto r = test::validate_result(what.c_str(), ref.data(), got.data(),
-                                               size_t(n) * kCnnClasses, 1e-4);
+                std::string what = std::string(cnn_cuda_variant_name(variant)) + " tiling " + std::to_string(t[0]) +
+                                   "x" + std::to_string(t[1]) + " batch " + std::to_string(n);
+                auto r = test::validate_result(what.c_str(), ref.data(), got.data(), size_t(n) * kCnnClasses, 1e-4);
                 EXPECT_EQ(r.mismatches, 0u) << what;
             }
     // Slicing: more images than max_batch.
@@ -446,8 +439,8 @@ TEST(CnnForward, CudaMatchesReference) {
     cnn_cuda_set_weights(*cuda, other);
     for (int n : {1, 300}) {
         cnn_cuda_forward(*cuda, d.images.data(), n, got.data());
-        r = test::validate_result("cuda after set_weights", other_ref.data(), got.data(),
-                                  size_t(n) * kCnnClasses, 1e-4);
+        r = test::validate_result("cuda after set_weights", other_ref.data(), got.data(), size_t(n) * kCnnClasses,
+                                  1e-4);
         EXPECT_EQ(r.mismatches, 0u);
     }
     cnn_cuda_set_weights(*cuda, w);
@@ -468,8 +461,7 @@ TEST(CnnForward, CudaUnavailableSaysWhy) {
     std::string reason;
     if (cnn_cuda_available(&reason)) GTEST_SKIP() << "a CUDA device exists";
     EXPECT_FALSE(reason.empty());
-    EXPECT_NE(error_of([] { cnn_cuda_create(cnn_init_weights(1), 1); }).find("CUDA"),
-              std::string::npos);
+    EXPECT_NE(error_of([] { cnn_cuda_create(cnn_init_weights(1), 1); }).find("CUDA"), std::string::npos);
 }
 
 // ---- training ------------------------------------------------------------------------------
@@ -525,9 +517,8 @@ TEST(CnnTrain, GradientMatchesFiniteDifferences) {
         const CnnTensorInfo& info = kCnnTensors[t];
         std::vector<size_t> order(info.count);
         std::iota(order.begin(), order.end(), info.offset);
-        std::partial_sort(order.begin(), order.begin() + 3, order.end(), [&](size_t a, size_t b) {
-            return std::fabs(g.values[a]) > std::fabs(g.values[b]);
-        });
+        std::partial_sort(order.begin(), order.begin() + 3, order.end(),
+                          [&](size_t a, size_t b) { return std::fabs(g.values[a]) > std::fabs(g.values[b]); });
         for (int k = 0; k < 3; ++k) {
             const size_t p = order[k];
             const float eps = 2e-3f;
@@ -555,18 +546,17 @@ TEST(CnnTrain, CudaGradientMatchesCpu) {
     for (uint8_t& code : augmentation) code = cnn_random_augmentation(rng);
     CnnWeights cpu, gpu;
     int cpu_correct = 0, gpu_correct = 0;
-    const double cpu_loss = cnn_loss_and_gradient_cpu(w, d, idx.data(), d.count, &cpu,
-                                                      &cpu_correct, 0, augmentation.data());
-    const double gpu_loss = cnn_loss_and_gradient_cuda(w, d, idx.data(), d.count, &gpu,
-                                                       &gpu_correct, augmentation.data());
+    const double cpu_loss = cnn_loss_and_gradient_cpu(w, d, idx.data(), d.count, &cpu, &cpu_correct, 0,
+                                                      augmentation.data());
+    const double gpu_loss = cnn_loss_and_gradient_cuda(w, d, idx.data(), d.count, &gpu, &gpu_correct,
+                                                       augmentation.data());
     EXPECT_NEAR(cpu_loss, gpu_loss, 1e-5 * cpu_loss);
     EXPECT_EQ(cpu_correct, gpu_correct);
     for (const CnnTensorInfo& t : kCnnTensors) {
         float largest = 0.0f;
         for (size_t i = 0; i < t.count; ++i) largest = std::max(largest, std::fabs(cpu.values[t.offset + i]));
-        auto r = test::validate_result((std::string("cuda gradient of ") + t.name).c_str(),
-                                       &cpu.values[t.offset], &gpu.values[t.offset], t.count,
-                                       1e-4 * largest, 1e-3);
+        auto r = test::validate_result((std::string("cuda gradient of ") + t.name).c_str(), &cpu.values[t.offset],
+                                       &gpu.values[t.offset], t.count, 1e-4 * largest, 1e-3);
         EXPECT_EQ(r.mismatches, 0u) << t.name;
     }
 }
@@ -585,16 +575,15 @@ TEST(CnnTrain, CudaTrainingIsReproducibleAndLearns) {
     EXPECT_EQ(a.weights.values, b.weights.values) << "CUDA training is not reproducible";
     const double before = cnn_mean_loss_cpu(cnn_init_weights(5), d, d.count);
     const double after = cnn_mean_loss_cpu(a.weights, d, d.count);
-    std::printf("cuda: loss %.4f before, %.4f after one epoch; test accuracy %.2f%%\n", before,
-                after, 100.0 * a.epochs.at(0).test_accuracy);
+    std::printf("cuda: loss %.4f before, %.4f after one epoch; test accuracy %.2f%%\n", before, after,
+                100.0 * a.epochs.at(0).test_accuracy);
     EXPECT_LT(after, before * 0.8);
     o.backend = CnnBackend::Cpu;
     CnnTrainResult cpu = cnn_train(d, nullptr, o);
     float max_diff = 0.0f;
     for (size_t i = 0; i < kCnnParameterCount; ++i)
         max_diff = std::max(max_diff, std::fabs(cpu.weights.values[i] - a.weights.values[i]));
-    std::printf("cuda vs cpu after one epoch (same seed and order): max |weight difference| %.3g\n",
-                max_diff);
+    std::printf("cuda vs cpu after one epoch (same seed and order): max |weight difference| %.3g\n", max_diff);
 }
 
 TEST(CnnTrain, AugmentationFlipsThenShifts) {
@@ -603,7 +592,7 @@ TEST(CnnTrain, AugmentationFlipsThenShifts) {
     auto at = [&](uint8_t code, int y, int x) { return cnn_augmented_pixel(img.data(), code, y, x); };
     EXPECT_EQ(at(kCnnAugmentIdentity, 3, 5), 1.0f);
     const uint8_t flip = kCnnAugmentIdentity | 1;
-    EXPECT_EQ(at(flip, 3, 22), 1.0f);  // x 5 -> 27 - 5
+    EXPECT_EQ(at(flip, 3, 22), 1.0f);                        // x 5 -> 27 - 5
     const uint8_t shift = uint8_t(1 | (4 << 1) | (0 << 4));  // flip, dx +2, dy -2
     EXPECT_EQ(at(shift, 1, 24), 1.0f);
     EXPECT_EQ(at(shift, 3, 5), 0.0f);
@@ -661,23 +650,22 @@ TEST(CnnCommittedWeights, ReachTheAccuracyTargetOnTheCpu) {
     o.backend = CnnBackend::Cpu;
     o.batch = 1000;
     CnnEvalResult r = cnn_evaluate(w, test, o);
-    std::printf("committed weights: %.2f%% on the %d test images (%.0f images/s on %s)\n",
-                100.0 * r.accuracy, r.images, r.images_per_second, r.device.c_str());
+    std::printf("committed weights: %.2f%% on the %d test images (%.0f images/s on %s)\n", 100.0 * r.accuracy, r.images,
+                r.images_per_second, r.device.c_str());
     EXPECT_GE(r.accuracy, 0.915);
     // The reference agrees on a sample of real images.
     std::vector<float> ref(64 * kCnnClasses), fast(64 * kCnnClasses);
     cnn_forward_cpu_reference(w, test.images.data(), 64, ref.data());
     cnn_forward_cpu(w, test.images.data(), 64, fast.data());
-    auto v = test::validate_result("committed weights: cpu fast vs reference", ref.data(),
-                                   fast.data(), ref.size(), 1e-4);
+    auto v = test::validate_result("committed weights: cpu fast vs reference", ref.data(), fast.data(), ref.size(),
+                                   1e-4);
     EXPECT_EQ(v.mismatches, 0u);
     std::string cuda_reason;
     if (cnn_cuda_available(&cuda_reason)) {
         std::vector<float> gpu(64 * kCnnClasses);
         CnnCudaHandle cuda = cnn_cuda_create(w, 64);
         cnn_cuda_forward(*cuda, test.images.data(), 64, gpu.data());
-        v = test::validate_result("committed weights: cuda vs reference", ref.data(), gpu.data(),
-                                  ref.size(), 1e-4);
+        v = test::validate_result("committed weights: cuda vs reference", ref.data(), gpu.data(), ref.size(), 1e-4);
         EXPECT_EQ(v.mismatches, 0u);
     }
 }

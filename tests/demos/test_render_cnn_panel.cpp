@@ -43,9 +43,9 @@ TEST(CnnPanelLayout, PageOfAnImage) {
     std::vector<int> wrong;
     for (int i = 0; i < 100; ++i) wrong.push_back(7 * i + 3);  // 3, 10, 17, ...
     EXPECT_EQ(cnn_page_of_image(wrong, 3), 0);
-    EXPECT_EQ(cnn_page_of_image(wrong, 7 * 32 + 3), 1);   // the 33rd wrong one
+    EXPECT_EQ(cnn_page_of_image(wrong, 7 * 32 + 3), 1);  // the 33rd wrong one
     EXPECT_EQ(cnn_page_of_image(wrong, 7 * 99 + 3), 3);
-    EXPECT_EQ(cnn_page_of_image(wrong, 4), -1);           // not in the list
+    EXPECT_EQ(cnn_page_of_image(wrong, 4), -1);  // not in the list
     EXPECT_EQ(cnn_page_of_image(wrong, 10000), -1);
 }
 
@@ -99,7 +99,7 @@ TEST(CnnPanelLayout, HeatColoursRunFromBlackToPaleYellowGettingBrighter) {
 TEST(CnnPanelLayout, ConfusionCellsGreenOnTheDiagonalRedOffIt) {
     EXPECT_EQ(cnn_confusion_colour(1000, 1000, true), IM_COL32(40, 150, 70, 255));
     EXPECT_EQ(cnn_confusion_colour(0, 1000, false), IM_COL32(28, 28, 28, 255));
-    EXPECT_EQ(cnn_confusion_colour(0, 0, true), IM_COL32(28, 28, 28, 255));      // empty row
+    EXPECT_EQ(cnn_confusion_colour(0, 0, true), IM_COL32(28, 28, 28, 255));         // empty row
     EXPECT_EQ(cnn_confusion_colour(250, 1000, false), IM_COL32(200, 45, 45, 255));  // 25%: full red
     auto red = [](ImU32 c) { return int(c & 0xff); };
     EXPECT_GT(red(cnn_confusion_colour(10, 1000, false)), red(cnn_confusion_colour(0, 1000, false)) + 20)

@@ -83,10 +83,11 @@ TEST(VecAddCpu, AllCoresSimdMatchesAtEverySizeThreadCountAndAlignment) {
             for (size_t offset : {0, 1, 3}) {  // offsets 1 and 3 make every pointer unaligned
                 Arrays x(n, offset);
                 vecadd_cpu(x.a.data() + offset, x.b.data() + offset, x.c.data() + offset, n, threads);
-                const std::string what = "vecadd_cpu n=" + std::to_string(n) + " threads=" +
-                                         std::to_string(threads) + " offset=" + std::to_string(offset);
+                const std::string what = "vecadd_cpu n=" + std::to_string(n) + " threads=" + std::to_string(threads) +
+                                         " offset=" + std::to_string(offset);
                 ASSERT_EQ(test::validate_result(what.c_str(), x.expected.data(), x.c.data() + offset, n, 0.0, 0.0, 0, 5)
-                              .mismatches, 0u);
+                              .mismatches,
+                          0u);
                 ASSERT_TRUE(x.guard_intact(offset)) << what << " wrote outside [0, n)";
             }
 }
@@ -171,14 +172,14 @@ TEST(VecAddRun, SweepReportsProgressAndCanBeCancelled) {
     options.cancel = &cancel;
     size_t calls = 0, last_done = 0;
     const std::vector<size_t> sizes = {100, 200, 400, 1000};
-    VecAddSweep sweep = run_vecadd_sweep(
-        machine, sizes, {V::CpuOneThread, V::CpuAllCores}, options, [&](const VecAddProgress& p) {
-            ++calls;
-            EXPECT_EQ(p.steps_total, 8u);
-            EXPECT_GE(p.steps_done, last_done);
-            last_done = p.steps_done;
-            if (p.steps_done == 4) cancel = true;  // after the second size
-        });
+    VecAddSweep sweep = run_vecadd_sweep(machine, sizes, {V::CpuOneThread, V::CpuAllCores}, options,
+                                         [&](const VecAddProgress& p) {
+                                             ++calls;
+                                             EXPECT_EQ(p.steps_total, 8u);
+                                             EXPECT_GE(p.steps_done, last_done);
+                                             last_done = p.steps_done;
+                                             if (p.steps_done == 4) cancel = true;  // after the second size
+                                         });
     EXPECT_TRUE(sweep.cancelled);
     EXPECT_EQ(sweep.results.size(), 4u);
     EXPECT_GE(calls, 4u);
@@ -199,12 +200,12 @@ TEST(VecAddGpu, KernelMatchesCpuReferenceInEveryLaunchConfiguration) {
         for (const VecAddKernelConfig& config : configs) {
             Arrays x(n);
             vecadd_cuda_to_host(x.a.data(), x.b.data(), x.c.data(), n, config);
-            const std::string what = "vecadd_kernel n=" + std::to_string(n) + " unroll=" +
-                                     std::to_string(config.unroll) + " blocks/SM=" +
-                                     std::to_string(config.blocks_per_sm) +
+            const std::string what = "vecadd_kernel n=" + std::to_string(n) +
+                                     " unroll=" + std::to_string(config.unroll) +
+                                     " blocks/SM=" + std::to_string(config.blocks_per_sm) +
                                      (config.streaming_hints ? " hints" : "");
-            ASSERT_EQ(test::validate_result(what.c_str(), x.expected.data(), x.c.data(), n, 0.0, 0.0, 0, 5)
-                          .mismatches, 0u);
+            ASSERT_EQ(test::validate_result(what.c_str(), x.expected.data(), x.c.data(), n, 0.0, 0.0, 0, 5).mismatches,
+                      0u);
             ASSERT_TRUE(x.guard_intact()) << what;
         }
 }
@@ -222,8 +223,8 @@ TEST(VecAddGpu, EveryGpuVariantMatchesTheCpu) {
             ASSERT_TRUE(r.ok) << vecadd_variant_name(r.variant) << " at " << n << ": " << r.error;
             EXPECT_EQ(r.max_abs_error, 0.0) << vecadd_variant_name(r.variant) << " at " << n;
             EXPECT_GT(r.time_ms, 0.0);
-            std::printf("%8zu %-16s %10.4f ms %8.1f GB/s\n", n, vecadd_variant_name(r.variant),
-                        r.time_ms, r.gb_per_second);
+            std::printf("%8zu %-16s %10.4f ms %8.1f GB/s\n", n, vecadd_variant_name(r.variant), r.time_ms,
+                        r.gb_per_second);
         }
     }
     EXPECT_GT(machine.device.memory_gb_per_second, 0.0);
@@ -273,13 +274,34 @@ VecAddSweep synthetic_sweep(const Model& m, std::vector<size_t> sizes, bool gpu 
             const double bytes = vecadd_bytes_per_element(v) * double(n);
             double fixed = 0, gbps = 1;
             switch (v) {
-            case V::CpuOneThread: fixed = m.cpu1_fixed_s; gbps = m.cpu1_gbps; break;
-            case V::CpuAllCores: fixed = m.cpuall_fixed_s; gbps = m.cpuall_gbps; break;
-            case V::GpuKernelOnly: fixed = m.kernel_fixed_s; gbps = m.kernel_gbps; break;
-            case V::GpuPageable: fixed = m.pageable_fixed_s; gbps = m.pageable_gbps; break;
-            case V::GpuPinned: fixed = m.pinned_fixed_s; gbps = m.pinned_gbps; break;
-            case V::GpuStreams: fixed = m.streams_fixed_s; gbps = m.streams_gbps; break;
-            case V::GpuDeviceCopy: fixed = 3e-6; gbps = 2600; break;
+            case V::CpuOneThread:
+                fixed = m.cpu1_fixed_s;
+                gbps = m.cpu1_gbps;
+                break;
+            case V::CpuAllCores:
+                fixed = m.cpuall_fixed_s;
+                gbps = m.cpuall_gbps;
+                break;
+            case V::GpuKernelOnly:
+                fixed = m.kernel_fixed_s;
+                gbps = m.kernel_gbps;
+                break;
+            case V::GpuPageable:
+                fixed = m.pageable_fixed_s;
+                gbps = m.pageable_gbps;
+                break;
+            case V::GpuPinned:
+                fixed = m.pinned_fixed_s;
+                gbps = m.pinned_gbps;
+                break;
+            case V::GpuStreams:
+                fixed = m.streams_fixed_s;
+                gbps = m.streams_gbps;
+                break;
+            case V::GpuDeviceCopy:
+                fixed = 3e-6;
+                gbps = 2600;
+                break;
             }
             if (vecadd_variant_is_gpu(v) && !gpu) {
                 r.error = "no CUDA device found";
@@ -299,9 +321,7 @@ VecAddSweep synthetic_sweep(const Model& m, std::vector<size_t> sizes, bool gpu 
     return sweep;
 }
 
-std::vector<size_t> log_sizes() {
-    return vecadd_default_sizes(size_t(1) << 28);
-}
+std::vector<size_t> log_sizes() { return vecadd_default_sizes(size_t(1) << 28); }
 
 TEST(VecAddLesson, CrossoversComeFromTheMeasurements) {
     const Model m;
@@ -425,7 +445,8 @@ TEST(VecAddCsv, HasEveryVariantAndSize) {
     }
     EXPECT_EQ(rows, sizes.size() * kVecAddVariantCount);
     for (V v : vecadd_all_variants())
-        for (size_t n : sizes) EXPECT_TRUE(seen.count({vecadd_variant_name(v), n})) << vecadd_variant_name(v) << " " << n;
+        for (size_t n : sizes)
+            EXPECT_TRUE(seen.count({vecadd_variant_name(v), n})) << vecadd_variant_name(v) << " " << n;
 }
 
 TEST(VecAddCsv, SaveIsAllOrNothing) {

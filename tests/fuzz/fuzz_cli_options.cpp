@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // would be most of each input's time under ASan, and the 1e7-execution campaign needs the
     // inputs a second that reusing it gives.
     static ms::ExplorerOptions options;
-    static CLI::App& app = [] () -> CLI::App& {
+    static CLI::App& app = []() -> CLI::App& {
         static CLI::App a{"fuzz", "mandelscope"};
         ms::add_explorer_options(a, options);
         ms::prepare_command_line(a);

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string path = ms_fuzz::input_file(data + 1, size - 1);
     try {
         int count = -1;
-        const std::vector<uint8_t> values = labels ? ms::read_idx_labels(path, &count) : ms::read_idx_images(path, &count);
+        const std::vector<uint8_t> values = labels ? ms::read_idx_labels(path, &count)
+                                                   : ms::read_idx_images(path, &count);
         const size_t per_item = labels ? 1 : size_t(ms::kFashionMnistPixels);
         if (count < 0 || values.size() != size_t(count) * per_item) std::abort();
     } catch (const std::runtime_error&) {

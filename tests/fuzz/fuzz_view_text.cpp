@@ -59,10 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t i = 0; i + 1 < moves.size() && i < 16; i += 2) {
         const double a = (uint8_t(moves[i]) - 128) * 0.5, b = (uint8_t(moves[i + 1]) - 128) * 0.5;
         switch (uint8_t(moves[i]) % 4) {
-            case 0: view = ms::pan_view(view, {32 + a, 18 + b}, {32 - b, 18 + a}); break;
-            case 1: view = ms::zoom_view_about(view, {32 + a, 18 + b}, std::exp2(b / 8)); break;
-            case 2: view = ms::box_zoom_view(view, {32 + a, 18 + b}, {32 - a, 18 - b}); break;
-            case 3: view = ms::center_view_on(view, {a, b}); break;
+        case 0: view = ms::pan_view(view, {32 + a, 18 + b}, {32 - b, 18 + a}); break;
+        case 1: view = ms::zoom_view_about(view, {32 + a, 18 + b}, std::exp2(b / 8)); break;
+        case 2: view = ms::box_zoom_view(view, {32 + a, 18 + b}, {32 - a, 18 - b}); break;
+        case 3: view = ms::center_view_on(view, {a, b}); break;
         }
         if (!ms::validate_view(view).empty()) std::abort();
         ms::frame_mapping(view, ms::reset_view(view));

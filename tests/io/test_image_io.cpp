@@ -58,11 +58,11 @@ std::string read_file(const fs::path& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-void write_file(const fs::path& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_file(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
-size_t entries(const fs::path& dir) { return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
+size_t entries(const fs::path& dir) {
+    return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
 
 // A smooth picture with bands and noise, like a rendered frame: every filter type has rows to win.
 std::vector<uint8_t> frame_like_pattern(int width, int height) {
@@ -281,7 +281,7 @@ TEST(PngEncode, SegmentsJoinIntoOneValidZlibStream) {
     auto rgba = frame_like_pattern(w, h);
     ms::PngEncoder encoder(w);
     std::vector<uint8_t> stream;
-    encoder.encode_rows(rgba.data(), 333, &stream);           // two calls: the row above the
+    encoder.encode_rows(rgba.data(), 333, &stream);                            // two calls: the row above the
     encoder.encode_rows(rgba.data() + size_t(333) * w * 4, h - 333, &stream);  // second comes from the first
     encoder.finish(&stream);
     std::vector<uint8_t> filtered(size_t(h) * (size_t(w) * 3 + 1) + 1);
@@ -323,8 +323,8 @@ TEST(PngEncode, SimdFilterEqualsTheReferenceOnEveryTarget) {
                 ASSERT_TRUE(std::equal(expected.begin(), expected.end(), got.begin()))
                     << target << ", width " << w << ", trial " << trial;
                 for (size_t k = expected.size(); k < got.size(); ++k)
-                    ASSERT_EQ(got[k], 0xa5) << target << ", width " << w << ": wrote " << k - expected.size()
-                                            << " bytes past the row";
+                    ASSERT_EQ(got[k], 0xa5)
+                        << target << ", width " << w << ": wrote " << k - expected.size() << " bytes past the row";
             }
         }
     }

@@ -110,8 +110,8 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
     const size_t pixels = frame.pixels(), rgb_bytes = pixels * 3;
     int rounds = 7;
     if (const char* s = std::getenv("MANDELSCOPE_PNG_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(s));
-    std::printf("frame: %dx%d default view, %zu rows in %zu band(s), %.1f MB of RGB; %d rounds, one thread\n", view.width,
-                view.height, pixels / size_t(width), frame.bands.size(), rgb_bytes / 1e6, rounds);
+    std::printf("frame: %dx%d default view, %zu rows in %zu band(s), %.1f MB of RGB; %d rounds, one thread\n",
+                view.width, view.height, pixels / size_t(width), frame.bands.size(), rgb_bytes / 1e6, rounds);
 
     // Scratch as png_encode.cpp keeps it: one segment's RGBA, filtered bytes, output.
     const size_t row_rgba = size_t(width) * 4, stride = size_t(width) * 3 + 1;
@@ -145,47 +145,67 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
     struct Step {
         const char* name;
         std::function<void()> run;
-        std::vector<double> ms;       // thread CPU time
+        std::vector<double> ms;  // thread CPU time
         std::vector<double> wall_ms;
     };
     std::vector<Step> steps;
-    steps.push_back({"colourize (CPU path only)", [&] {
+    steps.push_back({"colourize (CPU path only)",
+                     [&] {
                          for_each_segment(frame, [&](const Band& band, int y, int rows) {
                              ms::colourize(band.mu.data() + size_t(y) * width, int64_t(rows) * width, table, view,
-                                          seg_rgba.data());
+                                           seg_rgba.data());
                              sink += seg_rgba[0];
                          });
-                     }, {}, {}});
-    steps.push_back({"filter (Up, RGBA to RGB)", [&] {
+                     },
+                     {},
+                     {}});
+    steps.push_back({"filter (Up, RGBA to RGB)",
+                     [&] {
                          for_each_segment(frame, [&](const Band& band, int y, int rows) {
                              filter_rows(band, y, rows, filtered.data());
                              sink += filtered[1];
                          });
-                     }, {}, {}});
-    steps.push_back({"Adler-32", [&] {
-                         for (const std::vector<uint8_t>& f : seg_filtered) sink += ms::png_adler32(1, f.data(), f.size());
-                     }, {}, {}});
-    steps.push_back({"deflate (parse + Huffman + emit)", [&] {
+                     },
+                     {},
+                     {}});
+    steps.push_back({"Adler-32",
+                     [&] {
+                         for (const std::vector<uint8_t>& f : seg_filtered)
+                             sink += ms::png_adler32(1, f.data(), f.size());
+                     },
+                     {},
+                     {}});
+    steps.push_back({"deflate (parse + Huffman + emit)",
+                     [&] {
                          deflated_total = 0;
                          for (const std::vector<uint8_t>& f : seg_filtered) {
                              deflated.clear();
                              ms::png_deflate_segment(f.data(), f.size(), &deflated);
                              deflated_total += deflated.size();
                          }
-                     }, {}, {}});
-    steps.push_back({"CRC-32 of the output (png_crc32)", [&] {
-                         for (const std::vector<uint8_t>& d : seg_deflated) sink += ms::png_crc32(0, d.data(), d.size());
-                     }, {}, {}});
+                     },
+                     {},
+                     {}});
+    steps.push_back({"CRC-32 of the output (png_crc32)",
+                     [&] {
+                         for (const std::vector<uint8_t>& d : seg_deflated)
+                             sink += ms::png_crc32(0, d.data(), d.size());
+                     },
+                     {},
+                     {}});
     size_t encoded_total = 0;
     ms::PngStreamPieces pieces;  // reused from call to call, as the PNG writer reuses them
-    steps.push_back({"PngEncoder::encode_rows, 1 thread", [&] {
+    steps.push_back({"PngEncoder::encode_rows, 1 thread",
+                     [&] {
                          encoded_total = 0;
                          for (const Band& band : frame.bands) {
                              ms::PngEncoder encoder(width);
                              encoder.encode_rows(band.rgba.data(), band.rows, &pieces);
                              encoded_total += pieces.total_bytes();
                          }
-                     }, {}, {}});
+                     },
+                     {},
+                     {}});
 
     const int threads_before = omp_get_max_threads();
     omp_set_num_threads(1);
@@ -213,8 +233,8 @@ TEST(PngBench, DISABLED_StepsOnOneCore) {
     }
     std::printf("%-36s %10.2f %12.0f %10.3f   (the encoder's steps above, summed)\n", "sum of RGB..CRC", parts,
                 rgb_bytes / (parts * 1e3), parts * 1e6 / double(pixels));
-    std::printf("encode_rows: %.2f ms of wall time (median), %.2f ms of the thread's CPU time\n", median(steps.back().wall_ms),
-                whole);
+    std::printf("encode_rows: %.2f ms of wall time (median), %.2f ms of the thread's CPU time\n",
+                median(steps.back().wall_ms), whole);
     std::printf("deflate output %zu bytes (%.2f%% of the filtered bytes); encode_rows %zu bytes; sink %llu\n",
                 deflated_total, 100.0 * deflated_total / double(pixels * 3 + pixels / size_t(width)), encoded_total,
                 (unsigned long long)(sink & 0xff));

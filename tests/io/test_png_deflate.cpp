@@ -89,14 +89,18 @@ std::vector<uint8_t> mixed_bytes(size_t n, std::mt19937& rng) {
     while (v.size() < n) {
         const size_t len = std::min(n - v.size(), size_t(run(rng)) + 1);
         switch (kind(rng)) {
-            case 0: v.insert(v.end(), len, uint8_t(byte(rng))); break;
-            case 1: {
-                const uint8_t px[3] = {uint8_t(byte(rng)), uint8_t(byte(rng)), uint8_t(byte(rng))};
-                for (size_t i = 0; i < len; ++i) v.push_back(px[i % 3]);
-                break;
-            }
-            case 2: for (size_t i = 0; i < len; ++i) v.push_back(uint8_t(small(rng))); break;
-            default: for (size_t i = 0; i < len; ++i) v.push_back(uint8_t(byte(rng))); break;
+        case 0: v.insert(v.end(), len, uint8_t(byte(rng))); break;
+        case 1: {
+            const uint8_t px[3] = {uint8_t(byte(rng)), uint8_t(byte(rng)), uint8_t(byte(rng))};
+            for (size_t i = 0; i < len; ++i) v.push_back(px[i % 3]);
+            break;
+        }
+        case 2:
+            for (size_t i = 0; i < len; ++i) v.push_back(uint8_t(small(rng)));
+            break;
+        default:
+            for (size_t i = 0; i < len; ++i) v.push_back(uint8_t(byte(rng)));
+            break;
         }
     }
     return v;
@@ -110,7 +114,8 @@ std::vector<uint8_t> fractal_rgba(int width, int height) {
     std::vector<float> mu(size_t(width) * height);
     ms::direct_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
     std::vector<uint8_t> rgba(mu.size() * 4);
-    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
+    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view,
+                  rgba.data());
     return rgba;
 }
 
@@ -285,7 +290,8 @@ TEST(PngDeflate, EveryTargetGivesTheSameStream) {
     const int w = 700, h = 160;
     std::vector<std::vector<uint8_t>> inputs = {filtered_rows(fractal_rgba(w, h), w, h)};
     std::mt19937 rng(7);
-    for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(63), size_t(64), size_t(65), size_t(130), size_t(100000)})
+    for (size_t n :
+         {size_t(1), size_t(2), size_t(3), size_t(4), size_t(63), size_t(64), size_t(65), size_t(130), size_t(100000)})
         inputs.push_back(mixed_bytes(n, rng));
     std::vector<std::vector<uint8_t>> best;
     for (const auto& data : inputs) {
@@ -328,8 +334,10 @@ TEST(PngDeflate, PngsDecodeToTheSamePixelsWithEitherDeflater) {
         // Both streams hold the same filtered bytes (zlib checks each one's Adler-32).
         std::vector<uint8_t> a(size_t(size.h) * (size_t(size.w) * 3 + 1)), b(a.size());
         uLongf la = uLongf(a.size()), lb = uLongf(b.size());
-        ASSERT_EQ(uncompress(a.data(), &la, streams[0].data(), uLong(streams[0].size())), Z_OK) << size.w << "x" << size.h;
-        ASSERT_EQ(uncompress(b.data(), &lb, streams[1].data(), uLong(streams[1].size())), Z_OK) << size.w << "x" << size.h;
+        ASSERT_EQ(uncompress(a.data(), &la, streams[0].data(), uLong(streams[0].size())), Z_OK)
+            << size.w << "x" << size.h;
+        ASSERT_EQ(uncompress(b.data(), &lb, streams[1].data(), uLong(streams[1].size())), Z_OK)
+            << size.w << "x" << size.h;
         EXPECT_EQ(a, b) << size.w << "x" << size.h;
         // And the file (written with the default, fast deflater) decodes with stb_image.
         const fs::path path = dir.path / "t.png";
@@ -344,7 +352,8 @@ TEST(PngDeflate, Crc32EqualsZlibsOnEveryTarget) {
     std::mt19937 rng(32);
     for (const std::string& target : ms::direct_cpu_simd_targets()) {
         ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
-        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 79u, 80u, 81u, 127u, 128u, 129u, 1000u, 65536u, 1048579u}) {
+        for (size_t n :
+             {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 79u, 80u, 81u, 127u, 128u, 129u, 1000u, 65536u, 1048579u}) {
             for (int kind = 0; kind < 3; ++kind) {
                 const auto data = kind == 0   ? random_bytes(n, rng)
                                   : kind == 1 ? std::vector<uint8_t>(n, 0xff)
@@ -367,8 +376,8 @@ TEST(PngDeflate, SimdAdler32EqualsZlibsOnEveryTarget) {
     std::mt19937 rng(6);
     for (const std::string& target : ms::direct_cpu_simd_targets()) {
         ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
-        for (size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 4095u, 4096u, 16383u, 16384u, 16385u, 32767u, 32768u, 32769u,
-                         65535u, 65536u, 65537u, 100003u, 3000000u}) {
+        for (size_t n : {0u,     1u,     15u,    16u,    17u,    63u,    64u,    65u,    4095u,   4096u,   16383u,
+                         16384u, 16385u, 32767u, 32768u, 32769u, 65535u, 65536u, 65537u, 100003u, 3000000u}) {
             for (int kind = 0; kind < 2; ++kind) {
                 const auto data = kind == 0 ? random_bytes(n, rng) : std::vector<uint8_t>(n, 0xff);
                 for (uint32_t start : {1u, 0xffe0ffe0u}) {  // the start and a state near the modulus

@@ -101,7 +101,8 @@ std::vector<uint8_t> fractal_rgba(int width, int height, bool seahorse = false) 
     std::vector<float> mu(size_t(width) * height);
     ms::direct_cpu(view, ms::Precision::Fp64, {}, {}, mu.data());
     std::vector<uint8_t> rgba(mu.size() * 4);
-    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view, rgba.data());
+    ms::colourize(mu.data(), int64_t(mu.size()), ms::make_palette_table(ms::load_palette(view.palette)), view,
+                  rgba.data());
     return rgba;
 }
 
@@ -150,7 +151,8 @@ void expect_rows_round_trip(const std::vector<uint8_t>& rgba, int width, int hei
     uLongf length = uLongf(back.size());
     ASSERT_EQ(uncompress(back.data(), &length, stream.data(), uLong(stream.size())), Z_OK) << what;
     ASSERT_EQ(length, expected.size()) << what;
-    for (size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(back[i], expected[i]) << what << ": first difference at byte " << i;
+    for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_EQ(back[i], expected[i]) << what << ": first difference at byte " << i;
 }
 
 // Bytes handed out as the GPU encoder's reader hands them: at most `span` at a time, in order,
@@ -240,7 +242,8 @@ TEST(PngDeflateEmulated, SegmentCrcTakenInPartsIsZlibs) {
     for (size_t n : {size_t(1), size_t(5), size_t(255), size_t(256), size_t(257), size_t(4099), size_t(65536),
                      size_t(1000003), size_t(5) << 20}) {
         const auto data = random_bytes(n, rng);
-        EXPECT_EQ(ms::png_segment_crc_emulated(data.data(), n), uint32_t(crc32(0, data.data(), uInt(n)))) << n << " bytes";
+        EXPECT_EQ(ms::png_segment_crc_emulated(data.data(), n), uint32_t(crc32(0, data.data(), uInt(n))))
+            << n << " bytes";
     }
     // And as png_encode_rows_emulated gives them, for its own segments.
     const auto rgba = fractal_rgba(1023, 700, true);
@@ -263,10 +266,10 @@ TEST(PngDeflateEmulated, RankSortedLeavesGiveTheRadixSortsCodes) {
         const int kind = round % 4;
         for (int s = 0; s < kLitLenSymbols; ++s) {
             const uint32_t r = uint32_t(rng());
-            lit[s] = kind == 0 ? r % 7                                      // many ties
-                     : kind == 1 ? (r % 3 == 0 ? 0 : r % 1000000)           // wide range
-                     : kind == 2 ? (s % 97 == 0 ? r % 50 : 0)               // sparse
-                                 : (s < 20 ? 1u << (r % 20) : r % 2);       // skewed past 15 bits
+            lit[s] = kind == 0   ? r % 7                               // many ties
+                     : kind == 1 ? (r % 3 == 0 ? 0 : r % 1000000)      // wide range
+                     : kind == 2 ? (s % 97 == 0 ? r % 50 : 0)          // sparse
+                                 : (s < 20 ? 1u << (r % 20) : r % 2);  // skewed past 15 bits
         }
         dist[0] = rng() % 1000;
         dist[2] = rng() % 1000;
@@ -328,7 +331,8 @@ TEST(PngEncodeEmulated, StreamWriterWritesDeflatedRowsThenCpuRows) {
         ASSERT_NO_THROW(image = ms::read_png(path)) << what;
         ASSERT_EQ(image.width, width) << what;
         ASSERT_EQ(image.height, height) << what;
-        for (size_t i = 0; i < rgba.size(); ++i) ASSERT_EQ(image.rgba[i], rgba[i]) << what << ": first difference at byte " << i;
+        for (size_t i = 0; i < rgba.size(); ++i)
+            ASSERT_EQ(image.rgba[i], rgba[i]) << what << ": first difference at byte " << i;
     }
 }
 
@@ -362,7 +366,7 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
     };
     // 3000x2000 random pixels go out stored: 18 MB, several of the staging buffers' 4 MiB spans.
     const Case cases[] = {{1920, 1080, 1, 0}, {1023, 2000, 3, 1}, {301, 1200, 2, 2}, {1, 3000, 2, 0},
-                          {4097, 3, 3, 1},   {3, 5, 1, 0},       {400000, 4, 2, 0}, {3000, 2000, 2, 2}};
+                          {4097, 3, 3, 1},    {3, 5, 1, 0},       {400000, 4, 2, 0}, {3000, 2000, 2, 2}};
     std::mt19937 rng(9);
     for (const Case& c : cases) {
         const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) + " in " +
@@ -400,12 +404,13 @@ TEST(PngEncodeCuda, BytesEqualTheEmulationAndInflateToTheImage) {
                       0u);
             ASSERT_EQ(0, std::memcmp(out.rows.last_row_rgba, part + bytes - size_t(c.width) * 4, size_t(c.width) * 4));
             // The bytes, read through the staging buffers as the PNG writer reads them.
-            const size_t before = stream.size() + (call == 0 ? 2 : 0);  // the first call's pieces start with the zlib header
+            const size_t before = stream.size() +
+                                  (call == 0 ? 2 : 0);  // the first call's pieces start with the zlib header
             stream_encoder.append_deflated(out.rows, &pieces);
             pieces.append_to(&stream);
             ASSERT_EQ(stream.size() - before, want.size()) << at_call;
-            EXPECT_EQ(ms::test::validate_result((at_call + ": deflated bytes").c_str(), want.data(), stream.data() + before,
-                                                want.size(), 0.0)
+            EXPECT_EQ(ms::test::validate_result((at_call + ": deflated bytes").c_str(), want.data(),
+                                                stream.data() + before, want.size(), 0.0)
                           .mismatches,
                       0u);
             at += rows;
@@ -435,12 +440,12 @@ TEST(PngEncodeCuda, UnreadCallsDoNotStopTheNextOnes) {
     for (int call = 0; call < 3; ++call) {
         const int rows = height / 3;
         const uint8_t* part = rgba.data() + size_t(call) * rows * width * 4;
-        const ms::PngCudaEncoded& out =
-            gpu.encode_rows_device(gpu.upload_rows(call % 2, part, size_t(rows) * width * 4), rows);
+        const ms::PngCudaEncoded& out = gpu.encode_rows_device(
+            gpu.upload_rows(call % 2, part, size_t(rows) * width * 4), rows);
         std::vector<uint8_t> want;
         std::vector<uint32_t> sizes, adlers;
-        ms::png_encode_rows_emulated(part, call == 0 ? above.data() : part - size_t(width) * 4, width, rows, &want, &sizes,
-                                     &adlers);
+        ms::png_encode_rows_emulated(part, call == 0 ? above.data() : part - size_t(width) * 4, width, rows, &want,
+                                     &sizes, &adlers);
         if (call == 0) {  // read a little of it, then leave it
             first_reader = out.rows.reader;
             size_t got = 0;

@@ -78,10 +78,8 @@ TEST(PerfModel, InstructionsPerIterationComeFromTheKernelWhenBuilt) {
         std::string source;
         const double n = cuda_instructions_per_iteration(p, &source);
         EXPECT_FALSE(source.empty());
-        if (direct_cuda_instructions_per_iteration(p) > 0.0)
-            EXPECT_EQ(n, direct_cuda_instructions_per_iteration(p));
-        else
-            EXPECT_EQ(n, p == Precision::Fp32 ? 8.0 : 7.0);
+        if (direct_cuda_instructions_per_iteration(p) > 0.0) EXPECT_EQ(n, direct_cuda_instructions_per_iteration(p));
+        else EXPECT_EQ(n, p == Precision::Fp32 ? 8.0 : 7.0);
     }
 }
 

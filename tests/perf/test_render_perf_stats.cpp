@@ -138,7 +138,7 @@ TEST(FrameTimeline, SummaryHoldsTheTablesFigures) {
     EXPECT_EQ(sum.present_ms.p95, 16.0);
     EXPECT_EQ(sum.host_launch_ms.count, 3);
     EXPECT_EQ(sum.panel_ms.median, 0.05);
-    EXPECT_EQ(sum.interop_ms.count, 0);  // no map+unmap recorded: the copy or CPU path
+    EXPECT_EQ(sum.interop_ms.count, 0);                            // no map+unmap recorded: the copy or CPU path
     EXPECT_DOUBLE_EQ(sum.cuda_iterations_per_second, 1e9 / 3e-3);  // the median of 1e12, 3.3e11, 2e11
     EXPECT_TRUE(std::isnan(sum.cpu_iterations_per_second));
 }
@@ -164,8 +164,8 @@ TEST(Throughput, ADeepFramesPercentCountsTheStepsItRan) {
 
     ms::IterationLimit limit;
     limit.iterations_per_second = 2e9;
-    const ms::ThroughputFigures f =
-        ms::throughput_figures(sum.cpu_steps_per_second, sum.cpu_iterations_per_second, sum.cpu_skipped_fraction, limit);
+    const ms::ThroughputFigures f = ms::throughput_figures(sum.cpu_steps_per_second, sum.cpu_iterations_per_second,
+                                                           sum.cpu_skipped_fraction, limit);
     EXPECT_DOUBLE_EQ(f.percent_of_limit, 30.0);  // 6e8 of 2e9, not the 500% of 1e10
     EXPECT_DOUBLE_EQ(f.effective_per_second, 1e10);
     EXPECT_NEAR(f.skipped_fraction, 0.94, 1e-12);
@@ -189,9 +189,11 @@ TEST(IterationsPerSecond, IsIterationsOverSeconds) {
 }
 
 TEST(FilterAttributes, EveryWordCaseInsensitively) {
-    std::vector<std::pair<std::string, int>> attributes = {
-        {"MAX_THREADS_PER_BLOCK", 1024}, {"CLOCK_RATE", 1980000}, {"MEMORY_CLOCK_RATE", 2619000},
-        {"L2_CACHE_SIZE", 52428800}, {"MULTIPROCESSOR_COUNT", 132}};
+    std::vector<std::pair<std::string, int>> attributes = {{"MAX_THREADS_PER_BLOCK", 1024},
+                                                           {"CLOCK_RATE", 1980000},
+                                                           {"MEMORY_CLOCK_RATE", 2619000},
+                                                           {"L2_CACHE_SIZE", 52428800},
+                                                           {"MULTIPROCESSOR_COUNT", 132}};
     EXPECT_EQ(ms::filter_attributes(attributes, ""), (std::vector<int>{0, 1, 2, 3, 4}));
     EXPECT_EQ(ms::filter_attributes(attributes, "clock"), (std::vector<int>{1, 2}));
     EXPECT_EQ(ms::filter_attributes(attributes, "  Memory   clock "), (std::vector<int>{2}));
@@ -203,10 +205,10 @@ TEST(FrameMarks, UiIsTheImGuiFrameWithoutTheRenderingPlusItsDrawCalls) {
     ms::FrameMarks m;
     m.frame_start = 10.000;
     m.render_start = 10.001;
-    m.render_end = 10.004;     // 3 ms of compute, map and upload inside the ImGui frame
-    m.ui_built = 10.0055;      // 5.5 ms from NewFrame to Render
+    m.render_end = 10.004;  // 3 ms of compute, map and upload inside the ImGui frame
+    m.ui_built = 10.0055;   // 5.5 ms from NewFrame to Render
     m.draw_data_start = 10.006;
-    m.draw_data_end = 10.0065; // 0.5 ms of ImGui draw calls
+    m.draw_data_end = 10.0065;  // 0.5 ms of ImGui draw calls
     m.swap_start = 10.007;
     m.swap_end = 10.0166;
     EXPECT_NEAR(ms::ui_stage_ms(m), 3.0, 1e-9);

@@ -37,7 +37,7 @@ ms::View small_view(int width, int height) {
 // What the UI sees of one request: the uploads in order, applied to its own copy of the frame.
 struct UiSide {
     std::vector<uint8_t> texture;
-    std::vector<int> row_count;   // per row: how often it was handed over (the coarse pass included)
+    std::vector<int> row_count;  // per row: how often it was handed over (the coarse pass included)
     ms::CpuRenderStatus status;
 };
 
@@ -177,8 +177,10 @@ TEST(CpuRenderWorker, ANewerRequestCancelsTheOlder) {
     slow.max_iterations = 1000000;
     const uint64_t stale = ms::request_cpu_render(worker, slow, ms::Precision::Auto, palette);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const ms::CpuRenderStatus running = ms::take_cpu_render_rows(worker, [](const ms::View&, const uint8_t*, int, int) {});
-    ASSERT_FALSE(running.frame_id == stale && running.complete) << "the slow view finished before it could be cancelled";
+    const ms::CpuRenderStatus running = ms::take_cpu_render_rows(worker,
+                                                                 [](const ms::View&, const uint8_t*, int, int) {});
+    ASSERT_FALSE(running.frame_id == stale && running.complete)
+        << "the slow view finished before it could be cancelled";
     const ms::View view = small_view(200, 120);
     const auto asked = std::chrono::steady_clock::now();
     const uint64_t id = ms::request_cpu_render(worker, view, ms::Precision::Auto, palette);

@@ -34,7 +34,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 double median(std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -94,11 +96,12 @@ TEST(CpuWorkerBench, DISABLED_WindowFrameAgainstRender) {
             const uint64_t id = ms::request_cpu_render(worker, view, ms::Precision::Auto, palette);
             ms::CpuRenderStatus status;
             for (;;) {
-                status = ms::take_cpu_render_rows(worker, [&](const ms::View& v, const uint8_t* rgba, int first, int rows) {
-                    ui.texture.resize(size_t(v.width) * v.height * 4);
-                    const size_t at = size_t(first) * v.width * 4;
-                    std::memcpy(ui.texture.data() + at, rgba + at, size_t(rows) * v.width * 4);
-                });
+                status = ms::take_cpu_render_rows(
+                    worker, [&](const ms::View& v, const uint8_t* rgba, int first, int rows) {
+                        ui.texture.resize(size_t(v.width) * v.height * 4);
+                        const size_t at = size_t(first) * v.width * 4;
+                        std::memcpy(ui.texture.data() + at, rgba + at, size_t(rows) * v.width * 4);
+                    });
                 if (status.frame_id == id && status.complete) break;
                 std::unique_lock lock(ui.mutex);
                 ui.news.wait_for(lock, std::chrono::milliseconds(250), [&ui] { return ui.has_news; });
@@ -106,9 +109,8 @@ TEST(CpuWorkerBench, DISABLED_WindowFrameAgainstRender) {
             }
             const double latency = ms_since(requested);
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            const double render = ms::direct_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view),
-                                                     mu.data())
-                                      .compute_ms;
+            const double render =
+                ms::direct_cpu(view, ms::Precision::Auto, ms::Shortcuts{}, ms::full_rect(view), mu.data()).compute_ms;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             if (i == 0) continue;
             window_ms.push_back(status.compute_ms);
@@ -116,10 +118,11 @@ TEST(CpuWorkerBench, DISABLED_WindowFrameAgainstRender) {
             render_ms.push_back(render);
         }
         ASSERT_EQ(int(window_ms.size()), views);
-        std::printf("%s, %d views: window frame median %.2f ms (fastest %.2f), request to every row taken %.2f ms; "
-                    "render compute median %.2f ms (fastest %.2f)\n",
-                    scene.name, views, median(window_ms), fastest(window_ms), median(latency_ms), median(render_ms),
-                    fastest(render_ms));
+        std::printf(
+            "%s, %d views: window frame median %.2f ms (fastest %.2f), request to every row taken %.2f ms; "
+            "render compute median %.2f ms (fastest %.2f)\n",
+            scene.name, views, median(window_ms), fastest(window_ms), median(latency_ms), median(render_ms),
+            fastest(render_ms));
         std::printf("  window / render: %.2f of the medians, %.2f of the fastest (goal <= 1.3)\n",
                     median(window_ms) / median(render_ms), fastest(window_ms) / fastest(render_ms));
         std::fflush(stdout);

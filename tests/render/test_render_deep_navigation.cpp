@@ -47,8 +47,8 @@ glm::dvec2 point_difference_pixels(const View& view, glm::dvec2 pixel, const Vie
     for (int axis = 0; axis < 2; ++axis) {
         const double sign = axis == 0 ? 1.0 : -1.0;  // y grows down, the imaginary axis up
         const double offset = sign * ((axis == 0 ? pixel.x : pixel.y) - 0.5 * (axis == 0 ? view.width : view.height));
-        const double other_offset =
-            sign * ((axis == 0 ? other_pixel.x : other_pixel.y) - 0.5 * (axis == 0 ? other.width : other.height));
+        const double other_offset = sign * ((axis == 0 ? other_pixel.x : other_pixel.y) -
+                                            0.5 * (axis == 0 ? other.width : other.height));
         mpfr_set_decimal(a.get(), axis == 0 ? view.center_re : view.center_im);
         mpfr_mul_d(t.get(), step.get(), offset, MPFR_RNDN);
         mpfr_add(a.get(), a.get(), t.get(), MPFR_RNDN);

@@ -80,7 +80,7 @@ double share_as_rendered(const std::vector<uint8_t>& rgba, const View& view, con
     const DeepFrame expected = deep_cpu(deep_location(view), view.width, view.height);
     std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
     colourize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, view.palette_density, view.palette_offset,
-                  expected_rgba.data());
+                   expected_rgba.data());
     EXPECT_EQ(rgba.size(), expected_rgba.size());
     if (rgba.size() != expected_rgba.size()) return 0.0;
     size_t same = 0;
@@ -130,7 +130,8 @@ TEST(DeepRenderWorker, ANewerViewCancelsTheOlder) {
     DeepRenderWorker worker;
     start_deep_render_worker(worker);
     // A slow frame (many pixels at many iterations), then at once a small one.
-    const uint64_t slow = request_deep_render(worker, deep_view(1600, 900, 200000), Precision::Auto, test_palette(), false);
+    const uint64_t slow = request_deep_render(worker, deep_view(1600, 900, 200000), Precision::Auto, test_palette(),
+                                              false);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let it start
     const View quick = deep_view(48, 27, 32000);
     const uint64_t newer = request_deep_render(worker, quick, Precision::Auto, test_palette(), false);
@@ -188,8 +189,8 @@ TEST(DeepRenderWorker, RendersTheFormulaFamily) {
         EXPECT_EQ(status.error, "");
         const DeepFrame expected = deep_cpu(deep_location(*v), v->width, v->height);
         std::vector<uint8_t> expected_rgba(expected.mu.size() * 4);
-        colourize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, v->palette_density,
-                      v->palette_offset, expected_rgba.data());
+        colourize_deep(expected.mu.data(), int64_t(expected.mu.size()), palette, v->palette_density, v->palette_offset,
+                       expected_rgba.data());
         EXPECT_EQ(rgba, expected_rgba) << formula_name(v->formula) << (v->julia ? " (Julia)" : "");
         EXPECT_GT(colours(rgba), 2u);
     }
@@ -275,9 +276,9 @@ TEST(DeepRenderWorker, AQuickDragEndsOnTheRightPicture) {
     const View start = deep_view(width, height, 32000);
     std::vector<uint8_t> rgba;
     View frame_view;
-    ASSERT_TRUE(wait_for_frame(worker, request_deep_render(worker, start, Precision::Auto, palette, false), &rgba,
-                               &frame_view)
-                    .complete);
+    ASSERT_TRUE(
+        wait_for_frame(worker, request_deep_render(worker, start, Precision::Auto, palette, false), &rgba, &frame_view)
+            .complete);
     uint64_t id = 0;
     View view = start;
     for (int step = 1; step <= 12; ++step) {
@@ -318,7 +319,8 @@ TEST(DeepRenderWorker, ACudaFrameForAnInteropWindowStaysOnTheDevice) {
     }
     DeepRenderWorker worker;
     start_deep_render_worker(worker);
-    DeepRenderStatus status = wait_for_frame(worker, request_deep_render(worker, view, Precision::Auto, palette, true, true),
+    DeepRenderStatus status = wait_for_frame(worker,
+                                             request_deep_render(worker, view, Precision::Auto, palette, true, true),
                                              &device_rgba, &frame_view, &from_device);
     ASSERT_TRUE(status.complete);
     EXPECT_TRUE(status.ran_on_cuda);

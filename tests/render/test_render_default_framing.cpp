@@ -15,7 +15,7 @@
 namespace ms {
 namespace {
 
-constexpr float kStatusHeight = 26.0f;     // about one line of text
+constexpr float kStatusHeight = 26.0f;      // about one line of text
 constexpr float kViewPanelHeight = 640.0f;  // the expanded View panel, as ImGui sizes it
 
 struct Window {

@@ -30,7 +30,8 @@ TEST(PanelLayout, NothingOverlapsAtTheIssuesSizes) {
         for (float view_width : widths) {
             for (float column_width : widths) {
                 for (bool column_open : {false, true}) {
-                    const PanelLayout l = layout_panels({size[0], size[1], 60.0f, view_width, column_width, column_open});
+                    const PanelLayout l = layout_panels(
+                        {size[0], size[1], 60.0f, view_width, column_width, column_open});
                     SCOPED_TRACE(std::to_string(int(size[0])) + "x" + std::to_string(int(size[1])) + " view " +
                                  std::to_string(view_width) + " column " + std::to_string(column_width) +
                                  (column_open ? " open" : " closed"));
@@ -80,7 +81,8 @@ TEST(PanelLayout, ASmallerStatusLineLeavesMoreRoom) {
 }
 
 TEST(PanelLayout, SettingsGoToTheConfigFolder) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ms_layout_" + std::to_string(getpid()));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("ms_layout_" + std::to_string(getpid()));
     std::filesystem::remove_all(dir);
     setenv("XDG_CONFIG_HOME", (dir / "config").c_str(), 1);
     std::string error;
@@ -94,7 +96,10 @@ TEST(PanelLayout, SettingsGoToTheConfigFolder) {
     EXPECT_EQ(panel_settings_path(&error), (dir / "home" / ".config" / "mandelscope" / "imgui.ini").string());
     // Where the folder cannot be made, a sentence and no path.
     std::filesystem::create_directories(dir);
-    { std::FILE* f = std::fopen((dir / "file").c_str(), "w"); std::fclose(f); }
+    {
+        std::FILE* f = std::fopen((dir / "file").c_str(), "w");
+        std::fclose(f);
+    }
     setenv("XDG_CONFIG_HOME", (dir / "file").c_str(), 1);
     EXPECT_EQ(panel_settings_path(&error), "");
     EXPECT_NE(error.find("file"), std::string::npos) << error;

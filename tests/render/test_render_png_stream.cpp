@@ -41,7 +41,8 @@ std::vector<uint8_t> decode_rgb(const fs::path& path, int* width, int* height) {
     *width = image.width;
     *height = image.height;
     std::vector<uint8_t> rgb;
-    for (size_t i = 0; i < image.rgba.size(); i += 4) rgb.insert(rgb.end(), {image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]});
+    for (size_t i = 0; i < image.rgba.size(); i += 4)
+        rgb.insert(rgb.end(), {image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]});
     return rgb;
 }
 
@@ -87,7 +88,7 @@ TEST(PngStream, WritesPixelsAndTheViewAndReadsTheViewBack) {
     std::vector<uint8_t> rgb = decode_rgb(path, &w, &h);
     ASSERT_EQ(w, 7);
     ASSERT_EQ(h, 5);
-    EXPECT_EQ(rgb[(3 * 7 + 6) * 3 + 0], 60);   // pixel (6, 3)
+    EXPECT_EQ(rgb[(3 * 7 + 6) * 3 + 0], 60);  // pixel (6, 3)
     EXPECT_EQ(rgb[(3 * 7 + 6) * 3 + 1], 120);
     EXPECT_EQ(rgb[(3 * 7 + 6) * 3 + 2], 18);
 
@@ -114,7 +115,8 @@ TEST(PngStream, RefusesFilesWithoutAView) {
     EXPECT_NE(error.find("is not a PNG file"), std::string::npos) << error;
     // A real PNG whose tEXt chunk is someone else's: write one, then rename its keyword.
     View v = sample_view();
-    ASSERT_TRUE(write_png_streamed(dir / "other.png", 7, 5, v, 5, [](int, int, uint8_t*, std::string*) { return true; }).ok);
+    ASSERT_TRUE(
+        write_png_streamed(dir / "other.png", 7, 5, v, 5, [](int, int, uint8_t*, std::string*) { return true; }).ok);
     std::string bytes = read_file(dir / "other.png");
     size_t at = bytes.find(kMetadataKey);
     ASSERT_NE(at, std::string::npos);
@@ -141,7 +143,8 @@ TEST(PngStream, CancelAndFailureLeaveTheOldFile) {
     std::ofstream(path) << "precious";
     View v = sample_view();
     // Cancelled after the first strip.
-    PngWriteResult r = write_png_streamed(path, 7, 5, v, 1, [](int first, int, uint8_t*, std::string*) { return first < 1; });
+    PngWriteResult r = write_png_streamed(path, 7, 5, v, 1,
+                                          [](int first, int, uint8_t*, std::string*) { return first < 1; });
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(r.cancelled);
     // Failed with a reason.

@@ -52,7 +52,7 @@ TEST(Redraw, ProgressCadenceFollowsTheFrameCost) {
     EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), 0.1);
     progress.frame_s = progress.frame_wall_s = 0.035;  // llvmpipe's 35 ms: capped at the longest interval
     EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressWaitSeconds - 0.035);
-    progress.frame_s = 0.0;    // unknown (the first frames)
+    progress.frame_s = 0.0;  // unknown (the first frames)
     progress.frame_wall_s = 0.0;
     EXPECT_DOUBLE_EQ(next_frame_wait_s(state, progress), kProgressWaitSeconds);
     progress.frame_s = progress.frame_wall_s = 0.3;  // a frame longer than the longest interval: no wait

@@ -52,8 +52,10 @@ TEST(StatusLine, DeepPathShowsReferenceAndBla) {
     s.deep_stats.iterations = 1000;
     s.deep_stats.bla_iterations = 994;
     text = status_line_text(s);
-    EXPECT_NE(text.find("| reference 1034 digits, 18449 iterations, 163 ms, new | BLA 16 levels (CPU), 99.4% of iterations skipped"),
-              std::string::npos) << text;
+    EXPECT_NE(text.find("| reference 1034 digits, 18449 iterations, 163 ms, new | BLA 16 levels (CPU), 99.4% of "
+                        "iterations skipped"),
+              std::string::npos)
+        << text;
     // Where the table was built, and whether it was kept from an earlier frame.
     s.deep_stats.bla_on_device = true;
     s.deep_stats.bla_cached = true;

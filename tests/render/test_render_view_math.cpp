@@ -107,7 +107,8 @@ TEST(ViewMath, BoxZoomMapsTheBoxOntoTheWindow) {
     glm::dvec2 c{400.0, 100.0}, d{420.0, 400.0};  // 20x300
     View tall = box_zoom_view(v, c, d);
     EXPECT_NEAR(tall.zoom.value(), v.zoom.value() * 2.0, 1e-12);
-    glm::dvec2 top = plane_offset_to_pixel(tall, point_at(v, c) - point_at(tall, {0, 0}) + pixel_to_plane_offset(tall, {0, 0}));
+    glm::dvec2 top = plane_offset_to_pixel(
+        tall, point_at(v, c) - point_at(tall, {0, 0}) + pixel_to_plane_offset(tall, {0, 0}));
     EXPECT_NEAR(top.y, 0.0, 1e-3);
     EXPECT_NEAR(top.x, 400.0 - 20.0, 1e-3);  // box 20 px wide becomes 40 px, centred
     // A click, not a box: nothing changes.

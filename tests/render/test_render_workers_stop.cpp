@@ -82,8 +82,8 @@ TEST(WorkersStop, IdleCompareWorkerStopsToo) {
 }
 
 TEST(WorkersStop, ExportJobStopsWhenItsOwnerUnwinds) {
-    const std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("mandelscope-workers-stop-" + std::to_string(::getpid()) + ".png");
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       ("mandelscope-workers-stop-" + std::to_string(::getpid()) + ".png");
     unwind([&] {
         ms::ExportJob job;
         ms::ExportSettings settings;

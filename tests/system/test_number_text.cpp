@@ -48,9 +48,9 @@ TEST(NumberText, PlainDecimalsAreAccepted) {
 
 TEST(NumberText, EverythingElseIsRefused) {
     // strtod takes hex and a leading space; this grammar does not.
-    for (const char* text : {"0x1p-1", "0x10", " 1", "1 ", "\t1", "inf", "-inf", "nan", "NAN", "infinity", "", "+",
-                             "-", ".", "e5", "1e", "1e+", "1e-", "--1", "+-1", "1.2.3", "1,5", "1e5.5", "1d3",
-                             "0b101", "1_000", "١"})
+    for (const char* text :
+         {"0x1p-1", "0x10", " 1",  "1 ",  "\t1", "inf", "-inf",  "nan", "NAN",   "infinity", "",      "+",     "-", ".",
+          "e5",     "1e",   "1e+", "1e-", "--1", "+-1", "1.2.3", "1,5", "1e5.5", "1d3",      "0b101", "1_000", "١"})
         EXPECT_FALSE(accepted(text)) << "'" << text << "'";
     ms::DecimalNumber d;
     EXPECT_NE(ms::parse_decimal("0x1p-1", &d).find("is not a decimal number"), std::string::npos);

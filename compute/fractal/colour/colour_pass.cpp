@@ -114,7 +114,7 @@ void colour_layers(const float* mu, const FrameFeatures& features, int width, in
 }  // namespace
 
 void colourize_parallel(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
-                       uint8_t* rgba_out) {
+                        uint8_t* rgba_out) {
     constexpr int64_t kChunk = 1 << 16;
     const int64_t chunks = (count + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static)
@@ -148,8 +148,8 @@ void colour_frame_deep(const double* mu, const float* distance, int width, int h
     std::vector<float> relative(static_cast<size_t>(count));
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i) relative[size_t(i)] = mu[i] >= 0.0 ? float(mu[i] - origin) : -1.0f;
-    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr}, width, height, palette, view,
-                  pixel_scale, origin, rgba_out);
+    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr}, width, height, palette, view, pixel_scale,
+                  origin, rgba_out);
 }
 
 }  // namespace ms

@@ -44,8 +44,8 @@ struct FrameFeatures {
     const float* stripe = nullptr;
     const float* period = nullptr;
 };
-void colour_frame(const float* mu, const FrameFeatures& features, int width, int height,
-                  const PaletteTable& palette, const View& view, double pixel_scale, uint8_t* rgba_out);
+void colour_frame(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
+                  const View& view, double pixel_scale, uint8_t* rgba_out);
 
 // --- Past FP64 (compute/fractal/deep/) -----------------------------------------------------
 // The colour pass of a layered colouring over a deep frame's smooth values, which are double

@@ -112,8 +112,8 @@ void launch_colour_pass(const ColourParams& p, const float* mu, const float* dis
                         const float* period, int width, int height, uint32_t* rgba, void* stream) {
     const dim3 block(32, 8);
     const dim3 grid((width + 31) / 32, (height + 7) / 8);
-    colour_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, mu, distance, stripe, period, width,
-                                                                         height, rgba);
+    colour_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, mu, distance, stripe, period, width, height,
+                                                                         rgba);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -53,8 +53,9 @@ HWY_INLINE VU BlendChannel(DF df, VU a, VU b, VF f) {
 // N pixels' table position in double (N = a double vector's lanes): the pair of entries
 // (i, i + 1) as one 64-bit lane read from `pairs`, and f.
 template <class DD, class DF>
-HWY_INLINE hn::Vec<hn::Rebind<uint64_t, DD>> EntryPairs(DD dd, DF dfh, hn::Vec<DF> m, hn::Vec<DD> scale, hn::Vec<DD> offset,
-                                                       const uint64_t* HWY_RESTRICT pairs, hn::Vec<DF>* f) {
+HWY_INLINE hn::Vec<hn::Rebind<uint64_t, DD>> EntryPairs(DD dd, DF dfh, hn::Vec<DF> m, hn::Vec<DD> scale,
+                                                        hn::Vec<DD> offset, const uint64_t* HWY_RESTRICT pairs,
+                                                        hn::Vec<DF>* f) {
     const hn::Rebind<int32_t, DD> di;
     const hn::Rebind<int64_t, DD> di64;
     const hn::Rebind<uint64_t, DD> du64;
@@ -72,15 +73,15 @@ HWY_INLINE hn::Vec<hn::Rebind<uint64_t, DD>> EntryPairs(DD dd, DF dfh, hn::Vec<D
 }
 
 void ColourizeRun(const float* HWY_RESTRICT mu, int64_t count, const uint32_t* HWY_RESTRICT table,
-                 uint32_t interior_rgba, double scale, double offset, uint8_t* HWY_RESTRICT rgba_out) {
+                  uint32_t interior_rgba, double scale, double offset, uint8_t* HWY_RESTRICT rgba_out) {
     int64_t k = 0;
 #if HWY_TARGET != HWY_SCALAR
     // Entry i and entry i + 1 (wrapping) side by side: one 64-bit gather fetches both.
     HWY_ALIGN uint64_t pairs[kPaletteTableSize];
     for (int i = 0; i < kPaletteTableSize; ++i)
         pairs[i] = uint64_t(table[i]) | uint64_t(table[i + 1 == kPaletteTableSize ? 0 : i + 1]) << 32;
-    const hn::ScalableTag<float> df;    // 2N lanes
-    const hn::Half<decltype(df)> dfh;   // N
+    const hn::ScalableTag<float> df;             // 2N lanes
+    const hn::Half<decltype(df)> dfh;            // N
     const hn::Rebind<double, decltype(dfh)> dd;  // N
     const hn::RebindToUnsigned<decltype(df)> du;
     const int64_t lanes = int64_t(hn::Lanes(df));
@@ -129,8 +130,8 @@ void colourize(const float* mu, int64_t count, const PaletteTable& palette, cons
     if (count <= 0) return;
     const double scale = view.palette_density / 100.0 * kPaletteTableSize;
     const double offset = view.palette_offset * kPaletteTableSize;
-    HWY_DYNAMIC_DISPATCH(colourize_simd::ColourizeRun)(mu, count, palette.rgba.data(), palette.interior_rgba, scale, offset,
-                                                     rgba_out);
+    HWY_DYNAMIC_DISPATCH(colourize_simd::ColourizeRun)
+    (mu, count, palette.rgba.data(), palette.interior_rgba, scale, offset, rgba_out);
 }
 
 }  // namespace ms

@@ -7,7 +7,7 @@
 namespace ms {
 
 void colourize_reference(const float* mu, int64_t count, const PaletteTable& palette, const View& view,
-                        uint8_t* rgba_out) {
+                         uint8_t* rgba_out) {
     const double scale = view.palette_density / 100.0 * kPaletteTableSize;
     const double offset = view.palette_offset * kPaletteTableSize;
     for (int64_t i = 0; i < count; ++i) {

@@ -181,12 +181,13 @@ Palette palette_from_kfr_colours(const std::string& kfr_text, const std::string&
     const size_t n = values.size() / 3;
     if (n < 2) throw std::runtime_error(source + ": the Colors line has fewer than two colours");
     if (n > size_t(kPaletteMaxStops))
-        throw std::runtime_error(source + ": the Colors line has more than " + std::to_string(kPaletteMaxStops) + " colours");
+        throw std::runtime_error(source + ": the Colors line has more than " + std::to_string(kPaletteMaxStops) +
+                                 " colours");
     Palette palette;
     palette.name = std::filesystem::path(source).stem().string();
     for (size_t i = 0; i < n; ++i)
-        palette.stops.push_back({double(i) / double(n), uint8_t(values[3 * i]), uint8_t(values[3 * i + 1]),
-                                 uint8_t(values[3 * i + 2])});
+        palette.stops.push_back(
+            {double(i) / double(n), uint8_t(values[3 * i]), uint8_t(values[3 * i + 1]), uint8_t(values[3 * i + 2])});
     return palette;
 }
 

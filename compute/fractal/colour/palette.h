@@ -44,7 +44,7 @@ Palette load_palette_file(const std::filesystem::path& path);
 // By name (--palette, a PNG's view): assets/palettes/NAME.txt only. A name that is not plain
 // (letters, digits, '-', '_') is refused before the file system sees it.
 Palette load_palette(const std::string& name);
-std::vector<std::string> list_palettes();                  // names found in assets/palettes/
+std::vector<std::string> list_palettes();  // names found in assets/palettes/
 PaletteTable make_palette_table(const Palette& palette);
 // The palette in the file format above (what parse_palette reads back, stop for stop).
 std::string format_palette(const Palette& palette);
@@ -70,9 +70,10 @@ namespace ms {
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-// floor(), exactly, without the libm call that the portable build (no SSE4.1) makes of it: that
-// call would dominate colouring, which `render` spends on every pixel.
-inline double palette_floor(double x) {
+    // floor(), exactly, without the libm call that the portable build (no SSE4.1) makes of it: that
+    // call would dominate colouring, which `render` spends on every pixel.
+    inline double
+    palette_floor(double x) {
     if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return floor(x);  // |x| >= 2^52, NaN
     const double t = double(int64_t(x));  // truncated toward zero: exact in this range
     return t > x ? t - 1.0 : t;

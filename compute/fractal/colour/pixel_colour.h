@@ -18,17 +18,17 @@ namespace ms {
 struct ColourParams {
     const uint32_t* table = nullptr;  // kPaletteTableSize entries (make_palette_table)
     uint32_t interior_rgba = 0xff000000u;
-    int base = 0;                     // ColourBase as int
-    double mu_scale = 0.0;            // smooth base: table entries per unit of mu
-    double cycle_scale = 0.0;         // histogram and stripe bases: table entries per unit (density cycles)
-    double offset = 0.0;              // table entries
-    const float* cdf = nullptr;       // histogram base: kHistogramBins + 1 entries
+    int base = 0;                // ColourBase as int
+    double mu_scale = 0.0;       // smooth base: table entries per unit of mu
+    double cycle_scale = 0.0;    // histogram and stripe bases: table entries per unit (density cycles)
+    double offset = 0.0;         // table entries
+    const float* cdf = nullptr;  // histogram base: kHistogramBins + 1 entries
     float bins_per_log2 = 0.0f;
-    bool distance = false;            // DE layer
-    float de_band = 1.0f;             // band width in this frame's pixels
-    bool slopes = false;              // slope layer
+    bool distance = false;                 // DE layer
+    float de_band = 1.0f;                  // band width in this frame's pixels
+    bool slopes = false;                   // slope layer
     float light_x = 0.0f, light_y = 0.0f;  // light direction in image coordinates (y down), times cos(elevation)
-    float light_z = 1.0f;             // sin(elevation)
+    float light_z = 1.0f;                  // sin(elevation)
     float slope_strength = 0.0f;
     bool interior_period = false;
 };
@@ -98,10 +98,8 @@ MS_HD inline uint32_t colour_pixel(const ColourParams& p, float mu, float gx, fl
     double position = 0.0;
     if (p.base == int(ColourBase::Histogram))
         position = double(histogram_rank(p.cdf, p.bins_per_log2, mu)) * p.cycle_scale + p.offset;
-    else if (p.base == int(ColourBase::Stripe))
-        position = double(stripe) * p.cycle_scale + p.offset;
-    else
-        position = double(mu) * p.mu_scale + p.offset;
+    else if (p.base == int(ColourBase::Stripe)) position = double(stripe) * p.cycle_scale + p.offset;
+    else position = double(mu) * p.mu_scale + p.offset;
     uint32_t c = colour_lookup(p.table, position);
     float brightness = 1.0f;
     if (p.distance) {

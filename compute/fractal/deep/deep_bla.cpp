@@ -16,9 +16,7 @@ namespace {
 // level, while the small levels together are little work on one thread).
 constexpr int64_t kBlaParallelMin = 1 << 16;
 
-bool cancelled(const std::atomic<bool>* cancel) {
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
+bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
 // Sizes the levels of a table of `steps` single steps and allocates its entries; returns the
 // level count.
@@ -34,8 +32,8 @@ int size_levels(int64_t steps, BlaTable<T, L>* table) {
 // Level 1 and up from level 0 (already in table->entries); false (table emptied) when cancelled.
 template <typename T, typename L>
 bool merge_levels(int levels, int64_t steps, T max_dc, const std::atomic<bool>* cancel,
-                  std::chrono::steady_clock::time_point start, BlaTable<T, L>* table,
-                  BlaBudget<T>* budget = nullptr, double epsilon = 0.0) {
+                  std::chrono::steady_clock::time_point start, BlaTable<T, L>* table, BlaBudget<T>* budget = nullptr,
+                  double epsilon = 0.0) {
     BlaStep<T, L>* e = table->entries.data();
     for (int level = 1; level < levels; ++level) {
         if (cancelled(cancel)) {
@@ -57,8 +55,7 @@ bool merge_levels(int levels, int64_t steps, T max_dc, const std::atomic<bool>* 
     table->view.entries = e;
     table->view.levels = levels;
     table->steps = steps;
-    table->build_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    table->build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return true;
 }
 
@@ -97,8 +94,8 @@ bool build_bla_table_matrix(const DeepComplex<T>* z, int64_t last_index, T max_d
     return merge_levels(levels, steps, max_dc, cancel, start, table);
 }
 
-template bool build_bla_table<double>(const DeepComplex<double>*, int64_t, double, double,
-                                      const std::atomic<bool>*, BlaTable<double>*, int);
+template bool build_bla_table<double>(const DeepComplex<double>*, int64_t, double, double, const std::atomic<bool>*,
+                                      BlaTable<double>*, int);
 template bool build_bla_table<FloatExp>(const DeepComplex<FloatExp>*, int64_t, FloatExp, double,
                                         const std::atomic<bool>*, BlaTable<FloatExp>*, int);
 template bool build_bla_table_matrix<double>(const DeepComplex<double>*, int64_t, double, double,

@@ -66,21 +66,26 @@ struct DeepMatrix {
 // The linear maps a table holds: complex multiplications (L = DeepComplex<T>) or real 2x2
 // matrices (L = DeepMatrix<T>); bla_apply, bla_compose, bla_add and bla_norm work on both.
 template <typename T>
-MS_DEEP_HD DeepComplex<T> bla_apply(const DeepComplex<T>& a, const DeepComplex<T>& z) { return a * z; }
+MS_DEEP_HD DeepComplex<T> bla_apply(const DeepComplex<T>& a, const DeepComplex<T>& z) {
+    return a * z;
+}
 template <typename T>
 MS_DEEP_HD DeepComplex<T> bla_apply(const DeepMatrix<T>& a, const DeepComplex<T>& z) {
     return {a.xx * z.re + a.xy * z.im, a.yx * z.re + a.yy * z.im};
 }
 // y after x.
 template <typename T>
-MS_DEEP_HD DeepComplex<T> bla_compose(const DeepComplex<T>& y, const DeepComplex<T>& x) { return y * x; }
-template <typename T>
-MS_DEEP_HD DeepMatrix<T> bla_compose(const DeepMatrix<T>& y, const DeepMatrix<T>& x) {
-    return {y.xx * x.xx + y.xy * x.yx, y.xx * x.xy + y.xy * x.yy, y.yx * x.xx + y.yy * x.yx,
-            y.yx * x.xy + y.yy * x.yy};
+MS_DEEP_HD DeepComplex<T> bla_compose(const DeepComplex<T>& y, const DeepComplex<T>& x) {
+    return y * x;
 }
 template <typename T>
-MS_DEEP_HD DeepComplex<T> bla_add(const DeepComplex<T>& a, const DeepComplex<T>& b) { return a + b; }
+MS_DEEP_HD DeepMatrix<T> bla_compose(const DeepMatrix<T>& y, const DeepMatrix<T>& x) {
+    return {y.xx * x.xx + y.xy * x.yx, y.xx * x.xy + y.xy * x.yy, y.yx * x.xx + y.yy * x.yx, y.yx * x.xy + y.yy * x.yy};
+}
+template <typename T>
+MS_DEEP_HD DeepComplex<T> bla_add(const DeepComplex<T>& a, const DeepComplex<T>& b) {
+    return a + b;
+}
 template <typename T>
 MS_DEEP_HD DeepMatrix<T> bla_add(const DeepMatrix<T>& a, const DeepMatrix<T>& b) {
     return {a.xx + b.xx, a.xy + b.xy, a.yx + b.yx, a.yy + b.yy};
@@ -88,11 +93,17 @@ MS_DEEP_HD DeepMatrix<T> bla_add(const DeepMatrix<T>& a, const DeepMatrix<T>& b)
 // A bound of the operator norm: |a| for a complex, the Frobenius norm of a matrix (at most
 // sqrt(2) above the operator norm, so radii pulled back through it are safe).
 template <typename T>
-MS_DEEP_HD T bla_norm(const DeepComplex<T>& a) { return deep_cabs(a); }
+MS_DEEP_HD T bla_norm(const DeepComplex<T>& a) {
+    return deep_cabs(a);
+}
 template <typename T>
-MS_DEEP_HD T bla_norm(const DeepMatrix<T>& a) { return deep_sqrt(a.xx * a.xx + a.xy * a.xy + a.yx * a.yx + a.yy * a.yy); }
+MS_DEEP_HD T bla_norm(const DeepMatrix<T>& a) {
+    return deep_sqrt(a.xx * a.xx + a.xy * a.xy + a.yx * a.yx + a.yy * a.yy);
+}
 template <typename T>
-MS_DEEP_HD bool bla_finite(const DeepComplex<T>& a) { return deep_finite(a.re) && deep_finite(a.im); }
+MS_DEEP_HD bool bla_finite(const DeepComplex<T>& a) {
+    return deep_finite(a.re) && deep_finite(a.im);
+}
 template <typename T>
 MS_DEEP_HD bool bla_finite(const DeepMatrix<T>& a) {
     return deep_finite(a.xx) && deep_finite(a.xy) && deep_finite(a.yx) && deep_finite(a.yy);
@@ -102,8 +113,8 @@ template <typename T, typename L = DeepComplex<T>>
 struct BlaStep {
     L a;
     L b;
-    T r2;             // validity radius, squared
-    int64_t length;   // iterations this step covers
+    T r2;            // validity radius, squared
+    int64_t length;  // iterations this step covers
 };
 
 // A plain view of a table (pointers and counts): what CPU loops and CUDA kernels index.
@@ -121,8 +132,8 @@ struct BlaView {
 template <typename T, typename L = DeepComplex<T>>
 struct BlaTable {
     std::vector<BlaStep<T, L>> entries;
-    BlaView<T, L> view;         // into entries
-    int64_t steps = 0;          // level-0 entries
+    BlaView<T, L> view;  // into entries
+    int64_t steps = 0;   // level-0 entries
     double build_ms = 0.0;
     // The entries' r2, in the same order: a compact copy for the CPU's lookup
     // (deep_cpu_lanes.h), which reads 8 bytes an entry instead of a cache line of the table.
@@ -220,8 +231,7 @@ MS_DEEP_HD BlaStep<T, L> bla_merge(const BlaStep<T, L>& x, const BlaStep<T, L>& 
     out.r2 = r * r;
     // In double, long merges can overflow A or B (inf, then NaN radii); such a step is never
     // taken.
-    if (!bla_finite(out.a) || !bla_finite(out.b) || !deep_finite(out.r2))
-        out.r2 = zero;
+    if (!bla_finite(out.a) || !bla_finite(out.b) || !deep_finite(out.r2)) out.r2 = zero;
     out.length = x.length + y.length;
     return out;
 }
@@ -334,13 +344,13 @@ MS_DEEP_HD const BlaStep<T, L>* bla_lookup_batched(const BlaView<T, L>& bla, int
     int level = 1;  // levels below it hold
     while (level <= top) {
         T r2[kBatch];
-MS_DEEP_UNROLL
+        MS_DEEP_UNROLL
         for (int k = 0; k < kBatch; ++k) {
             const int l = level + k <= top ? level + k : top;
             r2[k] = bla.r2[uint32_t(bla.level_offset[l]) + (j32 >> l)];
         }
         int held = 0;
-MS_DEEP_UNROLL
+        MS_DEEP_UNROLL
         for (int k = 0; k < kBatch; ++k) held += (held == k && level + k <= top && z2 < r2[k]) ? 1 : 0;
         level += held;
         if (held < kBatch) break;

@@ -89,8 +89,7 @@ struct Events {
 // tables, its budgets), then one merge launch per level, and waits. with_budget: complex tables.
 template <typename T, typename L, typename Level0>
 std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc, double epsilon, bool with_budget,
-                                                   void* stream_ptr, const std::atomic<bool>* cancel,
-                                                   Level0&& level0) {
+                                                   void* stream_ptr, const std::atomic<bool>* cancel, Level0&& level0) {
     const auto start = std::chrono::steady_clock::now();
     const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     auto table = std::make_shared<DeviceBlaTable<T, L>>();
@@ -146,21 +145,24 @@ template <typename T>
 std::shared_ptr<DeviceBlaTable<T>> build_bla_table_cuda(const DeepComplex<T>* z_device, int64_t last_index, T max_dc,
                                                         double epsilon, int degree, void* stream,
                                                         const std::atomic<bool>* cancel) {
-    return build_levels<T, DeepComplex<T>>(
-        last_index, max_dc, epsilon, true, stream, cancel,
-        [&](BlaStep<T>* e, BlaBudget<T>* budget, int64_t steps, cudaStream_t s) {
-            bla_level0_kernel<T><<<blocks_for(steps), kThreads, 0, s>>>(z_device, steps, epsilon, degree, e, budget);
-        });
+    return build_levels<T, DeepComplex<T>>(last_index, max_dc, epsilon, true, stream, cancel,
+                                           [&](BlaStep<T>* e, BlaBudget<T>* budget, int64_t steps, cudaStream_t s) {
+                                               bla_level0_kernel<T><<<blocks_for(steps), kThreads, 0, s>>>(
+                                                   z_device, steps, epsilon, degree, e, budget);
+                                           });
 }
 
 template <typename T>
-std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(
-    const DeepComplex<T>* z_device, int64_t last_index, T max_dc, double epsilon, bool burning_ship, void* stream,
-    const std::atomic<bool>* cancel) {
+std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(const DeepComplex<T>* z_device,
+                                                                              int64_t last_index, T max_dc,
+                                                                              double epsilon, bool burning_ship,
+                                                                              void* stream,
+                                                                              const std::atomic<bool>* cancel) {
     return build_levels<T, DeepMatrix<T>>(
         last_index, max_dc, epsilon, false, stream, cancel,
         [&](BlaStep<T, DeepMatrix<T>>* e, BlaBudget<T>*, int64_t steps, cudaStream_t s) {
-            bla_level0_matrix_kernel<T><<<blocks_for(steps), kThreads, 0, s>>>(z_device, steps, epsilon, burning_ship, e);
+            bla_level0_matrix_kernel<T>
+                <<<blocks_for(steps), kThreads, 0, s>>>(z_device, steps, epsilon, burning_ship, e);
         });
 }
 

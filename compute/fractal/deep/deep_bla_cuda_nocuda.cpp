@@ -22,9 +22,8 @@ std::shared_ptr<DeviceBlaTable<T>> build_bla_table_cuda(const DeepComplex<T>*, i
 }
 
 template <typename T>
-std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(const DeepComplex<T>*, int64_t, T,
-                                                                              double, bool, void*,
-                                                                              const std::atomic<bool>*) {
+std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(const DeepComplex<T>*, int64_t, T, double,
+                                                                              bool, void*, const std::atomic<bool>*) {
     no_cuda();
 }
 

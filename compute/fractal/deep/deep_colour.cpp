@@ -19,14 +19,15 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < frame.height; ++y)
             colourize_deep(frame.mu.data() + size_t(y) * width, width, palette, view.palette_density,
-                          view.palette_offset, rgba_out + size_t(y) * width * 4);
+                           view.palette_offset, rgba_out + size_t(y) * width * 4);
         return;
     }
     if (std::string problem = deep_colouring_problem(view.colouring); !problem.empty())
         throw std::invalid_argument(problem);
     if (view.colouring.distance_estimation && frame.distance.size() != frame.mu.size())
-        throw std::invalid_argument("The deep frame has no distance estimate for the DE layer (render it with "
-                                    "options.distance).");
+        throw std::invalid_argument(
+            "The deep frame has no distance estimate for the DE layer (render it with "
+            "options.distance).");
     colour_frame_deep(frame.mu.data(), view.colouring.distance_estimation ? frame.distance.data() : nullptr, width,
                       frame.height, palette, view, pixel_scale, rgba_out);
 }

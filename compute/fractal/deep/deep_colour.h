@@ -30,7 +30,7 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
 // frame.rgba[k]), on `stream` (a cudaStream_t; null: the default stream), finished on return.
 // A frame with the DE layer needs the distance (deep_options_for_colouring asked for it).
 // Throws std::runtime_error when the device holds no frame, on a CUDA error, and without CUDA.
-void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
-                            double pixel_scale, uint8_t* rgba_device, void* stream);
+void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
+                            uint8_t* rgba_device, void* stream);
 
 }  // namespace ms

@@ -26,7 +26,7 @@ namespace {
 constexpr unsigned long long kNoEscapeBits = ~0ull;
 
 __global__ void colourize_deep_kernel(const double* mu, long long count, const uint32_t* table, uint32_t interior,
-                                     double scale, double offset, uint32_t* rgba) {
+                                      double scale, double offset, uint32_t* rgba) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= count) return;
     uint32_t c = interior;
@@ -86,8 +86,8 @@ void DeepDeviceFrame::reserve(size_t pixels) {
     capacity = pixels;
 }
 
-void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
-                            double pixel_scale, uint8_t* rgba_device, void* stream_handle) {
+void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
+                            uint8_t* rgba_device, void* stream_handle) {
     if (frame.width <= 0 || frame.height <= 0)
         throw std::runtime_error("colour_deep_frame_cuda: the device holds no deep frame to colour");
     if (palette.rgba.size() != size_t(kPaletteTableSize))
@@ -109,7 +109,7 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
         const double scale = view.palette_density / 100.0 * kPaletteTableSize;
         const double offset = view.palette_offset * kPaletteTableSize;
         colourize_deep_kernel<<<blocks, threads, 0, stream>>>(frame.mu, count, frame.table, palette.interior_rgba,
-                                                             scale, offset, rgba);
+                                                              scale, offset, rgba);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaStreamSynchronize(stream));
         return;
@@ -132,12 +132,12 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
     p.table = frame.table;
     p.interior_rgba = palette.interior_rgba;
     if (view.colouring.base == ColourBase::Histogram) {
-        p.bins_per_log2 =
-            launch_histogram_cdf(frame.relative, count, view.max_iterations, frame.counts, frame.cdf, stream);
+        p.bins_per_log2 = launch_histogram_cdf(frame.relative, count, view.max_iterations, frame.counts, frame.cdf,
+                                               stream);
         p.cdf = frame.cdf;
     }
-    launch_colour_pass(p, frame.relative, frame.has_distance ? frame.distance : nullptr, nullptr, nullptr,
-                       frame.width, frame.height, rgba, stream);
+    launch_colour_pass(p, frame.relative, frame.has_distance ? frame.distance : nullptr, nullptr, nullptr, frame.width,
+                       frame.height, rgba, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -79,8 +79,8 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
     // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline)
     // and frames with the distance estimate (kDistance: the lanes carry no derivative).
-    constexpr bool kLanesType =
-        std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase && !kDistance;
+    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase &&
+                                !kDistance;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
@@ -168,9 +168,9 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
 
 const char* deep_number_type_name(DeepNumberType type) {
     switch (type) {
-        case DeepNumberType::Auto: return "auto";
-        case DeepNumberType::Double: return "double";
-        case DeepNumberType::FloatExp: return "floatexp";
+    case DeepNumberType::Auto: return "auto";
+    case DeepNumberType::Double: return "double";
+    case DeepNumberType::FloatExp: return "floatexp";
     }
     return "?";
 }
@@ -190,8 +190,8 @@ void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame) {
     if (options.distance && frame->distance.size() != pixels) frame->distance.assign(pixels, 0.0f);
 }
 
-DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
-                                const DeepRenderOptions& options, DeepFrame* frame, bool outputs) {
+DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
+                                DeepFrame* frame, bool outputs) {
     std::string error = validate_deep_location(location);
     if (error.empty() && (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 30)))
         error = "The image size must be between 1x1 pixels and 2^30 pixels in all.";
@@ -206,7 +206,8 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     frame->height = region.height;
     frame->region = region;
     if (!options.rebase && (location.formula != Formula::Mandelbrot || location.julia))
-        throw std::invalid_argument("Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
+        throw std::invalid_argument(
+            "Perturbation without rebasing is only a test of the Mandelbrot set's parameter plane.");
     if (outputs) deep_frame_outputs(options, frame);
     DeepFrameSetup setup;
     setup.region = region;
@@ -257,8 +258,8 @@ DeepBlaRequest deep_bla_request(const DeepFrameSetup& setup, const DeepRenderOpt
 
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
-                    std::shared_ptr<const BlaTable<T, L>>* table,
-                    std::shared_ptr<const BlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
+                    std::shared_ptr<const BlaTable<T, L>>* table, std::shared_ptr<const BlaTable<T, L>>* critical_table,
+                    DeepFrameStats* stats) {
     const ReferenceOrbit& orbit = *setup.orbit;
     const Formula formula = setup.map.formula;
     auto build = [&](bool critical, const DeepBlaRequest& request) -> std::shared_ptr<BlaTable<T, L>> {
@@ -279,18 +280,17 @@ bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& option
                                              critical_table, stats);
 }
 
-#define MS_DEEP_FRAME_BLA(T, L)                                                                          \
-    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&,                  \
-                                       std::shared_ptr<const BlaTable<T, L>>*,                            \
-                                       std::shared_ptr<const BlaTable<T, L>>*, DeepFrameStats*);
+#define MS_DEEP_FRAME_BLA(T, L)                                                                                        \
+    template bool deep_frame_bla<T, L>(const DeepFrameSetup&, const DeepRenderOptions&,                                \
+                                       std::shared_ptr<const BlaTable<T, L>>*, std::shared_ptr<const BlaTable<T, L>>*, \
+                                       DeepFrameStats*);
 MS_DEEP_FRAME_BLA(double, DeepComplex<double>)
 MS_DEEP_FRAME_BLA(FloatExp, DeepComplex<FloatExp>)
 MS_DEEP_FRAME_BLA(double, DeepMatrix<double>)
 MS_DEEP_FRAME_BLA(FloatExp, DeepMatrix<FloatExp>)
 #undef MS_DEEP_FRAME_BLA
 
-DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
-                   const DeepRenderOptions& options) {
+DeepFrame deep_cpu(const DeepLocation& location, int width, int height, const DeepRenderOptions& options) {
     auto start = Clock::now();
     DeepFrame frame;
     DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
@@ -315,8 +315,8 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
     return frame;
 }
 
-void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette,
-                   double palette_density, double palette_offset, uint8_t* rgba_out) {
+void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette, double palette_density,
+                    double palette_offset, uint8_t* rgba_out) {
     const double scale = palette_density / 100.0 * kPaletteTableSize;
     const double offset = palette_offset * kPaletteTableSize;
     for (int64_t i = 0; i < count; ++i) {

@@ -55,13 +55,13 @@ struct DeepRenderOptions {
     // The reference stops at the first period whose nucleus is in the frame (ReferenceOrbit::period);
     // false: it runs in full (so does it without rebasing).
     bool stop_reference_at_period = true;
-    double bla_epsilon = 0.0;           // 0: kBlaDefaultEpsilon
+    double bla_epsilon = 0.0;  // 0: kBlaDefaultEpsilon
     DeepNumberType number_type = DeepNumberType::Auto;
     // Also the exterior distance estimate (DeepFrame::distance; deep_perturbation.h's
     // kDistance loop, deep_derivative.h), for the DE colouring layer: every formula and Julia set.
     bool distance = false;
-    int threads = 0;                    // 0: all cores
-    ReferenceCache* cache = nullptr;    // null: compute the reference for this frame only
+    int threads = 0;                  // 0: all cores
+    ReferenceCache* cache = nullptr;  // null: compute the reference for this frame only
     // Only this part of the width x height frame (a pan's newly exposed strips); empty: all of
     // it. The outputs are the region's size, and each pixel is the full frame's bit for bit: its
     // dc comes from its place in the whole frame, and the BLA table is the whole frame's.
@@ -87,7 +87,7 @@ struct DeepRenderOptions {
     // deep_cuda only: also leave the frame's mu and distance estimate in this device memory
     // (deep_device_frame.h), for colouring on the device; null: the device copies are freed.
     DeepDeviceFrame* device_frame = nullptr;
-    const std::atomic<bool>* cancel = nullptr;    // polled between rows and in the reference
+    const std::atomic<bool>* cancel = nullptr;                 // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe
     // deep_cpu only: called with each finished row (y, its escape counts, its mu), from the
@@ -101,24 +101,24 @@ struct DeepRenderOptions {
 };
 
 struct DeepFrameStats {
-    uint64_t iterations = 0;             // sum over pixels of the iterations they ran (k or max)
-    uint64_t bla_iterations = 0;         // of those, covered by BLA skips
-    uint64_t bla_skips = 0;              // BLA steps taken
-    uint64_t perturbation_steps = 0;     // ordinary perturbation steps
+    uint64_t iterations = 0;          // sum over pixels of the iterations they ran (k or max)
+    uint64_t bla_iterations = 0;      // of those, covered by BLA skips
+    uint64_t bla_skips = 0;           // BLA steps taken
+    uint64_t perturbation_steps = 0;  // ordinary perturbation steps
     uint64_t rebases = 0;
     uint64_t escaped_pixels = 0;
-    int64_t reference_iterations = 0;    // the orbit's last index
-    int64_t reference_period = 0;        // > 0: the orbit stopped at this period (ReferenceOrbit::period)
-    int64_t precision_bits = 0;          // the reference's
+    int64_t reference_iterations = 0;  // the orbit's last index
+    int64_t reference_period = 0;      // > 0: the orbit stopped at this period (ReferenceOrbit::period)
+    int64_t precision_bits = 0;        // the reference's
     bool reference_cached = false;
-    bool bla_cached = false;             // the BLA table(s) came from the cache, not built
-    bool bla_on_device = false;          // the table(s) were built on the GPU (deep_cuda), not the CPU
+    bool bla_cached = false;     // the BLA table(s) came from the cache, not built
+    bool bla_on_device = false;  // the table(s) were built on the GPU (deep_cuda), not the CPU
     int bla_levels = 0;
     DeepNumberType number_type = DeepNumberType::Double;  // what ran
-    double reference_ms = 0.0;           // 0 when cached
+    double reference_ms = 0.0;                            // 0 when cached
     double bla_ms = 0.0;
-    double pixels_ms = 0.0;              // the per-pixel loop alone
-    double frame_ms = 0.0;               // all of it, reference and BLA included
+    double pixels_ms = 0.0;  // the per-pixel loop alone
+    double frame_ms = 0.0;   // all of it, reference and BLA included
     bool cancelled = false;
     // Set by the window's worker on a whole-pixel pan (deep_pan.h): the pixels taken from the
     // frame before instead of computed, and the pan; the counts above are then the strips'.
@@ -133,7 +133,7 @@ struct DeepFrameStats {
 };
 
 struct DeepFrame {
-    int width = 0;                      // of the outputs: the region's (options.region) or the frame's
+    int width = 0;  // of the outputs: the region's (options.region) or the frame's
     int height = 0;
     DeepPixelRect region;               // where the outputs lie in the frame (all of it without a region)
     std::vector<int64_t> escape_count;  // row-major; -1 inside
@@ -151,14 +151,13 @@ DeepNumberType deep_resolve_number_type(DeepZoom zoom, int height, const Referen
                                         DeepNumberType requested);
 
 // Throws std::invalid_argument with the sentence of validate_deep_location on a bad location.
-DeepFrame deep_cpu(const DeepLocation& location, int width, int height,
-                   const DeepRenderOptions& options = {});
+DeepFrame deep_cpu(const DeepLocation& location, int width, int height, const DeepRenderOptions& options = {});
 
 // Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
 // distance: also the derivative in MPFR (dz/dc, dz/dz_0 on a Julia set, the 2x2 Jacobian for the
 // Burning Ship and the Tricorn) and the distance estimate from it (frame.distance, as deep_cpu's).
-DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
-                             int64_t precision_bits = 0, bool distance = false);
+DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits = 0,
+                             bool distance = false);
 
 // --- shared by deep_cpu and deep_cuda --------------------------------------------------------
 // What a frame computes before its pixels: checks, output buffers (frame, the region's size), the reference
@@ -171,14 +170,14 @@ struct DeepFrameSetup {
     DeepComplex<FloatExp> offset;  // view centre - reference point
     FloatExp spacing;
     FloatExp max_dc;
-    DeepPixelRect region;          // options.region, or the whole frame
-    int frame_width = 0;           // the whole frame's size (pixel dc's are placed in it)
+    DeepPixelRect region;  // options.region, or the whole frame
+    int frame_width = 0;   // the whole frame's size (pixel dc's are placed in it)
     int frame_height = 0;
 };
 // outputs false: the frame's vectors are left empty for the caller to size (deep_frame_outputs), as
 // deep_cuda does while its kernel runs.
-DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height,
-                                const DeepRenderOptions& options, DeepFrame* frame, bool outputs = true);
+DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
+                                DeepFrame* frame, bool outputs = true);
 // Sizes the frame's outputs for its region: counts and mu -1 (inside), the distance 0 where
 // options.distance asks for it; nothing where they already have that size.
 void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame);
@@ -249,22 +248,28 @@ bool deep_frame_tables(const DeepFrameSetup& setup, const DeepRenderOptions& opt
 }
 template <typename T, typename L>
 bool deep_frame_bla(const DeepFrameSetup& setup, const DeepRenderOptions& options,
-                    std::shared_ptr<const BlaTable<T, L>>* table,
-                    std::shared_ptr<const BlaTable<T, L>>* critical_table, DeepFrameStats* stats);
+                    std::shared_ptr<const BlaTable<T, L>>* table, std::shared_ptr<const BlaTable<T, L>>* critical_table,
+                    DeepFrameStats* stats);
 
-template <typename T> const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
-template <> inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {
+template <typename T>
+const DeepComplex<T>* deep_orbit_data(const ReferenceOrbit& orbit);
+template <>
+inline const DeepComplex<double>* deep_orbit_data<double>(const ReferenceOrbit& orbit) {
     return orbit.z.data();
 }
-template <> inline const DeepComplex<FloatExp>* deep_orbit_data<FloatExp>(const ReferenceOrbit& orbit) {
+template <>
+inline const DeepComplex<FloatExp>* deep_orbit_data<FloatExp>(const ReferenceOrbit& orbit) {
     return orbit.z_fe.data();
 }
 // A Julia set's critical orbit (null elsewhere).
-template <typename T> const DeepComplex<T>* deep_critical_data(const ReferenceOrbit& orbit);
-template <> inline const DeepComplex<double>* deep_critical_data<double>(const ReferenceOrbit& orbit) {
+template <typename T>
+const DeepComplex<T>* deep_critical_data(const ReferenceOrbit& orbit);
+template <>
+inline const DeepComplex<double>* deep_critical_data<double>(const ReferenceOrbit& orbit) {
     return orbit.critical_z.empty() ? nullptr : orbit.critical_z.data();
 }
-template <> inline const DeepComplex<FloatExp>* deep_critical_data<FloatExp>(const ReferenceOrbit& orbit) {
+template <>
+inline const DeepComplex<FloatExp>* deep_critical_data<FloatExp>(const ReferenceOrbit& orbit) {
     return orbit.critical_z_fe.empty() ? nullptr : orbit.critical_z_fe.data();
 }
 
@@ -272,9 +277,8 @@ template <> inline const DeepComplex<FloatExp>* deep_critical_data<FloatExp>(con
 // choice of a frame, made before its pixels (each instantiation is its own loop).
 template <typename Fn>
 decltype(auto) deep_dispatch_formula(const OrbitMap& map, Fn&& fn) {
-#define MS_DEEP_FORMULA_CASE(F)                                                            \
-    case F:                                                                                 \
-        return map.julia ? fn.template operator()<F, true>() : fn.template operator()<F, false>();
+#define MS_DEEP_FORMULA_CASE(F) \
+    case F: return map.julia ? fn.template operator()<F, true>() : fn.template operator()<F, false>();
     switch (map.formula) {
         MS_DEEP_FORMULA_CASE(Formula::Multibrot3)
         MS_DEEP_FORMULA_CASE(Formula::Multibrot4)
@@ -284,19 +288,26 @@ decltype(auto) deep_dispatch_formula(const OrbitMap& map, Fn&& fn) {
         MS_DEEP_FORMULA_CASE(Formula::Multibrot8)
         MS_DEEP_FORMULA_CASE(Formula::BurningShip)
         MS_DEEP_FORMULA_CASE(Formula::Tricorn)
-        default: break;
+    default: break;
     }
 #undef MS_DEEP_FORMULA_CASE
     return map.julia ? fn.template operator()<Formula::Mandelbrot, true>()
                      : fn.template operator()<Formula::Mandelbrot, false>();
 }
-template <typename T> T deep_from_floatexp(FloatExp x);
-template <> inline double deep_from_floatexp<double>(FloatExp x) { return fe_to_double(x); }
-template <> inline FloatExp deep_from_floatexp<FloatExp>(FloatExp x) { return x; }
+template <typename T>
+T deep_from_floatexp(FloatExp x);
+template <>
+inline double deep_from_floatexp<double>(FloatExp x) {
+    return fe_to_double(x);
+}
+template <>
+inline FloatExp deep_from_floatexp<FloatExp>(FloatExp x) {
+    return x;
+}
 
 // Smooth values (deep_cpu's mu) to RGBA8 through a palette, as colourize() does for View, in
 // double all the way: position = mu * density/100 * table size + offset * table size.
-void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette,
-                   double palette_density, double palette_offset, uint8_t* rgba_out);
+void colourize_deep(const double* mu, int64_t count, const PaletteTable& palette, double palette_density,
+                    double palette_offset, uint8_t* rgba_out);
 
 }  // namespace ms

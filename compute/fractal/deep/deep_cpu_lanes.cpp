@@ -55,7 +55,7 @@ struct Group {
 
 struct RowState {
     const DeepLanesRow* row;
-    const double* r2;          // level 0's radii (the compact copy; a dummy 0 with BLA off)
+    const double* r2;  // level 0's radii (the compact copy; a dummy 0 with BLA off)
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
@@ -168,7 +168,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     if (skip_bits) {
         // The longest valid skip of each such lane, as bla_lookup finds it; then A z + B dc.
         HWY_ALIGN double z2[kMaxLanes], a_re[kMaxLanes] = {}, a_im[kMaxLanes] = {}, b_re[kMaxLanes] = {},
-                         b_im[kMaxLanes] = {};
+                                        b_im[kMaxLanes] = {};
         HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], lengths[kMaxLanes] = {};
         hn::Store(g.z2, d, z2);
         hn::Store(g.m, di, m);
@@ -215,8 +215,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const VD full_norm = FusedMulAdd(fr, fr, hn::Mul(fi, fi));
     const VD z2 = FusedMulAdd(zr, zr, hn::Mul(zi, zi));
     const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kDeepBailoutSquared), alive);
-    const hn::Mask<D> rebase =
-        hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
+    const hn::Mask<D> rebase = hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
     g.zr = hn::IfThenElse(rebase, fr, zr);
     g.zi = hn::IfThenElse(rebase, fi, zi);
     g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as deep_fused_norm would

@@ -27,9 +27,9 @@ struct DeepLanesRow {
     int64_t last_index = 0;
     const BlaView<double, DeepComplex<double>>* bla = nullptr;  // no levels: BLA off
     const double* bla_r2 = nullptr;  // the table's compact radii (BlaTable::r2); null with BLA off
-    const double* dc_re = nullptr;  // per pixel: its offset from the reference point
+    const double* dc_re = nullptr;   // per pixel: its offset from the reference point
     const double* dc_im = nullptr;
-    int count = 0;                  // pixels
+    int count = 0;  // pixels
     int64_t max_iterations = 0;
     int64_t* escape_count = nullptr;  // out, per pixel: as deep_iterate_pixel returns
     double* mu = nullptr;             // out, per pixel

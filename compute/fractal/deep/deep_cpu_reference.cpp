@@ -98,8 +98,8 @@ struct BruteForceRegisters {
     // At the escape the distance estimate in pixels of `spacing`: |z| ln|z| / |D| (holomorphic),
     // |z|^2 ln|z| / |J^T z| (the others); 0 inside.
     template <Formula F>
-    int64_t iterate_distance(bool julia, int64_t max_iterations, const MpfrNumber& spacing, double* mu,
-                             float* distance, int64_t* iterations) {
+    int64_t iterate_distance(bool julia, int64_t max_iterations, const MpfrNumber& spacing, double* mu, float* distance,
+                             int64_t* iterations) {
         constexpr bool kHolomorphic = formula_is_holomorphic(F);
         constexpr int kDegree = formula_degree(F);
         const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
@@ -182,23 +182,23 @@ struct BruteForceRegisters {
 template <typename Fn>
 int64_t with_formula(Formula formula, Fn&& fn) {
     switch (formula) {
-        case Formula::Mandelbrot: return fn.template operator()<Formula::Mandelbrot>();
-        case Formula::Multibrot3: return fn.template operator()<Formula::Multibrot3>();
-        case Formula::Multibrot4: return fn.template operator()<Formula::Multibrot4>();
-        case Formula::Multibrot5: return fn.template operator()<Formula::Multibrot5>();
-        case Formula::Multibrot6: return fn.template operator()<Formula::Multibrot6>();
-        case Formula::Multibrot7: return fn.template operator()<Formula::Multibrot7>();
-        case Formula::Multibrot8: return fn.template operator()<Formula::Multibrot8>();
-        case Formula::BurningShip: return fn.template operator()<Formula::BurningShip>();
-        case Formula::Tricorn: return fn.template operator()<Formula::Tricorn>();
+    case Formula::Mandelbrot: return fn.template operator()<Formula::Mandelbrot>();
+    case Formula::Multibrot3: return fn.template operator()<Formula::Multibrot3>();
+    case Formula::Multibrot4: return fn.template operator()<Formula::Multibrot4>();
+    case Formula::Multibrot5: return fn.template operator()<Formula::Multibrot5>();
+    case Formula::Multibrot6: return fn.template operator()<Formula::Multibrot6>();
+    case Formula::Multibrot7: return fn.template operator()<Formula::Multibrot7>();
+    case Formula::Multibrot8: return fn.template operator()<Formula::Multibrot8>();
+    case Formula::BurningShip: return fn.template operator()<Formula::BurningShip>();
+    case Formula::Tricorn: return fn.template operator()<Formula::Tricorn>();
     }
     return -1;
 }
 
 }  // namespace
 
-DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height,
-                             int64_t precision_bits, bool distance) {
+DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits,
+                             bool distance) {
     std::string error = validate_deep_location(location);
     if (!error.empty()) throw std::invalid_argument(error);
     auto start = std::chrono::steady_clock::now();
@@ -264,8 +264,7 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
     }
     frame.stats.iterations = iterations;
     frame.stats.escaped_pixels = escaped;
-    frame.stats.frame_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    frame.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return frame;
 }
 

@@ -83,10 +83,10 @@ struct PassQueue {
 template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses>
 __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
-                                   DeepComplex<T> offset, T spacing, int width, int height,
-                                   DeepPixelRect region, int64_t max_iterations, int64_t* counts, double* mu,
-                                   float* distance, DeviceCounters* totals, KernelControl* control,
-                                   PassQueue<T> in, PassQueue<T> out, int64_t step_budget) {
+                                   DeepComplex<T> offset, T spacing, int width, int height, DeepPixelRect region,
+                                   int64_t max_iterations, int64_t* counts, double* mu, float* distance,
+                                   DeviceCounters* totals, KernelControl* control, PassQueue<T> in, PassQueue<T> out,
+                                   int64_t step_budget) {
     static_assert(!(kDistance && kPasses), "the distance estimate's loop runs in one pass");
     DeepPixelCounters c;
     // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
@@ -105,7 +105,8 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
         active = column < region.width && row < region.height;
         pixel = uint32_t(row) * uint32_t(region.width) + uint32_t(column);
     } else {
-        const uint32_t t = ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+        const uint32_t t = ((blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y + threadIdx.y) * blockDim.x +
+                           threadIdx.x;
         active = t < *in.count;
         if (active) {
             pixel = in.pixels[t];
@@ -114,7 +115,8 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
     }
     bool suspended = false;
     if (active && !cancelled) {
-        const int x = region.x + int(pixel % uint32_t(region.width)), y = region.y + int(pixel / uint32_t(region.width));
+        const int x = region.x + int(pixel % uint32_t(region.width)),
+                  y = region.y + int(pixel / uint32_t(region.width));
         // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
@@ -128,8 +130,8 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
                 DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
         else
             k = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true, kPasses>(
-                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z,
-                W, &state, step_budget);
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z, W,
+                &state, step_budget);
         suspended = kPasses && k == kDeepPixelSuspended;
         if (!suspended) {
             counts[i] = k;
@@ -152,9 +154,8 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
         }
     }
     // Every thread of the block reaches here (no early return): full-warp shuffles are safe.
-    unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations),
-                                  warp_sum(c.bla_skips),  warp_sum(c.steps),
-                                  warp_sum(c.rebases),    warp_sum(c.escaped)};
+    unsigned long long sums[6] = {warp_sum(c.iterations), warp_sum(c.bla_iterations), warp_sum(c.bla_skips),
+                                  warp_sum(c.steps),      warp_sum(c.rebases),        warp_sum(c.escaped)};
     if (lane == 0) {
         atomicAdd(&totals->iterations, sums[0]);
         atomicAdd(&totals->bla_iterations, sums[1]);
@@ -235,8 +236,8 @@ bool wait_for_kernel(cudaEvent_t done, ThreadControl& tc, unsigned int warps, in
         if (status == cudaSuccess) break;
         if (status != cudaErrorNotReady) CUDA_CHECK(status);
         if (!cancelled && options.cancel && options.cancel->load()) {
-            CUDA_CHECK(cudaMemcpyAsync(&tc.control->cancel, &tc.pinned[1], sizeof(int), cudaMemcpyHostToDevice,
-                                       tc.side));
+            CUDA_CHECK(
+                cudaMemcpyAsync(&tc.control->cancel, &tc.pinned[1], sizeof(int), cudaMemcpyHostToDevice, tc.side));
             CUDA_CHECK(cudaStreamSynchronize(tc.side));
             cancelled = true;
         }
@@ -391,8 +392,8 @@ void keep_device_upload(const std::shared_ptr<const void>& owner, const void* da
 
 // The device copy of `bytes` at `data`, owned by `owner`: found, or copied on `stream` (and
 // waited for) and kept. *copied says which.
-std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& owner, const void* data,
-                                             size_t bytes, cudaStream_t stream, bool* copied) {
+std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& owner, const void* data, size_t bytes,
+                                             cudaStream_t stream, bool* copied) {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     if (auto found = find_device_upload(owner, data, bytes, UploadKind::Copy, device)) {
@@ -414,8 +415,8 @@ std::shared_ptr<DeviceBuffer> device_copy_of(const std::shared_ptr<const void>& 
 template <typename T, typename L>
 std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const void>& orbit_owner,
                                                   const std::shared_ptr<const void>& table_owner,
-                                                  const DeepComplex<T>* z, const DeepComplex<T>* z_device,
-                                                  size_t size, const BlaView<T, L>& bla, cudaStream_t stream) {
+                                                  const DeepComplex<T>* z, const DeepComplex<T>* z_device, size_t size,
+                                                  const BlaView<T, L>& bla, cudaStream_t stream) {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     const std::shared_ptr<const void>& owner = table_owner ? table_owner : orbit_owner;
@@ -424,8 +425,8 @@ std::shared_ptr<DeviceBuffer> device_packed_orbit(const std::shared_ptr<const vo
     auto buffer = std::make_shared<DeviceBuffer>(bytes, stream);
     const int threads = 256;
     const unsigned blocks = unsigned((size + threads - 1) / threads);
-    pack_orbit_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(
-        z_device, int64_t(size), bla, static_cast<DeepOrbitPoint<T>*>(buffer->ptr));
+    pack_orbit_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(z_device, int64_t(size), bla,
+                                                                         static_cast<DeepOrbitPoint<T>*>(buffer->ptr));
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaStreamSynchronize(stream));
     keep_device_upload(owner, z, bytes, UploadKind::PackedOrbit, device, buffer);
@@ -452,8 +453,8 @@ std::shared_ptr<DeviceBuffer> device_radii(const std::shared_ptr<const void>& ta
     auto buffer = std::make_shared<DeviceBuffer>(bytes, stream);
     const int threads = 256;
     const unsigned blocks = unsigned((count + threads - 1) / threads);
-    bla_radii_kernel<T, L><<<blocks ? blocks : 1, threads, 0, stream>>>(bla.entries, int64_t(count),
-                                                                        static_cast<T*>(buffer->ptr));
+    bla_radii_kernel<T, L>
+        <<<blocks ? blocks : 1, threads, 0, stream>>>(bla.entries, int64_t(count), static_cast<T*>(buffer->ptr));
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaStreamSynchronize(stream));
     keep_device_upload(table_owner, bla.entries, bytes, UploadKind::Radii, device, buffer);
@@ -478,8 +479,8 @@ struct EventPair {
 // zooming out, a palette or a size change find the table as they find a host one. False when
 // cancelled.
 template <typename T, typename L>
-bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& options,
-                         const DeepComplex<T>* z_device, const DeepComplex<T>* w_device, cudaStream_t stream,
+bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& options, const DeepComplex<T>* z_device,
+                         const DeepComplex<T>* w_device, cudaStream_t stream,
                          std::shared_ptr<const DeviceBlaTable<T, L>>* table,
                          std::shared_ptr<const DeviceBlaTable<T, L>>* critical_table, DeepFrameStats* stats) {
     const ReferenceOrbit& orbit = *setup.orbit;
@@ -501,16 +502,17 @@ bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& o
 }
 
 template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
-void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup,
-                        const DeepRenderOptions& options, DeepFrame* frame) {
+void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
+                        DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
     DeepFrameStats& stats = frame->stats;
     const ReferenceOrbit& orbit = *setup.orbit;
     const size_t orbit_size = orbit.z.size();
     // The kernel's loop indexes the orbits in 32 bits (deep_perturbation.h, kPacked).
     if (std::max(orbit_size, orbit.critical_z.size()) >= size_t(INT32_MAX))
-        throw std::runtime_error("The deep CUDA path takes reference orbits of fewer than 2^31 iterations; this one has " +
-                                 std::to_string(std::max(orbit_size, orbit.critical_z.size())) + ".");
+        throw std::runtime_error(
+            "The deep CUDA path takes reference orbits of fewer than 2^31 iterations; this one has " +
+            std::to_string(std::max(orbit_size, orbit.critical_z.size())) + ".");
     // Everything below runs in order on one stream: the caller's, or the default one.
     const cudaStream_t stream = static_cast<cudaStream_t>(options.cuda_stream);
     keep_pool_memory();
@@ -605,8 +607,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
     const dim3 block(kBlockWidth, kBlockHeight);
-    const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth,
-                    (frame->height + kBlockHeight - 1) / kBlockHeight);
+    const dim3 grid((frame->width + kBlockWidth - 1) / kBlockWidth, (frame->height + kBlockHeight - 1) / kBlockHeight);
     EventPair events;
     // Cancel and progress while the kernel runs, where the caller asks for either.
     ThreadControl* tc = nullptr;
@@ -624,8 +625,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     // half the lanes at 5e227), but the passes' saved states and launches cost more than that
     // gains (deep_bench_cuda_passes; see docs/performance.md).
     const int64_t pass_steps = options.cuda_pass_steps;
-    const size_t pass_final_pixels =
-        options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels) : kPassFinalPixels;
+    const size_t pass_final_pixels = options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels)
+                                                                        : kPassFinalPixels;
     const bool passes = !kDistance && pass_steps > 0 && pixels > pass_final_pixels;
     DeviceArray<DeepPixelResume<T>> states_a(passes ? pixels : 0, stream), states_b(passes ? pixels : 0, stream);
     DeviceArray<uint32_t> places_a(passes ? pixels : 0, stream), places_b(passes ? pixels : 0, stream);
@@ -640,7 +641,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     for (int pass = 0;; ++pass) {
         const bool last = !passes || running <= pass_final_pixels;
         dim3 pass_grid = grid;
-        if (pass > 0) pass_grid = dim3(unsigned((running + kBlockWidth * kBlockHeight - 1) / (kBlockWidth * kBlockHeight)));
+        if (pass > 0)
+            pass_grid = dim3(unsigned((running + kBlockWidth * kBlockHeight - 1) / (kBlockWidth * kBlockHeight)));
         const unsigned int pass_warps = pass_grid.x * pass_grid.y * (kBlockWidth * kBlockHeight / 32);
         if (passes) CUDA_CHECK(cudaMemsetAsync(out.count, 0, sizeof(unsigned int), stream));
         if (tc && pass > 0) CUDA_CHECK(cudaMemsetAsync(&tc->control->warps_done, 0, sizeof(unsigned int), stream));
@@ -650,8 +652,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
             deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses><<<pass_grid, block, 0, stream>>>(
                 static_cast<const DeepOrbitPoint<T>*>(z_points->ptr), orbit.last_index(), bla, w_packed, w_last, bla_w,
                 offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
-                counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr,
-                in, out, budget);
+                counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr, in, out,
+                budget);
         };
         if constexpr (kDistance) launch.template operator()<false>();
         else if (passes) launch.template operator()<true>();
@@ -706,8 +708,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 
     CUDA_CHECK(cudaMemcpyAsync(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
                                cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device, pixels * sizeof(double), cudaMemcpyDeviceToHost,
-                               stream));
+    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device, pixels * sizeof(double), cudaMemcpyDeviceToHost, stream));
     if constexpr (kDistance)
         CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device, pixels * sizeof(float),
                                    cudaMemcpyDeviceToHost, stream));
@@ -756,7 +757,8 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     if (setup.orbit) {
         const bool is_double = frame.stats.number_type == DeepNumberType::Double;
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
-            if (is_double) render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+            if (is_double)
+                render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
         } else if (options.distance) {  // every formula and Julia set (deep_derivative.h)
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
@@ -771,8 +773,7 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
         }
     }
     deep_frame_outputs(options, &frame);  // where no kernel ran (cancelled, no orbit)
-    frame.stats.frame_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    frame.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return frame;
 }
 

@@ -28,8 +28,7 @@ namespace ms {
 // cuda_available()) or on any CUDA error; std::invalid_argument on a bad location.
 // pixels_ms is the kernel's time from CUDA events; frame_ms includes the reference, the BLA
 // build (bla_ms: its wall time, stats.bla_on_device says where) and the copies.
-DeepFrame deep_cuda(const DeepLocation& location, int width, int height,
-                    const DeepRenderOptions& options = {});
+DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options = {});
 
 // A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) and destroyed
 // with the object. get() throws std::runtime_error with a sentence where CUDA cannot run.

@@ -60,8 +60,8 @@ struct Type {
 };
 template <Formula F>
 struct Type<F, FloatExp> {
-    using type = std::conditional_t<formula_is_holomorphic(F), DeepScaled<DeepComplex<double>>,
-                                    DeepScaled<DeepMatrix<double>>>;
+    using type =
+        std::conditional_t<formula_is_holomorphic(F), DeepScaled<DeepComplex<double>>, DeepScaled<DeepMatrix<double>>>;
 };
 
 // Entries below 2^-500 of the largest are dropped (0): beside it they are lost in its rounding
@@ -108,7 +108,7 @@ MS_DEEP_HD void normalise(DeepScaled<M>* d) {
         return;
     }
     const int biased = int((fe_bits(largest) >> 52) & 0x7ff);
-    if (biased == 0x7ff) return;  // inf or NaN: the estimate reads 0 (on the boundary)
+    if (biased == 0x7ff) return;          // inf or NaN: the estimate reads 0 (on the boundary)
     if (biased == 0 || biased == 2046) {  // subnormal or 2^1023 (never in practice): via ldexp
         const FloatExp n = fe_make(largest, 0);
         for_entries(d->m, [&](double& x) { x = ldexp(x, -int(n.exponent)); });
@@ -138,7 +138,8 @@ MS_DEEP_HD DeepScaled<DeepComplex<double>> to_scaled(const DeepComplex<FloatExp>
     return {{scaled(a.re, e), scaled(a.im, e)}, e};
 }
 MS_DEEP_HD DeepScaled<DeepMatrix<double>> to_scaled(const DeepMatrix<FloatExp>& a) {
-    const int64_t e = max_exponent(max_exponent(a.xx.exponent, a.xy.exponent), max_exponent(a.yx.exponent, a.yy.exponent));
+    const int64_t e = max_exponent(max_exponent(a.xx.exponent, a.xy.exponent),
+                                   max_exponent(a.yx.exponent, a.yy.exponent));
     return {{scaled(a.xx, e), scaled(a.xy, e), scaled(a.yx, e), scaled(a.yy, e)}, e};
 }
 
@@ -188,7 +189,7 @@ MS_DEEP_HD D deep_derivative_product(const DeepComplex<V>& w, const D& d, bool f
         (void)flip;
         constexpr int degree = formula_degree(F);
         DeepComplex<V> power = w;  // w^(d-1)
-MS_DEEP_UNROLL
+        MS_DEEP_UNROLL
         for (int j = 2; j < degree; ++j) power = power * w;
         const DeepComplex<V> q = power * d;
         return {deep_times_small(q.re, double(degree)), deep_times_small(q.im, double(degree))};

@@ -115,11 +115,11 @@ MS_DEEP_HD DeepComplex<T> deep_perturbation_step(DeepComplex<T> Z, DeepComplex<T
         // Z^1 .. Z^(d-1).
         DeepComplex<T> power[d];
         power[1] = Z;
-MS_DEEP_UNROLL
+        MS_DEEP_UNROLL
         for (int j = 2; j < d; ++j) power[j] = power[j - 1] * Z;
         // Horner: acc = z + d Z, then acc = acc z + C(d,k) Z^(d-k) for k = d-2 .. 1; result acc z.
         DeepComplex<T> acc{z.re + deep_times_small(Z.re, double(d)), z.im + deep_times_small(Z.im, double(d))};
-MS_DEEP_UNROLL
+        MS_DEEP_UNROLL
         for (int k = d - 2; k >= 1; --k) {
             const double b = deep_binomial(d, k);
             const DeepComplex<T>& p = power[d - k];
@@ -279,16 +279,12 @@ inline constexpr int64_t kDeepPixelSuspended = -2;
 // kDistance or kWork.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
           bool kWork = false, bool kPacked = false, bool kResume = false>
-MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
-                                      const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
-                                      int64_t max_iterations, double* mu_out,
-                                      DeepPixelCounters& counters,
-                                      const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
-                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
-                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
-                                      const DeepOrbitPoint<T>* packed = nullptr,
-                                      const DeepOrbitPoint<T>* packed_w = nullptr,
-                                      DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0) {
+MS_DEEP_HD int64_t deep_iterate_pixel(
+    const DeepComplex<T>* Z, int64_t last_index, const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
+    int64_t max_iterations, double* mu_out, DeepPixelCounters& counters, const DeepComplex<T>* W = nullptr,
+    int64_t w_last = 0, const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr, DeepDistanceOutput<T> distance = {},
+    DeepPixelWork* work = nullptr, const DeepOrbitPoint<T>* packed = nullptr,
+    const DeepOrbitPoint<T>* packed_w = nullptr, DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0) {
     static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
     static_assert(!kResume || (!kDistance && !kWork), "kResume carries neither the derivative nor the work counts");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
@@ -324,7 +320,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     // order, so the escape counts are those of one bla_lookup() per iteration. Z_{m+1} is not
     // loaded an iteration ahead: that would hold more registers a thread than the latency it
     // hides is worth.
-    const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;  // a Julia set's switches to bla_w with W
+    const BlaView<T, DeepBlaLinear<F, T>>* active = &bla;       // a Julia set's switches to bla_w with W
     [[maybe_unused]] const DeepOrbitPoint<T>* points = packed;  // and packed to packed_w
     DeepComplex<T> Zm;
     T r0;
@@ -399,124 +395,126 @@ MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_inde
     constexpr bool kShared = kPacked && F == Formula::Mandelbrot && !kDistance && !kWork;
     // The loop's only exits are the escape's return and the breaks at its end: the common path
     // (no escape, no rebase, m < bound) is one branch back to the top.
-    if (m < limit) for (;;) {
-        if constexpr (kShared) {
-            DeepComplex<T> a, b_dc;
-            Index length = 1;
-            if (z2 < r0) {
-                const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_batched(*active, m, z2, limit - m);
-                a = skip->a;
+    if (m < limit)
+        for (;;) {
+            if constexpr (kShared) {
+                DeepComplex<T> a, b_dc;
+                Index length = 1;
+                if (z2 < r0) {
+                    const BlaStep<T, DeepBlaLinear<F, T>>* skip = bla_lookup_batched(*active, m, z2, limit - m);
+                    a = skip->a;
+                    if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
+                    length = Index(skip->length);
+                    bla_iterations += uint64_t(length);
+                    ++bla_skips;
+                    if constexpr (kResume) {
+                        cap += length;
+                        bound = bound_of();
+                    }
+                } else {
+                    a = Zm + current;  // 2 Z_m + z (kFused above)
+                    if constexpr (!kJulia) b_dc = dc;
+                }
+                m += length;
+                load_reference(m);  // goes out before the arithmetic, which hides its latency
+                z = linear(a, b_dc);
+            } else if (z2 < r0) {
+                const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked
+                                                                  ? bla_lookup_batched(*active, m, z2, limit - m)
+                                                                  : bla_lookup_above_first(*active, m, z2, limit - m);
+                if constexpr (kWork) {
+                    deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
+                    skipped_since = true;
+                    ++work->skips_by_level[63 - __builtin_clzll(uint64_t(skip->length))];
+                }
+                if constexpr (kDistance)
+                    deep_derivative_skip<F, kJulia>(skip->a, skip->b, distance.spacing, &derivative);
+                DeepComplex<T> b_dc{};
                 if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
-                length = Index(skip->length);
-                bla_iterations += uint64_t(length);
+                z = linear(skip->a, b_dc);
+                m += Index(skip->length);
+                bla_iterations += uint64_t(skip->length);
                 ++bla_skips;
+                if constexpr (kPacked) load_reference(m);
                 if constexpr (kResume) {
-                    cap += length;
+                    cap += skip->length;
                     bound = bound_of();
                 }
             } else {
-                a = Zm + current;  // 2 Z_m + z (kFused above)
-                if constexpr (!kJulia) b_dc = dc;
+                // kPacked: the next point's load goes out before the step's arithmetic, which hides
+                // its latency (a step is at m < last, so m + 1 is on the orbit).
+                [[maybe_unused]] DeepComplex<T> next_z;
+                [[maybe_unused]] T next_r0;
+                if constexpr (kPacked) deep_load_point(points + (m + 1), &next_z, &next_r0);
+                if constexpr (kDistance) deep_derivative_step<F, kJulia>(current, distance.spacing, &derivative);
+                if constexpr (kFused) {
+                    z = linear(Zm + current, dc);  // 2 Z_m + z (kFused above)
+                } else {
+                    z = deep_perturbation_step<F>(Zm, z);
+                    if constexpr (!kJulia) z = z + dc;
+                }
+                ++m;
+                if constexpr (kPacked) {
+                    Zm = next_z;
+                    r0 = next_r0;
+                }
+                if constexpr (kWork) {
+                    ++steps_since;
+                    // Zm is still the step's Z_m here (z is already the next delta).
+                    deep_count_step_ratio(work, z2, Zm);
+                }
             }
-            m += length;
-            load_reference(m);  // goes out before the arithmetic, which hides its latency
-            z = linear(a, b_dc);
-        } else if (z2 < r0) {
-            const BlaStep<T, DeepBlaLinear<F, T>>* skip = kPacked ? bla_lookup_batched(*active, m, z2, limit - m)
-                                                                  : bla_lookup_above_first(*active, m, z2, limit - m);
-            if constexpr (kWork) {
-                deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
-                skipped_since = true;
-                ++work->skips_by_level[63 - __builtin_clzll(uint64_t(skip->length))];
+            if constexpr (!kPacked) load_reference(m);
+            const DeepComplex<T> full = Zm + z;
+            const T full_norm = norm_of(full);
+            const double norm = deep_to_double(full_norm);
+            if (norm > bailout_squared) {
+                if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
+                const int64_t n = base + m;
+                deep_add_pixel_counters(counters, uint64_t(n), bla_iterations, bla_skips, rebases);
+                ++counters.escaped;
+                *mu_out = deep_smooth_mu<F>(n, norm);
+                if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
+                return n;
             }
-            if constexpr (kDistance)
-                deep_derivative_skip<F, kJulia>(skip->a, skip->b, distance.spacing, &derivative);
-            DeepComplex<T> b_dc{};
-            if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
-            z = linear(skip->a, b_dc);
-            m += Index(skip->length);
-            bla_iterations += uint64_t(skip->length);
-            ++bla_skips;
-            if constexpr (kPacked) load_reference(m);
-            if constexpr (kResume) {
-                cap += skip->length;
+            if constexpr (kCurrent) current = full;
+            // Zhuoran's rebase: the pixel is closer to 0 than to the reference; restart the
+            // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
+            // the orbit ends.
+            z2 = norm_of(z);
+            const bool closer = kRebase && full_norm < z2;
+            if (!closer && m < bound) continue;  // and m < limit still
+            if (closer || m == last) {
+                z = full;
+                z2 = full_norm;
+                if constexpr (kResume) cap -= m;
+                base += m;
+                limit = max_iterations - base;
+                m = 0;
+                if constexpr (kJulia) {
+                    orbit = W;
+                    last = Index(w_last);
+                    active = bla_w;
+                    points = packed_w;
+                    on_critical = true;
+                }
+                load_reference(0);
+                if constexpr (kWork) {
+                    deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
+                    steps_since = 0;
+                    skipped_since = false;
+                }
+                ++rebases;
                 bound = bound_of();
             }
-        } else {
-            // kPacked: the next point's load goes out before the step's arithmetic, which hides
-            // its latency (a step is at m < last, so m + 1 is on the orbit).
-            [[maybe_unused]] DeepComplex<T> next_z;
-            [[maybe_unused]] T next_r0;
-            if constexpr (kPacked) deep_load_point(points + (m + 1), &next_z, &next_r0);
-            if constexpr (kDistance) deep_derivative_step<F, kJulia>(current, distance.spacing, &derivative);
-            if constexpr (kFused) {
-                z = linear(Zm + current, dc);  // 2 Z_m + z (kFused above)
-            } else {
-                z = deep_perturbation_step<F>(Zm, z);
-                if constexpr (!kJulia) z = z + dc;
-            }
-            ++m;
-            if constexpr (kPacked) {
-                Zm = next_z;
-                r0 = next_r0;
-            }
-            if constexpr (kWork) {
-                ++steps_since;
-                // Zm is still the step's Z_m here (z is already the next delta).
-                deep_count_step_ratio(work, z2, Zm);
+            if (!(m < limit)) break;
+            if constexpr (kResume) {
+                if (m >= cap) {
+                    *resume = DeepPixelResume<T>{z, m, base, bla_iterations, bla_skips, rebases, true, on_critical};
+                    return kDeepPixelSuspended;
+                }
             }
         }
-        if constexpr (!kPacked) load_reference(m);
-        const DeepComplex<T> full = Zm + z;
-        const T full_norm = norm_of(full);
-        const double norm = deep_to_double(full_norm);
-        if (norm > bailout_squared) {
-            if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
-            const int64_t n = base + m;
-            deep_add_pixel_counters(counters, uint64_t(n), bla_iterations, bla_skips, rebases);
-            ++counters.escaped;
-            *mu_out = deep_smooth_mu<F>(n, norm);
-            if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
-            return n;
-        }
-        if constexpr (kCurrent) current = full;
-        // Zhuoran's rebase: the pixel is closer to 0 than to the reference; restart the
-        // reference from Z_0 = 0 (a Julia set's W_0 = 0) with the pixel's full value. And where
-        // the orbit ends.
-        z2 = norm_of(z);
-        const bool closer = kRebase && full_norm < z2;
-        if (!closer && m < bound) continue;  // and m < limit still
-        if (closer || m == last) {
-            z = full;
-            z2 = full_norm;
-            if constexpr (kResume) cap -= m;
-            base += m;
-            limit = max_iterations - base;
-            m = 0;
-            if constexpr (kJulia) {
-                orbit = W;
-                last = Index(w_last);
-                active = bla_w;
-                points = packed_w;
-                on_critical = true;
-            }
-            load_reference(0);
-            if constexpr (kWork) {
-                deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
-                steps_since = 0;
-                skipped_since = false;
-            }
-            ++rebases;
-            bound = bound_of();
-        }
-        if (!(m < limit)) break;
-        if constexpr (kResume) {
-            if (m >= cap) {
-                *resume = DeepPixelResume<T>{z, m, base, bla_iterations, bla_skips, rebases, true, on_critical};
-                return kDeepPixelSuspended;
-            }
-        }
-    }
     if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
     deep_add_pixel_counters(counters, uint64_t(max_iterations), bla_iterations, bla_skips, rebases);
     *mu_out = -1.0;

@@ -135,7 +135,8 @@ public:
     }
     // Waits until the helpers have finished what start() gave them (then x and y may change).
     void drain() {
-        for (Slot& slot : done_) wait_until([&] { return slot.generation.load(std::memory_order_acquire) == generation_; });
+        for (Slot& slot : done_)
+            wait_until([&] { return slot.generation.load(std::memory_order_acquire) == generation_; });
     }
 
 private:
@@ -328,9 +329,8 @@ struct MinNorm {
 // iteration's squarings as soon as Z_n is made, while this thread stores Z_n.
 template <Formula F>
 bool run_orbit(OrbitRegisters& r, SquaringTeam* team, int64_t max_iterations, std::vector<DeepComplex<double>>* z,
-               std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm, bool* escaped,
-               NucleusProbe<F>* probe, int64_t* period, const ReferenceControl& control, int64_t progress_base,
-               int64_t progress_total) {
+               std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm, bool* escaped, NucleusProbe<F>* probe,
+               int64_t* period, const ReferenceControl& control, int64_t progress_base, int64_t progress_total) {
     const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     size_t reserve = size_t(std::min<int64_t>(max_iterations + 1, int64_t(1) << 20));
     z->reserve(reserve);
@@ -460,10 +460,8 @@ bool operator==(const OrbitMap& a, const OrbitMap& b) {
 }
 
 std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string& center_re,
-                                                              const std::string& center_im,
-                                                              int64_t precision_bits,
-                                                              int64_t max_iterations,
-                                                              const ReferenceControl& control,
+                                                              const std::string& center_im, int64_t precision_bits,
+                                                              int64_t max_iterations, const ReferenceControl& control,
                                                               const OrbitMap& map) {
     auto start = std::chrono::steady_clock::now();
     auto orbit = std::make_shared<ReferenceOrbit>();
@@ -476,15 +474,15 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
     bool done = false;
     try {
         switch (map.formula) {
-            case Formula::Mandelbrot: done = compute_orbits<Formula::Mandelbrot>(orbit.get(), bits, control); break;
-            case Formula::Multibrot3: done = compute_orbits<Formula::Multibrot3>(orbit.get(), bits, control); break;
-            case Formula::Multibrot4: done = compute_orbits<Formula::Multibrot4>(orbit.get(), bits, control); break;
-            case Formula::Multibrot5: done = compute_orbits<Formula::Multibrot5>(orbit.get(), bits, control); break;
-            case Formula::Multibrot6: done = compute_orbits<Formula::Multibrot6>(orbit.get(), bits, control); break;
-            case Formula::Multibrot7: done = compute_orbits<Formula::Multibrot7>(orbit.get(), bits, control); break;
-            case Formula::Multibrot8: done = compute_orbits<Formula::Multibrot8>(orbit.get(), bits, control); break;
-            case Formula::BurningShip: done = compute_orbits<Formula::BurningShip>(orbit.get(), bits, control); break;
-            case Formula::Tricorn: done = compute_orbits<Formula::Tricorn>(orbit.get(), bits, control); break;
+        case Formula::Mandelbrot: done = compute_orbits<Formula::Mandelbrot>(orbit.get(), bits, control); break;
+        case Formula::Multibrot3: done = compute_orbits<Formula::Multibrot3>(orbit.get(), bits, control); break;
+        case Formula::Multibrot4: done = compute_orbits<Formula::Multibrot4>(orbit.get(), bits, control); break;
+        case Formula::Multibrot5: done = compute_orbits<Formula::Multibrot5>(orbit.get(), bits, control); break;
+        case Formula::Multibrot6: done = compute_orbits<Formula::Multibrot6>(orbit.get(), bits, control); break;
+        case Formula::Multibrot7: done = compute_orbits<Formula::Multibrot7>(orbit.get(), bits, control); break;
+        case Formula::Multibrot8: done = compute_orbits<Formula::Multibrot8>(orbit.get(), bits, control); break;
+        case Formula::BurningShip: done = compute_orbits<Formula::BurningShip>(orbit.get(), bits, control); break;
+        case Formula::Tricorn: done = compute_orbits<Formula::Tricorn>(orbit.get(), bits, control); break;
         }
     } catch (const std::bad_alloc&) {
         throw std::runtime_error("The reference orbit of " + std::to_string(max_iterations) +
@@ -492,13 +490,12 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
     }
     if (!done || (control.cancel && control.cancel->load(std::memory_order_relaxed))) return nullptr;
     if (control.progress) control.progress(max_iterations, max_iterations);
-    orbit->compute_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    orbit->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return orbit;
 }
 
-int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im,
-                        int64_t precision_bits, int64_t max_iterations) {
+int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im, int64_t precision_bits,
+                        int64_t max_iterations) {
     OrbitRegisters r{mpfr_prec_t(precision_bits)};
     mpfr_set_decimal(r.cr.get(), center_re);
     mpfr_set_decimal(r.ci.get(), center_im);
@@ -528,8 +525,8 @@ DeepComplex<FloatExp> deep_center_offset(const DeepLocation& location, const Ref
     return out;
 }
 
-std::shared_ptr<const ReferenceOrbit> ReferenceCache::find(const DeepLocation& location, int width,
-                                                           int height, bool stopped) {
+std::shared_ptr<const ReferenceOrbit> ReferenceCache::find(const DeepLocation& location, int width, int height,
+                                                           bool stopped) {
     const int64_t bits = deep_reference_precision_bits(location.zoom, height);
     const FloatExp spacing = deep_pixel_spacing(location.zoom, height);
     const FloatExp half_width = spacing * fe_from_double(0.5 * width);
@@ -598,10 +595,8 @@ void ReferenceCache::insert_bla(BlaCacheEntry entry) {
     if (bla.size() > bla_capacity) bla.resize(bla_capacity);
 }
 
-std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
-                                                    const DeepLocation& location, int width,
-                                                    int height, const ReferenceControl& control,
-                                                    bool* cached) {
+std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache, const DeepLocation& location, int width,
+                                                    int height, const ReferenceControl& control, bool* cached) {
     if (cache) {
         if (auto found = cache->find(location, width, height, control.stop_at_nucleus)) {
             if (cached) *cached = true;
@@ -613,8 +608,8 @@ std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
     if (stop.stop_at_nucleus && stop.nucleus_radius.mantissa == 0.0)
         stop.nucleus_radius = deep_half_diagonal(location.zoom, width, height);
     auto orbit = compute_reference_orbit(location.center_re, location.center_im,
-                                         deep_reference_precision_bits(location.zoom, height),
-                                         location.max_iterations, stop, orbit_map(location));
+                                         deep_reference_precision_bits(location.zoom, height), location.max_iterations,
+                                         stop, orbit_map(location));
     if (orbit && cache) cache->insert(orbit);
     return orbit;
 }

@@ -51,25 +51,25 @@ OrbitMap orbit_map(const DeepLocation& location);
 bool operator==(const OrbitMap& a, const OrbitMap& b);
 
 struct ReferenceOrbit {
-    std::string center_re;             // the reference point C, as text
+    std::string center_re;  // the reference point C, as text
     std::string center_im;
     OrbitMap map;
     int64_t precision_bits = 0;
-    int64_t max_iterations = 0;        // what it was asked to run
-    bool escaped = false;              // Z_{size-1} escaped; else it ran max_iterations or stopped at period
+    int64_t max_iterations = 0;  // what it was asked to run
+    bool escaped = false;        // Z_{size-1} escaped; else it ran max_iterations or stopped at period
     // > 0: the orbit stopped at Z_period, the first Z_n with a nucleus of period n (Z_n(c) = 0)
     // within ReferenceControl::nucleus_radius of C; nucleus_distance is Newton's step to it,
     // |(dZ_n/dc)^-1 Z_n|. Every pixel rebases when the reference ends (deep_perturbation.h), so
     // the orbit serves any iteration count, for frames whose half diagonal reaches the nucleus.
     int64_t period = 0;
     FloatExp nucleus_distance;
-    std::vector<DeepComplex<double>> z;        // Z_0 .. Z_last, rounded to double
-    std::vector<DeepComplex<FloatExp>> z_fe;   // the same in FloatExp
+    std::vector<DeepComplex<double>> z;       // Z_0 .. Z_last, rounded to double
+    std::vector<DeepComplex<FloatExp>> z_fe;  // the same in FloatExp
     // Julia sets only (empty otherwise): the critical orbit W_0 = 0, W_{m+1} = f(W_m) + c.
     std::vector<DeepComplex<double>> critical_z;
     std::vector<DeepComplex<FloatExp>> critical_z_fe;
     bool critical_escaped = false;
-    FloatExp min_abs;                  // smallest |Z_m| over m >= 1, and |W_m| (0 if one is 0)
+    FloatExp min_abs;  // smallest |Z_m| over m >= 1, and |W_m| (0 if one is 0)
     double compute_ms = 0.0;
 
     int64_t last_index() const { return int64_t(z.size()) - 1; }
@@ -109,16 +109,15 @@ int64_t deep_reference_precision_bits(DeepZoom zoom, int height);
 
 // Null when cancelled. Throws std::runtime_error with a sentence when memory runs out.
 std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string& center_re,
-                                                              const std::string& center_im,
-                                                              int64_t precision_bits,
+                                                              const std::string& center_im, int64_t precision_bits,
                                                               int64_t max_iterations,
                                                               const ReferenceControl& control = {},
                                                               const OrbitMap& map = {});
 
 // The same loop without storing anything: three squarings and the adds per iteration, the
 // yardstick compute_reference_orbit is measured against. Returns the iterations run.
-int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im,
-                        int64_t precision_bits, int64_t max_iterations);
+int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im, int64_t precision_bits,
+                        int64_t max_iterations);
 
 // (view centre - reference point), exact to the reference's precision, in FloatExp.
 DeepComplex<FloatExp> deep_center_offset(const DeepLocation& location, const ReferenceOrbit& orbit);
@@ -132,14 +131,14 @@ DeepComplex<FloatExp> deep_center_offset(const DeepLocation& location, const Ref
 inline constexpr double kBlaReuseSlack = 1.5;
 struct BlaCacheEntry {
     std::shared_ptr<const ReferenceOrbit> orbit;
-    std::string kind;               // the table's type and which orbit of the reference
+    std::string kind;  // the table's type and which orbit of the reference
     double epsilon = 0.0;
-    FloatExp max_dc;                // the frames' largest |dc| it was built for
+    FloatExp max_dc;                    // the frames' largest |dc| it was built for
     std::shared_ptr<const void> table;  // a BlaTable<T, L> of that kind
 };
 
 struct ReferenceCache {
-    size_t capacity = 4;      // orbits kept, most recently used first
+    size_t capacity = 4;  // orbits kept, most recently used first
     // BLA tables kept (one can take 100 MB at 1e1086): host tables (deep_cpu) and device tables
     // (deep_cuda) alike, so Compare keeps a Julia set's two of each.
     size_t bla_capacity = 4;
@@ -165,9 +164,7 @@ struct ReferenceCache {
 // find(), else compute at the view centre and insert (unless cancelled: then null).
 // *cached says which. The orbit stops at a period whose nucleus is within the frame's half
 // diagonal of the centre (control.nucleus_radius, when it is 0).
-std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache,
-                                                    const DeepLocation& location, int width,
-                                                    int height, const ReferenceControl& control,
-                                                    bool* cached);
+std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache, const DeepLocation& location, int width,
+                                                    int height, const ReferenceControl& control, bool* cached);
 
 }  // namespace ms

@@ -28,8 +28,8 @@ FrameStats render_coloured_cpu(const View& view, Precision precision, const Shor
 
 // CUDA, into device memory (rgba_device required, mu_device optional), as direct_cuda().
 FrameStats render_coloured_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                const PaletteTable& palette, PixelRect rect, double pixel_scale,
-                                uint8_t* rgba_device, float* mu_device);
+                                const PaletteTable& palette, PixelRect rect, double pixel_scale, uint8_t* rgba_device,
+                                float* mu_device);
 // The same into host memory (either output may be null).
 FrameStats render_coloured_cuda_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
                                         const PaletteTable& palette, PixelRect rect, double pixel_scale,

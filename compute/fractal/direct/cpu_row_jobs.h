@@ -31,22 +31,22 @@ namespace ms {
 // outputs and options).
 struct CpuRowJob {
     PixelGrid grid;
-    int x_begin = 0;            // whole-image column of the first pixel
-    int y = 0;                  // whole-image row of the job's first row
-    int width = 0;              // pixels
+    int x_begin = 0;  // whole-image column of the first pixel
+    int y = 0;        // whole-image row of the job's first row
+    int width = 0;    // pixels
     int max_iterations = 0;
     Formula formula = Formula::Mandelbrot;
     bool cardioid_bulb = true;  // Mandelbrot's parameter plane only (setup_cpu_frame resolves it)
     bool periodicity = true;
-    bool julia = false;         // z_0 = the pixel, c = (julia_re, julia_im)
+    bool julia = false;  // z_0 = the pixel, c = (julia_re, julia_im)
     double julia_re = 0.0, julia_im = 0.0;
 };
 
 // A frame as a fast CPU kernel runs it.
 struct CpuFrameSetup {
-    PixelRect rect;                         // resolve_rect's: no zero sizes
-    Precision precision = Precision::Fp64;  // what the kernel runs and reports: Fp32 or Fp64
-    CpuRowJob job;                          // every job's, but for y
+    PixelRect rect;                               // resolve_rect's: no zero sizes
+    Precision precision = Precision::Fp64;        // what the kernel runs and reports: Fp32 or Fp64
+    CpuRowJob job;                                // every job's, but for y
     std::chrono::steady_clock::time_point start;  // the kernel's own beginning
 };
 

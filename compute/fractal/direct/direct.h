@@ -32,10 +32,10 @@
 namespace ms {
 
 struct FrameStats {
-    uint64_t iterations = 0;    // iterations actually executed (shortcut pixels count 0)
+    uint64_t iterations = 0;  // iterations actually executed (shortcut pixels count 0)
     uint64_t escaped_pixels = 0;
     Precision precision = Precision::Fp64;  // what ran
-    double compute_ms = 0.0;    // wall time (CPU) or CUDA event time (GPU)
+    double compute_ms = 0.0;                // wall time (CPU) or CUDA event time (GPU)
     // CUDA only: host steady_clock time around the kernel launch calls alone, read before any
     // synchronisation. NOT the kernels' time: launches are asynchronous, so this measures how
     // long queuing the work took. Kept to show, beside compute_ms, what a host timer without
@@ -66,10 +66,10 @@ struct CpuRenderControl {
 // the direct kernels run Fp32 or Fp64; a deep request runs Fp64, max_iterations at most
 // kMaxDirectIterations, else std::invalid_argument), so
 // every fast path can be checked against the reference of its own precision.
-FrameStats direct_cpu_reference(const View& view, Precision precision,
-                                    const Shortcuts& shortcuts, PixelRect rect, float* mu_out);
-FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
-                          PixelRect rect, float* mu_out, const CpuRenderControl& control = {});
+FrameStats direct_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_out);
+FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
+                      const CpuRenderControl& control = {});
 
 // The SIMD target the fast CPU path dispatches to on this machine ("AVX3", "AVX2", "SSE4"...).
 std::string direct_cpu_simd_target();
@@ -88,14 +88,12 @@ bool direct_cpu_use_simd_target(const std::string& name);
 // pixels (row pitch rect.width*4), mu_device (optional, may be null) the smooth values.
 // Synchronous. compute_ms is measured with CUDA events. Throws std::runtime_error with a
 // sentence on any CUDA error.
-FrameStats direct_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                           const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
-                           float* mu_device);
+FrameStats direct_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, const PaletteTable& palette,
+                       PixelRect rect, uint8_t* rgba_device, float* mu_device);
 
 // The same into host memory (allocates device buffers internally; either output may be null).
-FrameStats direct_cuda_to_host(const View& view, Precision precision,
-                                   const Shortcuts& shortcuts, const PaletteTable& palette,
-                                   PixelRect rect, uint8_t* rgba_host, float* mu_host);
+FrameStats direct_cuda_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
+                               const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host, float* mu_host);
 
 // Instructions the CUDA kernel's inner loop issues per iteration, counted in its SASS (see
 // direct_cuda.cu): for Fp32 every instruction (FP32 work is issue-bound: one warp

@@ -134,7 +134,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // vectors keep the FP pipes busy. The group's state (about 10 vectors each) fits AVX-512's 32
 // registers with c, ci and the saved orbit value as memory operands.
 constexpr int kGroup = 4;
-static_assert(kMaxChunkRows<float> % kGroup == 0 && kMaxChunkRows<double> % kGroup == 0, "round-0 groups are tiles of kGroup rows");
+static_assert(kMaxChunkRows<float> % kGroup == 0 && kMaxChunkRows<double> % kGroup == 0,
+              "round-0 groups are tiles of kGroup rows");
 
 // First round: steps 1..32, ending on the first periodicity save. Later rounds double:
 // (32, 64], (64, 128], ...
@@ -154,8 +155,8 @@ HWY_INLINE V Step(V& zr, V& zi, V& zr2, V& zi2, const V cr, const V ci) {
         zi2 = hn::Mul(zi, zi);
         return hn::Add(zr2, zi2);
     } else if constexpr (kFma) {
-        const V t = hn::NegMulAdd(zi, zi, cr);       // cr - zi*zi, rounded once
-        zi = hn::MulAdd(hn::Add(zr, zr), zi, ci);    // 2 zr zi + ci, rounded once
+        const V t = hn::NegMulAdd(zi, zi, cr);     // cr - zi*zi, rounded once
+        zi = hn::MulAdd(hn::Add(zr, zr), zi, ci);  // 2 zr zi + ci, rounded once
         zr = hn::MulAdd(zr, zr, t);
         zi2 = hn::Mul(zi, zi);
         return hn::MulAdd(zr, zr, zi2);
@@ -197,7 +198,7 @@ struct ChunkScratch {
         if (cr.size() >= pixels && mu.size() >= row) return;
         re.resize(row);
         cr.resize(pixels);
-        k.resize(pixels + 1);     // + a dummy cell that padding lanes scatter to
+        k.resize(pixels + 1);  // + a dummy cell that padding lanes scatter to
         norm.resize(pixels + 1);
         mu.resize(row);
         queue[0].resize(pixels);
@@ -211,8 +212,8 @@ struct Group {
     using V = hn::Vec<D>;
     using VI = hn::Vec<hn::RebindToSigned<D>>;
     V cr[kGroup], ci[kGroup], zr[kGroup], zi[kGroup], zr2[kGroup], zi2[kGroup], sr[kGroup], si[kGroup];
-    V norm_out[kGroup];  // |z|^2 at the escape; 0 while not escaped
-    VI k_out[kGroup];    // iterations run, recorded when the pixel finishes
+    V norm_out[kGroup];        // |z|^2 at the escape; 0 while not escaped
+    VI k_out[kGroup];          // iterations run, recorded when the pixel finishes
     hn::Mask<D> done[kGroup];  // escaped, caught by the periodicity check, or nothing to iterate
 };
 
@@ -239,7 +240,8 @@ HWY_INLINE int IterateGroup(D d, Group<D>& g, int k_begin, int k_end, int interv
     static_assert(kGroup == 4, "the event test below combines four vectors");
     hn::Vec<D> norm[kGroup];
     for (int k = k_begin + 1; k <= k_end; ++k) {
-        for (int v = 0; v < kGroup; ++v) norm[v] = Step<F, kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
+        for (int v = 0; v < kGroup; ++v)
+            norm[v] = Step<F, kFma>(g.zr[v], g.zi[v], g.zr2[v], g.zi2[v], g.cr[v], g.ci[v]);
         // Does any lane need attention: |z|^2 > R^2 (an escape) or, with periodicity, zr exactly
         // on the saved value? Asked with integer max/min over the four vectors and one compare
         // each, not eight compares and seven mask ORs: AVX-512 has eight mask registers, too few
@@ -301,7 +303,8 @@ HWY_INLINE void FinishGroupRound(D d, Group<D>& g, int k_reached, int max_iterat
         const auto alive = hn::Not(g.done[v]);
         if (hn::AllFalse(d, alive)) continue;
         if (k_reached >= max_iterations) {
-            g.k_out[v] = hn::IfThenElse(hn::RebindMask(di, alive), hn::Set(di, hwy::MakeSigned<hn::TFromD<D>>(max_iterations)), g.k_out[v]);
+            g.k_out[v] = hn::IfThenElse(hn::RebindMask(di, alive),
+                                        hn::Set(di, hwy::MakeSigned<hn::TFromD<D>>(max_iterations)), g.k_out[v]);
             continue;
         }
         const size_t at = next->count;
@@ -368,8 +371,8 @@ HWY_NOINLINE void RenderChunkImpl(D d, const ChunkJob& job, int rows, RowJobsRes
     // A Julia set starts from z_0 = the pixel with c fixed; the parameter plane from z_0 = 0
     // with c = the pixel (formula_math.h). Padding lanes hold a NaN either way.
     const auto julia_cr = hn::Set(d, T(job.julia_re)), julia_ci = hn::Set(d, T(job.julia_im));
-    int block_row = 0;      // the next block's row in the chunk
-    size_t block_x = 0;     // and its first column
+    int block_row = 0;   // the next block's row in the chunk
+    size_t block_x = 0;  // and its first column
     for (size_t b = 0; b < blocks; b += kGroup) {
         Group<D> g;
         hn::Vec<decltype(di)> index[kGroup];
@@ -503,15 +506,15 @@ void RenderChunkFormula(const ChunkJob& job, int rows, RowJobsResult* result) {
 template <typename T>
 void RenderChunk(const ChunkJob& job, int rows, RowJobsResult* result) {
     switch (job.formula) {
-        case Formula::Mandelbrot: return RenderChunkFormula<T, Formula::Mandelbrot>(job, rows, result);
-        case Formula::Multibrot3: return RenderChunkFormula<T, Formula::Multibrot3>(job, rows, result);
-        case Formula::Multibrot4: return RenderChunkFormula<T, Formula::Multibrot4>(job, rows, result);
-        case Formula::Multibrot5: return RenderChunkFormula<T, Formula::Multibrot5>(job, rows, result);
-        case Formula::Multibrot6: return RenderChunkFormula<T, Formula::Multibrot6>(job, rows, result);
-        case Formula::Multibrot7: return RenderChunkFormula<T, Formula::Multibrot7>(job, rows, result);
-        case Formula::Multibrot8: return RenderChunkFormula<T, Formula::Multibrot8>(job, rows, result);
-        case Formula::BurningShip: return RenderChunkFormula<T, Formula::BurningShip>(job, rows, result);
-        case Formula::Tricorn: return RenderChunkFormula<T, Formula::Tricorn>(job, rows, result);
+    case Formula::Mandelbrot: return RenderChunkFormula<T, Formula::Mandelbrot>(job, rows, result);
+    case Formula::Multibrot3: return RenderChunkFormula<T, Formula::Multibrot3>(job, rows, result);
+    case Formula::Multibrot4: return RenderChunkFormula<T, Formula::Multibrot4>(job, rows, result);
+    case Formula::Multibrot5: return RenderChunkFormula<T, Formula::Multibrot5>(job, rows, result);
+    case Formula::Multibrot6: return RenderChunkFormula<T, Formula::Multibrot6>(job, rows, result);
+    case Formula::Multibrot7: return RenderChunkFormula<T, Formula::Multibrot7>(job, rows, result);
+    case Formula::Multibrot8: return RenderChunkFormula<T, Formula::Multibrot8>(job, rows, result);
+    case Formula::BurningShip: return RenderChunkFormula<T, Formula::BurningShip>(job, rows, result);
+    case Formula::Tricorn: return RenderChunkFormula<T, Formula::Tricorn>(job, rows, result);
     }
 }
 
@@ -571,8 +574,8 @@ bool direct_cpu_use_simd_target(const std::string& name) {
     return true;
 }
 
-FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
-                          PixelRect rect, float* mu_out, const CpuRenderControl& control) {
+FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
+                      const CpuRenderControl& control) {
     const CpuFrameSetup frame = setup_cpu_frame(view, precision, shortcuts, rect);
     cpu_simd::ChunkJob base{frame.job};
     const SmoothConstants smooth = formula_smooth_constants(view.formula);
@@ -581,16 +584,15 @@ FrameStats direct_cpu(const View& view, Precision precision, const Shortcuts& sh
     base.bailout_squared = formula_bailout_radius(view.formula) * formula_bailout_radius(view.formula);
     base.fused_multiply_add = control.fused_multiply_add;
     const bool fp32 = frame.precision == Precision::Fp32;
-    auto* render_chunk =
-        fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32) : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
+    auto* render_chunk = fp32 ? HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF32)
+                              : HWY_DYNAMIC_DISPATCH(cpu_simd::RenderChunkF64);
 
     // Jobs of a few rows (kMaxChunkRows at most): enough pixels per job for the rounds to pack
     // survivors densely, and enough jobs (16 per thread) for the dynamic schedule to even out
     // rows that differ wildly in cost.
     const int width = frame.rect.width;
-    const int rows_per_job =
-        std::clamp(frame.rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
-                   fp32 ? cpu_simd::kMaxChunkRows<float> : cpu_simd::kMaxChunkRows<double>);
+    const int rows_per_job = std::clamp(frame.rect.height / (16 * std::max(1, omp_get_max_threads())), 1,
+                                        fp32 ? cpu_simd::kMaxChunkRows<float> : cpu_simd::kMaxChunkRows<double>);
     return run_cpu_row_jobs(frame, rows_per_job, control, [&](int row, int rows, RowJobsResult* counts) {
         cpu_simd::ChunkJob job = base;
         job.y = frame.rect.y + row;

@@ -115,8 +115,7 @@ float iterate_point(T zr, T zi, T cr, T ci, int max_iterations, bool periodicity
 }
 
 template <Formula F, typename T>
-void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
-                      FrameStats* stats) {
+void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out, FrameStats* stats) {
     const PixelGrid grid = make_pixel_grid(view);
     // The cardioid/bulb test is Mandelbrot's parameter plane's alone (formula_math.h).
     const int max_iterations = direct_iterations(view);
@@ -132,8 +131,7 @@ void render_reference(const View& view, const Shortcuts& shortcuts, PixelRect re
                 mu = iterate_point<F, T>(pr, pi, julia_r, julia_i, max_iterations, shortcuts.periodicity,
                                          &stats->iterations);
             else if (!(shapes && in_cardioid_or_period2_bulb(double(pr), double(pi))))
-                mu = iterate_point<F, T>(T(0), T(0), pr, pi, max_iterations, shortcuts.periodicity,
-                                         &stats->iterations);
+                mu = iterate_point<F, T>(T(0), T(0), pr, pi, max_iterations, shortcuts.periodicity, &stats->iterations);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[size_t(y) * rect.width + x] = mu;
         }
@@ -144,15 +142,15 @@ template <typename T>
 void render_reference_formula(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                               FrameStats* stats) {
     switch (view.formula) {
-        case Formula::Mandelbrot: return render_reference<Formula::Mandelbrot, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot3: return render_reference<Formula::Multibrot3, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot4: return render_reference<Formula::Multibrot4, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot5: return render_reference<Formula::Multibrot5, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot6: return render_reference<Formula::Multibrot6, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot7: return render_reference<Formula::Multibrot7, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Multibrot8: return render_reference<Formula::Multibrot8, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::BurningShip: return render_reference<Formula::BurningShip, T>(view, shortcuts, rect, mu_out, stats);
-        case Formula::Tricorn: return render_reference<Formula::Tricorn, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Mandelbrot: return render_reference<Formula::Mandelbrot, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot3: return render_reference<Formula::Multibrot3, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot4: return render_reference<Formula::Multibrot4, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot5: return render_reference<Formula::Multibrot5, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot6: return render_reference<Formula::Multibrot6, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot7: return render_reference<Formula::Multibrot7, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Multibrot8: return render_reference<Formula::Multibrot8, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::BurningShip: return render_reference<Formula::BurningShip, T>(view, shortcuts, rect, mu_out, stats);
+    case Formula::Tricorn: return render_reference<Formula::Tricorn, T>(view, shortcuts, rect, mu_out, stats);
     }
 }
 
@@ -176,11 +174,12 @@ void render_features_reference(const View& view, const Shortcuts& shortcuts, Pix
             f.period = out.period ? out.period + i : nullptr;
             const T pr = T(grid.re(rect.x + x));
             const T pi = T(grid.im(rect.y + y));
-            const float mu =
-                view.julia ? iterate_point_features<F, T, kFeatures>(pr, pi, julia_r, julia_i, true, false, max_iterations,
-                                                                     shortcuts.periodicity, &stats->iterations, f)
-                           : iterate_point_features<F, T, kFeatures>(T(0), T(0), pr, pi, false, shapes, max_iterations,
-                                                                     shortcuts.periodicity, &stats->iterations, f);
+            const float mu = view.julia ? iterate_point_features<F, T, kFeatures>(pr, pi, julia_r, julia_i, true, false,
+                                                                                  max_iterations, shortcuts.periodicity,
+                                                                                  &stats->iterations, f)
+                                        : iterate_point_features<F, T, kFeatures>(T(0), T(0), pr, pi, false, shapes,
+                                                                                  max_iterations, shortcuts.periodicity,
+                                                                                  &stats->iterations, f);
             if (mu >= 0.0f) ++stats->escaped_pixels;
             mu_out[i] = mu;
         }
@@ -191,14 +190,14 @@ template <Formula F, typename T>
 void render_features_reference_of(unsigned features, const View& view, const Shortcuts& shortcuts, PixelRect rect,
                                   float* mu_out, const OrbitFeatureOutputs& out, FrameStats* stats) {
     switch (features) {
-        case 1: return render_features_reference<F, T, 1>(view, shortcuts, rect, mu_out, out, stats);
-        case 2: return render_features_reference<F, T, 2>(view, shortcuts, rect, mu_out, out, stats);
-        case 3: return render_features_reference<F, T, 3>(view, shortcuts, rect, mu_out, out, stats);
-        case 4: return render_features_reference<F, T, 4>(view, shortcuts, rect, mu_out, out, stats);
-        case 5: return render_features_reference<F, T, 5>(view, shortcuts, rect, mu_out, out, stats);
-        case 6: return render_features_reference<F, T, 6>(view, shortcuts, rect, mu_out, out, stats);
-        case 7: return render_features_reference<F, T, 7>(view, shortcuts, rect, mu_out, out, stats);
-        default: return render_reference<F, T>(view, shortcuts, rect, mu_out, stats);
+    case 1: return render_features_reference<F, T, 1>(view, shortcuts, rect, mu_out, out, stats);
+    case 2: return render_features_reference<F, T, 2>(view, shortcuts, rect, mu_out, out, stats);
+    case 3: return render_features_reference<F, T, 3>(view, shortcuts, rect, mu_out, out, stats);
+    case 4: return render_features_reference<F, T, 4>(view, shortcuts, rect, mu_out, out, stats);
+    case 5: return render_features_reference<F, T, 5>(view, shortcuts, rect, mu_out, out, stats);
+    case 6: return render_features_reference<F, T, 6>(view, shortcuts, rect, mu_out, out, stats);
+    case 7: return render_features_reference<F, T, 7>(view, shortcuts, rect, mu_out, out, stats);
+    default: return render_reference<F, T>(view, shortcuts, rect, mu_out, stats);
     }
 }
 
@@ -207,7 +206,7 @@ void render_features_reference_any(unsigned features, const View& view, const Sh
                                    float* mu_out, const OrbitFeatureOutputs& out, FrameStats* stats) {
     switch (view.formula) {
 #define MS_FEATURES_CASE(F) \
-        case F: return render_features_reference_of<F, T>(features, view, shortcuts, rect, mu_out, out, stats);
+    case F: return render_features_reference_of<F, T>(features, view, shortcuts, rect, mu_out, out, stats);
         MS_FEATURES_CASE(Formula::Mandelbrot)
         MS_FEATURES_CASE(Formula::Multibrot3)
         MS_FEATURES_CASE(Formula::Multibrot4)
@@ -224,7 +223,7 @@ void render_features_reference_any(unsigned features, const View& view, const Sh
 }  // namespace
 
 FrameStats direct_features_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                             PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs) {
+                                         PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
@@ -232,22 +231,19 @@ FrameStats direct_features_cpu_reference(const View& view, Precision precision, 
     const unsigned features = requested_features(outputs);
     if (stats.precision == Precision::Fp32)
         render_features_reference_any<float>(features, view, shortcuts, rect, mu_out, outputs, &stats);
-    else
-        render_features_reference_any<double>(features, view, shortcuts, rect, mu_out, outputs, &stats);
+    else render_features_reference_any<double>(features, view, shortcuts, rect, mu_out, outputs, &stats);
     stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return stats;
 }
 
-FrameStats direct_cpu_reference(const View& view, Precision precision,
-                                    const Shortcuts& shortcuts, PixelRect rect, float* mu_out) {
+FrameStats direct_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_out) {
     rect = resolve_rect(view, rect);
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
-    if (stats.precision == Precision::Fp32)
-        render_reference_formula<float>(view, shortcuts, rect, mu_out, &stats);
-    else
-        render_reference_formula<double>(view, shortcuts, rect, mu_out, &stats);
+    if (stats.precision == Precision::Fp32) render_reference_formula<float>(view, shortcuts, rect, mu_out, &stats);
+    else render_reference_formula<double>(view, shortcuts, rect, mu_out, &stats);
     stats.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return stats;
 }

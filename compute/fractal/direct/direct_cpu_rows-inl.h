@@ -77,8 +77,8 @@ HWY_INLINE void ColumnCoordinates(const ChunkJob& job, size_t padded_width, T* r
 // Only the columns [shapes_begin, shapes_end) (rounded out to whole vectors) can hold such
 // pixels, and only on rows within the box.
 template <typename T>
-HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, const T* re,
-                               size_t shapes_begin, size_t shapes_end, T* cr_out) {
+HWY_INLINE void RowCoordinates(const ChunkJob& job, int y, size_t padded_width, const T* re, size_t shapes_begin,
+                               size_t shapes_end, T* cr_out) {
     std::copy(re, re + padded_width, cr_out);
     const double ci = double(T(job.grid.im(y)));
     if (!job.cardioid_bulb || !(std::fabs(ci) <= kShapesMaxIm)) return;
@@ -141,11 +141,13 @@ HWY_INLINE void RowSmoothValues(const ChunkJob& job, size_t padded_width, const 
             sum = hn::Add(sum, kv);
         } else {  // int32 counts, widened to int64 a part at a time
             const hn::Rebind<TI, decltype(d64)> dk_part;
-            for (size_t j = 0; j < n; j += hn::Lanes(d64)) sum = hn::Add(sum, hn::PromoteTo(d64, hn::LoadU(dk_part, k + x + j)));
+            for (size_t j = 0; j < n; j += hn::Lanes(d64))
+                sum = hn::Add(sum, hn::PromoteTo(d64, hn::LoadU(dk_part, k + x + j)));
         }
         *k_float = ToFloat(dh, hn::ConvertTo(dt, kv));
         const auto nv = hn::LoadU(dt, norm + x);
-        return hn::Min(ToFloat(dh, hn::IfThenElseZero(nv > bailout, nv)), hn::Set(dh, std::numeric_limits<float>::max()));
+        return hn::Min(ToFloat(dh, hn::IfThenElseZero(nv > bailout, nv)),
+                       hn::Set(dh, std::numeric_limits<float>::max()));
     };
     // mu from n_float = |z|^2 (0: not escaped) and k_float, stored at mu_out.
     auto smooth = [&](auto df, auto n_float, auto k_float, float* mu_out) {
@@ -159,8 +161,9 @@ HWY_INLINE void RowSmoothValues(const ChunkJob& job, size_t padded_width, const 
         // numbers; interior lanes (|z|^2 = 0) are overwritten below. log2 is ln times 1/ln 2.
         using VF = hn::Vec<decltype(df)>;
         const auto ln_norm = hn::impl::Log<decltype(df), VF, false>(df, n_float);
-        const auto log2_half_ln = hn::Mul(hn::impl::Log<decltype(df), VF, false>(df, hn::Mul(hn::Set(df, 0.5f), ln_norm)),
-                                          hn::Set(df, job.log_scale));
+        const auto log2_half_ln = hn::Mul(
+            hn::impl::Log<decltype(df), VF, false>(df, hn::Mul(hn::Set(df, 0.5f), ln_norm)),
+            hn::Set(df, job.log_scale));
         auto m = hn::Sub(hn::Add(k_float, hn::Set(df, job.mu_constant)), log2_half_ln);
         m = hn::IfThenElse(m > zero, m, zero);
         hn::StoreU(hn::IfThenElse(escaped_mask, m, interior), df, mu_out);

@@ -60,7 +60,7 @@ struct CudaState {
     std::mutex mutex;
     int device = -1;
     int sm_count = 0;
-    uint32_t* palette = nullptr;  // kExpandedPaletteSize entries
+    uint32_t* palette = nullptr;           // kExpandedPaletteSize entries
     std::vector<uint32_t> palette_source;  // the table it was made from (+ interior colour)
     unsigned long long* counters = nullptr;
     unsigned long long* host_counters = nullptr;  // pinned
@@ -173,12 +173,9 @@ void upload_palette(CudaState& s, const PaletteTable& palette) {
     std::vector<uint32_t> expanded(kExpandedPaletteSize);
     for (int i = 0; i < kExpandedPaletteSize; ++i)
         expanded[i] = palette_lookup(palette.rgba.data(), (i + 0.5) / kPaletteExpansion);
-    CUDA_CHECK(cudaMemcpy(s.palette, expanded.data(), expanded.size() * sizeof(uint32_t),
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s.palette, expanded.data(), expanded.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
     s.palette_source = std::move(source);
 }
-
-
 
 // One frame: phase 1 (direct_cuda_tile.cu), then phase 2 over the survivors
 // (direct_cuda_survivors.cu); or the naive baseline alone. kFeatures: 0 or kFeatureDistance.
@@ -216,8 +213,8 @@ void check_tuning(const CudaTuning& t) {
 // The render itself; the caller holds the state's mutex. `palette` colours a smooth frame; a
 // frame with `distance` set is coloured by distance->colour instead and needs none.
 FrameStats render_locked(CudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
-                         const PaletteTable* palette, PixelRect rect, uint8_t* rgba_device,
-                         float* mu_device, const CudaTuning& tuning, const DistanceRequest* distance = nullptr) {
+                         const PaletteTable* palette, PixelRect rect, uint8_t* rgba_device, float* mu_device,
+                         const CudaTuning& tuning, const DistanceRequest* distance = nullptr) {
     if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
     check_tuning(tuning);
     if ((tuning.naive || tuning.fused_multiply_add) && (view.formula != Formula::Mandelbrot || view.julia))
@@ -242,8 +239,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     stats.precision = resolve_direct_precision(view, precision);
 
     KernelParams p;
-    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width,
-              0.5 * view.height};
+    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
     p.rect_x = rect.x;
     p.rect_y = rect.y;
     p.rect_width = rect.width;
@@ -362,20 +358,20 @@ CudaTuning default_cuda_tuning(Precision) {
 double direct_cuda_instructions_per_iteration(Precision precision, Formula formula) {
     const double step = formula_cuda_step_instructions(formula);
     if (precision == Precision::Fp64) return (32.0 * step + 2.0) / 32.0;  // Mandelbrot: 194 / 32
-    return (32.0 * step + 26.0) / 32.0;                                  // Mandelbrot: 218 / 32
+    return (32.0 * step + 26.0) / 32.0;                                   // Mandelbrot: 218 / 32
 }
 
 FrameStats direct_cuda_tuned(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                 const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
-                                 float* mu_device, const CudaTuning& tuning) {
+                             const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device, float* mu_device,
+                             const CudaTuning& tuning) {
     CudaState& s = cuda_state();
     std::lock_guard<std::mutex> lock(s.mutex);
     return render_locked(s, view, precision, shortcuts, &palette, rect, rgba_device, mu_device, tuning);
 }
 
-FrameStats direct_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, float* distance_device, uint32_t* rgba_device,
-                                    const ColourParams* colour) {
+FrameStats direct_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_device, float* distance_device, uint32_t* rgba_device,
+                                const ColourParams* colour) {
     CudaState& s = cuda_state();
     std::lock_guard<std::mutex> lock(s.mutex);
     const DistanceRequest distance{distance_device, colour};
@@ -383,18 +379,16 @@ FrameStats direct_distance_cuda(const View& view, Precision precision, const Sho
                          mu_device, default_cuda_tuning(resolve_direct_precision(view, precision)), &distance);
 }
 
-FrameStats direct_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                           const PaletteTable& palette, PixelRect rect, uint8_t* rgba_device,
-                           float* mu_device) {
+FrameStats direct_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, const PaletteTable& palette,
+                       PixelRect rect, uint8_t* rgba_device, float* mu_device) {
     Precision resolved = resolve_direct_precision(view, precision);
     return direct_cuda_tuned(view, precision, shortcuts, palette, rect, rgba_device, mu_device,
-                                 default_cuda_tuning(resolved));
+                             default_cuda_tuning(resolved));
 }
 
-FrameStats direct_cuda_tuned_to_host(const View& view, Precision precision,
-                                         const Shortcuts& shortcuts, const PaletteTable& palette,
-                                         PixelRect rect, uint8_t* rgba_host, float* mu_host,
-                                         const CudaTuning& tuning) {
+FrameStats direct_cuda_tuned_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
+                                     const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host, float* mu_host,
+                                     const CudaTuning& tuning) {
     if (std::string problem = validate_view(view); !problem.empty()) throw std::invalid_argument(problem);
     rect = resolve_rect(view, rect);
     const size_t pixels = size_t(rect.width) * size_t(rect.height);
@@ -411,18 +405,17 @@ FrameStats direct_cuda_tuned_to_host(const View& view, Precision precision,
     };
     if (rgba_host) ensure(s.rgba, s.rgba_bytes, pixels * 4);
     if (mu_host) ensure(s.mu, s.mu_bytes, pixels * sizeof(float));
-    FrameStats stats = render_locked(s, view, precision, shortcuts, &palette, rect,
-                                     rgba_host ? s.rgba : nullptr, mu_host ? s.mu : nullptr, tuning);
+    FrameStats stats = render_locked(s, view, precision, shortcuts, &palette, rect, rgba_host ? s.rgba : nullptr,
+                                     mu_host ? s.mu : nullptr, tuning);
     if (rgba_host) CUDA_CHECK(cudaMemcpy(rgba_host, s.rgba, pixels * 4, cudaMemcpyDeviceToHost));
     if (mu_host) CUDA_CHECK(cudaMemcpy(mu_host, s.mu, pixels * sizeof(float), cudaMemcpyDeviceToHost));
     return stats;
 }
 
 FrameStats direct_cuda_to_host(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                   const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host,
-                                   float* mu_host) {
+                               const PaletteTable& palette, PixelRect rect, uint8_t* rgba_host, float* mu_host) {
     return direct_cuda_tuned_to_host(view, precision, shortcuts, palette, rect, rgba_host, mu_host,
-                                         default_cuda_tuning(resolve_direct_precision(view, precision)));
+                                     default_cuda_tuning(resolve_direct_precision(view, precision)));
 }
 
 }  // namespace ms

@@ -57,7 +57,7 @@ struct FeatureParams {
     double julia_re = 0.0, julia_im = 0.0;
     int stripe_density = 1;
     StripePolynomial stripe_poly;  // stripe_polynomial(stripe_density), made once on the host
-    FastFinishConstants finish;  // the formula's, for the float finish (make_fast_finish_constants)
+    FastFinishConstants finish;    // the formula's, for the float finish (make_fast_finish_constants)
     float* mu = nullptr;
     float* distance = nullptr;
     float* stripe = nullptr;
@@ -117,9 +117,9 @@ __global__ void __launch_bounds__(256) direct_features_kernel(FeatureParams p) {
         T zr, zi, cr, ci;
         pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
         const float mu = orbit_point_features<T, kFeatures, F>(
-            zr, zi, cr, ci, P == OrbitPlane::Julia, p.max_iterations, p.cardioid_bulb, p.periodicity,
-            p.stripe_density, p.grid.step, &iterations, p.distance ? p.distance + i : &scratch,
-            p.stripe ? p.stripe + i : &scratch, p.period ? p.period + i : &scratch);
+            zr, zi, cr, ci, P == OrbitPlane::Julia, p.max_iterations, p.cardioid_bulb, p.periodicity, p.stripe_density,
+            p.grid.step, &iterations, p.distance ? p.distance + i : &scratch, p.stripe ? p.stripe + i : &scratch,
+            p.period ? p.period + i : &scratch);
         p.mu[i] = mu;
         escaped = mu >= 0.0f;
     }
@@ -147,10 +147,9 @@ constexpr int kBlocksPerRefill = 4;
 constexpr int kChunkPixels = 256;
 
 template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
-__global__ void __launch_bounds__(256) direct_features_persistent_kernel(FeatureParams p,
-                                                                              unsigned long long* next_pixel) {
-    const long long total =
-        p.from_late_list ? (long long)p.counters[3] : (long long)p.rect_width * p.rect_height;
+__global__ void __launch_bounds__(256)
+    direct_features_persistent_kernel(FeatureParams p, unsigned long long* next_pixel) {
+    const long long total = p.from_late_list ? (long long)p.counters[3] : (long long)p.rect_width * p.rect_height;
     const unsigned lane = threadIdx.x % 32;
     const long long warps_in_grid = (long long)gridDim.x * blockDim.x / 32;
     const int interval = periodicity_interval(p.max_iterations);
@@ -261,8 +260,8 @@ __device__ __forceinline__ bool is_late(float smooth) { return smooth >= 0.0f &&
 
 // The late list, made before either pass so that the persistent kernel's long orbits run on a
 // second stream beside the short pass (their time is the longest orbits' latency, not work).
-__global__ void __launch_bounds__(256) late_list_kernel(const float* mu, int width, int height,
-                                                        unsigned long long* late_count, int* late) {
+__global__ void __launch_bounds__(256)
+    late_list_kernel(const float* mu, int width, int height, unsigned long long* late_count, int* late) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     const bool inside = x < width && y < height;
@@ -347,22 +346,22 @@ struct ColourCudaState {
     size_t pixels = 0;
     uint8_t* rgba = nullptr;  // for the _to_host variant
     size_t rgba_pixels = 0;
-    uint32_t* table = nullptr;  // kPaletteTableSize entries
-    float* cdf = nullptr;       // kHistogramBins + 1
-    unsigned long long* counts = nullptr;    // kHistogramBins
-    unsigned long long* counters = nullptr;  // 3
+    uint32_t* table = nullptr;                    // kPaletteTableSize entries
+    float* cdf = nullptr;                         // kHistogramBins + 1
+    unsigned long long* counts = nullptr;         // kHistogramBins
+    unsigned long long* counters = nullptr;       // 3
     unsigned long long* host_counters = nullptr;  // 2, pinned: read back without a copy of its own
-    std::vector<uint32_t> table_uploaded;  // the palette table now in `table` (uploaded when it changes)
+    std::vector<uint32_t> table_uploaded;         // the palette table now in `table` (uploaded when it changes)
     int sm_count = 0;
     cudaEvent_t start = nullptr, stop = nullptr;
     SideStream side;
 
     void release() {
         // Errors ignored: this also runs at exit, when the runtime may already be gone.
-        for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
-                        static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table),
-                        static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(counters),
-                        static_cast<void*>(late)})
+        for (void* p :
+             {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
+              static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table), static_cast<void*>(cdf),
+              static_cast<void*>(counts), static_cast<void*>(counters), static_cast<void*>(late)})
             cudaFree(p);
         if (host_counters) cudaFreeHost(host_counters);
         host_counters = nullptr;
@@ -425,8 +424,7 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
 }
 
 template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
-void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
-                     const SideStream& side) {
+void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool escaped_only, const SideStream& side) {
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
     // The escaped pass is the stripes' only (the distance alone rides in the smooth kernels:
     // direct_distance_cuda), so it is compiled for them only.
@@ -485,37 +483,35 @@ void launch_stripe_features(const FeatureParams& p, bool persistent, int sm_coun
     constexpr unsigned kFixed = kFeatures | kFeatureStripeFixed;
     if (escaped_only && p.stripe_poly.fast && p.stripe_poly.odd)
         launch_features<T, kFixed | kFeatureStripeOdd, F, P>(p, persistent, sm_count, true, side);
-    else if (escaped_only && p.stripe_poly.fast)
-        launch_features<T, kFixed, F, P>(p, persistent, sm_count, true, side);
-    else
-        launch_features<T, kFeatures, F, P>(p, persistent, sm_count, escaped_only, side);
+    else if (escaped_only && p.stripe_poly.fast) launch_features<T, kFixed, F, P>(p, persistent, sm_count, true, side);
+    else launch_features<T, kFeatures, F, P>(p, persistent, sm_count, escaped_only, side);
 }
 
 template <typename T, Formula F, OrbitPlane P>
-void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count,
-                         bool escaped_only, const SideStream& side) {
+void launch_features_any(unsigned features, const FeatureParams& p, bool persistent, int sm_count, bool escaped_only,
+                         const SideStream& side) {
     switch (features) {
-        case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, false, side);
-        case 2: return launch_stripe_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
-        case 3: return launch_stripe_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
-        case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
-        case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
-        case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);
-        default: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
+    case 1: return launch_features<T, 1, F, P>(p, persistent, sm_count, false, side);
+    case 2: return launch_stripe_features<T, 2, F, P>(p, persistent, sm_count, escaped_only, side);
+    case 3: return launch_stripe_features<T, 3, F, P>(p, persistent, sm_count, escaped_only, side);
+    case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
+    case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
+    case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);
+    default: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
     }
 }
 
 // The formula, and parameter plane or Julia set, picked once per frame on the host.
 template <typename T>
-void launch_features_formula(Formula formula, unsigned features, const FeatureParams& p, bool persistent,
-                             int sm_count, bool escaped_only, const SideStream& side) {
+void launch_features_formula(Formula formula, unsigned features, const FeatureParams& p, bool persistent, int sm_count,
+                             bool escaped_only, const SideStream& side) {
     switch (formula) {
-#define MS_LAUNCH_CASE(F) \
-        case F:                                                                                             \
-            return p.julia ? launch_features_any<T, F, OrbitPlane::Julia>(features, p, persistent, sm_count,      \
-                                                                          escaped_only, side)                   \
-                           : launch_features_any<T, F, OrbitPlane::Parameter>(features, p, persistent, sm_count,  \
-                                                                              escaped_only, side);
+#define MS_LAUNCH_CASE(F)                                                                                              \
+    case F:                                                                                                            \
+        return p.julia ? launch_features_any<T, F, OrbitPlane::Julia>(features, p, persistent, sm_count, escaped_only, \
+                                                                      side)                                            \
+                       : launch_features_any<T, F, OrbitPlane::Parameter>(features, p, persistent, sm_count,           \
+                                                                          escaped_only, side);
         MS_LAUNCH_CASE(Formula::Mandelbrot)
         MS_LAUNCH_CASE(Formula::Multibrot3)
         MS_LAUNCH_CASE(Formula::Multibrot4)
@@ -532,11 +528,10 @@ void launch_features_formula(Formula formula, unsigned features, const FeaturePa
 // Queues the features kernel into s's buffers (mu into mu_device), then the copy of its counters
 // into s.host_counters; the caller holds the mutex, has made the state, and synchronises before
 // read_feature_counters(). Returns the statistics but for the counters and compute_ms.
-FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precision precision,
-                                  const Shortcuts& shortcuts, PixelRect rect, unsigned features, float* mu_device,
-                                  const OrbitFeatureOutputs& out, bool persistent = true,
-                                  uint32_t* rgba = nullptr, const ColourParams* colour = nullptr,
-                                  bool escaped_only = false) {
+FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
+                                  PixelRect rect, unsigned features, float* mu_device, const OrbitFeatureOutputs& out,
+                                  bool persistent = true, uint32_t* rgba = nullptr,
+                                  const ColourParams* colour = nullptr, bool escaped_only = false) {
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
     FeatureParams p;
@@ -597,9 +592,9 @@ void check_frame(const View& view, PixelRect* rect) {
         throw std::invalid_argument("a CUDA frame holds fewer than 2^31 pixels: render it in tiles");
 }
 
-FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precision precision,
-                                  const Shortcuts& shortcuts, const PaletteTable& palette, PixelRect rect,
-                                  double pixel_scale, uint8_t* rgba_device, float* mu_device) {
+FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precision precision, const Shortcuts& shortcuts,
+                                  const PaletteTable& palette, PixelRect rect, double pixel_scale, uint8_t* rgba_device,
+                                  float* mu_device) {
     const size_t pixels = size_t(rect.width) * size_t(rect.height);
     ensure_state(s, pixels);
     if (palette.rgba.size() != size_t(kPaletteTableSize))
@@ -607,7 +602,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     // Before any kernel: cudaMemcpy from pageable memory would wait for the kernels queued before it.
     if (s.table_uploaded != palette.rgba) {
         s.table_uploaded.clear();
-        CUDA_CHECK(cudaMemcpy(s.table, palette.rgba.data(), kPaletteTableSize * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_CHECK(
+            cudaMemcpy(s.table, palette.rgba.data(), kPaletteTableSize * sizeof(uint32_t), cudaMemcpyHostToDevice));
         s.table_uploaded = palette.rgba;
     }
     float* mu = mu_device ? mu_device : s.mu;
@@ -617,8 +613,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     p.interior_rgba = palette.interior_rgba;
     // A colour from the pixel's own values (no slopes, no histogram): the features kernel colours
     // as it goes, and the frame has no pass but the kernel's.
-    const bool colour_in_kernel =
-        features != 0 && !view.colouring.slopes && view.colouring.base != ColourBase::Histogram;
+    const bool colour_in_kernel = features != 0 && !view.colouring.slopes &&
+                                  view.colouring.base != ColourBase::Histogram;
     uint32_t* rgba = reinterpret_cast<uint32_t*>(rgba_device);
     FrameStats stats;
     // The distance estimate alone (no stripes, no period): the smooth kernels' distance
@@ -632,9 +628,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     const bool distance_only = features == kFeatureDistance;
     const bool escaped_only = !distance_only && features != 0 && (features & kFeaturePeriod) == 0;
     if (distance_only) {
-        stats = colour_in_kernel
-                    ? direct_distance_cuda(view, precision, shortcuts, rect, mu_device, nullptr, rgba, &p)
-                    : direct_distance_cuda(view, precision, shortcuts, rect, mu, s.distance);
+        stats = colour_in_kernel ? direct_distance_cuda(view, precision, shortcuts, rect, mu_device, nullptr, rgba, &p)
+                                 : direct_distance_cuda(view, precision, shortcuts, rect, mu, s.distance);
         CUDA_CHECK(cudaEventRecord(s.start));
     }
     if (features == 0 || escaped_only) {
@@ -644,19 +639,19 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
         CUDA_CHECK(cudaEventRecord(s.start));
     }
     if (escaped_only) {
-        const OrbitFeatureOutputs out =
-            colour_in_kernel ? OrbitFeatureOutputs{}
-                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
-                                                   features & kFeatureStripe ? s.stripe : nullptr, nullptr};
+        const OrbitFeatureOutputs out = colour_in_kernel ? OrbitFeatureOutputs{}
+                                                         : OrbitFeatureOutputs{
+                                                               features & kFeatureDistance ? s.distance : nullptr,
+                                                               features & kFeatureStripe ? s.stripe : nullptr, nullptr};
         const FrameStats passes = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
                                                          colour_in_kernel ? rgba : nullptr, &p, true);
         stats.host_launch_ms += passes.host_launch_ms;
     } else if (features != 0 && !distance_only) {
-        const OrbitFeatureOutputs out =
-            colour_in_kernel ? OrbitFeatureOutputs{}
-                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
-                                                   features & kFeatureStripe ? s.stripe : nullptr,
-                                                   features & kFeaturePeriod ? s.period : nullptr};
+        const OrbitFeatureOutputs out = colour_in_kernel
+                                            ? OrbitFeatureOutputs{}
+                                            : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
+                                                                  features & kFeatureStripe ? s.stripe : nullptr,
+                                                                  features & kFeaturePeriod ? s.period : nullptr};
         CUDA_CHECK(cudaEventRecord(s.start));
         stats = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
                                        colour_in_kernel ? rgba : nullptr, &p);
@@ -686,9 +681,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
 
 }  // namespace
 
-FrameStats direct_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
-                                    bool persistent) {
+FrameStats direct_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_device, const OrbitFeatureOutputs& outputs_device, bool persistent) {
     check_frame(view, &rect);
     if (!mu_device) throw std::invalid_argument("direct_features_cuda needs a device buffer for mu");
     ColourCudaState& s = colour_state();
@@ -704,8 +698,8 @@ FrameStats direct_features_cuda(const View& view, Precision precision, const Sho
 }
 
 FrameStats render_coloured_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                const PaletteTable& palette, PixelRect rect, double pixel_scale,
-                                uint8_t* rgba_device, float* mu_device) {
+                                const PaletteTable& palette, PixelRect rect, double pixel_scale, uint8_t* rgba_device,
+                                float* mu_device) {
     if (colouring_is_plain(view.colouring))
         return direct_cuda(view, precision, shortcuts, palette, rect, rgba_device, mu_device);
     check_frame(view, &rect);

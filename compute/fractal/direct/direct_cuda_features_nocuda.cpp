@@ -7,13 +7,13 @@
 
 namespace ms {
 
-FrameStats direct_features_cuda(const View&, Precision, const Shortcuts&, PixelRect, float*,
-                                    const OrbitFeatureOutputs&, bool) {
+FrameStats direct_features_cuda(const View&, Precision, const Shortcuts&, PixelRect, float*, const OrbitFeatureOutputs&,
+                                bool) {
     throw std::runtime_error(kCudaNotBuiltReason);
 }
 
 FrameStats direct_distance_cuda(const View&, Precision, const Shortcuts&, PixelRect, float*, float*, uint32_t*,
-                                    const ColourParams*) {
+                                const ColourParams*) {
     throw std::runtime_error(kCudaNotBuiltReason);
 }
 

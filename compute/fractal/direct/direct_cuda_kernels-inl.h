@@ -38,9 +38,9 @@ namespace ms::direct_cuda_detail {
 // Shared device helpers
 
 constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kTileWidth = 32;       // pixels (a queued pixel is row * 32 + col); a round covers 32 x 8
+constexpr int kTileWidth = 32;  // pixels (a queued pixel is row * 32 + col); a round covers 32 x 8
 constexpr int kRoundHeight = 8;
-constexpr int kBlockThreads = 256;   // 8 warps, each an 8x4 sub-tile per round
+constexpr int kBlockThreads = 256;  // 8 warps, each an 8x4 sub-tile per round
 constexpr int kMaxTileRounds = 8;
 // The palette is pre-sampled 8x finer than the 1024-entry table (at the centres of the finer
 // bins), so the kernel picks one entry instead of interpolating: within 1/16 of a table entry of
@@ -61,9 +61,9 @@ struct KernelParams {
     int max_iterations = 0;
     int first_phase_iterations = 0;  // S, already clamped to max_iterations
     int tile_rounds = 4;
-    int service_batch = 8;           // lanes waiting before a warp runs its finish/refill path
-    bool cardioid_bulb = true;       // the host clears it for other formulas and Julia sets
-    bool julia = false;              // z_0 = the pixel, c = (julia_re, julia_im)
+    int service_batch = 8;      // lanes waiting before a warp runs its finish/refill path
+    bool cardioid_bulb = true;  // the host clears it for other formulas and Julia sets
+    bool julia = false;         // z_0 = the pixel, c = (julia_re, julia_im)
     double julia_re = 0.0, julia_im = 0.0;
     // The smooth value of formulas other than Mandelbrot: mu = k + mu_constant - mu_scale *
     // log2(log2 |z|^2) (formula_smooth_constants rearranged as fast_smooth_mu does).
@@ -74,14 +74,14 @@ struct KernelParams {
     float palette_offset_f = 0.0f;
     const uint32_t* palette = nullptr;
     uint32_t interior_rgba = 0;
-    uint32_t* rgba = nullptr;     // may be null
-    float* mu = nullptr;          // may be null
+    uint32_t* rgba = nullptr;                // may be null
+    float* mu = nullptr;                     // may be null
     unsigned long long* counters = nullptr;  // [kCounterStripes][kStripeWords]: iterations, escaped
     // The survivors' queue (phase 1 -> phase 2): pixel index (y * rect_width + x), c and z.
     int* queue_count = nullptr;  // entries appended by the tile kernel
     int* queue_head = nullptr;   // entries taken by the survivors kernel
     int* queue_pixel = nullptr;
-    void* queue_zr = nullptr;    // T[]
+    void* queue_zr = nullptr;  // T[]
     void* queue_zi = nullptr;
     void* queue_cr = nullptr;
     void* queue_ci = nullptr;
@@ -104,9 +104,13 @@ struct KernelParams {
 template <typename T>
 __device__ __forceinline__ T fused(T a, T b, T c);
 template <>
-__device__ __forceinline__ float fused<float>(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+__device__ __forceinline__ float fused<float>(float a, float b, float c) {
+    return __fmaf_rn(a, b, c);
+}
 template <>
-__device__ __forceinline__ double fused<double>(double a, double b, double c) { return __fma_rn(a, b, c); }
+__device__ __forceinline__ double fused<double>(double a, double b, double c) {
+    return __fma_rn(a, b, c);
+}
 
 // The orbit state: z and, carried along, the squares of its parts (the next step needs them and
 // so does |z|^2, so each is computed once).
@@ -269,10 +273,8 @@ __device__ __forceinline__ uint32_t colour_of(const KernelParams& p, float mu) {
     if (!(mu >= 0.0f)) return p.interior_rgba;
     const float position = __fmaf_rn(mu, p.palette_scale_f, p.palette_offset_f);
     long long entry;
-    if (kFloatOnly || fabsf(position) < 524288.0f)
-        entry = __float2int_rd(position);
-    else
-        entry = __double2ll_rd(__fma_rn(double(mu), p.palette_scale, p.palette_offset));
+    if (kFloatOnly || fabsf(position) < 524288.0f) entry = __float2int_rd(position);
+    else entry = __double2ll_rd(__fma_rn(double(mu), p.palette_scale, p.palette_offset));
     return __ldg(p.palette + (entry & (kExpandedPaletteSize - 1)));
 }
 
@@ -382,16 +384,28 @@ __device__ __forceinline__ bool iterate_checked(Orbit<T>& o, Derivative<T>& d, T
     while (k <= limit - 4) {
         step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
-        if (n > bailout_squared) { k += 1; return true; }
+        if (n > bailout_squared) {
+            k += 1;
+            return true;
+        }
         step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
-        if (n > bailout_squared) { k += 2; return true; }
+        if (n > bailout_squared) {
+            k += 2;
+            return true;
+        }
         step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
-        if (n > bailout_squared) { k += 3; return true; }
+        if (n > bailout_squared) {
+            k += 3;
+            return true;
+        }
         step<F, T, kFused, kFeatures>(o, d, cr, ci);
         n = norm<F, T, kFused>(o);
-        if (n > bailout_squared) { k += 4; return true; }
+        if (n > bailout_squared) {
+            k += 4;
+            return true;
+        }
         k += 4;
     }
     while (k < limit) {
@@ -416,7 +430,8 @@ template <Formula F, typename T>
 __device__ __forceinline__ float escaped_distance(const KernelParams& p, const Orbit<T>& o, const Derivative<T>& d,
                                                   T n) {
     const float nf = fminf(float(n), 3.402823466e38f);
-    return fast_distance_estimate<F>(d.dzr, d.dzi, d.dxr, d.dxi, o.zr, o.zi, nf, feature_log2_approx(nf), p.inverse_pixel_step);
+    return fast_distance_estimate<F>(d.dzr, d.dzi, d.dxr, d.dxi, o.zr, o.zi, nf, feature_log2_approx(nf),
+                                     p.inverse_pixel_step);
 }
 
 // A finished pixel of the distance instantiation: mu, its distance (0 inside), and its colour by
@@ -448,15 +463,15 @@ void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTun
 template <class Go>
 void with_formula(Formula formula, Go&& go) {
     switch (formula) {
-        case Formula::Mandelbrot: return go(std::integral_constant<Formula, Formula::Mandelbrot>{});
-        case Formula::Multibrot3: return go(std::integral_constant<Formula, Formula::Multibrot3>{});
-        case Formula::Multibrot4: return go(std::integral_constant<Formula, Formula::Multibrot4>{});
-        case Formula::Multibrot5: return go(std::integral_constant<Formula, Formula::Multibrot5>{});
-        case Formula::Multibrot6: return go(std::integral_constant<Formula, Formula::Multibrot6>{});
-        case Formula::Multibrot7: return go(std::integral_constant<Formula, Formula::Multibrot7>{});
-        case Formula::Multibrot8: return go(std::integral_constant<Formula, Formula::Multibrot8>{});
-        case Formula::BurningShip: return go(std::integral_constant<Formula, Formula::BurningShip>{});
-        case Formula::Tricorn: return go(std::integral_constant<Formula, Formula::Tricorn>{});
+    case Formula::Mandelbrot: return go(std::integral_constant<Formula, Formula::Mandelbrot>{});
+    case Formula::Multibrot3: return go(std::integral_constant<Formula, Formula::Multibrot3>{});
+    case Formula::Multibrot4: return go(std::integral_constant<Formula, Formula::Multibrot4>{});
+    case Formula::Multibrot5: return go(std::integral_constant<Formula, Formula::Multibrot5>{});
+    case Formula::Multibrot6: return go(std::integral_constant<Formula, Formula::Multibrot6>{});
+    case Formula::Multibrot7: return go(std::integral_constant<Formula, Formula::Multibrot7>{});
+    case Formula::Multibrot8: return go(std::integral_constant<Formula, Formula::Multibrot8>{});
+    case Formula::BurningShip: return go(std::integral_constant<Formula, Formula::BurningShip>{});
+    case Formula::Tricorn: return go(std::integral_constant<Formula, Formula::Tricorn>{});
     }
 }
 

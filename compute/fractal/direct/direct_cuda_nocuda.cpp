@@ -12,13 +12,12 @@ namespace {
 constexpr const char* kNoCuda = kCudaNotBuiltReason;
 }
 
-FrameStats direct_cuda(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect,
-                           uint8_t*, float*) {
+FrameStats direct_cuda(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect, uint8_t*, float*) {
     throw std::runtime_error(kNoCuda);
 }
 
-FrameStats direct_cuda_to_host(const View&, Precision, const Shortcuts&, const PaletteTable&,
-                                   PixelRect, uint8_t*, float*) {
+FrameStats direct_cuda_to_host(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect, uint8_t*,
+                               float*) {
     throw std::runtime_error(kNoCuda);
 }
 
@@ -26,14 +25,13 @@ double direct_cuda_instructions_per_iteration(Precision, Formula) { return 0.0; 
 
 CudaTuning default_cuda_tuning(Precision) { return {}; }
 
-FrameStats direct_cuda_tuned(const View&, Precision, const Shortcuts&, const PaletteTable&,
-                                 PixelRect, uint8_t*, float*, const CudaTuning&) {
+FrameStats direct_cuda_tuned(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect, uint8_t*, float*,
+                             const CudaTuning&) {
     throw std::runtime_error(kNoCuda);
 }
 
-FrameStats direct_cuda_tuned_to_host(const View&, Precision, const Shortcuts&,
-                                         const PaletteTable&, PixelRect, uint8_t*, float*,
-                                         const CudaTuning&) {
+FrameStats direct_cuda_tuned_to_host(const View&, Precision, const Shortcuts&, const PaletteTable&, PixelRect, uint8_t*,
+                                     float*, const CudaTuning&) {
     throw std::runtime_error(kNoCuda);
 }
 

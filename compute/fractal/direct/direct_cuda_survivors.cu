@@ -27,17 +27,17 @@ constexpr int survivors_min_blocks() {
 
 template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures = 0>
 __global__ void __launch_bounds__(kBlockThreads, survivors_min_blocks<kFeatures>())
-direct_survivors_kernel(KernelParams p) {
+    direct_survivors_kernel(KernelParams p) {
     const int lane = threadIdx.x & 31;
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     const int max_iterations = p.max_iterations;
     const int queued = *p.queue_count;  // written by the tile kernel, which has finished
     LaneStats stats;
     if (queued > 0) {
-        bool drained = false;                    // warp-uniform: the queue has no entries left
-        int chunk_next = 0, chunk_end = 0;       // warp-uniform: this warp's entries to hand out
+        bool drained = false;               // warp-uniform: the queue has no entries left
+        int chunk_next = 0, chunk_end = 0;  // warp-uniform: this warp's entries to hand out
         bool have = false;
-        unsigned have_mask = 0;                  // warp-uniform: the lanes that hold a pixel
+        unsigned have_mask = 0;  // warp-uniform: the lanes that hold a pixel
         int pixel = 0, k = 0;
         T cr = 0, ci = 0;
         Orbit<T> o;
@@ -150,8 +150,7 @@ direct_survivors_kernel(KernelParams p) {
                 const int limit = k > max_iterations - kBlockSteps ? max_iterations : k + kBlockSteps;
                 if constexpr (kFeatures != 0)
                     escaped = iterate_checked<F, T, kFused, kFeatures>(o, d, cr, ci, k, limit, n);
-                else
-                    escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
+                else escaped = iterate_checked<F, T, kFused>(o, cr, ci, k, limit, n);
             }
             __syncwarp();
             // Done: periodic, escaped, or at max_iterations. (A block that escaped always escapes
@@ -162,8 +161,7 @@ direct_survivors_kernel(KernelParams p) {
                 if constexpr (kFeatures != 0)
                     write_distance_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu,
                                          escaped ? escaped_distance<F>(p, o, d, n) : 0.0f);
-                else
-                    write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu);
+                else write_pixel(p, size_t(pixel), escaped ? fast_smooth_mu<F>(p, k, n) : kInteriorMu);
                 have = false;
             }
             have_mask = __ballot_sync(kFullMask, have);
@@ -187,7 +185,7 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, in
         blocks_per_sm = std::max(blocks_per_sm, 1);
     }
     const int cap = tuning.survivor_blocks_per_sm;
-    kernel<<<sm_count * (cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
+    kernel<<<sm_count*(cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
 }
 
 // Mandelbrot: every N of the tuning. The other formulas and the distance instantiation: N = 32
@@ -203,9 +201,9 @@ void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, bo
         go(std::integral_constant<int, 32>{});
     } else {
         switch (tuning.block_steps) {
-            case 8: go(std::integral_constant<int, 8>{}); break;
-            case 16: go(std::integral_constant<int, 16>{}); break;
-            default: go(std::integral_constant<int, 32>{}); break;
+        case 8: go(std::integral_constant<int, 8>{}); break;
+        case 16: go(std::integral_constant<int, 16>{}); break;
+        default: go(std::integral_constant<int, 32>{}); break;
         }
     }
 }
@@ -221,7 +219,8 @@ void launch_survivors_pass(const KernelParams& p, Formula formula, const CudaTun
             if (tuning.fused_multiply_add) launch_survivors_kernel<F, T, true, 0>(p, tuning, periodicity, sm_count);
             else launch_survivors_kernel<F, T, false, 0>(p, tuning, periodicity, sm_count);
         } else if constexpr (F == Formula::Mandelbrot) {
-            if (p.julia) launch_survivors_kernel<F, T, false, kFeatures | kFeatureJuliaSet>(p, tuning, periodicity, sm_count);
+            if (p.julia)
+                launch_survivors_kernel<F, T, false, kFeatures | kFeatureJuliaSet>(p, tuning, periodicity, sm_count);
             else launch_survivors_kernel<F, T, false, kFeatures>(p, tuning, periodicity, sm_count);
         } else {
             launch_survivors_kernel<F, T, false, kFeatures>(p, tuning, periodicity, sm_count);

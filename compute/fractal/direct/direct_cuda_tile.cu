@@ -30,16 +30,15 @@ constexpr int tile_blocks_per_sm(Formula f) {
 }
 
 template <Formula F, typename T, bool kFused, int kColour, bool kMu, unsigned kFeatures = 0>
-__global__ void __launch_bounds__(kBlockThreads, tile_blocks_per_sm<T, kFeatures>(F))
-direct_kernel(KernelParams p) {
+__global__ void __launch_bounds__(kBlockThreads, tile_blocks_per_sm<T, kFeatures>(F)) direct_kernel(KernelParams p) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     __shared__ int queue_count, queue_base;
     const int tile_height = kRoundHeight * p.tile_rounds;
     const int capacity = kTileWidth * tile_height;
-    T* tile_cr = reinterpret_cast<T*>(shared_bytes);        // kTileWidth
-    T* tile_ci = tile_cr + kTileWidth;                        // tile_height
-    T* queue_zr = tile_ci + tile_height;                      // capacity
-    T* queue_zi = queue_zr + capacity;                        // capacity
+    T* tile_cr = reinterpret_cast<T*>(shared_bytes);  // kTileWidth
+    T* tile_ci = tile_cr + kTileWidth;                // tile_height
+    T* queue_zr = tile_ci + tile_height;              // capacity
+    T* queue_zi = queue_zr + capacity;                // capacity
     unsigned short* queue_pixel = reinterpret_cast<unsigned short*>(queue_zi + capacity);
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -50,11 +49,9 @@ direct_kernel(KernelParams p) {
 
     // Pixel centres of the tile's columns and rows, computed once (in double, as PixelGrid does
     // on the host, then rounded to T like the reference).
-    if (threadIdx.x < kTileWidth)
-        tile_cr[threadIdx.x] = T(p.grid.re(p.rect_x + tile_x + int(threadIdx.x)));
+    if (threadIdx.x < kTileWidth) tile_cr[threadIdx.x] = T(p.grid.re(p.rect_x + tile_x + int(threadIdx.x)));
     else if (threadIdx.x < kTileWidth + tile_height)
-        tile_ci[threadIdx.x - kTileWidth] =
-            T(p.grid.im(p.rect_y + tile_y + int(threadIdx.x) - kTileWidth));
+        tile_ci[threadIdx.x - kTileWidth] = T(p.grid.im(p.rect_y + tile_y + int(threadIdx.x) - kTileWidth));
     if (threadIdx.x == 0) queue_count = 0;
     __syncthreads();
 
@@ -76,7 +73,8 @@ direct_kernel(KernelParams p) {
         if (row < live_rows) {
             const T ci = tile_ci[row];
             float mu = kInteriorMu, distance = 0.0f;
-            if (!(F == Formula::Mandelbrot && p.cardioid_bulb && known_interior(cr, ci))) {  // else interior, 0 iterations
+            if (!(F == Formula::Mandelbrot && p.cardioid_bulb &&
+                  known_interior(cr, ci))) {  // else interior, 0 iterations
                 // z_1 = c (the reference's 0*0 - 0*0 + c has the same value, for every
                 // formula: f(0) = 0), so k starts at 1. A Julia set starts from z_0 = the pixel
                 // with c fixed, at k = 0 and with no escape test before the first step (n = 0).

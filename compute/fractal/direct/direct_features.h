@@ -12,17 +12,15 @@ namespace ms {
 
 // mu plus the features; same rules and statistics as direct_cpu_reference.
 FrameStats direct_features_cpu_reference(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                             PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs);
-FrameStats direct_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                   PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs,
-                                   const CpuRenderControl& control = {});
+                                         PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs);
+FrameStats direct_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                               float* mu_out, const OrbitFeatureOutputs& outputs, const CpuRenderControl& control = {});
 // Device pointers (mu_device required, outputs' pointers device memory). Synchronous; throws
 // std::runtime_error with a sentence on a CUDA error or without CUDA.
 // persistent (default): the kernel whose lanes take the next pixel as soon as theirs is done;
 // false: one thread per pixel (the simple kernel, a yardstick for tests and benchmarks).
-FrameStats direct_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, const OrbitFeatureOutputs& outputs_device,
-                                    bool persistent = true);
+FrameStats direct_features_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_device, const OrbitFeatureOutputs& outputs_device, bool persistent = true);
 
 struct ColourParams;  // pixel_colour.h
 
@@ -33,8 +31,8 @@ struct ColourParams;  // pixel_colour.h
 // colour_pixel() and *colour (its table in device memory; required with rgba_device), the
 // colouring's own colour for a frame whose colour needs only mu and the distance. The statistics
 // are direct_cuda's. Synchronous; throws as direct_features_cuda does.
-FrameStats direct_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                    PixelRect rect, float* mu_device, float* distance_device,
-                                    uint32_t* rgba_device = nullptr, const ColourParams* colour = nullptr);
+FrameStats direct_distance_cuda(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                                float* mu_device, float* distance_device, uint32_t* rgba_device = nullptr,
+                                const ColourParams* colour = nullptr);
 
 }  // namespace ms

@@ -67,15 +67,13 @@ struct VectorDerivativeOps {
     using V = hn::Vec<D>;
     HWY_INLINE V fma(V a, V b, V c) const { return FusedMulAdd(a, b, c); }
     HWY_INLINE V neg(V v) const { return hn::Neg(v); }
-    HWY_INLINE V neg_if_negative(V t, V v) const {
-        return hn::IfThenElse(hn::Lt(t, hn::Zero(D())), hn::Neg(v), v);
-    }
+    HWY_INLINE V neg_if_negative(V t, V v) const { return hn::IfThenElse(hn::Lt(t, hn::Zero(D())), hn::Neg(v), v); }
 };
 
 // A lane's state when it finished, for the scalar finish.
 template <typename T>
 struct LaneEnd {
-    int k = 0;           // steps run; 0: not finished
+    int k = 0;  // steps run; 0: not finished
     bool escaped = false;
     T zr = 0, zi = 0, norm = 0, dzr = 0, dzi = 0, dxr = 0, dxi = 0, stripe_sum = 0, stripe_last = 0;
 };
@@ -141,8 +139,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
                 T flag;
                 std::memcpy(&flag, &a[7][l], sizeof(T));
                 if (flag == T(0)) continue;  // all-zero bits: not in the mask
-                end[l] = {k,       escaped, a[0][l], a[1][l], a[2][l], a[3][l],
-                          a[4][l], a[8][l], a[9][l], a[5][l], a[6][l]};
+                end[l] = {k, escaped, a[0][l], a[1][l], a[2][l], a[3][l], a[4][l], a[8][l], a[9][l], a[5][l], a[6][l]};
             }
         };
         int k = 1;
@@ -200,8 +197,8 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
             float* period = job.period ? job.period_out + x : &scratch;
             const LaneEnd<T>& e = end[l];
             if (e.k == 0) {  // settled by the cardioid/bulb test (Mandelbrot's parameter plane)
-                finish_interior<kLoop | kFeaturePeriod>(
-                    shortcut_period(double(lane_cr[l]), double(ci_scalar)), distance, stripe, period);
+                finish_interior<kLoop | kFeaturePeriod>(shortcut_period(double(lane_cr[l]), double(ci_scalar)),
+                                                        distance, stripe, period);
                 job.mu[x] = kInteriorMu;
                 continue;
             }
@@ -243,15 +240,15 @@ void FeatureRowOf(const RowJob& job, RowJobsResult* result) {
 template <typename T>
 void FeatureRow(const RowJob& job, RowJobsResult* result) {
     switch (job.formula) {
-        case Formula::Mandelbrot: return FeatureRowOf<Formula::Mandelbrot, T>(job, result);
-        case Formula::Multibrot3: return FeatureRowOf<Formula::Multibrot3, T>(job, result);
-        case Formula::Multibrot4: return FeatureRowOf<Formula::Multibrot4, T>(job, result);
-        case Formula::Multibrot5: return FeatureRowOf<Formula::Multibrot5, T>(job, result);
-        case Formula::Multibrot6: return FeatureRowOf<Formula::Multibrot6, T>(job, result);
-        case Formula::Multibrot7: return FeatureRowOf<Formula::Multibrot7, T>(job, result);
-        case Formula::Multibrot8: return FeatureRowOf<Formula::Multibrot8, T>(job, result);
-        case Formula::BurningShip: return FeatureRowOf<Formula::BurningShip, T>(job, result);
-        case Formula::Tricorn: return FeatureRowOf<Formula::Tricorn, T>(job, result);
+    case Formula::Mandelbrot: return FeatureRowOf<Formula::Mandelbrot, T>(job, result);
+    case Formula::Multibrot3: return FeatureRowOf<Formula::Multibrot3, T>(job, result);
+    case Formula::Multibrot4: return FeatureRowOf<Formula::Multibrot4, T>(job, result);
+    case Formula::Multibrot5: return FeatureRowOf<Formula::Multibrot5, T>(job, result);
+    case Formula::Multibrot6: return FeatureRowOf<Formula::Multibrot6, T>(job, result);
+    case Formula::Multibrot7: return FeatureRowOf<Formula::Multibrot7, T>(job, result);
+    case Formula::Multibrot8: return FeatureRowOf<Formula::Multibrot8, T>(job, result);
+    case Formula::BurningShip: return FeatureRowOf<Formula::BurningShip, T>(job, result);
+    case Formula::Tricorn: return FeatureRowOf<Formula::Tricorn, T>(job, result);
     }
 }
 
@@ -271,9 +268,8 @@ HWY_EXPORT(FeatureRowF32);
 HWY_EXPORT(FeatureRowF64);
 }  // namespace features_simd
 
-FrameStats direct_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts,
-                                   PixelRect rect, float* mu_out, const OrbitFeatureOutputs& outputs,
-                                   const CpuRenderControl& control) {
+FrameStats direct_features_cpu(const View& view, Precision precision, const Shortcuts& shortcuts, PixelRect rect,
+                               float* mu_out, const OrbitFeatureOutputs& outputs, const CpuRenderControl& control) {
     const CpuFrameSetup frame = setup_cpu_frame(view, precision, shortcuts, rect);
     features_simd::RowJob base{frame.job};
     base.distance = outputs.distance != nullptr;

@@ -24,14 +24,14 @@ struct FrameAgreementThresholds {
 struct FrameAgreement {
     bool agree = false;
     size_t pixels = 0;
-    size_t identical_counts = 0;       // pixels whose escape counts are equal
-    double identical_fraction = 0.0;   // identical_counts / pixels (1 for empty frames)
-    double max_mu_difference = 0.0;    // over the pixels whose counts agree
-    int first_difference_x = -1;       // first pixel (row-major) whose count differs; -1: none
+    size_t identical_counts = 0;      // pixels whose escape counts are equal
+    double identical_fraction = 0.0;  // identical_counts / pixels (1 for empty frames)
+    double max_mu_difference = 0.0;   // over the pixels whose counts agree
+    int first_difference_x = -1;      // first pixel (row-major) whose count differs; -1: none
     int first_difference_y = -1;
     int largest_mu_difference_x = -1;  // where max_mu_difference was found; -1: none
     int largest_mu_difference_y = -1;
-    std::string sentence;              // the verdict and its figures, in one sentence
+    std::string sentence;  // the verdict and its figures, in one sentence
 };
 
 FrameAgreement compare_mu_frames(const float* a, const float* b, int width, int height,

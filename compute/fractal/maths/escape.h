@@ -6,7 +6,6 @@
 
 #include "compute/fractal/view/view.h"
 
-
 #ifdef __CUDACC__
 #define MS_HD __host__ __device__
 #else
@@ -123,8 +122,7 @@ struct PixelGrid {
 
 #ifndef __CUDACC__
 inline PixelGrid make_pixel_grid(const View& view) {
-    return {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width,
-            0.5 * view.height};
+    return {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
 }
 #endif
 

@@ -109,8 +109,7 @@ MS_HD inline float formula_smooth_mu_of(int k, double norm_squared) {
         // formula_smooth_constants(F): {1, 1} for the other degree-2 maps (R = 256).
         constexpr bool kDegree2 = formula_degree(F) == 2 && formula_bailout_radius(F) == kBailoutRadius;
         const double scale = kDegree2 ? 1.0 : 1.0 / log2(double(formula_degree(F)));
-        const double constant =
-            kDegree2 ? 1.0 : 1.0 + log2(log(formula_bailout_radius(F))) * scale - kLog2LnBailout;
+        const double constant = kDegree2 ? 1.0 : 1.0 + log2(log(formula_bailout_radius(F))) * scale - kLog2LnBailout;
         const double n = norm_squared < double(FLT_MAX) ? norm_squared : double(FLT_MAX);
         const double mu = double(k) + constant - log2(0.5 * log(n)) * scale;
         return mu > 0.0 ? float(mu) : 0.0f;

@@ -152,8 +152,8 @@ MS_HD inline float stripe_lead_times_q(const StripePolynomial& poly, float lead,
 MS_HD inline float stripe_sin_fast(float fr2_minus_fi2, float two_fr_fi, float fi, float inv,
                                    const StripePolynomial& poly) {
     const float inv2 = inv * inv;
-    const float x = fr2_minus_fi2 * inv2;                         // cos 2t
-    const float lead = poly.odd ? fi * inv : two_fr_fi * inv2;    // sin t or sin 2t
+    const float x = fr2_minus_fi2 * inv2;                       // cos 2t
+    const float lead = poly.odd ? fi * inv : two_fr_fi * inv2;  // sin t or sin 2t
     return stripe_lead_times_q(poly, lead, x);
 }
 
@@ -277,7 +277,7 @@ struct OrbitAccumulator {
             const float fr = float(zr), fi = float(zi);
             const float fr2 = fr * fr, fi2 = fi * fi;
             return stripe_sin_fixed<(kFeatures & kFeatureStripeOdd) != 0, kStripeClamp>(fr2, fi2, fr2 - fi2, fr * fi,
-                                                                                         fi, stripe_poly);
+                                                                                        fi, stripe_poly);
         } else {
             (void)zr, (void)zi;
             return float(stripe_last);
@@ -493,8 +493,8 @@ __device__ __forceinline__ float fast_distance_estimate(T dzr, T dzi, T dxr, T d
 
 template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
 __device__ __forceinline__ float finish_escaped_fast(const OrbitAccumulator<T, kFeatures, F, P>& a, int k, T zr, T zi,
-                                                      T norm, const FastFinishConstants& f, float* distance,
-                                                      float* stripe, float* period) {
+                                                     T norm, const FastFinishConstants& f, float* distance,
+                                                     float* stripe, float* period) {
     const float n = fminf(float(norm), 3.402823466e38f);
     const float log2_norm = feature_log2_approx(n);
     if constexpr ((kFeatures & kFeatureDistance) != 0)

@@ -78,8 +78,8 @@ MS_DEEP_HD FloatExp fe_make(double mantissa, int64_t exponent) {
     uint64_t bits = fe_bits(mantissa);
     int biased = int((bits >> 52) & 0x7ff);
     if (biased == 0x7ff) return FloatExp{mantissa, exponent};  // inf or NaN
-    if (biased == 0) {  // subnormal: scale into the normal range first
-        mantissa *= 18446744073709551616.0;  // 2^64
+    if (biased == 0) {                                         // subnormal: scale into the normal range first
+        mantissa *= 18446744073709551616.0;                    // 2^64
         exponent -= 64;
         bits = fe_bits(mantissa);
         biased = int((bits >> 52) & 0x7ff);
@@ -159,9 +159,7 @@ MS_DEEP_HD FloatExp fe_sqrt(FloatExp a) {  // a >= 0
     return fe_make(sqrt(m), e / 2);
 }
 
-MS_DEEP_HD FloatExp fe_div(FloatExp a, FloatExp b) {
-    return fe_make(a.mantissa / b.mantissa, a.exponent - b.exponent);
-}
+MS_DEEP_HD FloatExp fe_div(FloatExp a, FloatExp b) { return fe_make(a.mantissa / b.mantissa, a.exponent - b.exponent); }
 
 // Ordering of normalised values: the sign first, then the exponent, then the mantissa.
 MS_DEEP_HD bool operator<(FloatExp a, FloatExp b) {
@@ -192,9 +190,16 @@ MS_DEEP_HD double deep_div(double a, double b) { return a / b; }
 MS_DEEP_HD FloatExp deep_div(FloatExp a, FloatExp b) { return fe_div(a, b); }
 MS_DEEP_HD bool deep_finite(double x) { return x - x == 0.0; }
 MS_DEEP_HD bool deep_finite(FloatExp x) { return x.mantissa - x.mantissa == 0.0; }
-template <typename T> MS_DEEP_HD T deep_from_double(double x);
-template <> MS_DEEP_HD double deep_from_double<double>(double x) { return x; }
-template <> MS_DEEP_HD FloatExp deep_from_double<FloatExp>(double x) { return fe_from_double(x); }
+template <typename T>
+MS_DEEP_HD T deep_from_double(double x);
+template <>
+MS_DEEP_HD double deep_from_double<double>(double x) {
+    return x;
+}
+template <>
+MS_DEEP_HD FloatExp deep_from_double<FloatExp>(double x) {
+    return fe_from_double(x);
+}
 MS_DEEP_HD bool deep_negative(double x) { return x < 0.0; }
 MS_DEEP_HD bool deep_negative(FloatExp x) { return x.mantissa < 0.0; }
 // x * k for a small integer k (a binomial coefficient): one multiply of the mantissa.

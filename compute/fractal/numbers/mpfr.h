@@ -39,8 +39,8 @@ inline FloatExp floatexp_from_mpfr(mpfr_srcptr x) {
 }
 
 // (pr, pi) := (pr, pi) * (x, y), with a, b and s as scratch.
-inline void mpfr_complex_multiply_by(mpfr_ptr pr, mpfr_ptr pi, mpfr_srcptr x, mpfr_srcptr y, mpfr_ptr a,
-                                     mpfr_ptr b, mpfr_ptr s) {
+inline void mpfr_complex_multiply_by(mpfr_ptr pr, mpfr_ptr pi, mpfr_srcptr x, mpfr_srcptr y, mpfr_ptr a, mpfr_ptr b,
+                                     mpfr_ptr s) {
     mpfr_mul(a, pr, x, MPFR_RNDN);
     mpfr_mul(b, pi, y, MPFR_RNDN);
     mpfr_mul(s, pr, y, MPFR_RNDN);
@@ -50,8 +50,6 @@ inline void mpfr_complex_multiply_by(mpfr_ptr pr, mpfr_ptr pi, mpfr_srcptr x, mp
 }
 
 // Decimal text (already checked by check_deep_center) into x, rounded to x's precision.
-inline void mpfr_set_decimal(mpfr_ptr x, const std::string& text) {
-    mpfr_set_str(x, text.c_str(), 10, MPFR_RNDN);
-}
+inline void mpfr_set_decimal(mpfr_ptr x, const std::string& text) { mpfr_set_str(x, text.c_str(), 10, MPFR_RNDN); }
 
 }  // namespace ms

@@ -11,9 +11,9 @@ namespace {
 
 const char* base_name(ColourBase base) {
     switch (base) {
-        case ColourBase::Smooth: return "smooth";
-        case ColourBase::Histogram: return "histogram";
-        case ColourBase::Stripe: return "stripe";
+    case ColourBase::Smooth: return "smooth";
+    case ColourBase::Histogram: return "histogram";
+    case ColourBase::Stripe: return "stripe";
     }
     return "?";
 }
@@ -43,7 +43,9 @@ std::string parse_colouring_methods(const std::string& text, Colouring* colourin
             if (++bases > 1)
                 return "the colouring '" + shown(text) +
                        "' names more than one base (smooth, histogram and stripe exclude each other)";
-            parsed.base = item == "smooth" ? ColourBase::Smooth : item == "histogram" ? ColourBase::Histogram : ColourBase::Stripe;
+            parsed.base = item == "smooth"      ? ColourBase::Smooth
+                          : item == "histogram" ? ColourBase::Histogram
+                                                : ColourBase::Stripe;
         } else if (item == "de") {
             if (parsed.distance_estimation) return "the colouring '" + shown(text) + "' names de twice";
             parsed.distance_estimation = true;
@@ -73,8 +75,8 @@ std::string parse_interior_colour(const std::string& text, InteriorColour* inter
 
 std::string validate_colouring(const Colouring& c) {
     if (c.stripe_density < 1 || c.stripe_density > kMaxStripeDensity)
-        return "the stripe density must be a whole number from 1 to " + std::to_string(kMaxStripeDensity) +
-               " (got " + std::to_string(c.stripe_density) + ")";
+        return "the stripe density must be a whole number from 1 to " + std::to_string(kMaxStripeDensity) + " (got " +
+               std::to_string(c.stripe_density) + ")";
     if (!(c.de_band_px > 0.0 && c.de_band_px <= kMaxDeBandPx))
         return "the distance-estimation band must be more than 0 and at most " + std::to_string(int(kMaxDeBandPx)) +
                " pixels";

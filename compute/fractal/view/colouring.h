@@ -34,12 +34,12 @@ enum class InteriorColour { Flat, Period };
 
 struct Colouring {
     ColourBase base = ColourBase::Smooth;
-    int stripe_density = 5;             // stripes per turn of arg z; whole, so arg's wrap is seamless
-    bool distance_estimation = false;   // the DE layer
-    double de_band_px = 2.0;            // width of its dark band along the boundary, in image pixels
-    bool slopes = false;                // the slope layer
-    double slope_angle_deg = 45.0;      // light direction, counterclockwise from the right (+x)
-    double slope_strength = 4.0;        // relief height; 0 is flat
+    int stripe_density = 5;            // stripes per turn of arg z; whole, so arg's wrap is seamless
+    bool distance_estimation = false;  // the DE layer
+    double de_band_px = 2.0;           // width of its dark band along the boundary, in image pixels
+    bool slopes = false;               // the slope layer
+    double slope_angle_deg = 45.0;     // light direction, counterclockwise from the right (+x)
+    double slope_strength = 4.0;       // relief height; 0 is flat
     InteriorColour interior = InteriorColour::Flat;
     bool operator==(const Colouring&) const = default;
 };

@@ -22,9 +22,9 @@ std::string quoted(const std::string& text) {
 // where the text is not of that form.
 struct DecimalParts {
     bool negative = false;
-    std::string digits;      // all significand digits, point removed
-    int64_t point = 0;       // digits before the decimal point
-    int64_t exponent = 0;    // the written exponent
+    std::string digits;    // all significand digits, point removed
+    int64_t point = 0;     // digits before the decimal point
+    int64_t exponent = 0;  // the written exponent
     bool exponent_overflow = false;
 };
 
@@ -73,11 +73,9 @@ std::string parse_deep_zoom(const std::string& text, DeepZoom* out) {
     if (parts.negative) return "The zoom must be positive, not " + quoted(text) + ".";
     // Decimal exponent of the leading significant digit.
     int64_t exponent10 = parts.point - int64_t(first) - 1 + parts.exponent;
-    if (parts.exponent_overflow || exponent10 > kDeepZoomMaxExponent10 ||
-        exponent10 < kDeepZoomMinExponent10)
+    if (parts.exponent_overflow || exponent10 > kDeepZoomMaxExponent10 || exponent10 < kDeepZoomMinExponent10)
         return "The zoom " + quoted(text) + " is outside the supported range 1E" +
-               std::to_string(kDeepZoomMinExponent10) + " to 1E" +
-               std::to_string(kDeepZoomMaxExponent10) + ".";
+               std::to_string(kDeepZoomMinExponent10) + " to 1E" + std::to_string(kDeepZoomMaxExponent10) + ".";
     std::string mantissa_text = parts.digits.substr(first, 1) + "." + parts.digits.substr(first + 1, 25);
     double mantissa = std::strtod(mantissa_text.c_str(), nullptr);
     if (mantissa >= 10.0) {  // 9.9999...9 rounded up
@@ -91,8 +89,7 @@ std::string parse_deep_zoom(const std::string& text, DeepZoom* out) {
 std::string format_deep_zoom(DeepZoom zoom) {
     for (int digits : {12, 17}) {
         char buffer[64];
-        std::snprintf(buffer, sizeof buffer, "%.*fE%lld", digits - 1, zoom.mantissa,
-                      (long long)zoom.exponent10);
+        std::snprintf(buffer, sizeof buffer, "%.*fE%lld", digits - 1, zoom.mantissa, (long long)zoom.exponent10);
         DeepZoom back;
         if (digits == 17 || (parse_deep_zoom(buffer, &back).empty() && back == zoom)) return buffer;
     }
@@ -105,8 +102,7 @@ std::string check_deep_center(const std::string& text, const char* which) {
                " characters, more than the limit of " + std::to_string(kDeepCenterMaxChars) + ".";
     DecimalParts parts;
     if (!split_decimal(text, &parts) || parts.exponent_overflow)
-        return std::string("The centre's ") + which + " part " + quoted(text) +
-               " is not a decimal number.";
+        return std::string("The centre's ") + which + " part " + quoted(text) + " is not a decimal number.";
     return "";
 }
 
@@ -119,11 +115,10 @@ std::string parse_deep_iterations(const std::string& text, int64_t* out) {
         else value = value * 10 + (text[i] - '0');
         ++i;
     }
-    if (i == 0 || i != text.size())
-        return "The iteration count " + quoted(text) + " is not a whole number.";
+    if (i == 0 || i != text.size()) return "The iteration count " + quoted(text) + " is not a whole number.";
     if (overflow || value < 1 || value > kDeepMaxIterations)
-        return "The iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) +
-               ", not " + quoted(text) + ".";
+        return "The iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) + ", not " +
+               quoted(text) + ".";
     *out = value;
     return "";
 }
@@ -143,8 +138,8 @@ std::string validate_deep_location(const DeepLocation& location) {
         z.exponent10 < kDeepZoomMinExponent10)
         return "The zoom " + format_deep_zoom(z) + " is outside the supported range.";
     if (location.max_iterations < 1 || location.max_iterations > kDeepMaxIterations)
-        return "The iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) +
-               ", not " + std::to_string(location.max_iterations) + ".";
+        return "The iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) + ", not " +
+               std::to_string(location.max_iterations) + ".";
     return "";
 }
 
@@ -167,8 +162,14 @@ FloatExp deep_half_diagonal(DeepZoom zoom, int width, int height) {
 DeepZoom deep_zoom_from_double(double zoom) {
     int64_t e = int64_t(std::floor(std::log10(zoom)));
     double m = zoom / std::pow(10.0, double(e));
-    if (m >= 10.0) { m /= 10.0; ++e; }
-    if (m < 1.0) { m *= 10.0; --e; }
+    if (m >= 10.0) {
+        m /= 10.0;
+        ++e;
+    }
+    if (m < 1.0) {
+        m *= 10.0;
+        --e;
+    }
     return DeepZoom{m, e};
 }
 

@@ -42,8 +42,8 @@ struct DeepLocation {
     DeepZoom zoom{};
     int64_t max_iterations = 1000;
     Formula formula = Formula::Mandelbrot;
-    bool julia = false;               // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
-    std::string julia_re = "0";       // the Julia parameter c, full decimal text
+    bool julia = false;          // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
+    std::string julia_re = "0";  // the Julia parameter c, full decimal text
     std::string julia_im = "0";
 };
 

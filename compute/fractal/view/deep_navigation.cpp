@@ -37,7 +37,8 @@ void scale_by_power_of_ten(mpfr_ptr x, int64_t power) {
 
 int64_t deep_center_fraction_digits(DeepZoom zoom, int height) {
     const double digits = std::ceil(double(zoom.exponent10) + std::log10(zoom.mantissa) +
-                                    std::log10(std::max(height, 1) / 4.0)) + 4.0;
+                                    std::log10(std::max(height, 1) / 4.0)) +
+                          4.0;
     return int64_t(std::clamp(std::isnan(digits) ? 0.0 : digits, 0.0, double(kMaxFractionDigits)));
 }
 

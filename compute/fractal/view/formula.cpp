@@ -5,30 +5,30 @@ namespace ms {
 
 const char* formula_name(Formula formula) {
     switch (formula) {
-        case Formula::Mandelbrot: return "mandelbrot";
-        case Formula::Multibrot3: return "multibrot3";
-        case Formula::Multibrot4: return "multibrot4";
-        case Formula::Multibrot5: return "multibrot5";
-        case Formula::Multibrot6: return "multibrot6";
-        case Formula::Multibrot7: return "multibrot7";
-        case Formula::Multibrot8: return "multibrot8";
-        case Formula::BurningShip: return "burning-ship";
-        case Formula::Tricorn: return "tricorn";
+    case Formula::Mandelbrot: return "mandelbrot";
+    case Formula::Multibrot3: return "multibrot3";
+    case Formula::Multibrot4: return "multibrot4";
+    case Formula::Multibrot5: return "multibrot5";
+    case Formula::Multibrot6: return "multibrot6";
+    case Formula::Multibrot7: return "multibrot7";
+    case Formula::Multibrot8: return "multibrot8";
+    case Formula::BurningShip: return "burning-ship";
+    case Formula::Tricorn: return "tricorn";
     }
     return "?";
 }
 
 const char* formula_title(Formula formula) {
     switch (formula) {
-        case Formula::Mandelbrot: return "Mandelbrot z^2 + c";
-        case Formula::Multibrot3: return "Multibrot z^3 + c";
-        case Formula::Multibrot4: return "Multibrot z^4 + c";
-        case Formula::Multibrot5: return "Multibrot z^5 + c";
-        case Formula::Multibrot6: return "Multibrot z^6 + c";
-        case Formula::Multibrot7: return "Multibrot z^7 + c";
-        case Formula::Multibrot8: return "Multibrot z^8 + c";
-        case Formula::BurningShip: return "Burning Ship";
-        case Formula::Tricorn: return "Tricorn (Mandelbar)";
+    case Formula::Mandelbrot: return "Mandelbrot z^2 + c";
+    case Formula::Multibrot3: return "Multibrot z^3 + c";
+    case Formula::Multibrot4: return "Multibrot z^4 + c";
+    case Formula::Multibrot5: return "Multibrot z^5 + c";
+    case Formula::Multibrot6: return "Multibrot z^6 + c";
+    case Formula::Multibrot7: return "Multibrot z^7 + c";
+    case Formula::Multibrot8: return "Multibrot z^8 + c";
+    case Formula::BurningShip: return "Burning Ship";
+    case Formula::Tricorn: return "Tricorn (Mandelbar)";
     }
     return "?";
 }
@@ -56,15 +56,15 @@ std::string formula_names() {
 FormulaFrame formula_default_frame(Formula formula, bool julia) {
     if (julia) return {"0", "0", 1.25};
     switch (formula) {
-        case Formula::Mandelbrot: return {"-0.5", "0", 64.0 / 27.0};
-        case Formula::Multibrot3: return {"0", "0", 1.4};
-        case Formula::Multibrot4: return {"-0.1", "0", 1.5};
-        case Formula::Multibrot5: return {"0", "0", 1.5};
-        case Formula::Multibrot6: return {"-0.05", "0", 1.55};
-        case Formula::Multibrot7: return {"0", "0", 1.6};
-        case Formula::Multibrot8: return {"-0.03", "0", 1.6};
-        case Formula::BurningShip: return {"-0.4", "-0.5", 1.6};
-        case Formula::Tricorn: return {"-0.3", "0", 1.5};
+    case Formula::Mandelbrot: return {"-0.5", "0", 64.0 / 27.0};
+    case Formula::Multibrot3: return {"0", "0", 1.4};
+    case Formula::Multibrot4: return {"-0.1", "0", 1.5};
+    case Formula::Multibrot5: return {"0", "0", 1.5};
+    case Formula::Multibrot6: return {"-0.05", "0", 1.55};
+    case Formula::Multibrot7: return {"0", "0", 1.6};
+    case Formula::Multibrot8: return {"-0.03", "0", 1.6};
+    case Formula::BurningShip: return {"-0.4", "-0.5", 1.6};
+    case Formula::Tricorn: return {"-0.3", "0", 1.5};
     }
     return {"0", "0", 1.0};
 }

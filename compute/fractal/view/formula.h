@@ -30,9 +30,9 @@ enum class Formula : uint8_t {
 inline constexpr int kFormulaCount = 9;
 
 // Every formula in the order of the enum (for loops over the family: tests, bench, the combo).
-inline constexpr Formula kAllFormulas[kFormulaCount] = {
-    Formula::Mandelbrot, Formula::Multibrot3, Formula::Multibrot4,  Formula::Multibrot5, Formula::Multibrot6,
-    Formula::Multibrot7, Formula::Multibrot8, Formula::BurningShip, Formula::Tricorn};
+inline constexpr Formula kAllFormulas[kFormulaCount] = {Formula::Mandelbrot, Formula::Multibrot3,  Formula::Multibrot4,
+                                                        Formula::Multibrot5, Formula::Multibrot6,  Formula::Multibrot7,
+                                                        Formula::Multibrot8, Formula::BurningShip, Formula::Tricorn};
 
 // The command-line name ("mandelbrot", "multibrot3", ..., "burning-ship", "tricorn"), which is also
 // the PNG metadata's.
@@ -47,13 +47,13 @@ std::string formula_names();
 // d in z^d + c (2 for Burning Ship and Tricorn).
 constexpr int formula_degree(Formula formula) {
     switch (formula) {
-        case Formula::Multibrot3: return 3;
-        case Formula::Multibrot4: return 4;
-        case Formula::Multibrot5: return 5;
-        case Formula::Multibrot6: return 6;
-        case Formula::Multibrot7: return 7;
-        case Formula::Multibrot8: return 8;
-        default: return 2;
+    case Formula::Multibrot3: return 3;
+    case Formula::Multibrot4: return 4;
+    case Formula::Multibrot5: return 5;
+    case Formula::Multibrot6: return 6;
+    case Formula::Multibrot7: return 7;
+    case Formula::Multibrot8: return 8;
+    default: return 2;
     }
 }
 
@@ -73,15 +73,15 @@ constexpr bool formula_is_holomorphic(Formula formula) {
 //   square (3 multiplies, 2 adds) per square-and-multiply stage.
 constexpr int formula_cpu_ops_per_iteration(Formula formula) {
     switch (formula) {
-        case Formula::Mandelbrot: return 9;
-        case Formula::Multibrot3: return 15;  // z^2 z
-        case Formula::Multibrot4: return 14;  // (z^2)^2
-        case Formula::Multibrot5: return 20;  // (z^2)^2 z
-        case Formula::Multibrot6: return 20;  // (z^2 z)^2
-        case Formula::Multibrot7: return 26;  // (z^2 z)^2 z
-        case Formula::Multibrot8: return 19;  // ((z^2)^2)^2
-        case Formula::BurningShip: return 10;
-        case Formula::Tricorn: return 9;
+    case Formula::Mandelbrot: return 9;
+    case Formula::Multibrot3: return 15;  // z^2 z
+    case Formula::Multibrot4: return 14;  // (z^2)^2
+    case Formula::Multibrot5: return 20;  // (z^2)^2 z
+    case Formula::Multibrot6: return 20;  // (z^2 z)^2
+    case Formula::Multibrot7: return 26;  // (z^2 z)^2 z
+    case Formula::Multibrot8: return 19;  // ((z^2)^2)^2
+    case Formula::BurningShip: return 10;
+    case Formula::Tricorn: return 9;
     }
     return 9;
 }

@@ -45,8 +45,7 @@ std::string parse_kfr(const std::string& text, DeepLocation* out) {
         keys[trim(line.substr(0, colon))] = trim(line.substr(colon + 1));
     }
     for (const char* required : {"Re", "Im", "Zoom"})
-        if (!keys.count(required))
-            return std::string("The location file has no \"") + required + ":\" line.";
+        if (!keys.count(required)) return std::string("The location file has no \"") + required + ":\" line.";
     // The formula: KF's (FractalType, Power) pair, 0 and 2 when absent.
     const std::string type = keys.count("FractalType") ? keys["FractalType"] : "0";
     const std::string power = keys.count("Power") ? keys["Power"] : "2";

@@ -34,8 +34,7 @@ std::string shortest_text(double x) {
         if (std::strtod(text, nullptr) == x) break;
     }
     const double magnitude = std::fabs(x);
-    if (magnitude >= 1.0 && magnitude < 1e17)
-        digits = std::max(digits, int(std::floor(std::log10(magnitude))) + 1);
+    if (magnitude >= 1.0 && magnitude < 1e17) digits = std::max(digits, int(std::floor(std::log10(magnitude))) + 1);
     std::snprintf(text, sizeof text, "%.*g", digits, x);
     return text;
 }
@@ -106,7 +105,9 @@ bool operator==(const ViewZoom& a, const ViewZoom& b) {
 double center_re_value(const View& view) { return parse_coordinate(view.center_re, "real"); }
 double center_im_value(const View& view) { return parse_coordinate(view.center_im, "imaginary"); }
 double julia_re_value(const View& view) { return parse_coordinate(view.julia_re, "real", "the Julia parameter's"); }
-double julia_im_value(const View& view) { return parse_coordinate(view.julia_im, "imaginary", "the Julia parameter's"); }
+double julia_im_value(const View& view) {
+    return parse_coordinate(view.julia_im, "imaginary", "the Julia parameter's");
+}
 
 double pixel_step(const View& view) { return 4.0 / (view.zoom.value() * view.height); }
 
@@ -115,8 +116,8 @@ PixelRect full_rect(const View& view) { return {0, 0, view.width, view.height}; 
 PixelRect resolve_rect(const View& view, PixelRect rect) {
     if (rect.width == 0) rect.width = view.width - rect.x;
     if (rect.height == 0) rect.height = view.height - rect.y;
-    if (rect.x < 0 || rect.y < 0 || rect.width <= 0 || rect.height <= 0 ||
-        rect.x + rect.width > view.width || rect.y + rect.height > view.height)
+    if (rect.x < 0 || rect.y < 0 || rect.width <= 0 || rect.height <= 0 || rect.x + rect.width > view.width ||
+        rect.y + rect.height > view.height)
         throw std::invalid_argument("pixel rectangle lies outside the image");
     return rect;
 }
@@ -146,17 +147,18 @@ bool is_deep(Precision precision) { return precision == Precision::DeepDouble ||
 
 const char* precision_name(Precision precision) {
     switch (precision) {
-        case Precision::Auto: return "auto";
-        case Precision::Fp32: return "fp32";
-        case Precision::Fp64: return "fp64";
-        case Precision::DeepDouble: return "deep-double";
-        case Precision::DeepFloatExp: return "deep-floatexp";
+    case Precision::Auto: return "auto";
+    case Precision::Fp32: return "fp32";
+    case Precision::Fp64: return "fp64";
+    case Precision::DeepDouble: return "deep-double";
+    case Precision::DeepFloatExp: return "deep-floatexp";
     }
     return "?";
 }
 
 bool precision_from_name(const std::string& name, Precision* out) {
-    for (Precision p : {Precision::Auto, Precision::Fp32, Precision::Fp64, Precision::DeepDouble, Precision::DeepFloatExp})
+    for (Precision p :
+         {Precision::Auto, Precision::Fp32, Precision::Fp64, Precision::DeepDouble, Precision::DeepFloatExp})
         if (name == precision_name(p)) {
             *out = p;
             return true;
@@ -179,9 +181,9 @@ DeepLocation deep_location(const View& view) {
 
 int direct_iterations(const View& view) {
     if (view.max_iterations < 1 || view.max_iterations > kMaxDirectIterations)
-        throw std::invalid_argument("the direct FP32/FP64 kernels count at most " + std::to_string(kMaxDirectIterations) +
-                                    " iterations (got " + std::to_string(view.max_iterations) +
-                                    "); more run on the deep path");
+        throw std::invalid_argument("the direct FP32/FP64 kernels count at most " +
+                                    std::to_string(kMaxDirectIterations) + " iterations (got " +
+                                    std::to_string(view.max_iterations) + "); more run on the deep path");
     return int(view.max_iterations);
 }
 
@@ -225,8 +227,8 @@ std::string parse_julia_option(const std::string& text, std::string* re, std::st
 
 std::string validate_view(const View& view) {
     if (view.width <= 0 || view.height <= 0)
-        return "the image size must be at least 1x1 pixels (got " + std::to_string(view.width) +
-               "x" + std::to_string(view.height) + ")";
+        return "the image size must be at least 1x1 pixels (got " + std::to_string(view.width) + "x" +
+               std::to_string(view.height) + ")";
     if (view.max_iterations < 1 || view.max_iterations > kDeepMaxIterations)
         return "the iteration count must be between 1 and " + std::to_string(kDeepMaxIterations) + " (got " +
                std::to_string(view.max_iterations) + ")";
@@ -291,7 +293,8 @@ bool palette_name_is_plain(const std::string& name) {
 
 std::string palette_name_problem(const std::string& name) {
     std::string shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
-    return "'" + shown + "' is not a palette name (letters, digits, '-' and '_' only: a file in assets/palettes/; "
+    return "'" + shown +
+           "' is not a palette name (letters, digits, '-' and '_' only: a file in assets/palettes/; "
            "use --palette-file for a file elsewhere)";
 }
 

@@ -59,9 +59,9 @@ public:
 
     double value() const { return value_; }
     DeepZoom deep() const { return deep_; }
-    bool fits_double() const;   // value() is finite
-    bool is_valid() const;      // positive, finite, mantissa normalised
-    double log10() const;       // decimal exponent, as a double (for choosing paths)
+    bool fits_double() const;  // value() is finite
+    bool is_valid() const;     // positive, finite, mantissa normalised
+    double log10() const;      // decimal exponent, as a double (for choosing paths)
     std::string text() const;
 
     friend bool operator==(const ViewZoom& a, const ViewZoom& b);
@@ -72,19 +72,19 @@ private:
 };
 
 struct View {
-    std::string center_re = "-0.5";   // full decimal text, kept verbatim
+    std::string center_re = "-0.5";  // full decimal text, kept verbatim
     std::string center_im = "0";
-    ViewZoom zoom = kDefaultZoom;     // half the image height spans 2/zoom
-    int width = 1280;                 // pixels
-    int height = 720;                 // pixels
-    int64_t max_iterations = 1000;    // 1 .. kDeepMaxIterations (the direct kernels: kMaxDirectIterations)
-    std::string palette = "classic";  // a file name (without .txt) in assets/palettes/
-    double palette_offset = 0.0;      // phase, in palette cycles (0..1 wraps)
-    double palette_density = 1.0;     // palette cycles per 100 iterations of the smooth count
-    Colouring colouring;              // methods and layers beyond the plain palette (colouring.h)
+    ViewZoom zoom = kDefaultZoom;           // half the image height spans 2/zoom
+    int width = 1280;                       // pixels
+    int height = 720;                       // pixels
+    int64_t max_iterations = 1000;          // 1 .. kDeepMaxIterations (the direct kernels: kMaxDirectIterations)
+    std::string palette = "classic";        // a file name (without .txt) in assets/palettes/
+    double palette_offset = 0.0;            // phase, in palette cycles (0..1 wraps)
+    double palette_density = 1.0;           // palette cycles per 100 iterations of the smooth count
+    Colouring colouring;                    // methods and layers beyond the plain palette (colouring.h)
     Formula formula = Formula::Mandelbrot;  // the map iterated (formula.h)
-    bool julia = false;               // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
-    std::string julia_re = "0";       // the Julia parameter c, full decimal text like the centre
+    bool julia = false;                     // false: c = pixel, z_0 = 0; true: z_0 = pixel, c = julia_re/im
+    std::string julia_re = "0";             // the Julia parameter c, full decimal text like the centre
     std::string julia_im = "0";
 };
 
@@ -97,12 +97,12 @@ struct PixelRect {
     int height = 0;
 };
 
-double center_re_value(const View& view);           // parsed centre (throws std::invalid_argument)
+double center_re_value(const View& view);  // parsed centre (throws std::invalid_argument)
 double center_im_value(const View& view);
-double julia_re_value(const View& view);            // parsed Julia c (throws std::invalid_argument)
+double julia_re_value(const View& view);  // parsed Julia c (throws std::invalid_argument)
 double julia_im_value(const View& view);
-double pixel_step(const View& view);                 // 4 / (zoom * height); 0 past double's range
-PixelRect full_rect(const View& view);               // {0, 0, width, height}
+double pixel_step(const View& view);                       // 4 / (zoom * height); 0 past double's range
+PixelRect full_rect(const View& view);                     // {0, 0, width, height}
 PixelRect resolve_rect(const View& view, PixelRect rect);  // expands 0 sizes, checks bounds
 
 // Precision: FP32 is used only while it resolves every pixel, i.e. while the pixel step is
@@ -118,7 +118,7 @@ bool fp32_resolves(const View& view);
 bool fp64_resolves(const View& view);
 Precision resolve_precision(const View& view, Precision requested);
 Precision resolve_direct_precision(const View& view, Precision requested);
-bool is_deep(Precision precision);                 // DeepDouble or DeepFloatExp
+bool is_deep(Precision precision);  // DeepDouble or DeepFloatExp
 // "auto", "fp32", "fp64", "deep-double", "deep-floatexp"; precision_from_name is its inverse
 // (false for an unknown name).
 const char* precision_name(Precision precision);

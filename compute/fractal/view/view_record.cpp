@@ -43,9 +43,9 @@ std::string view_to_json(const ViewRecord& record) {
     j["precision"] = precision_name(record.precision);
     j["supersample"] = record.supersample;
     const Colouring& c = v.colouring;
-    j["colouring"] = {{"methods", colouring_methods_text(c)},         {"stripe_density", c.stripe_density},
-                      {"de_band_px", c.de_band_px},                   {"slope_angle_deg", c.slope_angle_deg},
-                      {"slope_strength", c.slope_strength},           {"interior", interior_colour_name(c.interior)}};
+    j["colouring"] = {{"methods", colouring_methods_text(c)}, {"stripe_density", c.stripe_density},
+                      {"de_band_px", c.de_band_px},           {"slope_angle_deg", c.slope_angle_deg},
+                      {"slope_strength", c.slope_strength},   {"interior", interior_colour_name(c.interior)}};
     // The formula family (formula.h): written always, read as Mandelbrot where absent (files
     // from before it). The Julia parameter only for a Julia view.
     j["formula"] = formula_name(v.formula);

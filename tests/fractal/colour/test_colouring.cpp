@@ -58,36 +58,50 @@ ms::PaletteTable classic() { return ms::make_palette_table(ms::load_palette("cla
 }  // namespace
 
 TEST(Colouring, FastFeaturesMatchTheReference) {
-  // On every SIMD target this machine runs (direct_cpu_use_simd_target steers Highway's
-  // choice for the features path too).
-  for (const std::string& target : ms::direct_cpu_simd_targets()) {
-    ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
-    SCOPED_TRACE(target);
-    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
-        for (ms::View view : test_views()) {
-            view.colouring.stripe_density = 7;
-            const size_t n = size_t(view.width) * view.height;
-            Features ref(n), fast(n);
-            const auto a = ms::direct_features_cpu_reference(view, precision, {}, {}, ref.mu.data(), ref.outputs());
-            const auto b = ms::direct_features_cpu(view, precision, {}, {}, fast.mu.data(), fast.outputs());
-            EXPECT_EQ(a.iterations, b.iterations);
-            EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
-            EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), fast.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-            EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), fast.distance.data(), n, 0.0, 1e-6, view.width).mismatches, 0u);
-            EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), fast.stripe.data(), n, 1e-6, 0.0, view.width).mismatches, 0u);
-            EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), fast.period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-            // The smooth value is the smooth kernels' exactly: the features ride along.
-            std::vector<float> smooth(n);
-            const auto s = ms::direct_cpu_reference(view, precision, {}, {}, smooth.data());
-            EXPECT_EQ(s.iterations, a.iterations);
-            EXPECT_EQ(ms::test::validate_result("mu vs smooth", smooth.data(), ref.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-            // Something was computed: stripes vary, periods include the cardioid's 1.
-            EXPECT_GT(*std::max_element(ref.stripe.begin(), ref.stripe.end()), 0.5f);
-            EXPECT_GT(*std::max_element(ref.distance.begin(), ref.distance.end()), 1.0f);
+    // On every SIMD target this machine runs (direct_cpu_use_simd_target steers Highway's
+    // choice for the features path too).
+    for (const std::string& target : ms::direct_cpu_simd_targets()) {
+        ASSERT_TRUE(ms::direct_cpu_use_simd_target(target));
+        SCOPED_TRACE(target);
+        for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+            for (ms::View view : test_views()) {
+                view.colouring.stripe_density = 7;
+                const size_t n = size_t(view.width) * view.height;
+                Features ref(n), fast(n);
+                const auto a = ms::direct_features_cpu_reference(view, precision, {}, {}, ref.mu.data(), ref.outputs());
+                const auto b = ms::direct_features_cpu(view, precision, {}, {}, fast.mu.data(), fast.outputs());
+                EXPECT_EQ(a.iterations, b.iterations);
+                EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
+                EXPECT_EQ(
+                    ms::test::validate_result("mu", ref.mu.data(), fast.mu.data(), n, 0.0, 0.0, view.width).mismatches,
+                    0u);
+                EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), fast.distance.data(), n, 0.0, 1e-6,
+                                                    view.width)
+                              .mismatches,
+                          0u);
+                EXPECT_EQ(
+                    ms::test::validate_result("stripe", ref.stripe.data(), fast.stripe.data(), n, 1e-6, 0.0, view.width)
+                        .mismatches,
+                    0u);
+                EXPECT_EQ(
+                    ms::test::validate_result("period", ref.period.data(), fast.period.data(), n, 0.0, 0.0, view.width)
+                        .mismatches,
+                    0u);
+                // The smooth value is the smooth kernels' exactly: the features ride along.
+                std::vector<float> smooth(n);
+                const auto s = ms::direct_cpu_reference(view, precision, {}, {}, smooth.data());
+                EXPECT_EQ(s.iterations, a.iterations);
+                EXPECT_EQ(
+                    ms::test::validate_result("mu vs smooth", smooth.data(), ref.mu.data(), n, 0.0, 0.0, view.width)
+                        .mismatches,
+                    0u);
+                // Something was computed: stripes vary, periods include the cardioid's 1.
+                EXPECT_GT(*std::max_element(ref.stripe.begin(), ref.stripe.end()), 0.5f);
+                EXPECT_GT(*std::max_element(ref.distance.begin(), ref.distance.end()), 1.0f);
+            }
         }
     }
-  }
-  ms::direct_cpu_use_simd_target("");
+    ms::direct_cpu_use_simd_target("");
 }
 
 // The persistent CUDA features kernel iterates with BlockedOrbit (orbit_features.h); the same
@@ -206,8 +220,8 @@ TEST(Colouring, ScaledMandelbrotDerivativeHasThePlainStepsBits) {
         int compared_float = 0, compared_double = 0;
         check_scaled_derivative<float>(julia, &compared_float);
         check_scaled_derivative<double>(julia, &compared_double);
-        std::printf("%s: %d FP32 and %d FP64 block ends and escapes compared\n", julia ? "Julia set" : "parameter plane",
-                    compared_float, compared_double);
+        std::printf("%s: %d FP32 and %d FP64 block ends and escapes compared\n",
+                    julia ? "Julia set" : "parameter plane", compared_float, compared_double);
         EXPECT_GT(compared_float, 3000);
         EXPECT_GT(compared_double, 3000);
     }
@@ -227,16 +241,28 @@ TEST(Colouring, CudaKernelsBlockedOrbitMatchesTheReference) {
                 const size_t n = size_t(view.width) * view.height;
                 Features ref(n), blocked(n);
                 const auto a = ms::direct_features_cpu_reference(view, precision, shortcuts, {}, ref.mu.data(),
-                                                                     ref.outputs());
-                const auto b = precision == ms::Precision::Fp32 ? blocked_orbit_frame<float>(view, shortcuts, &blocked)
-                                                                : blocked_orbit_frame<double>(view, shortcuts, &blocked);
+                                                                 ref.outputs());
+                const auto b = precision == ms::Precision::Fp32
+                                   ? blocked_orbit_frame<float>(view, shortcuts, &blocked)
+                                   : blocked_orbit_frame<double>(view, shortcuts, &blocked);
                 EXPECT_EQ(a.iterations, b.iterations);
                 EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
                 EXPECT_GT(a.escaped_pixels, 0u);
-                EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), blocked.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), blocked.distance.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), blocked.stripe.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), blocked.period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), blocked.mu.data(), n, 0.0, 0.0, view.width)
+                              .mismatches,
+                          0u);
+                EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), blocked.distance.data(), n, 0.0,
+                                                    0.0, view.width)
+                              .mismatches,
+                          0u);
+                EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), blocked.stripe.data(), n, 0.0, 0.0,
+                                                    view.width)
+                              .mismatches,
+                          0u);
+                EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), blocked.period.data(), n, 0.0, 0.0,
+                                                    view.width)
+                              .mismatches,
+                          0u);
             }
         }
     }
@@ -244,8 +270,8 @@ TEST(Colouring, CudaKernelsBlockedOrbitMatchesTheReference) {
 
 TEST(Colouring, EveryMethodsFastFrameMatchesItsReference) {
     const ms::PaletteTable table = classic();
-    const char* methods[] = {"smooth", "histogram", "stripe", "smooth,de", "smooth,slope", "histogram,de,slope",
-                             "stripe,de,slope"};
+    const char* methods[] = {"smooth",       "histogram",          "stripe",         "smooth,de",
+                             "smooth,slope", "histogram,de,slope", "stripe,de,slope"};
     for (const char* method : methods) {
         for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
             ms::View view = test_views()[1];
@@ -255,7 +281,8 @@ TEST(Colouring, EveryMethodsFastFrameMatchesItsReference) {
             std::vector<float> mu_ref(n), mu_fast(n);
             std::vector<uint8_t> ref(n * 4), fast(n * 4);
             ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu_ref.data(), ref.data(), {}, true);
-            ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu_fast.data(), fast.data(), {}, false);
+            ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu_fast.data(), fast.data(), {},
+                                    false);
             SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior));
             // The orbit-feature methods run the same scalar arithmetic on both sides: equal
             // bytes. Histogram and slope colour the smooth kernels' mu, whose SIMD path takes
@@ -296,7 +323,10 @@ TEST(Colouring, LayersChangeThePicture) {
 // and on the zoomed views the test asks that the estimate finds filaments: pixels within half
 // a pixel of the set by the estimate and more than 4 pixels from any interior pixel.
 TEST(Colouring, DistanceEstimateBoundsTheDistanceToTheNearestInteriorPixel) {
-    struct Case { ms::View view; bool interior_dominates; };
+    struct Case {
+        ms::View view;
+        bool interior_dominates;
+    };
     for (const Case& k : {Case{test_view("-0.5", "0", 1.5, 120, 90, 2000), true},
                           Case{test_view("-0.745", "0.113", 60.0, 120, 90, 4000), false},
                           Case{test_view("0.2825", "0.0097", 500.0, 100, 100, 4000), false}}) {
@@ -446,10 +476,14 @@ TEST(Colouring, APaletteNeedsTwoStops) {
 TEST(Colouring, InteriorPeriodFindsTheCardioidAndTheBulbs) {
     // Centres of the main cardioid (period 1), the period-2 bulb, and the period-3 bulb on top
     // of the cardioid at -0.1226 + 0.7449i; the shortcut off for the last so that it iterates.
-    struct Case { const char* re; const char* im; float period; bool shortcut; };
-    for (const Case& k : {Case{"-0.1", "0", 1.0f, true}, Case{"-1", "0", 2.0f, true},
-                          Case{"-0.1", "0", 1.0f, false}, Case{"-1", "0", 2.0f, false},
-                          Case{"-0.1226", "0.7449", 3.0f, false}}) {
+    struct Case {
+        const char* re;
+        const char* im;
+        float period;
+        bool shortcut;
+    };
+    for (const Case& k : {Case{"-0.1", "0", 1.0f, true}, Case{"-1", "0", 2.0f, true}, Case{"-0.1", "0", 1.0f, false},
+                          Case{"-1", "0", 2.0f, false}, Case{"-0.1226", "0.7449", 3.0f, false}}) {
         ms::View view = test_view(k.re, k.im, 1e4, 2, 2, 5000);
         float mu[4], period[4];
         ms::Shortcuts shortcuts;

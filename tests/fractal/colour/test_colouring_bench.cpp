@@ -76,7 +76,8 @@ void bench_methods(const ms::View& base, int rounds, bool kernel_times,
         for (Row& row : rows) {
             const auto start = std::chrono::steady_clock::now();
             row.stats = frame(row.view);
-            row.wall_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            row.wall_ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
             row.kernel_ms.push_back(row.stats.compute_ms);
         }
     }
@@ -84,8 +85,7 @@ void bench_methods(const ms::View& base, int rounds, bool kernel_times,
     const double smooth_wall = median(rows.front().wall_ms), smooth_kernels = median(rows.front().kernel_ms);
     if (kernel_times)
         std::printf("  %-20s %9s %6s %11s %6s %9s\n", "method", "wall ms", "ratio", "kernels ms", "ratio", "it./px");
-    else
-        std::printf("  %-20s %9s %6s %9s\n", "method", "wall ms", "ratio", "it./px");
+    else std::printf("  %-20s %9s %6s %9s\n", "method", "wall ms", "ratio", "it./px");
     for (const Row& row : rows) {
         const double wall = median(row.wall_ms);
         if (kernel_times) {

@@ -49,11 +49,12 @@ void expect_features_match(const ms::View& view, ms::Precision precision, bool p
     const size_t n = size_t(view.width) * view.height;
     std::vector<float> mu(n), distance(n), stripe(n), period(n);
     const auto ref = ms::direct_features_cpu_reference(view, precision, {}, {}, mu.data(),
-                                                           {distance.data(), stripe.data(), period.data()});
+                                                       {distance.data(), stripe.data(), period.data()});
     float *d_mu = nullptr, *d_distance = nullptr, *d_stripe = nullptr, *d_period = nullptr;
-    for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period}) ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
-    const auto got =
-        ms::direct_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period}, persistent);
+    for (float** p : {&d_mu, &d_distance, &d_stripe, &d_period})
+        ASSERT_EQ(cudaMalloc(p, n * sizeof(float)), cudaSuccess);
+    const auto got = ms::direct_features_cuda(view, precision, {}, {}, d_mu, {d_distance, d_stripe, d_period},
+                                              persistent);
     std::vector<float> g_mu(n), g_distance(n), g_stripe(n), g_period(n);
     cudaMemcpy(g_mu.data(), d_mu, n * 4, cudaMemcpyDeviceToHost);
     cudaMemcpy(g_distance.data(), d_distance, n * 4, cudaMemcpyDeviceToHost);
@@ -63,9 +64,13 @@ void expect_features_match(const ms::View& view, ms::Precision precision, bool p
     EXPECT_EQ(ref.iterations, got.iterations);
     EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
     EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+    EXPECT_EQ(
+        ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches,
+        0u);
+    EXPECT_EQ(ms::test::validate_result("stripe", stripe.data(), g_stripe.data(), n, 1e-5, 0.0, view.width).mismatches,
+              0u);
+    EXPECT_EQ(ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches,
+              0u);
 }
 
 // The smooth kernels' distance instantiation (direct_distance_cuda) for `view`: mu and the
@@ -87,9 +92,16 @@ void expect_distance_matches(const ms::View& view, ms::Precision precision) {
     cudaFree(d_distance);
     EXPECT_EQ(smooth.iterations, got.iterations);
     EXPECT_EQ(smooth.escaped_pixels, got.escaped_pixels);
-    EXPECT_EQ(ms::test::validate_result("mu against direct_cuda", smooth_mu.data(), g_mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("mu against the reference", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches, 0u);
+    EXPECT_EQ(
+        ms::test::validate_result("mu against direct_cuda", smooth_mu.data(), g_mu.data(), n, 0.0, 0.0, view.width)
+            .mismatches,
+        0u);
+    EXPECT_EQ(ms::test::validate_result("mu against the reference", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width)
+                  .mismatches,
+              0u);
+    EXPECT_EQ(
+        ms::test::validate_result("distance", distance.data(), g_distance.data(), n, 1e-6, 1e-5, view.width).mismatches,
+        0u);
 }
 
 // render_coloured_cuda's frame (and mu) for `view` against render_coloured_cpu's.
@@ -100,8 +112,11 @@ void expect_frame_matches(const ms::View& view, ms::Precision precision, const m
     ms::render_coloured_cpu(view, precision, {}, table, {}, 1.0, mu.data(), ref.data(), {}, true);
     ms::render_coloured_cuda_to_host(view, precision, {}, table, {}, 1.0, got.data(), g_mu.data());
     EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
-    EXPECT_EQ(ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches, 0u);
-    EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches, n * 4 / 1000);
+    EXPECT_EQ(
+        ms::test::validate_result("rgba within 1", ref.data(), got.data(), n * 4, 1.0, 0.0, view.width * 4).mismatches,
+        0u);
+    EXPECT_LE(ms::test::validate_result("rgba", ref.data(), got.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches,
+              n * 4 / 1000);
 }
 #endif
 
@@ -112,12 +127,13 @@ TEST(ColouringCuda, FeaturesKernelMatchesTheReference) {
     SKIP_WITHOUT_CUDA();
     // Both kernels: the persistent one (the default) and the one-thread-per-pixel yardstick.
     for (bool persistent : {true, false})
-    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
-        ms::View view = seahorse();
-        view.colouring.stripe_density = 6;
-        SCOPED_TRACE(std::string(ms::precision_name(precision)) + (persistent ? " persistent" : " one thread per pixel"));
-        expect_features_match(view, precision, persistent);
-    }
+        for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+            ms::View view = seahorse();
+            view.colouring.stripe_density = 6;
+            SCOPED_TRACE(std::string(ms::precision_name(precision)) +
+                         (persistent ? " persistent" : " one thread per pixel"));
+            expect_features_match(view, precision, persistent);
+        }
 }
 
 TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
@@ -132,17 +148,18 @@ TEST(ColouringCuda, EveryMethodsFrameMatchesTheCpuReference) {
     full.height = 240;
     full.max_iterations = 1000;
     for (const ms::View& base : {seahorse(), full})
-    for (ms::Precision precision : {ms::Precision::Fp64, ms::Precision::Fp32})
-    for (const char* method : {"histogram", "stripe", "smooth,de", "smooth,slope", "histogram,de,slope", "stripe,de,slope"}) {
-        for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
-            ms::View view = base;
-            ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
-            view.colouring.interior = interior;
-            SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior) + " " +
-                         ms::precision_name(precision) + " centre " + view.center_re);
-            expect_frame_matches(view, precision, table);
-        }
-    }
+        for (ms::Precision precision : {ms::Precision::Fp64, ms::Precision::Fp32})
+            for (const char* method :
+                 {"histogram", "stripe", "smooth,de", "smooth,slope", "histogram,de,slope", "stripe,de,slope"}) {
+                for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
+                    ms::View view = base;
+                    ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+                    view.colouring.interior = interior;
+                    SCOPED_TRACE(std::string(method) + " interior " + ms::interior_colour_name(interior) + " " +
+                                 ms::precision_name(precision) + " centre " + view.center_re);
+                    expect_frame_matches(view, precision, table);
+                }
+            }
 }
 
 // The escaped pass takes the stripes' form as a compile-time parameter for densities up to 8
@@ -161,18 +178,18 @@ TEST(ColouringCuda, StripeFramesMatchTheCpuReferenceForEveryDensity) {
     julia.center_im = "0";
     julia.zoom = 1.0;
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64})
-    for (const ms::View& base : {seahorse(), julia})
-    for (int density : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12})
-    for (const char* method : {"stripe", "stripe,de"}) {
-        ms::View view = base;
-        view.width = 160;
-        view.height = 120;
-        ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
-        view.colouring.stripe_density = density;
-        SCOPED_TRACE(std::string(method) + " density " + std::to_string(density) + " " + ms::precision_name(precision) +
-                     (view.julia ? " Julia" : " seahorse"));
-        expect_frame_matches(view, precision, table);
-    }
+        for (const ms::View& base : {seahorse(), julia})
+            for (int density : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12})
+                for (const char* method : {"stripe", "stripe,de"}) {
+                    ms::View view = base;
+                    view.width = 160;
+                    view.height = 120;
+                    ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+                    view.colouring.stripe_density = density;
+                    SCOPED_TRACE(std::string(method) + " density " + std::to_string(density) + " " +
+                                 ms::precision_name(precision) + (view.julia ? " Julia" : " seahorse"));
+                    expect_frame_matches(view, precision, table);
+                }
 }
 
 namespace {
@@ -202,15 +219,16 @@ ms::View formula_view(ms::Formula formula, bool julia) {
 TEST(ColouringCuda, FeaturesKernelMatchesTheReferenceForEveryFormulaAndJuliaSet) {
     SKIP_WITHOUT_CUDA();
     for (ms::Formula formula : ms::kAllFormulas)
-    for (bool julia : {false, true})
-    for (bool persistent : {true, false})
-    for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
-        ms::View view = formula_view(formula, julia);
-        view.colouring.stripe_density = 5;
-        SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision) +
-                     (persistent ? " persistent" : " one thread per pixel"));
-        expect_features_match(view, precision, persistent);
-    }
+        for (bool julia : {false, true})
+            for (bool persistent : {true, false})
+                for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
+                    ms::View view = formula_view(formula, julia);
+                    view.colouring.stripe_density = 5;
+                    SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") +
+                                 ms::precision_name(precision) +
+                                 (persistent ? " persistent" : " one thread per pixel"));
+                    expect_features_match(view, precision, persistent);
+                }
 }
 
 // The coloured frame (the escaped-only pipeline for flat interiors, the features kernel over every
@@ -219,21 +237,21 @@ TEST(ColouringCuda, FamilyFramesMatchTheCpuReference) {
     SKIP_WITHOUT_CUDA();
     const ms::PaletteTable table = ms::make_palette_table(ms::load_palette("classic"));
     for (ms::Formula formula : {ms::Formula::Multibrot4, ms::Formula::BurningShip, ms::Formula::Tricorn})
-    for (bool julia : {false, true})
-    for (const char* method : {"stripe,de", "smooth,de,slope"})
-    for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
-        ms::View view = formula_view(formula, julia);
-        view.julia_re = formula == ms::Formula::Multibrot4 ? "0.2" : "-0.2";
-        view.julia_im = formula == ms::Formula::Multibrot4 ? "0.3" : "0.1";
-        view.width = 320;
-        view.height = 180;
-        view.max_iterations = 800;
-        ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
-        view.colouring.interior = interior;
-        SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + method + " interior " +
-                     ms::interior_colour_name(interior));
-        expect_frame_matches(view, ms::Precision::Fp64, table);
-    }
+        for (bool julia : {false, true})
+            for (const char* method : {"stripe,de", "smooth,de,slope"})
+                for (ms::InteriorColour interior : {ms::InteriorColour::Flat, ms::InteriorColour::Period}) {
+                    ms::View view = formula_view(formula, julia);
+                    view.julia_re = formula == ms::Formula::Multibrot4 ? "0.2" : "-0.2";
+                    view.julia_im = formula == ms::Formula::Multibrot4 ? "0.3" : "0.1";
+                    view.width = 320;
+                    view.height = 180;
+                    view.max_iterations = 800;
+                    ASSERT_EQ(ms::parse_colouring_methods(method, &view.colouring), "");
+                    view.colouring.interior = interior;
+                    SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + method +
+                                 " interior " + ms::interior_colour_name(interior));
+                    expect_frame_matches(view, ms::Precision::Fp64, table);
+                }
 }
 
 // The distance carried by the smooth kernels (the `de` frame's path): pixels that escape in the
@@ -255,11 +273,12 @@ TEST(ColouringCuda, DistanceInTheSmoothKernelsMatchesTheReference) {
             expect_distance_matches(view, precision);
         }
         for (ms::Formula formula : ms::kAllFormulas)
-        for (bool julia : {false, true}) {
-            const ms::View view = formula_view(formula, julia);
-            SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") + ms::precision_name(precision));
-            expect_distance_matches(view, precision);
-        }
+            for (bool julia : {false, true}) {
+                const ms::View view = formula_view(formula, julia);
+                SCOPED_TRACE(std::string(ms::formula_name(formula)) + (julia ? " Julia " : " ") +
+                             ms::precision_name(precision));
+                expect_distance_matches(view, precision);
+            }
     }
 }
 
@@ -301,7 +320,8 @@ TEST(ColouringCuda, FeaturesReportThePrecisionTheyRun) {
     ASSERT_EQ(cudaMalloc(&d_mu, n * sizeof(float)), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&d_distance, n * sizeof(float)), cudaSuccess);
     for (ms::Precision requested : {ms::Precision::Auto, ms::Precision::DeepDouble, ms::Precision::DeepFloatExp}) {
-        const ms::FrameStats stats = ms::direct_features_cuda(view, requested, {}, {}, d_mu, {d_distance, nullptr, nullptr});
+        const ms::FrameStats stats = ms::direct_features_cuda(view, requested, {}, {}, d_mu,
+                                                              {d_distance, nullptr, nullptr});
         EXPECT_EQ(std::string(ms::precision_name(stats.precision)), "fp64") << ms::precision_name(requested);
     }
     cudaFree(d_mu);

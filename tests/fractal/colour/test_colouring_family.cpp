@@ -37,10 +37,10 @@ struct JuliaC {
 };
 JuliaC julia_c(ms::Formula formula) {
     switch (formula) {
-        case ms::Formula::Mandelbrot: return {"-0.1226", "0.7449"};  // Douady's rabbit
-        case ms::Formula::BurningShip: return {"-0.5", "-0.3"};
-        case ms::Formula::Tricorn: return {"-0.2", "0.1"};
-        default: return {"0.2", "0.3"};
+    case ms::Formula::Mandelbrot: return {"-0.1226", "0.7449"};  // Douady's rabbit
+    case ms::Formula::BurningShip: return {"-0.5", "-0.3"};
+    case ms::Formula::Tricorn: return {"-0.2", "0.1"};
+    default: return {"0.2", "0.3"};
     }
 }
 
@@ -112,15 +112,15 @@ ms::FrameStats blocked_orbit_frame_of(const ms::View& view, const ms::Shortcuts&
 template <typename T>
 ms::FrameStats blocked_orbit_frame(const ms::View& view, const ms::Shortcuts& shortcuts, Features* out) {
     switch (view.formula) {
-        case ms::Formula::Mandelbrot: return blocked_orbit_frame_of<ms::Formula::Mandelbrot, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot3: return blocked_orbit_frame_of<ms::Formula::Multibrot3, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot4: return blocked_orbit_frame_of<ms::Formula::Multibrot4, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot5: return blocked_orbit_frame_of<ms::Formula::Multibrot5, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot6: return blocked_orbit_frame_of<ms::Formula::Multibrot6, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot7: return blocked_orbit_frame_of<ms::Formula::Multibrot7, T>(view, shortcuts, out);
-        case ms::Formula::Multibrot8: return blocked_orbit_frame_of<ms::Formula::Multibrot8, T>(view, shortcuts, out);
-        case ms::Formula::BurningShip: return blocked_orbit_frame_of<ms::Formula::BurningShip, T>(view, shortcuts, out);
-        case ms::Formula::Tricorn: return blocked_orbit_frame_of<ms::Formula::Tricorn, T>(view, shortcuts, out);
+    case ms::Formula::Mandelbrot: return blocked_orbit_frame_of<ms::Formula::Mandelbrot, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot3: return blocked_orbit_frame_of<ms::Formula::Multibrot3, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot4: return blocked_orbit_frame_of<ms::Formula::Multibrot4, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot5: return blocked_orbit_frame_of<ms::Formula::Multibrot5, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot6: return blocked_orbit_frame_of<ms::Formula::Multibrot6, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot7: return blocked_orbit_frame_of<ms::Formula::Multibrot7, T>(view, shortcuts, out);
+    case ms::Formula::Multibrot8: return blocked_orbit_frame_of<ms::Formula::Multibrot8, T>(view, shortcuts, out);
+    case ms::Formula::BurningShip: return blocked_orbit_frame_of<ms::Formula::BurningShip, T>(view, shortcuts, out);
+    case ms::Formula::Tricorn: return blocked_orbit_frame_of<ms::Formula::Tricorn, T>(view, shortcuts, out);
     }
     return {};
 }
@@ -141,22 +141,36 @@ TEST(ColouringFamily, FastFeaturesMatchTheReference) {
                     SCOPED_TRACE(target + " " + ms::precision_name(precision) + " " + name_of(view));
                     const size_t n = size_t(view.width) * view.height;
                     Features ref(n), fast(n);
-                    const auto a =
-                        ms::direct_features_cpu_reference(view, precision, {}, {}, ref.mu.data(), ref.outputs());
+                    const auto a = ms::direct_features_cpu_reference(view, precision, {}, {}, ref.mu.data(),
+                                                                     ref.outputs());
                     const auto b = ms::direct_features_cpu(view, precision, {}, {}, fast.mu.data(), fast.outputs());
                     EXPECT_EQ(a.iterations, b.iterations);
                     EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
                     EXPECT_GT(a.escaped_pixels, n / 4);
                     EXPECT_LT(a.escaped_pixels, n);  // some interior: the period has work
-                    EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), fast.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), fast.distance.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), fast.stripe.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), fast.period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                    EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), fast.mu.data(), n, 0.0, 0.0, view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), fast.distance.data(), n, 0.0,
+                                                        0.0, view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), fast.stripe.data(), n, 0.0, 0.0,
+                                                        view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), fast.period.data(), n, 0.0, 0.0,
+                                                        view.width)
+                                  .mismatches,
+                              0u);
                     // mu is the smooth kernels' exactly: the features ride along.
                     std::vector<float> smooth(n);
                     const auto s = ms::direct_cpu_reference(view, precision, {}, {}, smooth.data());
                     EXPECT_EQ(s.iterations, a.iterations);
-                    EXPECT_EQ(ms::test::validate_result("mu vs smooth", smooth.data(), ref.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                    EXPECT_EQ(
+                        ms::test::validate_result("mu vs smooth", smooth.data(), ref.mu.data(), n, 0.0, 0.0, view.width)
+                            .mismatches,
+                        0u);
                     // Something was computed.
                     EXPECT_GT(count_if_positive(ref.distance), n / 4);
                     EXPECT_GT(*std::max_element(ref.stripe.begin(), ref.stripe.end()), 0.5f);
@@ -180,15 +194,27 @@ TEST(ColouringFamily, CudaKernelsBlockedOrbitMatchesTheReference) {
                     const size_t n = size_t(view.width) * view.height;
                     Features ref(n), blocked(n);
                     const auto a = ms::direct_features_cpu_reference(view, precision, shortcuts, {}, ref.mu.data(),
-                                                                         ref.outputs());
-                    const auto b = precision == ms::Precision::Fp32 ? blocked_orbit_frame<float>(view, shortcuts, &blocked)
-                                                                    : blocked_orbit_frame<double>(view, shortcuts, &blocked);
+                                                                     ref.outputs());
+                    const auto b = precision == ms::Precision::Fp32
+                                       ? blocked_orbit_frame<float>(view, shortcuts, &blocked)
+                                       : blocked_orbit_frame<double>(view, shortcuts, &blocked);
                     EXPECT_EQ(a.iterations, b.iterations);
                     EXPECT_EQ(a.escaped_pixels, b.escaped_pixels);
-                    EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), blocked.mu.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), blocked.distance.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), blocked.stripe.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-                    EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), blocked.period.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
+                    EXPECT_EQ(ms::test::validate_result("mu", ref.mu.data(), blocked.mu.data(), n, 0.0, 0.0, view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("distance", ref.distance.data(), blocked.distance.data(), n,
+                                                        0.0, 0.0, view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("stripe", ref.stripe.data(), blocked.stripe.data(), n, 0.0, 0.0,
+                                                        view.width)
+                                  .mismatches,
+                              0u);
+                    EXPECT_EQ(ms::test::validate_result("period", ref.period.data(), blocked.period.data(), n, 0.0, 0.0,
+                                                        view.width)
+                                  .mismatches,
+                              0u);
                 }
             }
         }
@@ -261,7 +287,7 @@ TEST(ColouringFamily, JacobianDistanceEstimateFallsTowardsTheSet) {
             const size_t n = size_t(view.width) * view.height;
             Features f(n);
             ms::direct_features_cpu(view, ms::Precision::Fp64, {}, {}, f.mu.data(),
-                                        {f.distance.data(), nullptr, nullptr});
+                                    {f.distance.data(), nullptr, nullptr});
             std::vector<std::pair<int, int>> interior;
             for (int y = 0; y < view.height; ++y)
                 for (int x = 0; x < view.width; ++x)
@@ -305,9 +331,10 @@ TEST(ColouringFamily, SymmetricSetsGiveMirroredFeatures) {
         const char* c_re;
         bool symmetric;
     };
-    for (const Case& k : {Case{ms::Formula::Mandelbrot, false, "", true}, Case{ms::Formula::Tricorn, false, "", true},
-                          Case{ms::Formula::Mandelbrot, true, "-1", true}, Case{ms::Formula::Multibrot4, true, "0.3", true},
-                          Case{ms::Formula::BurningShip, false, "", false}}) {
+    for (const Case& k :
+         {Case{ms::Formula::Mandelbrot, false, "", true}, Case{ms::Formula::Tricorn, false, "", true},
+          Case{ms::Formula::Mandelbrot, true, "-1", true}, Case{ms::Formula::Multibrot4, true, "0.3", true},
+          Case{ms::Formula::BurningShip, false, "", false}}) {
         ms::View view = family_view(k.formula, k.julia, 64, 48, 600);
         view.center_im = "0";
         if (k.julia) {

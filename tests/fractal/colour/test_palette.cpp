@@ -42,7 +42,8 @@ TEST(Palette, EveryShippedNameLoads) {
 }
 
 TEST(Palette, PathFormsLoadTheFile) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ms_palette_" + std::to_string(getpid()));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("ms_palette_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir / "sub");
     {
         std::ofstream f(dir / "sub" / "two.txt");
@@ -50,7 +51,8 @@ TEST(Palette, PathFormsLoadTheFile) {
     }
     const std::filesystem::path old_cwd = std::filesystem::current_path();
     std::filesystem::current_path(dir);
-    for (const std::string& form : std::vector<std::string>{"sub/two.txt", "./sub/two.txt", (dir / "sub" / "two.txt").string()}) {
+    for (const std::string& form :
+         std::vector<std::string>{"sub/two.txt", "./sub/two.txt", (dir / "sub" / "two.txt").string()}) {
         const Palette p = load_palette_file(form);
         ASSERT_EQ(p.stops.size(), 2u) << form;
         EXPECT_EQ(p.stops[1].b, 255) << form;
@@ -100,7 +102,8 @@ TEST(Colourize, SimdEqualsTheReferenceOnEveryTarget) {
     view.height = 90;
     view.max_iterations = 500;
     const PaletteTable table = make_palette_table(load_palette("classic"));
-    for (const auto& [density, offset] : std::vector<std::pair<double, double>>{{1.0, 0.0}, {3.7, 0.25}, {100.0, 0.999}}) {
+    for (const auto& [density, offset] :
+         std::vector<std::pair<double, double>>{{1.0, 0.0}, {3.7, 0.25}, {100.0, 0.999}}) {
         view.palette_density = density;
         view.palette_offset = offset;
         const std::vector<float> mu = colouring_inputs(view);
@@ -115,8 +118,8 @@ TEST(Colourize, SimdEqualsTheReferenceOnEveryTarget) {
             std::fill(got.begin(), got.end(), 0u);
             colourize(mu.data(), int64_t(mu.size()), table, view, reinterpret_cast<uint8_t*>(got.data()));
             const std::string what = "colourize on " + target + " at density " + std::to_string(density);
-            const test::ValidationResult r =
-                test::validate_result(what.c_str(), expected.data(), got.data(), expected.size(), 0.0);
+            const test::ValidationResult r = test::validate_result(what.c_str(), expected.data(), got.data(),
+                                                                   expected.size(), 0.0);
             EXPECT_EQ(r.mismatches, 0u) << what;
         }
         ASSERT_TRUE(direct_cpu_use_simd_target(""));
@@ -134,7 +137,8 @@ TEST(Colourize, PositionRoundingUpToThePeriodIsEntryZero) {
     // -1e-300 / 1024 floors to -1, and -1e-300 + 1024 rounds to 1024.
     for (double position : {std::nextafter(5.0 * kPaletteTableSize, 0.0), 5.0 * kPaletteTableSize, 0.0, -1e-300}) {
         const uint32_t c = palette_lookup(table.rgba.data(), position);
-        EXPECT_TRUE(c == table.rgba[0] || c == table.rgba[kPaletteTableSize - 1]) << std::hex << c << " at " << position;
+        EXPECT_TRUE(c == table.rgba[0] || c == table.rgba[kPaletteTableSize - 1])
+            << std::hex << c << " at " << position;
     }
 }
 

@@ -55,9 +55,9 @@ size_t compare_bla_tables(const char* what, const BlaTable<T, L>& reference, con
                 double dx, dy;
                 std::memcpy(&dx, &x[w], 8);
                 std::memcpy(&dy, &y[w], 8);
-                std::printf("  %s mismatch at level %d entry %lld: %s word %zu: %.17g (0x%016llx) / %.17g (0x%016llx)\n",
-                            what, level, (long long)j, field(w), w, dx, (unsigned long long)x[w], dy,
-                            (unsigned long long)y[w]);
+                std::printf(
+                    "  %s mismatch at level %d entry %lld: %s word %zu: %.17g (0x%016llx) / %.17g (0x%016llx)\n", what,
+                    level, (long long)j, field(w), w, dx, (unsigned long long)x[w], dy, (unsigned long long)y[w]);
             }
             ++mismatches;
         }

@@ -57,12 +57,13 @@ inline void expect_distance_matches_mpfr(const DeepLocation& location, int width
     ASSERT_GT(compared, min_compared * width * height)
         << "too few stable escaped pixels for the comparison to mean much";
     std::sort(errors.begin(), errors.end());
-    std::printf("  %dx%d %s: %d pixels compared, median relative error %.2g, worst %.2g; DE from %.3g to %.3g px; "
-                "%.1f%% of the iterations by BLA\n",
-                width, height, deep_number_type_name(deep.stats.number_type), compared, errors[errors.size() / 2],
-                worst, double(*std::min_element(deep.distance.begin(), deep.distance.end())),
-                double(*std::max_element(deep.distance.begin(), deep.distance.end())),
-                100.0 * double(deep.stats.bla_iterations) / double(deep.stats.iterations));
+    std::printf(
+        "  %dx%d %s: %d pixels compared, median relative error %.2g, worst %.2g; DE from %.3g to %.3g px; "
+        "%.1f%% of the iterations by BLA\n",
+        width, height, deep_number_type_name(deep.stats.number_type), compared, errors[errors.size() / 2], worst,
+        double(*std::min_element(deep.distance.begin(), deep.distance.end())),
+        double(*std::max_element(deep.distance.begin(), deep.distance.end())),
+        100.0 * double(deep.stats.bla_iterations) / double(deep.stats.iterations));
     EXPECT_GE(within_1e3, 0.99 * compared);
     EXPECT_EQ(within_1e2, compared);
 }

@@ -26,12 +26,12 @@
 namespace ms::test {
 
 struct FamilyCase {
-    const char* name;           // for messages
+    const char* name;  // for messages
     Formula formula;
     bool julia = false;
     const char* julia_re = "0";
     const char* julia_im = "0";
-    const char* outside_re;     // escapes; the inside end is 0
+    const char* outside_re;  // escapes; the inside end is 0
     const char* outside_im;
 };
 
@@ -151,6 +151,7 @@ inline constexpr int64_t kBurningShipHullIterations1e20 = 150;
 inline constexpr int64_t kBurningShipHullIterations1e60 = 500;
 inline const FamilyCase kJuliaRabbit{"julia of mandelbrot", Formula::Mandelbrot, true, "-0.123", "0.745", "0.9", "1.1"};
 inline const FamilyCase kJuliaMultibrot3{"julia of multibrot3", Formula::Multibrot3, true, "0.2", "0.5", "1.3", "0.2"};
-inline const FamilyCase kJuliaBurningShip{"julia of burning-ship", Formula::BurningShip, true, "-0.4", "-0.2", "1.5", "1.2"};
+inline const FamilyCase kJuliaBurningShip{
+    "julia of burning-ship", Formula::BurningShip, true, "-0.4", "-0.2", "1.5", "1.2"};
 
 }  // namespace ms::test

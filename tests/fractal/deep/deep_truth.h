@@ -44,15 +44,16 @@ inline Agreement compare_with_truth(const DeepFrame& deep, const Truth& t) {
         if (d == t) ++a.exact;
         if (d == t || (d >= 0 && t >= 0 && std::llabs(d - t) <= 1)) ++a.within_one;
         else if (shown++ < 5)
-            std::printf("  pixel (%zu, %zu): deep %lld, truth %lld\n", i % size_t(deep.width),
-                        i / size_t(deep.width), (long long)d, (long long)t);
+            std::printf("  pixel (%zu, %zu): deep %lld, truth %lld\n", i % size_t(deep.width), i / size_t(deep.width),
+                        (long long)d, (long long)t);
     }
-    std::printf("  %d pixels, %d stable, %d exact, %d within one; deep path: %s, %llu iterations, "
-                "%.1f%% by BLA, %llu rebases\n",
-                a.pixels, a.stable, a.exact, a.within_one, deep_number_type_name(deep.stats.number_type),
-                (unsigned long long)deep.stats.iterations,
-                100.0 * double(deep.stats.bla_iterations) / double(deep.stats.iterations),
-                (unsigned long long)deep.stats.rebases);
+    std::printf(
+        "  %d pixels, %d stable, %d exact, %d within one; deep path: %s, %llu iterations, "
+        "%.1f%% by BLA, %llu rebases\n",
+        a.pixels, a.stable, a.exact, a.within_one, deep_number_type_name(deep.stats.number_type),
+        (unsigned long long)deep.stats.iterations,
+        100.0 * double(deep.stats.bla_iterations) / double(deep.stats.iterations),
+        (unsigned long long)deep.stats.rebases);
     return a;
 }
 

@@ -29,7 +29,10 @@ namespace {
 
 std::string locations_folder() { return (find_data_dir("assets") / "locations").string(); }
 
-void print(const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); }
+void print(const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
 
 void size_from_env(int* width, int* height) {
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_BENCH_SIZE")) std::sscanf(s, "%dx%d", width, height);

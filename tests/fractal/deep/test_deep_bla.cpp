@@ -74,7 +74,8 @@ void expect_build_matches_serial(const char* name, const DeepLocation& location,
         ASSERT_TRUE(build_bla_table_matrix(z, last, max_dc, request.epsilon, nullptr, &built,
                                            location.formula == Formula::BurningShip));
     else
-        ASSERT_TRUE(build_bla_table(z, last, max_dc, request.epsilon, nullptr, &built, formula_degree(location.formula)));
+        ASSERT_TRUE(
+            build_bla_table(z, last, max_dc, request.epsilon, nullptr, &built, formula_degree(location.formula)));
     ASSERT_GT(built.view.levels, 1) << name;
     const BlaTable<T, L> serial = serial_table<T, L>(z, last, max_dc, request.epsilon, location.formula);
     EXPECT_EQ(test::compare_bla_tables(name, serial, built), 0u) << name;

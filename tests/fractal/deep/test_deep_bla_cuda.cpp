@@ -129,8 +129,8 @@ TEST(DeepBlaCuda, FramesEqualWithTheCpuTable) {
     SKIP_WITHOUT_CUDA();
     expect_same_frame_both_builds(load_location("e50", "1E20"), 64, 36);
     expect_same_frame_both_builds(load_location("e1000"), 48, 27);
-    for (const test::FamilyCase* c : {&test::kMultibrot3, &test::kBurningShip, &test::kJuliaRabbit,
-                                      &test::kJuliaBurningShip}) {
+    for (const test::FamilyCase* c :
+         {&test::kMultibrot3, &test::kBurningShip, &test::kJuliaRabbit, &test::kJuliaBurningShip}) {
         std::printf("%s\n", c->name);
         expect_same_frame_both_builds(test::boundary_location(*c, 80, 1000, "1E20"), 48, 27);
     }

@@ -69,9 +69,9 @@ TEST(DeepColourCuda, SameBytesAsTheHostColourPass) {
     DeepDeviceFrame device;  // one for every frame, as the window's worker keeps it
     for (const auto& [name, zoom] : {std::pair{"e50", "1E20"}, std::pair{"e1000", "1E300"}}) {
         const DeepLocation location = load_location(name, zoom);
-        for (const auto& [label, colouring] : {std::pair{"plain", plain}, std::pair{"histogram", histogram},
-                                               std::pair{"slopes", slopes}, std::pair{"DE", distance},
-                                               std::pair{"histogram+slopes+DE", all}}) {
+        for (const auto& [label, colouring] :
+             {std::pair{"plain", plain}, std::pair{"histogram", histogram}, std::pair{"slopes", slopes},
+              std::pair{"DE", distance}, std::pair{"histogram+slopes+DE", all}}) {
             SCOPED_TRACE(std::string(zoom) + " " + label);
             const View view = view_of(location, width, height, colouring);
             DeepRenderOptions options;
@@ -83,8 +83,9 @@ TEST(DeepColourCuda, SameBytesAsTheHostColourPass) {
             EXPECT_EQ(device.has_distance, options.distance);
             // The host keeps its copy of mu: the same values as on the device.
             std::vector<double> device_mu(frame.mu.size());
-            ASSERT_EQ(cudaMemcpy(device_mu.data(), device.mu, device_mu.size() * sizeof(double), cudaMemcpyDeviceToHost),
-                      cudaSuccess);
+            ASSERT_EQ(
+                cudaMemcpy(device_mu.data(), device.mu, device_mu.size() * sizeof(double), cudaMemcpyDeviceToHost),
+                cudaSuccess);
             EXPECT_EQ(device_mu, frame.mu);
 
             std::vector<uint8_t> host(size_t(width) * height * 4), gpu(host.size());

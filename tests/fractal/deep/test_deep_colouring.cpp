@@ -33,8 +33,8 @@
 #include "tests/validate.h"
 
 using namespace ms;
-using ms::test::load_location;
 using ms::test::expect_distance_matches_mpfr;
+using ms::test::load_location;
 
 namespace {
 
@@ -127,8 +127,8 @@ TEST(DeepColouring, SamePixelsAsTheDirectColourPass) {
     for (const char* methods : {"histogram", "smooth,slope", "histogram,de,slope", "smooth,de"}) {
         const View view = synthetic_view(methods);
         std::vector<uint8_t> direct(n * 4), deep(n * 4), high(n * 4);
-        colour_frame(s.mu.data(), FrameFeatures{s.distance.data(), nullptr, nullptr}, s.width, s.height, palette,
-                     view, 1.0, direct.data());
+        colour_frame(s.mu.data(), FrameFeatures{s.distance.data(), nullptr, nullptr}, s.width, s.height, palette, view,
+                     1.0, direct.data());
         std::vector<double> mu(s.mu.begin(), s.mu.end()), mu_high(n);
         for (size_t i = 0; i < n; ++i) mu_high[i] = s.mu[i] < 0.0f ? -1.0 : double(s.mu[i]) + 1.0e6;
         EXPECT_EQ(deep_mu_origin(mu.data(), int64_t(n)), 0.0);
@@ -199,8 +199,8 @@ TEST(DeepColouring, StripesAndPeriodAreRefusedPastFp64) {
 // to 1e-6 relative (device log; the derivative's arithmetic is the same IEEE operations).
 TEST(DeepDistanceCuda, MatchesTheCpu) {
     SKIP_WITHOUT_CUDA();
-    for (const auto& [name, zoom, type] : {std::tuple{"e50", "1E20", DeepNumberType::Double},
-                                           std::tuple{"e1000", "1E300", DeepNumberType::FloatExp}}) {
+    for (const auto& [name, zoom, type] :
+         {std::tuple{"e50", "1E20", DeepNumberType::Double}, std::tuple{"e1000", "1E300", DeepNumberType::FloatExp}}) {
         const DeepLocation location = load_location(name, zoom);
         DeepRenderOptions options;
         options.distance = true;
@@ -210,8 +210,8 @@ TEST(DeepDistanceCuda, MatchesTheCpu) {
         ASSERT_EQ(gpu.distance.size(), cpu.distance.size());
         auto counts = test::validate_result("escape count", cpu.escape_count.data(), gpu.escape_count.data(),
                                             cpu.escape_count.size(), 0.0, 0.0, 96);
-        auto de = test::validate_result("DE", cpu.distance.data(), gpu.distance.data(), cpu.distance.size(), 0.0,
-                                        1e-6, 96);
+        auto de = test::validate_result("DE", cpu.distance.data(), gpu.distance.data(), cpu.distance.size(), 0.0, 1e-6,
+                                        96);
         EXPECT_EQ(counts.mismatches, 0u);
         EXPECT_EQ(de.mismatches, 0u);
         std::printf("  %s: cpu pixels %.1f ms, cuda kernel %.2f ms\n", zoom, cpu.stats.pixels_ms, gpu.stats.pixels_ms);

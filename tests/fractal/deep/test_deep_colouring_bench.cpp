@@ -49,7 +49,10 @@ double median(std::vector<double> v) {
 void bench(bool use_cuda, int width, int height, int rounds) {
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_COLOUR_BENCH_SIZE")) std::sscanf(s, "%dx%d", &width, &height);
     const PaletteTable palette = make_palette_table(load_palette("classic"));
-    struct Case { const char* name; const char* zoom; };
+    struct Case {
+        const char* name;
+        const char* zoom;
+    };
     for (const Case& k : {Case{"e50", nullptr}, Case{"e1000", "1E300"}}) {
         DeepLocation location;
         ASSERT_EQ(read_kfr((find_data_dir("assets") / "locations").string() + "/" + k.name + ".kfr", &location), "");
@@ -94,12 +97,13 @@ void bench(bool use_cuda, int width, int height, int rounds) {
         for (int round = 0; round < rounds; ++round)
             for (Row& row : rows) frame(row, true);
         const Row& base = rows.front();
-        std::printf("%s, %s at %s, %dx%d, %s deltas, %lld iterations, %.1f%% by BLA (median of %d rounds; "
-                    "pixels: the %s)\n",
-                    use_cuda ? "CUDA" : "CPU", k.name, format_deep_zoom(location.zoom).c_str(), width, height,
-                    deep_number_type_name(base.stats.number_type), (long long)location.max_iterations,
-                    100.0 * double(base.stats.bla_iterations) / double(base.stats.iterations), rounds,
-                    use_cuda ? "kernel, CUDA events" : "pixel loop");
+        std::printf(
+            "%s, %s at %s, %dx%d, %s deltas, %lld iterations, %.1f%% by BLA (median of %d rounds; "
+            "pixels: the %s)\n",
+            use_cuda ? "CUDA" : "CPU", k.name, format_deep_zoom(location.zoom).c_str(), width, height,
+            deep_number_type_name(base.stats.number_type), (long long)location.max_iterations,
+            100.0 * double(base.stats.bla_iterations) / double(base.stats.iterations), rounds,
+            use_cuda ? "kernel, CUDA events" : "pixel loop");
         std::printf("  %-20s %11s %6s %11s %11s %6s %9s\n", "colouring", "pixels ms", "ratio", "colour ms", "frame ms",
                     "ratio", "it./px");
         for (const Row& row : rows)
@@ -126,14 +130,14 @@ void bench_family(bool use_cuda, int width, int height, int rounds) {
                 use_cuda ? "kernel, CUDA events" : "pixel loop");
     std::printf("  %-24s %6s %8s %7s %6s %12s %12s %6s %12s %6s\n", "formula", "zoom", "deltas", "it./px", "BLA",
                 "smooth ms", "de ms", "ratio", "de frame ms", "ratio");
-    for (const Case& k : {Case{nullptr, "1E20", 0, 1000}, Case{&test::kMultibrot3, "1E20", 215, 1000},
-                          Case{&test::kMultibrot5, "1E20", 215, 1000}, Case{&test::kTricorn, "1E20", 215, 1000},
-                          Case{&test::kBurningShip, "1E20", 215, 1000},
-                          Case{&test::kBurningShipHull, "1E20", 215, test::kBurningShipHullIterations1e20},
-                          Case{&test::kJuliaRabbit, "1E50", 215, 1000}, Case{&test::kJuliaMultibrot3, "1E50", 215, 1000},
-                          Case{&test::kJuliaBurningShip, "1E50", 215, 1000},
-                          Case{&test::kJuliaMultibrot3, "1E320", 1075, 1500}, Case{&test::kTricornTip, "1E320", 1075, 1500},
-                          Case{&test::kBurningShipTip, "1E320", 1075, 1500}}) {
+    for (const Case& k :
+         {Case{nullptr, "1E20", 0, 1000}, Case{&test::kMultibrot3, "1E20", 215, 1000},
+          Case{&test::kMultibrot5, "1E20", 215, 1000}, Case{&test::kTricorn, "1E20", 215, 1000},
+          Case{&test::kBurningShip, "1E20", 215, 1000},
+          Case{&test::kBurningShipHull, "1E20", 215, test::kBurningShipHullIterations1e20},
+          Case{&test::kJuliaRabbit, "1E50", 215, 1000}, Case{&test::kJuliaMultibrot3, "1E50", 215, 1000},
+          Case{&test::kJuliaBurningShip, "1E50", 215, 1000}, Case{&test::kJuliaMultibrot3, "1E320", 1075, 1500},
+          Case{&test::kTricornTip, "1E320", 1075, 1500}, Case{&test::kBurningShipTip, "1E320", 1075, 1500}}) {
         DeepLocation location;
         if (k.c) {
             location = test::boundary_location(*k.c, k.steps, k.iterations, k.zoom);

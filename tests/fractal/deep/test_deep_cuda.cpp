@@ -42,9 +42,9 @@ void expect_same_frame(const DeepLocation& location, int width, int height, cons
     EXPECT_EQ(gpu.stats.bla_iterations, cpu.stats.bla_iterations);
     EXPECT_EQ(gpu.stats.perturbation_steps, cpu.stats.perturbation_steps);
     EXPECT_EQ(gpu.stats.rebases, cpu.stats.rebases);
-    std::printf("  %dx%d %s: cpu pixels %.1f ms, cuda kernel %.2f ms; %llu iterations, %.1f%% by BLA\n",
-                width, height, deep_number_type_name(gpu.stats.number_type), cpu.stats.pixels_ms,
-                gpu.stats.pixels_ms, (unsigned long long)gpu.stats.iterations,
+    std::printf("  %dx%d %s: cpu pixels %.1f ms, cuda kernel %.2f ms; %llu iterations, %.1f%% by BLA\n", width, height,
+                deep_number_type_name(gpu.stats.number_type), cpu.stats.pixels_ms, gpu.stats.pixels_ms,
+                (unsigned long long)gpu.stats.iterations,
                 100.0 * double(gpu.stats.bla_iterations) / double(gpu.stats.iterations));
 }
 
@@ -144,8 +144,9 @@ TEST(DeepCuda, FormulaFamilyMatchesCpu) {
     }
     // The Burning Ship's chaotic hull, where a pixel's orbit keeps crossing the axes and rebasing.
     std::printf("%s\n", test::kBurningShipHull.name);
-    expect_same_frame(test::boundary_location(test::kBurningShipHull, 215, test::kBurningShipHullIterations1e60, "1E60"),
-                      48, 27, {}, DeepNumberType::Double);
+    expect_same_frame(
+        test::boundary_location(test::kBurningShipHull, 215, test::kBurningShipHullIterations1e60, "1E60"), 48, 27, {},
+        DeepNumberType::Double);
     DeepRenderOptions floatexp;
     floatexp.number_type = DeepNumberType::FloatExp;
     for (const test::FamilyCase* c : {&test::kJuliaMultibrot3, &test::kBurningShipTip}) {

@@ -32,7 +32,8 @@ void check(const FamilyCase& c, int steps, const char* zoom, int width, int heig
     EXPECT_GT(deep.stats.bla_levels, 0);
     const Truth truth = brute_force(location, width, height);
     // The picture must depend on the offsets: not one count (or all inside) everywhere.
-    const auto [lowest, highest] = std::minmax_element(truth.frame.escape_count.begin(), truth.frame.escape_count.end());
+    const auto [lowest, highest] = std::minmax_element(truth.frame.escape_count.begin(),
+                                                       truth.frame.escape_count.end());
     std::printf("  truth: escape counts %lld to %lld (-1: inside)\n", (long long)*lowest, (long long)*highest);
     EXPECT_LT(*lowest, *highest) << "a uniform picture";
     expect_agreement(compare_with_truth(deep, truth));
@@ -151,8 +152,8 @@ TEST(DeepFamily, BurningShip) {
 TEST(DeepFamily, BurningShipChaoticHull) {
     check(kBurningShipHull, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e20);
     check(kBurningShipHull, kSteps1e60, "1E60", 24, 14, DeepNumberType::Double, kBurningShipHullIterations1e60);
-    const DeepLocation location =
-        boundary_location(kBurningShipHull, kSteps1e60, kBurningShipHullIterations1e60, "1E60");
+    const DeepLocation location = boundary_location(kBurningShipHull, kSteps1e60, kBurningShipHullIterations1e60,
+                                                    "1E60");
     DeepRenderOptions off;
     off.use_bla = false;
     const DeepFrame a = deep_cpu(location, 24, 14);
@@ -202,11 +203,12 @@ TEST(DeepFamily, DISABLED_BurningShipHullPrecision) {
             ++stable;
             stable_right += truth.frame.escape_count[i] == exact[i];
         }
-        std::printf("  deep path: double deltas %d, BLA off %d, FloatExp deltas %d; stable (+32 = +96) %d, of "
-                    "those right %d\n",
-                    right(deep_cpu(location, width, height).escape_count),
-                    right(deep_cpu(location, width, height, off).escape_count),
-                    right(deep_cpu(location, width, height, floatexp).escape_count), stable, stable_right);
+        std::printf(
+            "  deep path: double deltas %d, BLA off %d, FloatExp deltas %d; stable (+32 = +96) %d, of "
+            "those right %d\n",
+            right(deep_cpu(location, width, height).escape_count),
+            right(deep_cpu(location, width, height, off).escape_count),
+            right(deep_cpu(location, width, height, floatexp).escape_count), stable, stable_right);
         std::printf("  wider deltas: double %d, long double %d",
                     right(hull_wide_deltas<double>(location, width, height, bits + 400)),
                     right(hull_wide_deltas<long double>(location, width, height, bits + 400)));

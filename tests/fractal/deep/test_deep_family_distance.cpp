@@ -45,9 +45,7 @@ TEST(DeepFamilyDistance, Multibrot3MatchesMpfr) {
     check(kMultibrot3, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double);
 }
 
-TEST(DeepFamilyDistance, TricornMatchesMpfr) {
-    check(kTricorn, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double);
-}
+TEST(DeepFamilyDistance, TricornMatchesMpfr) { check(kTricorn, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double); }
 
 TEST(DeepFamilyDistance, BurningShipMatchesMpfr) {
     check(kBurningShip, kSteps1e60, "1E20", 24, 14, DeepNumberType::Double);
@@ -78,8 +76,8 @@ TEST(DeepFamilyDistance, TricornPastDoubleRangeWithFloatExp) {
 // and mu are the smooth loop's bit for bit, the double and FloatExp estimates agree, and BLA
 // on and off give the same estimates (within what the skips' dropped terms allow).
 TEST(DeepFamilyDistance, LeavesCountsAsTheSmoothLoopAndAgreesAcrossTypesAndBla) {
-    for (const FamilyCase* c : {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit,
-                                &kJuliaMultibrot3, &kJuliaBurningShip}) {
+    for (const FamilyCase* c :
+         {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit, &kJuliaMultibrot3, &kJuliaBurningShip}) {
         const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
         DeepRenderOptions plain, with_de, floatexp, no_bla;
         with_de.distance = floatexp.distance = no_bla.distance = true;
@@ -113,8 +111,8 @@ TEST(DeepFamilyDistance, LeavesCountsAsTheSmoothLoopAndAgreesAcrossTypesAndBla) 
 // formula_step-inl.h) and two ways of iterating (perturbation with BLA against z itself) agree on
 // every pixel both paths escape at the same count, up to the orbits' own rounding.
 TEST(DeepFamilyDistance, MatchesTheDirectPathAtAShallowView) {
-    for (const FamilyCase* c : {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit,
-                                &kJuliaMultibrot3, &kJuliaBurningShip}) {
+    for (const FamilyCase* c :
+         {&kMultibrot3, &kMultibrot5, &kTricorn, &kBurningShip, &kJuliaRabbit, &kJuliaMultibrot3, &kJuliaBurningShip}) {
         const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E3");
         View view;
         view.center_re = location.center_re.substr(0, 40);  // a double's worth of digits, and then some
@@ -130,7 +128,7 @@ TEST(DeepFamilyDistance, MatchesTheDirectPathAtAShallowView) {
         const size_t n = size_t(view.width) * size_t(view.height);
         std::vector<float> mu(n), direct(n);
         direct_features_cpu_reference(view, Precision::Fp64, Shortcuts{}, full_rect(view), mu.data(),
-                                          OrbitFeatureOutputs{direct.data(), nullptr, nullptr});
+                                      OrbitFeatureOutputs{direct.data(), nullptr, nullptr});
         DeepRenderOptions options;
         options.distance = true;
         options.number_type = DeepNumberType::Double;
@@ -176,8 +174,7 @@ TEST(DeepFamilyDistanceCuda, MatchesTheCpu) {
                           Case{&kTricornTip, "1E60", &floatexp_de, DeepNumberType::FloatExp},
                           Case{&kBurningShipTip, "1E60", &floatexp_de, DeepNumberType::FloatExp},
                           Case{&kJuliaBurningShip, "1E60", &floatexp_de, DeepNumberType::FloatExp}}) {
-        const int64_t iterations =
-            k.c == &kBurningShipHull ? kBurningShipHullIterations1e20 : kFamilyIterations;
+        const int64_t iterations = k.c == &kBurningShipHull ? kBurningShipHullIterations1e20 : kFamilyIterations;
         const DeepLocation location = boundary_location(*k.c, kSteps1e60, iterations, k.zoom);
         std::printf("%s at %s (%s)\n", k.c->name, k.zoom, deep_number_type_name(k.type));
         const DeepFrame cpu = deep_cpu(location, 96, 54, *k.options);

@@ -55,7 +55,8 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
 
     DeepPixelCounters one, lanes;
     int differ = 0, pixels = 0;
-    std::vector<double> dc_re(static_cast<size_t>(width)), dc_im(static_cast<size_t>(width)), mu(static_cast<size_t>(width));
+    std::vector<double> dc_re(static_cast<size_t>(width)), dc_im(static_cast<size_t>(width)),
+        mu(static_cast<size_t>(width));
     std::vector<int64_t> count(static_cast<size_t>(width));
     for (int y = 0; y < height; ++y) {
         const double dy = -(y + 0.5 - 0.5 * height) * spacing;
@@ -130,8 +131,8 @@ void check_packed(const DeepLocation& location, int width, int height, DeepNumbe
             const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
             const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
             double expected_mu = 0.0, packed_mu = 0.0;
-            const int64_t expected =
-                deep_iterate_pixel<T, true>(Z, last, bla, dc, location.max_iterations, &expected_mu, one);
+            const int64_t expected = deep_iterate_pixel<T, true>(Z, last, bla, dc, location.max_iterations,
+                                                                 &expected_mu, one);
             const int64_t k = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true>(
                 nullptr, last, packed_bla, dc, location.max_iterations, &packed_mu, packed, nullptr, 0, nullptr, {},
                 nullptr, points.data());
@@ -141,8 +142,8 @@ void check_packed(const DeepLocation& location, int width, int height, DeepNumbe
             int64_t r = kDeepPixelSuspended;
             while (r == kDeepPixelSuspended) {
                 r = deep_iterate_pixel<T, true, Formula::Mandelbrot, false, false, false, true, true>(
-                    nullptr, last, packed_bla, dc, location.max_iterations, &resumed_mu, resumed, nullptr, 0,
-                    nullptr, {}, nullptr, points.data(), nullptr, &state, 50);
+                    nullptr, last, packed_bla, dc, location.max_iterations, &resumed_mu, resumed, nullptr, 0, nullptr,
+                    {}, nullptr, points.data(), nullptr, &state, 50);
                 suspensions += r == kDeepPixelSuspended;
             }
             if (k != expected || !same_bits(expected_mu, packed_mu) || r != expected ||
@@ -221,8 +222,8 @@ TEST(DeepLanes, DeepCpuUsesThem) {
             double mu = 0.0;
             const DeepComplex<double> dc{fe_to_double(setup.offset.re) + (x + 0.5 - 0.5 * 37) * spacing,
                                          fe_to_double(setup.offset.im) + -(y + 0.5 - 0.5 * 21) * spacing};
-            const int64_t k = deep_iterate_pixel<double, true>(setup.orbit->z.data(), setup.orbit->last_index(),
-                                                               bla, dc, location.max_iterations, &mu, one);
+            const int64_t k = deep_iterate_pixel<double, true>(setup.orbit->z.data(), setup.orbit->last_index(), bla,
+                                                               dc, location.max_iterations, &mu, one);
             const size_t i = size_t(y) * 37 + size_t(x);
             differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]);
         }

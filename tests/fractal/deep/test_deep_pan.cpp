@@ -62,7 +62,8 @@ void expect_regions_equal_full_frame(Renderer render, const DeepLocation& locati
     const DeepFrame full = render(location, width, height, options);
     ASSERT_FALSE(full.stats.cancelled);
     ASSERT_GT(full.stats.escaped_pixels, 0u);
-    const DeepPixelRect regions[] = {{0, 0, 3, height}, {0, height - 2, width, 2}, {17, 9, 30, 20}, {width - 1, 5, 1, 1}};
+    const DeepPixelRect regions[] = {
+        {0, 0, 3, height}, {0, height - 2, width, 2}, {17, 9, 30, 20}, {width - 1, 5, 1, 1}};
     for (const DeepPixelRect& r : regions) {
         options.region = r;
         const DeepFrame part = render(location, width, height, options);
@@ -78,10 +79,10 @@ void expect_regions_equal_full_frame(Renderer render, const DeepLocation& locati
                 counts.push_back(full.escape_count[size_t(y) * width + x]);
                 mu.push_back(full.mu[size_t(y) * width + x]);
             }
-        SCOPED_TRACE("region " + std::to_string(r.x) + "," + std::to_string(r.y) + " " + std::to_string(r.width) +
-                     "x" + std::to_string(r.height));
-        EXPECT_EQ(test::validate_result("escape count", counts.data(), part.escape_count.data(), counts.size(), 0.0, 0.0,
-                                        r.width)
+        SCOPED_TRACE("region " + std::to_string(r.x) + "," + std::to_string(r.y) + " " + std::to_string(r.width) + "x" +
+                     std::to_string(r.height));
+        EXPECT_EQ(test::validate_result("escape count", counts.data(), part.escape_count.data(), counts.size(), 0.0,
+                                        0.0, r.width)
                       .mismatches,
                   0u);
         EXPECT_EQ(test::validate_result("mu", mu.data(), part.mu.data(), mu.size(), 0.0, 0.0, r.width).mismatches, 0u);
@@ -147,20 +148,19 @@ void expect_pan_matches_full_render(const DeepLocation& from, int width, int hei
         exact += assembled.escape_count[i] == full.escape_count[i];
     }
     const double share = stable ? double(exact) / double(stable) : 0.0;
-    std::printf("  pan (%d, %d) at %dx%d: %lld pixels reused, %lld computed; %.1f%% of pixels stable, escape counts "
-                "exact on %.3f%% of those (%.1f%% of all)\n",
-                dx, dy, width, height, (long long)reused, (long long)strip_pixels,
-                100.0 * double(stable) / double(full.escape_count.size()), 100.0 * share,
-                100.0 * double(exact_all) / double(full.escape_count.size()));
+    std::printf(
+        "  pan (%d, %d) at %dx%d: %lld pixels reused, %lld computed; %.1f%% of pixels stable, escape counts "
+        "exact on %.3f%% of those (%.1f%% of all)\n",
+        dx, dy, width, height, (long long)reused, (long long)strip_pixels,
+        100.0 * double(stable) / double(full.escape_count.size()), 100.0 * share,
+        100.0 * double(exact_all) / double(full.escape_count.size()));
     EXPECT_GE(stable, full.escape_count.size() / 2) << "too few stable pixels for the comparison to say much";
     EXPECT_GE(share, 0.999);
 }
 
 }  // namespace
 
-TEST(DeepRegion, EqualsTheFullFrameAt1e50) {
-    expect_regions_equal_full_frame(cpu, load_location("e50"), 96, 54);
-}
+TEST(DeepRegion, EqualsTheFullFrameAt1e50) { expect_regions_equal_full_frame(cpu, load_location("e50"), 96, 54); }
 
 TEST(DeepRegion, EqualsTheFullFrameWithFloatExpAt1e1000) {
     const DeepLocation location = load_location("e1000");
@@ -285,7 +285,8 @@ TEST(DeepPan, MoveTakesThePixelsTheOldFrameCovers) {
                     covered_count += covered;
                     const size_t i = size_t(y) * width + x;
                     const int source = (y + sy) * width + (x + sx);
-                    ASSERT_EQ(to.escape_count[i], covered ? 100 + source : -1) << sx << "," << sy << " at " << x << "," << y;
+                    ASSERT_EQ(to.escape_count[i], covered ? 100 + source : -1)
+                        << sx << "," << sy << " at " << x << "," << y;
                     ASSERT_EQ(to.mu[i], covered ? 0.5 + source : -1.0);
                     if (covered) {
                         ASSERT_EQ(rgba[4 * i + 1], uint8_t(4 * source + 1));

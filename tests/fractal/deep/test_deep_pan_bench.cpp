@@ -68,19 +68,20 @@ TEST(DeepPanBench, DISABLED_BlaHeadroomCost) {
                 counts[h] = frame.escape_count;
             }
         }
-        std::printf("%s at %dx%d, %d rounds (medians; the per-pixel loop, the table built anew):\n", name, width, height,
-                    rounds);
+        std::printf("%s at %dx%d, %d rounds (medians; the per-pixel loop, the table built anew):\n", name, width,
+                    height, rounds);
         for (int h = 0; h < 3; ++h) {
             size_t same = 0;
             for (size_t i = 0; i < counts[h].size(); ++i) same += counts[h][i] == counts[0][i];
-            std::printf("  BLA built for %s: pixels %.1f ms (%.3f x the frame's own), BLA build %.1f ms, %.3f%% of "
-                        "iterations skipped; %llu steps + %llu skips (%.4f x the own table's work); escape counts "
-                        "equal to the own table's on %.2f%%\n",
-                        h == 0 ? "the frame's own |dc|" : (std::to_string(int(headrooms[h])) + " diagonal(s)").c_str(),
-                        median(pixels_ms[h]), median(pixels_ms[h]) / median(pixels_ms[0]), median(bla_ms[h]),
-                        100.0 * skipped[h], (unsigned long long)steps[h], (unsigned long long)skips[h],
-                        double(steps[h] + skips[h]) / double(std::max<uint64_t>(1, steps[0] + skips[0])),
-                        100.0 * double(same) / double(counts[h].size()));
+            std::printf(
+                "  BLA built for %s: pixels %.1f ms (%.3f x the frame's own), BLA build %.1f ms, %.3f%% of "
+                "iterations skipped; %llu steps + %llu skips (%.4f x the own table's work); escape counts "
+                "equal to the own table's on %.2f%%\n",
+                h == 0 ? "the frame's own |dc|" : (std::to_string(int(headrooms[h])) + " diagonal(s)").c_str(),
+                median(pixels_ms[h]), median(pixels_ms[h]) / median(pixels_ms[0]), median(bla_ms[h]),
+                100.0 * skipped[h], (unsigned long long)steps[h], (unsigned long long)skips[h],
+                double(steps[h] + skips[h]) / double(std::max<uint64_t>(1, steps[0] + skips[0])),
+                100.0 * double(same) / double(counts[h].size()));
         }
         std::fflush(stdout);
     }

@@ -77,12 +77,11 @@ TEST(DeepPeriod, FindsKnownNucleiOfEveryFormula) {
         int64_t period;
     };
     const Case cases[] = {
-        {Formula::Mandelbrot, "-1", "0", 2},           // z: 0, -1, 0
-        {Formula::Mandelbrot, kPeriod3, "0", 3},
-        {Formula::Multibrot3, "0", "1", 2},            // z^3 + i: 0, i, 0
-        {Formula::Multibrot4, "-1", "0", 2},           // z^4 - 1: 0, -1, 0
-        {Formula::BurningShip, "-1", "0", 2},          // (|x| + i|y|)^2 - 1: 0, -1, 0
-        {Formula::Tricorn, "-1", "0", 2},              // conj(z)^2 - 1: 0, -1, 0
+        {Formula::Mandelbrot, "-1", "0", 2},                                          // z: 0, -1, 0
+        {Formula::Mandelbrot, kPeriod3, "0", 3}, {Formula::Multibrot3, "0", "1", 2},  // z^3 + i: 0, i, 0
+        {Formula::Multibrot4, "-1", "0", 2},                                          // z^4 - 1: 0, -1, 0
+        {Formula::BurningShip, "-1", "0", 2},                                         // (|x| + i|y|)^2 - 1: 0, -1, 0
+        {Formula::Tricorn, "-1", "0", 2},                                             // conj(z)^2 - 1: 0, -1, 0
     };
     for (const Case& c : cases) {
         // The centre: the nucleus + (3e-9, 4e-9), 5e-9 away.
@@ -150,9 +149,10 @@ TEST(DeepPeriod, StoppedOrbitsGiveTheFullOrbitsFramesForTheFamily) {
         const char* zoom;
         int64_t iterations;
     };
-    const Case cases[] = {{&kMultibrot3, "1E20", kFamilyIterations},     {&kMultibrot5, "1E20", kFamilyIterations},
-                          {&kMultibrot4Tip, "1E60", kFamilyIterations},  {&kTricornTip, "1E60", kFamilyIterations},
-                          {&kBurningShipTip, "1E60", kFamilyIterations}, {&kBurningShipHull, "1E60", kBurningShipHullIterations1e60}};
+    const Case cases[] = {
+        {&kMultibrot3, "1E20", kFamilyIterations},     {&kMultibrot5, "1E20", kFamilyIterations},
+        {&kMultibrot4Tip, "1E60", kFamilyIterations},  {&kTricornTip, "1E60", kFamilyIterations},
+        {&kBurningShipTip, "1E60", kFamilyIterations}, {&kBurningShipHull, "1E60", kBurningShipHullIterations1e60}};
     for (const Case& k : cases) {
         const DeepLocation location = boundary_location(*k.c, kSteps1e60, k.iterations, k.zoom);
         expect_same_frames(location, 24, 14, (std::string(k.c->name) + " at " + k.zoom).c_str());

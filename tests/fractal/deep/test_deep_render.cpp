@@ -48,8 +48,7 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
     return location;
 }
 
-void check_location(const DeepLocation& location, int width, int height,
-                    DeepNumberType expected_type) {
+void check_location(const DeepLocation& location, int width, int height, DeepNumberType expected_type) {
     DeepFrame deep = deep_cpu(location, width, height);
     EXPECT_EQ(deep.stats.number_type, expected_type);
     EXPECT_GT(deep.stats.bla_iterations, 0u);
@@ -64,17 +63,11 @@ int count_differences(const DeepFrame& a, const DeepFrame& b) {
 
 }  // namespace
 
-TEST(DeepCpu, MatchesMpfrAt1e20) {
-    check_location(load("e50", "1E20"), 32, 18, DeepNumberType::Double);
-}
+TEST(DeepCpu, MatchesMpfrAt1e20) { check_location(load("e50", "1E20"), 32, 18, DeepNumberType::Double); }
 
-TEST(DeepCpu, MatchesMpfrAt1e50) {
-    check_location(load("e50"), 8, 5, DeepNumberType::Double);
-}
+TEST(DeepCpu, MatchesMpfrAt1e50) { check_location(load("e50"), 8, 5, DeepNumberType::Double); }
 
-TEST(DeepCpu, MatchesMpfrAt5e113) {
-    check_location(load("e113"), 12, 7, DeepNumberType::Double);
-}
+TEST(DeepCpu, MatchesMpfrAt5e113) { check_location(load("e113"), 12, 7, DeepNumberType::Double); }
 
 TEST(DeepCpu, MatchesMpfrAt1e280WithDoubleDeltas) {
     check_location(load("e1000", "1E280"), 16, 9, DeepNumberType::Double);
@@ -84,9 +77,7 @@ TEST(DeepCpu, MatchesMpfrAt1e300WithFloatExpDeltas) {
     check_location(load("e1000", "1E300"), 24, 14, DeepNumberType::FloatExp);
 }
 
-TEST(DeepCpu, MatchesMpfrAt1e1000) {
-    check_location(load("e1000"), 8, 5, DeepNumberType::FloatExp);
-}
+TEST(DeepCpu, MatchesMpfrAt1e1000) { check_location(load("e1000"), 8, 5, DeepNumberType::FloatExp); }
 
 // glitch_test_3 (4.1e158): plain perturbation without rebasing gets a third of the frame
 // wrong (the classic glitch); with rebasing the same frame meets the bar.
@@ -266,7 +257,9 @@ TEST(DeepCpu, CancelledReferenceLeavesNothingInTheCache) {
     cancel = false;
     ReferenceControl control;
     control.cancel = &cancel;
-    control.progress = [&](int64_t done, int64_t) { if (done >= 4096) cancel = true; };
+    control.progress = [&](int64_t done, int64_t) {
+        if (done >= 4096) cancel = true;
+    };
     EXPECT_EQ(compute_reference_orbit(location.center_re, location.center_im, 600, 100000, control), nullptr);
     // Uncancelled, the same frame completes and is cached.
     cancel = false;

@@ -48,8 +48,8 @@ struct Comparison {
     double max_mu_error = 0.0;    // over the pixels whose escape counts agree
 };
 
-Comparison compare_frames(const char* what, const std::vector<float>& reference,
-                          const std::vector<float>& candidate, int width) {
+Comparison compare_frames(const char* what, const std::vector<float>& reference, const std::vector<float>& candidate,
+                          int width) {
     std::vector<int> k_ref(reference.size()), k_got(candidate.size());
     for (size_t i = 0; i < reference.size(); ++i) {
         k_ref[i] = ms::mandelbrot_escape_count(reference[i]);
@@ -60,7 +60,8 @@ Comparison compare_frames(const char* what, const std::vector<float>& reference,
                                                    k_got.data(), k_ref.size(), 0.0, 0.0, width)
                              .mismatches;
     for (size_t i = 0; i < reference.size(); ++i)
-        if (k_ref[i] == k_got[i]) c.max_mu_error = std::max(c.max_mu_error, double(std::fabs(reference[i] - candidate[i])));
+        if (k_ref[i] == k_got[i])
+            c.max_mu_error = std::max(c.max_mu_error, double(std::fabs(reference[i] - candidate[i])));
     return c;
 }
 

@@ -42,11 +42,11 @@ TEST(DirectCpuReference, SmoothValueMatchesFormula) {
 TEST(DirectCpuReference, KnownInteriorPoints) {
     for (bool shortcuts : {false, true}) {
         ms::Shortcuts s{shortcuts, shortcuts};
-        EXPECT_EQ(reference_at("0", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);    // cardioid centre
-        EXPECT_EQ(reference_at("-1", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);   // period-2 bulb
+        EXPECT_EQ(reference_at("0", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);       // cardioid centre
+        EXPECT_EQ(reference_at("-1", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);      // period-2 bulb
         EXPECT_EQ(reference_at("-0.1", "0.8", 500, ms::Precision::Fp64, s), ms::kInteriorMu);  // period-3 bulb
-        EXPECT_EQ(reference_at("0", "1", 500, ms::Precision::Fp64, s), ms::kInteriorMu);    // i: preperiodic
-        EXPECT_EQ(reference_at("-2", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);   // tip: z stays 2
+        EXPECT_EQ(reference_at("0", "1", 500, ms::Precision::Fp64, s), ms::kInteriorMu);       // i: preperiodic
+        EXPECT_EQ(reference_at("-2", "0", 500, ms::Precision::Fp64, s), ms::kInteriorMu);      // tip: z stays 2
     }
 }
 
@@ -70,7 +70,8 @@ TEST(DirectCpuReference, CardioidTestAgreesWithIteration) {
             if (ms::in_cardioid_or_period2_bulb(x, y)) {
                 std::string re = std::to_string(x), im = std::to_string(y);
                 EXPECT_EQ(reference_at(re.c_str(), im.c_str(), 2000, ms::Precision::Fp64, {false, false}),
-                          ms::kInteriorMu) << x << ", " << y;
+                          ms::kInteriorMu)
+                    << x << ", " << y;
             }
 }
 

@@ -91,8 +91,7 @@ struct Frame {
     ms::FrameStats stats;
 };
 
-Frame reference_frame(const ms::View& view, ms::Precision precision, ms::Shortcuts shortcuts,
-                      ms::PixelRect rect = {}) {
+Frame reference_frame(const ms::View& view, ms::Precision precision, ms::Shortcuts shortcuts, ms::PixelRect rect = {}) {
     rect = ms::resolve_rect(view, rect);
     Frame f;
     f.mu.resize(size_t(rect.width) * rect.height);
@@ -100,14 +99,12 @@ Frame reference_frame(const ms::View& view, ms::Precision precision, ms::Shortcu
     return f;
 }
 
-Frame gpu_frame(const ms::View& view, ms::Precision precision, ms::Shortcuts shortcuts,
-                ms::PixelRect rect = {}) {
+Frame gpu_frame(const ms::View& view, ms::Precision precision, ms::Shortcuts shortcuts, ms::PixelRect rect = {}) {
     rect = ms::resolve_rect(view, rect);
     Frame f;
     f.mu.resize(size_t(rect.width) * rect.height);
     f.rgba.resize(f.mu.size() * 4);
-    f.stats = ms::direct_cuda_to_host(view, precision, shortcuts, test_palette(), rect,
-                                          f.rgba.data(), f.mu.data());
+    f.stats = ms::direct_cuda_to_host(view, precision, shortcuts, test_palette(), rect, f.rgba.data(), f.mu.data());
     return f;
 }
 
@@ -116,8 +113,8 @@ Frame gpu_frame_tuned(const ms::View& view, ms::Precision precision, ms::Shortcu
     Frame f;
     f.mu.resize(size_t(view.width) * view.height);
     f.rgba.resize(f.mu.size() * 4);
-    f.stats = ms::direct_cuda_tuned_to_host(view, precision, shortcuts, test_palette(), {},
-                                                f.rgba.data(), f.mu.data(), tuning);
+    f.stats = ms::direct_cuda_tuned_to_host(view, precision, shortcuts, test_palette(), {}, f.rgba.data(), f.mu.data(),
+                                            tuning);
     return f;
 }
 
@@ -142,9 +139,8 @@ Agreement compare_to_reference(const std::string& what, const std::vector<float>
     a.count_mismatch_fraction = ms::test::validate_result((what + " escape count").c_str(), ref_counts.data(),
                                                           got_counts.data(), n, 0.0, 0.0, width)
                                     .mismatch_fraction();
-    a.mu_mismatches = ms::test::validate_result((what + " mu").c_str(), ref_mu.data(), got_mu.data(), n,
-                                                1e-3, 0.0, width)
-                          .mismatches;
+    a.mu_mismatches =
+        ms::test::validate_result((what + " mu").c_str(), ref_mu.data(), got_mu.data(), n, 1e-3, 0.0, width).mismatches;
     return a;
 }
 
@@ -196,10 +192,10 @@ TEST(CudaAvailability, DeviceInfoIsFilledIn) {
     EXPECT_GT(info.driver_version, 0);
     EXPECT_GT(info.runtime_version, 0);
     for (const auto& d : info.devices) {
-        std::printf("device %d: %s, sm_%d%d, %d SMs, %d MHz, %d FP32 / %d FP64 lanes per SM, %.0f GB/s, %zu attributes\n",
-                    d.index, d.name.c_str(), d.compute_major, d.compute_minor, d.sm_count, d.clock_khz / 1000,
-                    d.fp32_lanes_per_sm, d.fp64_lanes_per_sm, d.memory_bytes_per_second / 1e9,
-                    d.attributes.size());
+        std::printf(
+            "device %d: %s, sm_%d%d, %d SMs, %d MHz, %d FP32 / %d FP64 lanes per SM, %.0f GB/s, %zu attributes\n",
+            d.index, d.name.c_str(), d.compute_major, d.compute_minor, d.sm_count, d.clock_khz / 1000,
+            d.fp32_lanes_per_sm, d.fp64_lanes_per_sm, d.memory_bytes_per_second / 1e9, d.attributes.size());
         EXPECT_FALSE(d.name.empty());
         EXPECT_GT(d.sm_count, 0);
         EXPECT_GT(d.clock_khz, 0);
@@ -258,8 +254,8 @@ TEST(DirectCuda, AutoPrecisionFollowsTheZoom) {
     SKIP_WITHOUT_CUDA();
     Frame shallow = gpu_frame(make_view("-0.75", "0", 1.0, 64, 36, 100), ms::Precision::Auto, {});
     EXPECT_EQ(shallow.stats.precision, ms::Precision::Fp32);
-    Frame deep = gpu_frame(make_view("-0.743643887037151", "0.131825904205330", 1e6, 64, 36, 100),
-                           ms::Precision::Auto, {});
+    Frame deep = gpu_frame(make_view("-0.743643887037151", "0.131825904205330", 1e6, 64, 36, 100), ms::Precision::Auto,
+                           {});
     EXPECT_EQ(deep.stats.precision, ms::Precision::Fp64);
 }
 
@@ -269,7 +265,8 @@ TEST(DirectCuda, ShortcutsDoNotChangeThePicture) {
         for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
             if (precision == ms::Precision::Fp32 && !v.fp32_too) continue;
             Frame off = gpu_frame(v.view, precision, {false, false});
-            for (ms::Shortcuts s : {ms::Shortcuts{true, false}, ms::Shortcuts{false, true}, ms::Shortcuts{true, true}}) {
+            for (ms::Shortcuts s :
+                 {ms::Shortcuts{true, false}, ms::Shortcuts{false, true}, ms::Shortcuts{true, true}}) {
                 Frame on = gpu_frame(v.view, precision, s);
                 const std::string what = std::string(v.name) + " " + ms::precision_name(precision) +
                                          (s.cardioid_bulb ? " cardioid" : "") + (s.periodicity ? " periodicity" : "");
@@ -304,9 +301,9 @@ TEST(DirectCuda, ColoursMatchColourize) {
         ColourDifference same_mu = compare_colours(from_gpu_mu, gpu.rgba, 1);
         // Reference mu: also within one level, but for the few pixels whose escape count differs.
         ColourDifference vs_reference = compare_colours(from_ref_mu, gpu.rgba, 1);
-        std::printf("%s: RGBA vs colourize(own mu) max diff %d; vs colourize(reference mu) max diff %d, %zu pixels > 1\n",
-                    v.name, same_mu.max_channel_difference, vs_reference.max_channel_difference,
-                    vs_reference.pixels_beyond);
+        std::printf(
+            "%s: RGBA vs colourize(own mu) max diff %d; vs colourize(reference mu) max diff %d, %zu pixels > 1\n",
+            v.name, same_mu.max_channel_difference, vs_reference.max_channel_difference, vs_reference.pixels_beyond);
         EXPECT_LE(same_mu.max_channel_difference, 1) << v.name;
         EXPECT_LE(double(vs_reference.pixels_beyond), 0.001 * double(gpu.mu.size())) << v.name;
         // Interior pixels carry the palette's interior colour (10, 20, 30).
@@ -324,8 +321,8 @@ TEST(DirectCuda, RectanglesMatchTheFullFrame) {
     SKIP_WITHOUT_CUDA();
     const ms::View view = make_view("-0.7453", "0.1127", 150.0, 301, 187, 2000);
     const std::vector<ms::PixelRect> rects = {
-        {0, 0, 301, 187}, {37, 21, 150, 77}, {0, 0, 1, 1}, {300, 186, 1, 1}, {269, 100, 32, 87},
-        {5, 150, 296, 37}, {64, 64, 64, 64},
+        {0, 0, 301, 187},   {37, 21, 150, 77}, {0, 0, 1, 1},     {300, 186, 1, 1},
+        {269, 100, 32, 87}, {5, 150, 296, 37}, {64, 64, 64, 64},
     };
     for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
         for (bool shortcuts : {false, true}) {
@@ -341,11 +338,11 @@ TEST(DirectCuda, RectanglesMatchTheFullFrame) {
                         crop_mu.push_back(full.mu[i]);
                         crop_rgba.insert(crop_rgba.end(), full.rgba.begin() + 4 * i, full.rgba.begin() + 4 * i + 4);
                     }
-                const std::string what = std::string("rect ") + std::to_string(r.x) + "," + std::to_string(r.y) +
-                                         " " + std::to_string(r.width) + "x" + std::to_string(r.height) + " " +
+                const std::string what = std::string("rect ") + std::to_string(r.x) + "," + std::to_string(r.y) + " " +
+                                         std::to_string(r.width) + "x" + std::to_string(r.height) + " " +
                                          ms::precision_name(precision);
-                EXPECT_EQ(ms::test::validate_result(what.c_str(), crop_mu.data(), part.mu.data(), crop_mu.size(),
-                                                    0.0, 0.0, r.width)
+                EXPECT_EQ(ms::test::validate_result(what.c_str(), crop_mu.data(), part.mu.data(), crop_mu.size(), 0.0,
+                                                    0.0, r.width)
                               .mismatches,
                           0u);
                 EXPECT_EQ(crop_rgba, part.rgba) << what;
@@ -375,26 +372,29 @@ TEST(DirectCuda, IterationCountsMatchTheReference) {
     SKIP_WITHOUT_CUDA();
     for (const NamedView& v : test_views()) {
         for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64})
-        for (ms::Shortcuts shortcuts : {ms::Shortcuts{false, false}, ms::Shortcuts{true, false}}) {
-            if (precision == ms::Precision::Fp32 && !v.fp32_too) continue;
-            Frame ref = reference_frame(v.view, precision, shortcuts);
-            Frame gpu = gpu_frame(v.view, precision, shortcuts);
-            const std::string what = shortcuts.cardioid_bulb
-                                         ? std::string(v.name) + " " + ms::precision_name(precision) + " cardioid/bulb test only"
-                                         : label(v, precision, false);
-            std::printf("%s: iterations reference %llu, CUDA %llu; escaped %llu vs %llu\n", what.c_str(),
-                        (unsigned long long)ref.stats.iterations, (unsigned long long)gpu.stats.iterations,
-                        (unsigned long long)ref.stats.escaped_pixels, (unsigned long long)gpu.stats.escaped_pixels);
-            if (!ms::default_cuda_tuning(precision).fused_multiply_add) {
-                EXPECT_EQ(ref.stats.iterations, gpu.stats.iterations) << what;
-                EXPECT_EQ(ref.stats.escaped_pixels, gpu.stats.escaped_pixels) << what;
-            } else {
-                EXPECT_NEAR(double(gpu.stats.iterations), double(ref.stats.iterations),
-                            1e-4 * double(ref.stats.iterations)) << what;
-                EXPECT_NEAR(double(gpu.stats.escaped_pixels), double(ref.stats.escaped_pixels),
-                            1e-3 * double(gpu.mu.size())) << what;
+            for (ms::Shortcuts shortcuts : {ms::Shortcuts{false, false}, ms::Shortcuts{true, false}}) {
+                if (precision == ms::Precision::Fp32 && !v.fp32_too) continue;
+                Frame ref = reference_frame(v.view, precision, shortcuts);
+                Frame gpu = gpu_frame(v.view, precision, shortcuts);
+                const std::string what = shortcuts.cardioid_bulb
+                                             ? std::string(v.name) + " " + ms::precision_name(precision) +
+                                                   " cardioid/bulb test only"
+                                             : label(v, precision, false);
+                std::printf("%s: iterations reference %llu, CUDA %llu; escaped %llu vs %llu\n", what.c_str(),
+                            (unsigned long long)ref.stats.iterations, (unsigned long long)gpu.stats.iterations,
+                            (unsigned long long)ref.stats.escaped_pixels, (unsigned long long)gpu.stats.escaped_pixels);
+                if (!ms::default_cuda_tuning(precision).fused_multiply_add) {
+                    EXPECT_EQ(ref.stats.iterations, gpu.stats.iterations) << what;
+                    EXPECT_EQ(ref.stats.escaped_pixels, gpu.stats.escaped_pixels) << what;
+                } else {
+                    EXPECT_NEAR(double(gpu.stats.iterations), double(ref.stats.iterations),
+                                1e-4 * double(ref.stats.iterations))
+                        << what;
+                    EXPECT_NEAR(double(gpu.stats.escaped_pixels), double(ref.stats.escaped_pixels),
+                                1e-3 * double(gpu.mu.size()))
+                        << what;
+                }
             }
-        }
     }
 }
 
@@ -457,16 +457,20 @@ TEST(DirectCuda, EveryTuningDrawsTheSamePicture) {
                     char what[256];
                     std::snprintf(what, sizeof what, "%s (%lld it) %s%s: %s N=%d S=%d rounds=%d batch=%d", v.name,
                                   static_cast<long long>(v.view.max_iterations), ms::precision_name(precision),
-                                  shortcuts ? " shortcuts" : "", t.naive ? "naive" : t.fused_multiply_add ? "fma" : "exact",
+                                  shortcuts ? " shortcuts" : "",
+                                  t.naive                ? "naive"
+                                  : t.fused_multiply_add ? "fma"
+                                                         : "exact",
                                   t.block_steps, t.first_phase_iterations, t.tile_rounds, t.service_batch);
                     if (t.naive) {
                         Agreement a = compare_to_reference(what, ref.mu, gpu.mu, v.view.width);
                         EXPECT_LE(a.count_mismatch_fraction, 0.05) << what;
                         EXPECT_NEAR(double(gpu.stats.iterations), double(ref.stats.iterations),
-                                    0.05 * double(ref.stats.iterations)) << what;
+                                    0.05 * double(ref.stats.iterations))
+                            << what;
                     } else if (t.fused_multiply_add) {
-                        EXPECT_EQ(ms::test::validate_result(what, fused.mu.data(), gpu.mu.data(), gpu.mu.size(),
-                                                            0.0, 0.0, v.view.width)
+                        EXPECT_EQ(ms::test::validate_result(what, fused.mu.data(), gpu.mu.data(), gpu.mu.size(), 0.0,
+                                                            0.0, v.view.width)
                                       .mismatches,
                                   0u);
                         EXPECT_EQ(gpu.stats.escaped_pixels, fused.stats.escaped_pixels) << what;
@@ -498,16 +502,16 @@ TEST(DirectCuda, RejectsBadInput) {
     EXPECT_THROW(ms::direct_cuda_to_host(view, ms::Precision::Auto, {}, test_palette(), {}, rgba.data(), nullptr),
                  std::invalid_argument);
     view.max_iterations = 100;
-    EXPECT_THROW(ms::direct_cuda_to_host(view, ms::Precision::Auto, {}, test_palette(), {50, 0, 20, 10},
-                                             rgba.data(), nullptr),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        ms::direct_cuda_to_host(view, ms::Precision::Auto, {}, test_palette(), {50, 0, 20, 10}, rgba.data(), nullptr),
+        std::invalid_argument);
     EXPECT_THROW(ms::direct_cuda_to_host(view, ms::Precision::Auto, {}, ms::PaletteTable{}, {}, rgba.data(), nullptr),
                  std::invalid_argument);
     ms::CudaTuning bad;
     bad.block_steps = 12;
-    EXPECT_THROW(ms::direct_cuda_tuned_to_host(view, ms::Precision::Auto, {}, test_palette(), {}, rgba.data(),
-                                                   nullptr, bad),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        ms::direct_cuda_tuned_to_host(view, ms::Precision::Auto, {}, test_palette(), {}, rgba.data(), nullptr, bad),
+        std::invalid_argument);
 }
 
 // FrameStats::host_launch_ms is the host clock around the launch calls alone, before any
@@ -522,8 +526,8 @@ TEST(DirectCuda, HostLaunchTimeIsTheQueuingNotTheKernels) {
     const ms::Shortcuts none{false, false};
     std::vector<uint8_t> rgba(size_t(view.width) * view.height * 4);
     ms::direct_cuda_to_host(view, ms::Precision::Fp32, none, test_palette(), {}, rgba.data(), nullptr);  // warm-up
-    ms::FrameStats stats =
-        ms::direct_cuda_to_host(view, ms::Precision::Fp32, none, test_palette(), {}, rgba.data(), nullptr);
+    ms::FrameStats stats = ms::direct_cuda_to_host(view, ms::Precision::Fp32, none, test_palette(), {}, rgba.data(),
+                                                   nullptr);
     EXPECT_EQ(stats.iterations, uint64_t(view.width) * view.height * view.max_iterations);
     EXPECT_GT(stats.host_launch_ms, 0.0);
     EXPECT_LT(stats.host_launch_ms, stats.compute_ms)
@@ -747,7 +751,7 @@ TEST(DirectCuda, DISABLED_ProfileDefaultView) {
     ASSERT_EQ(cudaMalloc(&rgba, size_t(full.width) * full.height * 4), cudaSuccess);
     for (bool on : {true, true, false, false}) {
         ms::FrameStats st = ms::direct_cuda_tuned(full, ms::Precision::Fp32, {on, on}, test_palette(), {}, rgba,
-                                                      nullptr, ms::default_cuda_tuning(ms::Precision::Fp32));
+                                                  nullptr, ms::default_cuda_tuning(ms::Precision::Fp32));
         std::printf("shortcuts %s: %.3f ms\n", on ? "on" : "off", st.compute_ms);
     }
     cudaFree(rgba);

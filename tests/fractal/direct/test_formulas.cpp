@@ -61,15 +61,14 @@ std::vector<ms::View> views_of(Formula f) {
     return views;
 }
 
-
 TEST(Formulas, FastPathMatchesReferenceForEveryFormula) {
     for (Formula f : ms::kAllFormulas) {
         for (const ms::View& view : views_of(f)) {
             for (ms::Precision precision : {ms::Precision::Fp64, ms::Precision::Fp32}) {
                 for (bool on : {true, false}) {
                     SCOPED_TRACE(std::string(ms::formula_name(f)) + (view.julia ? " julia" : "") + " " +
-                                 ms::precision_name(precision) + (on ? " shortcuts on" : " shortcuts off") +
-                                 " at " + view.center_re + "," + view.center_im);
+                                 ms::precision_name(precision) + (on ? " shortcuts on" : " shortcuts off") + " at " +
+                                 view.center_re + "," + view.center_im);
                     ms::Shortcuts shortcuts{on, on};
                     std::vector<float> reference(pixels(view)), fast(pixels(view), 12345.0f);
                     const auto ref = ms::direct_cpu_reference(view, precision, shortcuts, {}, reference.data());
@@ -79,8 +78,8 @@ TEST(Formulas, FastPathMatchesReferenceForEveryFormula) {
                         k_ref[i] = ms::mandelbrot_escape_count(reference[i]);
                         k_got[i] = ms::mandelbrot_escape_count(fast[i]);
                     }
-                    EXPECT_EQ(ms::test::validate_result("escape counts", k_ref.data(), k_got.data(), k_ref.size(),
-                                                        0.0, 0.0, view.width)
+                    EXPECT_EQ(ms::test::validate_result("escape counts", k_ref.data(), k_got.data(), k_ref.size(), 0.0,
+                                                        0.0, view.width)
                                   .mismatches,
                               0u);
                     // Smooth values: the fast path takes its logs in float (as for Mandelbrot).
@@ -100,8 +99,8 @@ TEST(Formulas, FastPathMatchesReferenceForEveryFormula) {
 }
 
 // The reference's value at one point.
-float reference_at(Formula f, bool julia, const char* re, const char* im, int iterations,
-                   const char* julia_re = "0", const char* julia_im = "0") {
+float reference_at(Formula f, bool julia, const char* re, const char* im, int iterations, const char* julia_re = "0",
+                   const char* julia_im = "0") {
     ms::View view = formula_view(f, julia, re, im, 1.0, 1, 1, iterations);
     view.julia_re = julia_re;
     view.julia_im = julia_im;

@@ -66,15 +66,15 @@ void expect_matches_reference(const ms::View& view, ms::Precision precision, boo
     const auto ref = ms::direct_cpu_reference(view, precision, shortcuts, {}, reference.data());
     ms::Palette palette;
     palette.stops = {{0.0, 0, 0, 0}, {1.0, 255, 255, 255}};
-    const auto got = ms::direct_cuda_to_host(view, precision, shortcuts, ms::make_palette_table(palette), {},
-                                                 nullptr, gpu.data());
+    const auto got = ms::direct_cuda_to_host(view, precision, shortcuts, ms::make_palette_table(palette), {}, nullptr,
+                                             gpu.data());
     std::vector<int> k_ref(n), k_got(n);
     for (size_t i = 0; i < n; ++i) {
         k_ref[i] = ms::mandelbrot_escape_count(reference[i]);
         k_got[i] = ms::mandelbrot_escape_count(gpu[i]);
     }
-    EXPECT_EQ(ms::test::validate_result("escape counts", k_ref.data(), k_got.data(), n, 0.0, 0.0, view.width).mismatches,
-              0u);
+    EXPECT_EQ(
+        ms::test::validate_result("escape counts", k_ref.data(), k_got.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
     std::vector<float> ref_mu, gpu_mu;  // where both escaped
     for (size_t i = 0; i < n; ++i)
         if (k_ref[i] == k_got[i] && k_ref[i] >= 0) {
@@ -114,10 +114,9 @@ TEST(FormulasCuda, MandelbrotOnlyKnobsAreRefusedForOtherFormulas) {
     ms::CudaTuning tuning = ms::default_cuda_tuning(ms::Precision::Fp32);
     tuning.naive = true;
     EXPECT_THROW(ms::direct_cuda_tuned_to_host(view, ms::Precision::Fp32, {}, ms::make_palette_table(palette), {},
-                                                   nullptr, mu.data(), tuning),
+                                               nullptr, mu.data(), tuning),
                  std::invalid_argument);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Not a test: each formula's iteration throughput on an all-interior 4K frame (10,000
@@ -156,7 +155,7 @@ TEST(FormulasCuda, DISABLED_FormulaThroughput) {
                 ms::FrameStats stats;
                 for (int i = 0; i < 6; ++i) {  // the first is a warm-up
                     stats = ms::direct_cuda_tuned_to_host(view, p, {false, false}, table, {}, nullptr, mu.data(),
-                                                              tuning);
+                                                          tuning);
                     if (i > 0) times.push_back(stats.compute_ms);
                 }
                 ASSERT_EQ(stats.escaped_pixels, 0u) << ms::formula_name(f) << ": the frame is not all interior";

@@ -31,9 +31,7 @@ FloatExp pow10_fe(int64_t k) {
 }
 
 // log10 of a positive FloatExp.
-double log10_fe(FloatExp x) {
-    return std::log10(x.mantissa) + double(x.exponent) * 0.30102999566398119521;
-}
+double log10_fe(FloatExp x) { return std::log10(x.mantissa) + double(x.exponent) * 0.30102999566398119521; }
 
 // One sentence: starts with a capital letter, ends with a full stop, no line break.
 void expect_sentence(const std::string& s) {
@@ -114,8 +112,8 @@ TEST(FloatExp, FmaMatchesDoubleFmaInRange) {
 
 TEST(FloatExp, KeepsValuesThatUnderflowDouble) {
     for (int64_t k : {1000, 100000}) {
-        FloatExp tiny = pow10_fe(-k);            // 1e-1000, 1e-100000
-        EXPECT_EQ(fe_to_double(tiny), 0.0);      // double has nothing there
+        FloatExp tiny = pow10_fe(-k);        // 1e-1000, 1e-100000
+        EXPECT_EQ(fe_to_double(tiny), 0.0);  // double has nothing there
         EXPECT_NEAR(log10_fe(tiny), double(-k), 1e-9);
         FloatExp square = tiny * tiny;
         EXPECT_NEAR(log10_fe(square), double(-2 * k), 1e-9);
@@ -161,8 +159,8 @@ TEST(DeepZoom, ParsesPrintsAndRoundTrips) {
     EXPECT_EQ(z.exponent10, 0);
     ASSERT_EQ(parse_deep_zoom("1e50", &z), "");
     EXPECT_EQ(format_deep_zoom(z), "1.00000000000E50");
-    for (const char* text : {"3.34680029051E46", "7.8685178941898205790628188309939E1392", "250",
-                             "1E60000", "1.2345678901234567E-5", "9.99999999999999999999E10"}) {
+    for (const char* text : {"3.34680029051E46", "7.8685178941898205790628188309939E1392", "250", "1E60000",
+                             "1.2345678901234567E-5", "9.99999999999999999999E10"}) {
         DeepZoom a, b;
         ASSERT_EQ(parse_deep_zoom(text, &a), "") << text;
         std::string printed = format_deep_zoom(a);
@@ -177,8 +175,8 @@ TEST(DeepZoom, ParsesPrintsAndRoundTrips) {
 }
 
 TEST(DeepZoom, BadInputGivesOneSentence) {
-    for (const char* text : {"1e", "", "e5", "abc", "1.2.3", "-5", "0", "0.000", "1e99999999999",
-                             "1e-20", "1e60001", "1e5x", "--1"}) {
+    for (const char* text :
+         {"1e", "", "e5", "abc", "1.2.3", "-5", "0", "0.000", "1e99999999999", "1e-20", "1e60001", "1e5x", "--1"}) {
         DeepZoom z{7.0, 7};
         std::string error = parse_deep_zoom(text, &z);
         expect_sentence(error);
@@ -264,10 +262,14 @@ TEST(Kfr, FormulaAndJuliaParameterRoundTrip) {
                 EXPECT_EQ(back.julia_im, location.julia_im);
             }
         }
-    struct Kf { const char* type; const char* power; Formula formula; };
-    for (const Kf& k : {Kf{"0", "2", Formula::Mandelbrot}, Kf{"0", "3", Formula::Multibrot3},
-                        Kf{"0", "8", Formula::Multibrot8}, Kf{"1", "2", Formula::BurningShip},
-                        Kf{"4", "2", Formula::Tricorn}}) {
+    struct Kf {
+        const char* type;
+        const char* power;
+        Formula formula;
+    };
+    for (const Kf& k :
+         {Kf{"0", "2", Formula::Mandelbrot}, Kf{"0", "3", Formula::Multibrot3}, Kf{"0", "8", Formula::Multibrot8},
+          Kf{"1", "2", Formula::BurningShip}, Kf{"4", "2", Formula::Tricorn}}) {
         DeepLocation location;
         const std::string text = std::string("Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: ") + k.type +
                                  "\r\nPower: " + k.power + "\r\nSlopes: 1\r\n";
@@ -292,8 +294,7 @@ TEST(Kfr, FormulaAndJuliaParameterRoundTrip) {
 
 TEST(Kfr, EveryPublicLocationInAssetsOpens) {
     int count = 0;
-    for (const auto& entry :
-         std::filesystem::directory_iterator((find_data_dir("assets") / "locations").string())) {
+    for (const auto& entry : std::filesystem::directory_iterator((find_data_dir("assets") / "locations").string())) {
         if (entry.path().extension() != ".kfr") continue;
         DeepLocation location;
         EXPECT_EQ(read_kfr(entry.path().string(), &location), "") << entry.path();
@@ -305,19 +306,19 @@ TEST(Kfr, EveryPublicLocationInAssetsOpens) {
 
 TEST(Kfr, BadInputGivesOneSentence) {
     const char* bad[] = {
-        "",                                                        // nothing
-        "Re: 0.1\r\nIm: 0.2\r\n",                                  // no zoom
-        "Im: 0.2\r\nZoom: 1E10\r\n",                               // no Re
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1e\r\n",                      // zoom "1e"
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: -3E10\r\n",                   // negative zoom
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E99999999999\r\n",           // absurd exponent
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nIterations: 0\r\n",   // iterations 0
+        "",                                                                      // nothing
+        "Re: 0.1\r\nIm: 0.2\r\n",                                                // no zoom
+        "Im: 0.2\r\nZoom: 1E10\r\n",                                             // no Re
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1e\r\n",                                    // zoom "1e"
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: -3E10\r\n",                                 // negative zoom
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E99999999999\r\n",                         // absurd exponent
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nIterations: 0\r\n",                 // iterations 0
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nIterations: 1000000000000000\r\n",  // past the limit
-        "Re: abc\r\nIm: 0.2\r\nZoom: 1E10\r\n",                    // centre not a number
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 2\r\n",  // a formula we lack (Buffalo)
+        "Re: abc\r\nIm: 0.2\r\nZoom: 1E10\r\n",                                  // centre not a number
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 2\r\n",                // a formula we lack (Buffalo)
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nPower: 9\r\n",
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nFractalType: 1\r\nPower: 3\r\n",  // Burning Ship power 3
-        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nMandelscopeJuliaRe: 0.3\r\n",  // half a Julia c
+        "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nMandelscopeJuliaRe: 0.3\r\n",     // half a Julia c
         "Re: 0.1\r\nIm: 0.2\r\nZoom: 1E10\r\nMandelscopeJuliaRe: x\r\nMandelscopeJuliaIm: 0\r\n",
         "this is not a location\r\n",
         "\x89PNG\r\n\x1a\n",

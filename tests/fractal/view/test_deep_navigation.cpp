@@ -76,8 +76,10 @@ TEST(DeepNavigation, DigitsGrowWithDepth) {
         const DeepZoom zoom = zoom_of(zoom_text);
         const int64_t digits = deep_center_fraction_digits(zoom, height);
         // A ten-thousandth of a pixel: 10^-digits <= 1e-4 spacing < 10^(1-digits).
-        EXPECT_EQ(digits, int64_t(std::ceil(std::log10(zoom.mantissa) + double(zoom.exponent10) +
-                                            std::log10(height / 4.0))) + 4) << zoom_text;
+        EXPECT_EQ(
+            digits,
+            int64_t(std::ceil(std::log10(zoom.mantissa) + double(zoom.exponent10) + std::log10(height / 4.0))) + 4)
+            << zoom_text;
         const std::string moved = deep_offset_decimal("-0.75", 0.3, zoom, height, digits);
         EXPECT_EQ(int64_t(fraction_length(moved)), digits) << zoom_text;
         EXPECT_GT(fraction_length(moved), last);

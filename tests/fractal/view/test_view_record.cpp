@@ -14,9 +14,8 @@ namespace {
 
 // A valid view's JSON with one field replaced by `value` (raw JSON text).
 std::string view_json_with(const std::string& key, const std::string& value) {
-    std::string json =
-        R"({"center_re":"-0.5","center_im":"0","zoom":2.0,"width":64,"height":36,"iterations":500,)"
-        R"("palette":"classic","offset":0.0,"density":1.0,"precision":"fp64","supersample":1})";
+    std::string json = R"({"center_re":"-0.5","center_im":"0","zoom":2.0,"width":64,"height":36,"iterations":500,)"
+                       R"("palette":"classic","offset":0.0,"density":1.0,"precision":"fp64","supersample":1})";
     const std::string field = "\"" + key + "\":";
     const size_t at = json.find(field);
     EXPECT_NE(at, std::string::npos) << key;
@@ -44,11 +43,22 @@ TEST(ViewRecord, TheValidBaseIsAccepted) {
 
 TEST(ViewRecord, FloatsWhereWholeNumbersBelongAreRefused) {
     // 3e9 and 1e10 cast from double to int would be undefined behaviour.
-    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
-             {"iterations", "3e9"}, {"supersample", "1e10"}, {"width", "1e300"}, {"height", "-1e300"},
-             {"iterations", "2.5"}, {"iterations", "100000000001"}, {"width", "18446744073709551615"},
-             {"supersample", "5"}, {"supersample", "0"}, {"width", "0"}, {"iterations", "\"700\""},
-             {"iterations", "null"}, {"zoom", "\"1e\""}, {"zoom", "true"}, {"center_re", "0.5"}}) {
+    for (const auto& [key, value] :
+         std::initializer_list<std::pair<const char*, const char*>>{{"iterations", "3e9"},
+                                                                    {"supersample", "1e10"},
+                                                                    {"width", "1e300"},
+                                                                    {"height", "-1e300"},
+                                                                    {"iterations", "2.5"},
+                                                                    {"iterations", "100000000001"},
+                                                                    {"width", "18446744073709551615"},
+                                                                    {"supersample", "5"},
+                                                                    {"supersample", "0"},
+                                                                    {"width", "0"},
+                                                                    {"iterations", "\"700\""},
+                                                                    {"iterations", "null"},
+                                                                    {"zoom", "\"1e\""},
+                                                                    {"zoom", "true"},
+                                                                    {"center_re", "0.5"}}) {
         const std::string why = refusal(view_json_with(key, value));
         EXPECT_NE(why, "") << key << " = " << value;
         EXPECT_EQ(why.find("json.exception"), std::string::npos) << why;
@@ -69,8 +79,8 @@ TEST(ViewRecord, OutOfRangeZoomAndNonDecimalCentresAreRefused) {
 
 TEST(ViewRecord, PaletteNamesStayInsideThePalettesFolder) {
     // A PNG's "palette" must never reach the file system as a path.
-    for (const char* name : {"\"../../../etc/passwd\"", "\"/etc/passwd\"", "\"classic/..\"", "\"\"", "\"a b\"",
-                             "\"..\"", "\"-x\""})
+    for (const char* name :
+         {"\"../../../etc/passwd\"", "\"/etc/passwd\"", "\"classic/..\"", "\"\"", "\"a b\"", "\"..\"", "\"-x\""})
         EXPECT_NE(refusal(view_json_with("palette", name)).find("not a palette name"), std::string::npos) << name;
     EXPECT_EQ(refusal(view_json_with("palette", "\"no-such_palette2\"")), "");  // a name: load_palette says if unknown
 }
@@ -94,8 +104,9 @@ TEST(ViewRecord, OldNumericZoomsAreStillRead) {
 TEST(ViewRecord, ShallowZoomsRoundTripToTheSameDouble) {
     // Every double a shallow view can hold reads back bit for bit through the text.
     ms::ViewRecord record;
-    const double zooms[] = {ms::kDefaultZoom, 1.0, 0.001, 3.75, 12345.5, 1e13, 2.0 / 3.0, 1e300,
-                            0.1 + 0.2, 7.123456789012345e150, 1.7976931348623157e308};
+    const double zooms[] = {
+        ms::kDefaultZoom,      1.0, 0.001, 3.75, 12345.5, 1e13, 2.0 / 3.0, 1e300, 0.1 + 0.2, 7.123456789012345e150,
+        1.7976931348623157e308};
     for (double zoom : zooms) {
         record.view.zoom = zoom;
         const ms::ViewRecord back = ms::view_from_json(ms::view_to_json(record));
