@@ -38,8 +38,10 @@ def functions(path):
 
 # An anonymous namespace's mangled name carries a hash of its file's name and path
 # ("49_GLOBAL__N__3aac4d6a_16_cnn_cuda_conv_cu_2662a375"): a moved file changes it, so it is
-# compared as one token.
-ANONYMOUS = re.compile(r"\d+_GLOBAL__N__[0-9a-f]+_\d+_\w+?_cu_[0-9a-f]{8}")
+# compared as one token. Where it ends in a number of its own (a kernel defined in an included
+# body), that number runs into the next name's length, so the token takes every digit up to the
+# next letter, on both sides alike.
+ANONYMOUS = re.compile(r"\d+_GLOBAL__N__[0-9a-f]+_\d+_\w+?_cu_[0-9a-f]{8}(_\d+)?")
 
 
 def renamed(name):
