@@ -46,4 +46,4 @@ check() {
 }
 
 check "seahorse valley" 2.5 --backend=cpu --center=-0.7453,0.1127 --zoom=150 --iter=2000 --size=1280x720
-check "default view" 3.0 --backend=cpu --size=1280x720
+check "default view" 3.0 --backend=cpu --center=-0.5,0 --zoom=2.3703703703703702 --size=1280x720
