@@ -239,7 +239,7 @@ FrameStats render_locked(CudaState& s, const View& view, Precision precision, co
     stats.precision = resolve_direct_precision(view, precision);
 
     KernelParams p;
-    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
+    p.grid = make_pixel_grid(view);
     p.rect_x = rect.x;
     p.rect_y = rect.y;
     p.rect_width = rect.width;

@@ -535,7 +535,7 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
     FeatureParams p;
-    p.grid = {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
+    p.grid = make_pixel_grid(view);
     p.rect_x = rect.x;
     p.rect_y = rect.y;
     p.rect_width = rect.width;

@@ -120,10 +120,9 @@ struct PixelGrid {
     MS_HD double im(int y) const { return center_im - (double(y) + 0.5 - half_height) * step; }
 };
 
-#ifndef __CUDACC__
+// The grid of `view` (host code: the CPU paths and the CUDA launchers).
 inline PixelGrid make_pixel_grid(const View& view) {
     return {center_re_value(view), center_im_value(view), pixel_step(view), 0.5 * view.width, 0.5 * view.height};
 }
-#endif
 
 }  // namespace ms
