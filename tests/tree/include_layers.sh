@@ -10,6 +10,7 @@
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):
 #   numbers/ -> view/ -> maths/ -> colour/ -> { direct/, deep/ }
+# and nucleus/ (Newton zoom: the period, nucleus and minibrot) after deep/: numbers, view, maths, deep.
 # app/bench/ (the benchmarks) is app's; compute/ never includes it.
 # Prints every offending line and fails if there is one.
 # Usage: bash tests/tree/include_layers.sh [ignored: CTest passes the binary]
@@ -26,6 +27,7 @@ declare -A allowed=(
     [compute/fractal/colour]="compute/fractal/numbers/ compute/fractal/view/ compute/fractal/maths/ compute/fractal/colour/ compute/io/ compute/system/"
     [compute/fractal/direct]="compute/fractal/numbers/ compute/fractal/view/ compute/fractal/maths/ compute/fractal/colour/ compute/fractal/direct/ compute/io/ compute/system/"
     [compute/fractal/deep]="compute/fractal/numbers/ compute/fractal/view/ compute/fractal/maths/ compute/fractal/colour/ compute/fractal/deep/ compute/io/ compute/system/"
+    [compute/fractal/nucleus]="compute/fractal/numbers/ compute/fractal/view/ compute/fractal/maths/ compute/fractal/deep/ compute/fractal/nucleus/ compute/io/ compute/system/"
     [compute/vecadd]="compute/vecadd/ compute/io/ compute/system/"
     [compute/cnn]="compute/cnn/ compute/io/ compute/system/"
     [compute/perf]="compute/perf/ compute/system/ compute/fractal/"
@@ -51,6 +53,7 @@ while IFS= read -r file; do
         compute/fractal/colour/*) layer=compute/fractal/colour ;;
         compute/fractal/direct/*) layer=compute/fractal/direct ;;
         compute/fractal/deep/*) layer=compute/fractal/deep ;;
+        compute/fractal/nucleus/*) layer=compute/fractal/nucleus ;;
         compute/fractal/*) echo "$file: a compute/fractal/ file outside a concept folder"; bad=1; continue ;;
         compute/vecadd/*) layer=compute/vecadd ;;
         compute/cnn/*) layer=compute/cnn ;;
