@@ -3,17 +3,23 @@
 //
 // A nucleus of period p is a c0 with Z_p(c0) = 0 (Z_0 = 0, Z_{n+1} = Z_n^2 + c): the centre of
 // a hyperbolic component, and of the minibrot that component's cardioid belongs to.
-//   period   the reference orbit's nucleus probe (deep_reference.h, ReferenceControl::
-//            nucleus_radius): the first n at which Newton's step from the disc's centre to a
-//            nucleus of period n, |(dZ_n/dc)^-1 Z_n|, is shorter than the disc's radius;
-//   nucleus  Newton's method on Z_p(c) = 0 from the centre, with the precision doubling as the
-//            digits settle (the early steps run at the disc's precision, only the last at the
-//            precision the minibrot's depth needs), until the step is far below the minibrot's
-//            pixel size;
+//   period   the probe that stops the reference orbit at a nucleus (deep/deep_nucleus_probe.h):
+//            the first n at which Newton's step from the disc's centre to a nucleus of period
+//            n, |(dZ_n/dc)^-1 Z_n|, is shorter than the disc's radius ("next period": the first
+//            past after_period that is not a multiple of an earlier find pointing the same way);
+//   nucleus  Newton's method on Z_p(c) = 0, starting with the probe's own step from the centre
+//            (free: the search has J_p and Z_p), then steps in MPFR whose precision follows the
+//            digits (Z_p at the bits the next error needs, the derivative at the bits the step
+//            gains), until the digits to 2^-40 of the minibrot's size are stable: the step is
+//            below that, or the steps have shown the quadratic rate and the error it leaves is;
 //   size     the usual renormalisation estimate along the period at the nucleus,
 //            s = 1 / (beta lambda^2), lambda = prod_{n=1}^{p-1} 2 Z_n,
-//            beta = sum_{k=1}^{p} 1 / prod_{n=1}^{k-1} 2 Z_n: near c0 the minibrot is the
-//            Mandelbrot set scaled by |s| and turned by arg s, c = c0 + s c'.
+//            beta = sum_{k=1}^{p} 1 / prod_{n=1}^{k-1} 2 Z_n (so that dZ_p/dc = lambda beta and
+//            s = 1 / (lambda dZ_p/dc)): near c0 the minibrot is the Mandelbrot set scaled by |s|
+//            and turned by arg s, c = c0 + s c' (mandelbrot-numerics' m_d_size).
+// Cost: the search is one orbit of p iterations at the disc's precision; Newton takes (mostly)
+// two or three orbits of p iterations at up to the minibrot's precision (tests/fractal/nucleus/
+// test_nucleus_bench.cpp measures both against the reference orbit).
 // Only the Mandelbrot set (its parameter plane); find_minibrot refuses the rest with a sentence.
 // Nothing here touches a GPU or a window: the CLI (app/modes/cmd_nucleus.cpp), render
 // --to-minibrot and the window's Newton zoom all call find_minibrot.
@@ -33,6 +39,7 @@ struct NucleusSearch {
     int64_t max_period = 0;    // 0: the location's max_iterations
     int64_t after_period = 0;  // "next period": only periods > this
     int64_t period = 0;        // > 0: no search; Newton for exactly this period
+    int64_t extra_bits = 0;    // the nucleus to this many more bits than framing the minibrot needs
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const char* stage, double fraction)> progress;  // optional, any thread
 };
