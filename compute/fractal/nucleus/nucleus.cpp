@@ -464,7 +464,8 @@ Minibrot find_minibrot(const DeepLocation& around, FloatExp radius, const Nucleu
     }
     // Without a period given: the search's finds in turn, until Newton's method converges to a
     // nucleus of the period found (not to one of a period dividing it, which the search's echo
-    // test may let through), for at most kMaxCandidates finds.
+    // test may let through, nor outside the disc, where the probe's first-order step misjudged),
+    // for at most kMaxCandidates finds; the last failure stands.
     constexpr int kMaxCandidates = 8;
     std::unique_ptr<PeriodSearch> periods;
     if (period == 0) periods = std::make_unique<PeriodSearch>(around, radius, max_period, search);
@@ -482,8 +483,8 @@ Minibrot find_minibrot(const DeepLocation& around, FloatExp radius, const Nucleu
         m.failure.clear();
         find_nucleus(around, radius, period, search, periods ? &first_step : nullptr, size_log2, &m, &lower_period);
         m.newton_ms += elapsed_ms(newton_start);
-        if (!periods || m.found || lower_period == 0) break;
-        periods->skip_multiples_of(lower_period);
+        if (!periods || m.found || m.failure == "cancelled") break;
+        if (lower_period > 0) periods->skip_multiples_of(lower_period);
     }
     if (m.found && search.progress) search.progress("newton", 1.0);
     return m;
