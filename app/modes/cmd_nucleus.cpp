@@ -83,7 +83,7 @@ int bad_input(const std::string& sentence) {
 
 }  // namespace
 
-std::string move_view_to_minibrot(View* view, double julia_fraction) {
+std::string move_view_to_minibrot(View* view, double julia_fraction, bool keep_iterations) {
     const DeepLocation location = deep_location(*view);
     if (std::string why = validate_deep_location(location); !why.empty()) return why;
     const Minibrot m = find_with_progress(location, deep_half_diagonal(location.zoom, view->width, view->height),
@@ -93,6 +93,7 @@ std::string move_view_to_minibrot(View* view, double julia_fraction) {
     view->center_im = m.center_im;
     view->zoom = ViewZoom::from_deep(julia_fraction > 0.0 ? zoom_fraction(location.zoom, m.size_zoom, julia_fraction)
                                                           : minibrot_frame_zoom(m));
+    if (!keep_iterations) view->max_iterations = minibrot_iterations(m, view->max_iterations);
     return "";
 }
 
@@ -165,6 +166,7 @@ int run_nucleus_command(int argc, char** argv) {
         out.center_re = m.center_re;
         out.center_im = m.center_im;
         out.zoom = frame;
+        if (app.count("--iter") == 0) out.max_iterations = minibrot_iterations(m, out.max_iterations);
         if (std::string problem = write_kfr(output, out); !problem.empty()) return bad_input(problem);
         std::printf("output     %s\n", output.c_str());
     }

@@ -13,6 +13,6 @@ namespace ms {
 // it (julia_fraction 0), or that fraction of the way in log zoom from the view's zoom to the
 // minibrot's size (0 < julia_fraction < 1; 0.5: its embedded Julia set). Progress on stderr
 // while it takes long. Returns "" or one sentence.
-std::string move_view_to_minibrot(View* view, double julia_fraction);
+std::string move_view_to_minibrot(View* view, double julia_fraction, bool keep_iterations);
 
 }  // namespace ms

@@ -344,7 +344,7 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
         return "--to-minibrot and --to-julia-fraction both move the view: give one";
     // Newton zoom moves the view before the checks, which then see the view it renders.
     if (o.to_minibrot || app.count("--to-julia-fraction") > 0)
-        return move_view_to_minibrot(&request->view, o.julia_fraction);
+        return move_view_to_minibrot(&request->view, o.julia_fraction, o.iter_option->count() > 0);
     return {};
 }
 

@@ -56,6 +56,11 @@ period=$(sed -n 's/^period     //p' d.out)
 "$bin" nucleus --location="$locations/e113.kfr" -o deep.kfr > e.out 2> e.err || fail "5e113 failed: $(cat e.err)"
 grep -qx 'period     11380' e.out || fail "5e113: $(head -3 e.out)"
 tr -d '\r' < deep.kfr | grep -Eq '^Zoom: [0-9.]+E15[0-9]$' || fail "5e113's minibrot is not near 1e152: $(grep Zoom deep.kfr)"
+# Its iterations draw the minibrot: at least a hundred of its periods.
+deep_period=$(sed -n 's/^period *//p' e.out)
+deep_iterations=$(tr -d '\r' < deep.kfr | sed -n 's/^Iterations: //p')
+[ -n "$deep_period" ] && [ "${deep_iterations:-0}" -ge $((100 * deep_period)) ] ||
+    fail "5e113's .kfr has $deep_iterations iterations for period $deep_period"
 
 # --- render --to-minibrot and --to-julia-fraction ---------------------------------------------
 "$bin" render --center=-1.75,0 --zoom=100 --size=32x18 --backend=cpu --to-minibrot --print-view -o m.png \

@@ -494,6 +494,12 @@ DeepZoom minibrot_frame_zoom(const Minibrot& m, double margin) {
     return deep_zoom_from_log10(deep_zoom_log10(m.size_zoom) - std::log10(margin > 0.0 ? margin : 1.0));
 }
 
+int64_t minibrot_iterations(const Minibrot& m, int64_t current) {
+    const int64_t cycles = m.period > kDeepMaxIterations / kMinibrotCycles ? kDeepMaxIterations
+                                                                            : m.period * kMinibrotCycles;
+    return std::max(current, cycles);
+}
+
 DeepZoom zoom_fraction(DeepZoom from, DeepZoom to, double fraction) {
     // The exponents' difference in integers first: the zooms may be thousands of decades apart.
     const double span = double(to.exponent10 - from.exponent10) + std::log10(to.mantissa) - std::log10(from.mantissa);

@@ -66,5 +66,11 @@ Minibrot find_minibrot(const DeepLocation& around, FloatExp radius, const Nucleu
 DeepZoom minibrot_frame_zoom(const Minibrot& m, double margin = 2.0);
 // A fraction of the way from `from` to `to` in log zoom (0.5: the geometric mean: the embedded Julia set).
 DeepZoom zoom_fraction(DeepZoom from, DeepZoom to, double fraction);
+// Iterations that draw a minibrot of period p where a view frames it or its embedded Julia set:
+// near it a point's orbit shadows the nucleus's cycle, so escape takes whole multiples of p, and
+// kMinibrotCycles of them draw the copy's outline and bulbs as that many iterations draw the
+// whole set's. At least `current`, at most kDeepMaxIterations.
+inline constexpr int64_t kMinibrotCycles = 100;
+int64_t minibrot_iterations(const Minibrot& m, int64_t current);
 
 }  // namespace ms

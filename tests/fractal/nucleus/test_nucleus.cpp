@@ -276,4 +276,15 @@ TEST(Nucleus, ZoomFractionAndFrame) {
     EXPECT_NEAR(framed.mantissa, 5.0, 1e-9);
 }
 
+TEST(Nucleus, IterationsDrawAHundredPeriods) {
+    Minibrot m;
+    m.period = 86614;
+    EXPECT_EQ(minibrot_iterations(m, 263010), 8661400);
+    EXPECT_EQ(minibrot_iterations(m, 20000000), 20000000);  // more already: kept
+    m.period = 3;
+    EXPECT_EQ(minibrot_iterations(m, 1000), 1000);
+    m.period = kDeepMaxIterations / 10;  // a hundred periods would pass the limit
+    EXPECT_EQ(minibrot_iterations(m, 1000), kDeepMaxIterations);
+}
+
 }  // namespace
