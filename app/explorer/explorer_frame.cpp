@@ -267,7 +267,7 @@ void navigate(ExplorerWindow& w, ExplorerPicture& picture, StatusLineState& stat
     // not to the picture; the same for the keyboard while a text field has it.
     const ImGuiIO& io = ImGui::GetIO();
     frame.nav = apply_navigation(w.input, w.navigation, &picture.view, frame.pixels_per_unit, io.WantCaptureMouse,
-                                 io.WantCaptureKeyboard, glfwGetTime());
+                                 io.WantCaptureKeyboard, glfwGetTime(), picture.settings.navigation);
     draw_box_zoom_overlay(w.navigation, frame.pixels_per_unit);
     for (const std::string& path : w.input.dropped_paths) {
         if (open_dropped_view(path, &picture.view, &picture.settings, status)) frame.nav.record_history = true;
@@ -451,7 +451,7 @@ void next_frame_wait(ExplorerWindow& w, const ExplorerPanels& panels, const Expl
     reasons.progress = (waits_for_worker(renderer.path) && !renderer.complete) || workers.export_job.running ||
                        vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner) ||
                        !perf_settled(workers.perf) || w.navigation.last_wheel_time_s >= 0.0 ||
-                       ImGui::GetIO().WantTextInput;
+                       w.navigation.zoom_direction != 0 || ImGui::GetIO().WantTextInput;
     // The cadence weighs what a frame costs the CPU. A GPU's GL spends the swap waiting (for
     // vsync, or for the X server to take the picture), not computing, so its swap is left out
     // there; a software rasteriser (llvmpipe) draws the picture during the swap, on the cores
