@@ -66,6 +66,7 @@ void add_program_help(CLI::App& app) {
         "  mandelscope bench        the fixed benchmark suite over every path (--quick, --json=FILE)\n"
         "  mandelscope vecadd       vector add on the CPU and the GPU: when does the GPU win?\n"
         "  mandelscope cnn ...      train or evaluate the Fashion-MNIST CNN (cnn train, cnn eval)\n"
+        "  mandelscope nucleus ...  the minibrot nearest a location: period, nucleus, size (Newton zoom)\n"
         "Without a mode: the explorer window, with the options above.");
     app.set_version_flag("--version", std::string("mandelscope ") + MANDELSCOPE_VERSION, "print the version and exit");
 }

@@ -13,6 +13,8 @@ int run_bench_command(int argc, char** argv);   // cmd_bench.cpp
 int run_vecadd_command(int argc, char** argv);  // cmd_vecadd.cpp
 int run_cnn_command(int argc, char** argv);     // cmd_cnn.cpp
 int run_explorer(int argc, char** argv);        // explorer.cpp: the window (no mode given)
+// cmd_nucleus.cpp: the minibrot nearest a location (Newton zoom)
+int run_nucleus_command(int argc, char** argv);
 
 // Parses with CLI11. Returns -1 when the program should go on, else the exit status to return
 // at once: 0 after --help or --version, 2 after a parse error (printed as one sentence on stderr).

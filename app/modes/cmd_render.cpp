@@ -19,6 +19,7 @@
 #include <string>
 
 #include "app/commands.h"
+#include "app/modes/cmd_nucleus.h"
 #include "app/modes/cmd_render_steps.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
@@ -197,6 +198,8 @@ struct RenderOptionTexts {
     std::string formula = formula_name(Formula::Mandelbrot), julia;
     std::string iterations = "1000", location, save_location;
     bool print_view = false;
+    bool to_minibrot = false;              // --to-minibrot: frame the minibrot nearest the centre
+    double julia_fraction = 0.0;           // --to-julia-fraction: that far towards it in log zoom
     CLI::Option* center_option = nullptr;  // whether --center, --zoom and --iter were given
     CLI::Option* zoom_option = nullptr;
     CLI::Option* iter_option = nullptr;
@@ -227,6 +230,12 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
                    "(cuda with --backend=cuda, no --supersample and no --raw)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
+    app.add_flag("--to-minibrot", o.to_minibrot,
+                 "Newton zoom: centre on the nucleus of the lowest-period minibrot in the image and frame it");
+    app.add_option("--to-julia-fraction", o.julia_fraction,
+                   "Newton zoom: centre on that minibrot's nucleus, this fraction of the way to it in log zoom "
+                   "(0.5: its embedded Julia set)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--print-view", o.print_view,
                  "Print the view (centre, zoom, iterations, size) once the PNG is written");
     app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
@@ -329,6 +338,13 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
     request->shortcuts = o.no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
     request->png_path = o.png;
     request->raw_path = o.raw;
+    if (app.count("--to-julia-fraction") > 0 && !(o.julia_fraction > 0.0 && o.julia_fraction < 1.0))
+        return "--to-julia-fraction must lie strictly between 0 and 1";
+    if (o.to_minibrot && app.count("--to-julia-fraction") > 0)
+        return "--to-minibrot and --to-julia-fraction both move the view: give one";
+    // Newton zoom moves the view before the checks, which then see the view it renders.
+    if (o.to_minibrot || app.count("--to-julia-fraction") > 0)
+        return move_view_to_minibrot(&request->view, o.julia_fraction);
     return {};
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# help_cli.sh: the top-level --help lists every mode (render, info, bench, vecadd, cnn) and the
-# window's options, each mode answers its own --help, and --version prints
+# help_cli.sh: the top-level --help lists every mode (render, info, bench, vecadd, cnn, nucleus)
+# and the window's options, each mode answers its own --help, and --version prints
 # "mandelscope X.Y.Z"; all exit 0 and write nothing on stderr.
 set -u
 bin=$1
@@ -10,7 +10,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cat "$work/help.txt"
 [ $rc -eq 0 ] || { echo "FAIL: --help exited with $rc"; exit 1; }
 [ ! -s "$work/err.txt" ] || { echo "FAIL: --help wrote on stderr"; cat "$work/err.txt"; exit 1; }
-for mode in render info bench vecadd cnn; do
+for mode in render info bench vecadd cnn nucleus; do
     grep -Eq "^ +mandelscope $mode( |$)" "$work/help.txt" || { echo "FAIL: --help does not list the mode '$mode'"; exit 1; }
     "$bin" $mode --help >"$work/mode.txt" 2>&1 || { echo "FAIL: '$mode --help' failed"; cat "$work/mode.txt"; exit 1; }
 done

@@ -2,8 +2,6 @@
 // (see deep_reference.h).
 #include "compute/fractal/deep/deep_reference.h"
 
-#include "compute/fractal/deep/deep_nucleus_probe.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "compute/fractal/deep/deep_nucleus_probe.h"
 #include "compute/fractal/numbers/mpfr.h"
 #include "compute/fractal/maths/formula_math.h"
 #include "compute/fractal/maths/escape.h"

@@ -211,10 +211,18 @@ bool newton_step(mpfr_srcptr c_re, mpfr_srcptr c_im, int64_t period, mpfr_prec_t
                 const DeepComplex<FloatExp> dz{floatexp_from_mpfr(dr.get()), floatexp_from_mpfr(di.get())};
                 out->divisor_steps.push_back({n, fe_div(fe_cabs(z), fe_cabs(dz))});
             }
-            // dZ_{n+1} = 2 Z_n dZ_n + 1, at bits_d.
+            // dZ_{n+1} = 2 Z_n dZ_n + 1, at bits_d, the product in three multiplies (Gauss):
+            // (p + iq)(u + iv) = (k1 - k3) + i(k1 + k2), k1 = u(p + q), k2 = p(v - u), k3 = q(u + v).
             mpfr_set(zr.get(), x.get(), MPFR_RNDN);
             mpfr_set(zi.get(), y.get(), MPFR_RNDN);
-            mpfr_complex_multiply_by(dr.get(), di.get(), zr.get(), zi.get(), a.get(), b.get(), t.get());
+            mpfr_add(a.get(), dr.get(), di.get(), MPFR_RNDN);
+            mpfr_mul(a.get(), a.get(), zr.get(), MPFR_RNDN);  // k1
+            mpfr_sub(b.get(), zi.get(), zr.get(), MPFR_RNDN);
+            mpfr_mul(b.get(), b.get(), dr.get(), MPFR_RNDN);  // k2
+            mpfr_add(t.get(), zr.get(), zi.get(), MPFR_RNDN);
+            mpfr_mul(t.get(), t.get(), di.get(), MPFR_RNDN);  // k3
+            mpfr_sub(dr.get(), a.get(), t.get(), MPFR_RNDN);
+            mpfr_add(di.get(), a.get(), b.get(), MPFR_RNDN);
             mpfr_mul_2ui(dr.get(), dr.get(), 1, MPFR_RNDN);
             mpfr_mul_2ui(di.get(), di.get(), 1, MPFR_RNDN);
             mpfr_add_ui(dr.get(), dr.get(), 1, MPFR_RNDN);
@@ -329,8 +337,7 @@ void find_nucleus(const DeepLocation& around, FloatExp radius, int64_t period, c
     };
     // The next step's precisions from the error now: Z_p at the bits the next error needs (K e^2,
     // K from the last two steps once they shrink, else e^2 as if K were 1) plus a margin, up to the
-    // target; the derivative at as many bits as the step gains plus a margin (half Z_p's while K
-    // is unknown).
+    // target; the derivative at as many bits as the step gains plus a margin.
     auto plan = [&](double error_log2, int64_t target_bits) {
         const size_t n = step_log2.size();
         const bool k_known = n >= 2 && step_log2[n - 1] < step_log2[n - 2];
@@ -338,7 +345,10 @@ void find_nucleus(const DeepLocation& around, FloatExp radius, int64_t period, c
         if (k_known) next_log2 = std::max(next_log2, step_log2[n - 1] - 2.0 * step_log2[n - 2] + 2.0 * error_log2);
         const int64_t next_z = std::clamp<int64_t>(int64_t(-next_log2 + period_bits) + 32, bits_z,
                                                    std::max(bits_z, target_bits));
-        bits_d = k_known ? int64_t(error_log2 - next_log2) + 32 : next_z / 2 + 32;
+        // A derivative good to bits_d bits leaves 2^-bits_d e of error: below 2^-next_z at
+        // next_z + 32 - (c's good bits) bits whatever K is, and below K e^2 at fewer once K is known.
+        bits_d = int64_t(-next_log2 + error_log2) + 32;
+        if (!k_known) bits_d = next_z - int64_t(-error_log2) + 32;
         bits_d = std::clamp<int64_t>(bits_d, 64, std::max<int64_t>(64, next_z));
         if (next_z > bits_z) {
             mpfr_prec_round(c_re.get(), mpfr_prec_t(next_z), MPFR_RNDN);
@@ -454,7 +464,8 @@ Minibrot find_minibrot(const DeepLocation& around, FloatExp radius, const Nucleu
     }
     // Without a period given: the search's finds in turn, until Newton's method converges to a
     // nucleus of the period found (not to one of a period dividing it, which the search's echo
-    // test may let through), for at most kMaxCandidates finds.
+    // test may let through, nor outside the disc, where the probe's first-order step misjudged),
+    // for at most kMaxCandidates finds; the last failure stands.
     constexpr int kMaxCandidates = 8;
     std::unique_ptr<PeriodSearch> periods;
     if (period == 0) periods = std::make_unique<PeriodSearch>(around, radius, max_period, search);
@@ -472,8 +483,8 @@ Minibrot find_minibrot(const DeepLocation& around, FloatExp radius, const Nucleu
         m.failure.clear();
         find_nucleus(around, radius, period, search, periods ? &first_step : nullptr, size_log2, &m, &lower_period);
         m.newton_ms += elapsed_ms(newton_start);
-        if (!periods || m.found || lower_period == 0) break;
-        periods->skip_multiples_of(lower_period);
+        if (!periods || m.found || m.failure == "cancelled") break;
+        if (lower_period > 0) periods->skip_multiples_of(lower_period);
     }
     if (m.found && search.progress) search.progress("newton", 1.0);
     return m;

@@ -184,6 +184,22 @@ TEST(Nucleus, DeepLocationMatchesReferenceProbeAndHigherPrecision) {
     EXPECT_LT(newton_distance_log2(deep, deep.precision_bits + 64), -double(deep.precision_bits) + 64.0);
 }
 
+// rust-fractal's glitch_test_4 (assets/locations/glitch_test_4.kfr, 3.1e85): the probe's first
+// find, period 2139, has Newton's method leave the disc; the search goes on to the next find, whose
+// nucleus converges inside it.
+TEST(Nucleus, AFindWhoseNewtonLeavesTheDiscGivesWayToTheNext) {
+    const DeepLocation location = test::load_location("glitch_test_4");
+    NucleusSearch only_2139;
+    only_2139.period = 2139;
+    const Minibrot first = find_minibrot(location, half_height(location.zoom), only_2139);
+    EXPECT_FALSE(first.found);
+    EXPECT_EQ(first.failure, "No nucleus of period 2139 converged near here (Newton's method left the disc).");
+    const Minibrot m = find_minibrot(location, half_height(location.zoom));
+    ASSERT_TRUE(m.found) << m.failure;
+    EXPECT_GT(m.period, 2139);
+    EXPECT_LT(newton_distance_log2(m, m.precision_bits + 64), -double(m.precision_bits) + 64.0);
+}
+
 TEST(Nucleus, FailuresAreOneSentence) {
     // Outside the set, far from any nucleus: the orbit escapes first.
     Minibrot m = find(at("1", "1", "100"));
