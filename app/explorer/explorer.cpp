@@ -63,6 +63,7 @@ int run_explorer(int argc, char** argv) {
     // Our state
     ExplorerWorkers workers;
     if (!start_renderer(options, workers.renderer, &picture.settings)) return 1;
+    start_newton_zoom(workers.newton);
     set_up_panels(options, panels, workers);
     ExplorerHooks hooks;
     if (!set_up_hooks(options, hooks)) return 2;

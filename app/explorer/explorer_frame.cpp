@@ -267,7 +267,7 @@ void navigate(ExplorerWindow& w, ExplorerPicture& picture, StatusLineState& stat
     // not to the picture; the same for the keyboard while a text field has it.
     const ImGuiIO& io = ImGui::GetIO();
     frame.nav = apply_navigation(w.input, w.navigation, &picture.view, frame.pixels_per_unit, io.WantCaptureMouse,
-                                 io.WantCaptureKeyboard, glfwGetTime());
+                                 io.WantCaptureKeyboard, glfwGetTime(), picture.settings.navigation);
     draw_box_zoom_overlay(w.navigation, frame.pixels_per_unit);
     for (const std::string& path : w.input.dropped_paths) {
         if (open_dropped_view(path, &picture.view, &picture.settings, status)) frame.nav.record_history = true;
@@ -325,7 +325,9 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
             show_message(panels.status, "CUDA unavailable: " + workers.renderer.cuda_unavailable, true);
         else settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
     }
-    if (view_panel.back || nav.back) history_back(picture.history, &view);
+    // Back during a Newton flight returns to where it started.
+    if ((view_panel.back || nav.back) && !newton_flight_back(workers.newton, &view))
+        history_back(picture.history, &view);
     if (view_panel.forward || nav.forward) history_forward(picture.history, &view);
     if (view_panel.reset) {
         view = reset_view(view);
@@ -347,6 +349,10 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
     if (hooks.bench.frames > 0 && step_drag_benchmark(hooks.bench, &view, workers.renderer, settings) &&
         !screenshot_pending)
         glfwSetWindowShouldClose(w.window, GLFW_TRUE);
+    // Any move of the user's (a gesture, a panel's edit, Home, Forward) takes over from a flight.
+    const bool user_moved = nav.view_changed || nav.forward || view_panel.view_edited || view_panel.reset ||
+                            view_panel.forward;
+    carry_out_newton_zoom(workers.newton, picture, panels.status, w, frame, user_moved);
 }
 
 void settle_view(ExplorerPicture& picture, ExplorerPanels& panels, ExplorerWindow& w, bool no_ui,
@@ -451,6 +457,7 @@ void next_frame_wait(ExplorerWindow& w, const ExplorerPanels& panels, const Expl
     reasons.progress = (waits_for_worker(renderer.path) && !renderer.complete) || workers.export_job.running ||
                        vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner) ||
                        !perf_settled(workers.perf) || w.navigation.last_wheel_time_s >= 0.0 ||
+                       w.navigation.zoom_direction != 0 || newton_zoom_busy(workers.newton) ||
                        ImGui::GetIO().WantTextInput;
     // The cadence weighs what a frame costs the CPU. A GPU's GL spends the swap waiting (for
     // vsync, or for the X server to take the picture), not computing, so its swap is left out
@@ -471,6 +478,7 @@ void print_view_line(const View& view) {
 }
 
 void stop_workers(ExplorerWorkers& workers) {
+    stop_newton_zoom(workers.newton);
     stop_export_job(workers.export_job);
     stop_vecadd_runner(workers.vecadd_runner);
     stop_cnn_runner(workers.cnn_runner);

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "app/explorer/drag_benchmark.h"
+#include "app/explorer/explorer_newton.h"
 #include "app/explorer/explorer_options.h"
 #include "app/explorer/soak.h"
 #include "compute/fractal/colour/palette.h"
@@ -97,6 +98,7 @@ struct ExplorerWorkers {
     VecAddRunner vecadd_runner;  // the vector-add demo's measurements
     CnnRunner cnn_runner;        // the CNN demo's data, CUDA context and measurements
     PerfMonitor perf;            // the Performance window: timings, Compare, device (perf_monitor.h)
+    NewtonZoom newton;           // the Newton zoom's search thread and flight (explorer_newton.h)
 };
 
 // The test hooks' progress (explorer_options.h: --bench-drag, --soak, --screenshot, --frames).

@@ -17,7 +17,6 @@ namespace ms {
 
 namespace {
 
-constexpr double kWheelZoomPerNotch = 1.25;
 constexpr double kDoubleClickSeconds = 0.35;
 constexpr double kDoubleClickPixels = 4.0;
 constexpr double kWheelPauseSeconds = 0.4;
@@ -75,7 +74,48 @@ void on_key_delaying_release(GLFWwindow* window, int key, int scancode, int acti
     ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);  // ImGui, then on_key
 }
 
-void handle_key(const InputEvent& e, NavigationState& state, View* view, NavigationRequests& out) {
+// Continuous zoom up to `until_s` about `pixel`: the zoom grows by 2^(rate * elapsed), whatever
+// the frame rate.
+void advance_continuous_zoom(NavigationState& state, View* view, glm::dvec2 pixel, double until_s,
+                             const NavigationSettings& settings, NavigationRequests& out) {
+    if (state.zoom_direction == 0) return;
+    const double elapsed_s = until_s - state.zoom_applied_s;
+    if (!(elapsed_s > 0.0)) return;
+    state.zoom_applied_s = until_s;
+    const double factor = std::exp2(state.zoom_direction * settings.zoom_doublings_per_second * elapsed_s);
+    View zoomed = zoom_view_about(*view, pixel, factor);
+    if (same_place(zoomed, *view)) return;
+    *view = zoomed;
+    if (state.panning) {  // a drag under way continues from the zoomed view
+        state.pan_start_view = *view;
+        state.pan_grab = pixel;
+    }
+    out.view_changed = true;
+}
+
+void start_continuous_zoom(NavigationState& state, int direction, int key, double time_s) {
+    state.zoom_direction = direction;
+    state.zoom_key = key;
+    state.zoom_applied_s = time_s;
+}
+
+void end_continuous_zoom(NavigationState& state, NavigationRequests& out) {
+    state.zoom_direction = 0;
+    state.zoom_key = 0;
+    out.record_history = true;
+}
+
+NewtonTarget newton_key_target(int key) {
+    switch (key) {
+    case GLFW_KEY_M: return NewtonTarget::Minibrot;
+    case GLFW_KEY_J: return NewtonTarget::EmbeddedJulia;
+    case GLFW_KEY_N: return NewtonTarget::NextPeriod;
+    default: return NewtonTarget::None;
+    }
+}
+
+void handle_key(const InputEvent& e, NavigationState& state, View* view, double pixels_per_unit,
+                NavigationRequests& out) {
     if (e.action == GLFW_RELEASE) return;
     const bool ctrl = e.mods & GLFW_MOD_CONTROL, shift = e.mods & GLFW_MOD_SHIFT;
     const glm::dvec2 centre{0.5 * view->width, 0.5 * view->height};
@@ -90,6 +130,20 @@ void handle_key(const InputEvent& e, NavigationState& state, View* view, Navigat
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: *view = zoom_view_about(*view, centre, 1.0 / kKeyZoomFactor); break;
     case GLFW_KEY_HOME: *view = reset_view(*view); break;
+    case GLFW_KEY_PAGE_UP:
+    case GLFW_KEY_PAGE_DOWN:
+        if (e.action == GLFW_PRESS && state.zoom_direction == 0)
+            start_continuous_zoom(state, e.key == GLFW_KEY_PAGE_UP ? 1 : -1, e.key, e.time_s);
+        break;
+    case GLFW_KEY_M:
+    case GLFW_KEY_J:
+    case GLFW_KEY_N:
+        if (!ctrl && e.action == GLFW_PRESS) {
+            out.newton = newton_key_target(e.key);
+            out.newton_pixel = e.position * pixels_per_unit;
+        }
+        break;
+    case GLFW_KEY_ESCAPE: out.cancel_search = true; break;
     case GLFW_KEY_BACKSPACE: out.back = true; break;
     case GLFW_KEY_Z:
         if (ctrl) (shift ? out.forward : out.back) = true;
@@ -140,10 +194,22 @@ void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input) {
 }
 
 NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view, double pixels_per_unit,
-                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s) {
+                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s,
+                                    const NavigationSettings& settings) {
     NavigationRequests out;
+    // Continuous zoom holds its point: the cursor's, or the centre's while a key zooms with the
+    // mouse over a panel.
+    auto zoom_pixel = [&](glm::dvec2 cursor_pixel) {
+        return state.zoom_key != 0 && imgui_wants_mouse ? glm::dvec2(0.5 * view->width, 0.5 * view->height)
+                                                        : cursor_pixel;
+    };
+    glm::dvec2 last_pixel = input.cursor * pixels_per_unit;
+    if (!input.events.empty()) last_pixel = input.events.front().position * pixels_per_unit;
     for (const InputEvent& e : input.events) {
         const glm::dvec2 pixel = e.position * pixels_per_unit;
+        // Each event happens after the zoom held until its time, about where the cursor was.
+        advance_continuous_zoom(state, view, zoom_pixel(last_pixel), e.time_s, settings, out);
+        last_pixel = pixel;
         switch (e.type) {
         case InputEvent::Type::Move:
             if (state.panning) {
@@ -171,6 +237,8 @@ NavigationRequests apply_navigation(NavigationInput& input, NavigationState& sta
                 } else if (e.button == GLFW_MOUSE_BUTTON_RIGHT) {
                     state.boxing = true;
                     state.box_start = state.box_end = pixel;
+                } else if (e.button == GLFW_MOUSE_BUTTON_MIDDLE && state.zoom_direction == 0) {
+                    start_continuous_zoom(state, (e.mods & GLFW_MOD_SHIFT) ? -1 : 1, 0, e.time_s);
                 }
             } else if (e.action == GLFW_RELEASE) {
                 if (e.button == GLFW_MOUSE_BUTTON_LEFT && state.panning) {
@@ -184,13 +252,18 @@ NavigationRequests apply_navigation(NavigationInput& input, NavigationState& sta
                     if (!same_place(boxed, *view)) {
                         *view = boxed;
                         out.view_changed = out.record_history = true;
+                    } else if (glm::distance(pixel, state.box_start) < kDoubleClickPixels) {
+                        out.menu = true;  // a click, not a drag
+                        out.menu_pixel = state.box_start;
                     }
+                } else if (e.button == GLFW_MOUSE_BUTTON_MIDDLE && state.zoom_direction != 0 && state.zoom_key == 0) {
+                    end_continuous_zoom(state, out);
                 }
             }
             break;
         case InputEvent::Type::Scroll:
             if (!imgui_wants_mouse && e.scroll != 0.0) {
-                *view = zoom_view_about(*view, pixel, std::pow(kWheelZoomPerNotch, e.scroll));
+                *view = zoom_view_about(*view, pixel, std::pow(settings.wheel_zoom_per_notch, e.scroll));
                 // A drag under way continues from the zoomed view.
                 if (state.panning) {
                     state.pan_start_view = *view;
@@ -201,11 +274,15 @@ NavigationRequests apply_navigation(NavigationInput& input, NavigationState& sta
             }
             break;
         case InputEvent::Type::Key:
-            if (!imgui_wants_keyboard) handle_key(e, state, view, out);
+            // The release of the key that holds a zoom ends it, wherever the keyboard is.
+            if (e.action == GLFW_RELEASE && state.zoom_direction != 0 && e.key == state.zoom_key)
+                end_continuous_zoom(state, out);
+            else if (!imgui_wants_keyboard) handle_key(e, state, view, pixels_per_unit, out);
             break;
         }
     }
     input.events.clear();
+    advance_continuous_zoom(state, view, zoom_pixel(input.cursor * pixels_per_unit), now_s, settings, out);
     if (state.last_wheel_time_s >= 0.0 && now_s - state.last_wheel_time_s > kWheelPauseSeconds) {
         state.last_wheel_time_s = -1.0;
         out.record_history = true;

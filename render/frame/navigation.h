@@ -6,12 +6,19 @@
 // a release within one frame, as xdotool sends them) and keeps the order of events.
 //
 //   left drag       pan (the point under the cursor stays under it)
-//   wheel           zoom about the cursor
-//   right drag      box zoom
+//   wheel           zoom about the cursor (NavigationSettings::wheel_zoom_per_notch a notch)
+//   middle held     continuous zoom in about the cursor (Shift: out), XaoS's way
+//   right drag      box zoom;  right click (no drag)  the Newton menu (NavigationRequests::menu)
 //   double click    centre on the point
 //   arrows          pan a tenth of the window;  + / -  zoom 2x;  Home  the default view
+//   Page Up / Page Down held  continuous zoom in / out about the cursor
+//   M, J, N         Newton zoom under the cursor: to the minibrot, its embedded Julia set, the
+//                   next period;  Esc  cancels the search
 //   Backspace, Ctrl+Z  back;  Ctrl+Y, Ctrl+Shift+Z  forward
 //   C  CPU/CUDA;  F11  fullscreen;  Ctrl+Q  quit
+//
+// Continuous zoom is time-based: while held, the zoom grows by 2^(rate * elapsed seconds), so a
+// slow frame makes a larger step, never a slower zoom.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +76,18 @@ void install_navigation_callbacks(GLFWwindow* window, NavigationInput* input);
 void install_key_release_delay(GLFWwindow* window);
 void replay_delayed_key_releases(GLFWwindow* window, NavigationInput* input);
 
+// The user's choices for the gestures (the View panel edits them).
+struct NavigationSettings {
+    double wheel_zoom_per_notch = 1.25;      // zoom factor of one wheel notch (> 1)
+    double zoom_doublings_per_second = 2.0;  // continuous zoom's rate
+    // Newton zoom (render/frame/nucleus_worker.h, render/frame/view_flight.h).
+    double search_radius_pixels = 24.0;  // the nucleus is looked for this close to the cursor
+    double minibrot_margin = 2.0;        // the minibrot's view: its size times this
+    double julia_fraction = 0.5;         // the embedded Julia set: this far in log zoom from the view to the minibrot
+    double flight_seconds = 1.5;         // the flight there
+    bool show_period = true;             // the period and nucleus under a resting cursor
+};
+
 // Gestures under way, kept between frames.
 struct NavigationState {
     bool panning = false;
@@ -80,7 +99,15 @@ struct NavigationState {
     double last_click_time_s = -1.0;
     glm::dvec2 last_click{0.0, 0.0};
     double last_wheel_time_s = -1.0;  // a wheel burst is recorded in the history once it pauses
+    // Continuous zoom: +1 in, -1 out, 0 none; held by the middle button or by a key (its
+    // GLFW_KEY_*, 0 for the button); applied up to zoom_applied_s.
+    int zoom_direction = 0;
+    int zoom_key = 0;
+    double zoom_applied_s = 0.0;
 };
+
+// Newton zoom (render/frame/nucleus_worker.h): what a key or the menu asks for.
+enum class NewtonTarget { None, Minibrot, EmbeddedJulia, NextPeriod };
 
 // What the frame's input asks of the main loop, beyond the view changes already made.
 struct NavigationRequests {
@@ -91,14 +118,23 @@ struct NavigationRequests {
     bool toggle_backend = false;
     bool toggle_fullscreen = false;
     bool quit = false;
+    // Newton zoom under `newton_pixel` (framebuffer pixels): a key asked for it.
+    NewtonTarget newton = NewtonTarget::None;
+    glm::dvec2 newton_pixel{0.0, 0.0};
+    bool cancel_search = false;  // Esc
+    // A right click without a drag: open the Newton menu at `menu_pixel`.
+    bool menu = false;
+    glm::dvec2 menu_pixel{0.0, 0.0};
 };
 
 // Consumes input.events. `pixels_per_unit` converts window coordinates to framebuffer pixels
 // (HiDPI). When ImGui wants the mouse (a panel under it) or the keyboard (a text field), the
 // matching events are ignored, as the imgui examples advise; a drag that started on the
 // picture keeps going over a panel.
+// Continuous zoom, while held, zooms up to now_s about the last cursor position.
 NavigationRequests apply_navigation(NavigationInput& input, NavigationState& state, View* view, double pixels_per_unit,
-                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s);
+                                    bool imgui_wants_mouse, bool imgui_wants_keyboard, double now_s,
+                                    const NavigationSettings& settings = {});
 
 // The rubber band of a box zoom, drawn over everything (ImGui foreground draw list).
 void draw_box_zoom_overlay(const NavigationState& state, double pixels_per_unit);

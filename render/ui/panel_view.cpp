@@ -1,5 +1,6 @@
 // panel_view.cpp: the View panel: centre as full-precision text (copy/paste), zoom,
-// iterations (auto), palette, offset and density, backend, precision, history buttons.
+// iterations (auto), palette, offset and density, navigation speeds and the Newton zoom's
+// choices, backend, precision, history buttons.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -230,6 +231,46 @@ void draw_colouring(ViewPanelState& s) {
     if (!(c == before)) s.view_edited = true;
 }
 
+// How fast the wheel and a held button zoom, and the Newton zoom's choices
+// (render/frame/navigation.h's NavigationSettings).
+void draw_navigation(ViewPanelState& s) {
+    if (!ImGui::CollapsingHeader("Navigation")) return;
+    NavigationSettings& n = s.settings.navigation;
+    const NavigationSettings before = n;
+    float notch = float(n.wheel_zoom_per_notch), rate = float(n.zoom_doublings_per_second);
+    if (ImGui::SliderFloat("wheel zoom", &notch, 1.05f, 4.0f, "%.2fx a notch", ImGuiSliderFlags_Logarithmic))
+        n.wheel_zoom_per_notch = std::clamp(double(notch), 1.01, 16.0);
+    if (ImGui::SliderFloat("held zoom", &rate, 0.25f, 16.0f, "%.2f doublings/s", ImGuiSliderFlags_Logarithmic))
+        n.zoom_doublings_per_second = std::clamp(double(rate), 0.05, 64.0);
+    help_marker(
+        "Hold the middle button (Shift: out) or Page Up / Page Down: the view zooms continuously "
+        "about the cursor at this rate, however long a frame takes (XaoS's way).");
+    ImGui::TextUnformatted("Newton zoom");
+    help_marker(
+        "M, J, N or a right click on the picture: look for the nucleus of a minibrot near the "
+        "cursor (Newton's method in high precision, on a worker thread; Esc cancels) and fly "
+        "there: to the minibrot (its size times the margin), to its embedded Julia set (this "
+        "fraction of the way in log zoom from the view to the minibrot), or to the minibrot of "
+        "the next higher period. Backspace flies back to where you were.");
+    float radius = float(n.search_radius_pixels), margin = float(n.minibrot_margin);
+    float fraction = float(n.julia_fraction), seconds = float(n.flight_seconds);
+    if (ImGui::SliderFloat("search radius", &radius, 2.0f, 200.0f, "%.0f px", ImGuiSliderFlags_Logarithmic))
+        n.search_radius_pixels = std::clamp(double(radius), 1.0, 1000.0);
+    if (ImGui::SliderFloat("minibrot margin", &margin, 1.0f, 20.0f, "%.1fx", ImGuiSliderFlags_Logarithmic))
+        n.minibrot_margin = std::clamp(double(margin), 0.5, 100.0);
+    if (ImGui::SliderFloat("Julia fraction", &fraction, 0.05f, 0.95f, "%.2f"))
+        n.julia_fraction = std::clamp(double(fraction), 0.0, 1.0);
+    if (ImGui::SliderFloat("flight", &seconds, 0.0f, 5.0f, "%.1f s")) n.flight_seconds = std::max(0.0, double(seconds));
+    ImGui::Checkbox("period under the cursor", &n.show_period);
+    help_marker("While the mouse rests on the picture: the period and the nucleus of the minibrot nearest to it.");
+    if (n.wheel_zoom_per_notch != before.wheel_zoom_per_notch ||
+        n.zoom_doublings_per_second != before.zoom_doublings_per_second ||
+        n.search_radius_pixels != before.search_radius_pixels || n.minibrot_margin != before.minibrot_margin ||
+        n.julia_fraction != before.julia_fraction || n.flight_seconds != before.flight_seconds ||
+        n.show_period != before.show_period)
+        s.settings_edited = true;
+}
+
 void draw_backend(ViewPanelState& s) {
     ImGui::TextUnformatted("Backend");
     ImGui::SameLine();
@@ -348,6 +389,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     draw_formula(s);
     draw_colours(s);
     draw_colouring(s);
+    draw_navigation(s);
     ImGui::Separator();
     draw_backend(s);
     if (ImGui::Checkbox("vsync", &s.settings.vsync)) s.settings_edited = true;
@@ -381,8 +423,10 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::Checkbox("Palette editor", &s.show_palette_editor);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped(
-        "Mouse: drag pans, wheel zooms, right-drag zooms to a box, double-click centres. "
-        "Keys: arrows pan, +/- zoom, Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
+        "Mouse: drag pans, wheel zooms, middle held zooms in (Shift: out), right-drag zooms to a "
+        "box, right click opens the Newton menu, double-click centres. "
+        "Keys: arrows pan, +/- zoom, Page Up/Down held zoom in/out, M minibrot, J embedded Julia "
+        "set, N next period (Esc cancels), Home, Backspace or Ctrl+Z back, Ctrl+Y forward, "
         "C CPU/CUDA, F11 fullscreen, Ctrl+Q quit.");
     ImGui::PopStyleColor();
     ImGui::PopItemWidth();

@@ -12,6 +12,7 @@
 
 #include "compute/fractal/view/view.h"
 #include "render/frame/frame_renderer.h"
+#include "render/frame/navigation.h"
 #include "render/ui/panel_layout.h"
 
 namespace ms {
@@ -30,6 +31,7 @@ struct ExplorerSettings {
     // frame rate). Off: the window draws only on input, arriving rows or running work.
     bool redraw_continuously = false;
     float panel_opacity = 1.0f;  // of the panels' backgrounds over the fractal (0.2 to 1)
+    NavigationSettings navigation;  // zoom speeds and the Newton zoom's choices
 };
 
 // Shown where the view is deeper than FP64 resolves (compute/fractal/view/view.h: fp64_resolves)
