@@ -15,6 +15,7 @@
 #include <glm/geometric.hpp>
 
 #include "app/explorer/explorer_frame.h"
+#include "compute/fractal/nucleus/nucleus.h"
 #include "compute/fractal/view/deep_navigation.h"
 
 namespace ms {
@@ -23,9 +24,6 @@ namespace {
 
 constexpr double kHoverRestSeconds = 0.35;  // the cursor rests this long before its lookup
 constexpr const char* kMenuName = "Newton zoom";
-// Near a minibrot of period p the orbits escape only after many rounds of p iterations: its
-// shape shows at 100 rounds (fewer leave a disc of pixels that never escape around it).
-constexpr int64_t kIterationsPerPeriod = 100;
 
 const char* target_title(NewtonTarget target) {
     switch (target) {
@@ -94,8 +92,7 @@ void start_flight(NewtonZoom& n, ExplorerPicture& picture, StatusLineState& stat
     View to = newton_destination(view, r, picture.settings.navigation);
     // Enough iterations for the minibrot: automatic iterations (which follow the zoom alone)
     // give way to a fixed count where they would be too few.
-    const int64_t needed = std::min(r.minibrot.period * kIterationsPerPeriod, kDeepMaxIterations);
-    to.max_iterations = std::max({view.max_iterations, auto_iterations(to.zoom), needed});
+    to.max_iterations = minibrot_iterations(r.minibrot, std::max(view.max_iterations, auto_iterations(to.zoom)));
     if (picture.settings.auto_iterations && to.max_iterations > auto_iterations(to.zoom))
         picture.settings.auto_iterations = false;
     history_record(picture.history, view);  // Back returns here

@@ -52,7 +52,9 @@ TEST(NucleusWorker, FindsThePeriodThreeMinibrot) {
     job.target = NewtonTarget::NextPeriod;
     request_nucleus(w, job);
     ASSERT_TRUE(wait_result(w, &r));
-    if (r.minibrot.found) EXPECT_GT(r.minibrot.period, 3);
+    if (r.minibrot.found) {
+        EXPECT_GT(r.minibrot.period, 3);
+    }
     EXPECT_EQ(r.below_period, 3);
     stop_nucleus_worker(w);
 }
@@ -68,7 +70,9 @@ TEST(NucleusWorker, CancelLeavesNoResultAndHoverYieldsToAZoom) {
     NucleusJob hover = zoom;
     hover.target = NewtonTarget::None;
     // Dropped unless the zoom has already finished.
-    if (nucleus_status(w).busy) EXPECT_EQ(request_nucleus(w, hover), 0u);
+    if (nucleus_status(w).busy) {
+        EXPECT_EQ(request_nucleus(w, hover), 0u);
+    }
     NucleusResult r;
     ASSERT_TRUE(wait_result(w, &r));
     EXPECT_EQ(r.job.target, NewtonTarget::Minibrot);
