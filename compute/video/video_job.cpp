@@ -386,10 +386,12 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
         const int workers = job.encoding.encoder_threads > 0
                                 ? job.encoding.encoder_threads
                                 : int(std::max(1u, std::thread::hardware_concurrency()));
-        // Enough frames for every encoder to hold a whole segment, within a quarter of the free
-        // memory (at most 2 GiB), and never fewer than one a worker and two for the renderer.
+        // Enough frames for every encoder to hold a whole segment (each encoder is one thread,
+        // so the encoders keep up with a fast renderer only when segments wait side by side),
+        // within a quarter of the free memory (at most 16 GiB: 60 frames for each of 16 encoders
+        // at 1080p take 8 GiB), and never fewer than one a worker and two for the renderer.
         const double frame_bytes = double(width) * height * 4;
-        double budget = std::min(2.0 * 1073741824.0, 0.25 * available_memory_bytes());
+        double budget = std::min(16.0 * 1073741824.0, 0.25 * available_memory_bytes());
         if (budget <= 0) budget = 512.0 * 1048576.0;
         const int64_t wanted = int64_t(workers) * segment_frames + 2;
         const int buffers = int(std::clamp<int64_t>(int64_t(budget / frame_bytes), int64_t(workers) + 2,
