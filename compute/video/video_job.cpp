@@ -90,6 +90,18 @@ std::string frame_png_name(int64_t k) {
     return name;
 }
 
+// AtomicFile's temporary files for `target` (".NAME.tmp-XXXXXX" beside it) that a killed run
+// left: SIGKILL gives no handler the chance to remove them.
+void remove_stale_temps(const std::filesystem::path& target) {
+    const std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
+    const std::string prefix = "." + target.filename().string() + ".tmp-";
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && entry.is_regular_file(ec)) std::filesystem::remove(entry.path(), ec);
+    }
+}
+
 // --- The encoders' side: segments encoded side by side --------------------------------------
 
 struct FrameBuffer {
@@ -555,6 +567,8 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
             std::filesystem::create_directory(job.output, ec);
         }
         result.manifest = video_manifest_path(job.output);
+        remove_stale_temps(result.manifest);
+        if (!folder) remove_stale_temps(job.output);
         const std::string manifest =
             manifest_text(job.frames.plan, job.fps, job.frames.precision, job.frames.supersample);
         {

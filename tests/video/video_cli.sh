@@ -5,7 +5,8 @@
 #     parts folder; the same command again writes the same bytes;
 #   - killed with SIGKILL mid-segment (--test-kill-after-frames) or interrupted (SIGTERM, as Ctrl+C), it
 #     leaves no MP4 (the finished segments stay in the hidden parts folder), and the same command
-#     run again continues from them and writes the same bytes as the uninterrupted run;
+#     run again continues from them (removing a killed mux's temporary file) and writes the same
+#     bytes as the uninterrupted run;
 #   - -o FOLDER/ writes a PNG sequence, each frame's view in its tEXt (the manifest's line), and
 #     a rerun renders only the missing frames, into the same bytes;
 #   - every bad input (fps 0 or above 240, seconds negative or 0 or missing, sizes 0, odd or past
@@ -37,8 +38,10 @@ for frames in 5 15 25; do
     [ "$status" -eq 137 ] || fail "the kill after $frames frames exited $status, not 137"
     [ ! -e c.mp4 ] || fail "a killed run left c.mp4"
     parts=$(ls .c.mp4.parts 2> /dev/null | grep -c '^segment-')
+    touch .c.mp4.tmp-KILLED  # what a SIGKILL during the mux leaves (AtomicFile's temporary name)
     "$bin" video "${dive[@]}" -o c.mp4 > c.out 2> c.err || fail "the resumed run failed: $(cat c.err)"
     grep -q "resumed" c.out || fail "no resumed count"
+    [ ! -e .c.mp4.tmp-KILLED ] || fail "the rerun left a killed run's temporary MP4"
     cmp -s a.mp4 c.mp4 || fail "killed after $frames frames and resumed, the MP4 differs from the uninterrupted one"
     echo "ok   killed after $frames frames ($parts segments finished), resumed: $(grep '^frames' c.out)"
 done
