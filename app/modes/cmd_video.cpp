@@ -128,7 +128,8 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
     std::printf("backend    %s\n", backend_text.c_str());
     std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
                 job.frames.plan.front().zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
-    if (job.frames.supersample > 1) std::printf(" (%dx%d supersampling)", job.frames.supersample, job.frames.supersample);
+    if (job.frames.supersample > 1)
+        std::printf(" (%dx%d supersampling)", job.frames.supersample, job.frames.supersample);
     std::printf("  %lld iterations\n", (long long)last.max_iterations);
     std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep\n",
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,

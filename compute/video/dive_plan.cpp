@@ -7,8 +7,8 @@ namespace ms {
 
 std::string check_dive(const DiveSettings& settings) {
     if (settings.fps < 1 || settings.fps > kVideoMaxFps)
-        return "--fps must be between 1 and " + std::to_string(kVideoMaxFps) + " (got " +
-               std::to_string(settings.fps) + ")";
+        return "--fps must be between 1 and " + std::to_string(kVideoMaxFps) + " (got " + std::to_string(settings.fps) +
+               ")";
     const bool by_doubling = settings.seconds_per_doubling != 0.0;
     if (by_doubling && settings.seconds != 0.0) return "give either --seconds or --seconds-per-doubling, not both";
     if (by_doubling && !(settings.seconds_per_doubling > 0.0 && std::isfinite(settings.seconds_per_doubling)))
@@ -22,9 +22,10 @@ std::string check_dive(const DiveSettings& settings) {
         return "the dive starts at zoom " + settings.from_zoom.text() + ", which is not below the location's zoom " +
                settings.target.zoom.text() + " (use a smaller --from-zoom)";
     const double frames = double(settings.fps) *
-                          (by_doubling ? settings.seconds_per_doubling *
-                                             (settings.target.zoom.log10() - settings.from_zoom.log10()) / std::log10(2.0)
-                                       : settings.seconds);
+                          (by_doubling
+                               ? settings.seconds_per_doubling *
+                                     (settings.target.zoom.log10() - settings.from_zoom.log10()) / std::log10(2.0)
+                               : settings.seconds);
     if (!(frames < double(kVideoMaxFrames)))
         return "the video would have more than " + std::to_string(kVideoMaxFrames) + " frames";
     if (std::llround(frames) < 2) return "the video needs at least 2 frames (fps x seconds is below 1.5)";

@@ -27,10 +27,10 @@ inline constexpr int kVideoMaxFps = 240;
 inline constexpr int64_t kVideoMaxFrames = 12000000;
 
 struct DiveSettings {
-    View target;                   // the last frame: centre, zoom, iterations, colouring, size
-    ViewZoom from_zoom = 1.0;      // frame 0's zoom (below the target's)
-    int fps = 30;                  // frames a second, 1 .. kVideoMaxFps
-    double seconds = 0.0;          // the video's length; 0: from seconds_per_doubling
+    View target;                        // the last frame: centre, zoom, iterations, colouring, size
+    ViewZoom from_zoom = 1.0;           // frame 0's zoom (below the target's)
+    int fps = 30;                       // frames a second, 1 .. kVideoMaxFps
+    double seconds = 0.0;               // the video's length; 0: from seconds_per_doubling
     double seconds_per_doubling = 0.0;  // > 0 (and seconds 0): seconds for each doubling of the zoom
 };
 

@@ -45,17 +45,17 @@ public:
 };
 
 struct FrameSourceSettings {
-    std::vector<View> plan;              // one view per frame (all of one size)
+    std::vector<View> plan;                 // one view per frame (all of one size)
     Precision precision = Precision::Auto;  // Auto: each frame by its depth (view.h's resolve_precision)
-    bool cuda = false;                   // CUDA kernels (the caller checked that a device is usable)
-    int supersample = 1;                 // K: K x K samples per pixel, box-filtered (box_filter.h)
-    Shortcuts shortcuts;                 // cardioid/bulb test and periodicity (the direct kernels)
-    PaletteTable palette;                // the colours (each view's offset and density apply)
-    int64_t segment_frames = 0;          // frames per segment (see the header comment); 0: one segment
+    bool cuda = false;                      // CUDA kernels (the caller checked that a device is usable)
+    int supersample = 1;                    // K: K x K samples per pixel, box-filtered (box_filter.h)
+    Shortcuts shortcuts;                    // cardioid/bulb test and periodicity (the direct kernels)
+    PaletteTable palette;                   // the colours (each view's offset and density apply)
+    int64_t segment_frames = 0;             // frames per segment (see the header comment); 0: one segment
 };
 
 enum class VideoMethod { Auto, Direct, Expmap };
-const char* video_method_name(VideoMethod method);                   // "auto", "direct", "expmap"
+const char* video_method_name(VideoMethod method);                       // "auto", "direct", "expmap"
 bool video_method_from_name(const std::string& name, VideoMethod* out);  // false for an unknown name
 
 // The source for `method` (Auto: direct). Returns null with *problem set to one sentence where

@@ -94,7 +94,7 @@ private:
     void render_deep(const View& view, const View& samples, Precision precision, uint8_t* out) {
         ensure_reference();
         DeepRenderOptions options;
-        options.number_type = precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+        options.number_type = precision == Precision::DeepFloatExp           ? DeepNumberType::FloatExp
                               : settings_.precision == Precision::DeepDouble ? DeepNumberType::Double
                                                                              : DeepNumberType::Auto;
         deep_options_for_colouring(view.colouring, &options);

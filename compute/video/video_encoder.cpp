@@ -88,8 +88,8 @@ SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int hei
     av_dict_free(&options);
     if (opened < 0)
         throw std::runtime_error(std::string("cannot open the ") + encoder_name(encoding.codec) + " encoder for " +
-                                 std::to_string(width) + "x" + std::to_string(height) + " (preset '" +
-                                 encoding.preset + "'): " + av_error_text(opened));
+                                 std::to_string(width) + "x" + std::to_string(height) + " (preset '" + encoding.preset +
+                                 "'): " + av_error_text(opened));
     if (c->extradata && c->extradata_size > 0) s.segment.header.assign(c->extradata, c->extradata + c->extradata_size);
     s.frame->format = AV_PIX_FMT_YUV420P;
     s.frame->width = width;
@@ -99,8 +99,8 @@ SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int hei
                              SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
     if (!s.scale) throw std::runtime_error("cannot convert RGBA to yuv420p at this size");
     // RGB (full range) in, BT.709 limited-range YUV out, as the stream's colour tags say.
-    sws_setColorspaceDetails(s.scale, sws_getCoefficients(SWS_CS_ITU709), 1, sws_getCoefficients(SWS_CS_ITU709), 0,
-                             0, 1 << 16, 1 << 16);
+    sws_setColorspaceDetails(s.scale, sws_getCoefficients(SWS_CS_ITU709), 1, sws_getCoefficients(SWS_CS_ITU709), 0, 0,
+                             1 << 16, 1 << 16);
 }
 
 SegmentEncoder::~SegmentEncoder() = default;

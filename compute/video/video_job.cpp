@@ -40,7 +40,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
-const char* const kPresets[] = {"ultrafast", "superfast", "veryfast", "fast", "faster",
+const char* const kPresets[] = {"ultrafast", "superfast", "veryfast", "fast",     "faster",
                                 "medium",    "slow",      "slower",   "veryslow", "placebo"};
 
 uint64_t fnv1a64(const void* data, size_t bytes, uint64_t hash = 1469598103934665603ull) {
@@ -75,8 +75,8 @@ std::string job_key(const VideoJob& job, const std::string& manifest, int64_t se
     std::string key = "mandelscope video parts\n" + encoder_identity(job.encoding) + "\n";
     key += "fps " + std::to_string(job.fps) + ", " + std::to_string(f.plan.size()) + " frames, " +
            std::to_string(segment_frames) + " a segment\n";
-    key += std::string("method ") + video_method_name(job.method) + ", " + (f.cuda ? "cuda" : "cpu") +
-           ", shortcuts " + std::to_string(f.shortcuts.cardioid_bulb) + std::to_string(f.shortcuts.periodicity) + "\n";
+    key += std::string("method ") + video_method_name(job.method) + ", " + (f.cuda ? "cuda" : "cpu") + ", shortcuts " +
+           std::to_string(f.shortcuts.cardioid_bulb) + std::to_string(f.shortcuts.periodicity) + "\n";
     uint64_t palette = fnv1a64(f.palette.rgba.data(), f.palette.rgba.size() * sizeof(uint32_t));
     palette = fnv1a64(&f.palette.interior_rgba, sizeof f.palette.interior_rgba, palette);
     key += "palette " + hex64(palette) + "\n";
@@ -328,8 +328,8 @@ VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, Prog
         std::vector<bool> present;
         bool all_present = true;
         for (int64_t k = first; k < last; ++k) {
-            texts.push_back(view_to_json(manifest_record(plan[size_t(k)], job.frames.precision,
-                                                          job.frames.supersample)));
+            texts.push_back(
+                view_to_json(manifest_record(plan[size_t(k)], job.frames.precision, job.frames.supersample)));
             std::string text;
             bool here = false;
             try {
@@ -395,9 +395,8 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
         }
     const int width = plan[0].width, height = plan[0].height;
     if (result.frames_resumed < n) {
-        const int workers = job.encoding.encoder_threads > 0
-                                ? job.encoding.encoder_threads
-                                : int(std::max(1u, std::thread::hardware_concurrency()));
+        const int workers = job.encoding.encoder_threads > 0 ? job.encoding.encoder_threads
+                                                             : int(std::max(1u, std::thread::hardware_concurrency()));
         // Enough frames for every encoder to hold a whole segment (each encoder is one thread,
         // so the encoders keep up with a fast renderer only when segments wait side by side),
         // within a quarter of the free memory (at most 16 GiB: 60 frames for each of 16 encoders
@@ -444,7 +443,8 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
         pool.stop(false);
         result.times.encode_ms = pool.encode_ms();
         if (std::string error = pool.error(); !error.empty())
-            return failed(result, pool.disk_error() ? 2 : 1, error + "; the finished segments stay in " + quoted(parts));
+            return failed(result, pool.disk_error() ? 2 : 1,
+                          error + "; the finished segments stay in " + quoted(parts));
     }
     clock.report(-1, nullptr, width, height, "muxing");
     const auto mux_start = std::chrono::steady_clock::now();
@@ -542,8 +542,8 @@ std::string check_video_job(const VideoJob& job) {
                " pixels a side (got " + std::to_string(first.width) + "x" + std::to_string(first.height) + ")";
     if (!video_codec_available(job.encoding.codec))
         return std::string("the FFmpeg libraries here have no ") +
-               (job.encoding.codec == VideoCodec::H265 ? "libx265" : "libx264") + " encoder (--codec=" +
-               video_codec_name(job.encoding.codec) + ")";
+               (job.encoding.codec == VideoCodec::H265 ? "libx265" : "libx264") +
+               " encoder (--codec=" + video_codec_name(job.encoding.codec) + ")";
     if (job.encoding.crf < 0 || job.encoding.crf > 51) return "--crf must be between 0 and 51";
     if (std::find(std::begin(kPresets), std::end(kPresets), job.encoding.preset) == std::end(kPresets))
         return "--preset must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, "
@@ -569,8 +569,8 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
         result.manifest = video_manifest_path(job.output);
         remove_stale_temps(result.manifest);
         if (!folder) remove_stale_temps(job.output);
-        const std::string manifest =
-            manifest_text(job.frames.plan, job.fps, job.frames.precision, job.frames.supersample);
+        const std::string manifest = manifest_text(job.frames.plan, job.fps, job.frames.precision,
+                                                   job.frames.supersample);
         {
             AtomicFile file(result.manifest);
             file.write(manifest.data(), manifest.size());

@@ -38,19 +38,19 @@ bool video_codec_available(VideoCodec codec);
 
 struct VideoEncoding {
     VideoCodec codec = VideoCodec::H264;
-    int crf = 20;                  // constant rate factor: 0 (lossless) .. 51; lower is better
-    std::string preset = "fast";   // x264/x265 preset: ultrafast .. placebo
-    int64_t segment_frames = 0;    // frames per segment (one GOP each); 0: one second of frames
-    int encoder_threads = 0;       // segments encoded side by side; 0: the machine's cores
+    int crf = 20;                 // constant rate factor: 0 (lossless) .. 51; lower is better
+    std::string preset = "fast";  // x264/x265 preset: ultrafast .. placebo
+    int64_t segment_frames = 0;   // frames per segment (one GOP each); 0: one second of frames
+    int encoder_threads = 0;      // segments encoded side by side; 0: the machine's cores
 };
 
 struct VideoJob {
-    FrameSourceSettings frames;           // the plan and how to render it
+    FrameSourceSettings frames;  // the plan and how to render it
     VideoMethod method = VideoMethod::Auto;
     int fps = 30;
-    std::filesystem::path output;         // OUT.mp4, or a folder (a PNG sequence)
-    VideoEncoding encoding;               // MP4 only
-    std::filesystem::path audio;          // optional soundtrack, muxed by stream copy (MP4 only)
+    std::filesystem::path output;  // OUT.mp4, or a folder (a PNG sequence)
+    VideoEncoding encoding;        // MP4 only
+    std::filesystem::path audio;   // optional soundtrack, muxed by stream copy (MP4 only)
 };
 
 // The output is a PNG sequence: the path ends in '/' or names an existing folder.
@@ -67,33 +67,33 @@ std::filesystem::path video_parts_path(const std::filesystem::path& output);
 std::string check_video_job(const VideoJob& job);
 
 struct VideoProgressInfo {
-    int64_t frames_done = 0;         // rendered (resumed ones included)
+    int64_t frames_done = 0;  // rendered (resumed ones included)
     int64_t frames_total = 0;
     int64_t frames_resumed = 0;      // found finished on disk, not rendered again
     double frames_per_second = 0.0;  // rendered this run, over its wall time
     double eta_s = 0.0;
-    int64_t frame = -1;              // the frame just rendered (-1: none yet)
-    const uint8_t* rgba = nullptr;   // its pixels, valid during the call only
+    int64_t frame = -1;             // the frame just rendered (-1: none yet)
+    const uint8_t* rgba = nullptr;  // its pixels, valid during the call only
     int width = 0, height = 0;
-    const char* stage = "";          // "rendering", "muxing", ...
+    const char* stage = "";  // "rendering", "muxing", ...
 };
 // Called on the rendering thread after each frame, and at each stage's start.
 using VideoProgress = std::function<void(const VideoProgressInfo&)>;
 
 struct VideoStageTimes {
-    FrameSourceTimes render;   // reference, BLA, pixels, colour (the frame source's)
-    double encode_ms = 0.0;    // the encoder threads' time, summed (conversion to YUV included)
+    FrameSourceTimes render;      // reference, BLA, pixels, colour (the frame source's)
+    double encode_ms = 0.0;       // the encoder threads' time, summed (conversion to YUV included)
     double encode_wait_ms = 0.0;  // the rendering thread waiting for room in the queue
     double mux_ms = 0.0;
     double wall_ms = 0.0;
 };
 
 struct VideoResult {
-    int status = 0;                 // 0 done; 1 a failure while working; 2 bad input or a full disk
-    std::string message;            // the sentence, where status != 0
-    bool cancelled = false;         // *cancel became true: the parts stay, no output file
-    int64_t frames_rendered = 0;    // this run
-    int64_t frames_resumed = 0;     // finished before it
+    int status = 0;               // 0 done; 1 a failure while working; 2 bad input or a full disk
+    std::string message;          // the sentence, where status != 0
+    bool cancelled = false;       // *cancel became true: the parts stay, no output file
+    int64_t frames_rendered = 0;  // this run
+    int64_t frames_resumed = 0;   // finished before it
     std::filesystem::path manifest;
     VideoStageTimes times;
 };

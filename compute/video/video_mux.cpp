@@ -70,7 +70,8 @@ std::string check_soundtrack(const std::filesystem::path& audio) {
     return open_soundtrack(audio, &track);
 }
 
-void mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts, const MuxSettings& settings) {
+void mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts,
+                  const MuxSettings& settings) {
     Soundtrack track;
     if (!settings.audio.empty())
         if (std::string problem = open_soundtrack(settings.audio, &track); !problem.empty())
@@ -149,9 +150,9 @@ void mux_segments(const std::filesystem::path& output, const std::filesystem::pa
         av_packet_unref(sound);
     };
     auto write_sound_before = [&](int64_t frame_dts) {
-        while (sound_ready && (frame_dts == INT64_MAX ||
-                               av_compare_ts(sound->dts == AV_NOPTS_VALUE ? sound->pts : sound->dts,
-                                             audio_in->time_base, frame_dts, frame_time) < 0)) {
+        while (sound_ready &&
+               (frame_dts == INT64_MAX || av_compare_ts(sound->dts == AV_NOPTS_VALUE ? sound->pts : sound->dts,
+                                                        audio_in->time_base, frame_dts, frame_time) < 0)) {
             av_packet_rescale_ts(sound, audio_in->time_base, audio->time_base);
             sound->stream_index = audio->index;
             sound->pos = -1;

@@ -104,7 +104,8 @@ std::vector<bool> prepare_parts(const std::filesystem::path& parts, const std::s
         file.commit();
     }
     std::vector<bool> done(size_t(segment_count), false);
-    for (int64_t s = 0; s < segment_count; ++s) done[size_t(s)] = std::filesystem::is_regular_file(segment_path(parts, s));
+    for (int64_t s = 0; s < segment_count; ++s)
+        done[size_t(s)] = std::filesystem::is_regular_file(segment_path(parts, s));
     return done;
 }
 

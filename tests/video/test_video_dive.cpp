@@ -240,12 +240,12 @@ TEST_F(VideoDive, E50DiveDecodesToItsPlanAndMatchesRender) {
             const std::vector<uint8_t> rendered = render_view(records[k].view, job.frames.palette);
             const Difference to_rgb = compare_rgb(video.frames[k], rendered);
             std::printf("crf %d, frame %zu (%s): against the rendered RGB: max %d, mean %.2f levels, PSNR %.1f dB\n",
-                        crf, k, precision_name(records[k].precision), to_rgb.max_abs, to_rgb.mean_abs,
-                        to_rgb.psnr_db);
+                        crf, k, precision_name(records[k].precision), to_rgb.max_abs, to_rgb.mean_abs, to_rgb.psnr_db);
             const Difference to_yuv = compare_rgb(video.frames[k], through_yuv420(rendered, 64, 36));
-            std::printf("crf %d, frame %zu: against the rendered frame through yuv420p: max %d, mean %.2f levels, "
-                        "PSNR %.1f dB\n",
-                        crf, k, to_yuv.max_abs, to_yuv.mean_abs, to_yuv.psnr_db);
+            std::printf(
+                "crf %d, frame %zu: against the rendered frame through yuv420p: max %d, mean %.2f levels, "
+                "PSNR %.1f dB\n",
+                crf, k, to_yuv.max_abs, to_yuv.mean_abs, to_yuv.psnr_db);
             if (crf == 0) {
                 EXPECT_LE(to_yuv.max_abs, 0) << "frame " << k;
             } else {
