@@ -20,6 +20,7 @@ extern "C" {
 
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/video/dive_plan.h"
 #include "compute/video/manifest.h"
 #include "compute/video/video_encoder.h"
 #include "compute/video/video_mux.h"
@@ -499,7 +500,8 @@ std::filesystem::path video_parts_path(const std::filesystem::path& output) {
 std::string check_video_job(const VideoJob& job) {
     const FrameSourceSettings& f = job.frames;
     if (f.plan.empty()) return "the video has no frames";
-    if (job.fps < 1 || job.fps > 240) return "--fps must be between 1 and 240 (got " + std::to_string(job.fps) + ")";
+    if (job.fps < 1 || job.fps > kVideoMaxFps)
+        return "--fps must be between 1 and " + std::to_string(kVideoMaxFps) + " (got " + std::to_string(job.fps) + ")";
     if (f.supersample < 1 || f.supersample > 4) return "--supersample must be between 1 and 4";
     const View& first = f.plan.front();
     bool any_deep = false;
