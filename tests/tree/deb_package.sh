@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deb_package.sh: `cpack -G DEB` in the build folder makes a Debian package that installs a
 # working Mandelscope. The package is named mandelscope, carries the project's version, section
-# graphics and a Depends worked out by dpkg-shlibdeps (GLFW and the C library among them); it
+# graphics and a Depends worked out by dpkg-shlibdeps (GLFW, FFmpeg and the C library among them); it
 # holds the binary, the desktop entry (valid, by desktop-file-validate), the icons and the data.
 # Unpacked into a scratch root, its usr/bin/mandelscope finds the data of that root
 # (../share/mandelscope, as it finds /usr/share/mandelscope once installed), says so in `info`,
@@ -36,7 +36,7 @@ version=$("$bin" --version | sed -n 's/^mandelscope //p')
 depends=$(field Depends)
 echo "Depends: $depends"
 [ -n "$depends" ] || fail "Depends is empty (dpkg-shlibdeps did not run?)"
-for package in libc6 libglfw3; do
+for package in libc6 libglfw3 "libavcodec[0-9]+" "libavformat[0-9]+"; do  # FFmpeg: the video mode
     echo "$depends" | grep -Eq "(^|, )$package( |,|$)" || fail "Depends does not name $package"
 done
 
