@@ -96,7 +96,9 @@ void draw_keyframe_table(VideoPanelState& s) {
         if (ImGui::IsItemDeactivatedAfterEdit()) retimed = true;
         k.time_s = std::max(k.time_s, 0.0);
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(k.zoom.text().c_str());
+        // Six digits read at a glance; the file keeps every digit.
+        if (k.zoom.fits_double()) ImGui::Text("%.6g", k.zoom.value());
+        else ImGui::TextUnformatted(k.zoom.text().c_str());
         ImGui::TableNextColumn();
         ImGui::Text("%lld", (long long)k.max_iterations);
         ImGui::TableNextColumn();
@@ -121,14 +123,14 @@ void draw_progress(VideoPanelState& s, float width) {
     if (ImGui::Button("Cancel")) s.cancel = true;
     ImGui::Text("%s: %s frames/s, ETA %s", s.stage.empty() ? "rendering" : s.stage.c_str(),
                 format_per_second(s.frames_per_second).c_str(),
-                s.frames_per_second > 0.0 ? format_duration_ms(1000.0 * s.eta_s).c_str() : "-");
+                s.eta_s > 0.0 ? format_duration_ms(1000.0 * s.eta_s).c_str() : "-");
 }
 
 void draw_latest_frame(const VideoPanelState& s, float width) {
     if (s.preview_texture == 0 || s.preview_width <= 0) return;
     // As large as the panel's width and 14 lines of text allow (a small video's frames grow).
     const float fit = std::min(width / float(s.preview_width), ImGui::GetFontSize() * 14.0f / float(s.preview_height));
-    ImGui::Text("Frame %lld of %lld:", (long long)s.preview_frame, (long long)s.frames_total);
+    ImGui::Text("Frame %lld of %lld:", (long long)s.preview_frame + 1, (long long)s.frames_total);
     ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<uintptr_t>(s.preview_texture)),
                  ImVec2(float(s.preview_width) * fit, float(s.preview_height) * fit));
 }
