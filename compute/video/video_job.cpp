@@ -15,6 +15,7 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
+#include <libavutil/log.h>
 }
 
 #include "compute/fractal/view/view_record.h"
@@ -542,6 +543,9 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
     VideoResult result;
     const auto start = std::chrono::steady_clock::now();
     if (std::string problem = check_video_job(job); !problem.empty()) return failed(result, 2, problem);
+    // The encoders' and muxer's chatter (x264's statistics for every segment) stays off stderr;
+    // their errors reach the caller as sentences.
+    av_log_set_level(AV_LOG_ERROR);
     try {
         const bool folder = video_output_is_folder(job.output);
         if (folder) {
