@@ -1,4 +1,4 @@
-// test_flight_path.cpp: the frames of a keyframed video (compute/video/flight_path.h,
+// test_video_flight_path.cpp: the frames of a keyframed video (compute/video/flight_path.h,
 // keyframes_plan.h). A path starts and ends exactly at its keyframes (texts verbatim, at any
 // depth); zooming in to a point inside the first view is monotone in log zoom and the centre
 // moves monotonically and smoothly (bounded second differences, no kink where the centre

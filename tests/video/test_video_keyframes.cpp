@@ -1,7 +1,7 @@
-// test_keyframes.cpp: the keyframe file (compute/video/keyframes.h, docs/keyframes.md): what the
-// writer writes the parser reads back to the same keyframes (deep centres and zooms included),
-// comments, blank lines and CRLF are accepted, and each bad file is refused with one sentence
-// that names its line; files are written whole or not at all.
+// test_video_keyframes.cpp: the keyframe file (compute/video/keyframes.h, docs/keyframes.md):
+// what the writer writes the parser reads back to the same keyframes (deep centres and zooms
+// included), comments, blank lines and CRLF are accepted, and each bad file is refused with one
+// sentence that names its line; files are written whole or not at all.
 #include <gtest/gtest.h>
 
 #include <cstdio>
