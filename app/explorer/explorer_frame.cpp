@@ -133,10 +133,10 @@ void fill_status_line(StatusLineState& status, const View& view, const ExplorerS
 // The right column's panels: Performance, the demos, Export and the palette editor. A panel
 // just opened comes to the front of the column (the first, where several open at once).
 void draw_side_column(ExplorerPanels& panels, PerfMonitor& perf, const ExplorerFrame& frame, bool column_open) {
-    bool* opened[kColumnPanels] = {&perf.panels.open, &panels.vecadd.open, &panels.cnn.open, &panels.export_dialog.open,
-                                   &panels.palette_editor.open};
-    bool* raise[kColumnPanels] = {&perf.panels.raise, &panels.vecadd.raise, &panels.cnn.raise,
-                                  &panels.export_dialog.raise, &panels.palette_editor.raise};
+    bool* opened[kColumnPanels] = {&perf.panels.open,          &panels.vecadd.open,         &panels.cnn.open,
+                                   &panels.export_dialog.open, &panels.palette_editor.open, &panels.video.open};
+    bool* raise[kColumnPanels] = {&perf.panels.raise,          &panels.vecadd.raise,         &panels.cnn.raise,
+                                  &panels.export_dialog.raise, &panels.palette_editor.raise, &panels.video.raise};
     bool raised = false;
     for (int i = 0; i < kColumnPanels; ++i) {
         if (*opened[i] && !panels.column_was_open[i] && !raised) raised = *raise[i] = true;
@@ -148,6 +148,7 @@ void draw_side_column(ExplorerPanels& panels, PerfMonitor& perf, const ExplorerF
     draw_cnn_panel(panels.cnn, in_column);
     draw_export_dialog(panels.export_dialog, in_column);
     draw_palette_editor(panels.palette_editor, in_column);
+    draw_video_panel(panels.video, in_column);
     if (in_column) end_side_column();
 }
 
@@ -288,9 +289,11 @@ void draw_panels(ExplorerPanels& panels, ExplorerPicture& picture, ExplorerWorke
     panels.view.show_cnn = panels.cnn.open;
     panels.view.show_performance = perf.panels.open;
     panels.view.show_palette_editor = panels.palette_editor.open;
+    panels.view.show_video = panels.video.open;
+    fill_video_panel(panels.video, workers.video, picture.view);
     frame.demos_busy = vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner);
     const bool column_open = perf.panels.open || panels.vecadd.open || panels.cnn.open || panels.export_dialog.open ||
-                             panels.palette_editor.open;
+                             panels.palette_editor.open || panels.video.open;
     frame.layout = layout_panels({float(frame.fb_width), float(frame.fb_height),
                                   status_line_height(panels.status, float(frame.fb_width)), panels.view.width,
                                   panels.column_width, column_open});
@@ -300,6 +303,7 @@ void draw_panels(ExplorerPanels& panels, ExplorerPicture& picture, ExplorerWorke
     panels.cnn.open = panels.view.show_cnn;
     perf.panels.open = panels.view.show_performance;
     panels.palette_editor.open = panels.view.show_palette_editor;
+    panels.video.open = panels.view.show_video;
     draw_side_column(panels, perf, frame, column_open);
     if (panels.view.julia_preview && !picture.view.julia) draw_julia_inset(panels, picture, workers, w, frame);
 }
@@ -346,6 +350,9 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
     carry_out_export(panels.export_dialog, workers.export_job, picture, panels.status);
     carry_out_vector_add(panels.vecadd, workers.vecadd_runner);
     carry_out_cnn_demo(panels.cnn, workers.cnn_runner);
+    carry_out_video_panel(panels.video, workers.video, &view, &nav.view_changed, picture.palette, settings.precision,
+                          settings.backend == Backend::Cuda && workers.renderer.cuda_unavailable.empty(), panels.status,
+                          w.window, &hooks.exit_code);
     if (hooks.bench.frames > 0 && step_drag_benchmark(hooks.bench, &view, workers.renderer, settings) &&
         !screenshot_pending)
         glfwSetWindowShouldClose(w.window, GLFW_TRUE);
@@ -455,7 +462,7 @@ void next_frame_wait(ExplorerWindow& w, const ExplorerPanels& panels, const Expl
                          drag_benchmark_wants_next_frame(hooks.bench, renderer) ||
                          hooks.frames_shown < options.frames;  // --frames: a scripted run
     reasons.progress = (waits_for_worker(renderer.path) && !renderer.complete) || workers.export_job.running ||
-                       vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner) ||
+                       video_busy(workers.video) || vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner) ||
                        !perf_settled(workers.perf) || w.navigation.last_wheel_time_s >= 0.0 ||
                        w.navigation.zoom_direction != 0 || newton_zoom_busy(workers.newton) ||
                        ImGui::GetIO().WantTextInput;
@@ -480,6 +487,7 @@ void print_view_line(const View& view) {
 void stop_workers(ExplorerWorkers& workers) {
     stop_newton_zoom(workers.newton);
     stop_export_job(workers.export_job);
+    stop_explorer_video(workers.video);
     stop_vecadd_runner(workers.vecadd_runner);
     stop_cnn_runner(workers.cnn_runner);
     stop_perf_monitor(workers.perf);

@@ -26,6 +26,7 @@
 #include "app/explorer/drag_benchmark.h"
 #include "app/explorer/explorer_newton.h"
 #include "app/explorer/explorer_options.h"
+#include "app/explorer/explorer_video.h"
 #include "app/explorer/soak.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/fractal/view/view.h"
@@ -75,18 +76,19 @@ struct ExplorerWindow {
 };
 
 // The panels' state between frames (each panel's struct is declared beside its draw function).
-inline constexpr int kColumnPanels = 5;  // Performance, Vector add, CNN, Export, Palette
+inline constexpr int kColumnPanels = 6;  // Performance, Vector add, CNN, Export, Palette, Video
 struct ExplorerPanels {
     ViewPanelState view;
     StatusLineState status;
     ExportDialogState export_dialog;
     PaletteEditorState palette_editor;  // the palette editor tab (render/ui/panel_palette.h)
+    VideoPanelState video;              // the Video tab (render/ui/panel_video.h)
     VectorAddDemo vecadd;
     CnnDemo cnn;
     JuliaPreviewState julia;
     View julia_target;          // the Julia view of the point under the mouse
     float column_width = 0.0f;  // the right column's, as the user left it (panel_layout.h)
-    bool column_was_open[kColumnPanels] = {false, false, false, false, false};
+    bool column_was_open[kColumnPanels] = {false, false, false, false, false, false};
 };
 
 // The work behind the picture and the panels, each on its own thread or the GPU: started after
@@ -98,6 +100,7 @@ struct ExplorerWorkers {
     VecAddRunner vecadd_runner;  // the vector-add demo's measurements
     CnnRunner cnn_runner;        // the CNN demo's data, CUDA context and measurements
     PerfMonitor perf;            // the Performance window: timings, Compare, device (perf_monitor.h)
+    ExplorerVideo video;         // the Video panel's render and its latest frame (explorer_video.h)
     NewtonZoom newton;           // the Newton zoom's search thread and flight (explorer_newton.h)
 };
 

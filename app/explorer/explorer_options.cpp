@@ -84,7 +84,7 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option(
         "--panel", o.panel,
         "open panels at start, comma-separated: vecadd (the vector-add demo), cnn (the Fashion-MNIST network), "
-        "perf (timings, Compare, device), palette (the palette editor)");
+        "perf (timings, Compare, device), palette (the palette editor), video (zoom videos)");
     app.add_option("--colouring", o.colouring,
                    "colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated "
                    "(default smooth; with --open, replaces the opened view's)");
@@ -106,6 +106,14 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_flag("--compare", o.compare,
                  "Compare on at start: every view is also rendered on the CPU in the background, checked and timed "
                  "against CUDA; --screenshot waits for it and logs a 'compare:' line");
+    app.add_option("--video-render", o.video_render,
+                   "open the Video panel, dive to the start view and render this MP4 (or PNG folder/), then exit "
+                   "with the render's status");
+    app.add_option("--video-size", o.video_size, "with --video-render: the video's size WxH (default 64x36)");
+    app.add_option("--video-fps", o.video_fps, "with --video-render: frames a second (default 10)")
+        ->check(CLI::Range(1, 240));
+    app.add_option("--video-seconds", o.video_seconds, "with --video-render: the dive's length (default 2)")
+        ->check(CLI::Range(0.1, 3600.0));
     app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
         ->check(CLI::IsMember({"timings", "speedup", "device"}));
 }
@@ -205,7 +213,11 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     }
     for (const std::string& name : split_commas(o.panel))
         if (std::find(std::begin(kPanelNames), std::end(kPanelNames), name) == std::end(kPanelNames))
-            return "--panel takes panel names separated by commas (vecadd, cnn, perf, palette), not '" + name + "'";
+            return "--panel takes panel names separated by commas (vecadd, cnn, perf, palette, video), not '" + name +
+                   "'";
+    if (int w, h; !o.video_render.empty())
+        if (std::string problem = parse_size_text(o.video_size, 16384, &w, &h); !problem.empty())
+            return "--video-size: " + problem;
     if (std::string problem = apply_colouring_options(o, &view->colouring); !problem.empty()) return problem;
     for (const std::string& backend : split_commas(o.cnn_classify_all))
         if (backend != "cpu" && backend != "cuda")

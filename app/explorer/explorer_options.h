@@ -56,10 +56,16 @@ struct ExplorerOptions {
     std::string cnn_data;              // Fashion-MNIST's folder; empty: the Debian package's
     bool compare = false;              // Compare (every view also on the other path) on at start
     std::string perf_tab = "timings";  // the Performance window's first tab: timings, speedup, device
+    // --video-render=OUT: the Video panel dives to the start view and renders OUT, then the window
+    // closes with the render's status (app/explorer/explorer_video.h); the settings it uses.
+    std::string video_render;
+    std::string video_size = "64x36";
+    int video_fps = 10;
+    double video_seconds = 2.0;
 };
 
 // The panels --panel can open (comma-separated): the demos and the Performance window.
-inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf", "palette"};
+inline constexpr const char* kPanelNames[] = {"vecadd", "cnn", "perf", "palette", "video"};
 
 void add_explorer_options(CLI::App& app, ExplorerOptions& options);
 // The window's whole command line (its options, the program's --help footer and --version) into

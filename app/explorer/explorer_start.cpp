@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "compute/io/assets.h"
+#include "compute/system/number_text.h"
 #include "render/platform/gl_check.h"
 #include "render/platform/glfw_errors.h"
 
@@ -179,6 +180,14 @@ void set_up_panels(const ExplorerOptions& options, ExplorerPanels& panels, Explo
     panels.view.palettes = list_palettes();
     panels.view.julia_preview = options.julia_preview;
     panels.palette_editor.open = panel_requested(options, "palette");
+    panels.video.open = panel_requested(options, "video") || !options.video_render.empty();
+    if (!options.video_render.empty()) {
+        VideoScript& script = workers.video.script;
+        script.output = options.video_render;
+        parse_size_text(options.video_size, 16384, &script.width, &script.height);  // checked by apply_explorer_options
+        script.fps = options.video_fps;
+        script.seconds = options.video_seconds;
+    }
     apply_panel_options(options, &panels.vecadd, &workers.vecadd_runner);
     apply_cnn_panel_options(options, &panels.cnn, &workers.cnn_runner);
 }

@@ -17,6 +17,7 @@
 #include "app/modes/progress.h"
 #include "app/modes/render_options.h"
 #include "compute/video/dive_plan.h"
+#include "compute/video/keyframes_plan.h"
 #include "compute/video/video_job.h"
 
 namespace ms {
@@ -34,6 +35,7 @@ struct VideoOptionTexts {
     double seconds = 0.0, seconds_per_doubling = 0.0;
     std::string from_zoom = "1";
     std::string output, codec = "h264", method = "auto", audio;
+    std::string keyframes;  // a keyframe file (docs/keyframes.md): the path instead of a straight dive
     VideoEncoding encoding;
     int64_t kill_after_frames = 0;  // tests: SIGKILL itself after rendering this many frames
 };
@@ -46,6 +48,9 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
                    "Instead of --seconds: seconds for each doubling of the zoom");
     app.add_option("--from-zoom", o.from_zoom, "The first frame's zoom (the last is the location's)")
         ->capture_default_str();
+    app.add_option("--keyframes", o.keyframes,
+                   "A keyframe file (docs/keyframes.md): the camera flies from keyframe to keyframe instead of a "
+                   "straight dive, and the file's times set the length");
     app.add_option("-o,--output", o.output, "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt)")
         ->required();
     app.add_option("--codec", o.codec, "h264 (libx264) or h265 (libx265, where the FFmpeg libraries have it)")
@@ -72,7 +77,12 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
 std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, const VideoOptionTexts& o,
                      RenderRequest* request, VideoJob* job, std::string* backend_text) {
     if (std::string problem = apply_view_options(app, view_texts, request); !problem.empty()) return problem;
-    if (app.count("--seconds") == 0 && app.count("--seconds-per-doubling") == 0)
+    const bool keyframed = app.count("--keyframes") > 0;
+    if (keyframed && (app.count("--seconds") || app.count("--seconds-per-doubling") || app.count("--from-zoom")))
+        return "--keyframes sets the path and its times: leave out --seconds, --seconds-per-doubling and --from-zoom";
+    if (keyframed && o.method == "expmap")
+        return "--method=expmap renders straight dives only; a keyframed path renders with --method=direct";
+    if (!keyframed && app.count("--seconds") == 0 && app.count("--seconds-per-doubling") == 0)
         return "give the video's length: --seconds=S or --seconds-per-doubling=S";
     DiveSettings dive;
     dive.target = request->view;
@@ -95,11 +105,22 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     } catch (const std::exception& e) {
         return e.what();
     }
-    if (std::string problem = check_dive(dive); !problem.empty()) return problem;
+    if (keyframed) {
+        // The options give every frame's size and look; the keyframes its camera.
+        std::vector<Keyframe> keyframes;
+        if (std::string problem = read_keyframes(o.keyframes, &keyframes); !problem.empty()) return problem;
+        KeyframePlan plan;
+        if (std::string problem = make_keyframe_plan(keyframes, dive.target, o.fps, kFlightRho, &plan);
+            !problem.empty())
+            return problem;
+        frames.plan = keyframe_plan_frames(plan);
+    } else {
+        if (std::string problem = check_dive(dive); !problem.empty()) return problem;
+        frames.plan = plan_dive(dive);
+    }
     RenderPlan backend;
     if (std::string problem = choose_backend(*request, &backend); !problem.empty()) return problem;
     *backend_text = backend.backend_text;
-    frames.plan = plan_dive(dive);
     frames.precision = request->precision;
     frames.cuda = backend.cuda;
     frames.supersample = request->supersample;
@@ -110,6 +131,7 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     job->encoding = o.encoding;
     video_codec_from_name(o.codec, &job->encoding.codec);
     video_method_from_name(o.method, &job->method);
+    if (keyframed) job->method = VideoMethod::Direct;  // auto's exponential map needs a fixed centre
     return check_video_job(*job);
 }
 

@@ -421,6 +421,7 @@ void draw_view_panel(ViewPanelState& s, const PanelLayout& layout) {
     ImGui::Checkbox("Vector add: when does the GPU win?", &s.show_vector_add);
     ImGui::Checkbox("CNN: Fashion-MNIST on CPU and GPU", &s.show_cnn);
     ImGui::Checkbox("Palette editor", &s.show_palette_editor);
+    ImGui::Checkbox("Video: zoom videos, keyframes", &s.show_video);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped(
         "Mouse: drag pans, wheel zooms, middle held zooms in (Shift: out), right-drag zooms to a "

@@ -64,6 +64,7 @@ struct ViewPanelState {
     bool show_cnn = false;             // the CNN demo panel's toggle (edited in place)
     bool show_performance = false;     // the Performance window's toggle (edited in place)
     bool show_palette_editor = false;  // the palette editor's toggle (edited in place)
+    bool show_video = false;           // the Video panel's toggle (edited in place)
     bool julia_preview = false;        // the Julia preview inset's toggle (edited in place)
     // The panel's own, kept between frames: the centre being typed or pasted.
     std::string center_re_text;
