@@ -67,10 +67,11 @@ void expect_atoms_match(const ms::View& view, ms::Precision precision, bool pers
     EXPECT_EQ(ref.escaped_pixels, got.escaped_pixels);
     EXPECT_EQ(ms::test::validate_result("mu", mu.data(), g_mu.data(), n, 1e-5, 1e-5, view.width).mismatches, 0u);
     EXPECT_EQ(ms::test::validate_result("atom", atom.data(), g_atom.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-    if (with_all)
+    if (with_all) {
         EXPECT_EQ(
             ms::test::validate_result("period", period.data(), g_period.data(), n, 0.0, 0.0, view.width).mismatches,
             0u);
+    }
 }
 
 // deep_cuda's escape counts and atom periods against deep_cpu's.
