@@ -108,8 +108,7 @@ void colour_layers(const float* mu, const FrameFeatures& features, int width, in
             if (p.slopes && mu[i] >= 0.0f) mu_gradient(mu, width, height, x, y, &gx, &gy);
             out[i] = colour_pixel(p, mu[i], gx, gy, features.distance ? features.distance[i] : 0.0f,
                                   features.stripe ? features.stripe[i] : 0.0f,
-                                  features.period ? features.period[i] : 0.0f,
-                                  features.atom ? features.atom[i] : 0.0f);
+                                  features.period ? features.period[i] : 0.0f, features.atom ? features.atom[i] : 0.0f);
         }
     }
 }
@@ -151,8 +150,8 @@ void colour_frame_deep(const double* mu, const float* distance, int width, int h
     std::vector<float> relative(static_cast<size_t>(count));
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i) relative[size_t(i)] = mu[i] >= 0.0 ? float(mu[i] - origin) : -1.0f;
-    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr, atom}, width, height, palette, view, pixel_scale,
-                  origin, rgba_out);
+    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr, atom}, width, height, palette, view,
+                  pixel_scale, origin, rgba_out);
 }
 
 }  // namespace ms

@@ -31,7 +31,7 @@ struct ColourParams {
     float light_z = 1.0f;                  // sin(elevation)
     float slope_strength = 0.0f;
     bool interior_period = false;
-    bool atom = false;          // atom-domain layer
+    bool atom = false;           // atom-domain layer
     float atom_strength = 0.0f;  // its hue's share of the colour, 0 ... 1
 };
 

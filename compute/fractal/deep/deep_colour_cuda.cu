@@ -60,10 +60,10 @@ void grow(T** pointer, size_t count) {
 }  // namespace
 
 DeepDeviceFrame::~DeepDeviceFrame() {
-    for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom),
-                    static_cast<void*>(rgba[0]),
-                    static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table),
-                    static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(lowest_bits)})
+    for (void* p :
+         {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),
+          static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table), static_cast<void*>(cdf),
+          static_cast<void*>(counts), static_cast<void*>(lowest_bits)})
         cudaFree(p);
 }
 

@@ -321,7 +321,8 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height, const De
                     if (is_double) render_pixels<double, F, kJulia, true, true, true>(location, setup, options, &frame);
                     else render_pixels<FloatExp, F, kJulia, true, true, true>(location, setup, options, &frame);
                 } else {
-                    if (is_double) render_pixels<double, F, kJulia, true, false, true>(location, setup, options, &frame);
+                    if (is_double)
+                        render_pixels<double, F, kJulia, true, false, true>(location, setup, options, &frame);
                     else render_pixels<FloatExp, F, kJulia, true, false, true>(location, setup, options, &frame);
                 }
             });

@@ -222,8 +222,8 @@ int64_t with_formula(Formula formula, Fn&& fn) {
 
 }  // namespace
 
-DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits,
-                             bool distance, bool atom) {
+DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits, bool distance,
+                             bool atom) {
     std::string error = validate_deep_location(location);
     if (!error.empty()) throw std::invalid_argument(error);
     auto start = std::chrono::steady_clock::now();

@@ -283,13 +283,15 @@ inline constexpr int64_t kDeepPixelSuspended = -2;
 // table, entry for entry). Not with kResume; the escape counts and mu are the loop's without it.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
           bool kWork = false, bool kPacked = false, bool kResume = false, bool kAtom = false>
-MS_DEEP_HD int64_t deep_iterate_pixel(
-    const DeepComplex<T>* Z, int64_t last_index, const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
-    int64_t max_iterations, double* mu_out, DeepPixelCounters& counters, const DeepComplex<T>* W = nullptr,
-    int64_t w_last = 0, const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr, DeepDistanceOutput<T> distance = {},
-    DeepPixelWork* work = nullptr, const DeepOrbitPoint<T>* packed = nullptr,
-    const DeepOrbitPoint<T>* packed_w = nullptr, DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0,
-    DeepAtomOutput<T> atom = {}) {
+MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
+                                      const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
+                                      int64_t max_iterations, double* mu_out, DeepPixelCounters& counters,
+                                      const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
+                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
+                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
+                                      const DeepOrbitPoint<T>* packed = nullptr,
+                                      const DeepOrbitPoint<T>* packed_w = nullptr, DeepPixelResume<T>* resume = nullptr,
+                                      int64_t step_budget = 0, DeepAtomOutput<T> atom = {}) {
     static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
     static_assert(!kResume || (!kDistance && !kWork), "kResume carries neither the derivative nor the work counts");
     static_assert(!(kResume && kAtom), "kResume does not carry the atom period");

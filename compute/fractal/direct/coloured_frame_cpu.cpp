@@ -27,8 +27,8 @@ FrameStats render_coloured_cpu(const View& view, Precision precision, const Shor
         stats = reference ? direct_features_cpu_reference(view, precision, shortcuts, rect, mu_out, outputs)
                           : direct_features_cpu(view, precision, shortcuts, rect, mu_out, outputs, control);
     if (stats.cancelled) return stats;
-    colour_frame(mu_out, FrameFeatures{outputs.distance, outputs.stripe, outputs.period, outputs.atom}, rect.width, rect.height,
-                 palette, view, pixel_scale, rgba_out);
+    colour_frame(mu_out, FrameFeatures{outputs.distance, outputs.stripe, outputs.period, outputs.atom}, rect.width,
+                 rect.height, palette, view, pixel_scale, rgba_out);
     return stats;
 }
 

@@ -363,10 +363,10 @@ struct ColourCudaState {
 
     void release() {
         // Errors ignored: this also runs at exit, when the runtime may already be gone.
-        for (void* p :
-             {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
-              static_cast<void*>(period), static_cast<void*>(atom), static_cast<void*>(rgba), static_cast<void*>(table), static_cast<void*>(cdf),
-              static_cast<void*>(counts), static_cast<void*>(counters), static_cast<void*>(late)})
+        for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
+                        static_cast<void*>(period), static_cast<void*>(atom), static_cast<void*>(rgba),
+                        static_cast<void*>(table), static_cast<void*>(cdf), static_cast<void*>(counts),
+                        static_cast<void*>(counters), static_cast<void*>(late)})
             cudaFree(p);
         if (host_counters) cudaFreeHost(host_counters);
         host_counters = nullptr;

@@ -146,9 +146,9 @@ TEST(AtomDomains, FastPathAndBlockedOrbitMatchTheReference) {
             EXPECT_EQ(ref.iterations, fast.iterations);
             EXPECT_EQ(ms::test::validate_result("mu", mu.data(), fast_mu.data(), n, 0.0, 0.0, view.width).mismatches,
                       0u);
-            EXPECT_EQ(
-                ms::test::validate_result("atom fast", atom.data(), fast_atom.data(), n, 0.0, 0.0, view.width).mismatches,
-                0u);
+            EXPECT_EQ(ms::test::validate_result("atom fast", atom.data(), fast_atom.data(), n, 0.0, 0.0, view.width)
+                          .mismatches,
+                      0u);
             EXPECT_EQ(ms::test::validate_result("atom without shortcuts", atom.data(), atom_off.data(), n, 0.0, 0.0,
                                                 view.width)
                           .mismatches,
@@ -157,10 +157,10 @@ TEST(AtomDomains, FastPathAndBlockedOrbitMatchTheReference) {
             std::vector<float> blocked_mu(n), blocked_atom(n);
             if (precision == ms::Precision::Fp32) blocked_orbit_atoms<float>(view, true, &blocked_mu, &blocked_atom);
             else blocked_orbit_atoms<double>(view, true, &blocked_mu, &blocked_atom);
-            EXPECT_EQ(ms::test::validate_result("atom blocked", atom.data(), blocked_atom.data(), n, 0.0, 0.0,
-                                                view.width)
-                          .mismatches,
-                      0u);
+            EXPECT_EQ(
+                ms::test::validate_result("atom blocked", atom.data(), blocked_atom.data(), n, 0.0, 0.0, view.width)
+                    .mismatches,
+                0u);
 
             // With every other feature (the atom-with-all variant): the same periods, and the
             // other features as without the atom period where the cardioid shortcut is off too
@@ -173,9 +173,9 @@ TEST(AtomDomains, FastPathAndBlockedOrbitMatchTheReference) {
             ms::direct_features_cpu_reference(view, precision, {}, {}, mu.data(), all);
             ms::direct_features_cpu_reference(view, precision, ms::Shortcuts{false, true}, {}, m0.data(), none);
             ms::direct_features_cpu(view, precision, {}, {}, fast_mu.data(), fast_all);
-            EXPECT_EQ(ms::test::validate_result("atom with all", atom.data(), a.data(), n, 0.0, 0.0, view.width)
-                          .mismatches,
-                      0u);
+            EXPECT_EQ(
+                ms::test::validate_result("atom with all", atom.data(), a.data(), n, 0.0, 0.0, view.width).mismatches,
+                0u);
             EXPECT_EQ(ms::test::validate_result("atom with all, fast", atom.data(), fa.data(), n, 0.0, 0.0, view.width)
                           .mismatches,
                       0u);
@@ -183,9 +183,9 @@ TEST(AtomDomains, FastPathAndBlockedOrbitMatchTheReference) {
                       0u);
             EXPECT_EQ(ms::test::validate_result("stripe", s0.data(), s.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
             EXPECT_EQ(ms::test::validate_result("period", p0.data(), p.data(), n, 0.0, 0.0, view.width).mismatches, 0u);
-            EXPECT_EQ(ms::test::validate_result("distance fast", d.data(), fd.data(), n, 0.0, 1e-6, view.width)
-                          .mismatches,
-                      0u);
+            EXPECT_EQ(
+                ms::test::validate_result("distance fast", d.data(), fd.data(), n, 0.0, 1e-6, view.width).mismatches,
+                0u);
             EXPECT_EQ(ms::test::validate_result("period fast", p.data(), fp.data(), n, 0.0, 0.0, view.width).mismatches,
                       0u);
         }
@@ -309,10 +309,10 @@ TEST(AtomDomains, FramesWithTheLayerDifferAndTheFastFrameMatchesItsReference) {
     ASSERT_EQ(ms::parse_colouring_methods("smooth,atom", &view.colouring), "");
     ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu.data(), atom.data(), {}, true);
     ms::render_coloured_cpu(view, ms::Precision::Fp64, {}, table, {}, 1.0, mu.data(), atom_fast.data(), {}, false);
-    EXPECT_GT(ms::test::validate_result("layer on against off", plain.data(), atom.data(), n * 4, 8.0, 0.0,
-                                        view.width * 4, 0)
-                  .mismatches,
-              n);
+    EXPECT_GT(
+        ms::test::validate_result("layer on against off", plain.data(), atom.data(), n * 4, 8.0, 0.0, view.width * 4, 0)
+            .mismatches,
+        n);
     EXPECT_EQ(
         ms::test::validate_result("fast", atom.data(), atom_fast.data(), n * 4, 0.0, 0.0, view.width * 4).mismatches,
         0u);

@@ -89,9 +89,9 @@ void expect_deep_atoms_match(const ms::DeepLocation& location, int width, int he
                                         cpu.escape_count.size(), 0.0, 0.0, width)
                   .mismatches,
               0u);
-    EXPECT_EQ(
-        ms::test::validate_result("atom", cpu.atom.data(), gpu.atom.data(), cpu.atom.size(), 0.0, 0.0, width).mismatches,
-        0u);
+    EXPECT_EQ(ms::test::validate_result("atom", cpu.atom.data(), gpu.atom.data(), cpu.atom.size(), 0.0, 0.0, width)
+                  .mismatches,
+              0u);
     EXPECT_EQ(gpu.stats.bla_iterations, cpu.stats.bla_iterations);
 }
 #endif
@@ -105,7 +105,8 @@ TEST(AtomDomainsCuda, FeaturesKernelsMatchTheReference) {
         for (bool with_all : {false, true})
             for (ms::Precision precision : {ms::Precision::Fp32, ms::Precision::Fp64}) {
                 SCOPED_TRACE(std::string(ms::precision_name(precision)) +
-                             (persistent ? " persistent" : " one thread per pixel") + (with_all ? ", all features" : ""));
+                             (persistent ? " persistent" : " one thread per pixel") +
+                             (with_all ? ", all features" : ""));
                 expect_atoms_match(seahorse(160, 120), precision, persistent, with_all);
                 ms::View julia = seahorse(160, 120);
                 julia.center_re = "0";
