@@ -53,8 +53,8 @@ void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTe
     app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")
         ->capture_default_str();
     app.add_option("--colouring", o.colouring,
-                   "Colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated, e.g. "
-                   "histogram,de,slope")
+                   "Colouring: a base (smooth, histogram or stripe) and layers (de, slope, atom), comma-separated, "
+                   "e.g. histogram,de,slope or smooth,atom")
         ->capture_default_str();
     app.add_option("--interior", o.interior, "Interior colouring: flat (the palette's interior colour) or period")
         ->capture_default_str();
@@ -66,6 +66,9 @@ void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTe
                    "slope layer: light direction in degrees, counterclockwise from the right")
         ->capture_default_str();
     app.add_option("--slope-strength", colour.slope_strength, "slope layer: relief height (0 is flat)")
+        ->capture_default_str();
+    app.add_option("--atom-strength", colour.atom_strength,
+                   "atom layer: how much of the atom domain's hue (0-1) blends into each pixel, interior included")
         ->capture_default_str();
     app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))

@@ -186,8 +186,8 @@ void draw_colours(ViewPanelState& s) {
     help_marker("Palette cycles per 100 iterations of the smooth count.");
 }
 
-// The colouring layers (compute/fractal/view/colouring.h): a base, the DE and slope layers, the
-// interior. Every change applies at once (a view edit).
+// The colouring layers (compute/fractal/view/colouring.h): a base, the DE, slope and atom layers,
+// the interior. Every change applies at once (a view edit).
 void draw_colouring(ViewPanelState& s) {
     // Open at first where the view starts with layers (--colouring, a PNG), so they show.
     if (!colouring_is_plain(s.view.colouring)) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
@@ -221,6 +221,14 @@ void draw_colouring(ViewPanelState& s) {
         if (ImGui::SliderFloat("light angle", &angle, -180.0f, 180.0f, "%.0f deg")) c.slope_angle_deg = angle;
         if (ImGui::SliderFloat("strength", &strength, 0.0f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic))
             c.slope_strength = strength;
+    }
+    ImGui::Checkbox("atom domains", &c.atom_domains);
+    help_marker(
+        "Blends a hue per atom-domain period into every pixel, interior too: the period n of the orbit's "
+        "smallest |z_n|. Each domain surrounds a component of that period, so the hues point at the minibrots.");
+    if (c.atom_domains) {
+        float atom_strength = float(c.atom_strength);
+        if (ImGui::SliderFloat("atom strength", &atom_strength, 0.0f, 1.0f, "%.2f")) c.atom_strength = atom_strength;
     }
     const char* interiors[] = {"flat", "period"};
     int interior = int(c.interior);

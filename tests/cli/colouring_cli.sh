@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # colouring_cli.sh: `mandelscope render`'s colouring options end to end.
-#   - bad input (an unknown method, two bases, an interior that does not exist, a stripe density
-#     or DE band out of range, a palette file with one stop or with garbage, a .kfr-like file
+#   - bad input (an unknown method, two bases, an interior that does not exist, a stripe density,
+#     DE band or atom strength out of range, a palette file with one stop or with garbage, a .kfr-like file
 #     given as a palette) exits 2 with exactly one line on stderr and creates no file;
 #   - every method renders, says so in its summary, and differs from the smooth picture;
 #   - the colouring stored in the PNG's metadata renders the same PNG again.
@@ -16,6 +16,8 @@ printf 'Re: -0.75\r\nIm: 0.1\r\nZoom: 1E3\r\nColors: 255,0,0,0,0,255,\r\n' > loc
 expect_bad --colouring=glow -o new.png
 expect_bad --colouring=smooth,histogram -o new.png
 expect_bad --colouring=de,de -o new.png
+expect_bad --colouring=atom,atom -o new.png
+expect_bad --atom-strength=1.5 -o new.png
 expect_bad --colouring=smooth, -o new.png
 expect_bad --interior=black -o new.png
 expect_bad --stripe-density=0 -o new.png
@@ -33,7 +35,7 @@ expect_bad --colouring=histogram --size=64x48 --band-rows=8 -o new.png
 # --- every method renders ----------------------------------------------------------------------
 common=(--center=-0.745,0.113 --zoom=60 --size=96x64 --iter=1500 --backend=cpu)
 "$bin" render "${common[@]}" -o smooth.png > smooth.txt 2> smooth.err || fail "smooth render failed: $(cat smooth.err)"
-for method in histogram stripe smooth,de smooth,slope histogram,de,slope stripe,de; do
+for method in histogram stripe smooth,de smooth,slope histogram,de,slope stripe,de smooth,atom histogram,de,slope,atom; do
     out="m-${method//,/-}.png"
     "$bin" render "${common[@]}" --colouring="$method" --interior=period -o "$out" > m.txt 2> m.err \
         || { fail "render --colouring=$method failed: $(cat m.err)"; continue; }
@@ -43,8 +45,8 @@ for method in histogram stripe smooth,de smooth,slope histogram,de,slope stripe,
 done
 
 # --- the colouring reopens from the PNG ---------------------------------------------------------
-"$bin" render "${common[@]}" --colouring=stripe,de,slope --stripe-density=7 --de-band=3.5 --slope-angle=-30 \
-    --slope-strength=2.25 --interior=period -o a.png > /dev/null 2> a.err || fail "render a.png failed: $(cat a.err)"
+"$bin" render "${common[@]}" --colouring=stripe,de,slope,atom --stripe-density=7 --de-band=3.5 --slope-angle=-30 \
+    --slope-strength=2.25 --atom-strength=0.3 --interior=period -o a.png > /dev/null 2> a.err || fail "render a.png failed: $(cat a.err)"
 if command -v python3 > /dev/null; then
     args=$(python3 - "$(png_view a.png)" <<'PY'
 import json, sys
@@ -53,11 +55,12 @@ v, c = view, view["colouring"]
 print(f"--center={v['center_re']},{v['center_im']} --zoom={v['zoom']} --size={v['width']}x{v['height']} "
       f"--iter={v['iterations']} --palette={v['palette']} --precision={v['precision']} "
       f"--colouring={c['methods']} --stripe-density={c['stripe_density']} --de-band={c['de_band_px']!r} "
-      f"--slope-angle={c['slope_angle_deg']!r} --slope-strength={c['slope_strength']!r} --interior={c['interior']}")
+      f"--slope-angle={c['slope_angle_deg']!r} --slope-strength={c['slope_strength']!r} --interior={c['interior']} "
+      f"--atom-strength={c['atom_strength']!r}")
 PY
 ) || fail "could not read the colouring back from a.png"
     echo "view read back: $args"
-    case "$args" in *"--colouring=stripe,de,slope --stripe-density=7 --de-band=3.5 --slope-angle=-30"*) ;;
+    case "$args" in *"--colouring=stripe,de,slope,atom --stripe-density=7 --de-band=3.5 --slope-angle=-30"*) ;;
         *) fail "colouring not stored: $args" ;; esac
     # shellcheck disable=SC2086
     "$bin" render $args --backend=cpu -o b.png > /dev/null 2> b.err || fail "re-render failed: $(cat b.err)"

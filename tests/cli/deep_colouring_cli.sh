@@ -5,7 +5,7 @@
 #   - DE at depth for the formula family too: a Multibrot at 1e20, the Burning Ship, the
 #     Tricorn and a Julia set at 1e50, each on its set's boundary, render on the deep path, and
 #     their pixels differ from the smooth picture's;
-#   - histogram, de and slope render at 1e50 (rust-fractal-core's e50, assets/locations/e50.kfr),
+#   - histogram, de, slope and atom render at 1e50 (rust-fractal-core's e50, assets/locations/e50.kfr),
 #     say so in the summary, differ from the smooth picture, and store the colouring in the PNG;
 #   - the stored view renders the same PNG again.
 # Usage: bash deep_colouring_cli.sh /path/to/mandelscope
@@ -63,7 +63,7 @@ done
 
 "$bin" render "${deep[@]}" -o smooth.png > smooth.txt 2> smooth.err || fail "deep smooth render failed: $(cat smooth.err)"
 grep -q "perturbation with rebasing" smooth.txt || fail "the smooth render did not take the deep path: $(cat smooth.txt)"
-for method in histogram smooth,de smooth,slope smooth,de,slope histogram,de,slope; do
+for method in histogram smooth,de smooth,slope smooth,de,slope histogram,de,slope smooth,atom smooth,de,atom; do
     out="d-${method//,/-}.png"
     "$bin" render "${deep[@]}" --colouring="$method" -o "$out" > m.txt 2> m.err \
         || { fail "deep render --colouring=$method failed: $(cat m.err)"; continue; }

@@ -13,7 +13,7 @@ namespace ms {
 
 unsigned colouring_orbit_features(const Colouring& c) {
     return (c.distance_estimation ? kFeatureDistance : 0u) | (c.base == ColourBase::Stripe ? kFeatureStripe : 0u) |
-           (c.interior == InteriorColour::Period ? kFeaturePeriod : 0u);
+           (c.interior == InteriorColour::Period ? kFeaturePeriod : 0u) | (c.atom_domains ? kFeatureAtom : 0u);
 }
 
 double histogram_bins_per_log2(int64_t max_iterations) {
@@ -76,6 +76,8 @@ ColourParams make_colour_params(const View& view, double pixel_scale) {
     // pixel, so the same relief needs K times the strength.
     p.slope_strength = float(c.slope_strength / pixel_scale);
     p.interior_period = c.interior == InteriorColour::Period;
+    p.atom = c.atom_domains;
+    p.atom_strength = float(c.atom_strength);
     return p;
 }
 
@@ -106,7 +108,7 @@ void colour_layers(const float* mu, const FrameFeatures& features, int width, in
             if (p.slopes && mu[i] >= 0.0f) mu_gradient(mu, width, height, x, y, &gx, &gy);
             out[i] = colour_pixel(p, mu[i], gx, gy, features.distance ? features.distance[i] : 0.0f,
                                   features.stripe ? features.stripe[i] : 0.0f,
-                                  features.period ? features.period[i] : 0.0f);
+                                  features.period ? features.period[i] : 0.0f, features.atom ? features.atom[i] : 0.0f);
         }
     }
 }
@@ -142,14 +144,14 @@ double deep_mu_origin(const double* mu, int64_t count) {
 }
 
 void colour_frame_deep(const double* mu, const float* distance, int width, int height, const PaletteTable& palette,
-                       const View& view, double pixel_scale, uint8_t* rgba_out) {
+                       const View& view, double pixel_scale, uint8_t* rgba_out, const float* atom) {
     const int64_t count = int64_t(width) * height;
     const double origin = deep_mu_origin(mu, count);
     std::vector<float> relative(static_cast<size_t>(count));
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; ++i) relative[size_t(i)] = mu[i] >= 0.0 ? float(mu[i] - origin) : -1.0f;
-    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr}, width, height, palette, view, pixel_scale,
-                  origin, rgba_out);
+    colour_layers(relative.data(), FrameFeatures{distance, nullptr, nullptr, atom}, width, height, palette, view,
+                  pixel_scale, origin, rgba_out);
 }
 
 }  // namespace ms

@@ -35,7 +35,7 @@ HistogramCdf histogram_cdf(const float* mu, int64_t count, int64_t max_iteration
 
 // --- The CPU colour pass -----------------------------------------------------------------
 // Colours a width x height frame (row-major, as the kernels write it) with every layer of
-// view.colouring. distance, stripe and period are the orbit features (may be null where the
+// view.colouring. distance, stripe, period and atom are the orbit features (may be null where the
 // colouring does not need them); distance is in the pixels of this frame, and `pixel_scale`
 // turns it into image pixels (the supersampling factor K: a sample is 1/K of an image pixel).
 // For a plain colouring this is colourize() on every core.
@@ -43,6 +43,7 @@ struct FrameFeatures {
     const float* distance = nullptr;
     const float* stripe = nullptr;
     const float* period = nullptr;
+    const float* atom = nullptr;  // the atom-domain period
 };
 void colour_frame(const float* mu, const FrameFeatures& features, int width, int height, const PaletteTable& palette,
                   const View& view, double pixel_scale, uint8_t* rgba_out);
@@ -52,10 +53,11 @@ void colour_frame(const float* mu, const FrameFeatures& features, int width, int
 // and reach millions: each is measured from the frame's lowest escaped value, floored to a
 // whole count (deep_mu_origin), so that float keeps its fraction for the slopes' differences
 // and the histogram's bins; the palette position moves by that origin, so the smooth base
-// colours as colourize_deep does. distance: the deep frame's (may be null without DE).
+// colours as colourize_deep does. distance: the deep frame's (may be null without DE); atom:
+// its atom periods (may be null without the atom layer).
 // Then colour_frame's pass, colour_pixel on every pixel.
 double deep_mu_origin(const double* mu, int64_t count);
 void colour_frame_deep(const double* mu, const float* distance, int width, int height, const PaletteTable& palette,
-                       const View& view, double pixel_scale, uint8_t* rgba_out);
+                       const View& view, double pixel_scale, uint8_t* rgba_out, const float* atom = nullptr);
 
 }  // namespace ms

@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kCdfThreads) histogram_cdf_kernel(const unsign
 static_assert(kCdfThreads / 32 == 32, "the CDF kernel's second scan is one warp over 32 warp sums");
 
 __global__ void colour_kernel(ColourParams p, const float* mu, const float* distance, const float* stripe,
-                              const float* period, int width, int height, uint32_t* rgba) {
+                              const float* period, const float* atom, int width, int height, uint32_t* rgba) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height) return;
@@ -87,7 +87,7 @@ __global__ void colour_kernel(ColourParams p, const float* mu, const float* dist
     float gx = 0.0f, gy = 0.0f;
     if (p.slopes && mu[i] >= 0.0f) mu_gradient(mu, width, height, x, y, &gx, &gy);
     rgba[i] = colour_pixel(p, mu[i], gx, gy, distance ? distance[i] : 0.0f, stripe ? stripe[i] : 0.0f,
-                           period ? period[i] : 0.0f);
+                           period ? period[i] : 0.0f, atom ? atom[i] : 0.0f);
 }
 
 }  // namespace
@@ -109,11 +109,11 @@ float launch_histogram_cdf(const float* mu, int64_t count, int64_t max_iteration
 }
 
 void launch_colour_pass(const ColourParams& p, const float* mu, const float* distance, const float* stripe,
-                        const float* period, int width, int height, uint32_t* rgba, void* stream) {
+                        const float* period, const float* atom, int width, int height, uint32_t* rgba, void* stream) {
     const dim3 block(32, 8);
     const dim3 grid((width + 31) / 32, (height + 7) / 8);
-    colour_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, mu, distance, stripe, period, width, height,
-                                                                         rgba);
+    colour_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, mu, distance, stripe, period, atom, width,
+                                                                         height, rgba);
     CUDA_CHECK_LAUNCH();
 }
 

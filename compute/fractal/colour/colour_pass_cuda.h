@@ -21,9 +21,9 @@ namespace ms {
 float launch_histogram_cdf(const float* mu, int64_t count, int64_t max_iterations, unsigned long long* counts,
                            float* cdf, void* stream);
 
-// rgba[i] = colour_pixel(p, mu[i], ...) over a width x height frame; distance, stripe and period
-// may be null (their layer off).
+// rgba[i] = colour_pixel(p, mu[i], ...) over a width x height frame; distance, stripe, period and
+// atom may be null (their layer off).
 void launch_colour_pass(const ColourParams& p, const float* mu, const float* distance, const float* stripe,
-                        const float* period, int width, int height, uint32_t* rgba, void* stream);
+                        const float* period, const float* atom, int width, int height, uint32_t* rgba, void* stream);
 
 }  // namespace ms

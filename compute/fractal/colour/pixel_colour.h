@@ -31,6 +31,8 @@ struct ColourParams {
     float light_z = 1.0f;                  // sin(elevation)
     float slope_strength = 0.0f;
     bool interior_period = false;
+    bool atom = false;           // atom-domain layer
+    float atom_strength = 0.0f;  // its hue's share of the colour, 0 ... 1
 };
 
 // The table colour at `position` (table entries, wraps), linearly interpolated: the same
@@ -83,17 +85,59 @@ MS_HD inline float histogram_rank(const float* cdf, float bins_per_log2, float m
     return cdf[bin] + f * (cdf[bin + 1] - cdf[bin]);
 }
 
-// One pixel. mu < 0 is interior. gx, gy: mu_gradient(); distance, stripe, period: the orbit
-// features (ignored where the layer is off).
+// The atom-domain layer's colour for a period n >= 1: a fully saturated hue that turns by the
+// golden angle (1 - 1/phi of a turn) per period, so that neighbouring periods, and a domain and
+// its satellites, never share a hue.
+MS_HD inline uint32_t atom_domain_rgb(float period) {
+    const double turns = double(period) * 0.3819660112501051;
+    const float h = float(turns - palette_floor(turns)) * 6.0f;  // 0 ... 6, the hue's sextant
+    const int sextant = int(h) % 6;
+    const float f = h - float(int(h));
+    // HSV with s = 0.85 and v = 1 (0.15 white), so that the hues stay apart from the palette's blacks.
+    const float lo = 0.15f, up = lo + (1.0f - lo) * f, down = 1.0f - (1.0f - lo) * f;
+    float r = 1.0f, g = lo, b = lo;
+    switch (sextant) {
+    case 0: r = 1.0f, g = up, b = lo; break;
+    case 1: r = down, g = 1.0f, b = lo; break;
+    case 2: r = lo, g = 1.0f, b = up; break;
+    case 3: r = lo, g = down, b = 1.0f; break;
+    case 4: r = up, g = lo, b = 1.0f; break;
+    default: r = 1.0f, g = lo, b = down; break;
+    }
+    return 0xff000000u | (uint32_t(b * 255.0f + 0.5f) << 16) | (uint32_t(g * 255.0f + 0.5f) << 8) |
+           uint32_t(r * 255.0f + 0.5f);
+}
+
+// c moved towards `to` by t (0 ... 1) in each channel, rounded.
+MS_HD inline uint32_t blend_rgb(uint32_t c, uint32_t to, float t) {
+    uint32_t out = 0xff000000u;
+    for (int shift = 0; shift < 24; shift += 8) {
+        const float a = float((c >> shift) & 0xff), b = float((to >> shift) & 0xff);
+        out |= uint32_t(a + t * (b - a) + 0.5f) << shift;
+    }
+    return out;
+}
+
+// The atom layer over a pixel's colour c (its period 0: no orbit seen, c unchanged).
+MS_HD inline uint32_t atom_layer(const ColourParams& p, uint32_t c, float atom) {
+    return atom > 0.0f ? blend_rgb(c, atom_domain_rgb(atom), p.atom_strength) : c;
+}
+
+// One pixel. mu < 0 is interior. gx, gy: mu_gradient(); distance, stripe, period, atom: the orbit
+// features (ignored where the layer is off). The atom layer blends into every pixel, interior
+// too, before the exterior's brightness layers (so the DE and slope shading show through it).
 MS_HD inline uint32_t colour_pixel(const ColourParams& p, float mu, float gx, float gy, float distance, float stripe,
-                                   float period) {
+                                   float period, float atom = 0.0f) {
     if (mu < 0.0f) {
-        if (!p.interior_period || !(period > 0.0f)) return p.interior_rgba;  // 0: the orbit never settled
-        // A palette colour per period, spread by the golden ratio's fraction so that nearby
-        // periods differ, at 60% brightness so that the interior reads as interior.
-        const double spread = double(period) * 0.6180339887498949;
-        const double position = (spread - palette_floor(spread)) * kPaletteTableSize;
-        return scale_rgb(colour_lookup(p.table, position), 0.6f);
+        uint32_t inside = p.interior_rgba;
+        if (p.interior_period && period > 0.0f) {  // 0: the orbit never settled
+            // A palette colour per period, spread by the golden ratio's fraction so that nearby
+            // periods differ, at 60% brightness so that the interior reads as interior.
+            const double spread = double(period) * 0.6180339887498949;
+            const double position = (spread - palette_floor(spread)) * kPaletteTableSize;
+            inside = scale_rgb(colour_lookup(p.table, position), 0.6f);
+        }
+        return p.atom ? atom_layer(p, inside, atom) : inside;
     }
     double position = 0.0;
     if (p.base == int(ColourBase::Histogram))
@@ -101,6 +145,7 @@ MS_HD inline uint32_t colour_pixel(const ColourParams& p, float mu, float gx, fl
     else if (p.base == int(ColourBase::Stripe)) position = double(stripe) * p.cycle_scale + p.offset;
     else position = double(mu) * p.mu_scale + p.offset;
     uint32_t c = colour_lookup(p.table, position);
+    if (p.atom) c = atom_layer(p, c, atom);
     float brightness = 1.0f;
     if (p.distance) {
         // Dark within the band along the boundary, ramping up to full brightness at its edge.

@@ -9,6 +9,7 @@ namespace ms {
 
 void deep_options_for_colouring(const Colouring& colouring, DeepRenderOptions* options) {
     options->distance = colouring.distance_estimation;
+    options->atom = colouring.atom_domains;
 }
 
 void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
@@ -28,8 +29,12 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
         throw std::invalid_argument(
             "The deep frame has no distance estimate for the DE layer (render it with "
             "options.distance).");
+    if (view.colouring.atom_domains && frame.atom.size() != frame.mu.size())
+        throw std::invalid_argument(
+            "The deep frame has no atom periods for the atom layer (render it with options.atom).");
     colour_frame_deep(frame.mu.data(), view.colouring.distance_estimation ? frame.distance.data() : nullptr, width,
-                      frame.height, palette, view, pixel_scale, rgba_out);
+                      frame.height, palette, view, pixel_scale, rgba_out,
+                      view.colouring.atom_domains ? frame.atom.data() : nullptr);
 }
 
 }  // namespace ms

@@ -3,8 +3,9 @@
 //   a plain colouring   colourize_deep, in double all the way (counts past 2^24 keep their
 //                       fraction)
 //   layers              colouring.h's colour_frame_deep: the histogram base, the slopes from
-//                       mu's differences, the DE layer from the frame's distance estimate, each
-//                       pixel through colour_pixel, the pass the direct path uses
+//                       mu's differences, the DE layer from the frame's distance estimate, the
+//                       atom layer from its atom periods, each pixel through colour_pixel, the
+//                       pass the direct path uses
 // The stripe base and the period interior are not here (colouring.h's deep_colouring_problem
 // says why); callers refuse or drop them first.
 #pragma once
@@ -17,7 +18,7 @@
 
 namespace ms {
 
-// What deep_cpu/deep_cuda must compute for the view's colouring (options.distance).
+// What deep_cpu/deep_cuda must compute for the view's colouring (options.distance, options.atom).
 void deep_options_for_colouring(const Colouring& colouring, DeepRenderOptions* options);
 
 // rgba_out: frame.width x frame.height x 4 bytes. pixel_scale: image pixels per pixel of the
@@ -28,7 +29,8 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
 // The same colours on the device, from the frame deep_cuda left in `frame` (its options'
 // device_frame), into rgba_device (frame.width x frame.height x 4 bytes of device memory, e.g.
 // frame.rgba[k]), on `stream` (a cudaStream_t; null: the default stream), finished on return.
-// A frame with the DE layer needs the distance (deep_options_for_colouring asked for it).
+// A frame with the DE layer needs the distance, with the atom layer the atom periods
+// (deep_options_for_colouring asked for them).
 // Throws std::runtime_error when the device holds no frame, on a CUDA error, and without CUDA.
 void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
                             uint8_t* rgba_device, void* stream);

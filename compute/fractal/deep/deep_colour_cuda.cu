@@ -1,5 +1,5 @@
 // deep_colour_cuda.cu: a deep frame's colours on the device (deep_colour.h's
-// colour_deep_frame_cuda) from the mu and distance deep_cuda left in a DeepDeviceFrame, and that
+// colour_deep_frame_cuda) from the mu, distance and atom periods deep_cuda left in a DeepDeviceFrame, and that
 // frame's memory. The same two ways as colour_deep_frame on the host:
 //   plain    colourize_deep_kernel: colourize_deep's arithmetic (double, the position reduced
 //            modulo the table before any float maths), per pixel;
@@ -60,15 +60,16 @@ void grow(T** pointer, size_t count) {
 }  // namespace
 
 DeepDeviceFrame::~DeepDeviceFrame() {
-    for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(rgba[0]),
-                    static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table),
-                    static_cast<void*>(cdf), static_cast<void*>(counts), static_cast<void*>(lowest_bits)})
+    for (void* p :
+         {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),
+          static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table), static_cast<void*>(cdf),
+          static_cast<void*>(counts), static_cast<void*>(lowest_bits)})
         cudaFree(p);
 }
 
 void DeepDeviceFrame::reserve(size_t pixels) {
     width = height = 0;
-    has_distance = false;
+    has_distance = has_atom = false;
     if (!table) {
         grow(&table, kPaletteTableSize);
         grow(&cdf, kHistogramBins + 1);
@@ -80,6 +81,7 @@ void DeepDeviceFrame::reserve(size_t pixels) {
     capacity = 0;
     grow(&mu, pixels);
     grow(&distance, pixels);
+    grow(&atom, pixels);
     grow(&rgba[0], pixels * 4);
     grow(&rgba[1], pixels * 4);
     grow(&relative, pixels);
@@ -136,8 +138,8 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
                                                stream);
         p.cdf = frame.cdf;
     }
-    launch_colour_pass(p, frame.relative, frame.has_distance ? frame.distance : nullptr, nullptr, nullptr, frame.width,
-                       frame.height, rgba, stream);
+    launch_colour_pass(p, frame.relative, frame.has_distance ? frame.distance : nullptr, nullptr, nullptr,
+                       frame.has_atom ? frame.atom : nullptr, frame.width, frame.height, rgba, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

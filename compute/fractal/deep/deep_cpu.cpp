@@ -42,19 +42,21 @@ double ms_since(Clock::time_point start) {
 // on the baseline x86-64 this library is built for, which would make a pixel about twice as slow as
 // separate roundings. So its loop is also compiled for FMA (deep_iterate_pixel is always inlined
 // and takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, typename... Args>
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kAtom, typename... Args>
 __attribute__((target("fma"))) int64_t iterate_pixel_fma(Args&&... args) {
-    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance>(std::forward<Args>(args)...);
+    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, false, false, kAtom>(
+        std::forward<Args>(args)...);
 }
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, typename... Args>
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kAtom = false, typename... Args>
 int64_t iterate_pixel(Args&&... args) {
     static const bool fma = __builtin_cpu_supports("fma");
     if constexpr (F == Formula::Mandelbrot)
-        if (fma) return iterate_pixel_fma<T, kRebase, F, kJulia, kDistance>(std::forward<Args>(args)...);
-    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance>(std::forward<Args>(args)...);
+        if (fma) return iterate_pixel_fma<T, kRebase, F, kJulia, kDistance, kAtom>(std::forward<Args>(args)...);
+    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, false, false, kAtom>(
+        std::forward<Args>(args)...);
 }
 
-template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
+template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false, bool kAtom = false>
 void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
                    DeepFrame* frame) {
     // The region's pixels, each with its dc from its place in the whole frame.
@@ -70,6 +72,12 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     if (!deep_frame_bla(setup, options, &table, &critical_table, &stats)) return;
     const BlaView<T, L> bla = bla_view(table.get());
     const BlaView<T, L> bla_w = bla_view(critical_table.get());
+    // kAtom: each table's atom steps (deep_atom.h), for this frame.
+    std::vector<DeepAtomStep<T>> atom_steps, atom_steps_w;
+    if constexpr (kAtom) {
+        atom_steps = build_deep_atom_steps(Z, bla);
+        if (W) atom_steps_w = build_deep_atom_steps(W, bla_w);
+    }
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
     const int64_t last_index = orbit.last_index();
@@ -78,9 +86,9 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
     // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
     // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline)
-    // and frames with the distance estimate (kDistance: the lanes carry no derivative).
+    // and frames with the distance estimate or the atom period (the lanes carry neither).
     constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase &&
-                                !kDistance;
+                                !kDistance && !kAtom;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
@@ -135,7 +143,14 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
                 const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
                 const size_t i = row_start + size_t(column);
-                if constexpr (kDistance)
+                if constexpr (kAtom)
+                    frame->escape_count[i] = iterate_pixel<T, kRebase, F, kJulia, kDistance, true>(
+                        Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w,
+                        DeepDistanceOutput<T>{spacing, kDistance ? &frame->distance[i] : nullptr}, nullptr, nullptr,
+                        nullptr, nullptr, int64_t(0),
+                        DeepAtomOutput<T>{atom_steps.empty() ? nullptr : atom_steps.data(),
+                                          atom_steps_w.empty() ? nullptr : atom_steps_w.data(), &frame->atom[i]});
+                else if constexpr (kDistance)
                     frame->escape_count[i] = iterate_pixel<T, kRebase, F, kJulia, true>(
                         Z, last_index, bla, dc, max_iterations, &frame->mu[i], counters, W, w_last, &bla_w,
                         DeepDistanceOutput<T>{spacing, &frame->distance[i]});
@@ -188,6 +203,7 @@ void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame) {
     if (frame->escape_count.size() != pixels) frame->escape_count.assign(pixels, -1);
     if (frame->mu.size() != pixels) frame->mu.assign(pixels, -1.0);
     if (options.distance && frame->distance.size() != pixels) frame->distance.assign(pixels, 0.0f);
+    if (options.atom && frame->atom.size() != pixels) frame->atom.assign(pixels, 0.0f);
 }
 
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
@@ -299,6 +315,17 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height, const De
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)
             if (is_double) render_pixels<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else if (options.atom) {  // every formula and Julia set, with or without the distance
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (options.distance) {
+                    if (is_double) render_pixels<double, F, kJulia, true, true, true>(location, setup, options, &frame);
+                    else render_pixels<FloatExp, F, kJulia, true, true, true>(location, setup, options, &frame);
+                } else {
+                    if (is_double)
+                        render_pixels<double, F, kJulia, true, false, true>(location, setup, options, &frame);
+                    else render_pixels<FloatExp, F, kJulia, true, false, true>(location, setup, options, &frame);
+                }
+            });
         } else if (options.distance) {  // every formula and Julia set (deep_derivative.h)
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels<double, F, kJulia, true, true>(location, setup, options, &frame);

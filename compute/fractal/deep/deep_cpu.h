@@ -60,6 +60,9 @@ struct DeepRenderOptions {
     // Also the exterior distance estimate (DeepFrame::distance; deep_perturbation.h's
     // kDistance loop, deep_derivative.h), for the DE colouring layer: every formula and Julia set.
     bool distance = false;
+    // Also the atom-domain period (DeepFrame::atom; deep_atom.h, deep_perturbation.h's kAtom
+    // loop), for the atom colouring layer: every formula and Julia set.
+    bool atom = false;
     int threads = 0;                  // 0: all cores
     ReferenceCache* cache = nullptr;  // null: compute the reference for this frame only
     // Only this part of the width x height frame (a pan's newly exposed strips); empty: all of
@@ -142,6 +145,9 @@ struct DeepFrame {
     // |z|^2 ln|z| / |J^T z| for the Burning Ship and the Tricorn), in pixels of this frame
     // (colouring.h's DE layer); 0 inside. Empty otherwise.
     std::vector<float> distance;
+    // With options.atom: the n >= 1 of the smallest |z_n| over the orbit (escaped or not), as a
+    // float. Empty otherwise.
+    std::vector<float> atom;
     DeepFrameStats stats;
     std::shared_ptr<const ReferenceOrbit> reference;  // the orbit the pixels ran against (null: cancelled)
 };
@@ -156,8 +162,9 @@ DeepFrame deep_cpu(const DeepLocation& location, int width, int height, const De
 // Brute force at `precision_bits` (0: deep_reference_precision_bits + 32). OpenMP over pixels.
 // distance: also the derivative in MPFR (dz/dc, dz/dz_0 on a Julia set, the 2x2 Jacobian for the
 // Burning Ship and the Tricorn) and the distance estimate from it (frame.distance, as deep_cpu's).
+// atom: also the atom period of every orbit value, none skipped (frame.atom).
 DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits = 0,
-                             bool distance = false);
+                             bool distance = false, bool atom = false);
 
 // --- shared by deep_cpu and deep_cuda --------------------------------------------------------
 // What a frame computes before its pixels: checks, output buffers (frame, the region's size), the reference
@@ -178,8 +185,8 @@ struct DeepFrameSetup {
 // deep_cuda does while its kernel runs.
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
                                 DeepFrame* frame, bool outputs = true);
-// Sizes the frame's outputs for its region: counts and mu -1 (inside), the distance 0 where
-// options.distance asks for it; nothing where they already have that size.
+// Sizes the frame's outputs for its region: counts and mu -1 (inside), the distance and the atom
+// period 0 where options ask for them; nothing where they already have that size.
 void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame);
 // Builds the BLA table (when options.use_bla) for the frame, and for a Julia set the critical
 // orbit's (critical_table); false when cancelled. L: DeepBlaLinear of the frame's formula

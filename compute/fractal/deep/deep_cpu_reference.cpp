@@ -24,9 +24,28 @@ namespace {
 struct BruteForceRegisters {
     MpfrNumber x, y, x2, y2, s, cr, ci, pr, pi, a, b;
     MpfrNumber dr, di, er, ei;  // the derivative (iterate_distance): D, or the Jacobian's two columns
+    // The atom period (atom non-null): |z_k|^2 and the smallest so far, in MPFR (no value of the
+    // orbit is too small for its exponent), and that k.
+    MpfrNumber atom_t, atom_min;
+    float* atom = nullptr;
+    int64_t atom_k = 0;
     explicit BruteForceRegisters(mpfr_prec_t bits)
         : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits),
-          dr(bits), di(bits), er(bits), ei(bits) {}
+          dr(bits), di(bits), er(bits), ei(bits), atom_t(bits), atom_min(bits) {}
+
+    // After step k, where the atom period is asked for: k if |z_k| is the smallest so far.
+    void track_atom(int64_t k) {
+        if (!atom) return;
+        mpfr_sqr(atom_t.get(), x.get(), MPFR_RNDN);
+        mpfr_fma(atom_t.get(), y.get(), y.get(), atom_t.get(), MPFR_RNDN);
+        if (k == 1 || mpfr_less_p(atom_t.get(), atom_min.get())) {
+            mpfr_set(atom_min.get(), atom_t.get(), MPFR_RNDN);
+            atom_k = k;
+        }
+    }
+    void finish_atom() const {
+        if (atom) *atom = float(atom_k);
+    }
 
     template <Formula F>
     void step() {
@@ -68,15 +87,18 @@ struct BruteForceRegisters {
         const double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
         for (int64_t k = 1; k <= max_iterations; ++k) {
             step<F>();
+            track_atom(k);
             double xd = mpfr_get_d(x.get(), MPFR_RNDN), yd = mpfr_get_d(y.get(), MPFR_RNDN);
             double norm = xd * xd + yd * yd;
             if (norm > bailout_squared) {
                 *mu = smooth_mu<F>(k, norm);
                 *iterations += uint64_t(k);
+                finish_atom();
                 return k;
             }
         }
         *iterations += uint64_t(max_iterations);
+        finish_atom();
         return -1;
     }
 
@@ -145,10 +167,12 @@ struct BruteForceRegisters {
                 }
             }
             step<F>();
+            track_atom(k);
             const double xd = mpfr_get_d(x.get(), MPFR_RNDN), yd = mpfr_get_d(y.get(), MPFR_RNDN);
             const double norm = xd * xd + yd * yd;
             if (norm > bailout_squared) {
                 *mu = smooth_mu<F>(k, norm);
+                finish_atom();
                 // |D| (or |J^T z|) times spacing: the derivative per pixel, in double's range for
                 // any pixel off the boundary.
                 double numerator;
@@ -174,6 +198,7 @@ struct BruteForceRegisters {
         }
         *distance = 0.0f;
         *iterations += uint64_t(max_iterations);
+        finish_atom();
         return -1;
     }
 };
@@ -197,8 +222,8 @@ int64_t with_formula(Formula formula, Fn&& fn) {
 
 }  // namespace
 
-DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits,
-                             bool distance) {
+DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height, int64_t precision_bits, bool distance,
+                             bool atom) {
     std::string error = validate_deep_location(location);
     if (!error.empty()) throw std::invalid_argument(error);
     auto start = std::chrono::steady_clock::now();
@@ -210,6 +235,7 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
     frame.escape_count.assign(size_t(width) * size_t(height), -1);
     frame.mu.assign(size_t(width) * size_t(height), -1.0);
     if (distance) frame.distance.assign(size_t(width) * size_t(height), 0.0f);
+    if (atom) frame.atom.assign(size_t(width) * size_t(height), 0.0f);
     frame.stats.precision_bits = precision_bits;
     // The same spacing the deep path uses (one rounding of the exact value to 53 bits), taken
     // exactly: both paths then sample the same points.
@@ -249,6 +275,7 @@ DeepFrame deep_cpu_reference(const DeepLocation& location, int width, int height
                 mpfr_set(r.ci.get(), pixel_im.get(), MPFR_RNDN);
             }
             double mu = -1.0;
+            r.atom = atom ? &frame.atom[size_t(p)] : nullptr;
             const int64_t k = with_formula(location.formula, [&]<Formula F>() {
                 return distance ? r.iterate_distance<F>(location.julia, max_iterations, spacing, &mu,
                                                         &frame.distance[size_t(p)], &thread_iterations)

@@ -80,14 +80,17 @@ struct PassQueue {
 // then goes to `out` (deep_iterate_pixel's kResume); a pass that reads `in` (in.pixels non-null)
 // takes its pixels from there, one thread each (a 1-D grid of the same blocks), so the pixels
 // still running fill whole warps again instead of idling 32-lane warps for their slowest lane.
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses>
+// kAtom: also the atom period (deep_atom.h) into atom.period (the frame's array), the tables'
+// atom steps in atom.steps and atom.steps_w.
+template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses, bool kAtom = false>
 __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height, DeepPixelRect region,
                                    int64_t max_iterations, int64_t* counts, double* mu, float* distance,
                                    DeviceCounters* totals, KernelControl* control, PassQueue<T> in, PassQueue<T> out,
-                                   int64_t step_budget) {
+                                   int64_t step_budget, DeepAtomOutput<T> atom = {}) {
     static_assert(!(kDistance && kPasses), "the distance estimate's loop runs in one pass");
+    static_assert(!(kAtom && kPasses), "the atom period's loop runs in one pass");
     DeepPixelCounters c;
     // Read once per warp (lane 0) and shared: a stale frame's pixels are never read.
     const unsigned lane = (threadIdx.y * blockDim.x + threadIdx.x) % 32;
@@ -124,7 +127,12 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
         const size_t i = pixel;
         double pixel_mu;
         int64_t k;
-        if constexpr (kDistance)
+        if constexpr (kAtom)
+            k = deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, true, false, true>(
+                nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
+                DeepDistanceOutput<T>{spacing, kDistance ? distance + i : nullptr}, nullptr, Z, W, nullptr, 0,
+                DeepAtomOutput<T>{atom.steps, atom.steps_w, atom.period + i});
+        else if constexpr (kDistance)
             k = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
                 DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
@@ -501,7 +509,7 @@ bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& o
     return deep_frame_tables<DeviceBlaTable<T, L>>(setup, options, kind, true, build, table, critical_table, stats);
 }
 
-template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false>
+template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false, bool kAtom = false>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
                         DeepFrame* frame) {
     using L = DeepBlaLinear<F, T>;
@@ -599,8 +607,27 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     if (kept) kept->reserve(pixels);
     DeviceArray<double> mu_local(kept ? 0 : pixels, stream);
     DeviceArray<float> distance_local(kDistance && !kept ? pixels : 0, stream);
+    DeviceArray<float> atom_local(kAtom && !kept ? pixels : 0, stream);
     double* const mu_device = kept ? kept->mu : mu_local.ptr;
     float* const distance_device = kept ? kept->distance : distance_local.ptr;
+    float* const atom_device = kept ? kept->atom : atom_local.ptr;
+    // kAtom: each table's atom steps (deep_atom.h), made on the host from the orbits and the
+    // tables' layout, copied for this frame.
+    std::vector<DeepAtomStep<T>> atom_steps, atom_steps_w;
+    if constexpr (kAtom) {
+        atom_steps = build_deep_atom_steps(deep_orbit_data<T>(orbit), bla);
+        if (critical_size) atom_steps_w = build_deep_atom_steps(deep_critical_data<T>(orbit), bla_w);
+    }
+    DeviceArray<DeepAtomStep<T>> atom_steps_device(atom_steps.size(), stream),
+        atom_steps_w_device(atom_steps_w.size(), stream);
+    if (!atom_steps.empty())
+        CUDA_CHECK(cudaMemcpyAsync(atom_steps_device.ptr, atom_steps.data(), atom_steps.size() * sizeof(atom_steps[0]),
+                                   cudaMemcpyHostToDevice, stream));
+    if (!atom_steps_w.empty())
+        CUDA_CHECK(cudaMemcpyAsync(atom_steps_w_device.ptr, atom_steps_w.data(),
+                                   atom_steps_w.size() * sizeof(atom_steps_w[0]), cudaMemcpyHostToDevice, stream));
+    const DeepAtomOutput<T> atom_output{atom_steps.empty() ? nullptr : atom_steps_device.ptr,
+                                        atom_steps_w.empty() ? nullptr : atom_steps_w_device.ptr, atom_device};
     DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
 
@@ -627,7 +654,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     const int64_t pass_steps = options.cuda_pass_steps;
     const size_t pass_final_pixels = options.cuda_pass_final_pixels > 0 ? size_t(options.cuda_pass_final_pixels)
                                                                         : kPassFinalPixels;
-    const bool passes = !kDistance && pass_steps > 0 && pixels > pass_final_pixels;
+    const bool passes = !kDistance && !kAtom && pass_steps > 0 && pixels > pass_final_pixels;
     DeviceArray<DeepPixelResume<T>> states_a(passes ? pixels : 0, stream), states_b(passes ? pixels : 0, stream);
     DeviceArray<uint32_t> places_a(passes ? pixels : 0, stream), places_b(passes ? pixels : 0, stream);
     DeviceArray<unsigned int> queue_counts(2, stream);
@@ -636,7 +663,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     PassQueue<T> in{}, out = queue_a;
     size_t running = pixels;  // the pixels the pass runs
     int rows_reported = -1;
-    std::optional<HostPin> pins[3];  // the outputs', unregistered on return
+    std::optional<HostPin> pins[4];  // the outputs', unregistered on return
     CUDA_CHECK(cudaEventRecord(events.start, stream));
     for (int pass = 0;; ++pass) {
         const bool last = !passes || running <= pass_final_pixels;
@@ -649,13 +676,13 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         // A budget no pixel reaches on the last pass: it runs every pixel to its end.
         const int64_t budget = last ? location.max_iterations : pass_steps;
         const auto launch = [&]<bool kPasses>() {
-            deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses><<<pass_grid, block, 0, stream>>>(
+            deep_pixels_kernel<T, kRebase, F, kJulia, kDistance, kPasses, kAtom><<<pass_grid, block, 0, stream>>>(
                 static_cast<const DeepOrbitPoint<T>*>(z_points->ptr), orbit.last_index(), bla, w_packed, w_last, bla_w,
                 offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
                 counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr, in, out,
-                budget);
+                budget, atom_output);
         };
-        if constexpr (kDistance) launch.template operator()<false>();
+        if constexpr (kDistance || kAtom) launch.template operator()<false>();
         else if (passes) launch.template operator()<true>();
         else launch.template operator()<false>();
         CUDA_CHECK_LAUNCH();
@@ -665,6 +692,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
             pins[0].emplace(frame->escape_count.data(), pixels * sizeof(int64_t));
             pins[1].emplace(frame->mu.data(), pixels * sizeof(double));
             if constexpr (kDistance) pins[2].emplace(frame->distance.data(), pixels * sizeof(float));
+            if constexpr (kAtom) pins[3].emplace(frame->atom.data(), pixels * sizeof(float));
         }
         if (tc) {
             // Progress: the rows whose pixels are done, and within a pass up to half the rest.
@@ -712,6 +740,9 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     if constexpr (kDistance)
         CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device, pixels * sizeof(float),
                                    cudaMemcpyDeviceToHost, stream));
+    if constexpr (kAtom)
+        CUDA_CHECK(
+            cudaMemcpyAsync(frame->atom.data(), atom_device, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
     DeviceCounters totals{};
     CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
     // Host memory is read below, and the device arrays are freed on return: wait for the stream.
@@ -726,6 +757,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         kept->width = frame->width;
         kept->height = frame->height;
         kept->has_distance = kDistance;
+        kept->has_atom = kAtom;
     }
 }
 
@@ -760,6 +792,18 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
             if (is_double)
                 render_pixels_cuda<double, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
             else render_pixels_cuda<FloatExp, Formula::Mandelbrot, false, false>(location, setup, options, &frame);
+        } else if (options.atom) {  // every formula and Julia set, with or without the distance
+            deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+                if (options.distance) {
+                    if (is_double)
+                        render_pixels_cuda<double, F, kJulia, true, true, true>(location, setup, options, &frame);
+                    else render_pixels_cuda<FloatExp, F, kJulia, true, true, true>(location, setup, options, &frame);
+                } else {
+                    if (is_double)
+                        render_pixels_cuda<double, F, kJulia, true, false, true>(location, setup, options, &frame);
+                    else render_pixels_cuda<FloatExp, F, kJulia, true, false, true>(location, setup, options, &frame);
+                }
+            });
         } else if (options.distance) {  // every formula and Julia set (deep_derivative.h)
             deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
                 if (is_double) render_pixels_cuda<double, F, kJulia, true, true>(location, setup, options, &frame);

@@ -1,5 +1,6 @@
 // deep_device_frame.h: a deep frame kept in device memory, for callers that colour and show it
-// there (the window's deep worker): deep_cuda leaves the frame's mu and distance estimate here
+// there (the window's deep worker): deep_cuda leaves the frame's mu, distance estimate and atom
+// periods here
 // (DeepRenderOptions::device_frame) as well as in the host frame; colour_deep_frame_cuda
 // (deep_colour.h) colours them into one of the two RGBA buffers, and the window copies that
 // buffer into its OpenGL pixel buffer, device to device (render/frame/frame_renderer.cpp).
@@ -24,12 +25,14 @@ struct DeepDeviceFrame {
     void reserve(size_t pixels);
 
     // The frame deep_cuda left here: width x height (0: none), mu (double, < 0 interior) and,
-    // where has_distance, the distance estimate.
+    // where has_distance, the distance estimate; where has_atom, the atom periods.
     int width = 0;
     int height = 0;
     bool has_distance = false;
+    bool has_atom = false;
     double* mu = nullptr;
     float* distance = nullptr;
+    float* atom = nullptr;
     // Two RGBA8 frames (pixels x 4 bytes each): the worker colours into one while the window
     // copies from the other.
     uint8_t* rgba[2] = {nullptr, nullptr};

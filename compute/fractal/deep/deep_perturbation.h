@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "compute/fractal/deep/deep_atom.h"
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_derivative.h"
 #include "compute/fractal/numbers/floatexp.h"
@@ -277,16 +278,23 @@ inline constexpr int64_t kDeepPixelSuspended = -2;
 // state to *resume and returns kDeepPixelSuspended (counters and mu untouched); calls until one
 // returns anything else compute what one uninterrupted call does, bit for bit. Not with
 // kDistance or kWork.
+// kAtom: also the atom-domain period into *atom.period (deep_atom.h): the full value's smallest
+// |Z_m + z|^2 after each step and skip, and each skip's atom step (atom.steps, beside the BLA
+// table, entry for entry). Not with kResume; the escape counts and mu are the loop's without it.
 template <typename T, bool kRebase, Formula F = Formula::Mandelbrot, bool kJulia = false, bool kDistance = false,
-          bool kWork = false, bool kPacked = false, bool kResume = false>
-MS_DEEP_HD int64_t deep_iterate_pixel(
-    const DeepComplex<T>* Z, int64_t last_index, const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
-    int64_t max_iterations, double* mu_out, DeepPixelCounters& counters, const DeepComplex<T>* W = nullptr,
-    int64_t w_last = 0, const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr, DeepDistanceOutput<T> distance = {},
-    DeepPixelWork* work = nullptr, const DeepOrbitPoint<T>* packed = nullptr,
-    const DeepOrbitPoint<T>* packed_w = nullptr, DeepPixelResume<T>* resume = nullptr, int64_t step_budget = 0) {
+          bool kWork = false, bool kPacked = false, bool kResume = false, bool kAtom = false>
+MS_DEEP_HD int64_t deep_iterate_pixel(const DeepComplex<T>* Z, int64_t last_index,
+                                      const BlaView<T, DeepBlaLinear<F, T>>& bla, DeepComplex<T> dc,
+                                      int64_t max_iterations, double* mu_out, DeepPixelCounters& counters,
+                                      const DeepComplex<T>* W = nullptr, int64_t w_last = 0,
+                                      const BlaView<T, DeepBlaLinear<F, T>>* bla_w = nullptr,
+                                      DeepDistanceOutput<T> distance = {}, DeepPixelWork* work = nullptr,
+                                      const DeepOrbitPoint<T>* packed = nullptr,
+                                      const DeepOrbitPoint<T>* packed_w = nullptr, DeepPixelResume<T>* resume = nullptr,
+                                      int64_t step_budget = 0, DeepAtomOutput<T> atom = {}) {
     static_assert(!(kWork && kPacked), "kWork's ratio reads the step's Z_m, which kPacked has replaced by then");
     static_assert(!kResume || (!kDistance && !kWork), "kResume carries neither the derivative nor the work counts");
+    static_assert(!(kResume && kAtom), "kResume does not carry the atom period");
     constexpr double bailout_squared = formula_bailout_radius(F) * formula_bailout_radius(F);
     DeepComplex<T> z{};
     if constexpr (kJulia) z = dc;
@@ -334,6 +342,10 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
     };
     uint64_t bla_iterations = 0, bla_skips = 0, rebases = 0;
     [[maybe_unused]] bool on_critical = false;
+    // kAtom: the atom steps of the table in use, the smallest |full|^2 so far and its n (0: none yet).
+    [[maybe_unused]] const DeepAtomStep<T>* atom_steps = atom.steps;
+    [[maybe_unused]] T atom_norm{};
+    [[maybe_unused]] int64_t atom_n = 0;
     if constexpr (kResume) {
         if (resume->started) {
             z = resume->z;
@@ -392,7 +404,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
     // for their own. The roundings are those of the two branches below, bit for bit. Z_{m+1} is
     // loaded after the choice: loading it before, to hide the load that the full value below
     // waits on, would hold more registers a thread than the latency it hides is worth.
-    constexpr bool kShared = kPacked && F == Formula::Mandelbrot && !kDistance && !kWork;
+    constexpr bool kShared = kPacked && F == Formula::Mandelbrot && !kDistance && !kWork && !kAtom;
     // The loop's only exits are the escape's return and the breaks at its end: the common path
     // (no escape, no rebase, m < bound) is one branch back to the top.
     if (m < limit)
@@ -429,6 +441,14 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
                 }
                 if constexpr (kDistance)
                     deep_derivative_skip<F, kJulia>(skip->a, skip->b, distance.spacing, &derivative);
+                if constexpr (kAtom) {
+                    // The values inside the skip, by its reference's (deep_atom.h), before the one it lands on.
+                    const DeepAtomStep<T>& inside = atom_steps[skip - active->entries];
+                    if (inside.offset != 0 && (atom_n == 0 || inside.norm < atom_norm)) {
+                        atom_norm = inside.norm;
+                        atom_n = base + int64_t(m) + inside.offset;
+                    }
+                }
                 DeepComplex<T> b_dc{};
                 if constexpr (!kJulia) b_dc = bla_apply(skip->b, dc);
                 z = linear(skip->a, b_dc);
@@ -467,6 +487,12 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
             if constexpr (!kPacked) load_reference(m);
             const DeepComplex<T> full = Zm + z;
             const T full_norm = norm_of(full);
+            if constexpr (kAtom) {
+                if (atom_n == 0 || full_norm < atom_norm) {
+                    atom_norm = full_norm;
+                    atom_n = base + int64_t(m);
+                }
+            }
             const double norm = deep_to_double(full_norm);
             if (norm > bailout_squared) {
                 if constexpr (kWork) deep_count_steps_before_skip(work, steps_since, skipped_since, rebases);
@@ -475,6 +501,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
                 ++counters.escaped;
                 *mu_out = deep_smooth_mu<F>(n, norm);
                 if constexpr (kDistance) *distance.distance = deep_distance_estimate<F>(full, norm, derivative);
+                if constexpr (kAtom) *atom.period = float(atom_n);
                 return n;
             }
             if constexpr (kCurrent) current = full;
@@ -497,6 +524,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
                     active = bla_w;
                     points = packed_w;
                     on_critical = true;
+                    if constexpr (kAtom) atom_steps = atom.steps_w;
                 }
                 load_reference(0);
                 if constexpr (kWork) {
@@ -519,6 +547,7 @@ MS_DEEP_HD int64_t deep_iterate_pixel(
     deep_add_pixel_counters(counters, uint64_t(max_iterations), bla_iterations, bla_skips, rebases);
     *mu_out = -1.0;
     if constexpr (kDistance) *distance.distance = 0.0f;
+    if constexpr (kAtom) *atom.period = float(atom_n);
     return -1;
 }
 

@@ -15,9 +15,10 @@ FrameStats render_coloured_cpu(const View& view, Precision precision, const Shor
     std::vector<float> distance(features & kFeatureDistance ? pixels : 0);
     std::vector<float> stripe(features & kFeatureStripe ? pixels : 0);
     std::vector<float> period(features & kFeaturePeriod ? pixels : 0);
+    std::vector<float> atom(features & kFeatureAtom ? pixels : 0);
     const OrbitFeatureOutputs outputs{distance.empty() ? nullptr : distance.data(),
                                       stripe.empty() ? nullptr : stripe.data(),
-                                      period.empty() ? nullptr : period.data()};
+                                      period.empty() ? nullptr : period.data(), atom.empty() ? nullptr : atom.data()};
     FrameStats stats;
     if (features == 0)
         stats = reference ? direct_cpu_reference(view, precision, shortcuts, rect, mu_out)
@@ -26,8 +27,8 @@ FrameStats render_coloured_cpu(const View& view, Precision precision, const Shor
         stats = reference ? direct_features_cpu_reference(view, precision, shortcuts, rect, mu_out, outputs)
                           : direct_features_cpu(view, precision, shortcuts, rect, mu_out, outputs, control);
     if (stats.cancelled) return stats;
-    colour_frame(mu_out, FrameFeatures{outputs.distance, outputs.stripe, outputs.period}, rect.width, rect.height,
-                 palette, view, pixel_scale, rgba_out);
+    colour_frame(mu_out, FrameFeatures{outputs.distance, outputs.stripe, outputs.period, outputs.atom}, rect.width,
+                 rect.height, palette, view, pixel_scale, rgba_out);
     return stats;
 }
 

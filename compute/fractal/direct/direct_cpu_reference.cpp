@@ -5,6 +5,7 @@
 // parameter (formula_math.h has the maths).
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "compute/fractal/direct/direct.h"
 #include "compute/fractal/maths/formula_math.h"
@@ -22,6 +23,7 @@ struct PixelFeatures {
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
+    float* atom = nullptr;
 };
 
 // Iterates one point of formula F with the colouring's orbit sums (kFeatures: orbit_features.h's
@@ -34,7 +36,7 @@ float iterate_point_features(T zr, T zi, T cr, T ci, bool julia, bool shapes, in
     OrbitAccumulator<T, kFeatures, F> orbit;
     orbit.set_stripe_density(f.stripe_density);
     if (julia) orbit.start_julia();
-    if (shapes && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+    if (shapes && atom_allows_shortcut(kFeatures) && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
         finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), f.distance, f.stripe, f.period);
         return kInteriorMu;
     }
@@ -55,12 +57,14 @@ float iterate_point_features(T zr, T zi, T cr, T ci, bool julia, bool shapes, in
             *iterations += uint64_t(k);
             finish_escaped(orbit, k, double(zr), double(zi), double(norm), f.pixel_step, f.distance, f.stripe,
                            f.period);
+            finish_atom(orbit, f.atom);
             return formula_smooth_mu_of<F>(k, double(norm));
         }
         if (periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
                 finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
+                finish_atom(orbit, f.atom);
                 return kInteriorMu;
             }
             if (k == next_save) {
@@ -72,6 +76,7 @@ float iterate_point_features(T zr, T zi, T cr, T ci, bool julia, bool shapes, in
     }
     *iterations += uint64_t(max_iterations);
     finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, f.distance, f.stripe, f.period);
+    finish_atom(orbit, f.atom);
     return kInteriorMu;
 }
 
@@ -158,6 +163,16 @@ void render_reference_formula(const View& view, const Shortcuts& shortcuts, Pixe
 template <Formula F, typename T, unsigned kFeatures>
 void render_features_reference(const View& view, const Shortcuts& shortcuts, PixelRect rect, float* mu_out,
                                const OrbitFeatureOutputs& out, FrameStats* stats) {
+    // The atom variants compute every feature they cover (atom_feature_variant): the ones not
+    // asked for go to scratch.
+    std::vector<float> scratch;
+    const bool fill = (kFeatures & kFeatureAtom) != 0 && kFeatures != kFeatureAtom;
+    if (fill) scratch.resize(size_t(rect.width) * rect.height);
+    OrbitFeatureOutputs full = out;
+    if (fill) {
+        for (float** p : {&full.distance, &full.stripe, &full.period})
+            if (!*p) *p = scratch.data();
+    }
     const PixelGrid grid = make_pixel_grid(view);
     const int max_iterations = direct_iterations(view);
     const bool shapes = shortcuts.cardioid_bulb && F == Formula::Mandelbrot && !view.julia;
@@ -169,9 +184,10 @@ void render_features_reference(const View& view, const Shortcuts& shortcuts, Pix
     for (int y = 0; y < rect.height; ++y) {
         for (int x = 0; x < rect.width; ++x) {
             const size_t i = size_t(y) * rect.width + x;
-            f.distance = out.distance ? out.distance + i : nullptr;
-            f.stripe = out.stripe ? out.stripe + i : nullptr;
-            f.period = out.period ? out.period + i : nullptr;
+            f.distance = full.distance ? full.distance + i : nullptr;
+            f.stripe = full.stripe ? full.stripe + i : nullptr;
+            f.period = full.period ? full.period + i : nullptr;
+            f.atom = full.atom ? full.atom + i : nullptr;
             const T pr = T(grid.re(rect.x + x));
             const T pi = T(grid.im(rect.y + y));
             const float mu = view.julia ? iterate_point_features<F, T, kFeatures>(pr, pi, julia_r, julia_i, true, false,
@@ -197,6 +213,9 @@ void render_features_reference_of(unsigned features, const View& view, const Sho
     case 5: return render_features_reference<F, T, 5>(view, shortcuts, rect, mu_out, out, stats);
     case 6: return render_features_reference<F, T, 6>(view, shortcuts, rect, mu_out, out, stats);
     case 7: return render_features_reference<F, T, 7>(view, shortcuts, rect, mu_out, out, stats);
+    case kFeatureAtom: return render_features_reference<F, T, kFeatureAtom>(view, shortcuts, rect, mu_out, out, stats);
+    case kAtomWithAllFeatures:
+        return render_features_reference<F, T, kAtomWithAllFeatures>(view, shortcuts, rect, mu_out, out, stats);
     default: return render_reference<F, T>(view, shortcuts, rect, mu_out, stats);
     }
 }
@@ -228,7 +247,8 @@ FrameStats direct_features_cpu_reference(const View& view, Precision precision, 
     FrameStats stats;
     stats.precision = resolve_direct_precision(view, precision);
     auto start = std::chrono::steady_clock::now();
-    const unsigned features = requested_features(outputs);
+    unsigned features = requested_features(outputs);
+    if (features & kFeatureAtom) features = atom_feature_variant(features);
     if (stats.precision == Precision::Fp32)
         render_features_reference_any<float>(features, view, shortcuts, rect, mu_out, outputs, &stats);
     else render_features_reference_any<double>(features, view, shortcuts, rect, mu_out, outputs, &stats);

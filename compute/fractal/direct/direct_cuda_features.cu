@@ -1,6 +1,6 @@
 // direct_cuda_features.cu: the colouring layers on CUDA (coloured_frame.h,
 // orbit_features.h), in parts, llm.c style:
-//   features kernels  mu plus the distance estimate, the stripe average and the period,
+//   features kernels  mu plus the distance estimate, the stripe average, the period and the atom period,
 //                     accumulated in the iteration loop: the persistent kernel (the default:
 //                     lanes refilled from chunks of pixels as their pixels finish, the orbit in
 //                     blocks of 4 steps with one test each, as the smooth survivors pass does)
@@ -21,7 +21,7 @@
 //                     feature is needed; their distance instantiation (direct_distance_cuda,
 //                     the derivative carried beside z in the tile and survivors kernels) for the
 //                     distance estimate alone; the escaped pass after the smooth kernels for
-//                     stripes; else (the period interior) the features kernel; then the passes
+//                     stripes; else (the period interior, the atom layer) the features kernel; then the passes
 //                     above, queued behind it, and one wait for the device at the end of the frame.
 // Compiled with --fmad=false like the other Mandelbrot kernels (compute/CMakeLists.txt), so the
 // iteration rounds as the CPU's does and mu matches the CPU reference.
@@ -62,6 +62,7 @@ struct FeatureParams {
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
+    float* atom = nullptr;
     unsigned long long* counters = nullptr;  // [0] iterations, [1] escaped pixels, [2] next pixel, [3] late count
     // The escaped-only pipeline (render_coloured_locked): pixels whose orbits are long, appended by
     // escaped_features_kernel for the persistent kernel, which then takes its pixels from this list
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(256) direct_features_kernel(FeatureParams p) {
         const float mu = orbit_point_features<T, kFeatures, F>(
             zr, zi, cr, ci, P == OrbitPlane::Julia, p.max_iterations, p.cardioid_bulb, p.periodicity, p.stripe_density,
             p.grid.step, &iterations, p.distance ? p.distance + i : &scratch, p.stripe ? p.stripe + i : &scratch,
-            p.period ? p.period + i : &scratch);
+            p.period ? p.period + i : &scratch, p.atom ? p.atom + i : &scratch);
         p.mu[i] = mu;
         escaped = mu >= 0.0f;
     }
@@ -163,12 +164,13 @@ __global__ void __launch_bounds__(256)
     long long pixel = 0;
     BlockedOrbit<T, kFeatures, F, P> orbit;
     // The lane's pixel is done: its outputs, and its colour where the kernel colours.
-    auto write_pixel = [&](float mu, float distance, float stripe, float period) {
+    auto write_pixel = [&](float mu, float distance, float stripe, float period, float atom) {
         p.mu[pixel] = mu;
         if (p.distance) p.distance[pixel] = distance;
         if (p.stripe) p.stripe[pixel] = stripe;
         if (p.period) p.period[pixel] = period;
-        if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period);
+        if (p.atom) p.atom[pixel] = atom;
+        if (p.rgba) p.rgba[pixel] = colour_pixel(p.colour, mu, 0.0f, 0.0f, distance, stripe, period, atom);
     };
     for (;;) {
         // Refill the idle lanes from the warp's chunk, taking new chunks as needed; a pixel the
@@ -204,10 +206,11 @@ __global__ void __launch_bounds__(256)
                 T zr, zi, cr, ci;
                 pixel_orbit<T, P>(p, x, y, &zr, &zi, &cr, &ci);
                 have = true;
-                if (p.cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+                if (p.cardioid_bulb && atom_allows_shortcut(kFeatures) &&
+                    in_cardioid_or_period2_bulb(double(cr), double(ci))) {
                     float distance = 0.0f, stripe = 0.0f, period = 0.0f;
                     finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), &distance, &stripe, &period);
-                    write_pixel(kInteriorMu, distance, stripe, period);
+                    write_pixel(kInteriorMu, distance, stripe, period, 0.0f);
                     have = false;
                 } else {
                     orbit.start(zr, zi, cr, ci, P == OrbitPlane::Julia, p.stripe_density, p.stripe_poly, interval);
@@ -222,9 +225,10 @@ __global__ void __launch_bounds__(256)
             const OrbitState state = orbit.run_block(p.max_iterations, p.periodicity, interval);
             if (state != OrbitState::Running) {
                 iterations += uint64_t(orbit.k);
-                float distance = 0.0f, stripe = 0.0f, period = 0.0f;
+                float distance = 0.0f, stripe = 0.0f, period = 0.0f, atom = 0.0f;
                 const float mu = orbit.finish_fast(state, p.finish, &distance, &stripe, &period);
-                write_pixel(mu, distance, stripe, period);
+                finish_atom(orbit.acc, &atom);
+                write_pixel(mu, distance, stripe, period, atom);
                 if (state == OrbitState::Escaped) ++escaped_pixels;
                 have = false;
             }
@@ -342,6 +346,7 @@ struct ColourCudaState {
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
+    float* atom = nullptr;
     int* late = nullptr;  // the escaped-only pipeline's late list (pixel indices)
     size_t pixels = 0;
     uint8_t* rgba = nullptr;  // for the _to_host variant
@@ -358,10 +363,10 @@ struct ColourCudaState {
 
     void release() {
         // Errors ignored: this also runs at exit, when the runtime may already be gone.
-        for (void* p :
-             {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
-              static_cast<void*>(period), static_cast<void*>(rgba), static_cast<void*>(table), static_cast<void*>(cdf),
-              static_cast<void*>(counts), static_cast<void*>(counters), static_cast<void*>(late)})
+        for (void* p : {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(stripe),
+                        static_cast<void*>(period), static_cast<void*>(atom), static_cast<void*>(rgba),
+                        static_cast<void*>(table), static_cast<void*>(cdf), static_cast<void*>(counts),
+                        static_cast<void*>(counters), static_cast<void*>(late)})
             cudaFree(p);
         if (host_counters) cudaFreeHost(host_counters);
         host_counters = nullptr;
@@ -372,7 +377,7 @@ struct ColourCudaState {
         if (side.done) cudaEventDestroy(side.done);
         if (side.stream) cudaStreamDestroy(side.stream);
         side = SideStream{};
-        mu = distance = stripe = period = cdf = nullptr;
+        mu = distance = stripe = period = atom = cdf = nullptr;
         late = nullptr;
         sm_count = 0;
         rgba = nullptr;
@@ -409,14 +414,14 @@ void ensure_state(ColourCudaState& s, size_t pixels) {
         s.device = device;
     }
     if (s.pixels < pixels) {
-        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period}) {
+        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period, &s.atom}) {
             CUDA_CHECK(cudaFree(*buffer));
             *buffer = nullptr;
         }
         CUDA_CHECK(cudaFree(s.late));
         s.late = nullptr;
         s.pixels = 0;
-        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period})
+        for (float** buffer : {&s.mu, &s.distance, &s.stripe, &s.period, &s.atom})
             CUDA_CHECK(cuda_malloc(buffer, pixels * sizeof(float)));
         CUDA_CHECK(cuda_malloc(&s.late, pixels * sizeof(int)));
         s.pixels = pixels;
@@ -428,7 +433,7 @@ void launch_features(const FeatureParams& p, bool persistent, int sm_count, bool
     if (p.rgba && !persistent) throw std::logic_error("only the persistent features kernel colours in the kernel");
     // The escaped pass is the stripes' only (the distance alone rides in the smooth kernels:
     // direct_distance_cuda), so it is compiled for them only.
-    if constexpr ((kFeatures & kFeatureStripe) == 0 || (kFeatures & kFeaturePeriod) != 0) {
+    if constexpr ((kFeatures & kFeatureStripe) == 0 || (kFeatures & (kFeaturePeriod | kFeatureAtom)) != 0) {
         if (escaped_only) throw std::logic_error("the escaped pass is for the stripes");
     } else if (escaped_only) {
         // mu is the smooth kernels' (p.mu). The late list first; its persistent kernel on the side
@@ -497,7 +502,10 @@ void launch_features_any(unsigned features, const FeatureParams& p, bool persist
     case 4: return launch_features<T, 4, F, P>(p, persistent, sm_count, false, side);
     case 5: return launch_features<T, 5, F, P>(p, persistent, sm_count, false, side);
     case 6: return launch_features<T, 6, F, P>(p, persistent, sm_count, false, side);
-    default: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
+    case 7: return launch_features<T, 7, F, P>(p, persistent, sm_count, false, side);
+    // The atom variants (orbit_features.h's atom_feature_variant: alone, or with every feature).
+    case kFeatureAtom: return launch_features<T, kFeatureAtom, F, P>(p, persistent, sm_count, false, side);
+    default: return launch_features<T, kAtomWithAllFeatures, F, P>(p, persistent, sm_count, false, side);
     }
 }
 
@@ -555,6 +563,7 @@ FrameStats launch_features_locked(ColourCudaState& s, const View& view, Precisio
     p.distance = out.distance;
     p.stripe = out.stripe;
     p.period = out.period;
+    p.atom = out.atom;
     p.counters = s.counters;
     if (rgba) {
         p.rgba = rgba;
@@ -624,9 +633,9 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     // The stripes need the orbit of escaped pixels only: the smooth kernels (with their tile pass,
     // interior shortcuts and survivor packing) classify every pixel and make mu, then
     // escaped_features_kernel and the late list run the escaped orbits again with the features.
-    // The period interior needs interior orbits: the features kernel over every pixel, as before.
+    // The period interior and the atom layer need interior orbits: the features kernel over every pixel.
     const bool distance_only = features == kFeatureDistance;
-    const bool escaped_only = !distance_only && features != 0 && (features & kFeaturePeriod) == 0;
+    const bool escaped_only = !distance_only && features != 0 && (features & (kFeaturePeriod | kFeatureAtom)) == 0;
     if (distance_only) {
         stats = colour_in_kernel ? direct_distance_cuda(view, precision, shortcuts, rect, mu_device, nullptr, rgba, &p)
                                  : direct_distance_cuda(view, precision, shortcuts, rect, mu, s.distance);
@@ -651,7 +660,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
                                             ? OrbitFeatureOutputs{}
                                             : OrbitFeatureOutputs{features & kFeatureDistance ? s.distance : nullptr,
                                                                   features & kFeatureStripe ? s.stripe : nullptr,
-                                                                  features & kFeaturePeriod ? s.period : nullptr};
+                                                                  features & kFeaturePeriod ? s.period : nullptr,
+                                                                  features & kFeatureAtom ? s.atom : nullptr};
         CUDA_CHECK(cudaEventRecord(s.start));
         stats = launch_features_locked(s, view, precision, shortcuts, rect, features, mu, out, true,
                                        colour_in_kernel ? rgba : nullptr, &p);
@@ -665,7 +675,8 @@ FrameStats render_coloured_locked(ColourCudaState& s, const View& view, Precisio
     if (!colour_in_kernel)
         launch_colour_pass(p, mu, features & kFeatureDistance ? s.distance : nullptr,
                            features & kFeatureStripe ? s.stripe : nullptr,
-                           features & kFeaturePeriod ? s.period : nullptr, rect.width, rect.height, rgba, nullptr);
+                           features & kFeaturePeriod ? s.period : nullptr, features & kFeatureAtom ? s.atom : nullptr,
+                           rect.width, rect.height, rgba, nullptr);
     CUDA_CHECK(cudaEventRecord(s.stop));
     const double ms = elapsed_ms(s);
     if (features == 0 || escaped_only || distance_only) {

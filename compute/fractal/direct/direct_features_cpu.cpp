@@ -6,7 +6,8 @@
 // vector share the step count, so they share the periodicity schedule too (saves and compares
 // exactly as the reference's), and the rare events (an escape, an exact repeat) are settled
 // lane by lane off the hot loop, where finish_escaped() / finish_interior_orbit() of
-// orbit_features.h turn the lane's sums into features in scalar code.
+// orbit_features.h turn the lane's sums into features in scalar code. The atom period is a
+// lane's running minimum of |z|^2 and its step, kept in the vectors beside z (kAtom).
 // Same IEEE operations in the same order as the reference's iterate_point (this library is
 // compiled with -ffp-contract=off), so mu, the features and the iteration counts match it
 // exactly. Simpler than the smooth kernel (no survivor queues, one vector in flight): this path
@@ -31,12 +32,13 @@ namespace ms::features_simd {
 // One row of the frame to iterate, y (shared by every SIMD target's code). The frame's part
 // (CpuRowJob) is setup_cpu_frame's (cpu_row_jobs.h).
 struct RowJob : CpuRowJob {
-    bool distance = false, stripe = false, period = false;
+    bool distance = false, stripe = false, period = false, atom = false;
     int stripe_density = 1;
     float* mu = nullptr;  // width floats
     float* distance_out = nullptr;
     float* stripe_out = nullptr;
     float* period_out = nullptr;
+    float* atom_out = nullptr;
 };
 
 }  // namespace ms::features_simd
@@ -76,9 +78,10 @@ struct LaneEnd {
     int k = 0;  // steps run; 0: not finished
     bool escaped = false;
     T zr = 0, zi = 0, norm = 0, dzr = 0, dzi = 0, dxr = 0, dxi = 0, stripe_sum = 0, stripe_last = 0;
+    T atom = 0;  // the atom period, the step of the smallest |z|^2 (kAtom)
 };
 
-template <Formula F, class D, bool kDe, bool kStripe>
+template <Formula F, class D, bool kDe, bool kStripe, bool kAtom>
 HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) {
     using T = hn::TFromD<D>;
     using V = hn::Vec<D>;
@@ -86,7 +89,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
     const size_t lanes = hn::Lanes(d);
     HWY_ALIGN T lane_cr[HWY_MAX_BYTES / sizeof(T)];
     HWY_ALIGN T lane_zr[HWY_MAX_BYTES / sizeof(T)];
-    HWY_ALIGN T a[10][HWY_MAX_BYTES / sizeof(T)];  // lanes' values at an event
+    HWY_ALIGN T a[11][HWY_MAX_BYTES / sizeof(T)];  // lanes' values at an event
     LaneEnd<T> end[HWY_MAX_BYTES / sizeof(T)];
     // The row's imaginary part: c's on the parameter plane, z_0's on a Julia set (c fixed).
     const T row_im = T(job.grid.im(job.y));
@@ -104,7 +107,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
         const int n = std::min(int(lanes), job.width - x0);
         // c per lane, rounded as the reference rounds it; the cardioid/bulb test per lane.
         auto done = hn::FirstN(d, 0);
-        HWY_ALIGN T settled[HWY_MAX_BYTES / sizeof(T)];
+        HWY_ALIGN T settled[HWY_MAX_BYTES / sizeof(T)] = {};  // every lane set below; GCC cannot tell
         for (size_t l = 0; l < lanes; ++l) {
             end[l] = LaneEnd<T>{};
             const bool exists = int(l) < n;
@@ -122,6 +125,8 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
         // The derivative's start (orbit_features.h): 0, or the identity on a Julia set.
         V dzr = job.julia ? one : hn::Zero(d), dzi = hn::Zero(d), dxr = hn::Zero(d), dxi = dzr;
         V sum = hn::Zero(d), last = hn::Zero(d), saved_r = hn::Zero(d), saved_i = hn::Zero(d);
+        // kAtom: the smallest |z_n|^2 so far and its n (the accumulator's atom_norm, atom_period).
+        V atom_norm = hn::Set(d, T(INFINITY)), atom_n = hn::Zero(d);
         int next_save = next_periodicity_save(0, interval);
         // Records the lanes of `mask` as finished at step k.
         auto record = [&](decltype(done) mask, int k, bool escaped, V norm) {
@@ -135,11 +140,13 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
             hn::Store(hn::VecFromMask(d, mask), d, a[7]);
             hn::Store(dxr, d, a[8]);
             hn::Store(dxi, d, a[9]);
+            hn::Store(atom_n, d, a[10]);
             for (size_t l = 0; l < lanes; ++l) {
                 T flag;
                 std::memcpy(&flag, &a[7][l], sizeof(T));
                 if (flag == T(0)) continue;  // all-zero bits: not in the mask
-                end[l] = {k, escaped, a[0][l], a[1][l], a[2][l], a[3][l], a[4][l], a[8][l], a[9][l], a[5][l], a[6][l]};
+                end[l] = {k,       escaped, a[0][l], a[1][l], a[2][l], a[3][l],
+                          a[4][l], a[8][l], a[9][l], a[5][l], a[6][l], a[10][l]};
             }
         };
         int k = 1;
@@ -149,6 +156,11 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
             zr2 = hn::Mul(zr, zr);
             zi2 = hn::Mul(zi, zi);
             const V norm = hn::Add(zr2, zi2);
+            if constexpr (kAtom) {
+                const auto lower = hn::Lt(norm, atom_norm);
+                atom_norm = hn::IfThenElse(lower, norm, atom_norm);
+                atom_n = hn::IfThenElse(lower, hn::Set(d, T(k)), atom_n);
+            }
             if constexpr (kStripe) {
                 const V inv = hn::Div(one, hn::Sqrt(norm));
                 V ur = hn::Mul(zr, inv), ui = hn::Mul(zi, inv);
@@ -196,6 +208,7 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
             float* stripe = job.stripe ? job.stripe_out + x : &scratch;
             float* period = job.period ? job.period_out + x : &scratch;
             const LaneEnd<T>& e = end[l];
+            if (job.atom) job.atom_out[x] = float(e.atom);
             if (e.k == 0) {  // settled by the cardioid/bulb test (Mandelbrot's parameter plane)
                 finish_interior<kLoop | kFeaturePeriod>(shortcut_period(double(lane_cr[l]), double(ci_scalar)),
                                                         distance, stripe, period);
@@ -230,10 +243,17 @@ HWY_NOINLINE void FeatureRowImpl(D d, const RowJob& job, RowJobsResult* result) 
 template <Formula F, typename T>
 void FeatureRowOf(const RowJob& job, RowJobsResult* result) {
     const hn::ScalableTag<T> d;
-    if (job.distance && job.stripe) FeatureRowImpl<F, decltype(d), true, true>(d, job, result);
-    else if (job.distance) FeatureRowImpl<F, decltype(d), true, false>(d, job, result);
-    else if (job.stripe) FeatureRowImpl<F, decltype(d), false, true>(d, job, result);
-    else FeatureRowImpl<F, decltype(d), false, false>(d, job, result);
+    // Every combination, the atom period's too: the stripes' term is the loop's dearest, so an
+    // atom frame does not pay for it unasked (the reference and CUDA compile fewer variants,
+    // orbit_features.h's atom_feature_variant).
+    const auto run = [&]<bool kDe, bool kStripe>() {
+        if (job.atom) FeatureRowImpl<F, decltype(d), kDe, kStripe, true>(d, job, result);
+        else FeatureRowImpl<F, decltype(d), kDe, kStripe, false>(d, job, result);
+    };
+    if (job.distance && job.stripe) run.template operator()<true, true>();
+    else if (job.distance) run.template operator()<true, false>();
+    else if (job.stripe) run.template operator()<false, true>();
+    else run.template operator()<false, false>();
 }
 
 // The formula picked once per row, outside every loop.
@@ -275,6 +295,8 @@ FrameStats direct_features_cpu(const View& view, Precision precision, const Shor
     base.distance = outputs.distance != nullptr;
     base.stripe = outputs.stripe != nullptr;
     base.period = outputs.period != nullptr;
+    base.atom = outputs.atom != nullptr;
+    if (base.atom) base.cardioid_bulb = false;  // the atom period needs every orbit (orbit_features.h)
     base.stripe_density = view.colouring.stripe_density;
     auto* row_fn = frame.precision == Precision::Fp32 ? HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF32)
                                                       : HWY_DYNAMIC_DISPATCH(features_simd::FeatureRowF64);
@@ -289,6 +311,7 @@ FrameStats direct_features_cpu(const View& view, Precision precision, const Shor
             job.distance_out = outputs.distance ? outputs.distance + at : nullptr;
             job.stripe_out = outputs.stripe ? outputs.stripe + at : nullptr;
             job.period_out = outputs.period ? outputs.period + at : nullptr;
+            job.atom_out = outputs.atom ? outputs.atom + at : nullptr;
             row_fn(job, counts);
         }
     });

@@ -31,6 +31,14 @@
 //             plane 1 in the main cardioid and 2 in the period-2 bulb when the shortcut settles
 //             them (the only proven shortcut); 0 where the orbit has not settled and for
 //             escaped pixels.
+//   atom      the atom-domain period: the step n >= 1 at which |z_n| is smallest so far (the
+//             first such n on a tie), over every step the orbit runs, escaped or interior. Its
+//             domains surround each hyperbolic component of period n and so point at the
+//             minibrots. The orbit must be seen whole, so the atom variant takes no
+//             cardioid/bulb shortcut (atom_shortcuts(): those pixels iterate like the rest);
+//             the periodicity test still ends an interior orbit, which changes nothing: once
+//             z_k repeats an earlier z_j exactly, every later value is one already seen, so no
+//             new minimum can come. Kept as a float (exact up to 2^24).
 //
 // Three siblings, as for the smooth kernels:
 //   direct_features_cpu_reference  one thread, the reference iterate_point with kFeatures
@@ -54,7 +62,15 @@ namespace ms {
 inline constexpr unsigned kFeatureDistance = 1u;
 inline constexpr unsigned kFeatureStripe = 2u;
 inline constexpr unsigned kFeaturePeriod = 4u;
-inline constexpr unsigned kAllFeatures = 7u;
+inline constexpr unsigned kAllFeatures = 7u;  // distance, stripe and period
+inline constexpr unsigned kFeatureAtom = 8u;
+// The atom layer's compiled variants: the atom period alone, or with every other feature (the
+// kernels compute what a frame does not ask for into scratch), so that the atom layer doubles
+// no kernel's instantiations. atom_feature_variant() picks one for a request.
+inline constexpr unsigned kAtomWithAllFeatures = kAllFeatures | kFeatureAtom;
+inline constexpr unsigned atom_feature_variant(unsigned features) {
+    return features == kFeatureAtom ? kFeatureAtom : kAtomWithAllFeatures;
+}
 // The stripes' term in the CUDA kernels of the escaped pass, fixed at compile time: with
 // kFeatureStripeFixed the density is at most 8 (stripe_polynomial's fast form) and
 // kFeatureStripeOdd says whether it is odd, so the step has neither the test for the general form
@@ -68,13 +84,18 @@ struct OrbitFeatureOutputs {
     float* distance = nullptr;
     float* stripe = nullptr;
     float* period = nullptr;
+    float* atom = nullptr;  // the atom-domain period
 };
 
 // Which features `outputs` asks for (kFeature* bits).
 inline unsigned requested_features(const OrbitFeatureOutputs& outputs) {
     return (outputs.distance ? kFeatureDistance : 0u) | (outputs.stripe ? kFeatureStripe : 0u) |
-           (outputs.period ? kFeaturePeriod : 0u);
+           (outputs.period ? kFeaturePeriod : 0u) | (outputs.atom ? kFeatureAtom : 0u);
 }
+
+// Whether a frame's features allow the cardioid/bulb shortcut: not with the atom period, which
+// needs every orbit's values (see above).
+MS_HD inline bool atom_allows_shortcut(unsigned features) { return (features & kFeatureAtom) == 0; }
 
 // --- What every path accumulates (host and device) ----------------------------------------
 
@@ -220,6 +241,9 @@ struct OrbitAccumulator {
     float stripe_part = 0.0f;  // FP64 with kFeatureStripeFixed: the terms since the last flush_stripe()
     int stripe_density = 1;
     StripePolynomial stripe_poly;  // the GPU's term for stripe_density (set_stripe_density)
+    // kFeatureAtom: the steps seen, the smallest |z_n|^2 so far and its n.
+    int atom_steps = 0, atom_period = 0;
+    T atom_norm = T(INFINITY);
 
     // The polynomial is the GPU's only: the CPU's term (stripe_power_im) never reads it, so a CPU
     // pixel does not make it.
@@ -305,6 +329,13 @@ struct OrbitAccumulator {
     // After the step, with z_k (k >= 1) and |z_k|^2.
     MS_HD void after_step(T zr, T zi, T norm) {
         (void)zr, (void)zi, (void)norm;
+        if constexpr ((kFeatures & kFeatureAtom) != 0) {
+            ++atom_steps;
+            if (norm < atom_norm) {
+                atom_norm = norm;
+                atom_period = atom_steps;
+            }
+        }
         if constexpr ((kFeatures & kFeatureStripe) != 0) {
             // sin(s arg z) = Im(u^s), u = z / |z|, by repeated squaring.
 #ifdef __CUDA_ARCH__
@@ -350,6 +381,13 @@ struct OrbitAccumulator {
         }
     }
 };
+
+// The atom period of a finished orbit (kFeatureAtom; escaped or interior alike), into *atom.
+template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
+MS_HD inline void finish_atom(const OrbitAccumulator<T, kFeatures, F, P>& a, float* atom) {
+    if constexpr ((kFeatures & kFeatureAtom) != 0) *atom = float(a.atom_period);
+    (void)a, (void)atom;
+}
 
 // The features of an escaped pixel (escape at step k with |z_k|^2 = norm, z_k = (zr, zi)).
 template <typename T, unsigned kFeatures, Formula F, OrbitPlane P>
@@ -549,11 +587,12 @@ MS_HD inline int shortcut_period(double x, double y) {
 template <typename T, unsigned kFeatures, Formula F = Formula::Mandelbrot>
 MS_HD inline float orbit_point_features(T zr0, T zi0, T cr, T ci, bool julia, int max_iterations, bool cardioid_bulb,
                                         bool periodicity, int stripe_density, double pixel_step, uint64_t* iterations,
-                                        float* distance, float* stripe, float* period) {
+                                        float* distance, float* stripe, float* period, float* atom = nullptr) {
     OrbitAccumulator<T, kFeatures, F> a;
     a.set_stripe_density(stripe_density);
     if (julia) a.start_julia();
-    if (F == Formula::Mandelbrot && cardioid_bulb && in_cardioid_or_period2_bulb(double(cr), double(ci))) {
+    if (F == Formula::Mandelbrot && cardioid_bulb && atom_allows_shortcut(kFeatures) &&
+        in_cardioid_or_period2_bulb(double(cr), double(ci))) {
         finish_interior<kFeatures>(shortcut_period(double(cr), double(ci)), distance, stripe, period);
         return kInteriorMu;
     }
@@ -572,12 +611,14 @@ MS_HD inline float orbit_point_features(T zr0, T zi0, T cr, T ci, bool julia, in
         if (norm > bailout_squared) {
             *iterations += uint64_t(k);
             finish_escaped(a, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);
+            finish_atom(a, atom);
             return formula_smooth_mu_of<F>(k, double(norm));
         }
         if (periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {
                 *iterations += uint64_t(k);
                 finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
+                finish_atom(a, atom);
                 return kInteriorMu;
             }
             if (k == next_save) {
@@ -589,6 +630,7 @@ MS_HD inline float orbit_point_features(T zr0, T zi0, T cr, T ci, bool julia, in
     }
     *iterations += uint64_t(max_iterations);
     finish_interior_orbit<T, kFeatures, F>(zr, zi, cr, ci, distance, stripe, period);
+    finish_atom(a, atom);
     return kInteriorMu;
 }
 
@@ -692,6 +734,7 @@ struct BlockedOrbit {
     }
 
     // The features of a finished orbit (period only where asked for); returns mu.
+    // The atom period (kFeatureAtom) is acc's: finish_atom(acc, ...).
     MS_HD float finish(OrbitState state, double pixel_step, float* distance, float* stripe, float* period) const {
         if (state == OrbitState::Escaped) {
             finish_escaped(acc, k, double(zr), double(zi), double(norm), pixel_step, distance, stripe, period);

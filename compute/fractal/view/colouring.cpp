@@ -26,13 +26,14 @@ std::string colouring_methods_text(const Colouring& colouring) {
     std::string text = base_name(colouring.base);
     if (colouring.distance_estimation) text += ",de";
     if (colouring.slopes) text += ",slope";
+    if (colouring.atom_domains) text += ",atom";
     return text;
 }
 
 std::string parse_colouring_methods(const std::string& text, Colouring* colouring) {
     Colouring parsed = *colouring;
     parsed.base = ColourBase::Smooth;
-    parsed.distance_estimation = parsed.slopes = false;
+    parsed.distance_estimation = parsed.slopes = parsed.atom_domains = false;
     int bases = 0;
     std::istringstream in(text);
     std::string item;
@@ -52,9 +53,13 @@ std::string parse_colouring_methods(const std::string& text, Colouring* colourin
         } else if (item == "slope") {
             if (parsed.slopes) return "the colouring '" + shown(text) + "' names slope twice";
             parsed.slopes = true;
+        } else if (item == "atom") {
+            if (parsed.atom_domains) return "the colouring '" + shown(text) + "' names atom twice";
+            parsed.atom_domains = true;
         } else {
             return "unknown colouring method '" + shown(item) +
-                   "' (known: smooth, histogram, stripe, de, slope; combine them with commas, e.g. histogram,de,slope)";
+                   "' (known: smooth, histogram, stripe, de, slope, atom; combine them with commas, e.g. "
+                   "histogram,de,slope)";
         }
     }
     if (items == 0 || text.back() == ',') return "the colouring '" + shown(text) + "' has an empty method";
@@ -84,17 +89,19 @@ std::string validate_colouring(const Colouring& c) {
         return "the slope strength must be from 0 to " + std::to_string(int(kMaxSlopeStrength));
     if (!std::isfinite(c.slope_angle_deg) || std::fabs(c.slope_angle_deg) > 3600.0)
         return "the slope angle must be a number of degrees from -3600 to 3600";
+    if (!(c.atom_strength >= 0.0 && c.atom_strength <= 1.0)) return "the atom-domain strength must be from 0 to 1";
     return {};
 }
 
 bool colouring_is_plain(const Colouring& c) {
-    return c.base == ColourBase::Smooth && !c.distance_estimation && !c.slopes && c.interior == InteriorColour::Flat;
+    return c.base == ColourBase::Smooth && !c.distance_estimation && !c.slopes && c.interior == InteriorColour::Flat &&
+           !c.atom_domains;
 }
 
 std::string deep_colouring_problem(const Colouring& c) {
     if (c.base == ColourBase::Stripe)
         return "the stripe colouring averages every iteration of the orbit, which the deep-zoom path skips "
-               "(BLA), so it is not available past FP64: use smooth or histogram there, with de and slope";
+               "(BLA), so it is not available past FP64: use smooth or histogram there, with de, slope and atom";
     if (c.interior == InteriorColour::Period)
         return "the period interior needs each interior orbit's iterations, which the deep-zoom path skips (BLA), "
                "so it is not available past FP64: use --interior=flat there";

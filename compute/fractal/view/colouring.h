@@ -14,12 +14,17 @@
 //               slope      normal-map lighting of the mu field (as Kalles Fraktaler's "Slopes"):
 //                          mu's gradient, from finite differences, tilts a surface lit from
 //                          slope_angle_deg with strength slope_strength
+//   overlay   that blends a hue into every pixel, interior included:
+//               atom       atom domains: the period n of the orbit's smallest |z_n| (n >= 1),
+//                          a hue per period (the golden angle apart) blended in by
+//                          atom_strength; each domain surrounds a component of that period,
+//                          so the hues point at the minibrots
 //   interior  flat (the palette's interior colour) or period (a palette colour per period of
 //             the settled orbit: each hyperbolic component gets its period's colour; orbits that
 //             have not settled, on the boundary, keep the flat colour)
 //
 // Where the data comes from: mu from every kernel (direct.h); the distance estimate, the
-// stripe average and the period from the orbit-feature variant of the kernels
+// stripe average, the period and the atom period from the orbit-feature variant of the kernels
 // (orbit_features.h), which accumulates them in the iteration loop; the histogram and the
 // slopes from passes over the frame's mu. The per-pixel colour is pixel_colour.h's
 // colour_pixel(), one function for the CPU and the CUDA colour pass.
@@ -41,6 +46,8 @@ struct Colouring {
     double slope_angle_deg = 45.0;     // light direction, counterclockwise from the right (+x)
     double slope_strength = 4.0;       // relief height; 0 is flat
     InteriorColour interior = InteriorColour::Flat;
+    bool atom_domains = false;   // the atom-domain layer
+    double atom_strength = 0.5;  // its hue's share of the colour: 0 none, 1 the hue alone
     bool operator==(const Colouring&) const = default;
 };
 
@@ -49,9 +56,9 @@ inline constexpr int kMaxStripeDensity = 64;
 inline constexpr double kMaxDeBandPx = 1000.0;
 inline constexpr double kMaxSlopeStrength = 1000.0;
 
-// The methods as a comma list, base first, then layers: "smooth", "histogram,de,slope".
+// The methods as a comma list, base first, then layers: "smooth", "histogram,de,slope,atom".
 // parse_colouring_methods() reads such a list (each of smooth, histogram, stripe at most once
-// and only one of them; de and slope in any order) into *colouring's base and layer switches,
+// and only one of them; de, slope and atom in any order) into *colouring's base and layer switches,
 // leaving the parameters as they are. Returns "" or one sentence.
 std::string colouring_methods_text(const Colouring& colouring);
 std::string parse_colouring_methods(const std::string& text, Colouring* colouring);
@@ -65,8 +72,9 @@ std::string validate_colouring(const Colouring& colouring);
 bool colouring_is_plain(const Colouring& colouring);
 
 // --- Past FP64 (compute/fractal/deep/) -----------------------------------------------------
-// The deep path gives mu and, on request, the distance estimate; it skips iterations in bulk
-// (BLA), so the stripe average and the period, which need every iteration, are not there.
+// The deep path gives mu and, on request, the distance estimate and the atom period (its BLA
+// skips keep the smallest |Z_n| of the steps they cover, deep_atom.h); it skips iterations in
+// bulk, so the stripe average and the period, which need every iteration, are not there.
 // "" or one sentence for a colouring it cannot give.
 std::string deep_colouring_problem(const Colouring& colouring);
 // Drops what deep_colouring_problem refuses (stripe base to smooth, period interior to flat):

@@ -45,7 +45,8 @@ std::string view_to_json(const ViewRecord& record) {
     const Colouring& c = v.colouring;
     j["colouring"] = {{"methods", colouring_methods_text(c)}, {"stripe_density", c.stripe_density},
                       {"de_band_px", c.de_band_px},           {"slope_angle_deg", c.slope_angle_deg},
-                      {"slope_strength", c.slope_strength},   {"interior", interior_colour_name(c.interior)}};
+                      {"slope_strength", c.slope_strength},   {"interior", interior_colour_name(c.interior)},
+                      {"atom_strength", c.atom_strength}};
     // The formula family (formula.h): written always, read as Mandelbrot where absent (files
     // from before it). The Julia parameter only for a Julia view.
     j["formula"] = formula_name(v.formula);
@@ -115,6 +116,8 @@ Colouring colouring_from_json(const nlohmann::json& j) {
     c.slope_strength = json_double(j, "slope_strength");
     if (std::string problem = parse_interior_colour(json_string(j, "interior"), &c.interior); !problem.empty())
         throw std::runtime_error(problem);
+    // Absent in files from before the atom layer: the default.
+    if (j.contains("atom_strength")) c.atom_strength = json_double(j, "atom_strength");
     return c;
 }
 

@@ -23,8 +23,8 @@ struct ViewRecord {
 // palette, offset, density, precision (precision_name()), supersample, formula (formula_name();
 // absent: Mandelbrot), and for a Julia view julia_re, julia_im (full text), colouring (an object:
 // methods as colouring_methods_text() writes them, stripe_density, de_band_px,
-// slope_angle_deg, slope_strength, interior; absent in older files, which read as the
-// default). view_from_json throws
+// slope_angle_deg, slope_strength, interior, atom_strength; absent in older files, which read
+// as the default, as atom_strength alone does). view_from_json throws
 // std::runtime_error with a sentence on anything missing or malformed.
 std::string view_to_json(const ViewRecord& record);
 ViewRecord view_from_json(const std::string& json);
