@@ -14,6 +14,7 @@ packages=(build-essential cmake pkg-config git
           libgtest-dev libmpfr-dev xvfb x11-utils xdotool x11-apps imagemagick dataset-fashion-mnist
           clang-14 libclang-rt-14-dev libomp-14-dev ninja-build
           dpkg-dev desktop-file-utils  # tests/tree/deb_package.sh: cpack's Depends, the desktop entry
+          libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # compute/video/: FFmpeg's libraries
           libopenexr-dev)  # compute/io/exr_write.cpp: EXR sequences (video --format=exr)
 # Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()

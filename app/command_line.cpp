@@ -62,6 +62,7 @@ void add_program_help(CLI::App& app) {
     app.footer(
         "Modes (no window; each has its own --help):\n"
         "  mandelscope render ...   one view to a PNG (and its raw values to .npy)\n"
+        "  mandelscope video ...    a zoom video into a location: MP4 or PNG sequence, resumable\n"
         "  mandelscope info         this machine's CPU and CUDA devices (--json)\n"
         "  mandelscope bench        the fixed benchmark suite over every path (--quick, --json=FILE)\n"
         "  mandelscope vecadd       vector add on the CPU and the GPU: when does the GPU win?\n"

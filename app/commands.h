@@ -12,6 +12,7 @@ int run_info_command(int argc, char** argv);    // cmd_info.cpp
 int run_bench_command(int argc, char** argv);   // cmd_bench.cpp
 int run_vecadd_command(int argc, char** argv);  // cmd_vecadd.cpp
 int run_cnn_command(int argc, char** argv);     // cmd_cnn.cpp
+int run_video_command(int argc, char** argv);   // cmd_video.cpp
 int run_explorer(int argc, char** argv);        // explorer.cpp: the window (no mode given)
 
 // Parses with CLI11. Returns -1 when the program should go on, else the exit status to return

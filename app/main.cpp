@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     const Mode modes[] = {
         {"render", ms::run_render_command}, {"info", ms::run_info_command}, {"bench", ms::run_bench_command},
         {"vecadd", ms::run_vecadd_command}, {"cnn", ms::run_cnn_command},
+        {"video", ms::run_video_command},
     };
     // Frames of the same size follow each other (the window's, bench's and exports' rounds): their
     // buffers (a deep frame's counts and smooth values, tens to hundreds of MB) go back to the

@@ -20,6 +20,7 @@
 
 #include "app/commands.h"
 #include "app/modes/cmd_render_steps.h"
+#include "app/modes/render_options.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
@@ -30,17 +31,6 @@ namespace ms {
 namespace {
 
 constexpr size_t kMiB = size_t(1) << 20;
-
-// "RE,IM" with the text of each part kept verbatim (compute/view.h, the same in every mode).
-std::string parse_center(const std::string& text, View* view) {
-    return parse_center_option(text, &view->center_re, &view->center_im);
-}
-
-// "WxH" with whole numbers: compute/number_text.h's parser, linear in the text's length, so a
-// size of thousands of digits is refused with a sentence rather than exhausting the stack.
-std::string parse_size(const std::string& text, View* view) {
-    return parse_size_text(text, INT_MAX, &view->width, &view->height);
-}
 
 int bad_input(const std::string& sentence) { return render_bad_input(sentence); }
 
@@ -184,41 +174,8 @@ int render_request(const RenderRequest& request) {
 
 namespace {
 
-// The command line's texts, kept as given until apply_render_options parses them into the
-// request (the options that need no parsing go straight into it).
-struct RenderOptionTexts {
-    std::string center = View{}.center_re + "," + View{}.center_im;
-    std::string size = "1280x720";
-    std::string png, raw;
-    std::string zoom = View{}.zoom.text();
-    bool no_shortcuts = false;
-    std::string precision = "auto";
-    std::string colouring = "smooth", interior = "flat";
-    std::string formula = formula_name(Formula::Mandelbrot), julia;
-    std::string iterations = "1000", location, save_location;
-    bool print_view = false;
-    CLI::Option* center_option = nullptr;  // whether --center, --zoom and --iter were given
-    CLI::Option* zoom_option = nullptr;
-    CLI::Option* iter_option = nullptr;
-};
-
 void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts& o) {
-    Colouring& colour = request.view.colouring;
-    app.add_option("--center", o.center, "Centre RE,IM as decimal text, kept verbatim (write --center=-0.75,0)")
-        ->capture_default_str();
-    app.add_option("--formula", o.formula, formula_names() + " (each opens on its own default view)")
-        ->capture_default_str();
-    app.add_option("--julia", o.julia, "Draw the formula's Julia set of c = RE,IM (decimal text, kept verbatim)");
-    app.add_option("--zoom", o.zoom, "Zoom: half the image height spans 2/zoom; any depth (4.00000000000E533)")
-        ->capture_default_str();
-    app.add_option("--size", o.size, "Image size WIDTHxHEIGHT in pixels")->capture_default_str();
-    o.center_option = app.get_option("--center");
-    o.zoom_option = app.get_option("--zoom");
-    o.iter_option = app.add_option("--iter", o.iterations,
-                                   "Maximum iterations (up to 1e11), or auto: 1000 + 600 per decade of zoom")
-                        ->capture_default_str();
-    app.add_option("--location", o.location,
-                   "A Kalles Fraktaler location file (.kfr): its Re, Im, Zoom and Iterations (--iter overrides them)");
+    add_view_place_options(app, o);
     app.add_option("--save-location", o.save_location, "Also write the view as a .kfr location file");
     app.add_flag("--disk-check", request.disk_check,
                  "After writing, time the disk alone on the PNG's size (write and fsync, as dd conv=fsync) to compare");
@@ -229,40 +186,7 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
         ->capture_default_str();
     app.add_flag("--print-view", o.print_view,
                  "Print the view (centre, zoom, iterations, size) once the PNG is written");
-    app.add_option("--palette", request.view.palette, "Palette name (a file in assets/palettes/; a name, not a path)")
-        ->capture_default_str();
-    app.add_option("--palette-file", request.palette_file,
-                   "A palette file anywhere (the format of assets/palettes/*.txt)");
-    app.add_option("--offset", request.view.palette_offset, "Palette offset, in cycles")->capture_default_str();
-    app.add_option("--density", request.view.palette_density, "Palette cycles per 100 iterations")
-        ->capture_default_str();
-    app.add_option("--colouring", o.colouring,
-                   "Colouring: a base (smooth, histogram or stripe) and layers (de, slope), comma-separated, e.g. "
-                   "histogram,de,slope")
-        ->capture_default_str();
-    app.add_option("--interior", o.interior, "Interior colouring: flat (the palette's interior colour) or period")
-        ->capture_default_str();
-    app.add_option("--stripe-density", colour.stripe_density, "Stripe base: stripes per turn of arg z (1-64)")
-        ->capture_default_str();
-    app.add_option("--de-band", colour.de_band_px, "de layer: width of the dark band along the boundary, in pixels")
-        ->capture_default_str();
-    app.add_option("--slope-angle", colour.slope_angle_deg,
-                   "slope layer: light direction in degrees, counterclockwise from the right")
-        ->capture_default_str();
-    app.add_option("--slope-strength", colour.slope_strength, "slope layer: relief height (0 is flat)")
-        ->capture_default_str();
-    app.add_option("--backend", request.backend, "cpu, cuda, or auto (CUDA when a device is usable)")
-        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
-        ->capture_default_str();
-    app.add_option("--precision", o.precision,
-                   "auto (by depth: fp32, fp64, then perturbation in double and in floatexp), fp32, fp64, "
-                   "deep-double or deep-floatexp")
-        ->check(CLI::IsMember({"auto", "fp32", "fp64", "deep-double", "deep-floatexp"}))
-        ->capture_default_str();
-    app.add_option("--supersample", request.supersample, "K: render K x K samples per pixel and box-filter them (1-4)")
-        ->check(CLI::Range(1, 4))
-        ->capture_default_str();
-    app.add_flag("--no-shortcuts", o.no_shortcuts, "Switch off the cardioid/bulb test and periodicity checking");
+    add_view_look_options(app, request, o);
     app.add_option("-o,--output", o.png, "Output PNG file")->required();
     app.add_option(
         "--raw", o.raw,
@@ -271,62 +195,10 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
     app.add_option("--band-rows", request.band_rows, "Render and write this many rows at a time")->group("");
 }
 
-// The texts into the request, in the order the options are checked. Returns "" or the sentence
-// saying which option is wrong.
+// The view options (render_options.cpp), then render's own outputs.
 std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request) {
-    Colouring& colour = request->view.colouring;
-    const std::string& formula = o.formula;
-    if (!parse_formula(formula, &request->view.formula))
-        return "the formula '" + (formula.size() > 60 ? formula.substr(0, 60) + "..." : formula) + "' is not one of " +
-               formula_names();
-    if (app.count("--julia") > 0) {
-        if (std::string problem = parse_julia_option(o.julia, &request->view.julia_re, &request->view.julia_im);
-            !problem.empty())
-            return problem;
-        request->view.julia = true;
-    }
-    // A formula (or Julia set) opens on its own frame unless --center or --zoom say otherwise.
-    const FormulaFrame frame = formula_default_frame(request->view.formula, request->view.julia);
-    const std::string center = o.center_option->count() == 0 ? std::string(frame.center_re) + "," + frame.center_im
-                                                             : o.center;
-    const std::string zoom = o.zoom_option->count() == 0 ? ViewZoom(frame.zoom).text() : o.zoom;
-    if (!o.location.empty()) {
-        // The location gives centre, zoom and iterations; an explicit --iter wins over its count.
-        // It also gives the formula and the Julia parameter (kfr.h).
-        if (o.center_option->count() > 0 || o.zoom_option->count() > 0)
-            return "--location gives the centre and the zoom: leave out --center and --zoom";
-        if (app.count("--formula") > 0 || app.count("--julia") > 0)
-            return "--location gives the formula and the Julia parameter: leave out --formula and --julia";
-        DeepLocation kfr;
-        if (std::string problem = read_kfr(o.location, &kfr); !problem.empty()) return problem;
-        request->view.center_re = kfr.center_re;
-        request->view.center_im = kfr.center_im;
-        request->view.formula = kfr.formula;
-        request->view.julia = kfr.julia;
-        request->view.julia_re = kfr.julia_re;
-        request->view.julia_im = kfr.julia_im;
-        request->view.zoom = ViewZoom::from_deep(kfr.zoom);
-        request->view.max_iterations = kfr.max_iterations;
-    } else {
-        if (std::string problem = parse_center(center, &request->view); !problem.empty()) return problem;
-        if (std::string problem = ViewZoom::parse(zoom, &request->view.zoom); !problem.empty()) return problem;
-    }
-    if (std::string problem = parse_size(o.size, &request->view); !problem.empty()) return problem;
-    if (std::string problem = parse_colouring_methods(o.colouring, &colour); !problem.empty()) return problem;
-    if (std::string problem = parse_interior_colour(o.interior, &colour.interior); !problem.empty()) return problem;
-    // Iterations are fixed unless asked for: a render reproduces exactly what its command line
-    // says. --iter=auto follows the window's rule (render/frame/view_math.h), at any depth.
-    if (o.iterations == "auto") {
-        request->view.max_iterations = std::min<int64_t>(
-            kDeepMaxIterations,
-            std::llround((1000.0 + 600.0 * std::max(0.0, request->view.zoom.log10())) / 100.0) * 100);
-    } else if (o.location.empty() || o.iter_option->count() > 0) {
-        if (std::string problem = parse_deep_iterations(o.iterations, &request->view.max_iterations); !problem.empty())
-            return problem;
-    }
-    if (!precision_from_name(o.precision, &request->precision)) return "unknown precision " + o.precision;
+    if (std::string problem = apply_view_options(app, o, request); !problem.empty()) return problem;
     request->save_location = o.save_location;
-    request->shortcuts = o.no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
     request->png_path = o.png;
     request->raw_path = o.raw;
     return {};

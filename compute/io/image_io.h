@@ -51,6 +51,9 @@ public:
     void commit();  // flush, close, rename into place
     uint64_t bytes_written() const { return bytes_written_; }
     const std::filesystem::path& target() const { return target_; }
+    // The temporary file, for a writer that opens it by name itself (libavformat's MP4 muxer
+    // seeks back to finish its boxes); commit() still syncs and renames it.
+    const std::filesystem::path& temp_path() const { return temp_; }
 
 private:
     std::filesystem::path target_;    // as given, for messages

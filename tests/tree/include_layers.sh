@@ -7,6 +7,7 @@
 #   io/                                 system/
 #   fractal/, vecadd/, cnn/             io/ and system/
 #   perf/                               system/ and fractal/ (the Mandelbrot issue bounds)
+#   video/                              system/, io/ and fractal/ (zoom videos)
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):
 #   numbers/ -> view/ -> maths/ -> colour/ -> { direct/, deep/ }
@@ -29,6 +30,7 @@ declare -A allowed=(
     [compute/vecadd]="compute/vecadd/ compute/io/ compute/system/"
     [compute/cnn]="compute/cnn/ compute/io/ compute/system/"
     [compute/perf]="compute/perf/ compute/system/ compute/fractal/"
+    [compute/video]="compute/video/ compute/io/ compute/system/ compute/fractal/"
     [render]="render/ compute/"
     [app]="app/ render/ compute/"
     [tests]="tests/ app/ render/ compute/"
@@ -55,6 +57,7 @@ while IFS= read -r file; do
         compute/vecadd/*) layer=compute/vecadd ;;
         compute/cnn/*) layer=compute/cnn ;;
         compute/perf/*) layer=compute/perf ;;
+        compute/video/*) layer=compute/video ;;
         compute/*) echo "$file: a compute/ file outside a capability folder"; bad=1; continue ;;
         render/*) layer=render ;;
         app/*) layer=app ;;

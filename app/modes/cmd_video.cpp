@@ -1,0 +1,190 @@
+// cmd_video.cpp: `mandelscope video`: a straight dive into a location, written as an MP4 (or a
+// PNG sequence) with a manifest of every frame's view beside it.
+//
+// The command line is `render`'s view options (render_options.h: location, size, formula,
+// palette, colouring, backend, precision, supersampling) plus the dive's length and the
+// encoder's settings; the work is compute/video/'s run_video (video_job.h), which the window's
+// Video panel calls too. Every bad input is one sentence and exit status 2 before any file is
+// written. Run again after a kill or Ctrl+C, the same command continues from the segments
+// already finished and writes the same bytes as an uninterrupted run.
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/commands.h"
+#include "app/modes/cmd_render_steps.h"
+#include "app/modes/progress.h"
+#include "app/modes/render_options.h"
+#include "compute/video/dive_plan.h"
+#include "compute/video/video_job.h"
+
+namespace ms {
+
+namespace {
+
+int bad_input(const std::string& sentence) {
+    const bool stop = !sentence.empty() && sentence.back() == '.';
+    std::fprintf(stderr, "mandelscope video: %s%s\n", sentence.c_str(), stop ? "" : ".");
+    return 2;
+}
+
+struct VideoOptionTexts {
+    int fps = 30;
+    double seconds = 0.0, seconds_per_doubling = 0.0;
+    std::string from_zoom = "1";
+    std::string output, codec = "h264", method = "auto", audio;
+    VideoEncoding encoding;
+    int64_t kill_after_frames = 0;  // tests: SIGKILL itself after rendering this many frames
+};
+
+void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts& view, VideoOptionTexts& o) {
+    add_view_place_options(app, view);
+    app.add_option("--fps", o.fps, "Frames a second (1-240)")->capture_default_str();
+    app.add_option("--seconds", o.seconds, "The video's length in seconds");
+    app.add_option("--seconds-per-doubling", o.seconds_per_doubling,
+                   "Instead of --seconds: seconds for each doubling of the zoom");
+    app.add_option("--from-zoom", o.from_zoom, "The first frame's zoom (the last is the location's)")
+        ->capture_default_str();
+    app.add_option("-o,--output", o.output, "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt)")
+        ->required();
+    app.add_option("--codec", o.codec, "h264 (libx264) or h265 (libx265, where the FFmpeg libraries have it)")
+        ->check(CLI::IsMember({"h264", "h265"}))
+        ->capture_default_str();
+    app.add_option("--crf", o.encoding.crf, "Quality: constant rate factor, 0 (lossless) to 51; lower is better")
+        ->capture_default_str();
+    app.add_option("--preset", o.encoding.preset, "Encoder preset, ultrafast to placebo (slower: smaller files)")
+        ->capture_default_str();
+    app.add_option("--audio", o.audio, "A soundtrack to mux in by stream copy (AAC, MP3, Opus, FLAC... as MP4 holds)");
+    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full) or auto")
+        ->check(CLI::IsMember({"auto", "direct", "expmap"}))
+        ->capture_default_str();
+    app.add_option("--segment-frames", o.encoding.segment_frames,
+                   "Frames per segment (one closed GOP each, the unit of resuming); 0: one second's");
+    add_view_look_options(app, request, view);
+    app.add_option("--encoder-threads", o.encoding.encoder_threads, "Segments encoded side by side (0: every core)")
+        ->group("");
+    app.add_option("--test-kill-after-frames", o.kill_after_frames, "Tests: SIGKILL after rendering N frames")
+        ->group("");
+}
+
+// The options into a job: the target view and its palette, the dive's plan, the encoder.
+std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, const VideoOptionTexts& o,
+                     RenderRequest* request, VideoJob* job, std::string* backend_text) {
+    if (std::string problem = apply_view_options(app, view_texts, request); !problem.empty()) return problem;
+    if (app.count("--seconds") == 0 && app.count("--seconds-per-doubling") == 0)
+        return "give the video's length: --seconds=S or --seconds-per-doubling=S";
+    DiveSettings dive;
+    dive.target = request->view;
+    dive.fps = o.fps;
+    dive.seconds = o.seconds;
+    dive.seconds_per_doubling = o.seconds_per_doubling;
+    if (app.count("--seconds") > 0 && !(o.seconds > 0.0)) return "--seconds must be a positive number of seconds";
+    if (app.count("--seconds-per-doubling") > 0 && !(o.seconds_per_doubling > 0.0))
+        return "--seconds-per-doubling must be a positive number of seconds";
+    if (std::string problem = ViewZoom::parse(o.from_zoom, &dive.from_zoom); !problem.empty())
+        return "--from-zoom: " + problem;
+    FrameSourceSettings& frames = job->frames;
+    try {
+        if (!request->palette_file.empty()) {
+            frames.palette = make_palette_table(load_palette_file(request->palette_file));
+            dive.target.palette = std::filesystem::path(request->palette_file).stem().string();
+        } else {
+            frames.palette = make_palette_table(load_palette(dive.target.palette));
+        }
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (std::string problem = check_dive(dive); !problem.empty()) return problem;
+    RenderPlan backend;
+    if (std::string problem = choose_backend(*request, &backend); !problem.empty()) return problem;
+    *backend_text = backend.backend_text;
+    frames.plan = plan_dive(dive);
+    frames.precision = request->precision;
+    frames.cuda = backend.cuda;
+    frames.supersample = request->supersample;
+    frames.shortcuts = request->shortcuts;
+    job->fps = o.fps;
+    job->output = o.output;
+    job->audio = o.audio;
+    job->encoding = o.encoding;
+    video_codec_from_name(o.codec, &job->encoding.codec);
+    video_method_from_name(o.method, &job->method);
+    return check_video_job(*job);
+}
+
+std::string clock_text(double seconds) {
+    const long long s = std::llround(std::max(0.0, seconds));
+    char text[32];
+    if (s >= 3600) std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+    else std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
+    return text;
+}
+
+void print_summary(const VideoJob& job, const VideoResult& r, const std::string& backend_text) {
+    const int64_t n = int64_t(job.frames.plan.size());
+    const View& last = job.frames.plan.back();
+    const VideoStageTimes& t = r.times;
+    std::printf("backend    %s\n", backend_text.c_str());
+    std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
+                job.frames.plan.front().zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
+    if (job.frames.supersample > 1) std::printf(" (%dx%d supersampling)", job.frames.supersample, job.frames.supersample);
+    std::printf("  %lld iterations\n", (long long)last.max_iterations);
+    std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep\n",
+                (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
+                (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames);
+    std::printf(
+        "time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; %.1f ms encoding (on the "
+        "encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms muxing; %.1f ms in all\n",
+        t.render.reference_ms, t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms, t.encode_ms, t.encode_wait_ms,
+        t.mux_ms, t.wall_ms);
+    const double seconds = t.wall_ms * 1e-3;
+    if (r.frames_rendered > 0 && seconds > 0)
+        std::printf("speed      %.2f frames/s end to end (%.2fx real time)\n", double(r.frames_rendered) / seconds,
+                    double(r.frames_rendered) / seconds / job.fps);
+    std::printf("output     %s\n", job.output.c_str());
+    std::printf("manifest   %s\n", r.manifest.c_str());
+}
+
+}  // namespace
+
+int run_video_command(int argc, char** argv) {
+    CLI::App app{
+        "Render a zoom video: a straight dive from zoom 1 (or --from-zoom) into a location, as an MP4 (H.264/H.265) "
+        "or a PNG sequence, with a manifest of every frame's view beside it; run again after an interruption, it "
+        "continues where it stopped",
+        "video"};
+    RenderRequest request;
+    RenderOptionTexts view_texts;
+    view_texts.size = "1280x720";
+    VideoOptionTexts texts;
+    add_video_options(app, request, view_texts, texts);
+    if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
+    VideoJob job;
+    std::string backend_text;
+    if (std::string problem = make_job(app, view_texts, texts, &request, &job, &backend_text); !problem.empty())
+        return bad_input(problem);
+
+    ProgressBar bar("video");
+    const int64_t kill_after = texts.kill_after_frames;
+    auto progress = [&](const VideoProgressInfo& p) {
+        if (kill_after > 0 && p.frame >= 0 && p.frames_done - p.frames_resumed >= kill_after) std::raise(SIGKILL);
+        char status[160];
+        std::snprintf(status, sizeof status, "%s: frame %lld of %lld, %.2f frames/s, ETA %s", p.stage,
+                      (long long)p.frames_done, (long long)p.frames_total, p.frames_per_second,
+                      clock_text(p.eta_s).c_str());
+        bar.update(p.frames_total > 0 ? double(p.frames_done) / double(p.frames_total) : 0.0, status);
+    };
+    const VideoResult result = run_video(job, progress, nullptr);
+    bar.finish();
+    if (result.status != 0) {
+        std::string what = result.message;
+        if (!what.empty() && what.back() == '.') what.pop_back();
+        std::fprintf(stderr, "mandelscope video: %s.\n", what.c_str());
+        return result.status;
+    }
+    print_summary(job, result, backend_text);
+    return 0;
+}
+
+}  // namespace ms

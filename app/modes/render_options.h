@@ -1,0 +1,44 @@
+// render_options.h: the options that say what a view looks like and how it renders (centre,
+// zoom, location, size, iterations, formula, palette, colouring, backend, precision,
+// supersampling), defined once for every mode that renders views: `render` (cmd_render.cpp)
+// and `video` (cmd_video.cpp), so that the same option means the same thing in both.
+// add_view_place_options and add_view_look_options add them (a mode adds its own between
+// and after); apply_view_options parses the texts into a RenderRequest's view and settings.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/modes/cmd_render.h"
+
+namespace ms {
+
+// The command line's texts, kept as given until apply_view_options parses them into the
+// request (the options that need no parsing go straight into it).
+struct RenderOptionTexts {
+    std::string center = View{}.center_re + "," + View{}.center_im;
+    std::string size = "1280x720";
+    std::string png, raw;
+    std::string zoom = View{}.zoom.text();
+    bool no_shortcuts = false;
+    std::string precision = "auto";
+    std::string colouring = "smooth", interior = "flat";
+    std::string formula = formula_name(Formula::Mandelbrot), julia;
+    std::string iterations = "1000", location, save_location;
+    bool print_view = false;
+    CLI::Option* center_option = nullptr;  // whether --center, --zoom and --iter were given
+    CLI::Option* zoom_option = nullptr;
+    CLI::Option* iter_option = nullptr;
+};
+
+// Where the view is: --center, --formula, --julia, --zoom, --size, --iter, --location.
+void add_view_place_options(CLI::App& app, RenderOptionTexts& o);
+// How it looks and renders: --palette, --palette-file, --offset, --density, --colouring,
+// --interior, the layers' settings, --backend, --precision, --supersample, --no-shortcuts.
+void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTexts& o);
+// The texts into request->view, precision and shortcuts, in the order the options are checked.
+// Returns "" or the sentence saying which option is wrong.
+std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
+
+}  // namespace ms

@@ -1,0 +1,34 @@
+// frame_source.cpp: the --method names and the choice of frame source (frame_source.h).
+#include "compute/video/frame_source.h"
+
+#include "compute/video/frame_source_direct.h"
+
+namespace ms {
+
+const char* video_method_name(VideoMethod method) {
+    switch (method) {
+    case VideoMethod::Direct: return "direct";
+    case VideoMethod::Expmap: return "expmap";
+    default: return "auto";
+    }
+}
+
+bool video_method_from_name(const std::string& name, VideoMethod* out) {
+    for (VideoMethod m : {VideoMethod::Auto, VideoMethod::Direct, VideoMethod::Expmap})
+        if (name == video_method_name(m)) {
+            *out = m;
+            return true;
+        }
+    return false;
+}
+
+std::unique_ptr<VideoFrameSource> make_frame_source(const FrameSourceSettings& settings, VideoMethod method,
+                                                    std::string* problem) {
+    if (method == VideoMethod::Expmap) {
+        *problem = "--method=expmap is not in this build; use --method=direct";
+        return nullptr;
+    }
+    return make_direct_frame_source(settings);
+}
+
+}  // namespace ms

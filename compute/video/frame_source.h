@@ -1,0 +1,66 @@
+// frame_source.h: how a video's frames are made, behind one small interface, so that the video
+// pipeline (video_job.h) neither knows nor cares which renderer draws them.
+//
+//   VideoFrameSource       render(k): frame k of the plan, as RGBA
+//   FrameSourceSettings    what every source is made from: the plan (one View per frame,
+//                          dive_plan.h), the precision asked for, CPU or CUDA, supersampling,
+//                          the escape shortcuts and the palette's colours
+//   make_frame_source      the source for --method (direct, expmap, auto)
+//
+// A source gives the same pixels for frame k whatever it rendered before, as long as the
+// frames of one segment (settings.segment_frames of them, from a multiple of it) are asked
+// for in order from the segment's first: a resumed video renders its remaining segments exactly
+// as an uninterrupted run does (video_segments.h), and its file comes out byte for byte the same.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/maths/escape.h"
+#include "compute/fractal/view/view.h"
+
+namespace ms {
+
+// Where a source's time goes, summed over the frames it rendered (milliseconds).
+struct FrameSourceTimes {
+    double reference_ms = 0.0;  // the deep path's reference orbit (once for a straight dive)
+    double bla_ms = 0.0;        // BLA tables
+    double pixels_ms = 0.0;     // the per-pixel loops (direct kernels and perturbation)
+    double colour_ms = 0.0;     // smooth values to colours, and supersampling's box filter
+    int64_t direct_frames = 0;  // frames on the direct FP32/FP64 kernels
+    int64_t deep_frames = 0;    // frames on the perturbation path
+};
+
+class VideoFrameSource {
+public:
+    virtual ~VideoFrameSource() = default;
+    // Renders frame k of the plan into rgba (plan[k].width * plan[k].height * 4 bytes, top row
+    // first). Throws std::runtime_error with a sentence on a failure (a CUDA error, memory).
+    virtual void render(int64_t k, uint8_t* rgba) = 0;
+    // Where its time went so far (zeros for a source that does not keep count).
+    virtual FrameSourceTimes times() const { return {}; }
+};
+
+struct FrameSourceSettings {
+    std::vector<View> plan;              // one view per frame (all of one size)
+    Precision precision = Precision::Auto;  // Auto: each frame by its depth (view.h's resolve_precision)
+    bool cuda = false;                   // CUDA kernels (the caller checked that a device is usable)
+    int supersample = 1;                 // K: K x K samples per pixel, box-filtered (box_filter.h)
+    Shortcuts shortcuts;                 // cardioid/bulb test and periodicity (the direct kernels)
+    PaletteTable palette;                // the colours (each view's offset and density apply)
+    int64_t segment_frames = 0;          // frames per segment (see the header comment); 0: one segment
+};
+
+enum class VideoMethod { Auto, Direct, Expmap };
+const char* video_method_name(VideoMethod method);                   // "auto", "direct", "expmap"
+bool video_method_from_name(const std::string& name, VideoMethod* out);  // false for an unknown name
+
+// The source for `method` (Auto: direct). Returns null with *problem set to one sentence where
+// the method is not available.
+std::unique_ptr<VideoFrameSource> make_frame_source(const FrameSourceSettings& settings, VideoMethod method,
+                                                    std::string* problem);
+
+}  // namespace ms

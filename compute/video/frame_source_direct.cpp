@@ -1,0 +1,134 @@
+// frame_source_direct.cpp: each frame rendered in full on the direct kernels or the deep path,
+// with one reference orbit for the whole dive (frame_source_direct.h).
+#include "compute/video/frame_source_direct.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "compute/fractal/colour/box_filter.h"
+#include "compute/fractal/deep/deep_colour.h"
+#include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_reference.h"
+#include "compute/fractal/direct/coloured_frame.h"
+
+namespace ms {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The frame's sample grid: K x K samples per pixel over the same region.
+View samples_of(const View& view, int k) {
+    View samples = view;
+    samples.width *= k;
+    samples.height *= k;
+    return samples;
+}
+
+class DirectFrameSource final : public VideoFrameSource {
+public:
+    explicit DirectFrameSource(const FrameSourceSettings& settings) : settings_(settings) {
+        if (settings_.plan.empty()) throw std::invalid_argument("a video needs at least one frame");
+    }
+
+    void render(int64_t k, uint8_t* rgba) override {
+        const View& view = settings_.plan.at(size_t(k));
+        const int K = settings_.supersample;
+        const View samples = samples_of(view, K);
+        const size_t sample_count = size_t(samples.width) * size_t(samples.height);
+        const bool segment_start = settings_.segment_frames > 0 && k % settings_.segment_frames == 0;
+        if (segment_start || k != last_frame_ + 1) drop_bla_tables();
+        last_frame_ = k;
+        uint8_t* out = rgba;
+        if (K > 1) {
+            samples_rgba_.resize(sample_count * 4);
+            out = samples_rgba_.data();
+        }
+        const Precision precision = resolve_precision(samples, settings_.precision);
+        if (!is_deep(precision)) render_direct(samples, precision, out);
+        else render_deep(view, samples, precision, out);
+        if (K > 1) {
+            const auto start = std::chrono::steady_clock::now();
+            box_filter_rgba(out, samples.width, K, view.width, view.height, rgba);
+            times_.colour_ms += ms_since(start);
+        }
+    }
+
+    FrameSourceTimes times() const override { return times_; }
+
+private:
+    void render_direct(const View& samples, Precision precision, uint8_t* out) {
+        const auto start = std::chrono::steady_clock::now();
+        const double pixel_scale = 1.0 / settings_.supersample;
+        FrameStats stats;
+        if (settings_.cuda) {
+            stats = render_coloured_cuda_to_host(samples, precision, settings_.shortcuts, settings_.palette,
+                                                 full_rect(samples), pixel_scale, out, nullptr);
+        } else {
+            mu_.resize(size_t(samples.width) * size_t(samples.height));
+            stats = render_coloured_cpu(samples, precision, settings_.shortcuts, settings_.palette, full_rect(samples),
+                                        pixel_scale, mu_.data(), out);
+        }
+        const double all_ms = ms_since(start);
+        times_.pixels_ms += stats.compute_ms;
+        times_.colour_ms += std::max(0.0, all_ms - stats.compute_ms);
+        ++times_.direct_frames;
+    }
+
+    // The dive's one reference: at the deepest frame's sample grid, before the first deep frame.
+    void ensure_reference() {
+        if (reference_) return;
+        const View target = samples_of(settings_.plan.back(), settings_.supersample);
+        const auto start = std::chrono::steady_clock::now();
+        bool cached = false;
+        reference_ = reference_for(&cache_, deep_location(target), target.width, target.height, ReferenceControl{},
+                                   &cached);
+        if (!reference_) throw std::runtime_error("the reference orbit was cancelled");
+        times_.reference_ms += ms_since(start);
+    }
+
+    void render_deep(const View& view, const View& samples, Precision precision, uint8_t* out) {
+        ensure_reference();
+        DeepRenderOptions options;
+        options.number_type = precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+                              : settings_.precision == Precision::DeepDouble ? DeepNumberType::Double
+                                                                             : DeepNumberType::Auto;
+        deep_options_for_colouring(view.colouring, &options);
+        options.cache = &cache_;
+        const DeepLocation location = deep_location(samples);
+        const DeepFrame frame = settings_.cuda ? deep_cuda(location, samples.width, samples.height, options)
+                                               : deep_cpu(location, samples.width, samples.height, options);
+        times_.reference_ms += frame.stats.reference_ms;  // 0: the dive's orbit came from the cache
+        times_.bla_ms += frame.stats.bla_ms;
+        times_.pixels_ms += frame.stats.pixels_ms;
+        const auto start = std::chrono::steady_clock::now();
+        colour_deep_frame(frame, settings_.palette, samples, 1.0 / settings_.supersample, out);
+        times_.colour_ms += ms_since(start);
+        ++times_.deep_frames;
+    }
+
+    void drop_bla_tables() {
+        std::lock_guard<std::mutex> lock(cache_.mutex);
+        cache_.bla.clear();
+    }
+
+    FrameSourceSettings settings_;
+    ReferenceCache cache_;
+    std::shared_ptr<const ReferenceOrbit> reference_;
+    int64_t last_frame_ = -2;
+    std::vector<float> mu_;
+    std::vector<uint8_t> samples_rgba_;
+    FrameSourceTimes times_;
+};
+
+}  // namespace
+
+std::unique_ptr<VideoFrameSource> make_direct_frame_source(const FrameSourceSettings& settings) {
+    return std::make_unique<DirectFrameSource>(settings);
+}
+
+}  // namespace ms

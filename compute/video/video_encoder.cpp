@@ -1,0 +1,134 @@
+// video_encoder.cpp: one segment through libavcodec (video_encoder.h).
+#include "compute/video/video_encoder.h"
+
+#include <stdexcept>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavutil/opt.h>
+#include <libavutil/imgutils.h>
+#include <libswscale/swscale.h>
+}
+
+namespace ms {
+
+namespace {
+
+std::string av_error_text(int code) {
+    char text[AV_ERROR_MAX_STRING_SIZE] = {};
+    av_strerror(code, text, sizeof text);
+    return text;
+}
+
+const char* encoder_name(VideoCodec codec) { return codec == VideoCodec::H265 ? "libx265" : "libx264"; }
+
+}  // namespace
+
+struct SegmentEncoder::State {
+    AVCodecContext* context = nullptr;
+    SwsContext* scale = nullptr;
+    AVFrame* frame = nullptr;
+    AVPacket* packet = nullptr;
+    EncodedSegment segment;
+
+    ~State() {
+        avcodec_free_context(&context);
+        sws_freeContext(scale);
+        av_frame_free(&frame);
+        av_packet_free(&packet);
+    }
+
+    void drain() {
+        for (;;) {
+            const int got = avcodec_receive_packet(context, packet);
+            if (got == AVERROR(EAGAIN) || got == AVERROR_EOF) return;
+            if (got < 0) throw std::runtime_error("the video encoder failed: " + av_error_text(got));
+            EncodedPacket p;
+            p.pts = packet->pts;
+            p.dts = packet->dts;
+            p.flags = uint32_t(packet->flags & AV_PKT_FLAG_KEY);
+            p.data.assign(packet->data, packet->data + packet->size);
+            segment.packets.push_back(std::move(p));
+            av_packet_unref(packet);
+        }
+    }
+};
+
+SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int height, int fps, int64_t gop_frames)
+    : state_(std::make_unique<State>()) {
+    const AVCodec* codec = avcodec_find_encoder_by_name(encoder_name(encoding.codec));
+    if (!codec)
+        throw std::runtime_error(std::string("the FFmpeg libraries here have no ") + encoder_name(encoding.codec) +
+                                 " encoder");
+    State& s = *state_;
+    s.context = avcodec_alloc_context3(codec);
+    s.frame = av_frame_alloc();
+    s.packet = av_packet_alloc();
+    if (!s.context || !s.frame || !s.packet) throw std::runtime_error("out of memory opening the video encoder");
+    AVCodecContext* c = s.context;
+    c->width = width;
+    c->height = height;
+    c->pix_fmt = AV_PIX_FMT_YUV420P;
+    c->time_base = AVRational{1, fps};
+    c->framerate = AVRational{fps, 1};
+    c->gop_size = int(gop_frames);
+    c->keyint_min = int(gop_frames);
+    c->color_range = AVCOL_RANGE_MPEG;
+    c->colorspace = AVCOL_SPC_BT709;
+    c->color_primaries = AVCOL_PRI_BT709;
+    c->color_trc = AVCOL_TRC_BT709;
+    c->thread_count = 1;  // deterministic bytes (see the header comment)
+    c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    AVDictionary* options = nullptr;
+    av_dict_set(&options, "preset", encoding.preset.c_str(), 0);
+    av_dict_set(&options, "crf", std::to_string(encoding.crf).c_str(), 0);
+    if (encoding.codec == VideoCodec::H265)
+        av_dict_set(&options, "x265-params", "pools=none:frame-threads=1:log-level=error", 0);
+    const int opened = avcodec_open2(c, codec, &options);
+    av_dict_free(&options);
+    if (opened < 0)
+        throw std::runtime_error(std::string("cannot open the ") + encoder_name(encoding.codec) + " encoder for " +
+                                 std::to_string(width) + "x" + std::to_string(height) + " (preset '" +
+                                 encoding.preset + "'): " + av_error_text(opened));
+    if (c->extradata && c->extradata_size > 0) s.segment.header.assign(c->extradata, c->extradata + c->extradata_size);
+    s.frame->format = AV_PIX_FMT_YUV420P;
+    s.frame->width = width;
+    s.frame->height = height;
+    if (av_frame_get_buffer(s.frame, 0) < 0) throw std::runtime_error("out of memory for a video frame");
+    s.scale = sws_getContext(width, height, AV_PIX_FMT_RGBA, width, height, AV_PIX_FMT_YUV420P,
+                             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
+    if (!s.scale) throw std::runtime_error("cannot convert RGBA to yuv420p at this size");
+    // RGB (full range) in, BT.709 limited-range YUV out, as the stream's colour tags say.
+    sws_setColorspaceDetails(s.scale, sws_getCoefficients(SWS_CS_ITU709), 1, sws_getCoefficients(SWS_CS_ITU709), 0,
+                             0, 1 << 16, 1 << 16);
+}
+
+SegmentEncoder::~SegmentEncoder() = default;
+
+void SegmentEncoder::encode(int64_t index, const uint8_t* rgba) {
+    State& s = *state_;
+    if (av_frame_make_writable(s.frame) < 0) throw std::runtime_error("out of memory for a video frame");
+    const uint8_t* source[1] = {rgba};
+    const int stride[1] = {s.context->width * 4};
+    sws_scale(s.scale, source, stride, 0, s.context->height, s.frame->data, s.frame->linesize);
+    s.frame->pts = index;
+    const int sent = avcodec_send_frame(s.context, s.frame);
+    if (sent < 0) throw std::runtime_error("the video encoder failed: " + av_error_text(sent));
+    s.drain();
+}
+
+EncodedSegment SegmentEncoder::finish() {
+    State& s = *state_;
+    const int sent = avcodec_send_frame(s.context, nullptr);
+    if (sent < 0) throw std::runtime_error("the video encoder failed: " + av_error_text(sent));
+    s.drain();
+    return std::move(s.segment);
+}
+
+std::string encoder_identity(const VideoEncoding& encoding) {
+    return std::string(encoder_name(encoding.codec)) + " crf " + std::to_string(encoding.crf) + " preset " +
+           encoding.preset + " yuv420p bt709, libavcodec " + std::to_string(avcodec_version()) + ", libswscale " +
+           std::to_string(swscale_version());
+}
+
+}  // namespace ms

@@ -1,0 +1,584 @@
+// video_job.cpp: a whole video, checked, rendered, encoded in segments and muxed (video_job.h).
+#include "compute/video/video_job.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavutil/log.h>
+}
+
+#include "compute/fractal/view/view_record.h"
+#include "compute/io/image_io.h"
+#include "compute/video/manifest.h"
+#include "compute/video/video_encoder.h"
+#include "compute/video/video_mux.h"
+#include "compute/video/video_segments.h"
+
+namespace ms {
+
+namespace {
+
+// The largest frame side the encoders take here: H.264's level 6.2 and H.265's level 6.2 both
+// stop at 8192 pixels a side.
+constexpr int kVideoMaxSide = 8192;
+constexpr int kVideoMinSide = 16;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+const char* const kPresets[] = {"ultrafast", "superfast", "veryfast", "fast", "faster",
+                                "medium",    "slow",      "slower",   "veryslow", "placebo"};
+
+uint64_t fnv1a64(const void* data, size_t bytes, uint64_t hash = 1469598103934665603ull) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
+    return hash;
+}
+
+std::string hex64(uint64_t value) {
+    char text[20];
+    std::snprintf(text, sizeof text, "%016llx", (unsigned long long)value);
+    return text;
+}
+
+// MemAvailable from /proc/meminfo, in bytes (0 when unknown).
+double available_memory_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    double kib = 0;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024.0;
+    return 0.0;
+}
+
+int64_t segment_frames_of(const VideoJob& job) {
+    return job.encoding.segment_frames > 0 ? job.encoding.segment_frames : int64_t(job.fps);
+}
+
+// What the parts were made for: every setting that changes a segment's bytes.
+std::string job_key(const VideoJob& job, const std::string& manifest, int64_t segment_frames) {
+    const FrameSourceSettings& f = job.frames;
+    std::string key = "mandelscope video parts\n" + encoder_identity(job.encoding) + "\n";
+    key += "fps " + std::to_string(job.fps) + ", " + std::to_string(f.plan.size()) + " frames, " +
+           std::to_string(segment_frames) + " a segment\n";
+    key += std::string("method ") + video_method_name(job.method) + ", " + (f.cuda ? "cuda" : "cpu") +
+           ", shortcuts " + std::to_string(f.shortcuts.cardioid_bulb) + std::to_string(f.shortcuts.periodicity) + "\n";
+    uint64_t palette = fnv1a64(f.palette.rgba.data(), f.palette.rgba.size() * sizeof(uint32_t));
+    palette = fnv1a64(&f.palette.interior_rgba, sizeof f.palette.interior_rgba, palette);
+    key += "palette " + hex64(palette) + "\n";
+    key += "manifest " + hex64(fnv1a64(manifest.data(), manifest.size())) + "\n";
+    return key;
+}
+
+std::string frame_png_name(int64_t k) {
+    char name[40];
+    std::snprintf(name, sizeof name, "frame_%06lld.png", (long long)k);
+    return name;
+}
+
+// --- The encoders' side: segments encoded side by side --------------------------------------
+
+struct FrameBuffer {
+    std::vector<uint8_t> rgba;
+    int64_t index = 0;  // from the segment's first frame
+};
+
+struct SegmentTask {
+    int64_t segment = 0;
+    std::deque<FrameBuffer*> frames;
+    bool closed = false;  // every frame of the segment has been pushed
+};
+
+// W threads, each taking the oldest segment no one encodes yet and encoding its frames as the
+// renderer pushes them, then committing its file. The frame buffers are a fixed pool: the
+// renderer waits for a free one, so memory stays bounded whatever the length.
+class EncoderPool {
+public:
+    EncoderPool(const VideoJob& job, std::filesystem::path parts, int width, int height, int64_t segment_frames,
+                int workers, int buffers)
+        : job_(job), parts_(std::move(parts)), width_(width), height_(height), segment_frames_(segment_frames) {
+        for (int i = 0; i < buffers; ++i) {
+            all_.push_back(std::make_unique<FrameBuffer>());
+            all_.back()->rgba.resize(size_t(width) * size_t(height) * 4);
+            free_.push_back(all_.back().get());
+        }
+        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    }
+
+    ~EncoderPool() { stop(true); }
+
+    // Waits for all segments handed over to be committed (abandon: drops the unfinished ones).
+    void stop(bool abandon) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (abandon) abandon_ = true;
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        for (std::thread& t : threads_)
+            if (t.joinable()) t.join();
+    }
+
+    std::shared_ptr<SegmentTask> begin(int64_t segment) {
+        auto task = std::make_shared<SegmentTask>();
+        task->segment = segment;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            waiting_.push_back(task);
+        }
+        changed_.notify_all();
+        return task;
+    }
+
+    // A free buffer, or null once a worker failed.
+    FrameBuffer* acquire() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return !free_.empty() || !error_.empty(); });
+        if (!error_.empty()) return nullptr;
+        FrameBuffer* buffer = free_.back();
+        free_.pop_back();
+        return buffer;
+    }
+
+    void push(const std::shared_ptr<SegmentTask>& task, FrameBuffer* buffer) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            task->frames.push_back(buffer);
+        }
+        changed_.notify_all();
+    }
+
+    void close(const std::shared_ptr<SegmentTask>& task) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            task->closed = true;
+        }
+        changed_.notify_all();
+    }
+
+    std::string error() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return error_;
+    }
+    bool disk_error() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return disk_error_;
+    }
+    double encode_ms() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return encode_ms_;
+    }
+
+private:
+    void work() {
+        for (;;) {
+            std::shared_ptr<SegmentTask> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                changed_.wait(lock, [&] { return !waiting_.empty() || stopping_ || abandon_; });
+                if (abandon_ || waiting_.empty()) return;
+                task = waiting_.front();
+                waiting_.pop_front();
+            }
+            if (!encode(*task)) return;
+        }
+    }
+
+    // One segment; false when abandoned or failed.
+    bool encode(SegmentTask& task) {
+        double busy_ms = 0.0;
+        bool writing = false;
+        try {
+            auto start = std::chrono::steady_clock::now();
+            SegmentEncoder encoder(job_.encoding, width_, height_, job_.fps, segment_frames_);
+            busy_ms += ms_since(start);
+            for (;;) {
+                FrameBuffer* frame = nullptr;
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    changed_.wait(lock, [&] { return !task.frames.empty() || task.closed || abandon_; });
+                    if (abandon_) return false;
+                    if (task.frames.empty()) break;
+                    frame = task.frames.front();
+                    task.frames.pop_front();
+                }
+                start = std::chrono::steady_clock::now();
+                encoder.encode(frame->index, frame->rgba.data());
+                busy_ms += ms_since(start);
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    free_.push_back(frame);
+                }
+                changed_.notify_all();
+            }
+            start = std::chrono::steady_clock::now();
+            EncodedSegment segment = encoder.finish();
+            writing = true;
+            write_segment(segment_path(parts_, task.segment), segment);
+            busy_ms += ms_since(start);
+        } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (error_.empty()) {
+                error_ = e.what();
+                disk_error_ = writing;
+            }
+            abandon_ = true;
+            changed_.notify_all();
+            return false;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        encode_ms_ += busy_ms;
+        return true;
+    }
+
+    const VideoJob& job_;
+    std::filesystem::path parts_;
+    int width_, height_;
+    int64_t segment_frames_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::shared_ptr<SegmentTask>> waiting_;
+    std::vector<std::unique_ptr<FrameBuffer>> all_;
+    std::vector<FrameBuffer*> free_;
+    std::vector<std::thread> threads_;
+    bool stopping_ = false, abandon_ = false, disk_error_ = false;
+    std::string error_;
+    double encode_ms_ = 0.0;
+};
+
+// Progress after each rendered frame: rate over this run's rendered frames, ETA for the rest.
+struct ProgressClock {
+    const VideoProgress& progress;
+    int64_t total = 0;
+    int64_t resumed = 0;
+    int64_t done = 0;
+    int64_t rendered = 0;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+    void report(int64_t frame, const uint8_t* rgba, int width, int height, const char* stage) {
+        if (!progress) return;
+        VideoProgressInfo info;
+        info.frames_done = done;
+        info.frames_total = total;
+        info.frames_resumed = resumed;
+        const double seconds = ms_since(start) * 1e-3;
+        info.frames_per_second = seconds > 0 ? double(rendered) / seconds : 0.0;
+        info.eta_s = info.frames_per_second > 0 ? double(total - done) / info.frames_per_second : 0.0;
+        info.frame = frame;
+        info.rgba = rgba;
+        info.width = width;
+        info.height = height;
+        info.stage = stage;
+        progress(info);
+    }
+};
+
+// A failure's result: status 2 for what the user can fix (a full disk, bad input), else 1.
+VideoResult failed(VideoResult result, int status, std::string message) {
+    result.status = status;
+    result.message = std::move(message);
+    return result;
+}
+
+VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+                             const std::atomic<bool>* cancel, VideoResult result) {
+    const std::vector<View>& plan = job.frames.plan;
+    const std::filesystem::path dir = job.output;
+    const int64_t n = int64_t(plan.size());
+    const int64_t segment_frames = segment_frames_of(job);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {  // a killed run's temporary files
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(".frame_", 0) == 0 && name.find(".tmp-") != std::string::npos)
+            std::filesystem::remove(entry.path(), ec);
+    }
+    const int width = plan[0].width, height = plan[0].height;
+    std::vector<uint8_t> rgba(size_t(width) * size_t(height) * 4);
+    for (int64_t first = 0; first < n; first += segment_frames) {
+        const int64_t last = std::min(n, first + segment_frames);
+        // A segment whose frames are all there (with their views) is kept; otherwise it renders
+        // from its first frame, so its pixels are an uninterrupted run's, and writes the missing.
+        std::vector<std::string> texts;
+        std::vector<bool> present;
+        bool all_present = true;
+        for (int64_t k = first; k < last; ++k) {
+            texts.push_back(view_to_json(manifest_record(plan[size_t(k)], job.frames.precision,
+                                                          job.frames.supersample)));
+            std::string text;
+            bool here = false;
+            try {
+                here = read_png_text(dir / frame_png_name(k), kMetadataKey, &text) && text == texts.back();
+            } catch (const std::exception&) {
+                here = false;
+            }
+            present.push_back(here);
+            all_present = all_present && here;
+        }
+        if (all_present) {
+            clock.done += last - first;
+            clock.resumed += last - first;
+            result.frames_resumed += last - first;
+            continue;
+        }
+        for (int64_t k = first; k < last; ++k) {
+            if (cancel && cancel->load()) {
+                result.cancelled = true;
+                return result;
+            }
+            source.render(k, rgba.data());
+            if (!present[size_t(k - first)]) {
+                const auto start = std::chrono::steady_clock::now();
+                try {
+                    write_png(dir / frame_png_name(k), rgba.data(), width, height, texts[size_t(k - first)]);
+                } catch (const std::exception& e) {
+                    return failed(result, 2, e.what());
+                }
+                result.times.encode_ms += ms_since(start);
+                ++clock.rendered;
+                ++result.frames_rendered;
+            } else {
+                ++result.frames_resumed;
+                ++clock.resumed;
+            }
+            ++clock.done;
+            clock.report(k, rgba.data(), width, height, "rendering");
+        }
+    }
+    return result;
+}
+
+VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+                    const std::atomic<bool>* cancel, const std::string& manifest, VideoResult result) {
+    const std::vector<View>& plan = job.frames.plan;
+    const int64_t n = int64_t(plan.size());
+    const int64_t segment_frames = segment_frames_of(job);
+    const int64_t segments = (n + segment_frames - 1) / segment_frames;
+    const std::filesystem::path parts = video_parts_path(job.output);
+    std::vector<bool> done;
+    try {
+        done = prepare_parts(parts, job_key(job, manifest, segment_frames), segments);
+    } catch (const std::exception& e) {
+        return failed(result, 2, e.what());
+    }
+    for (int64_t s = 0; s < segments; ++s)
+        if (done[size_t(s)]) {
+            const int64_t frames = std::min(n, (s + 1) * segment_frames) - s * segment_frames;
+            clock.done += frames;
+            clock.resumed += frames;
+            result.frames_resumed += frames;
+        }
+    const int width = plan[0].width, height = plan[0].height;
+    if (result.frames_resumed < n) {
+        const int workers = job.encoding.encoder_threads > 0
+                                ? job.encoding.encoder_threads
+                                : int(std::max(1u, std::thread::hardware_concurrency()));
+        // Enough frames for every encoder to hold a whole segment, within a quarter of the free
+        // memory (at most 2 GiB), and never fewer than one a worker and two for the renderer.
+        const double frame_bytes = double(width) * height * 4;
+        double budget = std::min(2.0 * 1073741824.0, 0.25 * available_memory_bytes());
+        if (budget <= 0) budget = 512.0 * 1048576.0;
+        const int64_t wanted = int64_t(workers) * segment_frames + 2;
+        const int buffers = int(std::clamp<int64_t>(int64_t(budget / frame_bytes), int64_t(workers) + 2,
+                                                    std::max<int64_t>(wanted, int64_t(workers) + 2)));
+        EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers);
+        for (int64_t s = 0; s < segments; ++s) {
+            if (done[size_t(s)]) continue;
+            auto task = pool.begin(s);
+            const int64_t first = s * segment_frames, last = std::min(n, first + segment_frames);
+            for (int64_t k = first; k < last; ++k) {
+                if (cancel && cancel->load()) {
+                    result.cancelled = true;
+                    pool.stop(true);
+                    result.times.encode_ms = pool.encode_ms();
+                    return result;
+                }
+                const auto wait_start = std::chrono::steady_clock::now();
+                FrameBuffer* buffer = pool.acquire();
+                result.times.encode_wait_ms += ms_since(wait_start);
+                if (!buffer) break;
+                buffer->index = k - first;
+                try {
+                    source.render(k, buffer->rgba.data());
+                } catch (...) {
+                    pool.stop(true);
+                    throw;
+                }
+                ++clock.done;
+                ++clock.rendered;
+                ++result.frames_rendered;
+                clock.report(k, buffer->rgba.data(), width, height, "rendering");
+                pool.push(task, buffer);
+            }
+            pool.close(task);
+            if (!pool.error().empty()) break;
+        }
+        clock.report(-1, nullptr, width, height, "encoding the last segments");
+        pool.stop(false);
+        result.times.encode_ms = pool.encode_ms();
+        if (std::string error = pool.error(); !error.empty())
+            return failed(result, pool.disk_error() ? 2 : 1, error + "; the finished segments stay in " + quoted(parts));
+    }
+    clock.report(-1, nullptr, width, height, "muxing");
+    const auto mux_start = std::chrono::steady_clock::now();
+    MuxSettings mux;
+    mux.codec = job.encoding.codec;
+    mux.width = width;
+    mux.height = height;
+    mux.fps = job.fps;
+    mux.frames = n;
+    mux.segment_frames = segment_frames;
+    mux.audio = job.audio;
+    try {
+        mux_segments(job.output, parts, mux);
+    } catch (const std::exception& e) {
+        return failed(result, 2, std::string(e.what()) + "; the segments stay in " + quoted(parts));
+    }
+    result.times.mux_ms = ms_since(mux_start);
+    std::error_code ec;
+    std::filesystem::remove_all(parts, ec);
+    return result;
+}
+
+}  // namespace
+
+const char* video_codec_name(VideoCodec codec) { return codec == VideoCodec::H265 ? "h265" : "h264"; }
+
+bool video_codec_from_name(const std::string& name, VideoCodec* out) {
+    if (name == "h264") *out = VideoCodec::H264;
+    else if (name == "h265") *out = VideoCodec::H265;
+    else return false;
+    return true;
+}
+
+bool video_codec_available(VideoCodec codec) {
+    return avcodec_find_encoder_by_name(codec == VideoCodec::H265 ? "libx265" : "libx264") != nullptr;
+}
+
+bool video_output_is_folder(const std::filesystem::path& output) {
+    const std::string text = output.string();
+    return (!text.empty() && text.back() == '/') || std::filesystem::is_directory(output);
+}
+
+std::filesystem::path video_manifest_path(const std::filesystem::path& output) {
+    if (video_output_is_folder(output)) return output / "manifest.jsonl";
+    return output.parent_path() / (output.stem().string() + ".manifest.jsonl");
+}
+
+std::filesystem::path video_parts_path(const std::filesystem::path& output) {
+    return output.parent_path() / ("." + output.filename().string() + ".parts");
+}
+
+std::string check_video_job(const VideoJob& job) {
+    const FrameSourceSettings& f = job.frames;
+    if (f.plan.empty()) return "the video has no frames";
+    if (job.fps < 1 || job.fps > 240) return "--fps must be between 1 and 240 (got " + std::to_string(job.fps) + ")";
+    if (f.supersample < 1 || f.supersample > 4) return "--supersample must be between 1 and 4";
+    const View& first = f.plan.front();
+    bool any_deep = false;
+    for (const View& view : f.plan) {
+        if (view.width != first.width || view.height != first.height) return "the video's frames differ in size";
+        View samples = view;
+        samples.width *= f.supersample;
+        samples.height *= f.supersample;
+        any_deep = any_deep || is_deep(resolve_precision(samples, f.precision));
+    }
+    for (const View* view : {&f.plan.front(), &f.plan.back()})
+        if (std::string problem = validate_view(*view); !problem.empty()) return problem;
+    if (first.colouring.base == ColourBase::Histogram)
+        return "histogram colouring ranks each frame's own pixels, so a video's colours would flicker from frame to "
+               "frame; use smooth or stripe colouring (--colouring=smooth)";
+    if (any_deep)
+        if (std::string problem = deep_view_colouring_problem(f.plan.back()); !problem.empty()) return problem;
+    if (!palette_name_is_plain(first.palette)) return palette_name_problem(first.palette);
+    const std::filesystem::path& out = job.output;
+    if (out.empty()) return "no output given (-o OUT.mp4 or -o FOLDER/)";
+    const bool folder = video_output_is_folder(out);
+    if (folder) {
+        std::filesystem::path dir = out;
+        if (!dir.has_filename()) dir = dir.parent_path();
+        const std::filesystem::path parent = dir.parent_path().empty() ? "." : dir.parent_path();
+        if (!std::filesystem::is_directory(dir) && !std::filesystem::is_directory(parent))
+            return "the folder " + quoted(parent) + " does not exist";
+        if (!job.audio.empty()) return "--audio goes with an MP4 output, not a PNG sequence";
+        return {};
+    }
+    const std::filesystem::path parent = out.parent_path().empty() ? "." : out.parent_path();
+    if (!std::filesystem::is_directory(parent)) return "the folder " + quoted(parent) + " does not exist";
+    if (std::string problem = check_writable(out, ".mp4"); !problem.empty()) return problem;
+    if (first.width % 2 != 0 || first.height % 2 != 0)
+        return "yuv420p video needs an even width and height (got " + std::to_string(first.width) + "x" +
+               std::to_string(first.height) + ")";
+    if (first.width < kVideoMinSide || first.height < kVideoMinSide || first.width > kVideoMaxSide ||
+        first.height > kVideoMaxSide)
+        return "a video frame is " + std::to_string(kVideoMinSide) + " to " + std::to_string(kVideoMaxSide) +
+               " pixels a side (got " + std::to_string(first.width) + "x" + std::to_string(first.height) + ")";
+    if (!video_codec_available(job.encoding.codec))
+        return std::string("the FFmpeg libraries here have no ") +
+               (job.encoding.codec == VideoCodec::H265 ? "libx265" : "libx264") + " encoder (--codec=" +
+               video_codec_name(job.encoding.codec) + ")";
+    if (job.encoding.crf < 0 || job.encoding.crf > 51) return "--crf must be between 0 and 51";
+    if (std::find(std::begin(kPresets), std::end(kPresets), job.encoding.preset) == std::end(kPresets))
+        return "--preset must be one of ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, "
+               "placebo";
+    if (!job.audio.empty())
+        if (std::string problem = check_soundtrack(job.audio); !problem.empty()) return problem;
+    return {};
+}
+
+VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const std::atomic<bool>* cancel) {
+    VideoResult result;
+    const auto start = std::chrono::steady_clock::now();
+    if (std::string problem = check_video_job(job); !problem.empty()) return failed(result, 2, problem);
+    // The encoders' and muxer's chatter (x264's statistics for every segment) stays off stderr;
+    // their errors reach the caller as sentences.
+    av_log_set_level(AV_LOG_ERROR);
+    try {
+        const bool folder = video_output_is_folder(job.output);
+        if (folder) {
+            std::error_code ec;
+            std::filesystem::create_directory(job.output, ec);
+        }
+        result.manifest = video_manifest_path(job.output);
+        const std::string manifest =
+            manifest_text(job.frames.plan, job.fps, job.frames.precision, job.frames.supersample);
+        {
+            AtomicFile file(result.manifest);
+            file.write(manifest.data(), manifest.size());
+            file.commit();
+        }
+        FrameSourceSettings settings = job.frames;
+        settings.segment_frames = segment_frames_of(job);
+        std::string problem;
+        std::unique_ptr<VideoFrameSource> source = make_frame_source(settings, job.method, &problem);
+        if (!source) return failed(result, 2, problem);
+        ProgressClock clock{progress};
+        clock.total = int64_t(job.frames.plan.size());
+        result = folder ? run_png_sequence(job, *source, clock, cancel, result)
+                        : run_mp4(job, *source, clock, cancel, manifest, result);
+        result.times.render = source->times();
+    } catch (const std::bad_alloc&) {
+        return failed(result, 2, "ran out of memory while rendering the video");
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        if (!what.empty() && what.back() == '.') what.pop_back();
+        return failed(result, 2, what);
+    }
+    result.times.wall_ms = ms_since(start);
+    return result;
+}
+
+}  // namespace ms

@@ -1,0 +1,105 @@
+// video_job.h: a whole video as one library call, for `mandelscope video` (app/modes/cmd_video.cpp)
+// and the window's Video panel alike.
+//
+// run_video renders every frame of a plan (one View per frame: dive_plan.h, or a keyframed
+// path) through a frame source (frame_source.h) and writes either
+//   an MP4    H.264 (libx264) or H.265 (libx265) in yuv420p through FFmpeg's libraries, in
+//             segments of a fixed number of frames, each its own closed-GOP encode, committed
+//             atomically into a hidden parts folder beside the output (video_segments.h); once
+//             every segment is there, their packets are muxed into the MP4 without re-encoding
+//             (video_mux.h), with the soundtrack if one is given, and the parts are removed;
+//   a PNG sequence  frame_000000.png ... in a folder, each with its view in its tEXt chunk.
+// and the manifest (manifest.h) beside it. Run again after an interruption (a kill, Ctrl+C,
+// a full disk), the same job finds its finished segments or frames, renders only the rest and
+// writes the same bytes as an uninterrupted run.
+//
+// The frames are rendered on the calling thread, in order, while encoder threads encode the
+// frames before them: each segment is encoded by one single-threaded encoder (its output then
+// does not depend on the machine's core count), and as many segments are encoded side by side as
+// the machine has cores, with a bounded number of frames waiting between the two sides.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compute/video/frame_source.h"
+
+namespace ms {
+
+enum class VideoCodec { H264, H265 };
+const char* video_codec_name(VideoCodec codec);  // "h264", "h265"
+bool video_codec_from_name(const std::string& name, VideoCodec* out);
+// Whether the FFmpeg libraries linked have the codec's encoder (libx264, libx265).
+bool video_codec_available(VideoCodec codec);
+
+struct VideoEncoding {
+    VideoCodec codec = VideoCodec::H264;
+    int crf = 20;                  // constant rate factor: 0 (lossless) .. 51; lower is better
+    std::string preset = "fast";   // x264/x265 preset: ultrafast .. placebo
+    int64_t segment_frames = 0;    // frames per segment (one GOP each); 0: one second of frames
+    int encoder_threads = 0;       // segments encoded side by side; 0: the machine's cores
+};
+
+struct VideoJob {
+    FrameSourceSettings frames;           // the plan and how to render it
+    VideoMethod method = VideoMethod::Auto;
+    int fps = 30;
+    std::filesystem::path output;         // OUT.mp4, or a folder (a PNG sequence)
+    VideoEncoding encoding;               // MP4 only
+    std::filesystem::path audio;          // optional soundtrack, muxed by stream copy (MP4 only)
+};
+
+// The output is a PNG sequence: the path ends in '/' or names an existing folder.
+bool video_output_is_folder(const std::filesystem::path& output);
+// OUT.manifest.jsonl beside OUT.mp4; DIR/manifest.jsonl for a PNG sequence.
+std::filesystem::path video_manifest_path(const std::filesystem::path& output);
+// The hidden parts folder of an MP4: .OUT.mp4.parts beside it.
+std::filesystem::path video_parts_path(const std::filesystem::path& output);
+
+// Everything a job is checked for before any work: the plan's frames (one size, valid views,
+// what the colouring needs: histogram colouring is refused), the size against yuv420p and the
+// codec's limits, fps, the codec's presence, the output's folder and extension, the soundtrack's
+// stream. "" or one sentence.
+std::string check_video_job(const VideoJob& job);
+
+struct VideoProgressInfo {
+    int64_t frames_done = 0;         // rendered (resumed ones included)
+    int64_t frames_total = 0;
+    int64_t frames_resumed = 0;      // found finished on disk, not rendered again
+    double frames_per_second = 0.0;  // rendered this run, over its wall time
+    double eta_s = 0.0;
+    int64_t frame = -1;              // the frame just rendered (-1: none yet)
+    const uint8_t* rgba = nullptr;   // its pixels, valid during the call only
+    int width = 0, height = 0;
+    const char* stage = "";          // "rendering", "muxing", ...
+};
+// Called on the rendering thread after each frame, and at each stage's start.
+using VideoProgress = std::function<void(const VideoProgressInfo&)>;
+
+struct VideoStageTimes {
+    FrameSourceTimes render;   // reference, BLA, pixels, colour (the frame source's)
+    double encode_ms = 0.0;    // the encoder threads' time, summed (conversion to YUV included)
+    double encode_wait_ms = 0.0;  // the rendering thread waiting for room in the queue
+    double mux_ms = 0.0;
+    double wall_ms = 0.0;
+};
+
+struct VideoResult {
+    int status = 0;                 // 0 done; 1 a failure while working; 2 bad input or a full disk
+    std::string message;            // the sentence, where status != 0
+    bool cancelled = false;         // *cancel became true: the parts stay, no output file
+    int64_t frames_rendered = 0;    // this run
+    int64_t frames_resumed = 0;     // finished before it
+    std::filesystem::path manifest;
+    VideoStageTimes times;
+};
+
+// Runs the job (check_video_job first, and returns its sentence with status 2). cancel (may be
+// null) is polled between frames. Never throws: failures come back as status and a sentence.
+VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const std::atomic<bool>* cancel);
+
+}  // namespace ms
