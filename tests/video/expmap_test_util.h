@@ -1,5 +1,5 @@
 // expmap_test_util.h: straight dives and their direct frames for the exponential map's tests
-// and benchmark (test_expmap.cpp, test_expmap_bench.cpp).
+// and benchmark (test_video_expmap.cpp, test_video_expmap_bench.cpp).
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// test_expmap_bench.cpp: frames/s of a straight dive, exponential map against direct, on the CPU
+// test_video_expmap_bench.cpp: frames/s of a straight dive, exponential map against direct, on the CPU
 // (DISABLED_: run by hand, it prints figures and asserts nothing about time):
-//   build-cpu/bin/test_expmap_bench --gtest_also_run_disabled_tests
+//   build-cpu/bin/test_video_expmap_bench --gtest_also_run_disabled_tests
 // The dive: assets/locations/e50.kfr from zoom 1, 640x360, 30 fps, 1 s a doubling (the
 // issue's development-machine row: 166 doublings, 4,982 frames). A whole dive takes hours on two
 // cores by either method, so the benchmark times segments of it: for each start doubling in

@@ -1,4 +1,4 @@
-// test_expmap.cpp: the exponential map (compute/video/expmap.h) against the direct method.
+// test_video_expmap.cpp: the exponential map (compute/video/expmap.h) against the direct method.
 //
 // Expmap frames of a straight dive are compared with the same views rendered directly (FP64 or
 // the deep CPU path, colour, box filter) at the same supersampling. The metric is the absolute
