@@ -333,6 +333,10 @@ void ExpmapRenderer::State::reconstruct(size_t k, uint8_t* rgba) {
     // ends of what is rendered.
     const int first_octave = strips.empty() ? 0 : strips.begin()->first;
     const int last_octave = strips.empty() ? 0 : strips.rbegin()->first;
+    // The strips in reach, by octave - first_octave (a map lookup per texel would cost more
+    // than the texel).
+    std::vector<const std::vector<MipLevel>*> loaded;
+    for (int octave = first_octave; octave <= last_octave; ++octave) loaded.push_back(&strips.at(octave));
     auto strip_fetch = [&](int level, int x, int y) -> const float* {
         const int level_rows = layout.rows_per_octave >> level, level_columns = layout.columns >> level;
         x %= level_columns;
@@ -340,7 +344,7 @@ void ExpmapRenderer::State::reconstruct(size_t k, uint8_t* rgba) {
         y = std::clamp(y, first_octave * level_rows, (last_octave + 1) * level_rows - 1);
         y = std::min(y, (total_rows >> level) - 1);
         const int octave = y / level_rows;
-        return strips.at(octave)[size_t(level)].texel(x, y - octave * level_rows);
+        return (*loaded[size_t(octave - first_octave)])[size_t(level)].texel(x, y - octave * level_rows);
     };
     auto flat_fetch = [&](int level, int x, int y) -> const float* {
         const MipLevel& m = flat[size_t(level)];
