@@ -13,8 +13,6 @@
 #include <cmath>
 #include <exception>
 
-#include "compute/fractal/maths/escape.h"
-
 namespace ms {
 
 namespace {
@@ -22,6 +20,9 @@ namespace {
 namespace IMF = OPENEXR_IMF_NAMESPACE;
 constexpr char kKfAttribute[] = "KallesFraktaler2+";
 constexpr uint32_t kInside = 0xFFFFFFFFu;
+// log2(ln 256): compute/fractal/maths/escape.h's kLog2LnBailout (io/ sits below fractal/, so it
+// is written out here; tests/io/test_exr_write.cpp holds the two equal).
+constexpr double kLog2LnBailout = 2.4712336270551023;
 
 // An attribute that KF writes as an int where it fits and as decimal text past that.
 int64_t read_int_attribute(const IMF::Header& header, const char* name, int64_t fallback) {

@@ -69,6 +69,17 @@ TEST(ExrWrite, SmallFrameRoundTrips) {
     std::filesystem::remove(path);
 }
 
+TEST(ExrWrite, SmoothFractionCountsFromTheBailout) {
+    // NF = mu + log2(ln 256) - n: 0 at |z| = 256^2 (mu - n = 1 - log2(2 ln 256)), just below 1
+    // at |z| = 256.
+    const double at_square = 1.0 - std::log2(2.0 * std::log(256.0));
+    EXPECT_NEAR(exr_smooth_fraction(10, 10.0 + at_square + 1e-9), 0.0, 1e-6);
+    EXPECT_NEAR(exr_smooth_fraction(10, 10.0 + 1.0 - std::log2(std::log(256.0)) - 1e-9), 1.0, 1e-6);
+    EXPECT_LT(exr_smooth_fraction(10, 10.0 + 1.0 - std::log2(std::log(256.0))), 1.0f);
+    EXPECT_EQ(exr_smooth_fraction(-1, -1.0), 0.0f);
+    EXPECT_DOUBLE_EQ(std::log2(std::log(256.0)), kLog2LnBailout);
+}
+
 TEST(ExrWrite, WithoutDistanceNoDeChannels) {
     std::vector<int64_t> n = {1, 2};
     std::vector<double> mu = {1.5, 2.5};
