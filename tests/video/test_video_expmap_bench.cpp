@@ -74,6 +74,7 @@ TEST(ExpmapBench, DISABLED_DiveToE50) {
         const int64_t last = std::min<int64_t>(first + int64_t(segment_doublings) * fps, n - 1);
         if (last <= first) continue;
         std::vector<uint8_t> frame(size_t(width) * height * 4);
+        const int strips_before = expmap.stats().strips;
         auto t0 = std::chrono::steady_clock::now();
         expmap.render(first, frame.data());
         const double warm_s = seconds_since(t0);
@@ -94,7 +95,7 @@ TEST(ExpmapBench, DISABLED_DiveToE50) {
                         ? (after.strips_ms - before.strips_ms) * 1e-3 / (after.strips - before.strips)
                         : 0.0,
                     (after.colour_ms - before.colour_ms) * 1e-3, (after.flat_ms - before.flat_ms) * 1e-3,
-                    (after.reconstruct_ms - before.reconstruct_ms) / double(frames), before.strips, warm_s);
+                    (after.reconstruct_ms - before.reconstruct_ms) / double(frames), before.strips - strips_before, warm_s);
         double direct_s = 0.0;
         const int direct_frames = 3;
         for (int j = 0; j < direct_frames; ++j) {
