@@ -15,7 +15,8 @@ packages=(build-essential cmake pkg-config git
           clang-14 libclang-rt-14-dev libomp-14-dev ninja-build
           dpkg-dev desktop-file-utils  # tests/tree/deb_package.sh: cpack's Depends, the desktop entry
           libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # compute/video/: FFmpeg's libraries
-          ffmpeg)  # ffprobe: tests/window/window_video_panel.sh decodes the panel's video
+          ffmpeg  # ffprobe: tests/window/window_video_panel.sh decodes the panel's video
+          libopenexr-dev)  # compute/io/exr_write.cpp: EXR sequences
 # Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()
 for p in "${packages[@]}"; do

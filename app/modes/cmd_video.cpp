@@ -61,7 +61,7 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--preset", o.encoding.preset, "Encoder preset, ultrafast to placebo (slower: smaller files)")
         ->capture_default_str();
     app.add_option("--audio", o.audio, "A soundtrack to mux in by stream copy (AAC, MP3, Opus, FLAC... as MP4 holds)");
-    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full) or auto")
+    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full), expmap (log-polar strips, docs/expmap.md) or auto")
         ->check(CLI::IsMember({"auto", "direct", "expmap"}))
         ->capture_default_str();
     app.add_option("--segment-frames", o.encoding.segment_frames,

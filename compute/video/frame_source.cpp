@@ -1,6 +1,7 @@
 // frame_source.cpp: the --method names and the choice of frame source (frame_source.h).
 #include "compute/video/frame_source.h"
 
+#include "compute/video/expmap_source.h"
 #include "compute/video/frame_source_direct.h"
 
 namespace ms {
@@ -24,10 +25,11 @@ bool video_method_from_name(const std::string& name, VideoMethod* out) {
 
 std::unique_ptr<VideoFrameSource> make_frame_source(const FrameSourceSettings& settings, VideoMethod method,
                                                     std::string* problem) {
-    if (method == VideoMethod::Expmap) {
-        *problem = "--method=expmap is not in this build; use --method=direct";
-        return nullptr;
-    }
+    if (method == VideoMethod::Expmap) return make_expmap_frame_source(settings, problem);
+    // Auto: the exponential map where it renders several times fewer samples than the frames
+    // on the CPU (expmap_source.h); the GPU renders frames directly.
+    if (method == VideoMethod::Auto && !settings.cuda && expmap_suits(settings))
+        return make_expmap_frame_source(settings, problem);
     return make_direct_frame_source(settings);
 }
 

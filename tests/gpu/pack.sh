@@ -14,7 +14,8 @@ rm -rf "$dest" && mkdir -p "$dest/lib" "$dest/data"
 for f in "$build"/bin/mandelscope "$build"/bin/test_*; do strip -o "$dest/$(basename "$f")" "$f"; done
 cp -r "$build/bin/assets" "$build/bin/shaders" "$dest/"
 for lib in libgomp.so.1 libhwy.so.1 libglfw.so.3 libstb.so.0 libX11.so.6 libxcb.so.1 libXau.so.6 \
-           libXdmcp.so.6 libbsd.so.0 libmd.so.0 libmpfr.so.6 libgmp.so.10; do
+           libXdmcp.so.6 libbsd.so.0 libmd.so.0 libmpfr.so.6 libgmp.so.10 \
+           libOpenEXR-3_1.so.30 libOpenEXRCore-3_1.so.30 libIex-3_1.so.30 libIlmThread-3_1.so.30 libImath-3_1.so.29; do
     cp -L "/lib/x86_64-linux-gnu/$lib" "$dest/lib/"
 done
 cp /usr/share/datasets/fashion-mnist/t10k-* "$dest/data/"

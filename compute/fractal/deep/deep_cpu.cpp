@@ -17,6 +17,7 @@
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
+#include "compute/fractal/deep/deep_cpu_pixel-inl.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/maths/formula_math.h"
 #include "compute/fractal/maths/escape.h"
@@ -37,24 +38,7 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// One pixel, a pixel at a time. The Mandelbrot set's loop rounds with fused multiply-adds
-// (deep_perturbation.h): std::fma is one instruction where the target has FMA, and a call into libm
-// on the baseline x86-64 this library is built for, which would make a pixel about twice as slow as
-// separate roundings. So its loop is also compiled for FMA (deep_iterate_pixel is always inlined
-// and takes its caller's target), and a CPU that has FMA runs that one; the bits are the same.
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kAtom, typename... Args>
-__attribute__((target("fma"))) int64_t iterate_pixel_fma(Args&&... args) {
-    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, false, false, kAtom>(
-        std::forward<Args>(args)...);
-}
-template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kAtom = false, typename... Args>
-int64_t iterate_pixel(Args&&... args) {
-    static const bool fma = __builtin_cpu_supports("fma");
-    if constexpr (F == Formula::Mandelbrot)
-        if (fma) return iterate_pixel_fma<T, kRebase, F, kJulia, kDistance, kAtom>(std::forward<Args>(args)...);
-    return deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, false, false, kAtom>(
-        std::forward<Args>(args)...);
-}
+using deep_cpu_detail::iterate_pixel;
 
 template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false, bool kAtom = false>
 void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,

@@ -1,0 +1,71 @@
+// expmap_mips.h: coloured images with mip levels and their filtered lookup, the two kinds of
+// image the exponential map reconstructs frames from (expmap.h): the log-polar strips, whose
+// columns wrap around the turn and whose rows run on from one octave's strip into the next,
+// and the flat image of the centre, clamped at its edges.
+//
+// A level holds linear RGB as floats (the means of 8-bit sample colours, as box_filter.h
+// averages a supersampled pixel). Level L's texel (x, y) covers level 0's texels
+// [x 2^L, (x + 1) 2^L) x [y 2^L, (y + 1) 2^L), and a lookup at level-0 coordinates (u, v)
+// (texel centres at half-integers) with a footprint of f level-0 texels blends the two levels
+// around log2(f) bilinearly: trilinear filtering.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace ms {
+
+struct MipLevel {
+    int width = 0;
+    int height = 0;
+    std::vector<float> rgb;  // row-major, 3 floats a texel
+    const float* texel(int x, int y) const { return &rgb[(size_t(y) * size_t(width) + size_t(x)) * 3]; }
+};
+
+// The mean of each factor x factor block of an RGBA8 image (alpha dropped); blocks cut by the
+// right or bottom edge average the pixels they have. The result is ceil(width / factor) by
+// ceil(height / factor).
+MipLevel mip_level_from_rgba(const uint8_t* rgba, int width, int height, int factor);
+// The next level: 2x2 means, as mip_level_from_rgba with factor 2.
+MipLevel mip_level_halve(const MipLevel& level);
+
+// Bilinear lookup at level L of an image given by fetch(L, x, y) -> const float* (x and y may be
+// out of range: fetch wraps or clamps them). u, v in level 0's texel units.
+template <class Fetch>
+inline void mip_bilinear(const Fetch& fetch, int level, double u, double v, float out[3]) {
+    const double scale = std::ldexp(1.0, -level);
+    const double x = u * scale - 0.5, y = v * scale - 0.5;
+    const double fx0 = std::floor(x), fy0 = std::floor(y);
+    const int x0 = int(fx0), y0 = int(fy0);
+    const float tx = float(x - fx0), ty = float(y - fy0);
+    const float* a = fetch(level, x0, y0);
+    const float* b = fetch(level, x0 + 1, y0);
+    const float* c = fetch(level, x0, y0 + 1);
+    const float* d = fetch(level, x0 + 1, y0 + 1);
+    for (int i = 0; i < 3; ++i) {
+        const float top = a[i] + tx * (b[i] - a[i]);
+        const float bottom = c[i] + tx * (d[i] - c[i]);
+        out[i] = top + ty * (bottom - top);
+    }
+}
+
+// Trilinear lookup: footprint f (level-0 texels; below 1 is level 0), levels 0 .. levels - 1.
+template <class Fetch>
+inline void mip_trilinear(const Fetch& fetch, int levels, double u, double v, double footprint, float out[3]) {
+    const double lambda = footprint > 1.0 ? std::log2(footprint) : 0.0;
+    if (lambda >= double(levels - 1)) {
+        mip_bilinear(fetch, levels - 1, u, v, out);
+        return;
+    }
+    const int level = int(lambda);
+    const float t = float(lambda - level);
+    mip_bilinear(fetch, level, u, v, out);
+    if (t > 0.0f) {
+        float next[3];
+        mip_bilinear(fetch, level + 1, u, v, next);
+        for (int i = 0; i < 3; ++i) out[i] += t * (next[i] - out[i]);
+    }
+}
+
+}  // namespace ms

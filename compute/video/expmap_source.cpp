@@ -1,0 +1,51 @@
+// expmap_source.cpp: the exponential map behind VideoFrameSource (expmap_source.h).
+#include "compute/video/expmap_source.h"
+
+#include "compute/video/expmap.h"
+
+namespace ms {
+
+namespace {
+
+class ExpmapFrameSource : public VideoFrameSource {
+public:
+    explicit ExpmapFrameSource(const FrameSourceSettings& settings)
+        : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)) {}
+
+    void render(int64_t k, uint8_t* rgba) override { renderer_.render(k, rgba); }
+
+    FrameSourceTimes times() const override {
+        const ExpmapStats& s = renderer_.stats();
+        FrameSourceTimes t;
+        t.reference_ms = s.reference_ms;
+        t.pixels_ms = s.strips_ms + s.flat_ms;
+        t.colour_ms = s.colour_ms + s.reconstruct_ms;
+        return t;
+    }
+
+private:
+    static ExpmapOptions options_of(const FrameSourceSettings& settings) {
+        ExpmapOptions options;
+        options.supersample = settings.supersample;
+        return options;
+    }
+    PaletteTable palette_;  // the renderer keeps a reference
+    ExpmapRenderer renderer_;
+};
+
+}  // namespace
+
+std::unique_ptr<VideoFrameSource> make_expmap_frame_source(const FrameSourceSettings& settings, std::string* problem) {
+    if (std::string p = expmap_plan_problem(settings.plan); !p.empty()) {
+        *problem = p;
+        return nullptr;
+    }
+    return std::make_unique<ExpmapFrameSource>(settings);
+}
+
+bool expmap_suits(const FrameSourceSettings& settings) {
+    return expmap_plan_problem(settings.plan).empty() &&
+           expmap_sample_ratio(settings.plan, settings.supersample) >= kExpmapAutoMinRatio;
+}
+
+}  // namespace ms
