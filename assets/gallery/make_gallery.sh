@@ -22,4 +22,7 @@ feature=(--size=640x360 --supersample=2 --backend=cpu)
 "$bin" render --julia=0,1 --colouring=de --iter=2000 "${feature[@]}" -o "$out/colouring-julia-de.png" > /dev/null 2>&1
 "$bin" render --formula=multibrot4 --colouring=stripe --stripe-density=3 --iter=1000 "${feature[@]}" \
     -o "$out/colouring-multibrot4-stripe.png" > /dev/null 2>&1
+# The atom-domain layer around the period-3 minibrot: each domain's hue points at a minibrot.
+"$bin" render --center=-1.7548776662,0 --zoom=60 --iter=3000 --colouring=smooth,atom --atom-strength=0.6 \
+    "${feature[@]}" -o "$out/colouring-atom.png" > /dev/null 2>&1
 ls -l "$out"
