@@ -24,9 +24,21 @@ namespace ms {
 
 namespace {
 
-int bad_input(const std::string& sentence) {
-    const bool stop = !sentence.empty() && sentence.back() == '.';
-    std::fprintf(stderr, "mandelscope video: %s%s\n", sentence.c_str(), stop ? "" : ".");
+// A message as the user reads it: a sentence, capitalised and ended with a full stop. The
+// library's messages are often clauses (composed as "--from-zoom: " + problem), so both are
+// settled here, where the message is printed.
+std::string as_sentence(std::string text) {
+    while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = char(text[0] - 'a' + 'A');
+    return text + ".";
+}
+
+void print_sentence(const std::string& text) {
+    std::fprintf(stderr, "mandelscope video: %s\n", as_sentence(text).c_str());
+}
+
+int bad_input(const std::string& text) {
+    print_sentence(text);
     return 2;
 }
 
@@ -61,7 +73,7 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--preset", o.encoding.preset, "Encoder preset, ultrafast to placebo (slower: smaller files)")
         ->capture_default_str();
     app.add_option("--audio", o.audio, "A soundtrack to mux in by stream copy (AAC, MP3, Opus, FLAC... as MP4 holds)");
-    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full), expmap (log-polar strips, docs/expmap.md) or auto")
+    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full), expmap (log-polar strips, docs/video.md#the-exponential-map) or auto (expmap on the CPU where it renders at least 2x fewer samples, else direct)")
         ->check(CLI::IsMember({"auto", "direct", "expmap"}))
         ->capture_default_str();
     app.add_option("--segment-frames", o.encoding.segment_frames,
@@ -143,19 +155,27 @@ std::string clock_text(double seconds) {
     return text;
 }
 
-void print_summary(const VideoJob& job, const VideoResult& r, const std::string& backend_text) {
+void print_summary(const VideoJob& job, const VideoResult& r, const std::string& backend_text, bool keyframed) {
     const int64_t n = int64_t(job.frames.plan.size());
     const View& last = job.frames.plan.back();
     const VideoStageTimes& t = r.times;
     std::printf("backend    %s\n", backend_text.c_str());
-    std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
-                job.frames.plan.front().zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
+    const View& first = job.frames.plan.front();
+    if (keyframed)
+        std::printf("path       keyframed path from centre %s, %s  zoom %s to centre %s, %s  zoom %s  %dx%d",
+                    first.center_re.c_str(), first.center_im.c_str(), first.zoom.text().c_str(),
+                    last.center_re.c_str(), last.center_im.c_str(), last.zoom.text().c_str(), last.width, last.height);
+    else
+        std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
+                    first.zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
     if (job.frames.supersample > 1)
         std::printf(" (%dx%d supersampling)", job.frames.supersample, job.frames.supersample);
     std::printf("  %lld iterations\n", (long long)last.max_iterations);
-    std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep\n",
+    std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep, %lld from "
+                "the exponential map\n",
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
-                (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames);
+                (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames,
+                (long long)t.render.expmap_frames);
     std::printf(
         "time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; %.1f ms encoding (on the "
         "encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms muxing; %.1f ms in all\n",
@@ -201,12 +221,10 @@ int run_video_command(int argc, char** argv) {
     const VideoResult result = run_video(job, progress, nullptr);
     bar.finish();
     if (result.status != 0) {
-        std::string what = result.message;
-        if (!what.empty() && what.back() == '.') what.pop_back();
-        std::fprintf(stderr, "mandelscope video: %s.\n", what.c_str());
+        print_sentence(result.message);
         return result.status;
     }
-    print_summary(job, result, backend_text);
+    print_summary(job, result, backend_text, app.count("--keyframes") > 0);
     return 0;
 }
 

@@ -32,6 +32,7 @@ struct FrameSourceTimes {
     double colour_ms = 0.0;     // smooth values to colours, and supersampling's box filter
     int64_t direct_frames = 0;  // frames on the direct FP32/FP64 kernels
     int64_t deep_frames = 0;    // frames on the perturbation path
+    int64_t expmap_frames = 0;  // frames reconstructed from the exponential map's strips
 };
 
 class VideoFrameSource {
