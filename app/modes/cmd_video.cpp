@@ -25,11 +25,16 @@ namespace ms {
 namespace {
 
 // A message as the user reads it: a sentence, capitalised and ended with a full stop. The
-// library's messages are often clauses (composed as "--from-zoom: " + problem), so both are
-// settled here, where the message is printed.
+// library's messages are often clauses, composed into longer ones, so both are settled here,
+// where the message is printed; one that opens with an option ("--fps must be ...") opens with
+// "The option" instead.
 std::string as_sentence(std::string text) {
     while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
-    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = char(text[0] - 'a' + 'A');
+    if (text.rfind("--", 0) == 0) text = "The option " + text;
+    // A first word that is a file name or a path ("a.kfr: ...") keeps its letters.
+    const std::string first_word = text.substr(0, text.find(' '));
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z' && first_word.find_first_of("./\\_") == std::string::npos)
+        text[0] = char(text[0] - 'a' + 'A');
     return text + ".";
 }
 
@@ -105,7 +110,7 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     if (app.count("--seconds-per-doubling") > 0 && !(o.seconds_per_doubling > 0.0))
         return "--seconds-per-doubling must be a positive number of seconds";
     if (std::string problem = ViewZoom::parse(o.from_zoom, &dive.from_zoom); !problem.empty())
-        return "--from-zoom: " + problem;
+        return "the first frame's zoom (--from-zoom): " + problem;
     FrameSourceSettings& frames = job->frames;
     try {
         if (!request->palette_file.empty()) {

@@ -11,7 +11,8 @@
 #     a rerun renders only the missing frames, into the same bytes;
 #   - every bad input (fps 0 or above 240, seconds negative or 0 or missing, sizes 0, odd or past
 #     8192, an unreadable location, a missing folder, histogram colouring, a soundtrack MP4 cannot
-#     hold by stream copy, a full disk) exits 2 with one line on stderr and writes no file.
+#     hold by stream copy, a full disk) exits 2 with one line on stderr, a capitalised sentence
+#     ending in a full stop, and writes no file.
 # Usage: bash video_cli.sh /path/to/mandelscope
 # shellcheck source=../cli/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/cli_lib.sh"
@@ -93,6 +94,7 @@ expect_bad_video() {  # args...
     lines=$(wc -l < err.txt)
     [ "$status" -eq 2 ] || fail "video $* exited $status, not 2 (stderr: $(head -c 300 err.txt))"
     [ "$lines" -eq 1 ] || fail "video $* printed $lines lines on stderr, not 1: $(head -c 300 err.txt)"
+    grep -q '^mandelscope video: [A-Z].*\.$' err.txt || fail "video $* printed no capitalised sentence: $(head -c 300 err.txt)"
     [ -z "$(ls -A | grep -e '^new' -e '^\.new')" ] || { fail "video $* left a file: $(ls -A)"; rm -rf new* .new*; }
     echo "ok   video ${args:0:70}  ->  $(head -c 200 err.txt)"
 }
