@@ -1,5 +1,5 @@
 // cmd_video.cpp: `mandelscope video`: a straight dive into a location, written as an MP4 (or a
-// PNG sequence) with a manifest of every frame's view beside it.
+// PNG or EXR sequence) with a manifest of every frame's view beside it.
 //
 // The command line is `render`'s view options (render_options.h: location, size, formula,
 // palette, colouring, backend, precision, supersampling) plus the dive's length and the
@@ -52,6 +52,7 @@ struct VideoOptionTexts {
     double seconds = 0.0, seconds_per_doubling = 0.0;
     std::string from_zoom = "1";
     std::string output, codec = "h264", method = "auto", audio;
+    std::string format = "auto";  // auto: by -o (OUT.mp4 or FOLDER/); png, exr: a folder's files
     std::string keyframes;  // a keyframe file (docs/keyframes.md): the path instead of a straight dive
     VideoEncoding encoding;
     int64_t kill_after_frames = 0;  // tests: SIGKILL itself after rendering this many frames
@@ -68,8 +69,15 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--keyframes", o.keyframes,
                    "A keyframe file (docs/keyframes.md): the camera flies from keyframe to keyframe instead of a "
                    "straight dive, and the file's times set the length");
-    app.add_option("-o,--output", o.output, "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt)")
+    app.add_option("-o,--output", o.output,
+                   "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt) or an EXR sequence")
         ->required();
+    app.add_option("--format", o.format,
+                   "auto (by -o: MP4 or PNG sequence), mp4, png, or exr: a folder of EXR files with Kalles Fraktaler's "
+                   "raw channels N, NF, DEX and DEY, without T "
+                   "(--method=direct, no supersampling)")
+        ->check(CLI::IsMember({"auto", "mp4", "png", "exr"}))
+        ->capture_default_str();
     app.add_option("--codec", o.codec, "h264 (libx264) or h265 (libx265, where the FFmpeg libraries have it)")
         ->check(CLI::IsMember({"h264", "h265"}))
         ->capture_default_str();
@@ -149,6 +157,13 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     video_codec_from_name(o.codec, &job->encoding.codec);
     video_method_from_name(o.method, &job->method);
     if (keyframed) job->method = VideoMethod::Direct;  // auto's exponential map needs a fixed centre
+    const bool folder = video_output_is_folder(job->output);
+    if (o.format == "mp4" && folder) return "--format=mp4 writes a file: give -o OUT.mp4, not a folder";
+    if ((o.format == "png" || o.format == "exr") && !folder)
+        return "--format=" + o.format + " writes a folder of frames: give -o FOLDER/ (ending in /)";
+    job->exr = o.format == "exr";
+    // The exponential map keeps colours, not raw values: auto renders an EXR sequence directly.
+    if (job->exr && job->method == VideoMethod::Auto) job->method = VideoMethod::Direct;
     return check_video_job(*job);
 }
 
@@ -181,11 +196,14 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
                 (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames,
                 (long long)t.render.expmap_frames);
-    std::printf(
-        "time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; %.1f ms encoding (on the "
-        "encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms muxing; %.1f ms in all\n",
-        t.render.reference_ms, t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms, t.encode_ms, t.encode_wait_ms,
-        t.mux_ms, t.wall_ms);
+    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; ", t.render.reference_ms,
+                t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms);
+    if (video_output_is_folder(job.output))  // a sequence's files are written on the rendering thread
+        std::printf("%.1f ms writing the %s files; %.1f ms in all\n", t.encode_ms, job.exr ? "EXR" : "PNG", t.wall_ms);
+    else
+        std::printf("%.1f ms encoding (on the encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms "
+                    "muxing; %.1f ms in all\n",
+                    t.encode_ms, t.encode_wait_ms, t.mux_ms, t.wall_ms);
     const double seconds = t.wall_ms * 1e-3;
     if (r.frames_rendered > 0 && seconds > 0)
         std::printf("speed      %.2f frames/s end to end (%.2fx real time)\n", double(r.frames_rendered) / seconds,
@@ -199,7 +217,7 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
 int run_video_command(int argc, char** argv) {
     CLI::App app{
         "Render a zoom video: a straight dive from zoom 1 (or --from-zoom) into a location, as an MP4 (H.264/H.265) "
-        "or a PNG sequence, with a manifest of every frame's view beside it; run again after an interruption, it "
+        "or a PNG or EXR sequence, with a manifest of every frame's view beside it; run again after an interruption, it "
         "continues where it stopped",
         "video"};
     RenderRequest request;
