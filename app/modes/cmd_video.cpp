@@ -1,5 +1,5 @@
 // cmd_video.cpp: `mandelscope video`: a straight dive into a location, written as an MP4 (or a
-// PNG sequence) with a manifest of every frame's view beside it.
+// PNG or EXR sequence) with a manifest of every frame's view beside it.
 //
 // The command line is `render`'s view options (render_options.h: location, size, formula,
 // palette, colouring, backend, precision, supersampling) plus the dive's length and the
@@ -24,9 +24,26 @@ namespace ms {
 
 namespace {
 
-int bad_input(const std::string& sentence) {
-    const bool stop = !sentence.empty() && sentence.back() == '.';
-    std::fprintf(stderr, "mandelscope video: %s%s\n", sentence.c_str(), stop ? "" : ".");
+// A message as the user reads it: a sentence, capitalised and ended with a full stop. The
+// library's messages are often clauses, composed into longer ones, so both are settled here,
+// where the message is printed; one that opens with an option ("--fps must be ...") opens with
+// "The option" instead.
+std::string as_sentence(std::string text) {
+    while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+    if (text.rfind("--", 0) == 0) text = "The option " + text;
+    // A first word that is a file name or a path ("a.kfr: ...") keeps its letters.
+    const std::string first_word = text.substr(0, text.find(' '));
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z' && first_word.find_first_of("./\\_") == std::string::npos)
+        text[0] = char(text[0] - 'a' + 'A');
+    return text + ".";
+}
+
+void print_sentence(const std::string& text) {
+    std::fprintf(stderr, "mandelscope video: %s\n", as_sentence(text).c_str());
+}
+
+int bad_input(const std::string& text) {
+    print_sentence(text);
     return 2;
 }
 
@@ -35,6 +52,7 @@ struct VideoOptionTexts {
     double seconds = 0.0, seconds_per_doubling = 0.0;
     std::string from_zoom = "1";
     std::string output, codec = "h264", method = "auto", audio;
+    std::string format = "auto";  // auto: by -o (OUT.mp4 or FOLDER/); png, exr: a folder's files
     std::string keyframes;  // a keyframe file (docs/keyframes.md): the path instead of a straight dive
     VideoEncoding encoding;
     int64_t kill_after_frames = 0;  // tests: SIGKILL itself after rendering this many frames
@@ -51,8 +69,15 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--keyframes", o.keyframes,
                    "A keyframe file (docs/keyframes.md): the camera flies from keyframe to keyframe instead of a "
                    "straight dive, and the file's times set the length");
-    app.add_option("-o,--output", o.output, "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt)")
+    app.add_option("-o,--output", o.output,
+                   "OUT.mp4, or FOLDER/ for a PNG sequence (each frame's view in its tEXt) or an EXR sequence")
         ->required();
+    app.add_option("--format", o.format,
+                   "auto (by -o: MP4 or PNG sequence), mp4, png, or exr: a folder of EXR files with Kalles Fraktaler's "
+                   "raw channels N, NF, DEX and DEY, without T "
+                   "(--method=direct, no supersampling)")
+        ->check(CLI::IsMember({"auto", "mp4", "png", "exr"}))
+        ->capture_default_str();
     app.add_option("--codec", o.codec, "h264 (libx264) or h265 (libx265, where the FFmpeg libraries have it)")
         ->check(CLI::IsMember({"h264", "h265"}))
         ->capture_default_str();
@@ -61,7 +86,7 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--preset", o.encoding.preset, "Encoder preset, ultrafast to placebo (slower: smaller files)")
         ->capture_default_str();
     app.add_option("--audio", o.audio, "A soundtrack to mux in by stream copy (AAC, MP3, Opus, FLAC... as MP4 holds)");
-    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full), expmap (log-polar strips, docs/expmap.md) or auto")
+    app.add_option("--method", o.method, "How frames are made: direct (each rendered in full), expmap (log-polar strips, docs/video.md#the-exponential-map) or auto (expmap on the CPU where it renders at least 2x fewer samples, else direct)")
         ->check(CLI::IsMember({"auto", "direct", "expmap"}))
         ->capture_default_str();
     app.add_option("--segment-frames", o.encoding.segment_frames,
@@ -93,7 +118,7 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     if (app.count("--seconds-per-doubling") > 0 && !(o.seconds_per_doubling > 0.0))
         return "--seconds-per-doubling must be a positive number of seconds";
     if (std::string problem = ViewZoom::parse(o.from_zoom, &dive.from_zoom); !problem.empty())
-        return "--from-zoom: " + problem;
+        return "the first frame's zoom (--from-zoom): " + problem;
     FrameSourceSettings& frames = job->frames;
     try {
         if (!request->palette_file.empty()) {
@@ -132,6 +157,13 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     video_codec_from_name(o.codec, &job->encoding.codec);
     video_method_from_name(o.method, &job->method);
     if (keyframed) job->method = VideoMethod::Direct;  // auto's exponential map needs a fixed centre
+    const bool folder = video_output_is_folder(job->output);
+    if (o.format == "mp4" && folder) return "--format=mp4 writes a file: give -o OUT.mp4, not a folder";
+    if ((o.format == "png" || o.format == "exr") && !folder)
+        return "--format=" + o.format + " writes a folder of frames: give -o FOLDER/ (ending in /)";
+    job->exr = o.format == "exr";
+    // The exponential map keeps colours, not raw values: auto renders an EXR sequence directly.
+    if (job->exr && job->method == VideoMethod::Auto) job->method = VideoMethod::Direct;
     return check_video_job(*job);
 }
 
@@ -143,24 +175,35 @@ std::string clock_text(double seconds) {
     return text;
 }
 
-void print_summary(const VideoJob& job, const VideoResult& r, const std::string& backend_text) {
+void print_summary(const VideoJob& job, const VideoResult& r, const std::string& backend_text, bool keyframed) {
     const int64_t n = int64_t(job.frames.plan.size());
     const View& last = job.frames.plan.back();
     const VideoStageTimes& t = r.times;
     std::printf("backend    %s\n", backend_text.c_str());
-    std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
-                job.frames.plan.front().zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
+    const View& first = job.frames.plan.front();
+    if (keyframed)
+        std::printf("path       keyframed path from centre %s, %s  zoom %s to centre %s, %s  zoom %s  %dx%d",
+                    first.center_re.c_str(), first.center_im.c_str(), first.zoom.text().c_str(),
+                    last.center_re.c_str(), last.center_im.c_str(), last.zoom.text().c_str(), last.width, last.height);
+    else
+        std::printf("dive       centre %s, %s  zoom %s to %s  %dx%d", last.center_re.c_str(), last.center_im.c_str(),
+                    first.zoom.text().c_str(), last.zoom.text().c_str(), last.width, last.height);
     if (job.frames.supersample > 1)
         std::printf(" (%dx%d supersampling)", job.frames.supersample, job.frames.supersample);
     std::printf("  %lld iterations\n", (long long)last.max_iterations);
-    std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep\n",
+    std::printf("frames     %lld at %d fps (%s of video): %lld rendered, %lld resumed; %lld direct, %lld deep, %lld from "
+                "the exponential map\n",
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
-                (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames);
-    std::printf(
-        "time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; %.1f ms encoding (on the "
-        "encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms muxing; %.1f ms in all\n",
-        t.render.reference_ms, t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms, t.encode_ms, t.encode_wait_ms,
-        t.mux_ms, t.wall_ms);
+                (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames,
+                (long long)t.render.expmap_frames);
+    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; ", t.render.reference_ms,
+                t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms);
+    if (video_output_is_folder(job.output))  // a sequence's files are written on the rendering thread
+        std::printf("%.1f ms writing the %s files; %.1f ms in all\n", t.encode_ms, job.exr ? "EXR" : "PNG", t.wall_ms);
+    else
+        std::printf("%.1f ms encoding (on the encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms "
+                    "muxing; %.1f ms in all\n",
+                    t.encode_ms, t.encode_wait_ms, t.mux_ms, t.wall_ms);
     const double seconds = t.wall_ms * 1e-3;
     if (r.frames_rendered > 0 && seconds > 0)
         std::printf("speed      %.2f frames/s end to end (%.2fx real time)\n", double(r.frames_rendered) / seconds,
@@ -174,7 +217,7 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
 int run_video_command(int argc, char** argv) {
     CLI::App app{
         "Render a zoom video: a straight dive from zoom 1 (or --from-zoom) into a location, as an MP4 (H.264/H.265) "
-        "or a PNG sequence, with a manifest of every frame's view beside it; run again after an interruption, it "
+        "or a PNG or EXR sequence, with a manifest of every frame's view beside it; run again after an interruption, it "
         "continues where it stopped",
         "video"};
     RenderRequest request;
@@ -201,12 +244,10 @@ int run_video_command(int argc, char** argv) {
     const VideoResult result = run_video(job, progress, nullptr);
     bar.finish();
     if (result.status != 0) {
-        std::string what = result.message;
-        if (!what.empty() && what.back() == '.') what.pop_back();
-        std::fprintf(stderr, "mandelscope video: %s.\n", what.c_str());
+        print_sentence(result.message);
         return result.status;
     }
-    print_summary(job, result, backend_text);
+    print_summary(job, result, backend_text, app.count("--keyframes") > 0);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 // expmap.h: a straight dive's frames from the exponential map (log-polar strips), the
-// `--method=expmap` of the video command. docs/expmap.md explains the method.
+// `--method=expmap` of the video command. docs/video.md#the-exponential-map explains the method.
 //
 // A straight dive keeps its centre and only zooms, so each ring of the picture around the
 // centre is seen by many frames at many sizes. The exponential map renders each ring once:

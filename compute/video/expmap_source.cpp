@@ -12,7 +12,10 @@ public:
     explicit ExpmapFrameSource(const FrameSourceSettings& settings)
         : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)) {}
 
-    void render(int64_t k, uint8_t* rgba) override { renderer_.render(k, rgba); }
+    void render(int64_t k, uint8_t* rgba) override {
+        renderer_.render(k, rgba);
+        ++frames_;
+    }
 
     FrameSourceTimes times() const override {
         const ExpmapStats& s = renderer_.stats();
@@ -20,6 +23,7 @@ public:
         t.reference_ms = s.reference_ms;
         t.pixels_ms = s.strips_ms + s.flat_ms;
         t.colour_ms = s.colour_ms + s.reconstruct_ms;
+        t.expmap_frames = frames_;
         return t;
     }
 
@@ -31,6 +35,7 @@ private:
     }
     PaletteTable palette_;  // the renderer keeps a reference
     ExpmapRenderer renderer_;
+    int64_t frames_ = 0;
 };
 
 }  // namespace

@@ -1,10 +1,16 @@
 // frame_source.cpp: the --method names and the choice of frame source (frame_source.h).
 #include "compute/video/frame_source.h"
 
+#include <stdexcept>
+
 #include "compute/video/expmap_source.h"
 #include "compute/video/frame_source_direct.h"
 
 namespace ms {
+
+void VideoFrameSource::render_raw(int64_t, RawVideoFrame*) {
+    throw std::runtime_error("this frame source keeps colours, not raw values: use --method=direct");
+}
 
 const char* video_method_name(VideoMethod method) {
     switch (method) {

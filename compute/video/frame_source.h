@@ -1,7 +1,8 @@
 // frame_source.h: how a video's frames are made, behind one small interface, so that the video
 // pipeline (video_job.h) neither knows nor cares which renderer draws them.
 //
-//   VideoFrameSource       render(k): frame k of the plan, as RGBA
+//   VideoFrameSource       render(k): frame k of the plan, as RGBA; render_raw(k): its raw
+//                          values (escape counts, smooth values, distances) for an EXR sequence
 //   FrameSourceSettings    what every source is made from: the plan (one View per frame,
 //                          dive_plan.h), the precision asked for, CPU or CUDA, supersampling,
 //                          the escape shortcuts and the palette's colours
@@ -32,6 +33,15 @@ struct FrameSourceTimes {
     double colour_ms = 0.0;     // smooth values to colours, and supersampling's box filter
     int64_t direct_frames = 0;  // frames on the direct FP32/FP64 kernels
     int64_t deep_frames = 0;    // frames on the perturbation path
+    int64_t expmap_frames = 0;  // frames reconstructed from the exponential map's strips
+};
+
+// A frame's raw values, one a pixel (no supersampling), for an EXR sequence (exr_write.h).
+struct RawVideoFrame {
+    int width = 0, height = 0;
+    std::vector<int64_t> escape_count;  // row-major, top row first; -1 inside
+    std::vector<double> mu;             // the smooth value (escape.h); -1 inside
+    std::vector<float> distance;        // the distance estimate in pixels; 0 inside
 };
 
 class VideoFrameSource {
@@ -40,6 +50,9 @@ public:
     // Renders frame k of the plan into rgba (plan[k].width * plan[k].height * 4 bytes, top row
     // first). Throws std::runtime_error with a sentence on a failure (a CUDA error, memory).
     virtual void render(int64_t k, uint8_t* rgba) = 0;
+    // Frame k's raw values instead of its colours, under the same rule of order. Throws
+    // std::runtime_error with a sentence for a source that keeps no raw values.
+    virtual void render_raw(int64_t k, RawVideoFrame* out);
     // Where its time went so far (zeros for a source that does not keep count).
     virtual FrameSourceTimes times() const { return {}; }
 };

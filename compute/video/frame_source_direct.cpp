@@ -12,6 +12,8 @@
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/direct/coloured_frame.h"
+#include "compute/fractal/direct/direct_features.h"
+#include "compute/fractal/maths/escape.h"
 
 namespace ms {
 
@@ -40,9 +42,7 @@ public:
         const int K = settings_.supersample;
         const View samples = samples_of(view, K);
         const size_t sample_count = size_t(samples.width) * size_t(samples.height);
-        const bool segment_start = settings_.segment_frames > 0 && k % settings_.segment_frames == 0;
-        if (segment_start || k != last_frame_ + 1) drop_bla_tables();
-        last_frame_ = k;
+        begin_frame(k);
         uint8_t* out = rgba;
         if (K > 1) {
             samples_rgba_.resize(sample_count * 4);
@@ -58,9 +58,72 @@ public:
         }
     }
 
+    // One value a pixel of the view's own grid (the caller refuses supersampling). A direct
+    // frame runs the feature kernels on the CPU whatever the backend (direct_features_cpu: mu
+    // and the distance; the escape count is the one mu encodes, escape.h); a deep frame runs
+    // deep_cpu or deep_cuda with the distance estimate and hands over their fields.
+    void render_raw(int64_t k, RawVideoFrame* out) override {
+        const View& view = settings_.plan.at(size_t(k));
+        begin_frame(k);
+        const size_t pixels = size_t(view.width) * size_t(view.height);
+        out->width = view.width;
+        out->height = view.height;
+        const Precision precision = resolve_precision(view, settings_.precision);
+        if (!is_deep(precision)) {
+            const auto start = std::chrono::steady_clock::now();
+            mu_.resize(pixels);
+            out->distance.assign(pixels, 0.0f);
+            OrbitFeatureOutputs features;
+            features.distance = out->distance.data();
+            const FrameStats stats =
+                direct_features_cpu(view, precision, settings_.shortcuts, full_rect(view), mu_.data(), features);
+            out->escape_count.resize(pixels);
+            out->mu.resize(pixels);
+            for (size_t i = 0; i < pixels; ++i) {
+                out->escape_count[i] = mandelbrot_escape_count(mu_[i]);
+                out->mu[i] = out->escape_count[i] < 0 ? -1.0 : double(mu_[i]);
+                if (out->escape_count[i] < 0) out->distance[i] = 0.0f;
+            }
+            times_.pixels_ms += stats.compute_ms;
+            times_.colour_ms += std::max(0.0, ms_since(start) - stats.compute_ms);
+            ++times_.direct_frames;
+            return;
+        }
+        ensure_reference();
+        DeepRenderOptions options = deep_options(precision);
+        options.distance = true;
+        DeepFrame frame = settings_.cuda ? deep_cuda(deep_location(view), view.width, view.height, options)
+                                         : deep_cpu(deep_location(view), view.width, view.height, options);
+        times_.reference_ms += frame.stats.reference_ms;
+        times_.bla_ms += frame.stats.bla_ms;
+        times_.pixels_ms += frame.stats.pixels_ms;
+        out->escape_count = std::move(frame.escape_count);
+        out->mu = std::move(frame.mu);
+        out->distance = std::move(frame.distance);
+        if (out->distance.size() != pixels) out->distance.assign(pixels, 0.0f);
+        ++times_.deep_frames;
+    }
+
     FrameSourceTimes times() const override { return times_; }
 
 private:
+    // BLA tables are dropped at a segment's start and wherever the frames are not asked for in
+    // order (frame_source.h's rule).
+    void begin_frame(int64_t k) {
+        const bool segment_start = settings_.segment_frames > 0 && k % settings_.segment_frames == 0;
+        if (segment_start || k != last_frame_ + 1) drop_bla_tables();
+        last_frame_ = k;
+    }
+
+    DeepRenderOptions deep_options(Precision precision) {
+        DeepRenderOptions options;
+        options.number_type = precision == Precision::DeepFloatExp           ? DeepNumberType::FloatExp
+                              : settings_.precision == Precision::DeepDouble ? DeepNumberType::Double
+                                                                             : DeepNumberType::Auto;
+        options.cache = &cache_;
+        return options;
+    }
+
     void render_direct(const View& samples, Precision precision, uint8_t* out) {
         const auto start = std::chrono::steady_clock::now();
         const double pixel_scale = 1.0 / settings_.supersample;
@@ -93,12 +156,8 @@ private:
 
     void render_deep(const View& view, const View& samples, Precision precision, uint8_t* out) {
         ensure_reference();
-        DeepRenderOptions options;
-        options.number_type = precision == Precision::DeepFloatExp           ? DeepNumberType::FloatExp
-                              : settings_.precision == Precision::DeepDouble ? DeepNumberType::Double
-                                                                             : DeepNumberType::Auto;
+        DeepRenderOptions options = deep_options(precision);
         deep_options_for_colouring(view.colouring, &options);
-        options.cache = &cache_;
         const DeepLocation location = deep_location(samples);
         const DeepFrame frame = settings_.cuda ? deep_cuda(location, samples.width, samples.height, options)
                                                : deep_cpu(location, samples.width, samples.height, options);

@@ -185,7 +185,13 @@ std::string read_keyframes(const std::string& path, std::vector<Keyframe>* out) 
     if (!in) return "Cannot open the keyframe file " + path + ".";
     std::ostringstream text;
     text << in.rdbuf();
-    if (std::string problem = parse_keyframes(text.str(), out); !problem.empty()) return path + ": " + problem;
+    if (std::string problem = parse_keyframes(text.str(), out); !problem.empty()) {
+        // "Line N of the keyframe file: ..." names the file: "Line N of the keyframe file F: ...".
+        const std::string marker = " of the keyframe file";
+        if (const size_t at = problem.find(marker); at != std::string::npos)
+            return problem.insert(at + marker.size(), " " + path);
+        return "The keyframe file " + path + ": " + lowered(problem);
+    }
     return "";
 }
 

@@ -18,7 +18,9 @@ extern "C" {
 #include <libavutil/log.h>
 }
 
+#include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
+#include "compute/io/exr_write.h"
 #include "compute/io/image_io.h"
 #include "compute/video/dive_plan.h"
 #include "compute/video/manifest.h"
@@ -85,10 +87,24 @@ std::string job_key(const VideoJob& job, const std::string& manifest, int64_t se
     return key;
 }
 
-std::string frame_png_name(int64_t k) {
-    char name[40];
-    std::snprintf(name, sizeof name, "frame_%06lld.png", (long long)k);
+std::string frame_file_name(int64_t k, const char* extension) {
+    char name[48];
+    std::snprintf(name, sizeof name, "frame_%06lld.%s", (long long)k, extension);
     return name;
+}
+std::string frame_png_name(int64_t k) { return frame_file_name(k, "png"); }
+std::string frame_exr_name(int64_t k) { return frame_file_name(k, "exr"); }
+
+// Whether an EXR file is a finished frame of this view: it reads back, at the view's size and
+// iterations, with the view's location (its Kalles Fraktaler text) as its attribute. The raw
+// values depend on nothing else the view holds (the palette and colouring do not reach them).
+bool exr_frame_present(const std::filesystem::path& path, const View& view, const std::string& kfr_text) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    ExrRawImage image;
+    if (!read_exr(path.string(), &image).empty()) return false;
+    return image.width == view.width && image.height == view.height && image.max_iterations == view.max_iterations &&
+           image.kfr_text == kfr_text;
 }
 
 // AtomicFile's temporary files for `target` (".NAME.tmp-XXXXXX" beside it) that a killed run
@@ -374,6 +390,77 @@ VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, Prog
     return result;
 }
 
+// The EXR sequence: as the PNG sequence, each segment kept when all its frames are there and
+// otherwise rendered from its first frame (the same raw values as an uninterrupted run), writing
+// the missing frames, each through an AtomicFile (a temporary name, then a rename).
+VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+                             const std::atomic<bool>* cancel, VideoResult result) {
+    const std::vector<View>& plan = job.frames.plan;
+    const std::filesystem::path dir = job.output;
+    const int64_t n = int64_t(plan.size());
+    const int64_t segment_frames = segment_frames_of(job);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {  // a killed run's temporary files
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(".frame_", 0) == 0 && name.find(".tmp-") != std::string::npos)
+            std::filesystem::remove(entry.path(), ec);
+    }
+    const int width = plan[0].width, height = plan[0].height;
+    RawVideoFrame raw;
+    for (int64_t first = 0; first < n; first += segment_frames) {
+        const int64_t last = std::min(n, first + segment_frames);
+        std::vector<std::string> texts;
+        std::vector<bool> present;
+        bool all_present = true;
+        for (int64_t k = first; k < last; ++k) {
+            texts.push_back(format_kfr(deep_location(plan[size_t(k)])));
+            present.push_back(exr_frame_present(dir / frame_exr_name(k), plan[size_t(k)], texts.back()));
+            all_present = all_present && present.back();
+        }
+        if (all_present) {
+            clock.done += last - first;
+            clock.resumed += last - first;
+            result.frames_resumed += last - first;
+            continue;
+        }
+        for (int64_t k = first; k < last; ++k) {
+            if (cancel && cancel->load()) {
+                result.cancelled = true;
+                return result;
+            }
+            source.render_raw(k, &raw);
+            if (!present[size_t(k - first)]) {
+                const auto start = std::chrono::steady_clock::now();
+                ExrFrame frame;
+                frame.width = raw.width;
+                frame.height = raw.height;
+                frame.escape_count = raw.escape_count.data();
+                frame.mu = raw.mu.data();
+                frame.distance = raw.distance.empty() ? nullptr : raw.distance.data();
+                frame.max_iterations = plan[size_t(k)].max_iterations;
+                frame.kfr_text = texts[size_t(k - first)];
+                try {
+                    AtomicFile file(dir / frame_exr_name(k));
+                    if (std::string problem = write_exr(file.temp_path().string(), frame); !problem.empty())
+                        return failed(result, 2, problem);
+                    file.commit();
+                } catch (const std::exception& e) {
+                    return failed(result, 2, e.what());
+                }
+                result.times.encode_ms += ms_since(start);
+                ++clock.rendered;
+                ++result.frames_rendered;
+            } else {
+                ++result.frames_resumed;
+                ++clock.resumed;
+            }
+            ++clock.done;
+            clock.report(k, nullptr, width, height, "rendering");
+        }
+    }
+    return result;
+}
+
 VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
                     const std::atomic<bool>* cancel, const std::string& manifest, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
@@ -523,13 +610,22 @@ std::string check_video_job(const VideoJob& job) {
     const std::filesystem::path& out = job.output;
     if (out.empty()) return "no output given (-o OUT.mp4 or -o FOLDER/)";
     const bool folder = video_output_is_folder(out);
+    if (job.exr) {
+        if (!folder) return "--format=exr writes a folder of EXR files: give -o FOLDER/";
+        if (job.method != VideoMethod::Direct)
+            return "--format=exr writes raw values, which only frames rendered in full keep: use --method=direct";
+        if (f.supersample != 1)
+            return "--format=exr writes one raw value a pixel, as Kalles Fraktaler's files hold: leave out "
+                   "--supersample";
+    }
     if (folder) {
         std::filesystem::path dir = out;
         if (!dir.has_filename()) dir = dir.parent_path();
         const std::filesystem::path parent = dir.parent_path().empty() ? "." : dir.parent_path();
         if (!std::filesystem::is_directory(dir) && !std::filesystem::is_directory(parent))
             return "the folder " + quoted(parent) + " does not exist";
-        if (!job.audio.empty()) return "--audio goes with an MP4 output, not a PNG sequence";
+        if (!job.audio.empty())
+            return std::string("--audio goes with an MP4 output, not ") + (job.exr ? "an EXR" : "a PNG") + " sequence";
         return {};
     }
     const std::filesystem::path parent = out.parent_path().empty() ? "." : out.parent_path();
@@ -585,8 +681,9 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
         if (!source) return failed(result, 2, problem);
         ProgressClock clock{progress};
         clock.total = int64_t(job.frames.plan.size());
-        result = folder ? run_png_sequence(job, *source, clock, cancel, result)
-                        : run_mp4(job, *source, clock, cancel, manifest, result);
+        result = !folder  ? run_mp4(job, *source, clock, cancel, manifest, result)
+                 : job.exr ? run_exr_sequence(job, *source, clock, cancel, result)
+                           : run_png_sequence(job, *source, clock, cancel, result);
         result.times.render = source->times();
     } catch (const std::bad_alloc&) {
         return failed(result, 2, "ran out of memory while rendering the video");

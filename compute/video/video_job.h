@@ -8,7 +8,9 @@
 //             atomically into a hidden parts folder beside the output (video_segments.h); once
 //             every segment is there, their packets are muxed into the MP4 without re-encoding
 //             (video_mux.h), with the soundtrack if one is given, and the parts are removed;
-//   a PNG sequence  frame_000000.png ... in a folder, each with its view in its tEXt chunk.
+//   a PNG sequence  frame_000000.png ... in a folder, each with its view in its tEXt chunk;
+//   an EXR sequence frame_000000.exr ... in a folder (job.exr): each frame's raw values in Kalles
+//             Fraktaler's channels (compute/io/exr_write.h), from a direct frame source;
 // and the manifest (manifest.h) beside it. Run again after an interruption (a kill, Ctrl+C,
 // a full disk), the same job finds its finished segments or frames, renders only the rest and
 // writes the same bytes as an uninterrupted run.
@@ -48,7 +50,8 @@ struct VideoJob {
     FrameSourceSettings frames;  // the plan and how to render it
     VideoMethod method = VideoMethod::Auto;
     int fps = 30;
-    std::filesystem::path output;  // OUT.mp4, or a folder (a PNG sequence)
+    std::filesystem::path output;  // OUT.mp4, or a folder (a PNG sequence, or EXR with exr)
+    bool exr = false;              // a folder of EXR files (raw values) instead of PNGs
     VideoEncoding encoding;        // MP4 only
     std::filesystem::path audio;   // optional soundtrack, muxed by stream copy (MP4 only)
 };
@@ -63,7 +66,8 @@ std::filesystem::path video_parts_path(const std::filesystem::path& output);
 // Everything a job is checked for before any work: the plan's frames (one size, valid views,
 // what the colouring needs: histogram colouring is refused), the size against yuv420p and the
 // codec's limits, fps, the codec's presence, the output's folder and extension, the soundtrack's
-// stream. "" or one sentence.
+// stream, and for an EXR sequence a folder output, --method=direct and no supersampling. "" or
+// one sentence.
 std::string check_video_job(const VideoJob& job);
 
 struct VideoProgressInfo {

@@ -11,7 +11,9 @@
 #     a rerun renders only the missing frames, into the same bytes;
 #   - every bad input (fps 0 or above 240, seconds negative or 0 or missing, sizes 0, odd or past
 #     8192, an unreadable location, a missing folder, histogram colouring, a soundtrack MP4 cannot
-#     hold by stream copy, a full disk) exits 2 with one line on stderr and writes no file.
+#     hold by stream copy, a full disk, --format=exr into an MP4 name or with the exponential map)
+#     exits 2 with one line on stderr, a capitalised sentence ending in a full stop, and writes no
+#     file.
 # Usage: bash video_cli.sh /path/to/mandelscope
 # shellcheck source=../cli/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/cli_lib.sh"
@@ -93,6 +95,7 @@ expect_bad_video() {  # args...
     lines=$(wc -l < err.txt)
     [ "$status" -eq 2 ] || fail "video $* exited $status, not 2 (stderr: $(head -c 300 err.txt))"
     [ "$lines" -eq 1 ] || fail "video $* printed $lines lines on stderr, not 1: $(head -c 300 err.txt)"
+    grep -q '^mandelscope video: [A-Z].*\.$' err.txt || fail "video $* printed no capitalised sentence: $(head -c 300 err.txt)"
     [ -z "$(ls -A | grep -e '^new' -e '^\.new')" ] || { fail "video $* left a file: $(ls -A)"; rm -rf new* .new*; }
     echo "ok   video ${args:0:70}  ->  $(head -c 200 err.txt)"
 }
@@ -120,6 +123,8 @@ w = wave.open('sound.wav', 'wb'); w.setnchannels(1); w.setsampwidth(2); w.setfra
 w.writeframes(struct.pack('<800h', *([0] * 800))); w.close()"
 expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --audio=sound.wav -o new.mp4
 expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --audio=missing.m4a -o new.mp4
+expect_bad_video "$loc" --size=32x18 --fps=10 --seconds=1 --format=exr -o new.mp4
+expect_bad_video "$loc" --size=32x18 --fps=10 --seconds=1 --format=exr --method=expmap -o new/
 # A full disk (the test seam compute/system/fault_injection.h: every write fails as with ENOSPC).
 MANDELSCOPE_INJECT_FAULTS=png_write expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 -o new.mp4
 

@@ -42,7 +42,7 @@ expect_refused() {  # WHAT PATTERN ARGS...
     [ ! -e refused.mp4 ] && [ ! -e refused.manifest.jsonl ] || fail "$what: left a file"
 }
 printf 'mandelscope-keyframes 1\n0 -0.5 0 1 0 100\n1 -0.5 0 big 0 100\n' > bad.keyframes
-expect_refused "a bad zoom" 'bad.keyframes: Line 3 of the keyframe file: the zoom "big"' --keyframes=bad.keyframes
+expect_refused "a bad zoom" 'Line 3 of the keyframe file bad.keyframes: the zoom "big"' --keyframes=bad.keyframes
 expect_refused "a missing file" 'Cannot read the keyframe file missing.keyframes' --keyframes=missing.keyframes
 expect_refused "--seconds beside --keyframes" '--keyframes sets the path and its times' --keyframes=path.keyframes --seconds=3
 echo "ok: keyframed videos"
