@@ -185,12 +185,7 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
                    "(cuda with --backend=cuda, no --supersample and no --raw)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
-    app.add_flag("--to-minibrot", o.to_minibrot,
-                 "Newton zoom: centre on the nucleus of the lowest-period minibrot in the image and frame it");
-    app.add_option("--to-julia-fraction", o.julia_fraction,
-                   "Newton zoom: centre on that minibrot's nucleus, this fraction of the way to it in log zoom "
-                   "(0.5: its embedded Julia set)")
-        ->check(CLI::Range(0.0, 1.0));
+    add_newton_zoom_options(app, o);
     app.add_flag("--print-view", o.print_view,
                  "Print the view (centre, zoom, iterations, size) once the PNG is written");
     add_view_look_options(app, request, o);
@@ -208,14 +203,8 @@ std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o
     request->save_location = o.save_location;
     request->png_path = o.png;
     request->raw_path = o.raw;
-    if (app.count("--to-julia-fraction") > 0 && !(o.julia_fraction > 0.0 && o.julia_fraction < 1.0))
-        return "--to-julia-fraction must lie strictly between 0 and 1";
-    if (o.to_minibrot && app.count("--to-julia-fraction") > 0)
-        return "--to-minibrot and --to-julia-fraction both move the view: give one";
     // Newton zoom moves the view before the checks, which then see the view it renders.
-    if (o.to_minibrot || app.count("--to-julia-fraction") > 0)
-        return move_view_to_minibrot(&request->view, o.julia_fraction, o.iter_option->count() > 0);
-    return {};
+    return apply_newton_zoom(app, o, request);
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ struct VideoOptionTexts {
 
 void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts& view, VideoOptionTexts& o) {
     add_view_place_options(app, view);
+    add_newton_zoom_options(app, view);
     app.add_option("--fps", o.fps, "Frames a second (1-240)")->capture_default_str();
     app.add_option("--seconds", o.seconds, "The video's length in seconds");
     app.add_option("--seconds-per-doubling", o.seconds_per_doubling,
@@ -102,6 +103,8 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
 std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, const VideoOptionTexts& o,
                      RenderRequest* request, VideoJob* job, std::string* backend_text) {
     if (std::string problem = apply_view_options(app, view_texts, request); !problem.empty()) return problem;
+    // The dive's target may be the minibrot nearest the location (Newton zoom).
+    if (std::string problem = apply_newton_zoom(app, view_texts, request); !problem.empty()) return problem;
     const bool keyframed = app.count("--keyframes") > 0;
     if (keyframed && (app.count("--seconds") || app.count("--seconds-per-doubling") || app.count("--from-zoom")))
         return "--keyframes sets the path and its times: leave out --seconds, --seconds-per-doubling and --from-zoom";

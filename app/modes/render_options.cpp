@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 
+#include "app/modes/cmd_nucleus.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/system/number_text.h"
 
@@ -137,6 +138,25 @@ std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, 
     }
     if (!precision_from_name(o.precision, &request->precision)) return "unknown precision " + o.precision;
     request->shortcuts = o.no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
+    return {};
+}
+
+void add_newton_zoom_options(CLI::App& app, RenderOptionTexts& o) {
+    app.add_flag("--to-minibrot", o.to_minibrot,
+                 "Newton zoom: centre on the nucleus of the lowest-period minibrot in the image and frame it");
+    app.add_option("--to-julia-fraction", o.julia_fraction,
+                   "Newton zoom: centre on that minibrot's nucleus, this fraction of the way to it in log zoom "
+                   "(0.5: its embedded Julia set)")
+        ->check(CLI::Range(0.0, 1.0));
+}
+
+std::string apply_newton_zoom(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request) {
+    if (app.count("--to-julia-fraction") > 0 && !(o.julia_fraction > 0.0 && o.julia_fraction < 1.0))
+        return "--to-julia-fraction must lie strictly between 0 and 1";
+    if (o.to_minibrot && app.count("--to-julia-fraction") > 0)
+        return "--to-minibrot and --to-julia-fraction both move the view: give one";
+    if (o.to_minibrot || app.count("--to-julia-fraction") > 0)
+        return move_view_to_minibrot(&request->view, o.julia_fraction, o.iter_option->count() > 0);
     return {};
 }
 

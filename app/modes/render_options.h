@@ -43,4 +43,10 @@ void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTe
 // Returns "" or the sentence saying which option is wrong.
 std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
 
+// Newton zoom before any work (render, and video's target): --to-minibrot and
+// --to-julia-fraction (cmd_nucleus.h's move_view_to_minibrot). apply_newton_zoom moves
+// request->view where they ask and returns "" or one sentence.
+void add_newton_zoom_options(CLI::App& app, RenderOptionTexts& o);
+std::string apply_newton_zoom(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
+
 }  // namespace ms

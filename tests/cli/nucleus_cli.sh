@@ -62,6 +62,12 @@ deep_iterations=$(tr -d '\r' < deep.kfr | sed -n 's/^Iterations: //p')
 [ -n "$deep_period" ] && [ "${deep_iterations:-0}" -ge $((100 * deep_period)) ] ||
     fail "5e113's .kfr has $deep_iterations iterations for period $deep_period"
 
+# --- video --to-minibrot: the dive's target is the minibrot --------------------------------------
+"$bin" video --center=-1.75,0 --zoom=100 --to-minibrot --size=32x18 --fps=5 --seconds=1 --backend=cpu -o dive.mp4 \
+    > v.out 2> v.err || fail "video --to-minibrot failed: $(cat v.err)"
+tail -n 1 dive.manifest.jsonl | grep -q '"center_re":"-1\.754877666246[0-9]*","center_im":"0","zoom":"52\.5' ||
+    fail "video --to-minibrot's last frame is not the minibrot: $(tail -n 1 dive.manifest.jsonl | cut -c1-160)"
+
 # --- render --to-minibrot and --to-julia-fraction ---------------------------------------------
 "$bin" render --center=-1.75,0 --zoom=100 --size=32x18 --backend=cpu --to-minibrot --print-view -o m.png \
     > m.out 2> m.err || fail "render --to-minibrot failed: $(cat m.err)"
