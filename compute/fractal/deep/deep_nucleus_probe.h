@@ -100,6 +100,7 @@ private:
         }  // else I is below J's last bit
         const double largest = std::max(std::max(std::fabs(m_[0]), std::fabs(m_[1])),
                                         std::max(std::fabs(m_[2]), std::fabs(m_[3])));
+        if (largest == 0.0) return;  // a zero J (+ I) has no scale to take out
         const int biased = int((fe_bits(largest) >> 52) & 0x7ff);
         const int k = biased > 0 ? biased - 1023 : std::ilogb(largest);
         const double f = fe_pow2(-k);
