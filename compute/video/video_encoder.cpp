@@ -1,6 +1,7 @@
 // video_encoder.cpp: one segment through libavcodec (video_encoder.h).
 #include "compute/video/video_encoder.h"
 
+#include <cstring>
 #include <stdexcept>
 
 extern "C" {
@@ -29,9 +30,14 @@ struct SegmentEncoder::State {
     SwsContext* scale = nullptr;
     AVFrame* frame = nullptr;
     AVPacket* packet = nullptr;
+    // The RGBA rows swscale reads, copied to av_malloc's alignment: swscale takes its SIMD path
+    // only for aligned rows, and the two paths round differently, so a caller's buffer that is
+    // aligned one time and not the next would change the video's bytes.
+    uint8_t* rgba = nullptr;
     EncodedSegment segment;
 
     ~State() {
+        av_free(rgba);
         avcodec_free_context(&context);
         sws_freeContext(scale);
         av_frame_free(&frame);
@@ -98,6 +104,8 @@ SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int hei
     s.scale = sws_getContext(width, height, AV_PIX_FMT_RGBA, width, height, AV_PIX_FMT_YUV420P,
                              SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
     if (!s.scale) throw std::runtime_error("cannot convert RGBA to yuv420p at this size");
+    s.rgba = static_cast<uint8_t*>(av_malloc(size_t(width) * size_t(height) * 4));
+    if (!s.rgba) throw std::runtime_error("out of memory for a video frame");
     // RGB (full range) in, BT.709 limited-range YUV out, as the stream's colour tags say.
     sws_setColorspaceDetails(s.scale, sws_getCoefficients(SWS_CS_ITU709), 1, sws_getCoefficients(SWS_CS_ITU709), 0, 0,
                              1 << 16, 1 << 16);
@@ -108,7 +116,9 @@ SegmentEncoder::~SegmentEncoder() = default;
 void SegmentEncoder::encode(int64_t index, const uint8_t* rgba) {
     State& s = *state_;
     if (av_frame_make_writable(s.frame) < 0) throw std::runtime_error("out of memory for a video frame");
-    const uint8_t* source[1] = {rgba};
+    const size_t bytes = size_t(s.context->width) * size_t(s.context->height) * 4;
+    std::memcpy(s.rgba, rgba, bytes);
+    const uint8_t* source[1] = {s.rgba};
     const int stride[1] = {s.context->width * 4};
     sws_scale(s.scale, source, stride, 0, s.context->height, s.frame->data, s.frame->linesize);
     s.frame->pts = index;
