@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <fstream>
 #include <mutex>
 #include <new>
@@ -323,98 +324,40 @@ VideoResult failed(VideoResult result, int status, std::string message) {
     return result;
 }
 
-VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
-                             const std::atomic<bool>* cancel, VideoResult result) {
-    const std::vector<View>& plan = job.frames.plan;
-    const std::filesystem::path dir = job.output;
-    const int64_t n = int64_t(plan.size());
-    const int64_t segment_frames = segment_frames_of(job);
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {  // a killed run's temporary files
-        const std::string name = entry.path().filename().string();
-        if (name.rfind(".frame_", 0) == 0 && name.find(".tmp-") != std::string::npos)
-            std::filesystem::remove(entry.path(), ec);
-    }
-    const int width = plan[0].width, height = plan[0].height;
-    std::vector<uint8_t> rgba(size_t(width) * size_t(height) * 4);
-    for (int64_t first = 0; first < n; first += segment_frames) {
-        const int64_t last = std::min(n, first + segment_frames);
-        // A segment whose frames are all there (with their views) is kept; otherwise it renders
-        // from its first frame, so its pixels are an uninterrupted run's, and writes the missing.
-        std::vector<std::string> texts;
-        std::vector<bool> present;
-        bool all_present = true;
-        for (int64_t k = first; k < last; ++k) {
-            texts.push_back(
-                view_to_json(manifest_record(plan[size_t(k)], job.frames.precision, job.frames.supersample)));
-            std::string text;
-            bool here = false;
-            try {
-                here = read_png_text(dir / frame_png_name(k), kMetadataKey, &text) && text == texts.back();
-            } catch (const std::exception&) {
-                here = false;
-            }
-            present.push_back(here);
-            all_present = all_present && here;
-        }
-        if (all_present) {
-            clock.done += last - first;
-            clock.resumed += last - first;
-            result.frames_resumed += last - first;
-            continue;
-        }
-        for (int64_t k = first; k < last; ++k) {
-            if (cancel && cancel->load()) {
-                result.cancelled = true;
-                return result;
-            }
-            source.render(k, rgba.data());
-            if (!present[size_t(k - first)]) {
-                const auto start = std::chrono::steady_clock::now();
-                try {
-                    write_png(dir / frame_png_name(k), rgba.data(), width, height, texts[size_t(k - first)]);
-                } catch (const std::exception& e) {
-                    return failed(result, 2, e.what());
-                }
-                result.times.encode_ms += ms_since(start);
-                ++clock.rendered;
-                ++result.frames_rendered;
-            } else {
-                ++result.frames_resumed;
-                ++clock.resumed;
-            }
-            ++clock.done;
-            clock.report(k, rgba.data(), width, height, "rendering");
-        }
-    }
-    return result;
-}
+// One file a frame: what a PNG or an EXR sequence does differently.
+struct FrameFiles {
+    // What frame k's file carries of its view (a file holding it is finished).
+    std::function<std::string(int64_t k)> text;
+    std::function<bool(int64_t k, const std::string& text)> present;
+    // Renders frame k; returns its RGBA for the progress preview, or null.
+    std::function<const uint8_t*(int64_t k)> render;
+    // Writes the frame rendered last as frame k's file: "" or the sentence (a throw is one too).
+    std::function<std::string(int64_t k, const std::string& text)> write;
+};
 
-// The EXR sequence: as the PNG sequence, each segment kept when all its frames are there and
-// otherwise rendered from its first frame (the same raw values as an uninterrupted run), writing
-// the missing frames, each through an AtomicFile (a temporary name, then a rename).
-VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
-                             const std::atomic<bool>* cancel, VideoResult result) {
+// A segment whose frames are all there (with their views) is kept; otherwise it renders from its
+// first frame, so that its pixels are an uninterrupted run's, and writes the missing frames,
+// each through an AtomicFile (a temporary name, then a rename).
+VideoResult run_frame_sequence(const VideoJob& job, const FrameFiles& files, ProgressClock& clock,
+                               const std::atomic<bool>* cancel, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
-    const std::filesystem::path dir = job.output;
     const int64_t n = int64_t(plan.size());
     const int64_t segment_frames = segment_frames_of(job);
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {  // a killed run's temporary files
+    for (const auto& entry : std::filesystem::directory_iterator(job.output, ec)) {  // a killed run's temporaries
         const std::string name = entry.path().filename().string();
         if (name.rfind(".frame_", 0) == 0 && name.find(".tmp-") != std::string::npos)
             std::filesystem::remove(entry.path(), ec);
     }
     const int width = plan[0].width, height = plan[0].height;
-    RawVideoFrame raw;
     for (int64_t first = 0; first < n; first += segment_frames) {
         const int64_t last = std::min(n, first + segment_frames);
         std::vector<std::string> texts;
         std::vector<bool> present;
         bool all_present = true;
         for (int64_t k = first; k < last; ++k) {
-            texts.push_back(format_kfr(deep_location(plan[size_t(k)])));
-            present.push_back(exr_frame_present(dir / frame_exr_name(k), plan[size_t(k)], texts.back()));
+            texts.push_back(files.text(k));
+            present.push_back(files.present(k, texts.back()));
             all_present = all_present && present.back();
         }
         if (all_present) {
@@ -428,25 +371,16 @@ VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, Prog
                 result.cancelled = true;
                 return result;
             }
-            source.render_raw(k, &raw);
+            const uint8_t* preview = files.render(k);
             if (!present[size_t(k - first)]) {
                 const auto start = std::chrono::steady_clock::now();
-                ExrFrame frame;
-                frame.width = raw.width;
-                frame.height = raw.height;
-                frame.escape_count = raw.escape_count.data();
-                frame.mu = raw.mu.data();
-                frame.distance = raw.distance.empty() ? nullptr : raw.distance.data();
-                frame.max_iterations = plan[size_t(k)].max_iterations;
-                frame.kfr_text = texts[size_t(k - first)];
+                std::string problem;
                 try {
-                    AtomicFile file(dir / frame_exr_name(k));
-                    if (std::string problem = write_exr(file.temp_path().string(), frame); !problem.empty())
-                        return failed(result, 2, problem);
-                    file.commit();
+                    problem = files.write(k, texts[size_t(k - first)]);
                 } catch (const std::exception& e) {
-                    return failed(result, 2, e.what());
+                    problem = e.what();
                 }
+                if (!problem.empty()) return failed(result, 2, problem);
                 result.times.encode_ms += ms_since(start);
                 ++clock.rendered;
                 ++result.frames_rendered;
@@ -455,10 +389,70 @@ VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, Prog
                 ++clock.resumed;
             }
             ++clock.done;
-            clock.report(k, nullptr, width, height, "rendering");
+            clock.report(k, preview, width, height, "rendering");
         }
     }
     return result;
+}
+
+VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+                             const std::atomic<bool>* cancel, VideoResult result) {
+    const std::vector<View>& plan = job.frames.plan;
+    const std::filesystem::path dir = job.output;
+    const int width = plan[0].width, height = plan[0].height;
+    std::vector<uint8_t> rgba(size_t(width) * size_t(height) * 4);
+    FrameFiles files;
+    files.text = [&](int64_t k) {
+        return view_to_json(manifest_record(plan[size_t(k)], job.frames.precision, job.frames.supersample));
+    };
+    files.present = [&](int64_t k, const std::string& text) {
+        std::string stored;
+        try {
+            return read_png_text(dir / frame_png_name(k), kMetadataKey, &stored) && stored == text;
+        } catch (const std::exception&) {
+            return false;
+        }
+    };
+    files.render = [&](int64_t k) {
+        source.render(k, rgba.data());
+        return static_cast<const uint8_t*>(rgba.data());
+    };
+    files.write = [&](int64_t k, const std::string& text) {
+        write_png(dir / frame_png_name(k), rgba.data(), width, height, text);
+        return std::string();
+    };
+    return run_frame_sequence(job, files, clock, cancel, result);
+}
+
+VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+                             const std::atomic<bool>* cancel, VideoResult result) {
+    const std::vector<View>& plan = job.frames.plan;
+    const std::filesystem::path dir = job.output;
+    RawVideoFrame raw;
+    FrameFiles files;
+    files.text = [&](int64_t k) { return format_kfr(deep_location(plan[size_t(k)])); };
+    files.present = [&](int64_t k, const std::string& text) {
+        return exr_frame_present(dir / frame_exr_name(k), plan[size_t(k)], text);
+    };
+    files.render = [&](int64_t k) {
+        source.render_raw(k, &raw);
+        return static_cast<const uint8_t*>(nullptr);
+    };
+    files.write = [&](int64_t k, const std::string& text) {
+        ExrFrame frame;
+        frame.width = raw.width;
+        frame.height = raw.height;
+        frame.escape_count = raw.escape_count.data();
+        frame.mu = raw.mu.data();
+        frame.distance = raw.distance.empty() ? nullptr : raw.distance.data();
+        frame.max_iterations = plan[size_t(k)].max_iterations;
+        frame.kfr_text = text;
+        AtomicFile file(dir / frame_exr_name(k));
+        if (std::string problem = write_exr(file.temp_path().string(), frame); !problem.empty()) return problem;
+        file.commit();
+        return std::string();
+    };
+    return run_frame_sequence(job, files, clock, cancel, result);
 }
 
 VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
