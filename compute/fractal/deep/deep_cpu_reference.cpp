@@ -50,15 +50,7 @@ struct BruteForceRegisters {
     template <Formula F>
     void step() {
         if constexpr (F == Formula::Mandelbrot) {
-            mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-            mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-            mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
-            mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
-            mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
-            mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
-            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
-            mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-            mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+            mpfr_mandelbrot_step(x.get(), y.get(), cr.get(), ci.get(), x2.get(), y2.get(), s.get());
         } else if constexpr (F == Formula::BurningShip || F == Formula::Tricorn) {
             // x' = x^2 - y^2 + cr; y' = 2|xy| + ci (Burning Ship) or -2xy + ci (Tricorn).
             mpfr_mul(s.get(), x.get(), y.get(), MPFR_RNDN);

@@ -117,16 +117,8 @@ public:
     int64_t next(DeepComplex<FloatExp>* first_step, double* size_log2, std::string* failure) {
         while (n_ < max_period_) {
             ++n_;
-            // Z := Z^2 + C with three squarings, as the reference orbit steps.
-            mpfr_sqr(x2_.get(), x_.get(), MPFR_RNDN);
-            mpfr_sqr(y2_.get(), y_.get(), MPFR_RNDN);
-            mpfr_add(s_.get(), x_.get(), y_.get(), MPFR_RNDN);
-            mpfr_sqr(s_.get(), s_.get(), MPFR_RNDN);
-            mpfr_sub(s_.get(), s_.get(), x2_.get(), MPFR_RNDN);
-            mpfr_sub(s_.get(), s_.get(), y2_.get(), MPFR_RNDN);
-            mpfr_add(y_.get(), s_.get(), ci_.get(), MPFR_RNDN);
-            mpfr_sub(x_.get(), x2_.get(), y2_.get(), MPFR_RNDN);
-            mpfr_add(x_.get(), x_.get(), cr_.get(), MPFR_RNDN);
+            // Z := Z^2 + C, as the reference orbit steps.
+            mpfr_mandelbrot_step(x_.get(), y_.get(), cr_.get(), ci_.get(), x2_.get(), y2_.get(), s_.get());
             const DeepComplex<FloatExp> z{floatexp_from_mpfr(x_.get()), floatexp_from_mpfr(y_.get())};
             if (fe_to_double(deep_norm(z)) > 4.0) {
                 *failure = "No nucleus near here: the centre's orbit escapes at iteration " + std::to_string(n_) +
@@ -232,15 +224,7 @@ bool newton_step(mpfr_srcptr c_re, mpfr_srcptr c_im, int64_t period, mpfr_prec_t
         } else {
             mpfr_set_ui(dr.get(), 1, MPFR_RNDN);  // dZ_1 = 1
         }
-        mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
-        mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-        mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
-        mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
-        mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
-        mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
-        mpfr_add(y.get(), s.get(), c_im, MPFR_RNDN);
-        mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-        mpfr_add(x.get(), x.get(), c_re, MPFR_RNDN);
+        mpfr_mandelbrot_step(x.get(), y.get(), c_re, c_im, x2.get(), y2.get(), s.get());
         if ((n + 1) % kStride == 0) {
             if (cancelled(search)) return false;
             if (search.progress)

@@ -49,6 +49,21 @@ inline void mpfr_complex_multiply_by(mpfr_ptr pr, mpfr_ptr pi, mpfr_srcptr x, mp
     mpfr_sub(pr, a, b, MPFR_RNDN);
 }
 
+// z := z^2 + c for the Mandelbrot set with three squarings, (x, y) = z, x2, y2 and s as scratch:
+// x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci (the reference orbit's rounding order).
+inline void mpfr_mandelbrot_step(mpfr_ptr x, mpfr_ptr y, mpfr_srcptr cr, mpfr_srcptr ci, mpfr_ptr x2, mpfr_ptr y2,
+                                 mpfr_ptr s) {
+    mpfr_sqr(x2, x, MPFR_RNDN);
+    mpfr_sqr(y2, y, MPFR_RNDN);
+    mpfr_add(s, x, y, MPFR_RNDN);
+    mpfr_sqr(s, s, MPFR_RNDN);
+    mpfr_sub(s, s, x2, MPFR_RNDN);
+    mpfr_sub(s, s, y2, MPFR_RNDN);
+    mpfr_add(y, s, ci, MPFR_RNDN);
+    mpfr_sub(x, x2, y2, MPFR_RNDN);
+    mpfr_add(x, x, cr, MPFR_RNDN);
+}
+
 // Decimal text (already checked by check_deep_center) into x, rounded to x's precision.
 inline void mpfr_set_decimal(mpfr_ptr x, const std::string& text) { mpfr_set_str(x, text.c_str(), 10, MPFR_RNDN); }
 
