@@ -25,6 +25,7 @@
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/system/cuda_start.h"
 #include "compute/system/number_text.h"
 
 namespace ms {
@@ -136,6 +137,7 @@ int render_request(const RenderRequest& request) {
     // Check everything before any work.
     RenderPlan plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return bad_input(problem);
+    if (request.backend != "cpu") cuda_start_in_background();
     if (std::string problem = choose_backend(request, &plan); !problem.empty()) return bad_input(problem);
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
