@@ -20,11 +20,14 @@
 // ideal_seconds = items x item_seconds / (sum of speeds). The run's bound (the test asserts it):
 // until the last piece goes out no host idles except while waiting for a failed piece's hand-back,
 // so
-//     makespan <= (work + lost) / (sum of speeds) + max_piece_seconds
-//                 + late_failures x (max_piece_seconds + detect_seconds)
+//     makespan <= (work + lost) / (sum of speeds) + max_piece_seconds + request_seconds
+//                 + late_failures x (max_piece_seconds + detect_seconds + request_seconds
+//                                    + hosts x serve_seconds)
 // where lost is the capacity spent on other things than finished items (requests, delays, work
-// of failed pieces, hosts down; in item-seconds at speed 1), max_piece_seconds the longest a
-// piece ran, and late_failures the hand-backs that found hosts waiting.
+// of failed pieces, hosts down; in seconds of a speed-1 host), max_piece_seconds the longest a
+// piece ran, and late_failures the hand-backs that found hosts waiting (each ends a wait that
+// began after the failed piece started: at most a piece, the detection and a request's trip,
+// queueing at rank 0 included, before it).
 #pragma once
 
 #include <cstdint>
