@@ -224,14 +224,22 @@ std::vector<std::string> queue_simulation_table(int64_t items, int runs) {
         {"0.5-2x", 0.5, 2.0, false},
         {"0.5-2x, failures, stalls", 0.5, 2.0, true},
     };
+    // Piece sizes: a negative size is a share, items / (hosts x -size) (-1: one share per host;
+    // -8: an eighth of a share, the render's cap across ranks).
     struct Scheme {
         const char* name;
         double shrink_factor;
-        int64_t fixed_piece;  // 0: guided; < 0: items / hosts (one share each)
+        int64_t fixed_piece;  // 0: guided
+        int64_t max_piece;    // 0: no limit
     };
     const Scheme schemes[] = {
-        {"guided k=2", 2.0, 0}, {"guided k=4", 4.0, 0}, {"fixed 1", 0.0, 1}, {"fixed 16", 0.0, 16},
-        {"fixed items/hosts", 0.0, -1},
+        {"guided k=2", 2.0, 0, 0},           {"guided k=4", 4.0, 0, 0},
+        {"guided k=4, at most 1/8 share", 4.0, 0, -8}, {"fixed 1/8 share", 0.0, -8, 0},
+        {"fixed 1", 0.0, 1, 0},              {"fixed 16", 0.0, 16, 0},
+        {"fixed items/hosts", 0.0, -1, 0},
+    };
+    auto share = [&](int64_t size, int hosts) {
+        return size >= 0 ? size : std::max<int64_t>(1, items / (int64_t(hosts) * -size));
     };
     std::vector<std::string> lines;
     lines.push_back("| hosts | speeds, injected | piece sizes | requests | failures | ideal s | makespan/ideal, mean "
@@ -262,8 +270,9 @@ std::vector<std::string> queue_simulation_table(int64_t items, int runs) {
                     }
                     desc.seed = uint64_t(run + 1);
                     desc.queue.shrink_factor = scheme.shrink_factor > 0.0 ? scheme.shrink_factor : 4.0;
-                    desc.queue.fixed_piece =
-                        scheme.fixed_piece < 0 ? (items + hosts - 1) / hosts : scheme.fixed_piece;
+                    desc.queue.fixed_piece = scheme.fixed_piece == -1 ? (items + hosts - 1) / hosts
+                                                                       : share(scheme.fixed_piece, hosts);
+                    desc.queue.max_piece = share(scheme.max_piece, hosts);
                     const QueueSimulationResult r = simulate_queue(desc);
                     requests += double(r.pieces);
                     failures += double(r.failures);

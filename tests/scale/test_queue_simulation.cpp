@@ -132,7 +132,7 @@ TEST(QueueSimulation, SameSeedSameRun) {
 // row). Every run of it finishes every item once within its bound.
 TEST(QueueSimulation, Table) {
     const std::vector<std::string> lines = queue_simulation_table(4096, 20);
-    EXPECT_EQ(lines.size(), 2u + 2 * 3 * 5);
+    EXPECT_EQ(lines.size(), 2u + 2 * 3 * 7);
     for (const std::string& line : lines) {
         std::printf("%s\n", line.c_str());
         EXPECT_EQ(line.find("NO"), std::string::npos) << line;
