@@ -229,6 +229,7 @@ bool same_values(const std::vector<DeepComplex<T>>& a, const std::vector<DeepCom
 }  // namespace
 
 std::vector<uint8_t> pack_reference_orbit(const ReferenceOrbit& orbit, const ReferencePackOptions& options) {
+    const bool shuffle = options.compress && options.shuffle;  // planes help zlib alone
     Writer body;
     body.text(orbit.center_re);
     body.text(orbit.center_im);
@@ -246,8 +247,8 @@ std::vector<uint8_t> pack_reference_orbit(const ReferenceOrbit& orbit, const Ref
     body.f64(orbit.compute_ms);
     const bool follow = doubles_follow(orbit.z, orbit.z_fe) && doubles_follow(orbit.critical_z, orbit.critical_z_fe);
     body.u8(follow ? 1 : 0);
-    write_orbit(&body, orbit.z_fe, options.shuffle);
-    write_orbit(&body, orbit.critical_z_fe, options.shuffle);
+    write_orbit(&body, orbit.z_fe, shuffle);
+    write_orbit(&body, orbit.critical_z_fe, shuffle);
     if (!follow) {
         write_doubles(&body, orbit.z);
         write_doubles(&body, orbit.critical_z);
@@ -256,7 +257,7 @@ std::vector<uint8_t> pack_reference_orbit(const ReferenceOrbit& orbit, const Ref
     Writer out;
     out.bytes.insert(out.bytes.end(), kMagic, kMagic + 4);
     out.u32(kVersion);
-    out.u32((options.compress ? kFlagCompressed : 0) | (options.shuffle ? kFlagShuffled : 0));
+    out.u32((options.compress ? kFlagCompressed : 0) | (shuffle ? kFlagShuffled : 0));
     if (!options.compress) {
         out.bytes.insert(out.bytes.end(), body.bytes.begin(), body.bytes.end());
         return std::move(out.bytes);

@@ -17,8 +17,8 @@
 //
 // Layout (little-endian): "MSRO", version, flags; the texts (centre, Julia c), the formula, the
 // counts and flags, nucleus_distance, min_abs, compute_ms; then each orbit (z, critical_z) as a
-// count, its exceptions and its values. Everything after the 12-byte header is zlib's stream when
-// compressed.
+// count, its exceptions and its values. Compressed, the 12-byte header is followed by the body's
+// length (8 bytes) and zlib's stream of the body.
 #pragma once
 
 #include <cstddef>
@@ -33,8 +33,8 @@ namespace ms {
 struct ReferencePackOptions {
     bool compress = false;  // zlib over the body (see the header comment)
     int zlib_level = 1;     // 1 (fastest) .. 9, when compressing
-    // Bytes of each value sent as planes (all first bytes, then all second bytes, ...) before
-    // zlib, so that the sign-and-exponent bytes sit together: zlib then finds their repeats.
+    // When compressing: the values' bytes as planes (all first bytes, then all second bytes, ...)
+    // before zlib, so that the sign-and-exponent bytes sit together and zlib finds their repeats.
     bool shuffle = true;
 };
 
