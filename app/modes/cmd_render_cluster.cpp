@@ -64,14 +64,16 @@ extern "C" void say_job_stopped(int signal_number) {
 
 extern "C" void exit_quietly(int signal_number) { ::_exit(128 + signal_number); }
 
-void install_job_signals(int rank, const std::filesystem::path& parts) {
+}  // namespace
+
+void install_job_signals(int rank, const std::filesystem::path& parts, const char* mode) {
     struct sigaction action {};
     sigemptyset(&action.sa_mask);
     if (rank == 0) {
         std::snprintf(g_stopped_sentence, sizeof g_stopped_sentence,
-                      "mandelscope render: the job was ended before the image was complete (a rank stopped); the "
+                      "mandelscope %s: the job was ended before the output was complete (a rank stopped); the "
                       "finished pieces are kept in %s, and the same command run again resumes from them.\n",
-                      parts.c_str());
+                      mode, parts.c_str());
         action.sa_handler = say_job_stopped;
         sigaction(SIGTERM, &action, &g_cleanup_action);
     } else {
@@ -82,8 +84,6 @@ void install_job_signals(int rank, const std::filesystem::path& parts) {
     }
 }
 
-// Local rank i takes the i-th GPU of CUDA_VISIBLE_DEVICES (or GPU i when it is unset), before
-// anything starts CUDA: one GPU a rank. A host with fewer GPUs than ranks leaves the others none.
 void choose_rank_gpu(const ClusterLaunch& launch) {
     if (launch.local_size <= 1) return;
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -106,6 +106,8 @@ void choose_rank_gpu(const ClusterLaunch& launch) {
     if (visible && list.size() == 1) return;  // one GPU named for this rank already (a wrapper's)
     setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
 }
+
+namespace {
 
 // "I/N" with 0 <= I < N.
 bool parse_shard(const std::string& text, int* index, int* count) {
@@ -214,8 +216,9 @@ void print_cluster_summary(const ClusterImageJob& job, const ClusterJobStats& st
     if (ranks > 1 && !stats.units_by_rank.empty()) {
         std::printf(":");
         for (int r = 0; r < ranks; ++r)
-            std::printf(" rank %d %d %s in %d pieces%s", r, stats.units_by_rank[size_t(r)],
-                        job.whole_frame ? "frames" : "rows", stats.pieces_by_rank[size_t(r)], r + 1 < ranks ? "," : "");
+            std::printf(" rank %d %d %s in %d piece%s%s", r, stats.units_by_rank[size_t(r)],
+                        job.whole_frame ? "frames" : "rows", stats.pieces_by_rank[size_t(r)],
+                        stats.pieces_by_rank[size_t(r)] == 1 ? "" : "s", r + 1 < ranks ? "," : "");
     }
     std::printf("\n");
     std::printf("time       %.1f ms in all\n", wall_ms);
@@ -325,11 +328,16 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
         size_t reference_bytes = 0;
         if (mpi && job.deep) reference_bytes = share_reference(job, rank);
         if (mpi) {
-            if (rank == 0) install_job_signals(0, store.dir);
+            if (rank == 0) install_job_signals(0, store.dir, "render");
             ProgressBar progress("render");
             ClusterJob cluster_job;
             cluster_job.units = job.units;
             cluster_job.max_piece_units = job.max_piece_units;
+            // A GPU renders a few rows no faster than many (its threads would idle): pieces of at
+            // least an eighth of a rank's share.
+            if (job.plan.cuda)
+                cluster_job.min_piece_units = std::clamp(job.units / (8 * launch.size), 1,
+                                                         job.max_piece_units > 0 ? job.max_piece_units : job.units);
             cluster_job.finished = finished;
             cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
             cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
@@ -392,7 +400,7 @@ int render_cluster_command(const RenderRequest& request, const ClusterRenderOpti
         return 2;
     }
     choose_rank_gpu(launch);
-    if (launch.rank != 0) install_job_signals(launch.rank, {});
+    if (launch.rank != 0) install_job_signals(launch.rank, {}, "render");
     try {
         cluster_start();
     } catch (const std::exception& e) {

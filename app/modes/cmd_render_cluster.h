@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/modes/cmd_render.h"
+#include "compute/cluster/cluster.h"
 
 namespace ms {
 
@@ -28,5 +29,14 @@ bool cluster_render_wanted(const ClusterRenderOptions& o);
 // which every rank agrees on before any work, so a bad command stops every rank with one
 // sentence (rank 0's) and exit status 2. Returns the exit status.
 int render_cluster_command(const RenderRequest& request, const ClusterRenderOptions& o, const std::string& problem);
+
+// Shared with `video` across ranks (cmd_video_cluster.cpp):
+// Local rank i takes the i-th GPU of CUDA_VISIBLE_DEVICES (or GPU i when it is unset), before
+// anything starts CUDA: one GPU a rank. A host with fewer GPUs than ranks leaves the others none.
+void choose_rank_gpu(const ClusterLaunch& launch);
+// SIGTERM (mpirun ending the job when a rank died): rank 0 says "mandelscope MODE: the job was
+// ended ...; the finished pieces are kept in PARTS" and removes its unfinished output; the other
+// ranks end without a word.
+void install_job_signals(int rank, const std::filesystem::path& parts, const char* mode);
 
 }  // namespace ms

@@ -63,6 +63,7 @@ private:
         d.items = job.units;
         d.workers = ranks;
         d.max_piece = job.max_piece_units;
+        d.min_piece = std::max(1, job.min_piece_units);
         return d;
     }
     static const FinishedItems& mark(FinishedItems& items, const std::vector<ClusterPiece>& finished) {

@@ -25,6 +25,7 @@ namespace ms {
 struct ClusterJob {
     int units = 0;
     int max_piece_units = 0;             // 0: no limit; 1: every piece is one unit
+    int min_piece_units = 1;             // the smallest piece but the last (a GPU's: enough rows to fill it)
     std::vector<ClusterPiece> finished;  // rank 0: pieces done before (the part store's), skipped
     // Every rank: the bytes of a piece. Called from a helper thread on rank 0.
     std::function<std::vector<uint8_t>(ClusterPiece)> compute;

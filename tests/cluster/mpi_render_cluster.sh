@@ -3,7 +3,8 @@
 # as one process, byte for byte: a direct view (plain, supersampled with --raw, band by band
 # through the streaming writer, with per-pixel colouring layers), and deep views at 1e50 (with
 # the DE and atom layers) and 1e1086 (FloatExp deltas: the reference orbit broadcast from rank
-# 0); the summary names the ranks and the parts folder is gone afterwards.
+# 0); the summary names the ranks and the parts folder is gone afterwards. And a short video:
+# its segments made across the ranks, muxed by rank 0 into the same MP4 as one process's.
 # Usage: bash mpi_render_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
@@ -37,4 +38,11 @@ same_as_one_process deep-e50-layers --location="$locations/e50.kfr" --iter=20000
     --colouring=histogram,de,atom
 same_as_one_process deep-e1086 --location="$locations/e1086.kfr" --size=48x32 --backend=cpu
 grep -q 'reference orbit broadcast in [0-9]* bytes' three.out || fail "the deep summary does not give the broadcast's size"
+video=(--size=64x48 --seconds=2 --fps=15 --segment-frames=5 --center=-0.745,0.113 --zoom=1000 --method=direct
+       --backend=cpu)
+"$bin" video "${video[@]}" -o one.mp4 > /dev/null 2> one.err || fail "video: one process failed: $(cat one.err)"
+ranks 3 "$bin" video "${video[@]}" -o three.mp4 > three.out 2> three.err || fail "video: mpirun failed: $(cat three.err)"
+cmp -s one.mp4 three.mp4 || fail "video: the MP4 of 3 ranks differs from one process's"
+[ ! -e .three.mp4.parts ] || fail "video: the parts folder was left behind"
+echo "ok   video: $(grep '^ranks' three.out | cut -c 12-140)"
 cli_end "mpirun -np 3 renders the same files as one process"

@@ -3,7 +3,8 @@
 # injection) ends the job with a non-zero status and rank 0's sentence saying where the finished
 # pieces are; no output file (nor a temporary) is left, the finished pieces are; the same command
 # run again resumes from them and writes the same file as one process, then removes them. On the
-# deep path (whole frame) and on the direct path through the streaming writer.
+# deep path (whole frame), on the direct path through the streaming writer, and for a video
+# (its finished segments stay in its parts folder).
 # Usage: bash mpi_resume_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
@@ -19,7 +20,7 @@ kill_and_resume() {  # name args...
         > killed.out 2> killed.err
     status=$?
     [ "$status" -ne 0 ] || fail "$name: the job with a killed rank exited 0"
-    grep -q "^mandelscope render: the job was ended before the image was complete" killed.err ||
+    grep -q "^mandelscope render: the job was ended before the output was complete" killed.err ||
         fail "$name: rank 0 did not say the job was ended: $(cat killed.err)"
     [ "$(grep -c '^mandelscope' killed.err)" -eq 1 ] || fail "$name: more than one sentence: $(cat killed.err)"
     [ ! -e "$name.png" ] || fail "$name: a killed job left $name.png"
@@ -35,4 +36,19 @@ kill_and_resume() {  # name args...
 
 kill_and_resume deep --location="$locations/e50.kfr" --iter=20000 --size=64x48 --backend=cpu
 kill_and_resume direct --center=-0.745,0.113 --zoom=60 --size=64x48 --iter=20000 --backend=cpu --band-rows=4
+video=(--size=64x48 --seconds=2 --fps=15 --segment-frames=5 --center=-0.745,0.113 --zoom=1000 --method=direct
+       --backend=cpu)
+"$bin" video "${video[@]}" -o one.mp4 > /dev/null 2> one.err || fail "video: one process failed: $(cat one.err)"
+MANDELSCOPE_CLUSTER_KILL=1:0 ranks 3 -x MANDELSCOPE_CLUSTER_KILL "$bin" video "${video[@]}" -o v.mp4 > killed.out 2> killed.err
+status=$?
+[ "$status" -ne 0 ] || fail "video: the job with a killed rank exited 0"
+grep -q "^mandelscope video: the job was ended before the output was complete" killed.err ||
+    fail "video: rank 0 did not say the job was ended: $(cat killed.err)"
+[ ! -e v.mp4 ] || fail "video: a killed job left v.mp4"
+segments=$(ls .v.mp4.parts 2> /dev/null | grep -c '\.seg$')
+[ "$segments" -gt 0 ] || fail "video: no finished segment was kept"
+ranks 3 "$bin" video "${video[@]}" -o v.mp4 > resumed.out 2> resumed.err || fail "video: the rerun failed: $(cat resumed.err)"
+cmp -s one.mp4 v.mp4 || fail "video: the resumed MP4 differs from one process's"
+[ ! -e .v.mp4.parts ] || fail "video: the parts folder was left after the rerun"
+echo "ok   video: killed with $segments segments kept (exit $status), resumed: $(grep '^ranks' resumed.out | cut -c 12-120)"
 cli_end "a killed rank loses nothing: the rerun resumes and writes the same file"
