@@ -130,7 +130,8 @@ std::string job_key(const ClusterImageJob& job) {
 }
 
 // The checks of one process's render (cmd_render.cpp's render_request), and the job's layout.
-std::string plan_job(const RenderRequest& request, ClusterImageJob* job) {
+// writes: this process writes the output (rank 0, a shard, --join), so its disk is checked.
+std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob* job) {
     job->request = request;
     RenderPlan& plan = job->plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return problem;
@@ -159,7 +160,8 @@ std::string plan_job(const RenderRequest& request, ClusterImageJob* job) {
     } else {
         if (std::string problem = check_direct_path(job->request, &plan); !problem.empty()) return problem;
         if (std::string problem = plan_memory(job->request, &plan); !problem.empty()) return problem;
-        if (std::string problem = check_disk(job->request, plan); !problem.empty()) return problem;
+        if (writes)
+            if (std::string problem = check_disk(job->request, plan); !problem.empty()) return problem;
         job->whole_frame = view.colouring.base == ColourBase::Histogram || view.colouring.slopes;
         job->units = job->whole_frame ? 1 : view.height;
         job->max_piece_units = job->whole_frame ? 1 : plan.band_rows;
@@ -242,7 +244,7 @@ std::string check_rank(const RenderRequest& request, const ClusterRenderOptions&
     if (!o.shard.empty() && o.join) return "--shard renders one part and --join joins them: give one of them";
     if (!o.shard.empty() && !parse_shard(o.shard, &shard->index, &shard->count))
         return "--shard=" + o.shard + " is not a part I of N (I from 0 to N-1, as --shard=0/4)";
-    if (std::string problem = plan_job(request, job); !problem.empty()) return problem;
+    if (std::string problem = plan_job(request, launch.rank == 0, job); !problem.empty()) return problem;
     if (mpi && job->units < launch.size)
         return job->whole_frame
                    ? "the " + colouring_methods_text(job->plan.view.colouring) +
@@ -255,52 +257,126 @@ std::string check_rank(const RenderRequest& request, const ClusterRenderOptions&
     return {};
 }
 
+// Why this rank's job key differs from rank 0's: the backend (a host with fewer GPUs than ranks),
+// or the image.
+std::string key_difference(const std::string& rank0_key, const ClusterImageJob& job) {
+    std::string other_backend = job.key;
+    const std::string mine = job.plan.cuda ? "|CUDA" : "|CPU", theirs = job.plan.cuda ? "|CPU" : "|CUDA";
+    if (const size_t at = other_backend.find(mine); at != std::string::npos) other_backend.replace(at, mine.size(), theirs);
+    if (other_backend == rank0_key)
+        return std::string("it renders on ") + (job.plan.cuda ? "CUDA and rank 0 on the CPU" : "the CPU and rank 0 on CUDA") +
+               " (every rank needs a GPU of its own, or give --backend=cpu)";
+    return "its command describes another image than rank 0's (each rank must have the same options and files)";
+}
+
+// What rank 0 (or a shard, or --join) opens before any work: the part store and the output.
+struct RankOutputs {
+    PartStore store;
+    std::vector<ClusterPiece> finished;  // the store's pieces
+    std::unique_ptr<ClusterImageWriter> writer;
+    bool store_existed = true;  // false: a refused command removes the folder it made
+};
+
+std::string open_outputs(const ClusterImageJob& job, const ClusterRenderOptions& o, bool shard, RankOutputs* out) {
+    try {
+        const std::filesystem::path dir = part_store_dir_for(resolve_output_path(job.request.png_path));
+        out->store_existed = std::filesystem::exists(dir);
+        out->store = part_store_open(dir, job.key);
+        out->finished = part_store_list(out->store);
+        if (o.join) {
+            int covered = 0;
+            for (ClusterPiece piece : out->finished) covered += piece.count;
+            if (covered < job.units)
+                return "the parts in " + dir.string() + " cover " + std::to_string(covered) + " of the " +
+                       std::to_string(job.units) + " " + (job.whole_frame ? "frames" : "rows") +
+                       ": run the missing shards (--shard=I/N) with the same options first";
+        }
+        if (!shard) out->writer = std::make_unique<ClusterImageWriter>(job, out->store, out->finished);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+// One shard: its rows, less those finished before, into the part store.
+void render_shard(const ClusterImageJob& job, const ClusterRenderOptions& o, Shard shard, RankOutputs& out,
+                  int threads) {
+    const int first = int(int64_t(job.units) * shard.index / shard.count);
+    const int end = int(int64_t(job.units) * (shard.index + 1) / shard.count);
+    ProgressBar progress("render");
+    const std::vector<ClusterPiece> pieces = unfinished_pieces(first, end - first, out.finished, job.max_piece_units);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        progress.update(double(i) / pieces.size(), "shard " + o.shard);
+        part_store_write(out.store, pieces[i], compute_cluster_piece(job, pieces[i], threads));
+    }
+    progress.finish();
+    std::printf("shard      %d of %d: %s %d to %d of %d in %s; --join with the same options writes %s\n", shard.index,
+                shard.count, job.whole_frame ? "frame" : "rows", first, end - 1, job.units, out.store.dir.c_str(),
+                job.request.png_path.c_str());
+}
+
+// Every rank: the pieces across the ranks; rank 0 writes the output.
+ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterLaunch& launch, RankOutputs& out,
+                                    int threads) {
+    const int rank = launch.rank;
+    if (rank == 0) install_job_signals(0, out.store.dir, "render");
+    std::unique_ptr<ProgressBar> progress;  // rank 0's alone
+    if (rank == 0) progress = std::make_unique<ProgressBar>("render");
+    ClusterJob cluster_job;
+    cluster_job.units = job.units;
+    cluster_job.max_piece_units = job.max_piece_units;
+    // A GPU renders a few rows no faster than many (its threads would idle): pieces of at least
+    // an eighth of a rank's share.
+    if (job.plan.cuda)
+        cluster_job.min_piece_units =
+            std::clamp(job.units / (8 * launch.size), 1, job.max_piece_units > 0 ? job.max_piece_units : job.units);
+    cluster_job.finished = out.finished;
+    cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
+    cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
+        out.writer->accept(piece, std::move(bytes));
+        progress->update(double(out.writer->rows_done()) / job.plan.view.height);
+    };
+    const ClusterJobStats stats = cluster_run_job(cluster_job);
+    if (rank == 0) {
+        progress->update(1.0, "writing");
+        out.writer->finish();
+        progress->finish();
+    }
+    return stats;
+}
+
 int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const std::string& options_problem,
             const ClusterLaunch& launch) {
     const bool mpi = launch.size > 1;
     const int rank = launch.rank;
     const auto start = std::chrono::steady_clock::now();
+    // Only rank 0 writes: the other ranks check their plan against outputs in the temporary
+    // folder, so that the output's folder need exist on rank 0's host alone.
+    RenderRequest checked = request;
+    if (mpi && rank != 0) {
+        const std::filesystem::path scratch = std::filesystem::temp_directory_path();
+        checked.png_path = scratch / "mandelscope-rank-output.png";
+        if (!checked.raw_path.empty()) checked.raw_path = scratch / "mandelscope-rank-output.npy";
+        checked.save_location.clear();
+    }
     Shard shard;
     ClusterImageJob job;
-    std::string problem = check_rank(request, o, options_problem, launch, &shard, &job);
+    std::string problem = check_rank(checked, o, options_problem, launch, &shard, &job);
     // The ranks' commands must describe the same image.
     if (mpi) {
         std::vector<uint8_t> key(job.key.begin(), job.key.end());
         if (!problem.empty()) key.clear();
         cluster_broadcast(&key, 0);
-        if (problem.empty() && !key.empty() && std::string(key.begin(), key.end()) != job.key)
-            problem = "its command describes another image than rank 0's (each rank must have the same options and "
-                      "files)";
+        const std::string rank0_key(key.begin(), key.end());
+        if (problem.empty() && !rank0_key.empty() && rank0_key != job.key) problem = key_difference(rank0_key, job);
     }
-    // Rank 0 (or the one process) opens the part store and the output before any work.
-    PartStore store;
-    std::vector<ClusterPiece> finished;
-    std::unique_ptr<ClusterImageWriter> writer;
-    bool store_existed = true;
-    if (problem.empty() && rank == 0) {
-        try {
-            store_existed = std::filesystem::exists(part_store_dir_for(resolve_output_path(job.request.png_path)));
-            store = part_store_open(part_store_dir_for(resolve_output_path(job.request.png_path)), job.key);
-            finished = part_store_list(store);
-            if (o.join) {
-                int covered = 0;
-                for (ClusterPiece piece : finished) covered += piece.count;
-                if (covered < job.units)
-                    problem = "the parts in " + store.dir.string() + " cover " + std::to_string(covered) + " of the " +
-                              std::to_string(job.units) + " " + (job.whole_frame ? "frames" : "rows") +
-                              ": run the missing shards (--shard=I/N) with the same options first";
-            }
-            if (problem.empty() && shard.count == 0)
-                writer = std::make_unique<ClusterImageWriter>(job, store, finished);
-        } catch (const std::exception& e) {
-            problem = e.what();
-        }
-    }
+    RankOutputs out;
+    if (problem.empty() && rank == 0) problem = open_outputs(job, o, shard.count > 0, &out);
     int from_rank = 0;
     if (mpi) problem = cluster_first_text(problem, &from_rank);
     if (!problem.empty()) {
-        writer.reset();
-        if (!store_existed) part_store_remove(store);  // no folder left behind by a refused command
+        out.writer.reset();
+        if (!out.store_existed) part_store_remove(out.store);  // no folder left behind by a refused command
         if (rank == 0) render_bad_input(from_rank > 0 ? "rank " + std::to_string(from_rank) + ": " + problem : problem);
         return 2;
     }
@@ -310,66 +386,31 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
     std::string how;
     try {
         if (shard.count > 0) {
-            // One shard: its rows, less those finished before, into the part store.
-            const int first = int(int64_t(job.units) * shard.index / shard.count);
-            const int end = int(int64_t(job.units) * (shard.index + 1) / shard.count);
-            ProgressBar progress("render");
-            const std::vector<ClusterPiece> pieces = unfinished_pieces(first, end - first, finished, job.max_piece_units);
-            for (size_t i = 0; i < pieces.size(); ++i) {
-                progress.update(double(i) / pieces.size(), "shard " + o.shard);
-                part_store_write(store, pieces[i], compute_cluster_piece(job, pieces[i], threads));
-            }
-            progress.finish();
-            std::printf("shard      %d of %d: %s %d to %d of %d in %s; --join with the same options writes %s\n",
-                        shard.index, shard.count, job.whole_frame ? "frame" : "rows", first, end - 1, job.units,
-                        store.dir.c_str(), job.request.png_path.c_str());
+            render_shard(job, o, shard, out, threads);
             return 0;
         }
-        size_t reference_bytes = 0;
-        if (mpi && job.deep) reference_bytes = share_reference(job, rank);
         if (mpi) {
-            if (rank == 0) install_job_signals(0, store.dir, "render");
-            ProgressBar progress("render");
-            ClusterJob cluster_job;
-            cluster_job.units = job.units;
-            cluster_job.max_piece_units = job.max_piece_units;
-            // A GPU renders a few rows no faster than many (its threads would idle): pieces of at
-            // least an eighth of a rank's share.
-            if (job.plan.cuda)
-                cluster_job.min_piece_units = std::clamp(job.units / (8 * launch.size), 1,
-                                                         job.max_piece_units > 0 ? job.max_piece_units : job.units);
-            cluster_job.finished = finished;
-            cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
-            cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
-                writer->accept(piece, std::move(bytes));
-                progress.update(double(writer->rows_done()) / job.plan.view.height);
-            };
-            stats = cluster_run_job(cluster_job);
+            const size_t reference_bytes = job.deep ? share_reference(job, rank) : 0;
+            stats = render_across_ranks(job, launch, out, threads);
             if (rank != 0) return 0;
-            progress.update(1.0, "writing");
-            writer->finish();
-            progress.finish();
-            how = std::to_string(launch.size) + " ranks, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " each";
+            how = std::to_string(launch.size) + " ranks, " + std::to_string(threads) +
+                  (threads == 1 ? " thread" : " threads") + " each";
             if (job.deep) how += ", the reference orbit broadcast in " + std::to_string(reference_bytes) + " bytes";
         } else {
-            writer->finish();  // --join
-            how = "joined from " + store.dir.string();
+            out.writer->finish();  // --join
+            how = "joined from " + out.store.dir.string();
         }
-        part_store_remove(store);
+        part_store_remove(out.store);
     } catch (const ClusterJobStopped&) {
-        return 2;
-    } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; the finished pieces are kept in %s.\n",
-                     store.dir.c_str());
-        return 2;
+        return 2;  // rank 0 says why
     } catch (const std::exception& e) {
-        std::string what = e.what();
+        std::string what = dynamic_cast<const std::bad_alloc*>(&e) ? "ran out of memory while rendering" : e.what();
         if (!what.empty() && what.back() == '.') what.pop_back();
         if (rank == 0)
             std::fprintf(stderr,
                          "mandelscope render: %s; the finished pieces are kept in %s, and the same command resumes "
                          "from them.\n",
-                         what.c_str(), store.dir.c_str());
+                         what.c_str(), out.store.dir.c_str());
         return 2;
     }
     print_cluster_summary(job, stats, launch.size, how, ms_since(start));

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -172,7 +173,8 @@ int run(const VideoJob& job, const std::string& options_problem, const ClusterLa
     }
 
     const int threads = std::max(1, int(std::thread::hardware_concurrency()) / std::max(1, launch.local_size));
-    ProgressBar progress("video");
+    std::unique_ptr<ProgressBar> progress;  // rank 0's alone
+    if (rank == 0) progress = std::make_unique<ProgressBar>("video");
     int segments_in = int(finished.size());
     ClusterJob cluster_job;
     cluster_job.units = int(segments);
@@ -181,7 +183,7 @@ int run(const VideoJob& job, const std::string& options_problem, const ClusterLa
     cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
         keep_segments(parts, piece, bytes);
         segments_in += piece.count;
-        progress.update(double(segments_in) / double(segments), "segments");
+        progress->update(double(segments_in) / double(segments), "segments");
     };
     ClusterJobStats stats;
     std::error_code error;
@@ -197,9 +199,9 @@ int run(const VideoJob& job, const std::string& options_problem, const ClusterLa
     }
     std::filesystem::remove_all(scratch_output(job, rank).parent_path(), error);
     if (rank != 0) return 0;
-    progress.update(1.0, "muxing");
+    progress->update(1.0, "muxing");
     const VideoResult result = run_video(job, {}, nullptr);  // every segment is there: the mux alone
-    progress.finish();
+    progress->finish();
     if (result.status != 0) {
         say(result.message);
         return result.status;
