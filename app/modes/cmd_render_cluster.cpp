@@ -324,12 +324,14 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterLau
     if (rank == 0) progress = std::make_unique<ProgressBar>("render");
     ClusterJob cluster_job;
     cluster_job.units = job.units;
-    cluster_job.max_piece_units = job.max_piece_units;
-    // A GPU renders a few rows no faster than many (its threads would idle): pieces of at least
-    // an eighth of a rank's share.
-    if (job.plan.cuda)
-        cluster_job.min_piece_units =
-            std::clamp(job.units / (8 * launch.size), 1, job.max_piece_units > 0 ? job.max_piece_units : job.units);
+    // Rows differ in cost by orders of magnitude (a minibrot's interior runs every iteration), so
+    // no piece is more than an eighth of a rank's share: a large first piece over the costly
+    // rows would keep its rank busy long after the others end.
+    const int eighth = std::max(1, job.units / (8 * launch.size));
+    cluster_job.max_piece_units = job.max_piece_units > 0 ? std::min(job.max_piece_units, eighth) : eighth;
+    // A GPU renders a few rows no faster than many (its threads would idle): on CUDA every piece
+    // is that eighth.
+    if (job.plan.cuda) cluster_job.min_piece_units = cluster_job.max_piece_units;
     cluster_job.finished = out.finished;
     cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
     cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {

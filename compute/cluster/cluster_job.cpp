@@ -82,10 +82,17 @@ struct LocalWorker {
     std::string failure;
     bool done = false;
     bool stop = false;
+    // The helper takes its first piece once every other rank has its first: the first pieces
+    // then lie across the ranks, and a rank slow to start still gets its share.
+    bool start = false;
 };
 
 void run_local_worker(const ClusterJob& job, PieceQueue& queue, LocalWorker& local) {
     ClusterPiece piece;
+    {
+        std::unique_lock<std::mutex> lock(local.mutex);
+        local.changed.wait(lock, [&] { return local.start || local.stop; });
+    }
     try {
         while (true) {
             {
@@ -120,6 +127,13 @@ ClusterJobStats coordinate(const ClusterJob& job) {
     LocalWorker local;
     std::thread helper(run_local_worker, std::cref(job), std::ref(queue), std::ref(local));
 
+    int first_asks = 0;
+    auto start_local = [&] {
+        std::lock_guard<std::mutex> lock(local.mutex);
+        local.start = true;
+        local.changed.notify_all();
+    };
+    if (ranks == 1) start_local();
     auto answer = [&](int rank) {
         ClusterPiece piece;
         if (failure.empty() && queue.next(&piece)) {
@@ -156,6 +170,7 @@ ClusterJobStats coordinate(const ClusterJob& job) {
             while (cluster_try_receive(&message)) {
                 any = true;
                 const int from = message.source;
+                const bool last_first_ask = message.tag == kAsk && ++first_asks == ranks - 1;
                 if (message.tag == kResult) {
                     const ClusterPiece piece = read_piece(message.bytes);
                     busy[size_t(from)] = false;
@@ -167,6 +182,7 @@ ClusterJobStats coordinate(const ClusterJob& job) {
                                   std::string(message.bytes.begin(), message.bytes.end());
                 }
                 answer(from);
+                if (last_first_ask) start_local();
             }
             std::unique_lock<std::mutex> lock(local.mutex);
             while (!local.results.empty()) {
@@ -178,7 +194,10 @@ ClusterJobStats coordinate(const ClusterJob& job) {
                 lock.lock();
             }
             if (!local.failure.empty() && failure.empty()) failure = local.failure;
-            if (!failure.empty()) local.stop = true;
+            if (!failure.empty()) {
+                local.stop = true;
+                local.changed.notify_all();
+            }
             local_done = local.done && local.results.empty();
             // Idle workers are stopped once every unit is in (or the job failed).
             if (units_missing == 0 || !failure.empty()) {
@@ -197,6 +216,7 @@ ClusterJobStats coordinate(const ClusterJob& job) {
         {
             std::lock_guard<std::mutex> lock(local.mutex);
             local.stop = true;
+            local.changed.notify_all();
         }
         helper.join();
         throw;

@@ -4,9 +4,9 @@
 // The job is `units` units (rows of an image, or bands); a piece is a run of them. Rank 0 hands
 // out pieces by guided self-scheduling (compute/scale/work_queue.h): pieces start large (few
 // messages) and shrink near the end (no rank is left with a large piece while the others idle);
-// a piece never crosses a finished one. Every rank computes
-// (rank 0 on a thread of its own beside the coordinating one, which alone calls MPI), and each
-// result goes to rank 0, which calls `accept` in the order the results arrive.
+// a piece never crosses a finished one. Every rank computes (rank 0 on a thread of its own
+// beside the coordinating one, which alone calls MPI, from when every other rank has its first
+// piece), and each result goes to rank 0, which calls `accept` in the order the results arrive.
 //
 // Failure: a piece that throws on any rank ends the job on every rank: rank 0 collects the
 // pieces still in flight, tells every rank to stop, and throws the first sentence; the other
