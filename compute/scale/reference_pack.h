@@ -9,8 +9,11 @@
 // travels as 8 bytes, and the few that do not (an orbit passing within 1e-308 of 0, an
 // unnormalised value) travel whole in a list of exceptions. Z_m: 16 bytes, not the orbit's 48.
 // An orbit whose double copy is not fe_to_double of its FloatExp copy (made by hand) sends both.
-// Optionally the bytes go through zlib (ReferencePackOptions::compress): the mantissas of a
-// chaotic orbit hardly compress, so it is off by default; docs/scale.md has the figures.
+// Optionally the bytes go through zlib (ReferencePackOptions::compress). A deep orbit shadows
+// the periodic cycles of the minibrots it passes, so its bytes repeat and compress several times
+// over, the more so as byte planes; but deflating and inflating take longer than the bytes they
+// save take over one hop of 10 Gb/s or faster, and the broadcast is small beside computing the
+// orbit, so it is off by default (docs/scale.md#the-broadcast-of-the-reference has the figures).
 //
 // Layout (little-endian): "MSRO", version, flags; the texts (centre, Julia c), the formula, the
 // counts and flags, nucleus_distance, min_abs, compute_ms; then each orbit (z, critical_z) as a

@@ -85,7 +85,7 @@ WorkQueue::WorkQueue(const WorkQueueDesc& desc, const FinishedItems* finished)
     desc_.items = std::max<int64_t>(desc_.items, 0);
     desc_.workers = std::max(desc_.workers, 1);
     desc_.min_piece = std::max<int64_t>(desc_.min_piece, 1);
-    if (desc_.shrink_factor <= 0.0) desc_.shrink_factor = 2.0;
+    if (desc_.shrink_factor <= 0.0) desc_.shrink_factor = 4.0;
     if (finished && finished->items() != desc_.items) {
         throw std::invalid_argument("The finished-items record covers " + std::to_string(finished->items()) +
                                     " items, not the queue's " + std::to_string(desc_.items) + ".");

@@ -67,7 +67,9 @@ struct WorkQueueDesc {
     int workers = 1;             // workers sharing it (the pieces' size follows it); < 1: 1
     int64_t min_piece = 1;       // the smallest piece (only the last may be smaller); < 1: 1
     int64_t max_piece = 0;       // the largest piece; 0: no limit
-    double shrink_factor = 2.0;  // k in remaining / (k x workers); <= 0: 2
+    // k in remaining / (k x workers); <= 0: 4. Larger k: more, smaller pieces; 4 keeps a slow
+    // host's first piece short enough at a hundred hosts of unequal speed (docs/scale.md).
+    double shrink_factor = 4.0;
     // > 0: every piece this size instead (fixed-size chunks, the yardstick guided pieces are
     // measured against in queue_simulation.h).
     int64_t fixed_piece = 0;
