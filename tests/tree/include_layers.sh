@@ -9,6 +9,7 @@
 #   perf/                               system/ and fractal/ (the Mandelbrot issue bounds)
 #   video/                              system/, io/ and fractal/ (zoom videos)
 #   scale/                              system/, io/ and fractal/ (work queue, packed references)
+#   cluster/                            scale/, system/ and io/ (MPI across processes)
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):
 #   numbers/ -> view/ -> maths/ -> colour/ -> { direct/, deep/ }
@@ -35,6 +36,7 @@ declare -A allowed=(
     [compute/perf]="compute/perf/ compute/system/ compute/fractal/"
     [compute/video]="compute/video/ compute/io/ compute/system/ compute/fractal/"
     [compute/scale]="compute/scale/ compute/io/ compute/system/ compute/fractal/"
+    [compute/cluster]="compute/cluster/ compute/scale/ compute/io/ compute/system/"
     [render]="render/ compute/"
     [app]="app/ render/ compute/"
     [tests]="tests/ app/ render/ compute/"
@@ -64,6 +66,7 @@ while IFS= read -r file; do
         compute/perf/*) layer=compute/perf ;;
         compute/video/*) layer=compute/video ;;
         compute/scale/*) layer=compute/scale ;;
+        compute/cluster/*) layer=compute/cluster ;;
         compute/*) echo "$file: a compute/ file outside a capability folder"; bad=1; continue ;;
         render/*) layer=render ;;
         app/*) layer=app ;;
