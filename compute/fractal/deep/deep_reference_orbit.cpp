@@ -263,9 +263,9 @@ struct MinNorm {
 // the team gains depends on the cores that are free now, which a precision threshold cannot know
 // (on a loaded machine a helper waits for the scheduler at every hand-over and the team loses
 // many times over). It times the team's blocks and, now and then, one block without it, and
-// runs the faster; each trial the current way wins doubles the wait before the next trial
-// (kMinTrialBlocks to kMaxTrialBlocks), so that a losing way costs a few percent at most. Both
-// ways make the same orbit bit for bit.
+// runs the faster (the team's latest block against the fastest block alone); each trial the
+// current way wins doubles the wait before the next trial (kMinTrialBlocks to kMaxTrialBlocks),
+// so that a losing way costs a few percent at most. Both ways make the same orbit bit for bit.
 class TeamGuard {
 public:
     static constexpr int64_t kBlockIterations = 64;
@@ -275,7 +275,10 @@ public:
     bool use_team() const { return team_; }
     // The block that ran as use_team() said took `seconds`.
     void block_done(double seconds) {
-        (team_ ? team_seconds_ : alone_seconds_) = seconds;
+        // The team's latest block against this thread's fastest: a block alone is only ever slowed
+        // by others' work, and the team must show that it beats one thread at its best.
+        if (team_) team_seconds_ = seconds;
+        else alone_seconds_ = alone_seconds_ < 0.0 ? seconds : std::min(alone_seconds_, seconds);
         if (team_seconds_ < 0.0 || alone_seconds_ < 0.0) {  // the first block of each way
             team_ = team_seconds_ < 0.0;
             return;
