@@ -168,13 +168,13 @@ TEST(DeepReferenceTeam, CancelAndProgress) {
         cancel = false;
         seen.clear();
         control.progress = [&](int64_t done, int64_t total) {
-            EXPECT_EQ(total, 5000);
+            EXPECT_EQ(total, 4200);
             seen.push_back(done);
         };
-        auto orbit = compute_reference_orbit(location.center_re, location.center_im, 1200, 5000, control);
+        auto orbit = compute_reference_orbit(location.center_re, location.center_im, 1200, 4200, control);
         ASSERT_TRUE(orbit) << threads << " threads";
-        EXPECT_EQ(orbit->last_index(), 5000);
-        EXPECT_EQ(seen, (std::vector<int64_t>{4096, 5000})) << threads << " threads";
+        EXPECT_EQ(orbit->last_index(), 4200);
+        EXPECT_EQ(seen, (std::vector<int64_t>{4096, 4200})) << threads << " threads";
     }
 }
 
