@@ -55,7 +55,7 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
         printf_text("Reference orbit on one thread and on three (ReferenceControl::threads), against a bare MPFR "
                     "loop (3 squarings + 6 adds per iteration, same precision, one thread); best of 3; %u hardware "
                     "threads; auto picks three from %lld bits:",
-                    std::thread::hardware_concurrency(), (long long)kReferenceTeamMinBits));
+                    std::thread::hardware_concurrency(), (long long)kReferenceThreeThreadMinBits));
     print(printf_text("  %-8s %6s %10s %10s %10s %10s %7s %8s %8s %6s", "location", "bits", "iterations", "1 thr ms",
                       "3 thr ms", "bare ms", "1/bare", "3/bare", "speedup", "same"));
     for (const std::string& name : names) {
@@ -83,23 +83,95 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
     }
 }
 
-void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
-                               int64_t iterations, const DeepBenchPrint& print) {
-    const DeepLocation location = load_location(folder, name);
+void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterations, const DeepBenchPrint& print) {
+    // Inside the period-2 bulb: the orbit never escapes at any precision, and its numbers keep
+    // every bit of their significands (it only nears its cycle), so each precision runs all
+    // `iterations` at its full cost.
+    DeepLocation location;
+    location.center_re = "-1.1";
+    location.center_im = "0.1";
     print(
-        printf_text("Reference orbit of %s's centre, its first %lld iterations, on one thread and on three, by "
-                    "precision (best of 3; %u hardware threads):",
-                    name.c_str(), (long long)iterations, std::thread::hardware_concurrency()));
-    print(printf_text("  %8s %12s %12s %10s %10s", "bits", "1 thr ms", "3 thr ms", "ns/iter 1", "speedup"));
+        printf_text("Reference orbit of c = -1.1 + 0.1i (bounded), %lld iterations, on 1, 2 and 3 threads "
+                    "(ReferenceControl::threads), by precision (best of 3; %u hardware threads):",
+                    (long long)iterations, std::thread::hardware_concurrency()));
+    print(printf_text("  %8s %10s %10s %10s %10s %8s %8s", "bits", "1 thr ms", "2 thr ms", "3 thr ms", "ns/iter 1",
+                      "1/2", "1/3"));
     for (int64_t b : bits) {
-        double one_ms = 1e300, team_ms = 1e300;
-        for (int run = 0; run < 3; ++run) {
-            timed_orbit(location, b, iterations, 1, &one_ms);
-            timed_orbit(location, b, iterations, 3, &team_ms);
-        }
-        print(printf_text("  %8lld %12.1f %12.1f %10.0f %9.2fx", (long long)b, one_ms, team_ms,
-                          one_ms * 1e6 / double(iterations), one_ms / team_ms));
+        double ms[3] = {1e300, 1e300, 1e300};
+        for (int run = 0; run < 3; ++run)
+            for (int threads = 1; threads <= 3; ++threads)
+                timed_orbit(location, b, iterations, threads, &ms[threads - 1]);
+        print(printf_text("  %8lld %10.1f %10.1f %10.1f %10.0f %7.2fx %7.2fx", (long long)b, ms[0], ms[1], ms[2],
+                          ms[0] * 1e6 / double(iterations), ms[0] / ms[1], ms[0] / ms[2]));
     }
+}
+
+namespace {
+
+bool same_orbit(const ReferenceOrbit& a, const ReferenceOrbit& b) {
+    auto same_fe = [](const DeepComplex<FloatExp>& p, const DeepComplex<FloatExp>& q) {
+        return p.re.mantissa == q.re.mantissa && p.re.exponent == q.re.exponent && p.im.mantissa == q.im.mantissa &&
+               p.im.exponent == q.im.exponent;
+    };
+    auto same_d = [](const DeepComplex<double>& p, const DeepComplex<double>& q) {
+        return p.re == q.re && p.im == q.im;
+    };
+    return std::equal(a.z_fe.begin(), a.z_fe.end(), b.z_fe.begin(), b.z_fe.end(), same_fe) &&
+           std::equal(a.z.begin(), a.z.end(), b.z.begin(), b.z.end(), same_d) && a.period == b.period &&
+           a.escaped == b.escaped && a.nucleus_distance.mantissa == b.nucleus_distance.mantissa &&
+           a.nucleus_distance.exponent == b.nucleus_distance.exponent && a.min_abs.mantissa == b.min_abs.mantissa &&
+           a.min_abs.exponent == b.min_abs.exponent;
+}
+
+}  // namespace
+
+void deep_bench_reference_threads(const std::string& folder, const std::vector<std::string>& names, int width,
+                                  int height, int64_t max_iterations, int rounds, const DeepBenchPrint& print) {
+    print(printf_text(
+        "Reference orbit of a %dx%d frame (its precision, stopped at the nucleus in view as a render's is) on 1, 2 "
+        "and 3 threads (ReferenceControl::threads) and as chosen (0: the threshold and the guard), %d rounds "
+        "interleaved, medians; %u hardware threads; auto picks 3 from %lld bits (3+ hardware threads), 2 from %lld "
+        "bits (2 hardware threads):",
+        width, height, rounds, std::thread::hardware_concurrency(), (long long)kReferenceThreeThreadMinBits,
+        (long long)kReferenceTwoThreadMinBits));
+    print(printf_text("  %-8s %6s %8s %8s %9s %9s %9s %9s %6s %6s %6s %7s %5s", "location", "bits", "iters", "period",
+                      "1 thr ms", "2 thr ms", "3 thr ms", "auto ms", "1/2", "1/3", "1/auto", "ns/it 1", "same"));
+    constexpr int kThreads[] = {1, 2, 3, 0};
+    for (const std::string& name : names) {
+        const DeepLocation location = load_location(folder, name);
+        const int64_t bits = deep_reference_precision_bits(location.zoom, height);
+        const int64_t iterations = max_iterations > 0 ? std::min(max_iterations, location.max_iterations)
+                                                      : location.max_iterations;
+        std::vector<double> ms[4];
+        bool same = true;
+        std::shared_ptr<const ReferenceOrbit> serial;
+        for (int round = 0; round < rounds; ++round) {
+            for (int k = 0; k < 4; ++k) {
+                ReferenceControl control;
+                control.threads = kThreads[k];
+                control.nucleus_radius = deep_half_diagonal(location.zoom, width, height);
+                const auto start = Clock::now();
+                auto orbit = compute_reference_orbit(location.center_re, location.center_im, bits, iterations, control,
+                                                     orbit_map(location));
+                ms[k].push_back(ms_since(start));
+                if (!serial) serial = orbit;
+                same = same && orbit && same_orbit(*serial, *orbit);
+            }
+        }
+        double median[4];
+        for (int k = 0; k < 4; ++k) {
+            std::sort(ms[k].begin(), ms[k].end());
+            median[k] = ms[k][ms[k].size() / 2];
+        }
+        print(printf_text("  %-8s %6lld %8lld %8lld %9.1f %9.1f %9.1f %9.1f %5.2fx %5.2fx %5.2fx %7.0f %5s",
+                          name.c_str(), (long long)bits, (long long)serial->last_index(), (long long)serial->period,
+                          median[0], median[1], median[2], median[3], median[0] / median[1], median[0] / median[2],
+                          median[0] / median[3], median[0] * 1e6 / double(std::max<int64_t>(serial->last_index(), 1)),
+                          same ? "yes" : "NO"));
+    }
+    print(
+        "  (same: every Z_m in double and FloatExp, the period, the nucleus distance, escape and min |Z| equal "
+        "to one thread's, every round)");
 }
 
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names, int width, int height,

@@ -2,7 +2,8 @@
 // benchmark test, tests/fractal/deep/test_deep_bench.cpp) can call. Figures are printed with their
 // napkin maths and as ratios against a baseline measured in the same run:
 //   deep_bench_reference  the reference orbit against a bare MPFR loop at the same precision
-//   deep_bench_reference_team  the reference on three threads against one, by precision
+//   deep_bench_reference_team  the reference on 1, 2 and 3 threads, by precision
+//   deep_bench_reference_threads  a frame's reference (stopped at its nucleus) on 1, 2, 3 and the chosen threads
 //   deep_bench_locations  Kalles Fraktaler 2's benchmark locations (assets/locations/): reference
 //                         ms, BLA ms, frame ms, iterations skipped by BLA, nothing cached;
 //                         on the CPU or on CUDA
@@ -29,9 +30,14 @@ using DeepBenchPrint = std::function<void(const std::string&)>;
 // Location files are read from `folder` (assets/locations) by name ("e50", "e533", ...).
 void deep_bench_reference(const std::string& folder, const std::vector<std::string>& names, int height,
                           const DeepBenchPrint& print);
-// One location's centre at each precision in `bits`, its first `iterations` iterations.
-void deep_bench_reference_team(const std::string& folder, const std::string& name, const std::vector<int64_t>& bits,
-                               int64_t iterations, const DeepBenchPrint& print);
+// A bounded orbit at each precision in `bits`, `iterations` iterations.
+void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterations, const DeepBenchPrint& print);
+// Each location's reference orbit as a width x height frame needs it (its precision, stopped at
+// the nucleus within the frame's half diagonal) on 1, 2 and 3 threads and as chosen (threads 0),
+// `rounds` rounds interleaved, medians, each orbit checked equal to one thread's;
+// max_iterations > 0 caps the locations' iterations.
+void deep_bench_reference_threads(const std::string& folder, const std::vector<std::string>& names, int width,
+                                  int height, int64_t max_iterations, int rounds, const DeepBenchPrint& print);
 // use_cuda: the frames on CUDA (deep_cuda) instead; throws where CUDA cannot run.
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                           const DeepBenchPrint& print, bool use_cuda = false);

@@ -18,7 +18,9 @@
 //           rebases to (deep_perturbation.h), as Mandelbrot's pixels rebase to Z_0 = 0.
 //
 // Cost: three squarings and five adds per iteration at the working precision (the same count
-// as a bare MPFR loop; bench: deep_reference_bench), plus two roundings to store Z_m.
+// as a bare MPFR loop; bench: deep_reference_bench), plus two roundings to store Z_m. The three
+// squarings are independent: deep enough, two helper threads take two of them
+// (ReferenceControl::threads), with the same MPFR operations, so the same orbit bit for bit.
 //
 // The cache keeps recent orbits keyed on (reference point text, map, precision, iterations). A frame
 // reuses an orbit of its own map whose point lies inside its image (panning), whose precision is at least what
@@ -79,11 +81,14 @@ struct ReferenceOrbit {
 };
 
 // Progress is called from the computing thread with (iterations done, iterations asked).
-// threads: 1 runs the orbit on the calling thread alone; 2 or more split each iteration's three
-// squarings over the calling thread and two helpers (degree-2 formulas: Mandelbrot, the Burning
-// Ship, the Tricorn; the Multibrots stay on one thread); 0 picks: three where the formula
-// allows, the precision is at least kReferenceTeamMinBits and the machine has at least 4
-// hardware threads, else one. The orbit is the same bit for bit either way.
+// threads: how many threads share each iteration's three squarings (degree-2 formulas: Mandelbrot,
+// the Burning Ship, the Tricorn; the Multibrots always run on one): 1 the calling thread alone;
+// 2 the calling thread and a helper ((x + y)^2 on the helper); 3 or more the calling thread and
+// two helpers (one squaring each). 0 picks (reference_threads): three from
+// kReferenceThreeThreadMinBits where the machine has 3 or more hardware threads, two from
+// kReferenceTwoThreadMinBits where it has 2, else one; and with helpers it times blocks of
+// iterations with and without them and runs the faster. The orbit is the same bit for bit
+// either way; the helpers live only while the orbit runs.
 // nucleus_radius > 0: the parameter plane's orbit stops at the first period whose nucleus lies
 // within that distance of C (ReferenceOrbit::period). Zero (the default): compute_reference_orbit
 // runs the orbit until it escapes or reaches max_iterations, and reference_for, while
@@ -97,13 +102,20 @@ struct ReferenceControl {
     FloatExp nucleus_radius{};
     bool stop_at_nucleus = true;
 };
-// Below this precision a squaring takes too little time for three threads to meet every
-// iteration and still gain: the round trip between two cores costs more than the work shared
-// (DeepBench.ReferenceTeamByPrecision, DeepBench.ReferenceAgainstBareMpfr; see
-// docs/performance.md).
-inline constexpr int64_t kReferenceTeamMinBits = 8192;
-// Whether an orbit of formula `formula` at `bits` runs on three threads under `threads`.
-bool reference_uses_team(Formula formula, int64_t bits, int threads);
+// Below these precisions a squaring takes too little time for the threads to meet every
+// iteration and still gain: each meeting passes x, y and the helpers' products between cores,
+// which costs about as much as a squaring of a few thousand bits. From them the automatic choice
+// starts the helpers and then keeps timing the orbit with and without them (its guard), so a
+// machine whose cores are busy falls back to one thread. Two threads make an iteration at most
+// 1.5x faster (two squarings stay on the orbit's thread), three 3x, so two need larger squarings
+// to repay the same meetings. Measured by
+// DeepBench.ReferenceThreads (1e1086 and e10000 orbits) and DeepBench.ReferenceTeamByPrecision;
+// see docs/performance.md.
+inline constexpr int64_t kReferenceThreeThreadMinBits = 3072;
+inline constexpr int64_t kReferenceTwoThreadMinBits = 8192;
+// The threads an orbit of formula `formula` at `bits` runs on under ReferenceControl::threads
+// `threads` (1, 2 or 3).
+int reference_threads(Formula formula, int64_t bits, int threads);
 
 int64_t deep_reference_precision_bits(DeepZoom zoom, int height);
 

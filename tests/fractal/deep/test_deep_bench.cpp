@@ -1,6 +1,9 @@
 // test_deep_bench.cpp: the deep zoom's benchmark, as DISABLED_ tests (never run by CTest; run by
 // hand). Prints figures, asserts only that the runs completed.
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Reference*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*ReferenceThreads*'
+//       (1, 2, 3 and the chosen threads at 1e1086 and e10000; MANDELSCOPE_DEEP_REFERENCE_ROUNDS=n,
+//       MANDELSCOPE_DEEP_REFERENCE_ITERATIONS=n, MANDELSCOPE_DEEP_REFERENCE_LOCATIONS=e533,e1086)
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Kf2Locations*'
 //       (MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 in the environment chooses the frame size)
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "app/bench/deep_bench.h"
 #include "compute/fractal/direct/direct.h"
@@ -34,6 +38,18 @@ void print(const std::string& line) {
     std::fflush(stdout);
 }
 
+// "e50,e227" -> {"e50", "e227"}.
+std::vector<std::string> split_names(const std::string& list) {
+    std::vector<std::string> names;
+    for (size_t start = 0; start <= list.size();) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > start) names.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return names;
+}
+
 void size_from_env(int* width, int* height) {
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_BENCH_SIZE")) std::sscanf(s, "%dx%d", width, height);
 }
@@ -44,10 +60,26 @@ TEST(DeepBench, DISABLED_ReferenceAgainstBareMpfr) {
     deep_bench_reference(locations_folder(), {"e50", "e113", "e227", "e533", "e1000", "e1086"}, 1024, print);
 }
 
-// Where three threads start to pay: e10000's centre (a reference of about 33,000 bits), 20,000
-// iterations at each precision.
+// Where two and three threads start to pay: a bounded orbit, 20,000 iterations at each precision
+// (MANDELSCOPE_DEEP_REFERENCE_ITERATIONS=n changes it), up to e10000's (33,280 bits).
 TEST(DeepBench, DISABLED_ReferenceTeamByPrecision) {
-    deep_bench_reference_team(locations_folder(), "e10000", {1024, 2048, 4096, 8192, 16384, 33280}, 20000, print);
+    int64_t iterations = 20000;
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_REFERENCE_ITERATIONS")) iterations = std::atoll(s);
+    deep_bench_reference_team({1024, 2048, 3072, 4096, 6144, 8192, 16384, 33280}, iterations, print);
+}
+
+// The render's reference orbit on 1, 2, 3 and the chosen threads at 1e1086 (kf2's deepest
+// benchmark location) and e10000 (the deepest location here, 2.7e10000), 1024x1024, 3 rounds;
+// MANDELSCOPE_DEEP_REFERENCE_ROUNDS=n, MANDELSCOPE_DEEP_REFERENCE_ITERATIONS=n (a cap) and
+// MANDELSCOPE_DEEP_REFERENCE_LOCATIONS=e533,e1086 change them.
+TEST(DeepBench, DISABLED_ReferenceThreads) {
+    int rounds = 3;
+    int64_t iterations = 0;
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_REFERENCE_ROUNDS")) rounds = std::max(1, std::atoi(s));
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_REFERENCE_ITERATIONS")) iterations = std::atoll(s);
+    std::vector<std::string> names = {"e1086", "e10000"};
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_REFERENCE_LOCATIONS")) names = split_names(s);
+    deep_bench_reference_threads(locations_folder(), names, 1024, 1024, iterations, rounds, print);
 }
 
 // Kalles Fraktaler 2's benchmark locations (1e50, 5e113, 5e227, 4e533, 1e1086; the 1e14 one is
@@ -74,16 +106,7 @@ TEST(DeepBench, DISABLED_WorkPerPixel) {
     size_from_env(&width, &height);
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_STRIDE")) stride = std::max(1, std::atoi(s));
     std::vector<std::string> names = {"e50", "e113", "e227", "e533", "e1086"};
-    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_LOCATIONS")) {
-        names.clear();
-        std::string list = s;
-        for (size_t start = 0; start <= list.size();) {
-            size_t comma = list.find(',', start);
-            if (comma == std::string::npos) comma = list.size();
-            if (comma > start) names.push_back(list.substr(start, comma - start));
-            start = comma + 1;
-        }
-    }
+    if (const char* s = std::getenv("MANDELSCOPE_DEEP_WORK_LOCATIONS")) names = split_names(s);
     deep_bench_work(locations_folder(), names, width, height, stride, print);
 }
 

@@ -1,11 +1,18 @@
-// The reference orbit's three-thread squarings (ReferenceControl::threads, deep_reference.cpp's
-// SquaringTeam): the same orbit bit for bit as one thread, for every formula the team runs, on
-// both planes; a cancel stops it; the automatic choice follows its rules.
+// The reference orbit's squarings shared between threads (ReferenceControl::threads,
+// deep_reference_orbit.cpp's SquaringTeam and TeamGuard): on two threads, on three and as chosen,
+// the same orbit bit for bit as one thread (every Z_m in double and FloatExp, the escape, the
+// period and its nucleus distance, min |Z|), for every formula the team runs, on both planes, at
+// a shallow location, at 1e1086 and when the orbit stops at a period; a cancel stops it, progress
+// is reported; the automatic choice follows its rules. The two machines CI and development run
+// on have 2 cores: three threads there take turns, which the tests also cover, so the orbits are
+// kept short.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,55 +23,97 @@ using namespace ms;
 
 namespace {
 
+bool same_fe(FloatExp a, FloatExp b) { return a.mantissa == b.mantissa && a.exponent == b.exponent; }
+
 bool same_numbers(const std::vector<DeepComplex<FloatExp>>& a, const std::vector<DeepComplex<FloatExp>>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].re.mantissa != b[i].re.mantissa || a[i].re.exponent != b[i].re.exponent ||
-            a[i].im.mantissa != b[i].im.mantissa || a[i].im.exponent != b[i].im.exponent)
-            return false;
+        if (!same_fe(a[i].re, b[i].re) || !same_fe(a[i].im, b[i].im)) return false;
     return true;
 }
 
 std::shared_ptr<const ReferenceOrbit> orbit_on(int threads, const DeepLocation& location, int64_t bits,
-                                               int64_t iterations, const OrbitMap& map) {
+                                               int64_t iterations, const OrbitMap& map, FloatExp nucleus_radius = {}) {
     ReferenceControl control;
     control.threads = threads;
+    control.nucleus_radius = nucleus_radius;
     return compute_reference_orbit(location.center_re, location.center_im, bits, iterations, control, map);
 }
 
-void expect_same_orbits(const DeepLocation& location, int64_t bits, int64_t iterations, const OrbitMap& map) {
-    auto one = orbit_on(1, location, bits, iterations, map);
-    auto three = orbit_on(3, location, bits, iterations, map);
-    ASSERT_TRUE(one && three);
-    EXPECT_GT(one->last_index(), 100) << formula_name(map.formula) << (map.julia ? " Julia" : "");
-    EXPECT_TRUE(same_numbers(one->z_fe, three->z_fe));
-    EXPECT_EQ(one->z.size(), three->z.size());
-    for (size_t i = 0; i < one->z.size() && i < three->z.size(); ++i) {
-        ASSERT_EQ(one->z[i].re, three->z[i].re) << i;
-        ASSERT_EQ(one->z[i].im, three->z[i].im) << i;
+// Everything compute_reference_orbit stores, compared bit for bit.
+void expect_same_orbit(const ReferenceOrbit& one, const ReferenceOrbit& other, const std::string& what) {
+    EXPECT_TRUE(same_numbers(one.z_fe, other.z_fe)) << what;
+    ASSERT_EQ(one.z.size(), other.z.size()) << what;
+    for (size_t i = 0; i < one.z.size(); ++i) {
+        ASSERT_EQ(one.z[i].re, other.z[i].re) << what << " Z_" << i;
+        ASSERT_EQ(one.z[i].im, other.z[i].im) << what << " Z_" << i;
     }
-    EXPECT_TRUE(same_numbers(one->critical_z_fe, three->critical_z_fe));
-    EXPECT_EQ(one->escaped, three->escaped);
-    EXPECT_EQ(one->critical_escaped, three->critical_escaped);
-    EXPECT_EQ(one->min_abs.mantissa, three->min_abs.mantissa);
-    EXPECT_EQ(one->min_abs.exponent, three->min_abs.exponent);
+    EXPECT_TRUE(same_numbers(one.critical_z_fe, other.critical_z_fe)) << what;
+    ASSERT_EQ(one.critical_z.size(), other.critical_z.size()) << what;
+    for (size_t i = 0; i < one.critical_z.size(); ++i) {
+        ASSERT_EQ(one.critical_z[i].re, other.critical_z[i].re) << what << " W_" << i;
+        ASSERT_EQ(one.critical_z[i].im, other.critical_z[i].im) << what << " W_" << i;
+    }
+    EXPECT_EQ(one.escaped, other.escaped) << what;
+    EXPECT_EQ(one.critical_escaped, other.critical_escaped) << what;
+    EXPECT_EQ(one.period, other.period) << what;
+    EXPECT_TRUE(same_fe(one.nucleus_distance, other.nucleus_distance)) << what;
+    EXPECT_TRUE(same_fe(one.min_abs, other.min_abs)) << what;
+}
+
+// One thread against two, three and the automatic choice.
+void expect_same_orbits(const DeepLocation& location, int64_t bits, int64_t iterations, const OrbitMap& map,
+                        FloatExp nucleus_radius = {}) {
+    auto one = orbit_on(1, location, bits, iterations, map, nucleus_radius);
+    ASSERT_TRUE(one);
+    EXPECT_GT(one->last_index(), 100) << formula_name(map.formula) << (map.julia ? " Julia" : "");
+    for (int threads : {2, 3, 0}) {
+        auto other = orbit_on(threads, location, bits, iterations, map, nucleus_radius);
+        ASSERT_TRUE(other);
+        expect_same_orbit(*one, *other,
+                          std::string(formula_name(map.formula)) + (map.julia ? " Julia" : "") + ", " +
+                              std::to_string(threads) + " threads");
+    }
 }
 
 }  // namespace
 
 // e533 (4e533, Kalles Fraktaler 2's benchmark location) at the precision its frames use, the
 // first 3,000 iterations: long enough for the helpers to meet the orbit's thread thousands of
-// times. The two machines CI and development run on have 2 cores: three threads there take
-// turns, which the test also covers.
-TEST(DeepReferenceTeam, ThreeThreadsGiveTheSameMandelbrotOrbit) {
+// times.
+TEST(DeepReferenceTeam, TheSameMandelbrotOrbitOnEveryThreadCount) {
     const DeepLocation location = test::load_location("e533");
     expect_same_orbits(location, 1847, 3000, OrbitMap{});
+}
+
+// A shallow location (e50 at the 64 + 176 bits of its 1024-pixel frames) and 1e1086 (kf2's
+// deepest benchmark location) at its frames' 3,682 bits, the first 2,000 iterations.
+TEST(DeepReferenceTeam, TheSameOrbitShallowAndAt1e1086) {
+    const DeepLocation shallow = test::load_location("e50");
+    expect_same_orbits(shallow, deep_reference_precision_bits(shallow.zoom, 1024), 3000, OrbitMap{});
+    const DeepLocation deep = test::load_location("e1086");
+    const int64_t bits = deep_reference_precision_bits(deep.zoom, 1024);
+    EXPECT_GE(bits, 3600);
+    expect_same_orbits(deep, bits, 2000, OrbitMap{});
+}
+
+// The orbit stops at the same period, with the same nucleus distance, on every thread count:
+// 1e1086's centre with a radius that reaches a nucleus of a period of a few hundred.
+TEST(DeepReferenceTeam, TheSamePeriodStop) {
+    const DeepLocation location = test::load_location("e1086");
+    const int64_t bits = deep_reference_precision_bits(location.zoom, 1024);
+    const FloatExp radius = fe_make(1.0, -16);  // 2^-16 ~ 1.5e-5
+    auto one = orbit_on(1, location, bits, 5000, OrbitMap{}, radius);
+    ASSERT_TRUE(one);
+    EXPECT_GT(one->period, 100);
+    EXPECT_EQ(one->last_index(), one->period);
+    expect_same_orbits(location, bits, 5000, OrbitMap{}, radius);
 }
 
 // The other degree-2 formulas (the Burning Ship's |2xy|, the Tricorn's -2xy after the same
 // squarings) and a Julia set (its view orbit, then the critical orbit with the same team), and
 // an orbit that escapes while the helpers are already squaring the next Z.
-TEST(DeepReferenceTeam, ThreeThreadsGiveTheSameOrbitForEveryDegreeTwoFormula) {
+TEST(DeepReferenceTeam, TheSameOrbitForEveryDegreeTwoFormula) {
     // c = -1.9 + 1e-40 i: on the real axis both sets' orbits are the Mandelbrot set's, chaotic
     // and bounded at -1.9; the tiny imaginary part grows along the orbit until it escapes, a few
     // hundred iterations on, so 2xy is not zero.
@@ -86,35 +135,62 @@ TEST(DeepReferenceTeam, ThreeThreadsGiveTheSameOrbitForEveryDegreeTwoFormula) {
     // c = 0.3: escapes after a few dozen iterations.
     location.center_re = "0.3";
     location.center_im = "0";
-    auto one = orbit_on(1, location, 1200, 100000, OrbitMap{});
-    auto three = orbit_on(3, location, 1200, 100000, OrbitMap{});
-    ASSERT_TRUE(one && three);
-    EXPECT_TRUE(one->escaped);
-    EXPECT_LT(one->last_index(), 1000);
-    EXPECT_TRUE(same_numbers(one->z_fe, three->z_fe));
+    for (int threads : {2, 3}) {
+        auto one = orbit_on(1, location, 1200, 100000, OrbitMap{});
+        auto other = orbit_on(threads, location, 1200, 100000, OrbitMap{});
+        ASSERT_TRUE(one && other);
+        EXPECT_TRUE(one->escaped);
+        EXPECT_LT(one->last_index(), 1000);
+        expect_same_orbit(*one, *other, "escaping, " + std::to_string(threads) + " threads");
+    }
 }
 
-TEST(DeepReferenceTeam, CancelStopsTheTeam) {
+// A cancel raised from the progress callback stops the orbit at the next poll (every 4,096
+// iterations) on every thread count, and the computation returns null; progress reports
+// iterations done out of those asked, and the whole count at the end.
+TEST(DeepReferenceTeam, CancelAndProgress) {
     const DeepLocation location = test::load_location("e533");
-    std::atomic<bool> cancel{false};
-    ReferenceControl control;
-    control.threads = 3;
-    control.cancel = &cancel;
-    int64_t seen = 0;
-    control.progress = [&](int64_t done, int64_t) {
-        seen = done;
-        if (done >= 4096) cancel = true;
-    };
-    EXPECT_EQ(compute_reference_orbit(location.center_re, location.center_im, 1200, 100000, control), nullptr);
-    EXPECT_EQ(seen, 4096);
+    for (int threads : {1, 2, 3, 0}) {
+        std::atomic<bool> cancel{false};
+        ReferenceControl control;
+        control.threads = threads;
+        control.cancel = &cancel;
+        std::vector<int64_t> seen;
+        control.progress = [&](int64_t done, int64_t total) {
+            EXPECT_EQ(total, 100000);
+            seen.push_back(done);
+            if (done >= 4096) cancel = true;
+        };
+        EXPECT_EQ(compute_reference_orbit(location.center_re, location.center_im, 1200, 100000, control), nullptr)
+            << threads << " threads";
+        EXPECT_EQ(seen, (std::vector<int64_t>{4096})) << threads << " threads";
+
+        cancel = false;
+        seen.clear();
+        control.progress = [&](int64_t done, int64_t total) {
+            EXPECT_EQ(total, 4200);
+            seen.push_back(done);
+        };
+        auto orbit = compute_reference_orbit(location.center_re, location.center_im, 1200, 4200, control);
+        ASSERT_TRUE(orbit) << threads << " threads";
+        EXPECT_EQ(orbit->last_index(), 4200);
+        EXPECT_EQ(seen, (std::vector<int64_t>{4096, 4200})) << threads << " threads";
+    }
 }
 
 TEST(DeepReferenceTeam, AutomaticChoiceFollowsFormulaPrecisionAndRequest) {
-    EXPECT_FALSE(reference_uses_team(Formula::Mandelbrot, 100000, 1));
-    EXPECT_TRUE(reference_uses_team(Formula::Mandelbrot, 64, 3));
-    EXPECT_TRUE(reference_uses_team(Formula::Tricorn, 64, 2));
-    EXPECT_FALSE(reference_uses_team(Formula::Multibrot3, 100000, 3));
-    EXPECT_FALSE(reference_uses_team(Formula::Mandelbrot, kReferenceTeamMinBits - 1, 0));
-    EXPECT_EQ(reference_uses_team(Formula::Mandelbrot, kReferenceTeamMinBits, 0),
-              std::thread::hardware_concurrency() >= 4);
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, 100000, 1), 1);
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, 64, 3), 3);
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, 64, 8), 3);
+    EXPECT_EQ(reference_threads(Formula::Tricorn, 64, 2), 2);
+    EXPECT_EQ(reference_threads(Formula::BurningShip, 64, 3), 3);
+    EXPECT_EQ(reference_threads(Formula::Multibrot3, 100000, 3), 1);
+    EXPECT_EQ(reference_threads(Formula::Multibrot3, 100000, 0), 1);
+    const unsigned cores = std::thread::hardware_concurrency();
+    const int64_t below = std::min(kReferenceThreeThreadMinBits, kReferenceTwoThreadMinBits) - 1;
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, below, 0), 1);
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, kReferenceThreeThreadMinBits, 0),
+              cores >= 3 ? 3 : (cores == 2 && kReferenceThreeThreadMinBits >= kReferenceTwoThreadMinBits ? 2 : 1));
+    EXPECT_EQ(reference_threads(Formula::Mandelbrot, kReferenceTwoThreadMinBits, 0),
+              cores >= 3 ? (kReferenceTwoThreadMinBits >= kReferenceThreeThreadMinBits ? 3 : 1) : (cores == 2 ? 2 : 1));
 }
