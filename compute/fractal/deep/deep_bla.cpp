@@ -5,9 +5,29 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <new>
+#include <type_traits>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace ms {
+
+void* bla_lane_allocate(size_t bytes) {
+    constexpr size_t kHuge = size_t(2) << 20;
+    const size_t align = bytes >= kHuge ? kHuge : 64;
+    void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (!p) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= kHuge) madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
+    return p;
+}
+
+void bla_lane_free(void* p) { std::free(p); }
 
 namespace {
 
@@ -59,6 +79,36 @@ bool merge_levels(int levels, int64_t steps, T max_dc, const std::atomic<bool>* 
     return true;
 }
 
+// The lanes' layout of a finished table (BlaTable::lane_points and lane_chain, deep_bla.h) for
+// the orbit z[0 .. last_index].
+template <typename T>
+void build_lane_layout(const DeepComplex<T>* z, int64_t last_index, BlaTable<T>* table) {
+    const BlaView<T>& view = table->view;
+    const BlaStep<T>* e = table->entries.data();
+    const int64_t steps = table->steps;
+    table->lane_points.resize(size_t(last_index + 1));
+    BlaLanePoint<T>* points = table->lane_points.data();
+#pragma omp parallel for schedule(static) if (last_index > kBlaParallelMin)
+    for (int64_t m = 0; m <= last_index; ++m) {
+        const T r0 = m >= 1 && m <= steps ? e[m - 1].r2 : T{};
+        points[m] = BlaLanePoint<T>{z[m].re, z[m].im, r0, T{}};
+    }
+    const int levels = view.levels;
+    table->lane_chain.resize(size_t(steps == 0 ? 0 : bla_lane_chain_offset(levels, steps)));
+    T* chain = table->lane_chain.data();
+#pragma omp parallel for schedule(static) if (steps > kBlaParallelMin)
+    for (int64_t j = 0; j < steps; ++j) {
+        const int top = j == 0 ? levels - 1 : __builtin_ctzll(uint64_t(j));
+        const int64_t run = bla_lane_chain_offset(levels, j);
+        T smallest = e[j].r2;
+        for (int level = 1; level <= top; ++level) {
+            const T r2 = e[view.level_offset[level] + (j >> level)].r2;
+            smallest = r2 < smallest ? r2 : smallest;
+            chain[run + level - 1] = smallest;
+        }
+    }
+}
+
 }  // namespace
 
 template <typename T>
@@ -76,7 +126,15 @@ bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, doub
         e[i] = bla_single_step(z[i + 1], epsilon, degree);
         budget[size_t(i)] = bla_single_budget(e[i], epsilon);
     }
-    return merge_levels(levels, steps, max_dc, cancel, start, table, budget.data(), epsilon);
+    if (!merge_levels(levels, steps, max_dc, cancel, start, table, budget.data(), epsilon)) return false;
+    if constexpr (std::is_same_v<T, double>) {
+        if (degree == 2) {
+            build_lane_layout(z, last_index, table);
+            table->build_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
+    }
+    return true;
 }
 
 template <typename T>

@@ -129,6 +129,38 @@ struct BlaView {
     const T* r2 = nullptr;
 };
 
+// An allocator for the CPU lanes' arrays (BlaTable::lane_points, lane_chain): where an array
+// reaches 2 MB it is aligned to 2 MB and asks Linux for transparent huge pages (madvise), so that
+// the lanes' scattered reads of tens of MB miss the TLB far less often. Elsewhere, and for
+// small arrays, plain aligned memory.
+void* bla_lane_allocate(size_t bytes);
+void bla_lane_free(void* p);
+template <typename T>
+struct BlaLaneAllocator {
+    using value_type = T;
+    BlaLaneAllocator() = default;
+    template <typename U>
+    BlaLaneAllocator(const BlaLaneAllocator<U>&) {}
+    T* allocate(size_t n) { return static_cast<T*>(bla_lane_allocate(n * sizeof(T))); }
+    void deallocate(T* p, size_t) { bla_lane_free(p); }
+    template <typename U>
+    bool operator==(const BlaLaneAllocator<U>&) const {
+        return true;
+    }
+    template <typename U>
+    bool operator!=(const BlaLaneAllocator<U>&) const {
+        return false;
+    }
+};
+
+// One orbit point for the CPU's lanes (BlaTable::lane_points).
+template <typename T>
+struct alignas(4 * sizeof(T)) BlaLanePoint {
+    T re{}, im{};
+    T r0{};   // level 0's radius at this m (0 where no entry starts there)
+    T pad{};  // a point is a power of two in size: one aligned load
+};
+
 template <typename T, typename L = DeepComplex<T>>
 struct BlaTable {
     std::vector<BlaStep<T, L>> entries;
@@ -138,7 +170,26 @@ struct BlaTable {
     // The entries' r2, in the same order: a compact copy for the CPU's lookup
     // (deep_cpu_lanes.h), which reads 8 bytes an entry instead of a cache line of the table.
     std::vector<T> r2;
+    // The CPU's SIMD lanes (deep_cpu_lanes_avx512.cpp), built with the Mandelbrot set's double
+    // tables only (empty elsewhere):
+    //   lane_points  per orbit index m = 0 .. last: Z_m and level 0's radius at m
+    //                (bla_first_radius), one 32-byte load a lane an iteration
+    //   lane_chain   per level-0 entry j (a skip from m = j + 1): for each level l = 1 .. top(j)
+    //                (bla_lookup_above_first's walk, top(j) = the trailing zeros of j, every level
+    //                for j = 0), the smallest r2 of the entries the walk passes at levels 0 .. l.
+    //                The walk stops at the first level whose radius fails, so it reaches level l
+    //                exactly where |z|^2 is below that running minimum: one compare of a vector of
+    //                levels instead of a chain of loads. Entry j's run starts at
+    //                bla_lane_chain_offset(levels, j).
+    std::vector<BlaLanePoint<T>, BlaLaneAllocator<BlaLanePoint<T>>> lane_points;
+    std::vector<T, BlaLaneAllocator<T>> lane_chain;
 };
+
+// Where level-0 entry j's run of lane_chain starts: entry 0 holds levels - 1 values, entry i >= 1
+// ctz(i), and the sum of ctz(i) over i = 1 .. n is n - popcount(n).
+inline int64_t bla_lane_chain_offset(int levels, int64_t j) {
+    return j == 0 ? 0 : int64_t(levels - 1) + (j - 1) - int64_t(__builtin_popcountll(uint64_t(j - 1)));
+}
 
 // --- the per-entry formulas, shared by the CPU build (deep_bla.cpp, OpenMP) and the GPU build
 // (deep_bla_cuda.cu, a thread per entry): the two run the same IEEE operations in the same order

@@ -278,6 +278,7 @@ HWY_EXPORT(TargetName);
 }  // namespace deep_lanes
 
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    if (row.lane_points && row.bla && row.bla->levels > 0 && deep_lanes_row_avx512(row, counters)) return;
     HWY_DYNAMIC_DISPATCH(deep_lanes::LanesRow)(row, counters);
 }
 

@@ -13,6 +13,9 @@
 // level-0 entry is valid; the skip's A z + B dc is then computed in the vector in the same
 // order), and rebases under the same conditions. Lanes that finish a pixel take the row's next
 // one. tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other.
+// On x86 CPUs with AVX-512, deep_cpu_lanes_avx512.cpp runs the same loop from the BLA table's lane
+// layout (BlaTable::lane_points, lane_chain): the reference points as one load a lane, the skip's
+// level found by one vector compare, the lanes' state in registers.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,10 @@ struct DeepLanesRow {
     int64_t last_index = 0;
     const BlaView<double, DeepComplex<double>>* bla = nullptr;  // no levels: BLA off
     const double* bla_r2 = nullptr;  // the table's compact radii (BlaTable::r2); null with BLA off
+    // The table's lane layout (BlaTable::lane_points, lane_chain); null: the Highway loop below
+    // runs instead of the AVX-512 one (deep_cpu_lanes_avx512.cpp).
+    const BlaLanePoint<double>* lane_points = nullptr;
+    const double* lane_chain = nullptr;
     const double* dc_re = nullptr;   // per pixel: its offset from the reference point
     const double* dc_im = nullptr;
     int count = 0;  // pixels
@@ -53,8 +60,12 @@ inline const BlaStep<double, DeepComplex<double>>* deep_lanes_lookup(const BlaVi
     return best < 0 ? nullptr : bla.entries + best;
 }
 
-// Iterates the row's pixels; adds to counters as deep_iterate_pixel does.
+// Iterates the row's pixels; adds to counters as deep_iterate_pixel does. With the lane layout
+// (row.lane_points) on a CPU with AVX-512, deep_lanes_row_avx512 runs; else the Highway loop.
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters);
+
+// deep_cpu_lanes_avx512.cpp: false (nothing done) where the CPU or the build has no AVX-512.
+bool deep_lanes_row_avx512(const DeepLanesRow& row, DeepPixelCounters* counters);
 
 // The SIMD target Highway picked at run time ("AVX3", "AVX2", ...).
 const char* deep_lanes_target();

@@ -88,6 +88,10 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 job.last_index = last_index;
                 job.bla = &bla;
                 job.bla_r2 = table ? table->r2.data() : nullptr;
+                if (table && !table->lane_points.empty()) {
+                    job.lane_points = table->lane_points.data();
+                    job.lane_chain = table->lane_chain.data();
+                }
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
                 job.count = columns;

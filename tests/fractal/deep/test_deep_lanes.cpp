@@ -36,8 +36,10 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Renders the frame's rows both ways (as deep_cpu's render_pixels samples them) and compares.
-void check_lanes(const DeepLocation& location, int width, int height, bool use_bla) {
-    SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()));
+// layout: with the table's lane layout (BlaTable::lane_points), which the AVX-512 loop takes where
+// the CPU has AVX-512 (else the Highway loop runs either way).
+void check_lanes(const DeepLocation& location, int width, int height, bool use_bla, bool layout = false) {
+    SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()) + (layout ? " with the lane layout" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
     DeepFrame frame;
@@ -69,6 +71,10 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         row.last_index = last;
         row.bla = &bla;
         row.bla_r2 = table ? table->r2.data() : nullptr;
+        if (layout && table) {
+            row.lane_points = table->lane_points.data();
+            row.lane_chain = table->lane_chain.data();
+        }
         row.dc_re = dc_re.data();
         row.dc_im = dc_im.data();
         row.count = width;
@@ -182,6 +188,21 @@ TEST(DeepLanes, MatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, tru
 TEST(DeepLanes, MatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37, 21, true); }
 
 TEST(DeepLanes, MatchesOnePixelLoopAtGlitchLocation) { check_lanes(load("glitch_test_3"), 24, 14, true); }
+
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, true, true); }
+
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37, 21, true, true); }
+
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtGlitchLocation) {
+    check_lanes(load("glitch_test_3"), 24, 14, true, true);
+}
+
+// Few iterations: lanes reach the limit inside skips' reach (the skip lengths capped).
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopNearTheLimit) {
+    DeepLocation location = load("e50");
+    location.max_iterations = 262000;
+    check_lanes(location, 41, 9, true, true);
+}
 
 TEST(DeepLanes, MatchesOnePixelLoopWithoutBla) {
     DeepLocation location = load("e50", "1e20");

@@ -1,0 +1,405 @@
+// deep_cpu_lanes_avx512.cpp: deep_cpu_lanes.h's row loop written for AVX-512 (8 doubles a
+// vector), which the x86 CPUs that have it run instead of the Highway loop (deep_cpu_lanes.cpp).
+// Same IEEE operations in the same order, so the same escape counts and smooth values bit for
+// bit (tests/fractal/deep/test_deep_lanes.cpp holds it to the one-pixel loop).
+//
+// What keeps the lanes busy:
+//   - The lanes' state stays in registers: kGroups vectors of 8 pixels advance in turn, their
+//     dependency chains independent, and an iteration of a vector is a perturbation step for
+//     every lane, one load of the reference point for every lane, the escape and rebase tests.
+//   - The reference point (Z_m and level 0's radius, BlaTable::lane_points) is one aligned
+//     32-byte load a lane; eight of them are transposed into the vectors Z.re, Z.im and the radius
+//     (an 8x4 transpose, 11 shuffles), cheaper than three gathers.
+//   - A lane whose |z|^2 is below level 0's radius takes the BLA skip; its level is found by one
+//     compare of |z|^2 against a vector of the walk's running minimum radii
+//     (BlaTable::lane_chain) instead of bla_lookup_above_first's chain of dependent loads and
+//     branches, and the skip's A, B and length go into the lane by masked broadcasts.
+//   - Escapes, rebases and the iteration limit (a few per pixel against thousands of steps) leave
+//     the vector loop for a scalar pass over the lanes concerned; a finished lane takes the row's
+//     next pixel at once.
+#include "compute/fractal/deep/deep_cpu_lanes.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// GCC's own AVX-512 intrinsics (insertf64x4, unpacklo_pd) start from an "undefined" vector, which
+// its -Wmaybe-uninitialized reports at every use.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <climits>
+#include <cstdint>
+
+#define MS_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,bmi,bmi2,lzcnt,popcnt,fma")))
+#define MS_AVX512_INLINE MS_AVX512 inline __attribute__((always_inline))
+
+namespace ms {
+namespace {
+
+constexpr int kGroups = 3;  // vectors in flight
+
+using Step = BlaStep<double, DeepComplex<double>>;
+
+// One vector of 8 lanes, each a pixel or idle (inc 0: m stays at 0 with z = dc = 0, where no test
+// fires, and limit INT64_MAX).
+struct Group {
+    __m512d zr, zi, dcr, dci, Zr, Zi, r0;
+    __m512i m, limit, inc;
+    __mmask8 skip;  // |z|^2 < level 0's radius: the next iteration skips
+};
+
+// Per lane, what only the scalar passes read.
+struct GroupSide {
+    int64_t base[8];
+    int pixel[8];  // -1: idle
+};
+
+struct Context {
+    const DeepLanesRow* row;
+    const BlaLanePoint<double>* points;
+    const double* chain;
+    const Step* entries;
+    int64_t level_offset[kBlaMaxLevels];
+    int64_t size0;
+    int levels;
+    int next_pixel = 0;
+    int alive = 0;  // lanes with a pixel
+    DeepPixelCounters counters;
+};
+
+// The points at the lanes' m: Z.re, Z.im and level 0's radius.
+MS_AVX512_INLINE void load_points(const BlaLanePoint<double>* points, __m512i m, __m512d* Zr, __m512d* Zi,
+                                  __m512d* r0) {
+    alignas(64) int64_t at[8];
+    _mm512_store_si512(at, m);
+    const double* p = &points->re;
+    const __m512d a0 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[0])),
+                                          _mm256_load_pd(p + 4 * at[4]), 1);
+    const __m512d a1 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[1])),
+                                          _mm256_load_pd(p + 4 * at[5]), 1);
+    const __m512d a2 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[2])),
+                                          _mm256_load_pd(p + 4 * at[6]), 1);
+    const __m512d a3 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[3])),
+                                          _mm256_load_pd(p + 4 * at[7]), 1);
+    // t0 = [re0 re1 r0_0 r0_1 | re4 re5 r0_4 r0_5], t1 the same of im; t2, t3 of lanes 2, 3, 6, 7.
+    const __m512d t0 = _mm512_unpacklo_pd(a0, a1), t1 = _mm512_unpackhi_pd(a0, a1);
+    const __m512d t2 = _mm512_unpacklo_pd(a2, a3), t3 = _mm512_unpackhi_pd(a2, a3);
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i second = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    *Zr = _mm512_permutex2var_pd(t0, first, t2);
+    *Zi = _mm512_permutex2var_pd(t1, first, t3);
+    *r0 = _mm512_permutex2var_pd(t0, second, t2);
+}
+
+// deep_fused_norm: fma(re, re, im im).
+MS_AVX512_INLINE __m512d fused_norm(__m512d re, __m512d im) { return _mm512_fmadd_pd(re, re, _mm512_mul_pd(im, im)); }
+
+// Gives `lane` the row's next pixel at the orbit's start, or idles it. Arrays: the group's vectors
+// stored (FinishLanes' scratch).
+struct Scratch {
+    alignas(64) double zr[8], zi[8], dcr[8], dci[8], Zr[8], Zi[8], r0[8], fr[8], fi[8], fn[8], z2[8];
+    alignas(64) int64_t m[8], limit[8], inc[8];
+};
+
+void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
+    const DeepLanesRow& row = *c.row;
+    for (;;) {
+        s.zr[lane] = s.zi[lane] = 0.0;
+        s.m[lane] = 0;
+        s.Zr[lane] = c.points[0].re;
+        s.Zi[lane] = c.points[0].im;
+        s.r0[lane] = c.points[0].r0;
+        side.base[lane] = 0;
+        if (c.next_pixel >= row.count) {
+            side.pixel[lane] = -1;
+            s.dcr[lane] = s.dci[lane] = 0.0;
+            s.limit[lane] = INT64_MAX;
+            s.inc[lane] = 0;
+            --c.alive;
+            return;
+        }
+        const int q = c.next_pixel++;
+        side.pixel[lane] = q;
+        s.dcr[lane] = row.dc_re[q];
+        s.dci[lane] = row.dc_im[q];
+        s.limit[lane] = row.max_iterations;
+        s.inc[lane] = 1;
+        if (row.max_iterations > 0) return;
+        // No iteration to run: inside at once, as deep_iterate_pixel returns.
+        row.escape_count[q] = -1;
+        row.mu[q] = -1.0;
+        c.counters.iterations += uint64_t(row.max_iterations);
+    }
+}
+
+// The scalar pass over the lanes in `events` (escaped, rebasing, or at the iteration limit), in
+// deep_iterate_pixel's order: the escape, then the rebase, then the limit.
+MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group& g, GroupSide& side, __mmask8 events) {
+    const DeepLanesRow& row = *c.row;
+    // The full value and the norms as the iteration computed them (the same operations).
+    const __m512d fr = _mm512_add_pd(g.Zr, g.zr), fi = _mm512_add_pd(g.Zi, g.zi);
+    const __m512d fn = fused_norm(fr, fi), z2 = fused_norm(g.zr, g.zi);
+    Scratch s;
+    _mm512_store_pd(s.zr, g.zr);
+    _mm512_store_pd(s.zi, g.zi);
+    _mm512_store_pd(s.dcr, g.dcr);
+    _mm512_store_pd(s.dci, g.dci);
+    _mm512_store_pd(s.Zr, g.Zr);
+    _mm512_store_pd(s.Zi, g.Zi);
+    _mm512_store_pd(s.r0, g.r0);
+    _mm512_store_pd(s.fr, fr);
+    _mm512_store_pd(s.fi, fi);
+    _mm512_store_pd(s.fn, fn);
+    _mm512_store_pd(s.z2, z2);
+    _mm512_store_si512(s.m, g.m);
+    _mm512_store_si512(s.limit, g.limit);
+    _mm512_store_si512(s.inc, g.inc);
+    for (unsigned bits = events; bits; bits &= bits - 1) {
+        const int lane = __builtin_ctz(bits);
+        const int p = side.pixel[lane];
+        if (p < 0) continue;
+        if (s.fn[lane] > kDeepBailoutSquared) {
+            const int64_t n = side.base[lane] + s.m[lane];
+            row.escape_count[p] = n;
+            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n, s.fn[lane]);
+            c.counters.iterations += uint64_t(n);
+            ++c.counters.escaped;
+            start_lane(c, side, s, lane);
+            continue;
+        }
+        if (s.fn[lane] < s.z2[lane] || s.m[lane] == row.last_index) {
+            s.zr[lane] = s.fr[lane];
+            s.zi[lane] = s.fi[lane];
+            side.base[lane] += s.m[lane];
+            s.limit[lane] = row.max_iterations - side.base[lane];
+            s.m[lane] = 0;
+            s.Zr[lane] = c.points[0].re;
+            s.Zi[lane] = c.points[0].im;
+            s.r0[lane] = c.points[0].r0;
+            ++c.counters.rebases;
+        }
+        if (!(s.m[lane] < s.limit[lane])) {
+            row.escape_count[p] = -1;
+            row.mu[p] = -1.0;
+            c.counters.iterations += uint64_t(row.max_iterations);
+            start_lane(c, side, s, lane);
+        }
+    }
+    g.zr = _mm512_load_pd(s.zr);
+    g.zi = _mm512_load_pd(s.zi);
+    g.dcr = _mm512_load_pd(s.dcr);
+    g.dci = _mm512_load_pd(s.dci);
+    g.Zr = _mm512_load_pd(s.Zr);
+    g.Zi = _mm512_load_pd(s.Zi);
+    g.r0 = _mm512_load_pd(s.r0);
+    g.m = _mm512_load_si512(s.m);
+    g.limit = _mm512_load_si512(s.limit);
+    g.inc = _mm512_load_si512(s.inc);
+    // A rebased lane's |z|^2 is its |full|^2 (the same fused norm); a new pixel's is 0.
+    g.skip = _mm512_cmp_pd_mask(fused_norm(g.zr, g.zi), g.r0, _CMP_LT_OQ);
+}
+
+// An iteration's values before they replace the group's: the new z, m and the point at m.
+struct Next {
+    __m512d zr, zi, Zr, Zi, r0;
+    __m512i m;
+};
+
+// The perturbation step (Z + (Z + z)) z + dc, fused, for every lane, and the point at m + 1 (m + 0
+// for an idle lane). Nothing here waits on the skip test: the loads go out at once.
+MS_AVX512_INLINE Next step(const Context& c, const Group& g) {
+    Next n;
+    const __m512d tr = _mm512_add_pd(g.Zr, _mm512_add_pd(g.Zr, g.zr));
+    const __m512d ti = _mm512_add_pd(g.Zi, _mm512_add_pd(g.Zi, g.zi));
+    n.zr = _mm512_fmadd_pd(tr, g.zr, _mm512_fnmadd_pd(ti, g.zi, g.dcr));
+    n.zi = _mm512_fmadd_pd(tr, g.zi, _mm512_fmadd_pd(ti, g.zr, g.dci));
+    n.m = _mm512_add_epi64(g.m, g.inc);
+    load_points(c.points, n.m, &n.Zr, &n.Zi, &n.r0);
+    return n;
+}
+
+// The skips of the lanes in g.skip (bla_lookup_above_first's choice each): z = A z + B dc, m + the
+// skip's length and the point there replace the step's in those lanes.
+MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
+    alignas(64) int64_t m[8], limit[8];
+    alignas(64) double z2[8];
+    _mm512_store_si512(m, g.m);
+    _mm512_store_si512(limit, g.limit);
+    _mm512_store_pd(z2, fused_norm(g.zr, g.zi));
+    // Level 0's entry at m is the single step A = 2 Z_m, B = 1 (bla_single_step), length 1, whose
+    // point n already holds: a lane whose skip stays at level 0 (every one from an odd j, where no
+    // level above begins) reads nothing more. Lanes that go higher take their entry's A, B and
+    // length and the point they land on.
+    __m512d ar = _mm512_add_pd(g.Zr, g.Zr), ai = _mm512_add_pd(g.Zi, g.Zi);
+    __m512d br = _mm512_set1_pd(1.0), bi = _mm512_setzero_pd();
+    __m512i new_m = n->m;
+    __m512d Zr = n->Zr, Zi = n->Zi, r0 = n->r0;
+    // Per lane without a branch on the level (a mispredicted branch here flushes the other
+    // lanes' and groups' loads in flight): the walk's levels 1 .. top are one masked load and
+    // compare (levels 9 and up, rare, in a second round), and a skip that stays at level 0 reads
+    // its entry and point through an empty mask.
+    c.counters.bla_skips += uint64_t(__builtin_popcount(g.skip));
+    for (unsigned bits = g.skip; bits; bits &= bits - 1) {
+        const int lane = __builtin_ctz(bits);
+        const int64_t j = m[lane] - 1;  // level 0's entry (1 <= m <= size0: its radius held)
+        int top = j == 0 ? c.levels - 1 : __builtin_ctzll(uint64_t(j));
+        // No level whose entry is longer than the iterations left: lengths grow with the level
+        // (min(2^l, size0 - j)), so the cap is the largest 2^l that fits where size0 - j does not.
+        const int64_t max_length = limit[lane] - m[lane];
+        const int cap = 63 - __builtin_clzll(uint64_t(max_length));
+        top = max_length < c.size0 - j && cap < top ? cap : top;
+        const double* run = c.chain + bla_lane_chain_offset(c.levels, j);
+        const __m512d z2v = _mm512_set1_pd(z2[lane]);
+        const int count = top < 8 ? top : 8;
+        const __mmask8 valid = __mmask8((1u << count) - 1u);
+        const unsigned held = _mm512_mask_cmp_pd_mask(valid, z2v, _mm512_maskz_loadu_pd(valid, run), _CMP_LT_OQ);
+        int level = __builtin_ctz(~held);  // the levels held in a row from level 1, at most count
+        if (__builtin_expect(level == 8 && top > 8, 0)) {
+            for (int first = 8; first < top; first += 8) {
+                const int more = top - first < 8 ? top - first : 8;
+                const __mmask8 more_valid = __mmask8((1u << more) - 1u);
+                const unsigned more_held = _mm512_mask_cmp_pd_mask(
+                    more_valid, z2v, _mm512_maskz_loadu_pd(more_valid, run + first), _CMP_LT_OQ);
+                const int passed = __builtin_ctz(~more_held);
+                level += passed;
+                if (passed < more) break;
+            }
+        }
+        // The entry's length, min(2^level, size0 - j) (the odd last entry of a level is shorter).
+        const int64_t whole = int64_t(1) << level, rest = c.size0 - j;
+        const int64_t length = whole < rest ? whole : rest;
+        const int64_t landing = m[lane] + length;
+        const Step* entry = c.entries + c.level_offset[level] + (j >> level);
+        const BlaLanePoint<double>& point = c.points[landing];
+        const __mmask8 one = __mmask8(level != 0) << lane;
+        const __mmask8 load = level != 0 ? 1 : 0;
+        ar = _mm512_mask_broadcastsd_pd(ar, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->a.re));
+        ai = _mm512_mask_broadcastsd_pd(ai, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->a.im));
+        br = _mm512_mask_broadcastsd_pd(br, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->b.re));
+        bi = _mm512_mask_broadcastsd_pd(bi, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->b.im));
+        Zr = _mm512_mask_broadcastsd_pd(Zr, one, _mm_load_sd(&point.re));
+        Zi = _mm512_mask_broadcastsd_pd(Zi, one, _mm_load_sd(&point.im));
+        r0 = _mm512_mask_broadcastsd_pd(r0, one, _mm_load_sd(&point.r0));
+        new_m = _mm512_mask_set1_epi64(new_m, __mmask8(1u << lane), landing);
+        c.counters.bla_iterations += uint64_t(length);
+    }
+    // deep_fused_mul_add(A, z, bla_apply(B, dc)), deep_perturbation.h's order.
+    const __m512d bdr = _mm512_sub_pd(_mm512_mul_pd(br, g.dcr), _mm512_mul_pd(bi, g.dci));
+    const __m512d bdi = _mm512_add_pd(_mm512_mul_pd(br, g.dci), _mm512_mul_pd(bi, g.dcr));
+    const __m512d kr = _mm512_fmadd_pd(ar, g.zr, _mm512_fnmadd_pd(ai, g.zi, bdr));
+    const __m512d ki = _mm512_fmadd_pd(ar, g.zi, _mm512_fmadd_pd(ai, g.zr, bdi));
+    n->zr = _mm512_mask_blend_pd(g.skip, n->zr, kr);
+    n->zi = _mm512_mask_blend_pd(g.skip, n->zi, ki);
+    n->m = new_m;
+    n->Zr = Zr;
+    n->Zi = Zi;
+    n->r0 = r0;
+}
+
+// The iteration's values into the group; the escape, rebase and limit tests (deep_iterate_pixel's)
+// and the next skip test. Returns the lanes with an event.
+MS_AVX512_INLINE __mmask8 land(Group& g, const Next& n, __m512d bailout, __m512i last) {
+    g.zr = n.zr;
+    g.zi = n.zi;
+    g.m = n.m;
+    g.Zr = n.Zr;
+    g.Zi = n.Zi;
+    g.r0 = n.r0;
+    const __m512d fr = _mm512_add_pd(g.Zr, g.zr), fi = _mm512_add_pd(g.Zi, g.zi);
+    const __m512d fn = fused_norm(fr, fi);
+    const __m512d z2 = fused_norm(g.zr, g.zi);
+    g.skip = _mm512_cmp_pd_mask(z2, g.r0, _CMP_LT_OQ);
+    return _mm512_cmp_pd_mask(fn, bailout, _CMP_GT_OQ) | _mm512_cmp_pd_mask(fn, z2, _CMP_LT_OQ) |
+           _mm512_cmpeq_epi64_mask(g.m, last) | _mm512_cmpge_epi64_mask(g.m, g.limit);
+}
+
+// finish_lanes on a copy, so that g itself stays in registers.
+MS_AVX512_INLINE void finish(Context& c, Group& g, GroupSide& side, __mmask8 events) {
+    if (!events) return;
+    Group copy = g;
+    finish_lanes(c, copy, side, events);
+    g = copy;
+}
+
+MS_AVX512 void lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    Context c;
+    c.row = &row;
+    c.points = row.lane_points;
+    c.chain = row.lane_chain;
+    const BlaView<double, DeepComplex<double>>& bla = *row.bla;
+    c.entries = bla.entries;
+    for (int l = 0; l < kBlaMaxLevels; ++l) c.level_offset[l] = bla.level_offset[l];
+    c.size0 = bla.level_size[0];
+    c.levels = bla.levels;
+    Group groups[kGroups];
+    GroupSide sides[kGroups];
+    for (int k = 0; k < kGroups; ++k) {
+        Scratch s;
+        c.alive += 8;
+        for (int lane = 0; lane < 8; ++lane) start_lane(c, sides[k], s, lane);
+        Group& g = groups[k];
+        g.zr = _mm512_load_pd(s.zr);
+        g.zi = _mm512_load_pd(s.zi);
+        g.dcr = _mm512_load_pd(s.dcr);
+        g.dci = _mm512_load_pd(s.dci);
+        g.Zr = _mm512_load_pd(s.Zr);
+        g.Zi = _mm512_load_pd(s.Zi);
+        g.r0 = _mm512_load_pd(s.r0);
+        g.m = _mm512_load_si512(s.m);
+        g.limit = _mm512_load_si512(s.limit);
+        g.inc = _mm512_load_si512(s.inc);
+        g.skip = 0;
+    }
+    const __m512d bailout = _mm512_set1_pd(kDeepBailoutSquared);
+    const __m512i last = _mm512_set1_epi64(row.last_index);
+    // The groups as locals of their own (not an array), so that they live in registers.
+    static_assert(kGroups == 3);
+    Group g0 = groups[0], g1 = groups[1], g2 = groups[2];
+    // One branch a pass for the groups' skips and one for their events: a pass where some lane of
+    // some group skips is the common case, so the first is well predicted; a branch per group
+    // would not be.
+    while (c.alive > 0) {
+        Next n0 = step(c, g0), n1 = step(c, g1), n2 = step(c, g2);
+        if (g0.skip | g1.skip | g2.skip) {
+            take_skips(c, g0, &n0);
+            take_skips(c, g1, &n1);
+            take_skips(c, g2, &n2);
+        }
+        const __mmask8 e0 = land(g0, n0, bailout, last), e1 = land(g1, n1, bailout, last),
+                       e2 = land(g2, n2, bailout, last);
+        if (__builtin_expect((e0 | e1 | e2) != 0, 0)) {
+            finish(c, g0, sides[0], e0);
+            finish(c, g1, sides[1], e1);
+            finish(c, g2, sides[2], e2);
+        }
+    }
+    c.counters.steps = c.counters.iterations - c.counters.bla_iterations;
+    counters->iterations += c.counters.iterations;
+    counters->bla_iterations += c.counters.bla_iterations;
+    counters->bla_skips += c.counters.bla_skips;
+    counters->steps += c.counters.steps;
+    counters->rebases += c.counters.rebases;
+    counters->escaped += c.counters.escaped;
+}
+
+}  // namespace
+
+bool deep_lanes_row_avx512(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                                  __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
+    if (!supported || !row.lane_points || !row.lane_chain) return false;
+    lanes_row(row, counters);
+    return true;
+}
+
+}  // namespace ms
+
+#pragma GCC diagnostic pop
+
+#else
+
+namespace ms {
+bool deep_lanes_row_avx512(const DeepLanesRow&, DeepPixelCounters*) { return false; }
+}  // namespace ms
+
+#endif
