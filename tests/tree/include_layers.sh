@@ -8,6 +8,7 @@
 #   fractal/, vecadd/, cnn/             io/ and system/
 #   perf/                               system/ and fractal/ (the Mandelbrot issue bounds)
 #   video/                              system/, io/ and fractal/ (zoom videos)
+#   scale/                              system/ and fractal/ (a frame spread over devices)
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):
 #   numbers/ -> view/ -> maths/ -> colour/ -> { direct/, deep/ }
@@ -33,6 +34,7 @@ declare -A allowed=(
     [compute/cnn]="compute/cnn/ compute/io/ compute/system/"
     [compute/perf]="compute/perf/ compute/system/ compute/fractal/"
     [compute/video]="compute/video/ compute/io/ compute/system/ compute/fractal/"
+    [compute/scale]="compute/scale/ compute/system/ compute/fractal/"
     [render]="render/ compute/"
     [app]="app/ render/ compute/"
     [tests]="tests/ app/ render/ compute/"
@@ -61,6 +63,7 @@ while IFS= read -r file; do
         compute/cnn/*) layer=compute/cnn ;;
         compute/perf/*) layer=compute/perf ;;
         compute/video/*) layer=compute/video ;;
+        compute/scale/*) layer=compute/scale ;;
         compute/*) echo "$file: a compute/ file outside a capability folder"; bad=1; continue ;;
         render/*) layer=render ;;
         app/*) layer=app ;;
