@@ -8,7 +8,10 @@
 //
 // Unlike the direct path this renders the whole samples grid at once (deep_cpu/deep_cuda take
 // a whole frame: the reference and the BLA table serve every row), so its memory is checked up
-// front, about 24 bytes a sample. Nothing reaches the disk before the frame is complete: the
+// front, about 24 bytes a sample. On CUDA with several devices (every visible one, or
+// --devices), the frame's bands are shared out over them (compute/scale/deep_multi_gpu.h: the
+// same pixels as one device's); a device that fails hands its bands to the others, and the
+// render finishes and says so on stderr. Nothing reaches the disk before the frame is complete: the
 // PNG (and .npy) are written at the end through AtomicFile, and Ctrl-C before then leaves
 // no file.
 #include "app/modes/cmd_render.h"
@@ -33,6 +36,8 @@
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/scale/deep_multi_gpu.h"
+#include "compute/system/fault_injection.h"
 
 namespace ms {
 
@@ -99,6 +104,8 @@ DeepRenderOptions deep_render_options(const RenderRequest& request, const View& 
 // The rendered frame and where the time went after it.
 struct DeepRenderResult {
     DeepFrame frame;
+    std::vector<DeepDeviceShare> shares;  // per device slot, when spread over devices (else empty)
+    int bands = 0;
     Precision ran = Precision::DeepDouble;  // the number type the frame ran in
     double colour_ms = 0.0, write_ms = 0.0;
 };
@@ -181,6 +188,18 @@ void print_deep_summary(const RenderRequest& request, const View& view, const Vi
     std::printf("work       per pixel: %.0f iterations, %.0f perturbation steps, %.0f BLA skips, %.2f rebases\n",
                 double(s.iterations) / sample_count, double(s.perturbation_steps) / sample_count,
                 double(s.bla_skips) / sample_count, double(s.rebases) / sample_count);
+    if (!r.shares.empty()) {
+        // Each slot's bands and rows, and its share of the iterations: how evenly the queue spread them.
+        std::printf("devices    %d bands:", r.bands);
+        for (size_t i = 0; i < r.shares.size(); ++i) {
+            const DeepDeviceShare& d = r.shares[i];
+            std::printf("%s device %d %d bands, %lld rows, %.1f%% of the iterations%s", i ? ";" : "", d.device,
+                        d.bands, (long long)d.rows,
+                        s.iterations ? 100.0 * double(d.iterations) / double(s.iterations) : 0.0,
+                        d.failed ? " (failed)" : "");
+        }
+        std::printf("\n");
+    }
     std::printf("output     %s\n", request.png_path.c_str());
     if (!request.raw_path.empty())
         std::printf("raw        %s (float32, %d x %d samples, interior = -1)\n", request.raw_path.c_str(),
@@ -201,8 +220,27 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     DeepRenderResult result;
     try {
         progress.update(0.0, "reference orbit");
-        result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
-                            : deep_cpu(location, samples.width, samples.height, options);
+        // Several devices (named, or every visible one where there are more than one): bands
+        // shared out over them. One visible device and no --devices: deep_cuda on it.
+        std::vector<int> devices = request.devices;
+        if (cuda && devices.empty())
+            if (std::vector<int> visible = deep_visible_devices(); visible.size() > 1) devices = visible;
+        if (cuda && !devices.empty()) {
+            DeepSpreadOptions spread;
+            spread.devices = devices;
+            if (fault_injected(Fault::DeviceFail)) spread.fail_slot = int(devices.size()) - 1;
+            DeepSpreadFrame spread_frame = deep_multi_gpu(location, samples.width, samples.height, options, spread);
+            if (spread_frame.failed_slots() > 0) {
+                progress.clear();
+                std::fprintf(stderr, "mandelscope render: %s.\n", spread_frame.failure_text().c_str());
+            }
+            result.frame = std::move(spread_frame.frame);
+            result.shares = std::move(spread_frame.shares);
+            result.bands = spread_frame.bands;
+        } else {
+            result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
+                                : deep_cpu(location, samples.width, samples.height, options);
+        }
         result.ran = result.frame.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
                                                                                 : Precision::DeepDouble;
         progress.update(1.0, "colouring and writing");
