@@ -1,7 +1,8 @@
 // deep_multi_gpu.cpp: a deep frame's bands shared out over devices (see deep_multi_gpu.h).
 // The main thread computes the reference, starts the workers, and sizes the frame's outputs
-// while the first bands render (filling gigabytes of -1 at poster sizes takes seconds); the
-// workers wait for that before their first copy into the frame.
+// while the first bands render (filling gigabytes of -1 at poster sizes takes about a second);
+// a worker keeps the bands it renders before that and goes on, and copies them in once it is
+// done.
 #include "compute/scale/deep_multi_gpu.h"
 
 #include <algorithm>
@@ -244,6 +245,21 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
         } else {
             warmed_future[size_t(warmer[size_t(worker)])].wait();
         }
+        // Rendered bands not yet in the frame (its outputs not sized yet): (first row, band).
+        std::vector<std::pair<int, DeepFrame>> pending;
+        auto land_pending = [&]() {
+            for (auto& [first_row, band_frame] : pending) {
+                if (!outputs_ok || cancelled) break;
+                copy_band(band_frame, first_row, &frame);
+                if (spread.band_done) spread.band_done(frame, first_row, band_frame.height);
+                if (options.row_progress) {
+                    std::lock_guard<std::mutex> lock(progress_mutex);
+                    rows_done += band_frame.height;
+                    options.row_progress(rows_done, region.height);
+                }
+            }
+            pending.clear();
+        };
         while (!slot_failed[size_t(slot)] && !cancelled) {
             const int band = queue.take();
             if (band < 0) break;
@@ -268,12 +284,6 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
                 queue.halt();
                 break;
             }
-            outputs_ready.wait();
-            if (!outputs_ok) {
-                queue.done();
-                break;
-            }
-            copy_band(band_frame, first_row, &frame);
             add_counts(band_frame.stats, &tally.counts);
             if (!tally.counted_bla) {
                 tally.bla_on_device = band_frame.stats.bla_on_device;
@@ -282,12 +292,13 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
             ++tally.bands;
             tally.rows += rows;
             queue.done();
-            if (options.row_progress) {
-                std::lock_guard<std::mutex> lock(progress_mutex);
-                rows_done += rows;
-                options.row_progress(rows_done, region.height);
-            }
+            // Into the frame once its outputs are sized; until then the band waits here and the
+            // worker goes on to the next, so the device never waits for the sizing.
+            pending.push_back({first_row, std::move(band_frame)});
+            if (outputs_ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready) land_pending();
         }
+        outputs_ready.wait();
+        land_pending();
     };
     std::vector<std::thread> threads;
     threads.reserve(size_t(workers));
@@ -354,6 +365,27 @@ DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int heig
         on_stream.cuda_stream = streams[size_t(worker)].get(band.device);
         return deep_cuda(loc, w, h, on_stream);
     };
+    // Each device's context is made (a first stream on it) while the host computes the
+    // reference, not after it. A device that cannot start is left to its workers, whose first
+    // render fails their slot with the reason.
+    std::vector<int> distinct = s.devices;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::vector<std::thread> starters;
+    for (int device : distinct)
+        starters.emplace_back([device] {
+            try {
+                DeepCudaStream first;
+                first.get(device);
+            } catch (const std::exception&) {
+            }
+        });
+    struct Join {
+        std::vector<std::thread>& threads;
+        ~Join() {
+            for (std::thread& t : threads) t.join();
+        }
+    } join{starters};
     return deep_spread_frame(location, width, height, options, s, render);
 }
 

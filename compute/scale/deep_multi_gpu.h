@@ -49,6 +49,11 @@ struct DeepSpreadOptions {
     // fail_after_bands bands. -1: none.
     int fail_slot = -1;
     int fail_after_bands = 1;
+    // Called from a worker's thread once a band's rows [first_row, first_row + rows) of the
+    // frame's region are in `frame` (the whole frame, its other rows still coming), so that a
+    // caller can colour and write rows while the devices render the rest. Bands land in any
+    // order, each once; calls may run at once on several threads.
+    std::function<void(const DeepFrame& frame, int first_row, int rows)> band_done;
 };
 
 // What one slot did.

@@ -4,7 +4,8 @@
 // slots, workers and band height (a short last band included; with the distance and atom
 // outputs; inside a region); a slot that fails mid-run hands its band back and the others
 // finish the same frame; the frame fails with the sentence when every slot fails; each device
-// builds its tables once; the device list's parser. test_deep_multi_gpu_cuda.cpp runs deep_cuda.
+// builds its tables once; each band is reported once its rows are in the frame; the device
+// list's parser. test_deep_multi_gpu_cuda.cpp runs deep_cuda.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -200,6 +201,30 @@ TEST(DeepMultiGpu, EachDeviceBuildsItsTablesOnce) {
     EXPECT_EQ(reference_built, 0) << "every band finds the frame's reference";
     EXPECT_FALSE(f.frame.stats.reference_cached);
     EXPECT_GT(f.frame.stats.reference_ms, 0.0);
+}
+
+// band_done sees each row once, already in the frame with its final values (a caller colours
+// and writes rows from it while the rest render).
+TEST(DeepMultiGpu, EachBandIsReportedOnceWithItsRowsInTheFrame) {
+    const DeepLocation location = load_location("e113");
+    const DeepFrame whole = deep_cpu(location, 96, 54);
+    std::mutex mutex;
+    std::vector<int> seen(54, 0);
+    std::vector<double> mu_then(whole.mu.size(), -2.0);
+    DeepSpreadOptions spread;
+    spread.devices = {0, 1};
+    spread.band_rows = 7;
+    spread.band_done = [&](const DeepFrame& frame, int first_row, int rows) {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (int y = first_row; y < first_row + rows; ++y) {
+            ++seen[size_t(y)];
+            std::copy_n(frame.mu.begin() + ptrdiff_t(y) * 96, 96, mu_then.begin() + ptrdiff_t(y) * 96);
+        }
+    };
+    const DeepSpreadFrame f = deep_spread_frame(location, 96, 54, {}, spread, cpu_band);
+    EXPECT_EQ(seen, std::vector<int>(54, 1));
+    EXPECT_TRUE(same_bytes(whole.mu, mu_then)) << "a band was reported before its rows were in the frame";
+    expect_same_frame(whole, f.frame);
 }
 
 TEST(DeepMultiGpu, RowProgressRisesToTheHeight) {
