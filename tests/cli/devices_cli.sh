@@ -6,7 +6,9 @@
 #     device (no --devices on one GPU; --devices=0), on device 0 named twice (two slots sharing
 #     the bands), on every visible device, or with the last slot failing mid-run
 #     (MANDELSCOPE_INJECT_FAULTS=device_fail: the render finishes, says so in one line on stderr,
-#     and the summary names the failed device); without CUDA those cases are skipped, saying so.
+#     and the summary names the failed device), with layers and with a plain colouring (whose
+#     rows are coloured and written as the bands land); without CUDA those cases are skipped,
+#     saying so.
 # Usage: bash devices_cli.sh /path/to/mandelscope
 # shellcheck source=cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
@@ -48,6 +50,14 @@ done
 cmp -s one.png every.png || fail "every visible device (the default): the PNG differs from one device's"
 [ "$count" -lt 2 ] || grep -q '^devices' every.out || fail "the default did not spread over $count devices"
 
+# A plain colouring: the rows are coloured and written to the PNG as the bands land.
+plain=(--location="$locations/e227.kfr" --size=1024x2048 --backend=cuda)
+CUDA_VISIBLE_DEVICES=0 "$bin" render "${plain[@]}" -o plain_one.png > plain_one.out 2>&1 || fail "plain one-device render failed"
+"$bin" render "${plain[@]}" --devices=0,0 -o plain_00.png > plain_00.out 2>&1 || fail "plain --devices=0,0 failed"
+"$bin" render "${plain[@]}" --devices="$all" -o plain_all.png > plain_all.out 2>&1 || fail "plain --devices=$all failed"
+cmp -s plain_one.png plain_00.png || fail "plain colouring, --devices=0,0: the PNG differs from one device's"
+cmp -s plain_one.png plain_all.png || fail "plain colouring, --devices=$all: the PNG differs from one device's"
+
 list=$([ "$count" -ge 2 ] && echo "$all" || echo 0,0)
 MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${view[@]}" --devices="$list" -o fault.png > fault.out 2> fault.err
 rc=$?
@@ -56,4 +66,7 @@ echo "[device_fail, --devices=$list] exit $rc: $(grep -v '%' fault.err | tail -n
 [ "$(grep -v '%' fault.err | grep -c 'failed: injected fault')" -eq 1 ] || fail "device_fail: not one line on stderr"
 grep -q '(failed)' fault.out || fail "device_fail: the summary does not name the failed device"
 cmp -s one.png fault.png || fail "device_fail: the PNG differs from one device's"
+MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${plain[@]}" --devices="$list" -o fault_plain.png \
+    > fault_plain.out 2> fault_plain.err || fail "device_fail, plain colouring: the render did not finish"
+cmp -s plain_one.png fault_plain.png || fail "device_fail, plain colouring: the PNG differs from one device's"
 cli_end "ok: bad device lists give one sentence; every split gives one device's PNG; a failed device's bands went to the others"
