@@ -16,7 +16,8 @@ packages=(build-essential cmake pkg-config git
           dpkg-dev desktop-file-utils  # tests/tree/deb_package.sh: cpack's Depends, the desktop entry
           libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # compute/video/: FFmpeg's libraries
           ffmpeg  # ffprobe: tests/window/window_video_panel.sh decodes the panel's video
-          libopenexr-dev)  # compute/io/exr_write.cpp: EXR sequences
+          libopenexr-dev  # compute/io/exr_write.cpp: EXR sequences
+          openmpi-bin libopenmpi-dev)  # compute/cluster/: mpirun -np N mandelscope render (tests/cluster/)
 # Not installed here, only for the README's PNG-writing comparison (by hand): xaos.
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "app/commands.h"
+#include "compute/system/cuda_start.h"
 #include "compute/io/image_io.h"
 
 int main(int argc, char** argv) {
@@ -16,8 +17,7 @@ int main(int argc, char** argv) {
     };
     const Mode modes[] = {
         {"render", ms::run_render_command}, {"info", ms::run_info_command}, {"bench", ms::run_bench_command},
-        {"vecadd", ms::run_vecadd_command}, {"cnn", ms::run_cnn_command},
-        {"nucleus", ms::run_nucleus_command},
+        {"vecadd", ms::run_vecadd_command}, {"cnn", ms::run_cnn_command},   {"nucleus", ms::run_nucleus_command},
         {"video", ms::run_video_command},
     };
     // Frames of the same size follow each other (the window's, bench's and exports' rounds): their
@@ -30,14 +30,19 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     // Ctrl+C or a kill during a long render or export removes the unfinished output file.
     ms::install_output_cleanup_on_signals();
+    int status = 1;
     try {
-        if (argc >= 2) {
+        const Mode* chosen = nullptr;
+        if (argc >= 2)
             for (const Mode& mode : modes)
-                if (std::strcmp(argv[1], mode.name) == 0) return mode.run(argc - 1, argv + 1);
-        }
-        return ms::run_explorer(argc, argv);
+                if (std::strcmp(argv[1], mode.name) == 0) chosen = &mode;
+        status = chosen ? chosen->run(argc - 1, argv + 1) : ms::run_explorer(argc, argv);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());
-        return 1;
+        status = 1;
     }
+    // A mode may have started CUDA on a helper thread (cuda_start_in_background): it finishes
+    // before the exit handlers tear CUDA down.
+    ms::cuda_finish_background_start();
+    return status;
 }

@@ -33,6 +33,7 @@
 #include "app/explorer/explorer_options.h"
 #include "app/explorer/explorer_start.h"
 #include "app/explorer/headless_export.h"
+#include "compute/system/cuda_start.h"
 #include "compute/system/process_memory.h"
 
 namespace ms {
@@ -43,6 +44,8 @@ int run_explorer(int argc, char** argv) {
     keep_large_blocks_mapped();
     ExplorerOptions options;
     if (int rc = parse_explorer_command_line(argc, argv, &options); rc >= 0) return rc;
+    // CUDA's driver and context start while the window, OpenGL and ImGui come up.
+    if (options.backend != "cpu") cuda_start_in_background();
 
     // The first view: from the options, with --open first, so the export, the screenshot and
     // the window all start at the opened view.

@@ -20,11 +20,13 @@
 
 #include "app/commands.h"
 #include "app/modes/cmd_nucleus.h"
+#include "app/modes/cmd_render_cluster.h"
 #include "app/modes/cmd_render_steps.h"
 #include "app/modes/render_options.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/system/cuda_start.h"
 #include "compute/system/number_text.h"
 
 namespace ms {
@@ -136,6 +138,7 @@ int render_request(const RenderRequest& request) {
     // Check everything before any work.
     RenderPlan plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return bad_input(problem);
+    if (request.backend != "cpu") cuda_start_in_background();
     if (std::string problem = choose_backend(request, &plan); !problem.empty()) return bad_input(problem);
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
@@ -219,8 +222,12 @@ int run_render_command(int argc, char** argv) {
     RenderRequest request;
     RenderOptionTexts texts;
     add_render_options(app, request, texts);
+    ClusterRenderOptions cluster;  // under mpirun, --shard, --join: cmd_render_cluster.cpp
+    add_cluster_render_options(app, cluster);
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
-    if (std::string problem = apply_render_options(app, texts, &request); !problem.empty()) return bad_input(problem);
+    std::string problem = apply_render_options(app, texts, &request);
+    if (cluster_render_wanted(cluster)) return render_cluster_command(request, cluster, problem);
+    if (!problem.empty()) return bad_input(problem);
     const int status = render_request(request);
     if (status == 0 && texts.print_view)  // the same line as the window's --print-view
         std::printf("view: center=%s,%s zoom=%s iterations=%lld size=%dx%d\n", request.view.center_re.c_str(),

@@ -14,6 +14,7 @@
 
 #include "app/commands.h"
 #include "app/modes/cmd_render_steps.h"
+#include "app/modes/cmd_video_cluster.h"
 #include "app/modes/progress.h"
 #include "app/modes/render_options.h"
 #include "compute/video/dive_plan.h"
@@ -231,8 +232,9 @@ int run_video_command(int argc, char** argv) {
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
     VideoJob job;
     std::string backend_text;
-    if (std::string problem = make_job(app, view_texts, texts, &request, &job, &backend_text); !problem.empty())
-        return bad_input(problem);
+    const std::string problem = make_job(app, view_texts, texts, &request, &job, &backend_text);
+    if (video_cluster_wanted()) return video_cluster_command(job, problem);  // under mpirun: cmd_video_cluster.cpp
+    if (!problem.empty()) return bad_input(problem);
 
     ProgressBar bar("video");
     const int64_t kill_after = texts.kill_after_frames;

@@ -21,6 +21,7 @@
 
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/system/cuda_info.h"
+#include "compute/system/cuda_start.h"
 
 namespace ms {
 
@@ -351,8 +352,10 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
 
 DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
                                const DeepSpreadOptions& spread) {
+    // The driver's answer only: the contexts start beside the reference (below), and each band's
+    // deep_cuda checks the device can run its kernels.
     std::string reason;
-    if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+    if (!cuda_device_present(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
     DeepSpreadOptions s = spread;
     if (s.devices.empty()) s.devices = deep_visible_devices();
     const int workers = int(s.devices.size()) * std::max(s.workers_per_slot, 1);

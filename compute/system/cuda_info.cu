@@ -6,9 +6,14 @@
 // numeric comes from cudaDeviceGetAttribute, which also gives the full attribute list.
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <future>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "compute/system/cuda_info.h"
+#include "compute/system/cuda_start.h"
 
 namespace ms {
 
@@ -295,27 +300,77 @@ int64_t cuda_device_memory_used_bytes() {
     return int64_t(total_bytes - free_bytes);
 }
 
-bool cuda_available(std::string* reason) {
-    if (std::string why = cuda_unavailable_reason(); !why.empty()) {
-        if (reason) *reason = why;
-        return false;
-    }
-    cudaError_t err = cudaSuccess;
+namespace {
+
+// The probe kernel's check: "" when this device can run this program's kernels. Creates the
+// primary context and loads the probe's module.
+std::string probe_kernel_reason() {
     cudaFuncAttributes attributes{};
-    err = cudaFuncGetAttributes(&attributes, probe_kernel);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        int device = 0, major = 0, minor = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-        if (reason)
-            *reason = "the CUDA device (compute capability " + std::to_string(major) + "." + std::to_string(minor) +
-                      ") cannot run this program's kernels: " + cudaGetErrorString(err);
-        return false;
+    const cudaError_t err = cudaFuncGetAttributes(&attributes, probe_kernel);
+    if (err == cudaSuccess) return {};
+    cudaGetLastError();
+    int device = 0, major = 0, minor = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    return "the CUDA device (compute capability " + std::to_string(major) + "." + std::to_string(minor) +
+           ") cannot run this program's kernels: " + cudaGetErrorString(err);
+}
+
+// The helper thread of cuda_start_in_background and its two answers, each set once.
+struct BackgroundStart {
+    std::once_flag once;
+    std::thread thread;
+    std::promise<std::string> device_promise, probe_promise;
+    std::shared_future<std::string> device_reason, probe_reason;
+    std::atomic<bool> started{false};  // set once the futures above exist (release; readers acquire)
+};
+
+BackgroundStart& background_start() {
+    static BackgroundStart start;
+    return start;
+}
+
+}  // namespace
+
+void cuda_start_in_background() {
+    BackgroundStart& b = background_start();
+    std::call_once(b.once, [&b] {
+        b.device_reason = b.device_promise.get_future().share();
+        b.probe_reason = b.probe_promise.get_future().share();
+        b.thread = std::thread([&b] {
+            std::string why = cuda_unavailable_reason();
+            const bool present = why.empty();
+            b.device_promise.set_value(why);
+            b.probe_promise.set_value(present ? probe_kernel_reason() : why);
+        });
+        b.started.store(true, std::memory_order_release);
+    });
+}
+
+void cuda_finish_background_start() {
+    BackgroundStart& b = background_start();
+    if (b.started.load(std::memory_order_acquire) && b.thread.joinable()) b.thread.join();
+}
+
+bool cuda_device_present(std::string* reason) {
+    BackgroundStart& b = background_start();
+    std::string why = b.started.load(std::memory_order_acquire) ? b.device_reason.get() : cuda_unavailable_reason();
+    if (reason) *reason = why;
+    return why.empty();
+}
+
+bool cuda_available(std::string* reason) {
+    BackgroundStart& b = background_start();
+    std::string why;
+    if (b.started.load(std::memory_order_acquire)) {
+        why = b.probe_reason.get();
+    } else {
+        why = cuda_unavailable_reason();
+        if (why.empty()) why = probe_kernel_reason();
     }
-    if (reason) reason->clear();
-    return true;
+    if (reason) *reason = why;
+    return why.empty();
 }
 
 }  // namespace ms

@@ -468,6 +468,10 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
     } catch (const std::exception& e) {
         return failed(result, 2, e.what());
     }
+    const bool share = job.segment_count > 0;  // only these segments, no mux (video_job.h)
+    if (share)
+        for (int64_t s = 0; s < segments; ++s)
+            if (s < job.first_segment || s >= job.first_segment + job.segment_count) done[size_t(s)] = true;
     for (int64_t s = 0; s < segments; ++s)
         if (done[size_t(s)]) {
             const int64_t frames = std::min(n, (s + 1) * segment_frames) - s * segment_frames;
@@ -528,6 +532,7 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
             return failed(result, pool.disk_error() ? 2 : 1,
                           error + "; the finished segments stay in " + quoted(parts));
     }
+    if (share) return result;
     clock.report(-1, nullptr, width, height, "muxing");
     const auto mux_start = std::chrono::steady_clock::now();
     MuxSettings mux;

@@ -54,6 +54,11 @@ struct VideoJob {
     bool exr = false;              // a folder of EXR files (raw values) instead of PNGs
     VideoEncoding encoding;        // MP4 only
     std::filesystem::path audio;   // optional soundtrack, muxed by stream copy (MP4 only)
+    // MP4 only: segment_count > 0 renders only the segments [first_segment, first_segment +
+    // segment_count) into the parts folder and muxes nothing (one rank's share of a video made
+    // across processes, app/modes/cmd_video_cluster.cpp); 0: every segment, then the mux.
+    int64_t first_segment = 0;
+    int64_t segment_count = 0;
 };
 
 // The output is a PNG sequence: the path ends in '/' or names an existing folder.

@@ -8,7 +8,9 @@
 #   fractal/, vecadd/, cnn/             io/ and system/
 #   perf/                               system/ and fractal/ (the Mandelbrot issue bounds)
 #   video/                              system/, io/ and fractal/ (zoom videos)
-#   scale/                              system/ and fractal/ (a frame spread over devices)
+#   scale/                              system/, io/ and fractal/ (work queue, packed references,
+#                                       a frame spread over devices)
+#   cluster/                            scale/, system/ and io/ (MPI across processes)
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):
 #   numbers/ -> view/ -> maths/ -> colour/ -> { direct/, deep/ }
@@ -34,7 +36,8 @@ declare -A allowed=(
     [compute/cnn]="compute/cnn/ compute/io/ compute/system/"
     [compute/perf]="compute/perf/ compute/system/ compute/fractal/"
     [compute/video]="compute/video/ compute/io/ compute/system/ compute/fractal/"
-    [compute/scale]="compute/scale/ compute/system/ compute/fractal/"
+    [compute/scale]="compute/scale/ compute/io/ compute/system/ compute/fractal/"
+    [compute/cluster]="compute/cluster/ compute/scale/ compute/io/ compute/system/"
     [render]="render/ compute/"
     [app]="app/ render/ compute/"
     [tests]="tests/ app/ render/ compute/"
@@ -64,6 +67,7 @@ while IFS= read -r file; do
         compute/perf/*) layer=compute/perf ;;
         compute/video/*) layer=compute/video ;;
         compute/scale/*) layer=compute/scale ;;
+        compute/cluster/*) layer=compute/cluster ;;
         compute/*) echo "$file: a compute/ file outside a capability folder"; bad=1; continue ;;
         render/*) layer=render ;;
         app/*) layer=app ;;

@@ -24,6 +24,7 @@
 #include "compute/fractal/maths/formula_math.h"
 #include "compute/fractal/maths/escape.h"
 #include "compute/system/cuda_info.h"
+#include "compute/system/cuda_start.h"
 #include "compute/system/cuda_check.h"
 
 namespace ms {
@@ -835,8 +836,11 @@ void* DeepCudaStream::get(int device) {
 }
 
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options) {
+    // The driver's answer first (a machine without a device fails before any work), the
+    // context's after the reference orbit: where CUDA starts in the background
+    // (cuda_start_in_background), the orbit is computed while the context comes up.
     std::string reason;
-    if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+    if (!cuda_device_present(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
     auto start = std::chrono::steady_clock::now();
     // Everything below, the device buffers' frees included, on options.device.
     const DeviceScope scope(options.device);
@@ -844,6 +848,7 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     // The host's output vectors are sized while the kernel runs (render_pixels_cuda): 16 MB at
     // 1024x1024, which would otherwise be filled before the launch, on the frame's time.
     DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame, false);
+    if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
     if (setup.orbit) {
         const bool is_double = frame.stats.number_type == DeepNumberType::Double;
         if (!options.rebase) {  // Mandelbrot only (deep_frame_setup checked)

@@ -1,0 +1,234 @@
+// cmd_render_cluster_pieces.cpp: a piece's computing and rank 0's writing for renders across
+// ranks or shards (cmd_render_cluster_pieces.h). Every call here is the one a single process
+// makes for the same rows (cmd_render_bands.cpp, cmd_render_deep.cpp), so the file is the same.
+#include "app/modes/cmd_render_cluster_pieces.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "compute/fractal/colour/box_filter.h"
+#include "compute/fractal/colour/colourize.h"
+#include "compute/fractal/deep/deep_colour.h"
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/direct/coloured_frame.h"
+#include "compute/fractal/view/kfr.h"
+#include "compute/fractal/view/view_record.h"
+
+namespace ms {
+
+namespace {
+
+template <typename T>
+void append(std::vector<uint8_t>& bytes, const std::vector<T>& values) {
+    const size_t at = bytes.size();
+    bytes.resize(at + values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(bytes.data() + at, values.data(), values.size() * sizeof(T));
+}
+
+template <typename T>
+void take_values(const std::vector<uint8_t>& bytes, size_t* at, size_t count, T* out) {
+    if (*at + count * sizeof(T) > bytes.size()) throw std::runtime_error("a piece of the image is shorter than it should be");
+    std::memcpy(out, bytes.data() + *at, count * sizeof(T));
+    *at += count * sizeof(T);
+}
+
+// The direct path: the piece's sample rows coloured, as cmd_render_bands.cpp's compute_band
+// colours a band (CUDA colours on the device; the CPU colours after the kernels).
+std::vector<uint8_t> direct_piece(const ClusterImageJob& job, ClusterPiece piece) {
+    const RenderPlan& plan = job.plan;
+    const RenderRequest& request = job.request;
+    const int k = plan.k;
+    const PixelRect rect{0, piece_first_row(job, piece) * k, plan.samples.width, piece_rows(job, piece) * k};
+    const size_t samples = size_t(rect.width) * size_t(rect.height);
+    const bool raw = !request.raw_path.empty();
+    std::vector<uint8_t> rgba(samples * 4);
+    std::vector<float> mu(plan.cuda && !raw ? 0 : samples);
+    float* mu_out = mu.empty() ? nullptr : mu.data();
+    const bool plain = colouring_is_plain(plan.view.colouring);
+    if (plan.cuda && plain) {
+        direct_cuda_to_host(plan.samples, plan.precision, request.shortcuts, plan.table, rect, rgba.data(), mu_out);
+    } else if (plan.cuda) {
+        render_coloured_cuda_to_host(plan.samples, plan.precision, request.shortcuts, plan.table, rect, 1.0 / k,
+                                     rgba.data(), mu_out);
+    } else if (!plain) {
+        render_coloured_cpu(plan.samples, plan.precision, request.shortcuts, plan.table, rect, 1.0 / k, mu.data(),
+                            rgba.data());
+    } else {
+        direct_cpu(plan.samples, plan.precision, request.shortcuts, rect, mu.data());
+        colourize_parallel(mu.data(), int64_t(samples), plan.table, plan.view, rgba.data());
+    }
+    if (!raw) return rgba;
+    append(rgba, mu);
+    return rgba;
+}
+
+// The deep path: the piece's region of the whole frame (the whole frame's reference and BLA
+// table, from the rank's cache after its first piece).
+std::vector<uint8_t> deep_piece(const ClusterImageJob& job, ClusterPiece piece, int threads) {
+    const RenderPlan& plan = job.plan;
+    const int k = plan.k;
+    DeepRenderOptions options = job.deep_options;
+    options.threads = threads;
+    options.cache = job.cache.get();
+    options.region = DeepPixelRect{0, piece_first_row(job, piece) * k, plan.samples.width, piece_rows(job, piece) * k};
+    const DeepLocation location = deep_location(plan.samples);
+    const DeepFrame frame = plan.cuda ? deep_cuda(location, plan.samples.width, plan.samples.height, options)
+                                      : deep_cpu(location, plan.samples.width, plan.samples.height, options);
+    if (frame.stats.cancelled) throw std::runtime_error("the deep frame was cancelled");
+    std::vector<uint8_t> bytes{uint8_t(frame.stats.number_type == DeepNumberType::FloatExp ? 1 : 0)};
+    append(bytes, frame.escape_count);
+    append(bytes, frame.mu);
+    if (options.distance) append(bytes, frame.distance);
+    if (options.atom) append(bytes, frame.atom);
+    return bytes;
+}
+
+}  // namespace
+
+int piece_first_row(const ClusterImageJob& job, ClusterPiece piece) {
+    return job.whole_frame ? 0 : piece.first;
+}
+
+int piece_rows(const ClusterImageJob& job, ClusterPiece piece) {
+    return job.whole_frame ? job.plan.view.height : piece.count;
+}
+
+std::vector<uint8_t> compute_cluster_piece(const ClusterImageJob& job, ClusterPiece piece, int threads) {
+    // The thread count is this thread's own (OpenMP keeps it per thread): rank 0 computes on a
+    // helper thread and writes with every core on its main thread.
+    omp_set_num_threads(std::max(1, threads));
+    return job.deep ? deep_piece(job, piece, threads) : direct_piece(job, piece);
+}
+
+ClusterImageWriter::ClusterImageWriter(const ClusterImageJob& job, PartStore store, std::vector<ClusterPiece> finished)
+    : job_(job), store_(std::move(store)) {
+    for (ClusterPiece piece : finished) stored_[piece.first] = piece;
+    const RenderPlan& plan = job.plan;
+    if (job.deep) {
+        frame_.width = plan.samples.width;
+        frame_.height = plan.samples.height;
+        frame_.region = DeepPixelRect{0, 0, frame_.width, frame_.height};
+        const size_t samples = size_t(frame_.width) * size_t(frame_.height);
+        frame_.escape_count.assign(samples, -1);
+        frame_.mu.assign(samples, -1.0);
+        if (job.deep_options.distance) frame_.distance.assign(samples, 0.0f);
+        if (job.deep_options.atom) frame_.atom.assign(samples, 0.0f);
+        return;
+    }
+    if (plan.stream_png)
+        png_stream_ = std::make_unique<PngStreamWriter>(job.request.png_path, plan.view.width, plan.view.height,
+                                                        job.view_json);
+    else
+        image_.resize(size_t(plan.view.width) * plan.view.height * 4);
+    if (!job.request.raw_path.empty())
+        npy_stream_ = std::make_unique<NpyStreamWriter>(job.request.raw_path, plan.samples.height, plan.samples.width);
+}
+
+void ClusterImageWriter::accept(ClusterPiece piece, std::vector<uint8_t>&& bytes) {
+    part_store_write(store_, piece, bytes);
+    if (job_.deep) {
+        take(piece, bytes);
+        return;
+    }
+    waiting_[piece.first] = {piece, std::move(bytes)};
+    write_in_order();
+}
+
+void ClusterImageWriter::write_in_order() {
+    while (next_unit_ < job_.units) {
+        ClusterPiece piece;
+        if (auto w = waiting_.find(next_unit_); w != waiting_.end()) {
+            piece = w->second.first;
+            take(piece, w->second.second);
+            waiting_.erase(w);
+        } else if (auto s = stored_.find(next_unit_); s != stored_.end()) {
+            piece = s->second;
+            take(piece, part_store_read(store_, piece));
+        } else {
+            break;
+        }
+        next_unit_ = piece.first + piece.count;
+    }
+}
+
+void ClusterImageWriter::take(ClusterPiece piece, const std::vector<uint8_t>& bytes) {
+    const RenderPlan& plan = job_.plan;
+    const int k = plan.k;
+    const int y0 = piece_first_row(job_, piece), rows = piece_rows(job_, piece);
+    const size_t samples = size_t(plan.samples.width) * size_t(rows) * k;
+    const size_t frame_at = size_t(y0) * k * plan.samples.width;
+    size_t at = 0;
+    rows_done_ += rows;
+    if (job_.deep) {
+        uint8_t type = 0;
+        take_values(bytes, &at, 1, &type);
+        if (type == 1) ran_ = Precision::DeepFloatExp;
+        take_values(bytes, &at, samples, frame_.escape_count.data() + frame_at);
+        take_values(bytes, &at, samples, frame_.mu.data() + frame_at);
+        if (job_.deep_options.distance) take_values(bytes, &at, samples, frame_.distance.data() + frame_at);
+        if (job_.deep_options.atom) take_values(bytes, &at, samples, frame_.atom.data() + frame_at);
+        return;
+    }
+    if (bytes.size() != samples * (npy_stream_ ? 8 : 4))
+        throw std::runtime_error("a piece of the image has " + std::to_string(bytes.size()) + " bytes, not " +
+                                 std::to_string(samples * (npy_stream_ ? 8 : 4)));
+    const uint8_t* rgba = bytes.data();
+    if (npy_stream_) npy_stream_->write_rows(reinterpret_cast<const float*>(bytes.data() + samples * 4), int64_t(rows) * k);
+    const size_t out_bytes = size_t(plan.view.width) * rows * 4;
+    uint8_t* out = png_stream_ ? nullptr : image_.data() + size_t(y0) * plan.view.width * 4;
+    if (k > 1) {
+        if (png_stream_) {
+            filtered_.resize(out_bytes);
+            out = filtered_.data();
+        }
+        box_filter_rgba(rgba, plan.samples.width, k, plan.view.width, rows, out);
+        rgba = out;
+    } else if (!png_stream_) {
+        std::memcpy(out, rgba, out_bytes);
+    }
+    if (png_stream_) png_stream_->write_rows(rgba, rows);
+}
+
+void ClusterImageWriter::finish() {
+    const RenderPlan& plan = job_.plan;
+    const RenderRequest& request = job_.request;
+    const View& view = plan.view;
+    const int k = plan.k;
+    if (job_.deep) {
+        for (const auto& [first, piece] : stored_) take(piece, part_store_read(store_, piece));
+        if (rows_done_ != view.height) throw std::runtime_error("the pieces of the image do not cover it");
+        // As cmd_render_deep.cpp's colour_and_write: colours, box filter, .npy, PNG, .kfr.
+        std::vector<uint8_t> rgba(size_t(frame_.width) * size_t(frame_.height) * 4);
+        colour_deep_frame(frame_, plan.table, plan.samples, 1.0 / k, rgba.data());
+        std::vector<uint8_t> image;
+        if (k > 1) {
+            image.resize(size_t(view.width) * view.height * 4);
+            box_filter_rgba(rgba.data(), frame_.width, k, view.width, view.height, image.data());
+        }
+        if (!request.raw_path.empty()) {
+            NpyStreamWriter npy(request.raw_path, frame_.height, frame_.width);
+            std::vector<float> row(size_t(frame_.width));
+            for (int y = 0; y < frame_.height; ++y) {
+                for (int x = 0; x < frame_.width; ++x) row[x] = float(frame_.mu[size_t(y) * frame_.width + x]);
+                npy.write_rows(row.data(), 1);
+            }
+            npy.finish();
+        }
+        write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height,
+                  view_to_json(ViewRecord{view, ran_, k}));
+    } else {
+        write_in_order();
+        if (next_unit_ != job_.units) throw std::runtime_error("the pieces of the image do not cover it");
+        if (npy_stream_) npy_stream_->finish();
+        if (png_stream_) png_stream_->finish();
+        else write_png(request.png_path, image_.data(), view.width, view.height, job_.view_json);
+    }
+    if (!request.save_location.empty())
+        if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
+            throw std::runtime_error(error);
+}
+
+}  // namespace ms

@@ -1,0 +1,81 @@
+// cmd_render_cluster_pieces.h: what a piece of an image is when it renders across ranks or
+// shards (cmd_render_cluster.h), what a rank computes for one, and how rank 0 writes them.
+//
+// A unit is one output row (its K sample rows when supersampling); a piece is a run of rows.
+// The direct path's colouring that looks at the whole frame (histogram, slopes) colours the image
+// as one band, as one process does, so its image is one unit. A piece's bytes are what rank 0
+// needs to write exactly one process's file:
+//   direct  the RGBA of its sample rows, coloured where they were computed (every colouring but
+//           the whole-frame ones is one pixel's alone), then its smooth values when --raw asks;
+//   deep    the number type it ran, then its escape counts, smooth values, and the distance
+//           estimates and atom periods where the colouring needs them: rank 0 colours the whole
+//           frame, as one process does (the histogram needs every sample).
+// ClusterImageWriter takes the pieces in any order and writes the direct path's rows in order,
+// through the same writers as one process (the bounded-memory PngStreamWriter where one
+// process streams); the deep frame is coloured and written once complete.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/modes/cmd_render_steps.h"
+#include "compute/cluster/part_store.h"
+#include "compute/fractal/deep/deep_cpu.h"
+
+namespace ms {
+
+struct ClusterImageJob {
+    RenderRequest request;
+    RenderPlan plan;  // the checked plan (direct: its band_rows and writer choice)
+    bool deep = false;
+    bool whole_frame = false;  // direct: the colouring looks at the whole frame (one unit)
+    int units = 0;
+    int max_piece_units = 0;  // a piece's memory stays within one process's band
+    DeepRenderOptions deep_options;
+    std::string view_json;  // direct (the deep path's names the number type that ran)
+    std::string key;        // everything that decides the bytes (part_store.h)
+    std::shared_ptr<ReferenceCache> cache = std::make_shared<ReferenceCache>();
+};
+
+// The output rows a piece covers.
+int piece_first_row(const ClusterImageJob& job, ClusterPiece piece);
+int piece_rows(const ClusterImageJob& job, ClusterPiece piece);
+
+// A piece's bytes, computed with `threads` OpenMP threads. Throws on a failure (CUDA, memory).
+std::vector<uint8_t> compute_cluster_piece(const ClusterImageJob& job, ClusterPiece piece, int threads);
+
+// Rank 0's (or --join's) output: opened before any work, like one process's; accept() keeps
+// every new piece in the part store first, then writes what is next in order; finish() once
+// every unit is in. Throws with a sentence on a failure.
+class ClusterImageWriter {
+public:
+    ClusterImageWriter(const ClusterImageJob& job, PartStore store, std::vector<ClusterPiece> finished);
+    void accept(ClusterPiece piece, std::vector<uint8_t>&& bytes);
+    void finish();
+    int rows_done() const { return rows_done_; }
+    Precision ran() const { return ran_; }
+
+private:
+    void take(ClusterPiece piece, const std::vector<uint8_t>& bytes);  // in order (direct) or in place (deep)
+    void write_in_order();
+
+    const ClusterImageJob& job_;
+    PartStore store_;
+    std::map<int, ClusterPiece> stored_;  // first unit -> a finished piece in the store
+    std::map<int, std::pair<ClusterPiece, std::vector<uint8_t>>> waiting_;
+    int next_unit_ = 0;
+    int rows_done_ = 0;
+    // direct
+    std::unique_ptr<PngStreamWriter> png_stream_;
+    std::unique_ptr<NpyStreamWriter> npy_stream_;
+    std::vector<uint8_t> image_;  // whole-image writer
+    std::vector<uint8_t> filtered_;
+    // deep
+    DeepFrame frame_;
+    Precision ran_ = Precision::DeepDouble;
+};
+
+}  // namespace ms
