@@ -70,6 +70,15 @@ void deep_bench_bla(const std::string& folder, const std::vector<std::string>& n
 void deep_bench_cuda_passes(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                             int rounds, const DeepBenchPrint& print);
 
+// The kf2 locations at width x height on CUDA, each frame's bands shared out over `devices`
+// (compute/scale/deep_multi_gpu.h) against the first device alone through the same engine:
+// end to end once each (nothing cached), then `rounds` rounds interleaved with the reference and
+// every device's tables kept (the pixel work alone); medians, the ratio, and each device's bands,
+// rows and share of the iterations; every frame checked equal to the one device's byte for byte.
+// Throws where CUDA cannot run. (deep_devices_bench.cpp)
+void deep_bench_devices(const std::string& folder, int width, int height, const std::vector<int>& devices, int rounds,
+                        const DeepBenchPrint& print);
+
 // Kalles Fraktaler 2's benchmark locations and KF 2.12.11's published CPU times for them at
 // 1024x1024 (its benchmarks/ logs). The 1e14 location is not among the public files found
 // (assets/locations/README.md): its row says so.

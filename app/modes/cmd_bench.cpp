@@ -12,7 +12,9 @@
 // A progress bar runs on stderr; --json writes every row, the machine and the limits.
 // `bench --deep [--size=WxH] [--backend=auto|cpu|cuda]` runs the deep zoom's benchmark instead:
 // Kalles Fraktaler 2's benchmark locations end to end and with the reference cached, against KF
-// 2.12.11's published times (app/bench/deep_bench.h: deep_bench_kf2).
+// 2.12.11's published times (app/bench/deep_bench.h: deep_bench_kf2); on CUDA with several
+// devices (every visible one, or --devices=LIST), then each location's frame shared out over
+// them against the first alone (deep_bench_devices).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -29,6 +31,7 @@
 #include "app/modes/progress.h"
 #include "compute/fractal/direct/direct.h"
 #include "compute/io/assets.h"
+#include "compute/scale/deep_multi_gpu.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
 #include "compute/perf/perf_model.h"
@@ -325,7 +328,9 @@ int write_bench_json(const std::string& json_path, const nlohmann::ordered_json&
 }
 
 // `bench --deep`: the kf2 locations (deep_bench_kf2) with a progress bar, and the JSON.
-int run_deep_bench(const std::string& size, const std::string& backend, const std::string& json_path) {
+// devices_text: --devices as given ("" when not given: every visible device).
+int run_deep_bench(const std::string& size, const std::string& backend, const std::string& json_path,
+                   const std::string* devices_text) {
     int width = 0, height = 0;
     if (std::string problem = parse_size_text(size, 1 << 15, &width, &height); !problem.empty()) {
         std::fprintf(stderr, "mandelscope bench: --size: %s.\n", problem.c_str());
@@ -338,6 +343,17 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
         return 2;
     }
     const bool use_cuda = backend == "cuda" || (backend == "auto" && cuda_usable);
+    std::vector<int> devices = deep_visible_devices();
+    if (devices_text) {
+        if (!use_cuda) {
+            std::fprintf(stderr, "mandelscope bench: --devices picks CUDA devices: it needs the CUDA backend.\n");
+            return 2;
+        }
+        if (std::string problem = parse_device_list(*devices_text, int(devices.size()), &devices); !problem.empty()) {
+            std::fprintf(stderr, "mandelscope bench: --devices: %s.\n", problem.c_str());
+            return 2;
+        }
+    }
     const CpuInfo cpu = query_cpu_info();
     std::printf("Mandelscope bench --deep\nCPU   %s: %d cores\n", cpu.model.c_str(), cpu.cores);
     if (use_cuda) std::printf("GPU   %s\n", query_cuda_system().devices.front().name.c_str());
@@ -354,6 +370,16 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
                                   std::fflush(stdout);
                               },
                               [&](double fraction, const std::string& what) { progress.update(fraction, what); });
+        if (use_cuda && devices.size() > 1) {
+            progress.clear();
+            std::printf("\n");
+            deep_bench_devices((find_data_dir("assets") / "locations").string(), width, height, devices, 3,
+                               [&](const std::string& line) {
+                                   progress.clear();
+                                   std::printf("%s\n", line.c_str());
+                                   std::fflush(stdout);
+                               });
+        }
         progress.update(1.0, "done");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope bench: %s.\n", e.what());
@@ -398,7 +424,7 @@ int run_deep_bench(const std::string& size, const std::string& backend, const st
 int run_bench_command(int argc, char** argv) {
     CLI::App app{"Benchmark every Mandelbrot path on a fixed suite of views", "bench"};
     bool quick = false, deep = false;
-    std::string json_path, deep_size = "1024x1024", backend = "auto";
+    std::string json_path, deep_size = "1024x1024", backend = "auto", devices;
     app.add_flag("--quick", quick, "1080p only, fewer runs, smaller reference samples: under a minute");
     app.add_option("--json", json_path, "Also write the results as JSON to this file");
     app.add_flag("--deep", deep,
@@ -408,6 +434,9 @@ int run_bench_command(int argc, char** argv) {
     app.add_option("--backend", backend, "--deep: cpu, cuda, or auto (CUDA when a device is usable)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
+    app.add_option("--devices", devices,
+                   "--deep: also share each frame out over these CUDA devices (0,1) against the first alone; "
+                   "default: every visible device, where there are several");
     if (int status = parse_command_line(app, argc, argv); status >= 0) return status;
     if (!json_path.empty()) {
         if (std::string problem = check_writable(json_path); !problem.empty()) {
@@ -415,8 +444,9 @@ int run_bench_command(int argc, char** argv) {
             return 2;
         }
     }
-    if (!deep && (app.get_option("--size")->count() > 0 || app.get_option("--backend")->count() > 0)) {
-        std::fprintf(stderr, "mandelscope bench: --size and --backend apply to --deep only.\n");
+    if (!deep && (app.get_option("--size")->count() > 0 || app.get_option("--backend")->count() > 0 ||
+                  app.get_option("--devices")->count() > 0)) {
+        std::fprintf(stderr, "mandelscope bench: --size, --backend and --devices apply to --deep only.\n");
         return 2;
     }
     if (deep) {
@@ -424,7 +454,8 @@ int run_bench_command(int argc, char** argv) {
             std::fprintf(stderr, "mandelscope bench: --quick does not apply to --deep (use a smaller --size).\n");
             return 2;
         }
-        return run_deep_bench(deep_size, backend, json_path);
+        return run_deep_bench(deep_size, backend, json_path,
+                              app.get_option("--devices")->count() > 0 ? &devices : nullptr);
     }
 
     BenchSetup setup;

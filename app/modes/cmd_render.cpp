@@ -192,6 +192,7 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
     app.add_flag("--print-view", o.print_view,
                  "Print the view (centre, zoom, iterations, size) once the PNG is written");
     add_view_look_options(app, request, o);
+    add_devices_option(app, o);
     app.add_option("-o,--output", o.png, "Output PNG file")->required();
     app.add_option(
         "--raw", o.raw,
@@ -203,6 +204,7 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
 // The view options (render_options.cpp), then render's own outputs.
 std::string apply_render_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request) {
     if (std::string problem = apply_view_options(app, o, request); !problem.empty()) return problem;
+    if (std::string problem = apply_devices_option(app, o, request); !problem.empty()) return problem;
     request->save_location = o.save_location;
     request->png_path = o.png;
     request->raw_path = o.raw;

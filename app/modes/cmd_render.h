@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "compute/fractal/direct/direct.h"
 #include "compute/fractal/colour/palette.h"
@@ -26,6 +27,8 @@ struct RenderRequest {
     bool disk_check = false;              // --disk-check: also time the disk alone on the PNG's size
     std::string png_encoder = "auto";     // --png-encoder: "cpu", "cuda" or "auto" (the GPU's where
                                           // the frame is coloured there: CUDA, no supersampling or --raw)
+    std::vector<int> devices;             // --devices: the CUDA devices the deep path shares a frame
+                                          // over; empty: every visible one
 };
 
 // Checks and renders a request: one sentence on stderr and 2 for bad input (found before any

@@ -8,7 +8,10 @@
 //
 // Unlike the direct path this renders the whole samples grid at once (deep_cpu/deep_cuda take
 // a whole frame: the reference and the BLA table serve every row), so its memory is checked up
-// front, about 24 bytes a sample. Nothing reaches the disk before the frame is complete: the
+// front, about 24 bytes a sample. On CUDA with several devices (every visible one, or
+// --devices), the frame's bands are shared out over them (compute/scale/deep_multi_gpu.h: the
+// same pixels as one device's); a device that fails hands its bands to the others, and the
+// render finishes and says so on stderr. Nothing reaches the disk before the frame is complete: the
 // PNG (and .npy) are written at the end through AtomicFile, and Ctrl-C before then leaves
 // no file.
 #include "app/modes/cmd_render.h"
@@ -16,10 +19,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <omp.h>
@@ -33,6 +41,8 @@
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
+#include "compute/scale/deep_multi_gpu.h"
+#include "compute/system/fault_injection.h"
 
 namespace ms {
 
@@ -52,6 +62,10 @@ DeepNumberType number_type_for(Precision requested) {
     if (requested == Precision::DeepDouble) return DeepNumberType::Double;
     if (requested == Precision::DeepFloatExp) return DeepNumberType::FloatExp;
     return DeepNumberType::Auto;  // Auto: double deltas while they fit, FloatExp past that
+}
+
+Precision precision_ran(const DeepFrameStats& stats) {
+    return stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp : Precision::DeepDouble;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -96,22 +110,120 @@ DeepRenderOptions deep_render_options(const RenderRequest& request, const View& 
     return options;
 }
 
+// A frame spread over devices with a plain colouring and one sample a pixel: each band is
+// coloured by the worker that lands it, and a thread of its own deflates and writes the rows
+// from the top as they are ready (in PngStreamWriter's parts, so the file is write_png's byte for
+// byte), while the devices render the rest. What is left after the last band is its colours and
+// the PNG's last part.
+class StreamedPng {
+public:
+    StreamedPng(const RenderRequest& request, const View& view, const PaletteTable& table, const std::string& metadata)
+        : view_(view),
+          table_(table),
+          rgba_(new uint8_t[size_t(view.width) * size_t(view.height) * 4]),  // left unfilled: every row is coloured
+          ready_(size_t(view.height), 0),
+          writer_(request.png_path, view.width, view.height, metadata) {
+        thread_ = std::thread([this] { write_loop(); });
+    }
+    ~StreamedPng() { stop(); }
+    StreamedPng(const StreamedPng&) = delete;
+    StreamedPng& operator=(const StreamedPng&) = delete;
+
+    // DeepSpreadOptions::band_done: colours rows [first_row, first_row + rows) of the frame.
+    void band_done(const DeepFrame& frame, int first_row, int rows) {
+        const auto start = std::chrono::steady_clock::now();
+        const int width = view_.width;
+        for (int y = first_row; y < first_row + rows; ++y)
+            colourize_deep(frame.mu.data() + size_t(y) * width, width, table_, view_.palette_density,
+                           view_.palette_offset, rgba_.get() + size_t(y) * width * 4);
+        std::lock_guard<std::mutex> lock(mutex_);
+        colour_ms_ += ms_since(start);
+        std::fill(ready_.begin() + first_row, ready_.begin() + first_row + rows, 1);
+        changed_.notify_all();
+    }
+    // Once every band has landed: the last rows, then the file is closed and renamed. Throws
+    // what writing threw (a full disk).
+    void finish() {
+        thread_.join();
+        if (error_) std::rethrow_exception(error_);
+        writer_.finish();
+    }
+    double colour_ms() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return colour_ms_;
+    }
+
+private:
+    void write_loop() {
+        try {
+            const int height = view_.height, part = writer_.part_rows();
+            int next = 0;  // the first row not yet written
+            std::unique_lock<std::mutex> lock(mutex_);
+            while (next < height) {
+                // A whole part while at least two are left, else all the rest.
+                const int want = height - next >= 2 * part ? part : height - next;
+                changed_.wait(lock, [&] {
+                    return stopping_ || std::all_of(ready_.begin() + next, ready_.begin() + next + want,
+                                                    [](char r) { return r != 0; });
+                });
+                if (stopping_) return;
+                lock.unlock();
+                writer_.write_rows(rgba_.get() + size_t(next) * size_t(view_.width) * 4, want);
+                next += want;
+                lock.lock();
+            }
+        } catch (...) {
+            error_ = std::current_exception();
+        }
+    }
+    void stop() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+            changed_.notify_all();
+        }
+        thread_.join();
+    }
+
+    const View& view_;
+    const PaletteTable& table_;
+    std::unique_ptr<uint8_t[]> rgba_;
+    std::vector<char> ready_;  // by row
+    PngStreamWriter writer_;   // unfinished on destruction: its temporary file goes
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    double colour_ms_ = 0.0;
+    std::exception_ptr error_;
+    std::thread thread_;
+};
+
 // The rendered frame and where the time went after it.
 struct DeepRenderResult {
     DeepFrame frame;
+    std::vector<DeepDeviceShare> shares;  // per device slot, when spread over devices (else empty)
+    int bands = 0;
     Precision ran = Precision::DeepDouble;  // the number type the frame ran in
     double colour_ms = 0.0, write_ms = 0.0;
 };
 
 // Colours the frame, box-filters it when supersampling, and writes the .npy, the PNG and the
-// .kfr location. Throws on a failure (a full disk).
+// .kfr location. Throws on a failure (a full disk). streamed: the PNG's rows were coloured and
+// mostly written as the bands landed; this finishes it (colour_ms is then the workers' time
+// colouring, beside the devices).
 void colour_and_write(const RenderRequest& request, const View& view, const View& samples, const PaletteTable& table,
-                      DeepRenderResult& r) {
+                      DeepRenderResult& r, StreamedPng* streamed) {
     const int k = request.supersample;
     const auto colour_start = std::chrono::steady_clock::now();
-    std::vector<uint8_t> rgba(size_t(samples.width) * size_t(samples.height) * 4);
-    colour_deep_frame(r.frame, table, samples, 1.0 / k, rgba.data());
-    r.colour_ms = ms_since(colour_start);
+    std::vector<uint8_t> rgba;
+    if (streamed) {
+        r.colour_ms = streamed->colour_ms();
+    } else {
+        rgba.resize(size_t(samples.width) * size_t(samples.height) * 4);
+        colour_deep_frame(r.frame, table, samples, 1.0 / k, rgba.data());
+        r.colour_ms = ms_since(colour_start);
+    }
     const auto write_start = std::chrono::steady_clock::now();
     std::vector<uint8_t> image;
     if (k > 1) {
@@ -129,7 +241,8 @@ void colour_and_write(const RenderRequest& request, const View& view, const View
         npy.finish();
     }
     const ViewRecord record{view, r.ran, k};
-    write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height, view_to_json(record));
+    if (streamed) streamed->finish();
+    else write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height, view_to_json(record));
     if (!request.save_location.empty())
         if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
             throw std::runtime_error(error);
@@ -181,6 +294,18 @@ void print_deep_summary(const RenderRequest& request, const View& view, const Vi
     std::printf("work       per pixel: %.0f iterations, %.0f perturbation steps, %.0f BLA skips, %.2f rebases\n",
                 double(s.iterations) / sample_count, double(s.perturbation_steps) / sample_count,
                 double(s.bla_skips) / sample_count, double(s.rebases) / sample_count);
+    if (!r.shares.empty()) {
+        // Each slot's bands and rows, and its share of the iterations: how evenly the queue spread them.
+        std::printf("devices    %d bands:", r.bands);
+        for (size_t i = 0; i < r.shares.size(); ++i) {
+            const DeepDeviceShare& d = r.shares[i];
+            std::printf("%s device %d %d bands, %lld rows, %.1f%% of the iterations%s", i ? ";" : "", d.device,
+                        d.bands, (long long)d.rows,
+                        s.iterations ? 100.0 * double(d.iterations) / double(s.iterations) : 0.0,
+                        d.failed ? " (failed)" : "");
+        }
+        std::printf("\n");
+    }
     std::printf("output     %s\n", request.png_path.c_str());
     if (!request.raw_path.empty())
         std::printf("raw        %s (float32, %d x %d samples, interior = -1)\n", request.raw_path.c_str(),
@@ -199,14 +324,54 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     const DeepRenderOptions options = deep_render_options(request, view, progress);
     const auto start = std::chrono::steady_clock::now();
     DeepRenderResult result;
+    // The PNG written as the bands land (StreamedPng), when the frame is spread over devices.
+    std::once_flag streamed_once;
+    std::unique_ptr<StreamedPng> streamed;
+    std::mutex streamed_error_mutex;
+    std::exception_ptr streamed_error;
     try {
         progress.update(0.0, "reference orbit");
-        result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
-                            : deep_cpu(location, samples.width, samples.height, options);
-        result.ran = result.frame.stats.number_type == DeepNumberType::FloatExp ? Precision::DeepFloatExp
-                                                                                : Precision::DeepDouble;
+        // Several devices (named, or every visible one where there are more than one): bands
+        // shared out over them. One visible device and no --devices: deep_cuda on it.
+        std::vector<int> devices = request.devices;
+        if (cuda && devices.empty())
+            if (std::vector<int> visible = deep_visible_devices(); visible.size() > 1) devices = visible;
+        if (cuda && !devices.empty()) {
+            DeepSpreadOptions spread;
+            spread.devices = devices;
+            if (fault_injected(Fault::DeviceFail)) spread.fail_slot = int(devices.size()) - 1;
+            // A plain colouring at one sample a pixel: colour and write the rows as the bands land.
+            // The PNG is opened with the first band: its metadata names the number type, which
+            // the reference decides.
+            if (colouring_is_plain(view.colouring) && request.supersample == 1)
+                spread.band_done = [&](const DeepFrame& frame, int first_row, int rows) {
+                    try {
+                        std::call_once(streamed_once, [&] {
+                            const ViewRecord record{view, precision_ran(frame.stats), 1};
+                            streamed = std::make_unique<StreamedPng>(request, view, table, view_to_json(record));
+                        });
+                        streamed->band_done(frame, first_row, rows);
+                    } catch (...) {
+                        std::lock_guard<std::mutex> lock(streamed_error_mutex);
+                        if (!streamed_error) streamed_error = std::current_exception();
+                    }
+                };
+            DeepSpreadFrame spread_frame = deep_multi_gpu(location, samples.width, samples.height, options, spread);
+            if (streamed_error) std::rethrow_exception(streamed_error);
+            if (spread_frame.failed_slots() > 0) {
+                progress.clear();
+                std::fprintf(stderr, "mandelscope render: %s.\n", spread_frame.failure_text().c_str());
+            }
+            result.frame = std::move(spread_frame.frame);
+            result.shares = std::move(spread_frame.shares);
+            result.bands = spread_frame.bands;
+        } else {
+            result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
+                                : deep_cpu(location, samples.width, samples.height, options);
+        }
+        result.ran = precision_ran(result.frame.stats);
         progress.update(1.0, "colouring and writing");
-        colour_and_write(request, view, samples, table, result);
+        colour_and_write(request, view, samples, table, result, streamed.get());
         progress.finish();
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "mandelscope render: ran out of memory while rendering; no file was written.\n");

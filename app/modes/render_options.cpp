@@ -7,6 +7,7 @@
 
 #include "app/modes/cmd_nucleus.h"
 #include "compute/fractal/view/kfr.h"
+#include "compute/scale/deep_multi_gpu.h"
 #include "compute/system/number_text.h"
 
 namespace ms {
@@ -139,6 +140,20 @@ std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, 
     if (!precision_from_name(o.precision, &request->precision)) return "unknown precision " + o.precision;
     request->shortcuts = o.no_shortcuts ? Shortcuts{false, false} : Shortcuts{};
     return {};
+}
+
+void add_devices_option(CLI::App& app, RenderOptionTexts& o) {
+    app.add_option("--devices", o.devices,
+                   "CUDA devices a deep frame's bands are shared over, comma-separated (0,1; a device may repeat); "
+                   "default: every visible device");
+}
+
+std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request) {
+    request->devices.clear();
+    if (app.count("--devices") == 0) return {};
+    if (request->backend == "cpu") return "--devices picks CUDA devices: leave out --backend=cpu";
+    const int count = int(deep_visible_devices().size());
+    return parse_device_list(o.devices, count, &request->devices);
 }
 
 void add_newton_zoom_options(CLI::App& app, RenderOptionTexts& o) {

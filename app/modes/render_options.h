@@ -32,6 +32,7 @@ struct RenderOptionTexts {
     CLI::Option* center_option = nullptr;  // whether --center, --zoom and --iter were given
     CLI::Option* zoom_option = nullptr;
     CLI::Option* iter_option = nullptr;
+    std::string devices;  // --devices: a device list ("0,1"), as given
 };
 
 // Where the view is: --center, --formula, --julia, --zoom, --size, --iter, --location.
@@ -42,6 +43,12 @@ void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTe
 // The texts into request->view, precision and shortcuts, in the order the options are checked.
 // Returns "" or the sentence saying which option is wrong.
 std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
+
+// --devices=LIST: the CUDA devices the deep path shares its frames over (compute/scale/);
+// apply_devices_option checks the list against the visible devices into request->devices and
+// returns "" or one sentence.
+void add_devices_option(CLI::App& app, RenderOptionTexts& o);
+std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
 
 // Newton zoom before any work (render, and video's target): --to-minibrot and
 // --to-julia-fraction (cmd_nucleus.h's move_view_to_minibrot). apply_newton_zoom moves

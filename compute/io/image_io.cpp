@@ -453,7 +453,7 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     // enough segments to balance the cores (parts of one batch each lost more at their barriers
     // than the overlap gained on 2 cores); the rest is gathered into a batch first, so that every
     // core has work.
-    const int part_rows = 8 * m.batch_rows;
+    const int part_rows = this->part_rows();
     while (m.pending_rows == 0 && rows >= m.batch_rows) {
         const int take = rows >= 2 * part_rows ? part_rows : rows;  // no small part left at the end
         m.encode(rgba, take);
@@ -473,6 +473,8 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
         }
     }
 }
+
+int PngStreamWriter::part_rows() const { return 8 * impl_->batch_rows; }
 
 void PngStreamWriter::write_deflated_rows(const PngDeflatedRows& rows, double encode_ms) {
     Impl& m = *impl_;

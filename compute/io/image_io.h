@@ -111,6 +111,10 @@ public:
     // `encode_ms` is the time they took there, added to the timings'. No rows may be waiting
     // from write_rows (call it with whole batches, or only this).
     void write_deflated_rows(const PngDeflatedRows& rows, double encode_ms);
+    // write_rows calls of part_rows() rows each, from the top, and then one call of all the rest
+    // write the same bytes as one call of every row (each call of that size is one encoder part):
+    // a caller whose rows come in pieces streams them that way and gets write_png's file.
+    int part_rows() const;
     void finish();                           // all rows written: end the file, rename it
     const PngWriteTimings& timings() const;  // complete after finish()
 

@@ -9,7 +9,8 @@
 namespace ms {
 
 const char* fault_name(Fault fault) {
-    static const char* names[] = {"cuda_malloc", "kernel_launch", "map_resources", "png_write", "asset_open"};
+    static const char* names[] = {"cuda_malloc", "kernel_launch", "map_resources", "png_write", "asset_open",
+                                   "device_fail"};
     return fault < Fault::Count ? names[int(fault)] : "?";
 }
 
@@ -32,7 +33,7 @@ std::array<bool, int(Fault::Count)> parse_faults() {
         if (!known)
             std::fprintf(stderr,
                          "mandelscope: MANDELSCOPE_INJECT_FAULTS: unknown fault '%s' ignored (known: "
-                         "cuda_malloc, kernel_launch, map_resources, png_write, asset_open)\n",
+                         "cuda_malloc, kernel_launch, map_resources, png_write, asset_open, device_fail)\n",
                          name.c_str());
         start = end + 1;
     }

@@ -3,7 +3,7 @@
 // asset fails: one sentence, the fallback where one exists (interop -> copy -> CPU), exit
 // status 2 from the command line, and no partial file.
 //
-//   MANDELSCOPE_INJECT_FAULTS=cuda_malloc,kernel_launch,map_resources,png_write,asset_open
+//   MANDELSCOPE_INJECT_FAULTS=cuda_malloc,kernel_launch,map_resources,png_write,asset_open,device_fail
 //
 // Read only by builds made with MANDELSCOPE_FAULT_INJECTION (CMake: on wherever the tests are
 // built, the default; -DMANDELSCOPE_FAULT_INJECTION=OFF compiles every check out, and the
@@ -18,6 +18,7 @@ enum class Fault {
     MapResources,  // mapping the window's GL buffer into CUDA fails (render/frame/cuda_interop.cu)
     PngWrite,      // AtomicFile::write fails as on a full disk (compute/io/image_io.h)
     AssetOpen,     // opening a palette or the CNN weights fails
+    DeviceFail,    // a frame spread over devices loses its last one after a band (compute/scale/)
     Count
 };
 

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include "compute/fractal/direct/direct.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
@@ -147,6 +149,32 @@ TEST(ImageIo, StreamedPngMatchesTheWholeImageWriter) {
     EXPECT_EQ(image.height, h);
     EXPECT_EQ(image.rgba, rgba);
     expect_same_record(ms::read_png_view(path), record);
+}
+
+// Rows streamed in calls of part_rows() and then one call of the rest make write_png's file byte
+// for byte (a deep render on several devices streams its rows so as its bands land). On one
+// thread, so that a part is a few MB; the image has two parts and a half.
+TEST(ImageIo, StreamedInPartsIsWritePngByteForByte) {
+    TempDir dir;
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const int w = 2048;
+    int part = 0;
+    {
+        ms::PngStreamWriter probe(dir.path / "probe.png", w, 1 << 16, "");
+        part = probe.part_rows();
+    }
+    const int h = 2 * part + part / 2 + 7;
+    auto rgba = test_pattern(w, h);
+    ms::write_png(dir.path / "whole.png", rgba.data(), w, h, "metadata");
+    ms::PngStreamWriter writer(dir.path / "parts.png", w, h, "metadata");
+    ASSERT_EQ(writer.part_rows(), part);
+    int y = 0;
+    for (; h - y >= 2 * part; y += part) writer.write_rows(rgba.data() + size_t(y) * w * 4, part);
+    writer.write_rows(rgba.data() + size_t(y) * w * 4, h - y);
+    writer.finish();
+    omp_set_num_threads(threads);
+    EXPECT_EQ(read_file(dir.path / "whole.png"), read_file(dir.path / "parts.png"));
 }
 
 // The writer thread writes batch k while batch k+1 is encoded, and each IDAT chunk's CRC-32 is

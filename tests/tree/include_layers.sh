@@ -8,7 +8,8 @@
 #   fractal/, vecadd/, cnn/             io/ and system/
 #   perf/                               system/ and fractal/ (the Mandelbrot issue bounds)
 #   video/                              system/, io/ and fractal/ (zoom videos)
-#   scale/                              system/, io/ and fractal/ (work queue, packed references)
+#   scale/                              system/, io/ and fractal/ (work queue, packed references,
+#                                       a frame spread over devices)
 #   cluster/                            scale/, system/ and io/ (MPI across processes)
 # and inside compute/fractal/, one folder per concept, in this order (each reaches only those
 # before it, never a sibling of the last step, never a file outside a concept folder):

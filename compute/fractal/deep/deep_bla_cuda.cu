@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compute/fractal/deep/deep_cuda_free.h"
 #include "compute/fractal/maths/escape.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/cuda_check.h"
@@ -137,8 +138,8 @@ std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc,
 template <typename T, typename L>
 DeviceBlaTable<T, L>::~DeviceBlaTable() {
     // Stream-ordered memory (build_levels); its frames are done with it (they hold the table
-    // until their stream is synchronised), so the legacy stream frees it now.
-    if (memory) cudaFreeAsync(memory, nullptr);
+    // until their stream is synchronised), so its device's legacy stream frees it now.
+    if (memory) cuda_free_async_on_device(memory, device);
 }
 
 template <typename T>

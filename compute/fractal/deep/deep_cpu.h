@@ -80,6 +80,10 @@ struct DeepRenderOptions {
     // deep_cuda only: the CUDA stream (a cudaStream_t, deep_cuda.h's DeepCudaStream) its copies
     // and kernel run on; null: the default stream.
     void* cuda_stream = nullptr;
+    // deep_cuda only: the CUDA device (an index of cudaGetDeviceCount's) the frame runs on, with
+    // that device's own copy of the orbit and BLA tables; -1: the calling thread's current device.
+    // A cuda_stream given with it must belong to that device.
+    int device = -1;
     // deep_cuda only: the frame in passes (deep_cuda.cu) where cuda_pass_steps > 0: at most that
     // many perturbation steps a pixel a pass, the pixels still running packed into the next
     // pass's warps, and a last pass without a budget once no more than cuda_pass_final_pixels

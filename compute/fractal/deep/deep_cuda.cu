@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compute/fractal/deep/deep_bla_cuda.h"
+#include "compute/fractal/deep/deep_cuda_free.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/maths/formula_math.h"
 #include "compute/fractal/maths/escape.h"
@@ -191,6 +192,36 @@ __global__ void bla_radii_kernel(const BlaStep<T, L>* entries, int64_t size, T* 
     if (i < size) radii[i] = entries[i].r2;
 }
 
+// Makes `device` (options.device) the calling thread's current device for the scope of a frame,
+// and gives the thread back the one it had (the caller's own CUDA work stays where it was).
+// -1: the current device, nothing changes. Throws std::runtime_error with a sentence for a device
+// that does not exist.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) {
+        if (device < 0) return;
+        int count = 0;
+        CUDA_CHECK(cudaGetDeviceCount(&count));
+        if (device >= count)
+            throw std::runtime_error("The deep CUDA path cannot run on device " + std::to_string(device) +
+                                     ": there " + (count == 1 ? "is 1 CUDA device" : "are " + std::to_string(count) +
+                                     " CUDA devices") + ", numbered from 0.");
+        CUDA_CHECK(cudaGetDevice(&previous_));
+        if (previous_ == device) return;
+        CUDA_CHECK(cudaSetDevice(device));
+        restore_ = true;
+    }
+    ~DeviceScope() {
+        if (restore_) cudaSetDevice(previous_);
+    }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int previous_ = -1;
+    bool restore_ = false;
+};
+
 // The calling thread's KernelControl on the device, the non-blocking stream that reads and
 // writes it while a kernel runs, and pinned host words for those copies; made once per thread
 // (and device) and kept for the thread's life.
@@ -200,9 +231,14 @@ struct ThreadControl {
     cudaStream_t side = nullptr;
     unsigned int* pinned = nullptr;  // [0] warps done, read back; [1] the cancel value, 1
     void release() {
+        // Freed with their own device current (the thread may have moved to another one).
+        int current = -1;
+        const bool moved = device >= 0 && cudaGetDevice(&current) == cudaSuccess && current != device &&
+                           cudaSetDevice(device) == cudaSuccess;
         if (pinned) cudaFreeHost(pinned);
         if (control) cudaFree(control);
         if (side) cudaStreamDestroy(side);
+        if (moved) cudaSetDevice(current);
         pinned = nullptr;
         control = nullptr;
         side = nullptr;
@@ -337,19 +373,26 @@ void keep_pool_memory() {
 // published, so another thread's stream may use it at once; a frame holds its buffers through
 // shared_ptr, so an entry evicted meanwhile is freed after the frame. At most kDeviceUploads
 // entries (a frame needs up to eight: the orbit and a Julia set's critical orbit, each also
-// packed beside level 0's radii, their tables when built on the CPU, and the tables' radii).
+// packed beside level 0's radii, their tables when built on the CPU, and the tables' radii) on
+// each device: a frame spread over several devices keeps every device's copies.
 struct DeviceBuffer {
     void* ptr = nullptr;
     // From the device's pool in `stream`'s order (keep_pool_memory keeps the pool's memory
     // between frames: a table's radii and packed orbit then cost no cudaMalloc); freed on the
     // legacy stream when the last frame using it has synchronised its own.
-    DeviceBuffer(size_t bytes, cudaStream_t stream) { CUDA_CHECK(cuda_malloc_async(&ptr, bytes ? bytes : 1, stream)); }
-    ~DeviceBuffer() { cudaFreeAsync(ptr, nullptr); }
+    // The last owner may let go of it on any thread, with any device current: it is freed on its
+    // own device's legacy stream.
+    int device = -1;
+    DeviceBuffer(size_t bytes, cudaStream_t stream) {
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cuda_malloc_async(&ptr, bytes ? bytes : 1, stream));
+    }
+    ~DeviceBuffer() { cuda_free_async_on_device(ptr, device); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-constexpr size_t kDeviceUploads = 12;
+constexpr size_t kDeviceUploads = 12;  // a device
 
 enum class UploadKind { Copy, PackedOrbit, Radii };
 
@@ -396,7 +439,10 @@ void keep_device_upload(const std::shared_ptr<const void>& owner, const void* da
     DeviceUploads& uploads = device_uploads();
     std::lock_guard<std::mutex> lock(uploads.mutex);
     uploads.entries.push_back({owner, data, bytes, device, kind, std::move(buffer)});
-    while (uploads.entries.size() > kDeviceUploads) uploads.entries.pop_front();
+    // The device's oldest entry goes once it has more than kDeviceUploads.
+    const auto on_device = [device](const DeviceUpload& entry) { return entry.device == device; };
+    if (size_t(std::count_if(uploads.entries.begin(), uploads.entries.end(), on_device)) > kDeviceUploads)
+        uploads.entries.erase(std::find_if(uploads.entries.begin(), uploads.entries.end(), on_device));
 }
 
 // The device copy of `bytes` at `data`, owned by `owner`: found, or copied on `stream` (and
@@ -765,13 +811,23 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 }  // namespace
 
 DeepCudaStream::~DeepCudaStream() {
-    if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+    if (!stream_) return;
+    // Destroyed with its own device current; errors ignored (this may run at exit).
+    int current = -1;
+    const bool moved = device_ >= 0 && cudaGetDevice(&current) == cudaSuccess && current != device_ &&
+                       cudaSetDevice(device_) == cudaSuccess;
+    cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+    if (moved) cudaSetDevice(current);
 }
 
-void* DeepCudaStream::get() {
+void* DeepCudaStream::get(int device) {
+    if (stream_ && device >= 0 && device != device_)
+        throw std::logic_error("A DeepCudaStream belongs to the device it was first made on.");
     if (!stream_) {
         std::string reason;
         if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+        const DeviceScope scope(device);
+        CUDA_CHECK(cudaGetDevice(&device_));
         cudaStream_t stream = nullptr;
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         stream_ = stream;
@@ -786,6 +842,8 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     std::string reason;
     if (!cuda_device_present(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
     auto start = std::chrono::steady_clock::now();
+    // Everything below, the device buffers' frees included, on options.device.
+    const DeviceScope scope(options.device);
     DeepFrame frame;
     // The host's output vectors are sized while the kernel runs (render_pixels_cuda): 16 MB at
     // 1024x1024, which would otherwise be filled before the launch, on the frame's time.

@@ -8,6 +8,10 @@
 // Kernels are compiled without FMA contraction (--fmad=false, as the CPU builds with
 // -ffp-contract=off), so escape counts match the CPU's bit for bit; mu may differ in the last
 // bits (device log/log2).
+// options.device picks the device (deep_cpu.h); every device keeps its own copies of the orbits
+// and its own BLA tables (built there from the same orbit: equal bit for bit), so a frame's
+// regions render on any device with the same numbers (compute/scale/deep_multi_gpu.h spreads
+// one frame's bands over several).
 // A caller that renders from a thread of its own (the window's deep worker) passes a stream of
 // its own (DeepCudaStream, options.cuda_stream), so its frames do not serialise with the
 // default stream's work of other threads.
@@ -30,18 +34,21 @@ namespace ms {
 // build (bla_ms: its wall time, stats.bla_on_device says where) and the copies.
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options = {});
 
-// A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) and destroyed
-// with the object. get() throws std::runtime_error with a sentence where CUDA cannot run.
+// A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) on `device`
+// (-1: the current one; pass options.device) and destroyed with the object. get() throws
+// std::runtime_error with a sentence where CUDA cannot run, std::logic_error when asked for
+// another device than the one it was made on.
 class DeepCudaStream {
 public:
     DeepCudaStream() = default;
     ~DeepCudaStream();
     DeepCudaStream(const DeepCudaStream&) = delete;
     DeepCudaStream& operator=(const DeepCudaStream&) = delete;
-    void* get();
+    void* get(int device = -1);
 
 private:
     [[maybe_unused]] void* stream_ = nullptr;  // a cudaStream_t; a build without CUDA never has one
+    [[maybe_unused]] int device_ = -1;         // the device it was made on
 };
 
 }  // namespace ms

@@ -12,7 +12,7 @@ DeepFrame deep_cuda(const DeepLocation&, int, int, const DeepRenderOptions&) {
 
 DeepCudaStream::~DeepCudaStream() = default;
 
-void* DeepCudaStream::get() {
+void* DeepCudaStream::get(int) {
     throw std::runtime_error(
         "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
 }
