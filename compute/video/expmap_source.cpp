@@ -22,7 +22,8 @@ public:
         FrameSourceTimes t;
         t.reference_ms = s.reference_ms;
         t.pixels_ms = s.strips_ms + s.flat_ms;
-        t.colour_ms = s.colour_ms + s.reconstruct_ms;
+        t.colour_ms = s.colour_ms;
+        t.reconstruct_ms = s.reconstruct_ms;
         t.expmap_frames = frames_;
         return t;
     }
