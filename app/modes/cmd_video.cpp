@@ -212,24 +212,29 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
     if (r.frames_rendered > 0 && !video_output_is_folder(job.output)) {
         // Each stage per rendered frame, and how the renderer and the encoders overlapped.
         const double n_rendered = double(r.frames_rendered);
-        std::printf("per frame  %.2f ms reference, %.2f ms BLA, %.2f ms pixels, %.2f ms colouring, %.2f ms "
-                    "reconstruction: %.2f ms rendering; %.2f ms encoding on one encoder thread\n",
-                    t.render.reference_ms / n_rendered, t.render.bla_ms / n_rendered, t.render.pixels_ms / n_rendered,
-                    t.render.colour_ms / n_rendered, t.render.reconstruct_ms / n_rendered, t.render_ms / n_rendered,
-                    t.encode_ms / n_rendered);
-        std::printf("overlap    rendering %.1f ms wall (%.1f ms in the frame source, %.1f ms waiting for a free buffer), "
-                    "then %.1f ms for the encoders to finish",
-                    t.rendering_wall_ms, t.render_ms, t.encode_wait_ms, t.encode_tail_ms);
+        std::printf(
+            "per frame  %.2f ms reference, %.2f ms BLA, %.2f ms pixels, %.2f ms colouring, %.2f ms "
+            "reconstruction: %.2f ms rendering; %.2f ms encoding on one encoder thread\n",
+            t.render.reference_ms / n_rendered, t.render.bla_ms / n_rendered, t.render.pixels_ms / n_rendered,
+            t.render.colour_ms / n_rendered, t.render.reconstruct_ms / n_rendered, t.render_ms / n_rendered,
+            t.encode_ms / n_rendered);
+        std::printf(
+            "overlap    rendering %.1f ms wall (%.1f ms in the frame source, %.1f ms waiting for a free buffer), "
+            "then %.1f ms for the encoders to finish",
+            t.rendering_wall_ms, t.render_ms, t.encode_wait_ms, t.encode_tail_ms);
         if (t.render.gpu_busy_ms > 0)
             std::printf("; GPU busy %.1f ms, idle %.0f%% of the rendering", t.render.gpu_busy_ms,
                         100.0 * gpu_idle_share(t));
         std::printf("\n");
     }
     const double seconds = t.wall_ms * 1e-3;
-    if (r.frames_rendered > 0 && seconds > 0)
-        std::printf("speed      %.2f frames/s end to end (%.2fx real time); rendering alone %.2f frames/s\n",
-                    double(r.frames_rendered) / seconds, double(r.frames_rendered) / seconds / job.fps,
-                    t.render_ms > 0 ? double(r.frames_rendered) / (t.render_ms * 1e-3) : 0.0);
+    if (r.frames_rendered > 0 && seconds > 0) {
+        std::printf("speed      %.2f frames/s end to end (%.2fx real time)", double(r.frames_rendered) / seconds,
+                    double(r.frames_rendered) / seconds / job.fps);
+        if (t.render_ms > 0)
+            std::printf("; rendering alone %.2f frames/s", double(r.frames_rendered) / (t.render_ms * 1e-3));
+        std::printf("\n");
+    }
     std::printf("output     %s\n", job.output.c_str());
     std::printf("manifest   %s\n", r.manifest.c_str());
 }

@@ -10,8 +10,7 @@ namespace {
 class ExpmapFrameSource : public VideoFrameSource {
 public:
     explicit ExpmapFrameSource(const FrameSourceSettings& settings)
-        : palette_(settings.palette),
-          renderer_(settings.plan, palette_, options_of(settings)),
+        : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)),
           settings_cuda_(settings.cuda) {}
 
     void render(int64_t k, uint8_t* rgba) override {

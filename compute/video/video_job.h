@@ -85,12 +85,12 @@ struct VideoProgressInfo {
 using VideoProgress = std::function<void(const VideoProgressInfo&)>;
 
 struct VideoStageTimes {
-    FrameSourceTimes render;      // reference, BLA, pixels, colour (the frame source's)
-    double render_ms = 0.0;       // the rendering thread inside the frame source
+    FrameSourceTimes render;         // reference, BLA, pixels, colour (the frame source's)
+    double render_ms = 0.0;          // the rendering thread inside the frame source
     double rendering_wall_ms = 0.0;  // from the first frame rendered to the last one queued
-    double encode_ms = 0.0;       // the encoder threads' time, summed (conversion to YUV included)
-    double encode_wait_ms = 0.0;  // the rendering thread waiting for room in the queue
-    double encode_tail_ms = 0.0;  // after the last frame, waiting for the encoders to finish
+    double encode_ms = 0.0;          // the encoder threads' time, summed (conversion to YUV included)
+    double encode_wait_ms = 0.0;     // the rendering thread waiting for room in the queue
+    double encode_tail_ms = 0.0;     // after the last frame, waiting for the encoders to finish
     double mux_ms = 0.0;
     double wall_ms = 0.0;
 };
