@@ -200,18 +200,42 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
                 (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames,
                 (long long)t.render.expmap_frames);
-    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring; ", t.render.reference_ms,
+    std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring", t.render.reference_ms,
                 t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms);
+    if (t.render.expmap_frames > 0) std::printf(", %.1f ms reconstruction", t.render.reconstruct_ms);
+    std::printf("; ");
     if (video_output_is_folder(job.output))  // a sequence's files are written on the rendering thread
         std::printf("%.1f ms writing the %s files; %.1f ms in all\n", t.encode_ms, job.exr ? "EXR" : "PNG", t.wall_ms);
     else
         std::printf("%.1f ms encoding (on the encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms "
                     "muxing; %.1f ms in all\n",
                     t.encode_ms, t.encode_wait_ms, t.mux_ms, t.wall_ms);
+    if (r.frames_rendered > 0 && !video_output_is_folder(job.output)) {
+        // Each stage per rendered frame, and how the renderer and the encoders overlapped.
+        const double n_rendered = double(r.frames_rendered);
+        std::printf(
+            "per frame  %.2f ms reference, %.2f ms BLA, %.2f ms pixels, %.2f ms colouring, %.2f ms "
+            "reconstruction: %.2f ms rendering; %.2f ms encoding on one encoder thread\n",
+            t.render.reference_ms / n_rendered, t.render.bla_ms / n_rendered, t.render.pixels_ms / n_rendered,
+            t.render.colour_ms / n_rendered, t.render.reconstruct_ms / n_rendered, t.render_ms / n_rendered,
+            t.encode_ms / n_rendered);
+        std::printf(
+            "overlap    rendering %.1f ms wall (%.1f ms in the frame source, %.1f ms waiting for a free buffer), "
+            "then %.1f ms for the encoders to finish",
+            t.rendering_wall_ms, t.render_ms, t.encode_wait_ms, t.encode_tail_ms);
+        if (t.render.gpu_busy_ms > 0)
+            std::printf("; GPU busy %.1f ms, idle %.0f%% of the rendering", t.render.gpu_busy_ms,
+                        100.0 * gpu_idle_share(t));
+        std::printf("\n");
+    }
     const double seconds = t.wall_ms * 1e-3;
-    if (r.frames_rendered > 0 && seconds > 0)
-        std::printf("speed      %.2f frames/s end to end (%.2fx real time)\n", double(r.frames_rendered) / seconds,
+    if (r.frames_rendered > 0 && seconds > 0) {
+        std::printf("speed      %.2f frames/s end to end (%.2fx real time)", double(r.frames_rendered) / seconds,
                     double(r.frames_rendered) / seconds / job.fps);
+        if (t.render_ms > 0)
+            std::printf("; rendering alone %.2f frames/s", double(r.frames_rendered) / (t.render_ms * 1e-3));
+        std::printf("\n");
+    }
     std::printf("output     %s\n", job.output.c_str());
     std::printf("manifest   %s\n", r.manifest.c_str());
 }

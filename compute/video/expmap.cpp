@@ -14,6 +14,7 @@
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cpu_rings.h"
 #include "compute/fractal/direct/direct_cpu_rings.h"
+#include "compute/video/expmap_cuda.h"
 #include "compute/video/expmap_mips.h"
 
 namespace ms {
@@ -174,11 +175,13 @@ struct ExpmapRenderer::State {
     // change the bits with the order frames are asked for in.
     std::shared_ptr<const ReferenceOrbit> orbit;
     std::map<int, std::vector<MipLevel>> strips;  // octave -> its levels
+    std::unique_ptr<ExpmapDevice> device;         // options.cuda: the reconstruction on the GPU
 
     void ensure_flat();
     void ensure_strips(int first, int last);
     std::vector<MipLevel> colour_levels(const double* mu, const float* distance, int width, int height, int levels);
     void reconstruct(size_t k, uint8_t* rgba);
+    void reconstruct_cuda(size_t k, uint8_t* rgba);
     DeepRenderOptions deep_options(ReferenceCache* cache) const {
         DeepRenderOptions o;
         if (orbit) cache->insert(orbit);
@@ -402,6 +405,32 @@ void ExpmapRenderer::State::reconstruct(size_t k, uint8_t* rgba) {
     }
 }
 
+// The same frame on the device (expmap_cuda.h), from the same images and numbers.
+void ExpmapRenderer::State::reconstruct_cuda(size_t k, uint8_t* rgba) {
+    const View& view = plan[k];
+    const View& deep = plan[deepest];
+    ExpmapReconstruction f;
+    f.width = view.width;
+    f.height = view.height;
+    f.supersample = options.supersample;
+    f.log2_step = log2_pixel_step(view);
+    f.columns = layout.columns;
+    f.rows_per_octave = layout.rows_per_octave;
+    f.levels = layout.levels;
+    f.octaves = layout.octaves;
+    f.log2_top_radius = layout.log2_top_radius;
+    f.has_flat = !flat.empty();
+    f.f_flat = std::exp2(view_log2_zoom(deep) - view_log2_zoom(view));
+    f.band = kBandPixels * options.supersample * f.f_flat;
+    f.flat_width = flat_width;
+    f.flat_height = flat_height;
+    f.deep_width = deep.width;
+    f.deep_height = deep.height;
+    f.flat_border_pixels = kFlatBorderPixels;
+    if (!device) device = std::make_unique<ExpmapDevice>();
+    device->reconstruct(f, strips, flat, rgba);
+}
+
 void ExpmapRenderer::render(int64_t k, uint8_t* rgba) {
     State& s = *state_;
     if (k < 0 || size_t(k) >= s.plan.size()) throw std::invalid_argument("The frame is not in the plan.");
@@ -414,7 +443,8 @@ void ExpmapRenderer::render(int64_t k, uint8_t* rgba) {
     const int last = std::clamp(int(std::floor(bottom / rows)), first, s.layout.octaves - 1);
     s.ensure_strips(first, last);
     const auto start = Clock::now();
-    s.reconstruct(size_t(k), rgba);
+    if (s.options.cuda) s.reconstruct_cuda(size_t(k), rgba);
+    else s.reconstruct(size_t(k), rgba);
     s.stats.reconstruct_ms += ms_since(start);
     ++s.stats.frames;
 }

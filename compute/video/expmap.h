@@ -38,6 +38,9 @@ namespace ms {
 struct ExpmapOptions {
     int supersample = 1;  // K: each output pixel is K x K samples, as `render --supersample`
     int threads = 0;      // 0: all cores
+    // Reconstruct the frames on CUDA (expmap_cuda.h; the strips are still rendered on the CPU),
+    // where the caller checked that a device is usable.
+    bool cuda = false;
     const std::atomic<bool>* cancel = nullptr;
 };
 

@@ -10,7 +10,8 @@ namespace {
 class ExpmapFrameSource : public VideoFrameSource {
 public:
     explicit ExpmapFrameSource(const FrameSourceSettings& settings)
-        : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)) {}
+        : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)),
+          settings_cuda_(settings.cuda) {}
 
     void render(int64_t k, uint8_t* rgba) override {
         renderer_.render(k, rgba);
@@ -22,7 +23,9 @@ public:
         FrameSourceTimes t;
         t.reference_ms = s.reference_ms;
         t.pixels_ms = s.strips_ms + s.flat_ms;
-        t.colour_ms = s.colour_ms + s.reconstruct_ms;
+        t.colour_ms = s.colour_ms;
+        t.reconstruct_ms = s.reconstruct_ms;
+        if (settings_cuda_) t.gpu_busy_ms = s.reconstruct_ms;  // the kernel and the RGBA's copy back
         t.expmap_frames = frames_;
         return t;
     }
@@ -31,10 +34,12 @@ private:
     static ExpmapOptions options_of(const FrameSourceSettings& settings) {
         ExpmapOptions options;
         options.supersample = settings.supersample;
+        options.cuda = settings.cuda;  // the reconstruction; the strips render on the CPU
         return options;
     }
     PaletteTable palette_;  // the renderer keeps a reference
     ExpmapRenderer renderer_;
+    bool settings_cuda_ = false;
     int64_t frames_ = 0;
 };
 

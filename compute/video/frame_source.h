@@ -27,10 +27,15 @@ namespace ms {
 
 // Where a source's time goes, summed over the frames it rendered (milliseconds).
 struct FrameSourceTimes {
-    double reference_ms = 0.0;  // the deep path's reference orbit (once for a straight dive)
-    double bla_ms = 0.0;        // BLA tables
-    double pixels_ms = 0.0;     // the per-pixel loops (direct kernels and perturbation)
-    double colour_ms = 0.0;     // smooth values to colours, and supersampling's box filter
+    double reference_ms = 0.0;    // the deep path's reference orbit (once for a straight dive)
+    double bla_ms = 0.0;          // BLA tables
+    double pixels_ms = 0.0;       // the per-pixel loops (direct kernels and perturbation)
+    double colour_ms = 0.0;       // smooth values to colours, and supersampling's box filter
+    double reconstruct_ms = 0.0;  // the exponential map's frames from its strips
+    // The part of those the GPU was busy (kernels: pixels, BLA tables built there, colours, and
+    // the copy of a frame's RGBA back); 0 on the CPU. Against the rendering's wall time it
+    // gives the GPU's idle share (video_job.h's VideoStageTimes).
+    double gpu_busy_ms = 0.0;
     int64_t direct_frames = 0;  // frames on the direct FP32/FP64 kernels
     int64_t deep_frames = 0;    // frames on the perturbation path
     int64_t expmap_frames = 0;  // frames reconstructed from the exponential map's strips

@@ -14,6 +14,7 @@
 #include "compute/fractal/direct/coloured_frame.h"
 #include "compute/fractal/direct/direct_features.h"
 #include "compute/fractal/maths/escape.h"
+#include "compute/video/video_device.h"
 
 namespace ms {
 
@@ -137,6 +138,7 @@ private:
                                         pixel_scale, mu_.data(), out);
         }
         const double all_ms = ms_since(start);
+        if (settings_.cuda) times_.gpu_busy_ms += all_ms;  // the kernels, the colours and the copy back
         times_.pixels_ms += stats.compute_ms;
         times_.colour_ms += std::max(0.0, all_ms - stats.compute_ms);
         ++times_.direct_frames;
@@ -159,13 +161,24 @@ private:
         DeepRenderOptions options = deep_options(precision);
         deep_options_for_colouring(view.colouring, &options);
         const DeepLocation location = deep_location(samples);
+        if (settings_.cuda) options.device_frame = &device_frame_;
         const DeepFrame frame = settings_.cuda ? deep_cuda(location, samples.width, samples.height, options)
                                                : deep_cpu(location, samples.width, samples.height, options);
         times_.reference_ms += frame.stats.reference_ms;  // 0: the dive's orbit came from the cache
         times_.bla_ms += frame.stats.bla_ms;
         times_.pixels_ms += frame.stats.pixels_ms;
         const auto start = std::chrono::steady_clock::now();
-        colour_deep_frame(frame, settings_.palette, samples, 1.0 / settings_.supersample, out);
+        if (settings_.cuda) {
+            times_.gpu_busy_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
+            // The colours where the frame is (mu never leaves the device for them), then the RGBA.
+            colour_deep_frame_cuda(device_frame_, settings_.palette, samples, 1.0 / settings_.supersample,
+                                   device_frame_.rgba[0], options.cuda_stream);
+            copy_device_to_host(out, device_frame_.rgba[0], size_t(samples.width) * size_t(samples.height) * 4,
+                                options.cuda_stream);
+            times_.gpu_busy_ms += ms_since(start);
+        } else {
+            colour_deep_frame(frame, settings_.palette, samples, 1.0 / settings_.supersample, out);
+        }
         times_.colour_ms += ms_since(start);
         ++times_.deep_frames;
     }
@@ -177,6 +190,7 @@ private:
 
     FrameSourceSettings settings_;
     ReferenceCache cache_;
+    DeepDeviceFrame device_frame_;  // CUDA: the deep frame's mu and its colours, on the device
     std::shared_ptr<const ReferenceOrbit> reference_;
     int64_t last_frame_ = -2;
     std::vector<float> mu_;

@@ -9,6 +9,9 @@
 // serves frames down to 1/kBlaReuseSlack of the |dc| it was built for) and dropped at each
 // segment's start, so that a segment's pixels do not depend on the segments before it
 // (frame_source.h). Supersampled frames are box-filtered (box_filter.h), as render's.
+// On CUDA a deep frame is coloured where deep_cuda leaves it (its DeepDeviceFrame,
+// colour_deep_frame_cuda), and only the RGBA comes back to the host: the CPU colouring would
+// hold the GPU idle for as long again.
 // render_raw hands over a frame's raw values for an EXR sequence instead: a direct frame's
 // through the feature kernels on the CPU (mu and the distance estimate), a deep frame's from
 // DeepFrame's escape counts, smooth values and distances.

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -22,6 +23,27 @@ std::string av_error_text(int code) {
 }
 
 const char* encoder_name(VideoCodec codec) { return codec == VideoCodec::H265 ? "libx265" : "libx264"; }
+
+// libx264's instruction sets, as its `asm` parameter names them, on a CPU with AVX-512: every
+// one it would detect there but AVX512 (empty elsewhere: x264 detects them itself). With its
+// AVX-512 routines, libx264 (0.164) encodes the same frames into other bytes now and then when
+// many encoders have run in the process before: what it reads depends on memory earlier encoders
+// freed (a run with MALLOC_PERTURB_ set, which fills fresh memory with a fixed byte, never
+// differs). Its other routines give the same bytes as those (x264's assembly is bit-exact with
+// its C), and without AVX-512 the bytes never changed, so a resumed video is again the
+// uninterrupted one's. Valgrind, which runs no AVX-512, takes the other routines.
+std::string x264_asm_without_avx512() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") ||
+        !__builtin_cpu_supports("bmi") || !__builtin_cpu_supports("bmi2"))
+        return {};
+    // Every AVX2 CPU has the rest (LZCNT included), with fast SSE2 and 64-byte cache lines.
+    return "MMX2,SSE,SSE2,SSE2Fast,SSE3,SSSE3,SSE4.1,SSE4.2,LZCNT,AVX,FMA3,BMI1,BMI2,AVX2,Cache64";
+#else
+    return {};
+#endif
+}
 
 }  // namespace
 
@@ -88,6 +110,9 @@ SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int hei
     AVDictionary* options = nullptr;
     av_dict_set(&options, "preset", encoding.preset.c_str(), 0);
     av_dict_set(&options, "crf", std::to_string(encoding.crf).c_str(), 0);
+    if (encoding.codec == VideoCodec::H264)
+        if (const std::string sets = x264_asm_without_avx512(); !sets.empty())
+            av_dict_set(&options, "x264-params", ("asm=" + sets).c_str(), 0);
     if (encoding.codec == VideoCodec::H265)
         av_dict_set(&options, "x265-params", "pools=none:frame-threads=1:log-level=error", 0);
     const int opened = avcodec_open2(c, codec, &options);
@@ -136,9 +161,13 @@ EncodedSegment SegmentEncoder::finish() {
 }
 
 std::string encoder_identity(const VideoEncoding& encoding) {
-    return std::string(encoder_name(encoding.codec)) + " crf " + std::to_string(encoding.crf) + " preset " +
-           encoding.preset + " yuv420p bt709, libavcodec " + std::to_string(avcodec_version()) + ", libswscale " +
-           std::to_string(swscale_version());
+    std::string identity = std::string(encoder_name(encoding.codec)) + " crf " + std::to_string(encoding.crf) +
+                           " preset " + encoding.preset + " yuv420p bt709, libavcodec " +
+                           std::to_string(avcodec_version()) + ", libswscale " + std::to_string(swscale_version());
+    // The instruction sets change x264's bytes: parts made with others are not mixed in.
+    if (encoding.codec == VideoCodec::H264)
+        if (const std::string sets = x264_asm_without_avx512(); !sets.empty()) identity += ", x264 asm " + sets;
+    return identity;
 }
 
 }  // namespace ms

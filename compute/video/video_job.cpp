@@ -494,6 +494,7 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
         const int buffers = int(std::clamp<int64_t>(int64_t(budget / frame_bytes), int64_t(workers) + 2,
                                                     std::max<int64_t>(wanted, int64_t(workers) + 2)));
         EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers);
+        const auto rendering_start = std::chrono::steady_clock::now();
         for (int64_t s = 0; s < segments; ++s) {
             if (done[size_t(s)]) continue;
             auto task = pool.begin(s);
@@ -510,12 +511,14 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
                 result.times.encode_wait_ms += ms_since(wait_start);
                 if (!buffer) break;
                 buffer->index = k - first;
+                const auto render_start = std::chrono::steady_clock::now();
                 try {
                     source.render(k, buffer->rgba.data());
                 } catch (...) {
                     pool.stop(true);
                     throw;
                 }
+                result.times.render_ms += ms_since(render_start);
                 ++clock.done;
                 ++clock.rendered;
                 ++result.frames_rendered;
@@ -525,8 +528,11 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
             pool.close(task);
             if (!pool.error().empty()) break;
         }
+        result.times.rendering_wall_ms = ms_since(rendering_start);
         clock.report(-1, nullptr, width, height, "encoding the last segments");
+        const auto tail_start = std::chrono::steady_clock::now();
         pool.stop(false);
+        result.times.encode_tail_ms = ms_since(tail_start);
         result.times.encode_ms = pool.encode_ms();
         if (std::string error = pool.error(); !error.empty())
             return failed(result, pool.disk_error() ? 2 : 1,
@@ -567,6 +573,11 @@ bool video_codec_from_name(const std::string& name, VideoCodec* out) {
 
 bool video_codec_available(VideoCodec codec) {
     return avcodec_find_encoder_by_name(codec == VideoCodec::H265 ? "libx265" : "libx264") != nullptr;
+}
+
+double gpu_idle_share(const VideoStageTimes& times) {
+    if (times.render.gpu_busy_ms <= 0.0 || times.rendering_wall_ms <= 0.0) return 0.0;
+    return std::clamp(1.0 - times.render.gpu_busy_ms / times.rendering_wall_ms, 0.0, 1.0);
 }
 
 bool video_output_is_folder(const std::filesystem::path& output) {

@@ -90,12 +90,19 @@ struct VideoProgressInfo {
 using VideoProgress = std::function<void(const VideoProgressInfo&)>;
 
 struct VideoStageTimes {
-    FrameSourceTimes render;      // reference, BLA, pixels, colour (the frame source's)
-    double encode_ms = 0.0;       // the encoder threads' time, summed (conversion to YUV included)
-    double encode_wait_ms = 0.0;  // the rendering thread waiting for room in the queue
+    FrameSourceTimes render;         // reference, BLA, pixels, colour (the frame source's)
+    double render_ms = 0.0;          // the rendering thread inside the frame source
+    double rendering_wall_ms = 0.0;  // from the first frame rendered to the last one queued
+    double encode_ms = 0.0;          // the encoder threads' time, summed (conversion to YUV included)
+    double encode_wait_ms = 0.0;     // the rendering thread waiting for room in the queue
+    double encode_tail_ms = 0.0;     // after the last frame, waiting for the encoders to finish
     double mux_ms = 0.0;
     double wall_ms = 0.0;
 };
+
+// The share of the rendering's wall time the GPU was not busy (0 to 1; 0 without a GPU): the
+// figure the renderer's overlap with the encoders aims to keep low.
+double gpu_idle_share(const VideoStageTimes& times);
 
 struct VideoResult {
     int status = 0;               // 0 done; 1 a failure while working; 2 bad input or a full disk

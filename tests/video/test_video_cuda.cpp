@@ -1,0 +1,144 @@
+// test_video_cuda.cpp: the direct frame source on CUDA against the same source on the CPU, for a
+// dive to 1e50 (assets/locations/e50.kfr) at 64x36: its first frame (the direct FP kernels) and
+// its last frames (perturbation, coloured on the device from the mu deep_cuda leaves there, only
+// the RGBA copied back). deep_cuda's escape counts are the CPU's bit for bit and mu differs in
+// its last bits (device log/log2), so the colours agree to a level or two: at least 99% of the
+// channels within 2 levels, a mean difference of at most 0.5 levels. The source also reports
+// the GPU's busy time, which `video`'s summary sets against the rendering's wall time.
+// The exponential map's reconstruction on CUDA (expmap_cuda.h) against its CPU reference
+// (expmap.cpp), from the same strips: the kernel mirrors the CPU's operations, so the frames are
+// equal but where a device atan2, hypot or log2 rounds a last bit otherwise and a channel lands
+// on the other side of a rounding: at most 1 level apart, on at most 0.1% of the channels; with
+// 2x2 supersampling too, and past the flat image's crossfade.
+// Skips without a usable CUDA device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compute/fractal/view/kfr.h"
+#include "compute/io/assets.h"
+#include "compute/system/cuda_info.h"
+#include "compute/video/dive_plan.h"
+#include "compute/video/expmap.h"
+#include "compute/video/frame_source.h"
+#include "tests/video/expmap_test_util.h"
+
+namespace ms {
+namespace {
+
+std::vector<View> e50_plan(int width, int height) {
+    DeepLocation location;
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e50.kfr").string(), &location), "");
+    DiveSettings dive;
+    dive.target.center_re = location.center_re;
+    dive.target.center_im = location.center_im;
+    dive.target.zoom = ViewZoom::from_deep(location.zoom);
+    dive.target.max_iterations = location.max_iterations;
+    dive.target.formula = location.formula;
+    dive.target.width = width;
+    dive.target.height = height;
+    dive.fps = 10;
+    dive.seconds = 3;
+    EXPECT_EQ(check_dive(dive), "");
+    return plan_dive(dive);
+}
+
+TEST(VideoCuda, DirectSourceMatchesTheCpuSource) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    FrameSourceSettings settings;
+    settings.plan = e50_plan(64, 36);
+    settings.palette = make_palette_table(load_palette(settings.plan.back().palette));
+    settings.segment_frames = 10;
+    std::string problem;
+    auto cpu = make_frame_source(settings, VideoMethod::Direct, &problem);
+    ASSERT_TRUE(cpu) << problem;
+    settings.cuda = true;
+    auto gpu = make_frame_source(settings, VideoMethod::Direct, &problem);
+    ASSERT_TRUE(gpu) << problem;
+    const size_t bytes = 64 * 36 * 4;
+    // Frames of a segment in order from its first (frame_source.h's rule): segment 0's first,
+    // then all of segment 2, whose last three are compared.
+    std::vector<int64_t> frames = {0};
+    for (int64_t k = 20; k < 30; ++k) frames.push_back(k);
+    for (int64_t k : frames) {
+        std::vector<uint8_t> a(bytes), b(bytes);
+        cpu->render(k, a.data());
+        gpu->render(k, b.data());
+        if (k != 0 && k < 27) continue;
+        size_t far = 0, channels = 0;
+        double sum = 0.0;
+        int worst = 0;
+        for (size_t i = 0; i < bytes; ++i) {
+            if (i % 4 == 3) continue;
+            const int d = std::abs(int(a[i]) - int(b[i]));
+            far += d > 2;
+            sum += d;
+            worst = std::max(worst, d);
+            ++channels;
+        }
+        std::printf("frame %lld: mean %.3f levels, max %d, %zu of %zu channels more than 2 levels apart\n",
+                    (long long)k, sum / double(channels), worst, far, channels);
+        EXPECT_LE(double(far), 0.01 * double(channels)) << "frame " << k;
+        EXPECT_LE(sum / double(channels), 0.5) << "frame " << k;
+    }
+    const FrameSourceTimes times = gpu->times();
+    EXPECT_GT(times.direct_frames, 0);
+    EXPECT_GT(times.deep_frames, 0);
+    EXPECT_GT(times.gpu_busy_ms, 0.0);
+    EXPECT_EQ(cpu->times().gpu_busy_ms, 0.0);
+}
+
+// The frames' channels: how many differ, and by how much at most.
+void expect_within_one_level(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, const char* what,
+                             int64_t k) {
+    ASSERT_EQ(a.size(), b.size());
+    size_t differ = 0, channels = 0;
+    int worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (i % 4 == 3) continue;
+        const int d = std::abs(int(a[i]) - int(b[i]));
+        differ += d > 0;
+        worst = std::max(worst, d);
+        ++channels;
+    }
+    std::printf("%s frame %lld: %zu of %zu channels differ, by %d at most\n", what, (long long)k, differ, channels,
+                worst);
+    EXPECT_LE(worst, 1) << what << " frame " << k;
+    EXPECT_LE(double(differ), 0.001 * double(channels)) << what << " frame " << k;
+}
+
+TEST(VideoCuda, ExpmapReconstructionMatchesTheCpu) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    DeepLocation location;
+    location.center_re = "0.4";
+    location.center_im = "0.4";
+    location.max_iterations = 1000;
+    struct Case {
+        const char* name;
+        int supersample;
+    };
+    for (const Case& c : {Case{"smooth", 1}, Case{"smooth 2x2", 2}}) {
+        const std::vector<View> plan = test::straight_dive(location, std::log10(200.0), 5.0, 24, 96, 54);
+        const PaletteTable palette = make_palette_table(load_palette("fast"));
+        ExpmapOptions options;
+        options.supersample = c.supersample;
+        ExpmapRenderer cpu(plan, palette, options);
+        options.cuda = true;
+        ExpmapRenderer gpu(plan, palette, options);
+        for (int64_t k = 0; k < int64_t(plan.size()); ++k) {
+            std::vector<uint8_t> a(size_t(96) * 54 * 4), b(a.size());
+            cpu.render(k, a.data());
+            gpu.render(k, b.data());
+            expect_within_one_level(a, b, c.name, k);
+        }
+        EXPECT_EQ(cpu.stats().strips, gpu.stats().strips);
+    }
+}
+
+}  // namespace
+}  // namespace ms
