@@ -225,18 +225,15 @@ MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
     _mm512_store_si512(m, g.m);
     _mm512_store_si512(limit, g.limit);
     _mm512_store_pd(z2, fused_norm(g.zr, g.zi));
-    // Level 0's entry at m is the single step A = 2 Z_m, B = 1 (bla_single_step), length 1, whose
-    // point n already holds: a lane whose skip stays at level 0 (every one from an odd j, where no
-    // level above begins) reads nothing more. Lanes that go higher take their entry's A, B and
-    // length and the point they land on.
-    __m512d ar = _mm512_add_pd(g.Zr, g.Zr), ai = _mm512_add_pd(g.Zi, g.Zi);
-    __m512d br = _mm512_set1_pd(1.0), bi = _mm512_setzero_pd();
+    // Each skipping lane takes its entry's A, B and length and the point it lands on, level 0's
+    // entry (the single step A = 2 Z_m, B = 1, bla_single_step) as the others: one masked
+    // broadcast from memory a value, with no test of the level.
+    __m512d ar = _mm512_setzero_pd(), ai = _mm512_setzero_pd(), br = _mm512_setzero_pd(), bi = _mm512_setzero_pd();
     __m512i new_m = n->m;
     __m512d Zr = n->Zr, Zi = n->Zi, r0 = n->r0;
     // Per lane without a branch on the level (a mispredicted branch here flushes the other
     // lanes' and groups' loads in flight): the walk's levels 1 .. top are one masked load and
-    // compare (levels 9 and up, rare, in a second round), and a skip that stays at level 0 reads
-    // its entry and point through an empty mask.
+    // compare (levels 9 and up, rare, in a second round).
     c.counters.bla_skips += uint64_t(__builtin_popcount(g.skip));
     for (unsigned bits = g.skip; bits; bits &= bits - 1) {
         const int lane = __builtin_ctz(bits);
@@ -270,16 +267,15 @@ MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
         const int64_t landing = m[lane] + length;
         const Step* entry = c.entries + c.level_offset[level] + (j >> level);
         const BlaLanePoint<double>& point = c.points[landing];
-        const __mmask8 one = __mmask8(level != 0) << lane;
-        const __mmask8 load = level != 0 ? 1 : 0;
-        ar = _mm512_mask_broadcastsd_pd(ar, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->a.re));
-        ai = _mm512_mask_broadcastsd_pd(ai, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->a.im));
-        br = _mm512_mask_broadcastsd_pd(br, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->b.re));
-        bi = _mm512_mask_broadcastsd_pd(bi, one, _mm_mask_load_sd(_mm_setzero_pd(), load, &entry->b.im));
+        const __mmask8 one = __mmask8(1u << lane);
+        ar = _mm512_mask_broadcastsd_pd(ar, one, _mm_load_sd(&entry->a.re));
+        ai = _mm512_mask_broadcastsd_pd(ai, one, _mm_load_sd(&entry->a.im));
+        br = _mm512_mask_broadcastsd_pd(br, one, _mm_load_sd(&entry->b.re));
+        bi = _mm512_mask_broadcastsd_pd(bi, one, _mm_load_sd(&entry->b.im));
         Zr = _mm512_mask_broadcastsd_pd(Zr, one, _mm_load_sd(&point.re));
         Zi = _mm512_mask_broadcastsd_pd(Zi, one, _mm_load_sd(&point.im));
         r0 = _mm512_mask_broadcastsd_pd(r0, one, _mm_load_sd(&point.r0));
-        new_m = _mm512_mask_set1_epi64(new_m, __mmask8(1u << lane), landing);
+        new_m = _mm512_mask_set1_epi64(new_m, one, landing);
         c.counters.bla_iterations += uint64_t(length);
     }
     // deep_fused_mul_add(A, z, bla_apply(B, dc)), deep_perturbation.h's order.
