@@ -48,7 +48,8 @@ for list in 0 0,0 "$all" "$(seq -s, $((count - 1)) -1 0)" 0,0,0; do
 done
 "$bin" render "${view[@]}" -o every.png > every.out 2>&1 || fail "the default (every device) failed"
 cmp -s one.png every.png || fail "every visible device (the default): the PNG differs from one device's"
-[ "$count" -lt 2 ] || grep -q '^devices' every.out || fail "the default did not spread over $count devices"
+# Without --devices, a frame this small stays on one device (spreading pays from 16M samples).
+! grep -q '^devices' every.out || fail "the default spread a 640x360 frame over the devices"
 
 # A plain colouring: the rows are coloured and written to the PNG as the bands land.
 plain=(--location="$locations/e227.kfr" --size=1024x2048 --backend=cuda)
@@ -59,14 +60,15 @@ cmp -s plain_one.png plain_00.png || fail "plain colouring, --devices=0,0: the P
 cmp -s plain_one.png plain_all.png || fail "plain colouring, --devices=$all: the PNG differs from one device's"
 
 list=$([ "$count" -ge 2 ] && echo "$all" || echo 0,0)
-MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${view[@]}" --devices="$list" -o fault.png > fault.out 2> fault.err
+# Bands small enough that every worker takes one at the start, the failing device's included.
+MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${view[@]}" --band-rows=16 --devices="$list" -o fault.png > fault.out 2> fault.err
 rc=$?
 echo "[device_fail, --devices=$list] exit $rc: $(grep -v '%' fault.err | tail -n 1)"
 [ $rc -eq 0 ] || fail "device_fail: exit $rc, expected 0 (the other devices finish the frame)"
 [ "$(grep -v '%' fault.err | grep -c 'failed: injected fault')" -eq 1 ] || fail "device_fail: not one line on stderr"
 grep -q '(failed)' fault.out || fail "device_fail: the summary does not name the failed device"
 cmp -s one.png fault.png || fail "device_fail: the PNG differs from one device's"
-MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${plain[@]}" --devices="$list" -o fault_plain.png \
+MANDELSCOPE_INJECT_FAULTS=device_fail "$bin" render "${plain[@]}" --band-rows=64 --devices="$list" -o fault_plain.png \
     > fault_plain.out 2> fault_plain.err || fail "device_fail, plain colouring: the render did not finish"
 cmp -s plain_one.png fault_plain.png || fail "device_fail, plain colouring: the PNG differs from one device's"
 cli_end "ok: bad device lists give one sentence; every split gives one device's PNG; a failed device's bands went to the others"
