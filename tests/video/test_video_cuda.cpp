@@ -124,7 +124,7 @@ TEST(VideoCuda, ExpmapReconstructionMatchesTheCpu) {
     };
     for (const Case& c : {Case{"smooth", 1}, Case{"smooth 2x2", 2}}) {
         const std::vector<View> plan = test::straight_dive(location, std::log10(200.0), 5.0, 24, 96, 54);
-        const PaletteTable palette = make_palette_table(load_palette("fast"));
+        const PaletteTable palette = make_palette_table(load_palette("classic"));
         ExpmapOptions options;
         options.supersample = c.supersample;
         ExpmapRenderer cpu(plan, palette, options);
