@@ -21,9 +21,12 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // GCC's own AVX-512 intrinsics (insertf64x4, unpacklo_pd) start from an "undefined" vector, which
-// its -Wmaybe-uninitialized reports at every use.
+// its -Wmaybe-uninitialized reports at every use (clang has no such warning).
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <climits>
@@ -379,10 +382,20 @@ MS_AVX512 void lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
 
 }  // namespace
 
+namespace {
+
+// LZCNT (CPUID 0x80000001, ECX bit 5): clang's __builtin_cpu_supports has no name for it.
+bool cpu_has_lzcnt() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(0x80000001, &a, &b, &c, &d) != 0 && (c & (1u << 5)) != 0;
+}
+
+}  // namespace
+
 bool deep_lanes_row_avx512(const DeepLanesRow& row, DeepPixelCounters* counters) {
     static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-                                  __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
+                                  __builtin_cpu_supports("bmi2") && cpu_has_lzcnt();
     if (!supported || !row.lane_points || !row.lane_chain) return false;
     lanes_row(row, counters);
     return true;
@@ -390,7 +403,9 @@ bool deep_lanes_row_avx512(const DeepLanesRow& row, DeepPixelCounters* counters)
 
 }  // namespace ms
 
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #else
 
