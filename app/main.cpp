@@ -7,8 +7,8 @@
 #include <exception>
 
 #include "app/commands.h"
-#include "compute/system/cuda_start.h"
 #include "compute/io/image_io.h"
+#include "compute/system/cuda_start.h"
 
 int main(int argc, char** argv) {
     struct Mode {

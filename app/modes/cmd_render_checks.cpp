@@ -97,13 +97,15 @@ std::string check_request(const RenderRequest& request, RenderPlan* plan) {
 
 // CUDA or the CPU, and the line the summary names it with.
 std::string choose_backend(const RenderRequest& request, RenderPlan* plan) {
-    // The driver's answer only (render_request started CUDA in the background): the context
-    // and the probe kernel go on starting beside the work that follows, and the CUDA paths wait
-    // for them (cuda_available) where their first kernel needs them.
+    // --backend=cuda asks only for the driver's answer (render_request started CUDA in the
+    // background): the context and the probe kernel go on starting beside the work that follows,
+    // and the CUDA paths wait for them (cuda_available) where their first kernel needs them, and
+    // fail with a sentence where the device cannot run this program's kernels. auto waits for
+    // the probe: such a device falls back to the CPU with the reason.
     std::string cuda_reason;
-    const bool present = request.backend != "cpu" && cuda_device_present(&cuda_reason);
-    plan->cuda = request.backend == "cuda" || (request.backend == "auto" && present);
-    if (request.backend == "cuda" && !present) return "the CUDA backend cannot be used: " + cuda_reason;
+    if (request.backend == "cuda" && !cuda_device_present(&cuda_reason))
+        return "the CUDA backend cannot be used: " + cuda_reason;
+    plan->cuda = request.backend == "cuda" || (request.backend == "auto" && cuda_available(&cuda_reason));
     if (plan->cuda) {
         plan->backend_text = "CUDA";
         auto system = query_cuda_system();
