@@ -103,6 +103,20 @@ struct Scratch {
     alignas(64) int64_t m[8], limit[8], inc[8];
 };
 
+// The group's vectors from the scratch its lanes were set in (start_lane, finish_lanes).
+MS_AVX512_INLINE void load_group(Group& g, const Scratch& s) {
+    g.zr = _mm512_load_pd(s.zr);
+    g.zi = _mm512_load_pd(s.zi);
+    g.dcr = _mm512_load_pd(s.dcr);
+    g.dci = _mm512_load_pd(s.dci);
+    g.Zr = _mm512_load_pd(s.Zr);
+    g.Zi = _mm512_load_pd(s.Zi);
+    g.r0 = _mm512_load_pd(s.r0);
+    g.m = _mm512_load_si512(s.m);
+    g.limit = _mm512_load_si512(s.limit);
+    g.inc = _mm512_load_si512(s.inc);
+}
+
 void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
     const DeepLanesRow& row = *c.row;
     for (;;) {
@@ -187,16 +201,7 @@ MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group& g, Grou
             start_lane(c, side, s, lane);
         }
     }
-    g.zr = _mm512_load_pd(s.zr);
-    g.zi = _mm512_load_pd(s.zi);
-    g.dcr = _mm512_load_pd(s.dcr);
-    g.dci = _mm512_load_pd(s.dci);
-    g.Zr = _mm512_load_pd(s.Zr);
-    g.Zi = _mm512_load_pd(s.Zi);
-    g.r0 = _mm512_load_pd(s.r0);
-    g.m = _mm512_load_si512(s.m);
-    g.limit = _mm512_load_si512(s.limit);
-    g.inc = _mm512_load_si512(s.inc);
+    load_group(g, s);
     // A rebased lane's |z|^2 is its |full|^2 (the same fused norm); a new pixel's is 0.
     g.skip = _mm512_cmp_pd_mask(fused_norm(g.zr, g.zi), g.r0, _CMP_LT_OQ);
 }
@@ -336,16 +341,7 @@ MS_AVX512 void lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
         c.alive += 8;
         for (int lane = 0; lane < 8; ++lane) start_lane(c, sides[k], s, lane);
         Group& g = groups[k];
-        g.zr = _mm512_load_pd(s.zr);
-        g.zi = _mm512_load_pd(s.zi);
-        g.dcr = _mm512_load_pd(s.dcr);
-        g.dci = _mm512_load_pd(s.dci);
-        g.Zr = _mm512_load_pd(s.Zr);
-        g.Zi = _mm512_load_pd(s.Zi);
-        g.r0 = _mm512_load_pd(s.r0);
-        g.m = _mm512_load_si512(s.m);
-        g.limit = _mm512_load_si512(s.limit);
-        g.inc = _mm512_load_si512(s.inc);
+        load_group(g, s);
         g.skip = 0;
     }
     const __m512d bailout = _mm512_set1_pd(kDeepBailoutSquared);
