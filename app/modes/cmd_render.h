@@ -12,6 +12,8 @@
 
 namespace ms {
 
+struct DeepFrame;
+
 struct RenderRequest {
     View view;
     Precision precision = Precision::Auto;
@@ -41,5 +43,11 @@ int render_request(const RenderRequest& request);
 int render_bad_input(const std::string& sentence);
 int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
                         const std::string& backend_text, const PaletteTable& table);
+// A whole deep frame of `samples` coloured, box-filtered when supersampling, and written as the
+// .npy, the PNG (the view in its metadata, with the number type `ran`) and the .kfr location, as
+// one render writes it (the cluster's rank 0 writes the frame its ranks computed through it).
+// Returns the milliseconds colouring took; throws on a failure (a full disk).
+double write_deep_frame(const RenderRequest& request, const View& view, const View& samples,
+                        const PaletteTable& table, DeepFrame& frame, Precision ran);
 
 }  // namespace ms

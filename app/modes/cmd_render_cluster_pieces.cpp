@@ -11,7 +11,6 @@
 
 #include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/colour/colourize.h"
-#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/direct/coloured_frame.h"
 #include "compute/fractal/view/kfr.h"
@@ -196,36 +195,17 @@ void ClusterImageWriter::finish() {
     const RenderPlan& plan = job_.plan;
     const RenderRequest& request = job_.request;
     const View& view = plan.view;
-    const int k = plan.k;
     if (job_.deep) {
         for (const auto& [first, piece] : stored_) take(piece, part_store_read(store_, piece));
         if (rows_done_ != view.height) throw std::runtime_error("the pieces of the image do not cover it");
-        // As cmd_render_deep.cpp's colour_and_write: colours, box filter, .npy, PNG, .kfr.
-        std::vector<uint8_t> rgba(size_t(frame_.width) * size_t(frame_.height) * 4);
-        colour_deep_frame(frame_, plan.table, plan.samples, 1.0 / k, rgba.data());
-        std::vector<uint8_t> image;
-        if (k > 1) {
-            image.resize(size_t(view.width) * view.height * 4);
-            box_filter_rgba(rgba.data(), frame_.width, k, view.width, view.height, image.data());
-        }
-        if (!request.raw_path.empty()) {
-            NpyStreamWriter npy(request.raw_path, frame_.height, frame_.width);
-            std::vector<float> row(size_t(frame_.width));
-            for (int y = 0; y < frame_.height; ++y) {
-                for (int x = 0; x < frame_.width; ++x) row[x] = float(frame_.mu[size_t(y) * frame_.width + x]);
-                npy.write_rows(row.data(), 1);
-            }
-            npy.finish();
-        }
-        write_png(request.png_path, k > 1 ? image.data() : rgba.data(), view.width, view.height,
-                  view_to_json(ViewRecord{view, ran_, k}));
-    } else {
-        write_in_order();
-        if (next_unit_ != job_.units) throw std::runtime_error("the pieces of the image do not cover it");
-        if (npy_stream_) npy_stream_->finish();
-        if (png_stream_) png_stream_->finish();
-        else write_png(request.png_path, image_.data(), view.width, view.height, job_.view_json);
+        write_deep_frame(request, view, plan.samples, plan.table, frame_, ran_);  // the .kfr too
+        return;
     }
+    write_in_order();
+    if (next_unit_ != job_.units) throw std::runtime_error("the pieces of the image do not cover it");
+    if (npy_stream_) npy_stream_->finish();
+    if (png_stream_) png_stream_->finish();
+    else write_png(request.png_path, image_.data(), view.width, view.height, job_.view_json);
     if (!request.save_location.empty())
         if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
             throw std::runtime_error(error);

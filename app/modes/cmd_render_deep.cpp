@@ -315,6 +315,16 @@ void print_deep_summary(const RenderRequest& request, const View& view, const Vi
 
 }  // namespace
 
+double write_deep_frame(const RenderRequest& request, const View& view, const View& samples,
+                        const PaletteTable& table, DeepFrame& frame, Precision ran) {
+    DeepRenderResult r;
+    r.frame = std::move(frame);
+    r.ran = ran;
+    colour_and_write(request, view, samples, table, r, nullptr);
+    frame = std::move(r.frame);
+    return r.colour_ms;
+}
+
 int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
                         const std::string& backend_text, const PaletteTable& table) {
     if (std::string problem = check_deep_memory(request, view, samples); !problem.empty())
