@@ -359,9 +359,6 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
             // A plain colouring at one sample a pixel: colour and write the rows as the bands land.
             // The PNG is opened with the first band: its metadata names the number type, which
             // the reference decides.
-            // The workers colour the bands they land (on the CPU): four a device keep it busy
-            // while two colour.
-            if (colouring_is_plain(view.colouring) && request.supersample == 1) spread.workers_per_slot = 4;
             if (colouring_is_plain(view.colouring) && request.supersample == 1)
                 spread.band_done = [&](const DeepFrame& frame, int first_row, int rows) {
                     try {

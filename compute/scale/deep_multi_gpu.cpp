@@ -123,6 +123,11 @@ void add_counts(const DeepFrameStats& band, DeepFrameStats* total) {
 
 }  // namespace
 
+int deep_spread_workers_per_slot(const DeepSpreadOptions& spread) {
+    if (spread.workers_per_slot > 0) return spread.workers_per_slot;
+    return spread.band_done ? 4 : 2;
+}
+
 int DeepSpreadFrame::failed_slots() const {
     return int(std::count_if(shares.begin(), shares.end(), [](const DeepDeviceShare& s) { return s.failed; }));
 }
@@ -149,7 +154,7 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
     for (int d : devices)
         if (d < 0) throw std::invalid_argument("Device numbers start at 0 (got " + std::to_string(d) + ").");
     const int slots = int(devices.size());
-    const int workers = slots * std::max(spread.workers_per_slot, 1);
+    const int workers = slots * deep_spread_workers_per_slot(spread);
 
     // The reference, once, into the cache every band finds it in; every distinct device keeps its
     // own tables there (two for a Julia set), beside the host's.
@@ -358,7 +363,7 @@ DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int heig
     if (!cuda_device_present(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
     DeepSpreadOptions s = spread;
     if (s.devices.empty()) s.devices = deep_visible_devices();
-    const int workers = int(s.devices.size()) * std::max(s.workers_per_slot, 1);
+    const int workers = int(s.devices.size()) * deep_spread_workers_per_slot(s);
     // One stream a worker, made on its device by the worker's first band, destroyed after every
     // worker has finished.
     std::vector<DeepCudaStream> streams(static_cast<size_t>(std::max(workers, 1)));

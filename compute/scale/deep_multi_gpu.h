@@ -42,7 +42,8 @@ struct DeepSpreadOptions {
     // The CUDA devices (cudaGetDeviceCount's numbering), one slot each, in this order; a device
     // may be named more than once. Empty: every visible device once (deep_visible_devices).
     std::vector<int> devices;
-    int workers_per_slot = 2;  // host threads feeding each slot (>= 1)
+    // Host threads feeding each slot; 0: automatic (deep_spread_workers_per_slot).
+    int workers_per_slot = 0;
     int band_rows = 0;         // rows a band; 0: from the frame's size (kDeepBand*)
     // A test's stand-in for a device that fails mid-run (fault_injection.h's device_fail): the
     // first worker of this slot throws instead of rendering its band once it has rendered
@@ -55,6 +56,11 @@ struct DeepSpreadOptions {
     // order, each once; calls may run at once on several threads.
     std::function<void(const DeepFrame& frame, int first_row, int rows)> band_done;
 };
+
+// The workers a slot gets: workers_per_slot where given, else 2 (one band's host work beside
+// another's kernel), or 4 where band_done is set: the workers then colour the bands they land on
+// the CPU, and two colouring at once would leave the device idle.
+int deep_spread_workers_per_slot(const DeepSpreadOptions& spread);
 
 // What one slot did.
 struct DeepDeviceShare {
