@@ -114,8 +114,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                         DeepDistanceOutput<T>{spacing, &out->distance[i]});
                 else
                     out->escape_count[i] = deep_cpu_detail::iterate_pixel<T, true, F, kJulia, false>(
-                        Z, last_index, bla, dc[size_t(x)], max_iterations, &out->mu[i], counters, W, w_last,
-                        &bla_w);
+                        Z, last_index, bla, dc[size_t(x)], max_iterations, &out->mu[i], counters, W, w_last, &bla_w);
             }
         }
         iterations += counters.iterations;
@@ -137,9 +136,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
 
 }  // namespace
 
-DeepRingsFrame deep_cpu_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
-                              const DeepRenderOptions& options_in) {
-    const auto start = Clock::now();
+DeepRingsSetup deep_rings_setup(const DeepLocation& location, int width, int height, const DeepRings& rings,
+                                const DeepRenderOptions& options_in, DeepRingsFrame* out) {
     if (rings.columns < 1 || rings.radius.empty())
         throw std::invalid_argument("The rings must have at least one ring of at least one point.");
     FloatExp largest{}, smallest{};
@@ -150,39 +148,50 @@ DeepRingsFrame deep_cpu_rings(const DeepLocation& location, int width, int heigh
         if (y == 0 || r > largest) largest = r;
         if (y == 0 || r < smallest) smallest = r;
     }
-    DeepRenderOptions options = options_in;
-    options.region = {};
-    options.bla_min_radius_pixels = 0.0;
-    DeepRingsFrame out;
-    out.columns = rings.columns;
-    out.rings = int(rings.radius.size());
+    DeepRingsSetup rs;
+    rs.options = options_in;
+    rs.options.region = {};
+    rs.options.bla_min_radius_pixels = 0.0;
+    out->columns = rings.columns;
+    out->rings = int(rings.radius.size());
     DeepFrame frame;  // deep_frame_setup's checks and the reference; its outputs stay empty
-    DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame, false);
-    out.stats = frame.stats;
-    out.reference = setup.orbit;
-    if (!setup.orbit) return out;
+    rs.setup = deep_frame_setup(location, width, height, rs.options, &frame, false);
+    out->stats = frame.stats;
+    out->reference = rs.setup.orbit;
+    if (!rs.setup.orbit) return rs;
+    // The BLA table's largest |dc|: the outer ring's, from the reference point (a Julia set's
+    // steps add no dc: 0, as deep_frame_setup has it).
+    if (!location.julia) rs.setup.max_dc = deep_cabs(rs.setup.offset) + largest;
+    const FloatExp spacing = smallest * fe_from_double(kTwoPi / rings.columns);
+    rs.setup.spacing = spacing;
+    DeepNumberType type = rs.options.number_type;
+    if (type == DeepNumberType::Auto)
+        type = spacing >= fe_from_double(kDoubleMinSpacing) && rs.setup.orbit->fits_double() ? DeepNumberType::Double
+                                                                                             : DeepNumberType::FloatExp;
+    out->stats.number_type = type;
+    rs.is_double = type == DeepNumberType::Double;
+    return rs;
+}
+
+DeepRingsFrame deep_cpu_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
+                              const DeepRenderOptions& options_in) {
+    const auto start = Clock::now();
+    DeepRingsFrame out;
+    const DeepRingsSetup rs = deep_rings_setup(location, width, height, rings, options_in, &out);
+    if (!rs.setup.orbit) return out;
     const size_t points = size_t(out.rings) * size_t(out.columns);
     out.escape_count.assign(points, -1);
     out.mu.assign(points, -1.0);
-    if (options.distance) out.distance.assign(points, 0.0f);
-    // The BLA table's largest |dc|: the outer ring's, from the reference point (a Julia set's
-    // steps add no dc: 0, as deep_frame_setup has it).
-    if (!location.julia) setup.max_dc = deep_cabs(setup.offset) + largest;
-    const FloatExp spacing = smallest * fe_from_double(kTwoPi / rings.columns);
-    setup.spacing = spacing;
-    DeepNumberType type = options.number_type;
-    if (type == DeepNumberType::Auto)
-        type = spacing >= fe_from_double(kDoubleMinSpacing) && setup.orbit->fits_double() ? DeepNumberType::Double
-                                                                                          : DeepNumberType::FloatExp;
-    out.stats.number_type = type;
-    const bool is_double = type == DeepNumberType::Double;
-    deep_dispatch_formula(setup.map, [&]<Formula F, bool kJulia>() {
+    if (rs.options.distance) out.distance.assign(points, 0.0f);
+    const DeepRenderOptions& options = rs.options;
+    const bool is_double = rs.is_double;
+    deep_dispatch_formula(rs.setup.map, [&]<Formula F, bool kJulia>() {
         if (options.distance) {
-            if (is_double) render_rings<double, F, kJulia, true>(location, setup, rings, options, &out);
-            else render_rings<FloatExp, F, kJulia, true>(location, setup, rings, options, &out);
+            if (is_double) render_rings<double, F, kJulia, true>(location, rs.setup, rings, options, &out);
+            else render_rings<FloatExp, F, kJulia, true>(location, rs.setup, rings, options, &out);
         } else {
-            if (is_double) render_rings<double, F, kJulia, false>(location, setup, rings, options, &out);
-            else render_rings<FloatExp, F, kJulia, false>(location, setup, rings, options, &out);
+            if (is_double) render_rings<double, F, kJulia, false>(location, rs.setup, rings, options, &out);
+            else render_rings<FloatExp, F, kJulia, false>(location, rs.setup, rings, options, &out);
         }
     });
     out.stats.frame_ms = ms_since(start);

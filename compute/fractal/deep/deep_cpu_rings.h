@@ -40,4 +40,16 @@ struct DeepRingsFrame {
 DeepRingsFrame deep_cpu_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
                               const DeepRenderOptions& options = {});
 
+// What deep_cpu_rings and its CUDA sibling deep_cuda_rings (deep_cuda.h) share before their
+// loops: the checks, the reference, the BLA table's largest |dc| (the outer ring's), the
+// smallest point spacing and the number type. out gets its size, the reference and the
+// reference's stats; its vectors stay empty. setup.orbit is null when cancelled.
+struct DeepRingsSetup {
+    DeepFrameSetup setup;
+    DeepRenderOptions options;  // the caller's, without region and BLA headroom
+    bool is_double = true;
+};
+DeepRingsSetup deep_rings_setup(const DeepLocation& location, int width, int height, const DeepRings& rings,
+                                const DeepRenderOptions& options, DeepRingsFrame* out);
+
 }  // namespace ms

@@ -76,6 +76,17 @@ struct PassQueue {
     unsigned int* count = nullptr;
 };
 
+// The points of a polar grid (deep_cpu_rings.h) in place of the view's rectangle: row y is the
+// ring at radius[y] (null: the rectangle), column x its point at the angle whose cosine and sine
+// are cos[x] and sin[x]; turn_step is 2 pi / columns, a ring's point spacing over its radius.
+template <typename T>
+struct DeepRingGrid {
+    const T* radius = nullptr;
+    const double* cos = nullptr;
+    const double* sin = nullptr;
+    double turn_step = 0.0;
+};
+
 // Z and W are read as DeepOrbitPoint arrays (the orbit beside level 0's radius, made by
 // pack_orbit_kernel below).
 // kPasses: each pixel runs at most step_budget perturbation steps, and a pixel still running
@@ -84,13 +95,14 @@ struct PassQueue {
 // still running fill whole warps again instead of idling 32-lane warps for their slowest lane.
 // kAtom: also the atom period (deep_atom.h) into atom.period (the frame's array), the tables'
 // atom steps in atom.steps and atom.steps_w.
+// grid: a polar grid's points (region and width x height are then its columns x rings).
 template <typename T, bool kRebase, Formula F, bool kJulia, bool kDistance, bool kPasses, bool kAtom = false>
 __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_index, BlaView<T, DeepBlaLinear<F, T>> bla,
                                    const DeepOrbitPoint<T>* W, int64_t w_last, BlaView<T, DeepBlaLinear<F, T>> bla_w,
                                    DeepComplex<T> offset, T spacing, int width, int height, DeepPixelRect region,
                                    int64_t max_iterations, int64_t* counts, double* mu, float* distance,
                                    DeviceCounters* totals, KernelControl* control, PassQueue<T> in, PassQueue<T> out,
-                                   int64_t step_budget, DeepAtomOutput<T> atom = {}) {
+                                   int64_t step_budget, DeepAtomOutput<T> atom = {}, DeepRingGrid<T> grid = {}) {
     static_assert(!(kDistance && kPasses), "the distance estimate's loop runs in one pass");
     static_assert(!(kAtom && kPasses), "the atom period's loop runs in one pass");
     DeepPixelCounters c;
@@ -122,22 +134,31 @@ __global__ void deep_pixels_kernel(const DeepOrbitPoint<T>* Z, int64_t last_inde
     if (active && !cancelled) {
         const int x = region.x + int(pixel % uint32_t(region.width)),
                   y = region.y + int(pixel / uint32_t(region.width));
-        // The same expressions as the CPU loop (deep_cpu.cpp), so the same dc bit for bit.
-        const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
-        const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-        const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+        // The same expressions as the CPU loops (deep_cpu.cpp, deep_cpu_rings.cpp), so the same
+        // dc, and the same spacing for the distance estimate, bit for bit.
+        DeepComplex<T> dc;
+        T point_spacing = spacing;
+        if (grid.radius) {
+            const T r = grid.radius[y];
+            dc = {offset.re + r * deep_from_double<T>(grid.cos[x]), offset.im + r * deep_from_double<T>(grid.sin[x])};
+            point_spacing = r * deep_from_double<T>(grid.turn_step);
+        } else {
+            const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
+            const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+            dc = {offset.re + dx, offset.im + dy};
+        }
         const size_t i = pixel;
         double pixel_mu;
         int64_t k;
         if constexpr (kAtom)
             k = deep_iterate_pixel<T, kRebase, F, kJulia, kDistance, false, true, false, true>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
-                DeepDistanceOutput<T>{spacing, kDistance ? distance + i : nullptr}, nullptr, Z, W, nullptr, 0,
+                DeepDistanceOutput<T>{point_spacing, kDistance ? distance + i : nullptr}, nullptr, Z, W, nullptr, 0,
                 DeepAtomOutput<T>{atom.steps, atom.steps_w, atom.period + i});
         else if constexpr (kDistance)
             k = deep_iterate_pixel<T, kRebase, F, kJulia, true, false, true>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w,
-                DeepDistanceOutput<T>{spacing, distance + i}, nullptr, Z, W);
+                DeepDistanceOutput<T>{point_spacing, distance + i}, nullptr, Z, W);
         else
             k = deep_iterate_pixel<T, kRebase, F, kJulia, false, false, true, kPasses>(
                 nullptr, last_index, bla, dc, max_iterations, &pixel_mu, c, nullptr, w_last, &bla_w, {}, nullptr, Z, W,
@@ -203,9 +224,10 @@ public:
         int count = 0;
         CUDA_CHECK(cudaGetDeviceCount(&count));
         if (device >= count)
-            throw std::runtime_error("The deep CUDA path cannot run on device " + std::to_string(device) +
-                                     ": there " + (count == 1 ? "is 1 CUDA device" : "are " + std::to_string(count) +
-                                     " CUDA devices") + ", numbered from 0.");
+            throw std::runtime_error(
+                "The deep CUDA path cannot run on device " + std::to_string(device) + ": there " +
+                (count == 1 ? "is 1 CUDA device" : "are " + std::to_string(count) + " CUDA devices") +
+                ", numbered from 0.");
         CUDA_CHECK(cudaGetDevice(&previous_));
         if (previous_ == device) return;
         CUDA_CHECK(cudaSetDevice(device));
@@ -556,9 +578,11 @@ bool deep_frame_bla_cuda(const DeepFrameSetup& setup, const DeepRenderOptions& o
     return deep_frame_tables<DeviceBlaTable<T, L>>(setup, options, kind, true, build, table, critical_table, stats);
 }
 
+// rings: a polar grid's points instead of the view's (deep_cuda_rings; the setup's region and
+// frame size are its columns x rings).
 template <typename T, Formula F, bool kJulia, bool kRebase, bool kDistance = false, bool kAtom = false>
 void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setup, const DeepRenderOptions& options,
-                        DeepFrame* frame) {
+                        DeepFrame* frame, const DeepRings* rings = nullptr) {
     using L = DeepBlaLinear<F, T>;
     DeepFrameStats& stats = frame->stats;
     const ReferenceOrbit& orbit = *setup.orbit;
@@ -677,6 +701,30 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                                         atom_steps_w.empty() ? nullptr : atom_steps_w_device.ptr, atom_device};
     DeviceArray<DeviceCounters> totals_device(1, stream);
     CUDA_CHECK(cudaMemsetAsync(totals_device.ptr, 0, sizeof(DeviceCounters), stream));
+    // A polar grid's radii in T and the unit circle's points, computed as deep_cpu_rings does.
+    std::vector<T> ring_radius;
+    std::vector<double> ring_cos, ring_sin;
+    constexpr double kTwoPi = 6.283185307179586;
+    if (rings) {
+        for (const FloatExp& r : rings->radius) ring_radius.push_back(deep_from_floatexp<T>(r));
+        for (int x = 0; x < rings->columns; ++x) {
+            const double angle = kTwoPi * (x + 0.5) / rings->columns;
+            ring_cos.push_back(std::cos(angle));
+            ring_sin.push_back(std::sin(angle));
+        }
+    }
+    DeviceArray<T> ring_radius_device(ring_radius.size(), stream);
+    DeviceArray<double> ring_cos_device(ring_cos.size(), stream), ring_sin_device(ring_sin.size(), stream);
+    DeepRingGrid<T> ring_grid{};
+    if (rings) {
+        CUDA_CHECK(cudaMemcpyAsync(ring_radius_device.ptr, ring_radius.data(), ring_radius.size() * sizeof(T),
+                                   cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(ring_cos_device.ptr, ring_cos.data(), ring_cos.size() * sizeof(double),
+                                   cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(ring_sin_device.ptr, ring_sin.data(), ring_sin.size() * sizeof(double),
+                                   cudaMemcpyHostToDevice, stream));
+        ring_grid = {ring_radius_device.ptr, ring_cos_device.ptr, ring_sin_device.ptr, kTwoPi / rings->columns};
+    }
 
     const T spacing = deep_from_floatexp<T>(setup.spacing);
     const DeepComplex<T> offset{deep_from_floatexp<T>(setup.offset.re), deep_from_floatexp<T>(setup.offset.im)};
@@ -727,7 +775,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
                 static_cast<const DeepOrbitPoint<T>*>(z_points->ptr), orbit.last_index(), bla, w_packed, w_last, bla_w,
                 offset, spacing, setup.frame_width, setup.frame_height, setup.region, location.max_iterations,
                 counts_device.ptr, mu_device, distance_device, totals_device.ptr, tc ? tc->control : nullptr, in, out,
-                budget, atom_output);
+                budget, atom_output, ring_grid);
         };
         if constexpr (kDistance || kAtom) launch.template operator()<false>();
         else if (passes) launch.template operator()<true>();
@@ -882,6 +930,50 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
     deep_frame_outputs(options, &frame);  // where no kernel ran (cancelled, no orbit)
     frame.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return frame;
+}
+
+DeepRingsFrame deep_cuda_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
+                               const DeepRenderOptions& options_in) {
+    std::string reason;
+    if (!cuda_device_present(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+    const auto start = std::chrono::steady_clock::now();
+    const DeviceScope scope(options_in.device);
+    DeepRingsFrame out;
+    DeepRingsSetup rs = deep_rings_setup(location, width, height, rings, options_in, &out);
+    if (!cuda_available(&reason)) throw std::runtime_error("The deep CUDA path cannot run: " + reason + ".");
+    if (rs.setup.orbit) {
+        // The grid as a frame of columns x rings, every point in its region.
+        const DeepPixelRect grid{0, 0, out.columns, out.rings};
+        rs.setup.region = grid;
+        rs.setup.frame_width = out.columns;
+        rs.setup.frame_height = out.rings;
+        rs.options.atom = false;
+        DeepFrame frame;
+        frame.width = out.columns;
+        frame.height = out.rings;
+        frame.region = grid;
+        frame.stats = out.stats;
+        const bool is_double = rs.is_double;
+        deep_dispatch_formula(rs.setup.map, [&]<Formula F, bool kJulia>() {
+            if (rs.options.distance) {
+                if (is_double)
+                    render_pixels_cuda<double, F, kJulia, true, true>(location, rs.setup, rs.options, &frame, &rings);
+                else
+                    render_pixels_cuda<FloatExp, F, kJulia, true, true>(location, rs.setup, rs.options, &frame, &rings);
+            } else {
+                if (is_double)
+                    render_pixels_cuda<double, F, kJulia, true>(location, rs.setup, rs.options, &frame, &rings);
+                else render_pixels_cuda<FloatExp, F, kJulia, true>(location, rs.setup, rs.options, &frame, &rings);
+            }
+        });
+        deep_frame_outputs(rs.options, &frame);  // where the kernel did not run to the end
+        out.escape_count = std::move(frame.escape_count);
+        out.mu = std::move(frame.mu);
+        out.distance = std::move(frame.distance);
+        out.stats = frame.stats;
+    }
+    out.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return out;
 }
 
 }  // namespace ms

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cpu_rings.h"
 
 namespace ms {
 
@@ -33,6 +34,12 @@ namespace ms {
 // pixels_ms is the kernel's time from CUDA events; frame_ms includes the reference, the BLA
 // build (bla_ms: its wall time, stats.bla_on_device says where) and the copies.
 DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const DeepRenderOptions& options = {});
+
+// deep_cpu_rings (deep_cpu_rings.h) on the device: the same points, reference, BLA table and
+// number type, the same escape counts bit for bit (mu within the device log's last bits). The
+// exponential map's strips (compute/video/expmap.h). Throws as deep_cuda does.
+DeepRingsFrame deep_cuda_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
+                               const DeepRenderOptions& options = {});
 
 // A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) on `device`
 // (-1: the current one; pass options.device) and destroyed with the object. get() throws

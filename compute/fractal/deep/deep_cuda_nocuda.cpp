@@ -10,6 +10,11 @@ DeepFrame deep_cuda(const DeepLocation&, int, int, const DeepRenderOptions&) {
         "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
 }
 
+DeepRingsFrame deep_cuda_rings(const DeepLocation&, int, int, const DeepRings&, const DeepRenderOptions&) {
+    throw std::runtime_error(
+        "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
+}
+
 DeepCudaStream::~DeepCudaStream() = default;
 
 void* DeepCudaStream::get(int) {

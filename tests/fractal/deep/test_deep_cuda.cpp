@@ -3,12 +3,16 @@
 // without FMA contraction, so they run the same IEEE operations), the same iteration and BLA
 // counts, mu within 1e-9. Double deltas (1e20, 4.1e158 glitch location) and FloatExp deltas
 // (1e300, 1e1000), BLA on and off, rebasing off, on the default stream and on a stream of the
-// caller's. Skips with the reason where CUDA cannot run.
+// caller's. deep_cuda_rings against deep_cpu_rings the same way, on a polar grid (the exponential
+// map's strips). Skips with the reason where CUDA cannot run.
 // The CPU path itself is held to the MPFR truth in test_deep_render.cpp (Mandelbrot) and
 // test_deep_family.cpp (the other formulas and Julia sets).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -48,7 +52,69 @@ void expect_same_frame(const DeepLocation& location, int width, int height, cons
                 100.0 * double(gpu.stats.bla_iterations) / double(gpu.stats.iterations));
 }
 
+// A polar grid of 96 points a ring around the view's centre, 28 rings from 64 pixel steps down to
+// a quarter of one, four rings a doubling: the counts exactly, mu to 1e-9, the DE to 1e-6
+// relative (device log).
+void expect_same_rings(const DeepLocation& location, const DeepRenderOptions& options, DeepNumberType expected_type) {
+    DeepRings rings;
+    rings.columns = 96;
+    const FloatExp step = deep_pixel_spacing(location.zoom, 36);
+    for (int r = 0; r < 28; ++r) rings.radius.push_back(step * fe_from_double(std::exp2(6.0 - 0.25 * r)));
+    const DeepRingsFrame cpu = deep_cpu_rings(location, 64, 36, rings, options);
+    const DeepRingsFrame gpu = deep_cuda_rings(location, 64, 36, rings, options);
+    EXPECT_EQ(gpu.stats.number_type, expected_type);
+    EXPECT_EQ(cpu.stats.number_type, expected_type);
+    ASSERT_EQ(gpu.columns, 96);
+    ASSERT_EQ(gpu.rings, 28);
+    ASSERT_EQ(gpu.escape_count.size(), cpu.escape_count.size());
+    ASSERT_EQ(gpu.distance.size(), cpu.distance.size());
+    auto counts = test::validate_result("escape count", cpu.escape_count.data(), gpu.escape_count.data(),
+                                        cpu.escape_count.size(), 0.0, 0.0, 96);
+    auto mu = test::validate_result("mu", cpu.mu.data(), gpu.mu.data(), cpu.mu.size(), 1e-9, 0.0, 96);
+    EXPECT_EQ(counts.mismatches, 0u);
+    EXPECT_EQ(mu.mismatches, 0u);
+    if (options.distance) {
+        auto de = test::validate_result("DE", cpu.distance.data(), gpu.distance.data(), cpu.distance.size(), 0.0, 1e-6,
+                                        96);
+        EXPECT_EQ(de.mismatches, 0u);
+    }
+    // Both ran: some points escaped and the grid is not uniform.
+    int64_t escaped = 0, lowest = INT64_MAX, highest = -1;
+    for (int64_t k : gpu.escape_count) {
+        escaped += k >= 0;
+        if (k >= 0) lowest = std::min(lowest, k), highest = std::max(highest, k);
+    }
+    EXPECT_GT(escaped, 0);
+    EXPECT_LT(lowest, highest);
+    EXPECT_EQ(gpu.stats.iterations, cpu.stats.iterations);
+    std::printf("  rings %s%s: cpu %.1f ms, cuda kernel %.2f ms; %lld of %zu escaped, counts %lld to %lld\n",
+                deep_number_type_name(gpu.stats.number_type), options.distance ? " with DE" : "", cpu.stats.pixels_ms,
+                gpu.stats.pixels_ms, (long long)escaped, gpu.escape_count.size(), (long long)lowest,
+                (long long)highest);
+}
+
 }  // namespace
+
+TEST(DeepCuda, RingsMatchCpuRings) {
+    SKIP_WITHOUT_CUDA();
+    DeepRenderOptions distance;
+    distance.distance = true;
+    expect_same_rings(load_location("e50"), {}, DeepNumberType::Double);
+    expect_same_rings(load_location("e50"), distance, DeepNumberType::Double);
+    expect_same_rings(load_location("e1000", "1E300"), {}, DeepNumberType::FloatExp);
+    expect_same_rings(load_location("e1000", "1E300"), distance, DeepNumberType::FloatExp);
+    expect_same_rings(test::boundary_location(test::kBurningShipTip, 215, 1000, "1E60"), {}, DeepNumberType::Double);
+}
+
+// Without CUDA the rings say why, as deep_cuda does.
+TEST(DeepCuda, RingsReportWhyWithoutCuda) {
+    std::string reason;
+    if (cuda_available(&reason)) GTEST_SKIP() << "CUDA is available here";
+    DeepRings rings;
+    rings.columns = 8;
+    rings.radius = {fe_from_double(1e-10)};
+    EXPECT_THROW(deep_cuda_rings(load_location("e50"), 16, 9, rings), std::runtime_error);
+}
 
 TEST(DeepCuda, MatchesCpuAt1e20) {
     SKIP_WITHOUT_CUDA();
