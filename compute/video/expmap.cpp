@@ -13,6 +13,7 @@
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cpu_rings.h"
+#include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/direct/direct_cpu_rings.h"
 #include "compute/video/expmap_cuda.h"
 #include "compute/video/expmap_mips.h"
@@ -93,8 +94,8 @@ std::string expmap_plan_problem(const std::vector<View>& plan) {
             return "The exponential map renders straight dives: every frame must have the same centre.";
         if (v.width != a.width || v.height != a.height || v.max_iterations != a.max_iterations ||
             v.formula != a.formula || v.julia != a.julia || v.julia_re != a.julia_re || v.julia_im != a.julia_im ||
-            v.palette != a.palette || v.palette_offset != a.palette_offset ||
-            v.palette_density != a.palette_density || !(v.colouring == a.colouring))
+            v.palette != a.palette || v.palette_offset != a.palette_offset || v.palette_density != a.palette_density ||
+            !(v.colouring == a.colouring))
             return "The exponential map renders straight dives: frames may differ only in zoom (use "
                    "--method=direct for other paths).";
     }
@@ -193,8 +194,7 @@ struct ExpmapRenderer::State {
     }
 };
 
-ExpmapRenderer::ExpmapRenderer(const std::vector<View>& plan, const PaletteTable& palette,
-                               const ExpmapOptions& options)
+ExpmapRenderer::ExpmapRenderer(const std::vector<View>& plan, const PaletteTable& palette, const ExpmapOptions& options)
     : state_(std::make_unique<State>()) {
     if (std::string problem = expmap_plan_problem(plan); !problem.empty()) throw std::invalid_argument(problem);
     if (options.supersample < 1 || options.supersample > 16)
@@ -256,11 +256,15 @@ std::vector<MipLevel> ExpmapRenderer::State::colour_levels(const double* mu, con
 void ExpmapRenderer::State::ensure_flat() {
     if (!flat.empty()) return;
     ReferenceCache cache;
-    DeepFrame frame = deep_cpu(flat_location, flat_width, flat_height, deep_options(&cache));
+    const bool cuda = options.cuda && !options.pixels_on_cpu;
+    DeepFrame frame = cuda ? deep_cuda(flat_location, flat_width, flat_height, deep_options(&cache))
+                           : deep_cpu(flat_location, flat_width, flat_height, deep_options(&cache));
     if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
+    if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
     orbit = frame.reference;
     stats.reference_ms += frame.stats.reference_ms;
-    stats.flat_ms += frame.stats.frame_ms - frame.stats.reference_ms;
+    stats.bla_ms += frame.stats.bla_ms;
+    stats.flat_ms += frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
     stats.flat_samples += int64_t(flat_width) * flat_height;
     const auto start = Clock::now();
     // Levels while both sides are at least 2 texels.
@@ -297,7 +301,13 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
                 rings.radius[size_t(r)] = std::exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
             std::vector<float> mu_float(size_t(rows) * size_t(layout.columns));
             bool cancelled = false;
-            direct_cpu_rings(colour_view, rings, mu_float.data(), options.threads, options.cancel, &cancelled);
+            if (options.cuda && !options.pixels_on_cpu) {
+                double kernel_ms = 0.0;
+                direct_cuda_rings(colour_view, rings, mu_float.data(), options.cancel, &cancelled, &kernel_ms);
+                stats.gpu_ms += kernel_ms;
+            } else {
+                direct_cpu_rings(colour_view, rings, mu_float.data(), options.threads, options.cancel, &cancelled);
+            }
             if (cancelled) throw std::runtime_error("The video was cancelled.");
             mu.assign(mu_float.begin(), mu_float.end());
             ms = ms_since(t0);
@@ -308,11 +318,17 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
             for (int r = 0; r < rows; ++r)
                 rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
             ReferenceCache cache;
-            DeepRingsFrame frame = deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep_options(&cache));
+            const bool cuda = options.cuda && !options.pixels_on_cpu;
+            DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings,
+                                                          deep_options(&cache))
+                                        : deep_cpu_rings(flat_location, flat_width, flat_height, rings,
+                                                         deep_options(&cache));
             if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
+            if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
             orbit = frame.reference;
             stats.reference_ms += frame.stats.reference_ms;
-            ms = frame.stats.frame_ms - frame.stats.reference_ms;
+            stats.bla_ms += frame.stats.bla_ms;
+            ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
             mu = std::move(frame.mu);
             distance = std::move(frame.distance);
         }
@@ -445,7 +461,9 @@ void ExpmapRenderer::render(int64_t k, uint8_t* rgba) {
     const auto start = Clock::now();
     if (s.options.cuda) s.reconstruct_cuda(size_t(k), rgba);
     else s.reconstruct(size_t(k), rgba);
-    s.stats.reconstruct_ms += ms_since(start);
+    const double reconstruct_ms = ms_since(start);
+    s.stats.reconstruct_ms += reconstruct_ms;
+    if (s.options.cuda) s.stats.gpu_ms += reconstruct_ms;  // the kernel and the RGBA's copy back
     ++s.stats.frames;
 }
 

@@ -38,9 +38,14 @@ namespace ms {
 struct ExpmapOptions {
     int supersample = 1;  // K: each output pixel is K x K samples, as `render --supersample`
     int threads = 0;      // 0: all cores
-    // Reconstruct the frames on CUDA (expmap_cuda.h; the strips are still rendered on the CPU),
-    // where the caller checked that a device is usable.
+    // Render the strips and the flat image on CUDA (direct_cuda_rings for the shallow strips,
+    // deep_cuda_rings for the deep ones, deep_cuda) and reconstruct the frames there
+    // (expmap_cuda.h), where the caller checked that a device is usable. The colouring and the
+    // mip levels stay on the CPU.
     bool cuda = false;
+    // With cuda: the strips and the flat image on the CPU all the same, only the reconstruction
+    // on the device (its test against the CPU reconstruction from the same images).
+    bool pixels_on_cpu = false;
     const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -49,10 +54,10 @@ struct ExpmapOptions {
 // directions, matched at the first frame's corners where a frame's samples are sparsest
 // relative to the ring.
 struct ExpmapLayout {
-    int columns = 0;          // W: samples a turn
-    int rows_per_octave = 0;  // H: rows a doubling of the radius
-    int levels = 0;           // mip levels (level L: W >> L by H >> L an octave)
-    int octaves = 0;          // strips from the top radius down to the flat image
+    int columns = 0;               // W: samples a turn
+    int rows_per_octave = 0;       // H: rows a doubling of the radius
+    int levels = 0;                // mip levels (level L: W >> L by H >> L an octave)
+    int octaves = 0;               // strips from the top radius down to the flat image
     double log2_top_radius = 0.0;  // log2 of R, the radius of row v = 0's upper edge (complex units)
     double log2_bottom_radius = 0.0;
 };
@@ -74,10 +79,12 @@ struct ExpmapStats {
     int64_t flat_samples = 0;   // the flat image's samples
     int strips = 0;             // octaves rendered
     double reference_ms = 0.0;  // the dive's reference orbit (once)
-    double strips_ms = 0.0;     // strip samples (BLA tables included)
+    double strips_ms = 0.0;     // strip samples
+    double bla_ms = 0.0;        // the deep strips' and the flat image's BLA tables
     double flat_ms = 0.0;       // the flat image
     double colour_ms = 0.0;     // colouring and mip levels, strips and flat
     double reconstruct_ms = 0.0;
+    double gpu_ms = 0.0;  // with options.cuda: the strips' and flat image's kernels and the reconstruction
     int64_t frames = 0;
 };
 

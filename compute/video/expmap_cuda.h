@@ -2,9 +2,9 @@
 // expmap.cpp's ExpmapRenderer::State::reconstruct (the CPU reference): every output pixel's
 // K x K samples read the strips and the flat image, trilinearly by their footprint
 // (expmap_mips.h), operation for operation as the CPU does, one thread a pixel; only the RGBA
-// comes back to the host. The strips are still rendered and coloured on the CPU; the device
-// keeps a copy of each strip's levels (uploaded once, freed when the renderer drops the strip)
-// and of the flat image's.
+// comes back to the host. The strips are coloured on the CPU; the device keeps a copy of each
+// strip's levels (uploaded once, freed when the renderer drops the strip) and of the flat
+// image's.
 // Plain C++ (no CUDA types) so that expmap.cpp compiles without the CUDA headers. Without CUDA
 // every call throws with the reason.
 #pragma once

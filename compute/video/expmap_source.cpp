@@ -22,10 +22,11 @@ public:
         const ExpmapStats& s = renderer_.stats();
         FrameSourceTimes t;
         t.reference_ms = s.reference_ms;
+        t.bla_ms = s.bla_ms;
         t.pixels_ms = s.strips_ms + s.flat_ms;
         t.colour_ms = s.colour_ms;
         t.reconstruct_ms = s.reconstruct_ms;
-        if (settings_cuda_) t.gpu_busy_ms = s.reconstruct_ms;  // the kernel and the RGBA's copy back
+        if (settings_cuda_) t.gpu_busy_ms = s.gpu_ms;
         t.expmap_frames = frames_;
         return t;
     }
@@ -34,7 +35,7 @@ private:
     static ExpmapOptions options_of(const FrameSourceSettings& settings) {
         ExpmapOptions options;
         options.supersample = settings.supersample;
-        options.cuda = settings.cuda;  // the reconstruction; the strips render on the CPU
+        options.cuda = settings.cuda;  // the strips, the flat image and the reconstruction
         return options;
     }
     PaletteTable palette_;  // the renderer keeps a reference

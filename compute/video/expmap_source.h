@@ -10,8 +10,8 @@
 namespace ms {
 
 // Null with *problem set to one sentence where the plan is not a straight dive the expmap can
-// colour (expmap_plan_problem). Renders the strips on the CPU; with settings.cuda the frames are
-// reconstructed from them on the GPU (expmap_cuda.h).
+// colour (expmap_plan_problem). With settings.cuda the strips render and the frames are
+// reconstructed on the GPU (expmap.h's ExpmapOptions::cuda); else everything runs on the CPU.
 std::unique_ptr<VideoFrameSource> make_expmap_frame_source(const FrameSourceSettings& settings, std::string* problem);
 
 // --method=auto: whether the expmap serves the plan (a straight dive it can colour, with at

@@ -33,9 +33,8 @@ std::unique_ptr<VideoFrameSource> make_frame_source(const FrameSourceSettings& s
                                                     std::string* problem) {
     if (method == VideoMethod::Expmap) return make_expmap_frame_source(settings, problem);
     // Auto: the exponential map where it renders several times fewer samples than the frames
-    // on the CPU (expmap_source.h); the GPU renders frames directly.
-    if (method == VideoMethod::Auto && !settings.cuda && expmap_suits(settings))
-        return make_expmap_frame_source(settings, problem);
+    // (expmap_source.h).
+    if (method == VideoMethod::Auto && expmap_suits(settings)) return make_expmap_frame_source(settings, problem);
     return make_direct_frame_source(settings);
 }
 

@@ -76,8 +76,8 @@ enum class VideoMethod { Auto, Direct, Expmap };
 const char* video_method_name(VideoMethod method);                       // "auto", "direct", "expmap"
 bool video_method_from_name(const std::string& name, VideoMethod* out);  // false for an unknown name
 
-// The source for `method` (Auto: the exponential map for a CPU video where expmap_suits, else
-// direct). Returns null with *problem set to one sentence where the method is not available.
+// The source for `method` (Auto: the exponential map where expmap_suits, on the CPU or CUDA,
+// else direct). Returns null with *problem set to one sentence where the method is not available.
 std::unique_ptr<VideoFrameSource> make_frame_source(const FrameSourceSettings& settings, VideoMethod method,
                                                     std::string* problem);
 

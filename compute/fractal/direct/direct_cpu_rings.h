@@ -25,6 +25,14 @@ struct DirectRings {
 uint64_t direct_cpu_rings(const View& view, const DirectRings& rings, float* mu_out, int threads = 0,
                           const std::atomic<bool>* cancel = nullptr, bool* cancelled = nullptr);
 
+// direct_cpu_rings on CUDA: the same loop and shortcuts, a thread a point, so the same
+// escape counts (mu within the device log's last bits). Returns the iterations run;
+// *kernel_ms gets the kernels' time. Cancel is seen between launches of a few rings each.
+// Throws std::runtime_error with a sentence where CUDA cannot run.
+uint64_t direct_cuda_rings(const View& view, const DirectRings& rings, float* mu_out,
+                           const std::atomic<bool>* cancel = nullptr, bool* cancelled = nullptr,
+                           double* kernel_ms = nullptr);
+
 // Whether double resolves a ring of `columns` points at `radius` around the view's centre (the
 // rule of fp64_resolves, view.h, with the ring's point spacing for the pixel step).
 bool direct_rings_resolve(const View& view, double radius, int columns);

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "compute/fractal/direct/direct.h"
+#include "compute/fractal/direct/direct_cpu_rings.h"
 #include "compute/fractal/direct/direct_cuda_tuning.h"
 
 #include "compute/system/cuda_info.h"
@@ -22,6 +23,10 @@ FrameStats direct_cuda_to_host(const View&, Precision, const Shortcuts&, const P
 }
 
 double direct_cuda_instructions_per_iteration(Precision, Formula) { return 0.0; }
+
+uint64_t direct_cuda_rings(const View&, const DirectRings&, float*, const std::atomic<bool>*, bool*, double*) {
+    throw std::runtime_error(kNoCuda);
+}
 
 CudaTuning default_cuda_tuning(Precision) { return {}; }
 

@@ -15,7 +15,7 @@ namespace ms {
 // pixel for the parameter plane; z_0 = the pixel, c fixed for a Julia set); returns mu (or
 // kInteriorMu) and adds the iterations it ran to *iterations.
 template <Formula F, typename T>
-float iterate_point(T zr, T zi, T cr, T ci, int max_iterations, bool periodicity, uint64_t* iterations) {
+MS_HD float iterate_point(T zr, T zi, T cr, T ci, int max_iterations, bool periodicity, uint64_t* iterations) {
     const T bailout_squared = T(formula_bailout_radius(F) * formula_bailout_radius(F));
     T zr2 = zr * zr, zi2 = zi * zi;
     // Periodicity: remember z at the save steps of next_periodicity_save() and compare z with
@@ -32,7 +32,7 @@ float iterate_point(T zr, T zi, T cr, T ci, int max_iterations, bool periodicity
         T norm = zr2 + zi2;
         if (norm > bailout_squared) {
             *iterations += uint64_t(k);
-            return formula_smooth_mu(F, k, double(norm));
+            return formula_smooth_mu_of<F>(k, double(norm));
         }
         if (periodicity) {
             if (periodicity_compare_step(k) && zr == saved_r && zi == saved_i) {

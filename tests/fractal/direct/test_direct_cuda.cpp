@@ -18,11 +18,16 @@
 //  * The RGBA comes from an 8x finer pre-sampled palette (nearest entry) instead of interpolating
 //    the 1024-entry table: within one level per channel of colourize() of the same mu.
 //
+// direct_cuda_rings (the exponential map's shallow strips on the GPU) against direct_cpu_rings:
+// the same loop on the same points, so the same iterations in all and the same interior points;
+// mu within 1e-3 (device log2).
+//
 // DISABLED_Throughput is not a test: it prints iterations per second on 4K frames (run it on
 // the GPU machine with --gtest_also_run_disabled_tests --gtest_filter='*Throughput*').
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +36,7 @@
 #include <vector>
 
 #include "compute/fractal/direct/direct.h"
+#include "compute/fractal/direct/direct_cpu_rings.h"
 #include "compute/fractal/direct/direct_cuda_tuning.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/system/cuda_info.h"
@@ -757,5 +763,66 @@ TEST(DirectCuda, DISABLED_ProfileDefaultView) {
     cudaFree(rgba);
 }
 #endif
+
+TEST(DirectCudaRings, MatchTheCpuRings) {
+    SKIP_WITHOUT_CUDA();
+    struct Case {
+        const char* name;
+        ms::Formula formula;
+        bool julia;
+        const char* re;
+        const char* im;
+    };
+    for (const Case& c : {Case{"seahorse", ms::Formula::Mandelbrot, false, "-0.743643887037151", "0.131825904205330"},
+                          Case{"burning ship", ms::Formula::BurningShip, false, "-1.7619", "-0.0281"},
+                          Case{"julia", ms::Formula::Mandelbrot, true, "0", "0"}}) {
+        ms::View view;
+        view.center_re = c.re;
+        view.center_im = c.im;
+        view.formula = c.formula;
+        view.max_iterations = 5000;
+        view.julia = c.julia;
+        view.julia_re = "-0.1226";  // the Douady rabbit: 0 lies in its interior
+        view.julia_im = "0.7449";
+        ms::DirectRings rings;
+        rings.columns = 300;
+        for (int r = 0; r < 40; ++r) rings.radius.push_back(std::exp2(-1.0 - 0.25 * r));
+        const size_t points = size_t(rings.columns) * rings.radius.size();
+        std::vector<float> cpu(points), gpu(points);
+        const uint64_t cpu_iterations = ms::direct_cpu_rings(view, rings, cpu.data());
+        bool cancelled = true;
+        double kernel_ms = -1.0;
+        const uint64_t gpu_iterations = ms::direct_cuda_rings(view, rings, gpu.data(), nullptr, &cancelled, &kernel_ms);
+        EXPECT_FALSE(cancelled);
+        EXPECT_GE(kernel_ms, 0.0);
+        EXPECT_EQ(gpu_iterations, cpu_iterations) << c.name;
+        size_t interior = 0, mismatches = 0;
+        for (size_t i = 0; i < points; ++i) {
+            interior += cpu[i] == ms::kInteriorMu;
+            if ((cpu[i] == ms::kInteriorMu) != (gpu[i] == ms::kInteriorMu) || std::fabs(cpu[i] - gpu[i]) > 1e-3f)
+                ++mismatches;
+        }
+        EXPECT_EQ(mismatches, 0u) << c.name;
+        EXPECT_GT(interior, 0u) << c.name;
+        EXPECT_LT(interior, points) << c.name;
+        std::printf("  %s: %llu iterations, %zu of %zu points inside, kernels %.2f ms\n", c.name,
+                    (unsigned long long)gpu_iterations, interior, points, kernel_ms);
+    }
+}
+
+// A cancel already set stops before the first launch and leaves the output alone.
+TEST(DirectCudaRings, StopOnCancel) {
+    SKIP_WITHOUT_CUDA();
+    ms::View view;
+    ms::DirectRings rings;
+    rings.columns = 64;
+    rings.radius = {0.5, 0.25};
+    std::vector<float> mu(128, 7.0f);
+    const std::atomic<bool> cancel{true};
+    bool cancelled = false;
+    ms::direct_cuda_rings(view, rings, mu.data(), &cancel, &cancelled);
+    EXPECT_TRUE(cancelled);
+    EXPECT_EQ(mu[0], 7.0f);
+}
 
 }  // namespace
