@@ -41,7 +41,9 @@ bool video_codec_available(VideoCodec codec);
 struct VideoEncoding {
     VideoCodec codec = VideoCodec::H264;
     int crf = 20;                 // constant rate factor: 0 (lossless) .. 51; lower is better
-    std::string preset = "fast";  // x264/x265 preset: ultrafast .. placebo
+    // x264/x265 preset: ultrafast .. placebo. veryfast keeps a 1080p60 dive's encoders (one a
+    // segment, on every core) ahead of the video's length on a 16-core host (docs/performance.md).
+    std::string preset = "veryfast";
     int64_t segment_frames = 0;   // frames per segment (one GOP each); 0: one second of frames
     int encoder_threads = 0;      // segments encoded side by side; 0: the machine's cores
 };
