@@ -14,6 +14,7 @@
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cpu_rings.h"
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/fractal/direct/direct_cpu_rings.h"
 #include "compute/video/expmap_cuda.h"
 #include "compute/video/expmap_mips.h"
@@ -177,6 +178,21 @@ struct ExpmapRenderer::State {
     std::shared_ptr<const ReferenceOrbit> orbit;
     std::map<int, std::vector<MipLevel>> strips;  // octave -> its levels
     std::unique_ptr<ExpmapDevice> device;         // options.cuda: the reconstruction on the GPU
+    // pixels_on_device(): the strips and the flat image are coloured on the device, from the
+    // frame the kernels leave in device_frame; the host keeps their levels' sizes only.
+    std::unique_ptr<DeepDeviceFrame> device_frame;
+    bool pixels_on_device() const { return options.cuda && !options.pixels_on_cpu; }
+    ExpmapDevice& gpu() {
+        if (!device) device = std::make_unique<ExpmapDevice>();
+        return *device;
+    }
+    DeepDeviceFrame& gpu_frame() {
+        if (!device_frame) device_frame = std::make_unique<DeepDeviceFrame>();
+        return *device_frame;
+    }
+    // Colours the frame in device_frame into the device's levels of `octave` (ExpmapDevice::kFlat:
+    // the flat image) and returns their sizes.
+    std::vector<MipLevel> colour_levels_on_device(int octave, int width, int height, int levels);
 
     void ensure_flat();
     void ensure_strips(int first, int last);
@@ -253,12 +269,24 @@ std::vector<MipLevel> ExpmapRenderer::State::colour_levels(const double* mu, con
     return out;
 }
 
+std::vector<MipLevel> ExpmapRenderer::State::colour_levels_on_device(int octave, int width, int height, int levels) {
+    gpu().colour_levels(octave, gpu_frame(), *palette, colour_view, options.supersample, levels);
+    std::vector<MipLevel> shapes(static_cast<size_t>(levels));
+    for (int l = 0; l < levels; ++l) {
+        shapes[size_t(l)].width = (width + (1 << l) - 1) >> l;
+        shapes[size_t(l)].height = (height + (1 << l) - 1) >> l;
+    }
+    return shapes;
+}
+
 void ExpmapRenderer::State::ensure_flat() {
     if (!flat.empty()) return;
     ReferenceCache cache;
-    const bool cuda = options.cuda && !options.pixels_on_cpu;
-    DeepFrame frame = cuda ? deep_cuda(flat_location, flat_width, flat_height, deep_options(&cache))
-                           : deep_cpu(flat_location, flat_width, flat_height, deep_options(&cache));
+    const bool cuda = pixels_on_device();
+    DeepRenderOptions deep = deep_options(&cache);
+    if (cuda) deep.device_frame = &gpu_frame();
+    DeepFrame frame = cuda ? deep_cuda(flat_location, flat_width, flat_height, deep)
+                           : deep_cpu(flat_location, flat_width, flat_height, deep);
     if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
     if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
     orbit = frame.reference;
@@ -270,9 +298,15 @@ void ExpmapRenderer::State::ensure_flat() {
     // Levels while both sides are at least 2 texels.
     int levels = 1;
     while ((flat_width >> levels) >= 2 && (flat_height >> levels) >= 2) ++levels;
-    flat = colour_levels(frame.mu.data(), frame.distance.empty() ? nullptr : frame.distance.data(), flat_width,
-                         flat_height, levels);
-    stats.colour_ms += ms_since(start);
+    if (cuda) {
+        flat = colour_levels_on_device(ExpmapDevice::kFlat, flat_width, flat_height, levels);
+    } else {
+        flat = colour_levels(frame.mu.data(), frame.distance.empty() ? nullptr : frame.distance.data(), flat_width,
+                             flat_height, levels);
+    }
+    const double colour_ms = ms_since(start);
+    stats.colour_ms += colour_ms;
+    if (cuda) stats.gpu_ms += colour_ms;
 }
 
 void ExpmapRenderer::State::ensure_strips(int first, int last) {
@@ -301,7 +335,7 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
                 rings.radius[size_t(r)] = std::exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
             std::vector<float> mu_float(size_t(rows) * size_t(layout.columns));
             bool cancelled = false;
-            if (options.cuda && !options.pixels_on_cpu) {
+            if (pixels_on_device()) {
                 double kernel_ms = 0.0;
                 direct_cuda_rings(colour_view, rings, mu_float.data(), options.cancel, &cancelled, &kernel_ms);
                 stats.gpu_ms += kernel_ms;
@@ -318,11 +352,11 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
             for (int r = 0; r < rows; ++r)
                 rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
             ReferenceCache cache;
-            const bool cuda = options.cuda && !options.pixels_on_cpu;
-            DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings,
-                                                          deep_options(&cache))
-                                        : deep_cpu_rings(flat_location, flat_width, flat_height, rings,
-                                                         deep_options(&cache));
+            const bool cuda = pixels_on_device();
+            DeepRenderOptions deep = deep_options(&cache);
+            if (cuda) deep.device_frame = &gpu_frame();
+            DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
+                                        : deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep);
             if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
             if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
             orbit = frame.reference;
@@ -336,9 +370,17 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
         stats.strip_samples += int64_t(rows) * layout.columns;
         ++stats.strips;
         const auto start = Clock::now();
-        strips[octave] = colour_levels(mu.data(), distance.empty() ? nullptr : distance.data(), layout.columns, rows,
-                                       layout.levels);
-        stats.colour_ms += ms_since(start);
+        if (pixels_on_device()) {
+            // The direct strips' mu comes from the host; the deep ones' is still on the device.
+            if (direct) ExpmapDevice::upload_mu(gpu_frame(), mu.data(), layout.columns, rows);
+            strips[octave] = colour_levels_on_device(octave, layout.columns, rows, layout.levels);
+        } else {
+            strips[octave] = colour_levels(mu.data(), distance.empty() ? nullptr : distance.data(), layout.columns,
+                                           rows, layout.levels);
+        }
+        const double colour_ms = ms_since(start);
+        stats.colour_ms += colour_ms;
+        if (pixels_on_device()) stats.gpu_ms += colour_ms;
     }
 }
 
@@ -443,8 +485,7 @@ void ExpmapRenderer::State::reconstruct_cuda(size_t k, uint8_t* rgba) {
     f.deep_width = deep.width;
     f.deep_height = deep.height;
     f.flat_border_pixels = kFlatBorderPixels;
-    if (!device) device = std::make_unique<ExpmapDevice>();
-    device->reconstruct(f, strips, flat, rgba);
+    gpu().reconstruct(f, strips, flat, rgba);
 }
 
 void ExpmapRenderer::render(int64_t k, uint8_t* rgba) {

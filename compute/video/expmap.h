@@ -40,11 +40,13 @@ struct ExpmapOptions {
     int threads = 0;      // 0: all cores
     // Render the strips and the flat image on CUDA (direct_cuda_rings for the shallow strips,
     // deep_cuda_rings for the deep ones, deep_cuda) and reconstruct the frames there
-    // (expmap_cuda.h), where the caller checked that a device is usable. The colouring and the
-    // mip levels stay on the CPU.
+    // (expmap_cuda.h), where the caller checked that a device is usable. The strips are
+    // coloured and mip-mapped there too (ExpmapDevice::colour_levels); each frame's RGBA alone
+    // comes back.
     bool cuda = false;
-    // With cuda: the strips and the flat image on the CPU all the same, only the reconstruction
-    // on the device (its test against the CPU reconstruction from the same images).
+    // With cuda: the strips and the flat image rendered and coloured on the CPU all the same,
+    // only the reconstruction on the device (its test against the CPU reconstruction from the
+    // same images).
     bool pixels_on_cpu = false;
     const std::atomic<bool>* cancel = nullptr;
 };

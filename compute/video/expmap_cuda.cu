@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/system/cuda_check.h"
 #include "compute/system/cuda_info.h"
 #include "compute/video/expmap_cuda.h"
@@ -137,6 +138,46 @@ __global__ void expmap_reconstruct_kernel(const ReconstructParams p) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Mip levels on the device: expmap_mips.cpp's mip_level_from_rgba and mip_level_halve, a thread
+// a texel, the same sums in the same order.
+
+__global__ void mip_from_rgba_kernel(const uint8_t* rgba, int width, int height, int factor, float* out, int out_width,
+                                     int out_height) {
+    const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= out_width || y >= out_height) return;
+    const int y_end = (y + 1) * factor < height ? (y + 1) * factor : height;
+    const int x_end = (x + 1) * factor < width ? (x + 1) * factor : width;
+    uint32_t sum[3] = {0, 0, 0};
+    for (int sy = y * factor; sy < y_end; ++sy)
+        for (int sx = x * factor; sx < x_end; ++sx) {
+            const uint8_t* p = rgba + (size_t(sy) * size_t(width) + size_t(sx)) * 4;
+            sum[0] += p[0];
+            sum[1] += p[1];
+            sum[2] += p[2];
+        }
+    const float n = float((y_end - y * factor) * (x_end - x * factor));
+    float* o = out + (size_t(y) * size_t(out_width) + size_t(x)) * 3;
+    for (int i = 0; i < 3; ++i) o[i] = float(sum[i]) / n;
+}
+
+__global__ void mip_halve_kernel(const float* in, int in_width, int in_height, float* out, int out_width,
+                                 int out_height) {
+    const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= out_width || y >= out_height) return;
+    const int y_end = 2 * y + 2 < in_height ? 2 * y + 2 : in_height;
+    const int x_end = 2 * x + 2 < in_width ? 2 * x + 2 : in_width;
+    float sum[3] = {0.0f, 0.0f, 0.0f};
+    for (int sy = 2 * y; sy < y_end; ++sy)
+        for (int sx = 2 * x; sx < x_end; ++sx)
+            for (int i = 0; i < 3; ++i) sum[i] += in[(size_t(sy) * size_t(in_width) + size_t(sx)) * 3 + i];
+    const float n = float((y_end - 2 * y) * (x_end - 2 * x));
+    float* o = out + (size_t(y) * size_t(out_width) + size_t(x)) * 3;
+    for (int i = 0; i < 3; ++i) o[i] = sum[i] / n;
+}
+
+dim3 texel_grid(int width, int height) { return dim3(unsigned(width + 15) / 16, unsigned(height + 15) / 16); }
+
+// ---------------------------------------------------------------------------------------------
 // The launcher and the device copies of the images.
 
 // A device buffer freed with its owner.
@@ -155,6 +196,8 @@ struct DeviceFloats {
 std::unique_ptr<DeviceFloats> upload_levels(const std::vector<MipLevel>& levels, size_t* offsets) {
     size_t total = 0;
     for (size_t l = 0; l < levels.size(); ++l) {
+        if (levels[l].rgb.size() != size_t(levels[l].width) * size_t(levels[l].height) * 3)
+            throw std::logic_error("The exponential map's levels to upload have no colours.");
         offsets[l] = total;
         total += levels[l].rgb.size();
     }
@@ -208,7 +251,7 @@ void ExpmapDevice::reconstruct(const ExpmapReconstruction& frame, const std::map
     for (size_t l = 0; l < first_levels.size(); ++l) {  // every strip has the same levels
         p.strip_offset[l] = offset;
         p.strip_width[l] = first_levels[l].width;
-        offset += first_levels[l].rgb.size();
+        offset += size_t(first_levels[l].width) * size_t(first_levels[l].height) * 3;
     }
     p.first_octave = strips.begin()->first;
     p.last_octave = strips.rbegin()->first;
@@ -249,6 +292,54 @@ void ExpmapDevice::reconstruct(const ExpmapReconstruction& frame, const std::map
     expmap_reconstruct_kernel<<<grid, block>>>(p);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(rgba, s.rgba, bytes, cudaMemcpyDeviceToHost));
+}
+
+void ExpmapDevice::upload_mu(DeepDeviceFrame& frame, const double* mu, int width, int height) {
+    const size_t pixels = size_t(width) * size_t(height);
+    frame.reserve(pixels);
+    CUDA_CHECK(cudaMemcpy(frame.mu, mu, pixels * sizeof(double), cudaMemcpyHostToDevice));
+    frame.width = width;
+    frame.height = height;
+}
+
+void ExpmapDevice::colour_levels(int octave, DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
+                                 int supersample, int levels) {
+    if (levels < 1 || levels > kMaxLevels)
+        throw std::runtime_error("The exponential map has more mip levels than the GPU reconstruction takes.");
+    State& s = *state_;
+    const int width = frame.width, height = frame.height;
+    size_t offsets[kMaxLevels] = {};
+    int widths[kMaxLevels] = {}, heights[kMaxLevels] = {};
+    size_t total = 0;
+    for (int l = 0; l < levels; ++l) {
+        widths[l] = (width + (1 << l) - 1) >> l;
+        heights[l] = (height + (1 << l) - 1) >> l;
+        offsets[l] = total;
+        total += size_t(widths[l]) * size_t(heights[l]) * 3;
+    }
+    auto buffer = std::make_unique<DeviceFloats>(std::max<size_t>(total, 1));
+    const bool de = view.colouring.distance_estimation;
+    const dim3 block(16, 16);
+    for (int l = 0; l < levels; ++l) {
+        if (l > 0 && !de) {
+            mip_halve_kernel<<<texel_grid(widths[l], heights[l]), block>>>(buffer->ptr + offsets[l - 1], widths[l - 1],
+                                                                           heights[l - 1], buffer->ptr + offsets[l],
+                                                                           widths[l], heights[l]);
+            CUDA_CHECK_LAUNCH();
+            continue;
+        }
+        colour_deep_frame_cuda(frame, palette, view, 1.0 / (supersample * double(1 << l)), frame.rgba[0], nullptr);
+        mip_from_rgba_kernel<<<texel_grid(widths[l], heights[l]), block>>>(
+            frame.rgba[0], width, height, 1 << l, buffer->ptr + offsets[l], widths[l], heights[l]);
+        CUDA_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    if (octave == kFlat) {
+        s.flat = std::move(buffer);
+        for (int l = 0; l < levels; ++l) s.flat_offset[l] = offsets[l];
+    } else {
+        s.strips[octave] = std::move(buffer);
+    }
 }
 
 }  // namespace ms

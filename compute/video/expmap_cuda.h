@@ -2,9 +2,9 @@
 // expmap.cpp's ExpmapRenderer::State::reconstruct (the CPU reference): every output pixel's
 // K x K samples read the strips and the flat image, trilinearly by their footprint
 // (expmap_mips.h), operation for operation as the CPU does, one thread a pixel; only the RGBA
-// comes back to the host. The strips are coloured on the CPU; the device keeps a copy of each
-// strip's levels (uploaded once, freed when the renderer drops the strip) and of the flat
-// image's.
+// comes back to the host. The device keeps each strip's levels (freed when the renderer drops
+// the strip) and the flat image's: coloured there from a deep frame left on the device
+// (colour_levels), or uploaded from the host's levels.
 // Plain C++ (no CUDA types) so that expmap.cpp compiles without the CUDA headers. Without CUDA
 // every call throws with the reason.
 #pragma once
@@ -14,6 +14,9 @@
 #include <memory>
 #include <vector>
 
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/deep/deep_device_frame.h"
+#include "compute/fractal/view/view.h"
 #include "compute/video/expmap_mips.h"
 
 namespace ms {
@@ -46,10 +49,23 @@ public:
     ExpmapDevice& operator=(const ExpmapDevice&) = delete;
 
     // Frame k into rgba (host, width x height x 4 bytes) from the strips the renderer holds
-    // (octave -> its levels; uploaded where new, dropped where gone) and the flat image (uploaded
-    // once it exists). Throws std::runtime_error with a sentence on a CUDA error or without CUDA.
+    // (octave -> its levels; dropped where gone; uploaded where new and not coloured here, so
+    // a strip coloured here is listed with its levels' sizes only) and the flat image (the same).
+    // Throws std::runtime_error with a sentence on a CUDA error or without CUDA.
     void reconstruct(const ExpmapReconstruction& frame, const std::map<int, std::vector<MipLevel>>& strips,
                      const std::vector<MipLevel>& flat, uint8_t* rgba);
+
+    // The strip of `octave` (kFlat: the flat image) coloured here from the frame in `frame`
+    // (deep_cuda's or deep_cuda_rings' device_frame, or upload_mu's), as expmap.cpp's
+    // colour_levels does on the CPU: each sample through colour_deep_frame_cuda (deep_colour.h);
+    // without the DE layer level 0 from those colours and each next level by 2x2 means, with it
+    // every level coloured afresh with the distance in its own texels (pixel_scale 1 / (K 2^L)),
+    // then its block means. The means are the CPU's operations (expmap_mips.cpp).
+    static constexpr int kFlat = -1;
+    void colour_levels(int octave, DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
+                       int supersample, int levels);
+    // mu (width x height, < 0 inside) into `frame` from the host, for colour_levels.
+    static void upload_mu(DeepDeviceFrame& frame, const double* mu, int width, int height);
 
     struct State;
 

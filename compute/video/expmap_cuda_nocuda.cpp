@@ -18,4 +18,16 @@ void ExpmapDevice::reconstruct(const ExpmapReconstruction&, const std::map<int, 
         "build time).");
 }
 
+void ExpmapDevice::colour_levels(int, DeepDeviceFrame&, const PaletteTable&, const View&, int, int) {
+    throw std::runtime_error(
+        "The exponential map cannot colour strips on a GPU: this Mandelscope was built without CUDA (no nvcc at build "
+        "time).");
+}
+
+void ExpmapDevice::upload_mu(DeepDeviceFrame&, const double*, int, int) {
+    throw std::runtime_error(
+        "The exponential map cannot colour strips on a GPU: this Mandelscope was built without CUDA (no nvcc at build "
+        "time).");
+}
+
 }  // namespace ms

@@ -149,35 +149,43 @@ TEST(VideoCuda, ExpmapReconstructionMatchesTheCpu) {
     }
 }
 
-// The exponential map with its deep strips and flat image on CUDA (deep_cuda_rings, deep_cuda)
-// against the whole map on the CPU, over the e50 dive: the strips' counts are the CPU's bit for
-// bit and mu differs in the last bits, so every frame's colours agree as the direct frames' do
-// (expect_close_colours). The GPU's busy time counts the strips' kernels as well as the
-// reconstruction.
+// The exponential map with its strips and flat image rendered and coloured on the device
+// (direct_cuda_rings, deep_cuda_rings, deep_cuda, colour_deep_frame_cuda and the mip kernels)
+// against the whole map on the CPU, over the e50 dive, smooth and with the DE layer: the strips'
+// counts are the CPU's bit for bit and mu differs in the last bits, so every frame's colours
+// agree as the direct frames' do (expect_close_colours). The GPU's busy time counts the strips'
+// kernels and colouring as well as the reconstruction.
 TEST(VideoCuda, ExpmapStripsOnTheGpuMatchTheCpu) {
     std::string reason;
     if (!cuda_available(&reason)) GTEST_SKIP() << reason;
-    FrameSourceSettings settings;
-    settings.plan = e50_plan(96, 54);
-    settings.palette = make_palette_table(load_palette("classic"));
-    std::string problem;
-    auto cpu = make_frame_source(settings, VideoMethod::Expmap, &problem);
-    ASSERT_TRUE(cpu) << problem;
-    settings.cuda = true;
-    auto gpu = make_frame_source(settings, VideoMethod::Expmap, &problem);
-    ASSERT_TRUE(gpu) << problem;
-    const size_t bytes = 96 * 54 * 4;
-    for (int64_t k = 0; k < int64_t(settings.plan.size()); ++k) {
-        std::vector<uint8_t> a(bytes), b(bytes);
-        cpu->render(k, a.data());
-        gpu->render(k, b.data());
-        expect_close_colours(a, b, "expmap", k);
+    for (const bool de : {false, true}) {
+        FrameSourceSettings settings;
+        settings.plan = e50_plan(96, 54);
+        for (View& v : settings.plan) v.colouring.distance_estimation = de;
+        settings.palette = make_palette_table(load_palette("classic"));
+        std::string problem;
+        auto cpu = make_frame_source(settings, VideoMethod::Expmap, &problem);
+        ASSERT_TRUE(cpu) << problem;
+        settings.cuda = true;
+        auto gpu = make_frame_source(settings, VideoMethod::Expmap, &problem);
+        ASSERT_TRUE(gpu) << problem;
+        const size_t bytes = 96 * 54 * 4;
+        const char* what = de ? "expmap, DE" : "expmap";
+        for (int64_t k = 0; k < int64_t(settings.plan.size()); ++k) {
+            std::vector<uint8_t> a(bytes), b(bytes);
+            cpu->render(k, a.data());
+            gpu->render(k, b.data());
+            expect_close_colours(a, b, what, k);
+        }
+        const FrameSourceTimes times = gpu->times();
+        EXPECT_EQ(times.expmap_frames, int64_t(settings.plan.size()));
+        EXPECT_GT(times.gpu_busy_ms, times.reconstruct_ms);
+        std::printf(
+            "%s on CUDA: pixels %.1f ms (CPU %.1f ms), colouring %.1f ms (CPU %.1f ms), GPU busy %.1f ms, "
+            "reconstruction %.1f ms\n",
+            what, times.pixels_ms, cpu->times().pixels_ms, times.colour_ms, cpu->times().colour_ms, times.gpu_busy_ms,
+            times.reconstruct_ms);
     }
-    const FrameSourceTimes times = gpu->times();
-    EXPECT_EQ(times.expmap_frames, int64_t(settings.plan.size()));
-    EXPECT_GT(times.gpu_busy_ms, times.reconstruct_ms);
-    std::printf("expmap on CUDA: pixels %.1f ms (CPU %.1f ms), GPU busy %.1f ms, reconstruction %.1f ms\n",
-                times.pixels_ms, cpu->times().pixels_ms, times.gpu_busy_ms, times.reconstruct_ms);
 }
 
 }  // namespace

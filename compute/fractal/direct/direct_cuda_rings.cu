@@ -99,7 +99,7 @@ uint64_t rings_on_device(const View& view, const DirectRings& rings, float* mu_o
                                             sin_d.ptr, columns, first, max_iterations, mu_d.ptr, iterations_d.ptr);
         CUDA_CHECK_LAUNCH();
         // Each launch finishes before cancel is checked again.
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
     if (kernel_ms)
         *kernel_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
