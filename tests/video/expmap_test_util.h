@@ -1,6 +1,9 @@
 // expmap_test_util.h: straight dives and their direct frames for the exponential map's tests
-// and benchmark (test_video_expmap.cpp, test_video_expmap_bench.cpp).
+// and benchmark (test_video_expmap.cpp, test_video_expmap_bench.cpp), and the dive to
+// assets/locations/e50.kfr the video tests share.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +16,31 @@
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/direct/coloured_frame.h"
+#include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view.h"
+#include "compute/io/assets.h"
+#include "compute/video/dive_plan.h"
 
 namespace ms::test {
+
+// The straight dive to assets/locations/e50.kfr at width x height, fps frames a second for
+// `seconds` (checked by check_dive).
+inline DiveSettings e50_dive(int width, int height, int fps, double seconds) {
+    DeepLocation location;
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e50.kfr").string(), &location), "");
+    DiveSettings dive;
+    dive.target.center_re = location.center_re;
+    dive.target.center_im = location.center_im;
+    dive.target.zoom = ViewZoom::from_deep(location.zoom);
+    dive.target.max_iterations = location.max_iterations;
+    dive.target.formula = location.formula;
+    dive.target.width = width;
+    dive.target.height = height;
+    dive.fps = fps;
+    dive.seconds = seconds;
+    EXPECT_EQ(check_dive(dive), "");
+    return dive;
+}
 
 // n frames centred on `location`, zoom from 10^log10_from to 10^log10_to evenly in log-zoom.
 inline std::vector<View> straight_dive(const DeepLocation& location, double log10_from, double log10_to, int64_t n,

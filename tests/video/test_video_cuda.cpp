@@ -30,22 +30,7 @@
 namespace ms {
 namespace {
 
-std::vector<View> e50_plan(int width, int height) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e50.kfr").string(), &location), "");
-    DiveSettings dive;
-    dive.target.center_re = location.center_re;
-    dive.target.center_im = location.center_im;
-    dive.target.zoom = ViewZoom::from_deep(location.zoom);
-    dive.target.max_iterations = location.max_iterations;
-    dive.target.formula = location.formula;
-    dive.target.width = width;
-    dive.target.height = height;
-    dive.fps = 10;
-    dive.seconds = 3;
-    EXPECT_EQ(check_dive(dive), "");
-    return plan_dive(dive);
-}
+std::vector<View> e50_plan(int width, int height) { return plan_dive(test::e50_dive(width, height, 10, 3)); }
 
 // Frames from deep pixels whose mu differs in the last bits: at least 99% of the channels within
 // 2 levels, a mean difference of at most 0.5 levels.

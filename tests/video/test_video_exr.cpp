@@ -26,6 +26,7 @@
 #include "compute/video/frame_source.h"
 #include "compute/video/manifest.h"
 #include "compute/video/video_job.h"
+#include "tests/video/expmap_test_util.h"
 
 namespace ms {
 namespace {
@@ -47,19 +48,7 @@ protected:
     void TearDown() override { std::filesystem::remove_all(dir_); }
 
     VideoJob e50_exr_job() {
-        DeepLocation location;
-        EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e50.kfr").string(), &location), "");
-        DiveSettings dive;
-        dive.target.center_re = location.center_re;
-        dive.target.center_im = location.center_im;
-        dive.target.zoom = ViewZoom::from_deep(location.zoom);
-        dive.target.max_iterations = location.max_iterations;
-        dive.target.formula = location.formula;
-        dive.target.width = 32;
-        dive.target.height = 18;
-        dive.fps = 10;
-        dive.seconds = 1;
-        EXPECT_EQ(check_dive(dive), "");
+        const DiveSettings dive = test::e50_dive(32, 18, 10, 1);
         VideoJob job;
         job.frames.plan = plan_dive(dive);
         job.frames.palette = make_palette_table(load_palette(dive.target.palette));
