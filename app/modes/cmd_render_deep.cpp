@@ -11,7 +11,8 @@
 // front, about 24 bytes a sample. On CUDA with several devices (every visible one, or
 // --devices), the frame's bands are shared out over them (compute/scale/deep_multi_gpu.h: the
 // same pixels as one device's); a device that fails hands its bands to the others, and the
-// render finishes and says so on stderr. Nothing reaches the disk before the frame is complete: the
+// render finishes and says so on stderr. A plain colouring is then done on the devices, band by
+// band, and only the colours come back; a large frame takes that way on one device too. Nothing reaches the disk before the frame is complete: the
 // PNG (and .npy) are written at the end through AtomicFile, and Ctrl-C before then leaves
 // no file.
 #include "app/modes/cmd_render.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <memory>
@@ -111,7 +113,8 @@ DeepRenderOptions deep_render_options(const RenderRequest& request, const View& 
 }
 
 // A frame spread over devices with a plain colouring and one sample a pixel: each band is
-// coloured by the worker that lands it, and a thread of its own deflates and writes the rows
+// coloured on its device (band_rgba) or, with a .npy, by the worker that lands it on the host
+// (band_done), and a thread of its own deflates and writes the rows
 // from the top as they are ready (in PngStreamWriter's parts, so the file is write_png's byte for
 // byte), while the devices render the rest. What is left after the last band is its colours and
 // the PNG's last part.
@@ -136,10 +139,14 @@ public:
         for (int y = first_row; y < first_row + rows; ++y)
             colourize_deep(frame.mu.data() + size_t(y) * width, width, table_, view_.palette_density,
                            view_.palette_offset, rgba_.get() + size_t(y) * width * 4);
-        std::lock_guard<std::mutex> lock(mutex_);
-        colour_ms_ += ms_since(start);
-        std::fill(ready_.begin() + first_row, ready_.begin() + first_row + rows, 1);
-        changed_.notify_all();
+        rows_ready(first_row, rows, ms_since(start));
+    }
+    // DeepSpreadOptions::band_rgba: rows [first_row, first_row + rows), coloured on a device.
+    void band_rgba(const uint8_t* rgba, int first_row, int rows) {
+        const auto start = std::chrono::steady_clock::now();
+        std::memcpy(rgba_.get() + size_t(first_row) * size_t(view_.width) * 4, rgba,
+                    size_t(rows) * size_t(view_.width) * 4);
+        rows_ready(first_row, rows, ms_since(start));
     }
     // Once every band has landed: the last rows, then the file is closed and renamed. Throws
     // what writing threw (a full disk).
@@ -154,6 +161,12 @@ public:
     }
 
 private:
+    void rows_ready(int first_row, int rows, double ms) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        colour_ms_ += ms;
+        std::fill(ready_.begin() + first_row, ready_.begin() + first_row + rows, 1);
+        changed_.notify_all();
+    }
     void write_loop() {
         try {
             const int height = view_.height, part = writer_.part_rows();
@@ -341,37 +354,61 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     std::exception_ptr streamed_error;
     try {
         progress.update(0.0, "reference orbit");
-        // Several devices (named, or every visible one where there are more than one): bands
-        // shared out over them. One visible device and no --devices: deep_cuda on it.
-        std::vector<int> devices = request.devices;
-        // Spreading costs each band a launch, its copies and its page-locking, and each device its
-        // tables: a frame of fewer than kSpreadMinSamples renders faster on one device (on two
+        // The bands engine (compute/scale/deep_multi_gpu.h) on the devices named, or on every
+        // visible one for a large frame: on several, bands shared out over them; on one, where the
+        // bands are coloured on the device, since the colours and the PNG then overlap the
+        // kernels (a 16384x16384 poster on one H200: 8.4-8.9 s against 10.2-10.5 s for one kernel,
+        // coloured and written after it). A smaller frame renders faster in one kernel: the
+        // engine costs each band a launch and its copies, and each device its tables (on two
         // H200s, 1024x1024 frames took 100-150 ms longer spread).
+        const bool colour_on_devices =
+            colouring_is_plain(view.colouring) && request.supersample == 1 && request.raw_path.empty();
+        std::vector<int> devices = request.devices;
         constexpr double kSpreadMinSamples = 16.0 * 1024 * 1024;
         if (cuda && devices.empty() && double(samples.width) * double(samples.height) >= kSpreadMinSamples)
-            if (std::vector<int> visible = deep_visible_devices(); visible.size() > 1) devices = visible;
+            if (std::vector<int> visible = deep_visible_devices(); visible.size() > (colour_on_devices ? 0u : 1u))
+                devices = visible;
         if (cuda && !devices.empty()) {
             DeepSpreadOptions spread;
             spread.devices = devices;
             // --band-rows: output rows a band (samples rows with supersampling); 0: from the size.
             if (request.band_rows > 0) spread.band_rows = request.band_rows * request.supersample;
             if (fault_injected(Fault::DeviceFail)) spread.fail_slot = int(devices.size()) - 1;
-            // A plain colouring at one sample a pixel: colour and write the rows as the bands land.
-            // The PNG is opened with the first band: its metadata names the number type, which
-            // the reference decides.
-            if (colouring_is_plain(view.colouring) && request.supersample == 1)
-                spread.band_done = [&](const DeepFrame& frame, int first_row, int rows) {
+            // A plain colouring at one sample a pixel: the bands are coloured on their devices
+            // and only their colours come back (without a .npy, which needs mu), and the rows are
+            // written as the bands land. The PNG is opened with the first band: its metadata
+            // names the number type, which the reference decides.
+            auto open_streamed = [&](const DeepFrameStats& stats) {
+                std::call_once(streamed_once, [&] {
+                    const ViewRecord record{view, precision_ran(stats), 1};
+                    streamed = std::make_unique<StreamedPng>(request, view, table, view_to_json(record));
+                });
+            };
+            auto keep_error = [&] {
+                std::lock_guard<std::mutex> lock(streamed_error_mutex);
+                if (!streamed_error) streamed_error = std::current_exception();
+            };
+            if (colour_on_devices) {
+                spread.colour_palette = &table;
+                spread.colour_view = &view;
+                spread.band_rgba = [&](const DeepFrame& frame, const uint8_t* rgba, int first_row, int rows) {
                     try {
-                        std::call_once(streamed_once, [&] {
-                            const ViewRecord record{view, precision_ran(frame.stats), 1};
-                            streamed = std::make_unique<StreamedPng>(request, view, table, view_to_json(record));
-                        });
-                        streamed->band_done(frame, first_row, rows);
+                        open_streamed(frame.stats);
+                        streamed->band_rgba(rgba, first_row, rows);
                     } catch (...) {
-                        std::lock_guard<std::mutex> lock(streamed_error_mutex);
-                        if (!streamed_error) streamed_error = std::current_exception();
+                        keep_error();
                     }
                 };
+            } else if (colouring_is_plain(view.colouring) && request.supersample == 1) {
+                spread.band_done = [&](const DeepFrame& frame, int first_row, int rows) {
+                    try {
+                        open_streamed(frame.stats);
+                        streamed->band_done(frame, first_row, rows);
+                    } catch (...) {
+                        keep_error();
+                    }
+                };
+            }
             DeepSpreadFrame spread_frame = deep_multi_gpu(location, samples.width, samples.height, options, spread);
             if (streamed_error) std::rethrow_exception(streamed_error);
             if (spread_frame.failed_slots() > 0) {

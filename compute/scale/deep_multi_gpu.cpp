@@ -19,7 +19,9 @@
 #include <thread>
 #include <vector>
 
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/cuda_start.h"
 
@@ -155,6 +157,9 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
         if (d < 0) throw std::invalid_argument("Device numbers start at 0 (got " + std::to_string(d) + ").");
     const int slots = int(devices.size());
     const int workers = slots * deep_spread_workers_per_slot(spread);
+    const bool colour_bands = bool(spread.band_rgba);
+    if (colour_bands && (!spread.colour_palette || !spread.colour_view))
+        throw std::invalid_argument("Bands coloured where they render need the palette and the view.");
 
     // The reference, once, into the cache every band finds it in; every distinct device keeps its
     // own tables there (two for a Julia set), beside the host's.
@@ -238,7 +243,7 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
                 DeepRenderOptions one = band_options;
                 one.region = {region.x, region.y, 1, 1};
                 const auto t = Clock::now();
-                const DeepFrame pixel = render(worker, location, width, height, one);
+                const DeepFrame pixel = render(worker, location, width, height, one, nullptr);
                 tally.busy_ms += ms_between(t, Clock::now());
                 tally.bla_ms = pixel.stats.bla_ms;
                 tally.bla_on_device = pixel.stats.bla_on_device;
@@ -251,6 +256,12 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
         } else {
             warmed_future[size_t(warmer[size_t(worker)])].wait();
         }
+        auto report_rows = [&](int rows) {
+            if (!options.row_progress) return;
+            std::lock_guard<std::mutex> lock(progress_mutex);
+            rows_done += rows;
+            options.row_progress(rows_done, region.height);
+        };
         // Rendered bands not yet in the frame (its outputs not sized yet): (first row, band).
         std::vector<std::pair<int, DeepFrame>> pending;
         auto land_pending = [&]() {
@@ -258,14 +269,13 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
                 if (!outputs_ok || cancelled) break;
                 copy_band(band_frame, first_row, &frame);
                 if (spread.band_done) spread.band_done(frame, first_row, band_frame.height);
-                if (options.row_progress) {
-                    std::lock_guard<std::mutex> lock(progress_mutex);
-                    rows_done += band_frame.height;
-                    options.row_progress(rows_done, region.height);
-                }
+                report_rows(band_frame.height);
             }
             pending.clear();
         };
+        // With colour_bands: the band's colours, and what the renderer colours them with.
+        std::vector<uint8_t> rgba;
+        DeepBandColour colour{spread.colour_palette, spread.colour_view, nullptr};
         while (!slot_failed[size_t(slot)] && !cancelled) {
             const int band = queue.take();
             if (band < 0) break;
@@ -277,7 +287,11 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
             try {
                 if (may_fail && tally.bands >= spread.fail_after_bands)
                     throw std::runtime_error("injected fault (device_fail): the device stopped responding");
-                band_frame = render(worker, location, width, height, band_options);
+                if (colour_bands) {
+                    rgba.resize(size_t(region.width) * size_t(rows) * 4);
+                    colour.rgba = rgba.data();
+                }
+                band_frame = render(worker, location, width, height, band_options, colour_bands ? &colour : nullptr);
             } catch (const std::exception& e) {
                 queue.hand_back(band);
                 fail_slot(slot, e.what());
@@ -298,6 +312,11 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
             ++tally.bands;
             tally.rows += rows;
             queue.done();
+            if (colour_bands) {
+                spread.band_rgba(frame, rgba.data(), first_row, rows);
+                report_rows(rows);
+                continue;
+            }
             // Into the frame once its outputs are sized; until then the band waits here and the
             // worker goes on to the next, so the device never waits for the sizing.
             pending.push_back({first_row, std::move(band_frame)});
@@ -312,7 +331,7 @@ DeepSpreadFrame deep_spread_frame(const DeepLocation& location, int width, int h
     // The outputs, sized while the first bands render.
     std::exception_ptr sizing_error;
     try {
-        deep_frame_outputs(options, &frame);
+        if (!colour_bands) deep_frame_outputs(options, &frame);
         outputs_ok = true;
     } catch (...) {
         sizing_error = std::current_exception();
@@ -367,11 +386,23 @@ DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int heig
     // One stream a worker, made on its device by the worker's first band, destroyed after every
     // worker has finished.
     std::vector<DeepCudaStream> streams(static_cast<size_t>(std::max(workers, 1)));
-    const DeepBandRender render = [&streams](int worker, const DeepLocation& loc, int w, int h,
-                                             const DeepRenderOptions& band) {
+    // With band_rgba: each worker's band stays on its device in a frame of the worker's own,
+    // coloured there; only the colours come back.
+    std::vector<std::unique_ptr<DeepDeviceFrame>> kept(static_cast<size_t>(std::max(workers, 1)));
+    const DeepBandRender render = [&streams, &kept](int worker, const DeepLocation& loc, int w, int h,
+                                                    const DeepRenderOptions& band, const DeepBandColour* colour) {
         DeepRenderOptions on_stream = band;
         on_stream.cuda_stream = streams[size_t(worker)].get(band.device);
-        return deep_cuda(loc, w, h, on_stream);
+        if (!colour) return deep_cuda(loc, w, h, on_stream);
+        std::unique_ptr<DeepDeviceFrame>& device_frame = kept[size_t(worker)];
+        if (!device_frame) device_frame = std::make_unique<DeepDeviceFrame>();
+        on_stream.device_frame = device_frame.get();
+        on_stream.host_outputs = false;
+        DeepFrame frame = deep_cuda(loc, w, h, on_stream);
+        if (!frame.stats.cancelled)
+            colour_deep_frame_cuda_to_host(*device_frame, *colour->palette, *colour->view, 1.0, colour->rgba,
+                                           on_stream.cuda_stream);
+        return frame;
     };
     // Each device's context is made (a first stream on it) while the host computes the
     // reference, not after it. A device that cannot start is left to its workers, whose first

@@ -31,6 +31,9 @@
 
 namespace ms {
 
+struct PaletteTable;  // compute/fractal/colour/palette.h
+struct View;          // compute/fractal/view/view.h
+
 // A band's pixels (whole rows) when DeepSpreadOptions::band_rows is 0: about the frame's pixels
 // over kDeepBandsPerWorker bands a worker, kept between these bounds (enough pixels to fill a
 // device, few enough that the last bands finish together).
@@ -55,6 +58,16 @@ struct DeepSpreadOptions {
     // caller can colour and write rows while the devices render the rest. Bands land in any
     // order, each once; calls may run at once on several threads.
     std::function<void(const DeepFrame& frame, int first_row, int rows)> band_done;
+    // Colours where the bands render: when set, each band is coloured by its slot's renderer
+    // (deep_multi_gpu: on its device, colour_deep_frame_cuda_to_host) with colour_palette and
+    // colour_view, a plain colouring (colourize_deep's: per pixel, so a band's colours are the
+    // whole frame's), and only its RGBA (4 bytes a pixel, not the 16 of its counts and mu) comes
+    // back, to band_rgba: the band's rows [first_row, first_row + rows) of the region, each band
+    // once, from any worker's thread, in any order, with the frame (its number type is known).
+    // The frame's outputs then stay empty (its stats are kept) and band_done is not called.
+    std::function<void(const DeepFrame& frame, const uint8_t* rgba, int first_row, int rows)> band_rgba;
+    const PaletteTable* colour_palette = nullptr;
+    const View* colour_view = nullptr;
 };
 
 // The workers a slot gets: workers_per_slot where given, else 2 (one band's host work beside
@@ -89,9 +102,16 @@ struct DeepSpreadFrame {
 
 // Renders one band: `options` is the frame's with region (the band) and device (the slot's)
 // set; worker numbers the calling thread (0 .. workers - 1), which no other thread shares.
+// colour: null, or (DeepSpreadOptions::band_rgba) the spread's colouring, into `rgba` (the
+// band's pixels x 4 bytes); the returned frame's outputs may then be empty.
+struct DeepBandColour {
+    const PaletteTable* palette = nullptr;
+    const View* view = nullptr;
+    uint8_t* rgba = nullptr;
+};
 using DeepBandRender =
     std::function<DeepFrame(int worker, const DeepLocation& location, int width, int height,
-                            const DeepRenderOptions& options)>;
+                            const DeepRenderOptions& options, const DeepBandColour* colour)>;
 
 // The engine (see the header comment). options.cache: the frame's ReferenceCache (null: one of
 // its own); its bla_capacity is raised to hold every slot's tables. options.row_progress is

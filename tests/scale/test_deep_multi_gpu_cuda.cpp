@@ -3,18 +3,22 @@
 // FloatExp (e1000) depths. On one GPU the device is named twice (two slots of two workers on
 // one device): the queue, the bands and the per-device state are exercised all the same; with
 // several GPUs, every visible device, and each device's own frame (options.device). A failed
-// slot's bands go to the others (the device_fail fault); a device that does not exist is a
-// sentence. Skips with the reason where CUDA cannot run; the engine itself is also tested on
-// the CPU (test_deep_multi_gpu.cpp).
+// slot's bands go to the others (the device_fail fault); bands coloured on the devices give the
+// host's colours; a device that does not exist is a sentence. Skips with the reason where CUDA
+// cannot run; the engine itself is also tested on the CPU (test_deep_multi_gpu.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "compute/fractal/colour/palette.h"
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/view/view.h"
 #include "compute/scale/deep_multi_gpu.h"
 #include "tests/fractal/deep/kfr_location.h"
 #include "tests/validate.h"
@@ -97,6 +101,40 @@ TEST(DeepMultiGpuCuda, EveryVisibleDeviceEqualsOneDevice) {
     EXPECT_EQ(f.shares.size(), devices.size());
     print_shares("every device", f);
     if (devices.size() < 2) std::printf("  one visible device: the split over several runs on the GPU machine\n");
+}
+
+// band_rgba on CUDA: each band coloured on its device (colour_deep_frame_cuda_to_host), only
+// the colours back: the same bytes as one device's frame coloured on the host.
+TEST(DeepMultiGpuCuda, BandsColouredOnTheDevicesEqualTheHostsColours) {
+    SKIP_WITHOUT_CUDA();
+    const DeepLocation location = load_location("e227");
+    const DeepFrame one = deep_cuda(location, 640, 360);
+    const PaletteTable palette = make_palette_table(load_palette("classic"));
+    View view;
+    view.width = 640;
+    view.height = 360;
+    view.palette_density = 2.5;
+    std::vector<uint8_t> expected(size_t(640) * 360 * 4), rgba(expected.size(), 0);
+    colour_deep_frame(one, palette, view, 1.0, expected.data());
+    std::mutex mutex;
+    int rows_seen = 0;
+    DeepSpreadOptions spread;
+    spread.devices = deep_visible_devices();
+    if (spread.devices.size() == 1) spread.devices.push_back(0);
+    spread.band_rows = 48;
+    spread.colour_palette = &palette;
+    spread.colour_view = &view;
+    spread.band_rgba = [&](const DeepFrame&, const uint8_t* band, int first_row, int rows) {
+        std::lock_guard<std::mutex> lock(mutex);
+        rows_seen += rows;
+        std::copy_n(band, size_t(640) * rows * 4, rgba.begin() + ptrdiff_t(first_row) * 640 * 4);
+    };
+    const DeepSpreadFrame f = deep_multi_gpu(location, 640, 360, {}, spread);
+    print_shares("coloured on the devices", f);
+    EXPECT_EQ(rows_seen, 360);
+    EXPECT_TRUE(rgba == expected) << "the devices' colours differ from the host's";
+    EXPECT_TRUE(f.frame.mu.empty()) << "only the colours come back";
+    EXPECT_EQ(f.frame.stats.iterations, one.stats.iterations);
 }
 
 TEST(DeepMultiGpuCuda, FailedSlotHandsItsBandsToTheOthers) {

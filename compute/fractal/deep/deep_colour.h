@@ -35,4 +35,11 @@ void colour_deep_frame(const DeepFrame& frame, const PaletteTable& palette, cons
 void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view, double pixel_scale,
                             uint8_t* rgba_device, void* stream);
 
+// colour_deep_frame_cuda into the frame's rgba[0] on its own device (frame.device, whichever is
+// current), then the colours copied into rgba_host (frame.width x frame.height x 4 bytes of host
+// memory), finished on return: a band of a frame spread over devices (deep_multi_gpu.h), of
+// which only the colours cross the bus. Throws as colour_deep_frame_cuda does.
+void colour_deep_frame_cuda_to_host(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
+                                    double pixel_scale, uint8_t* rgba_host, void* stream);
+
 }  // namespace ms

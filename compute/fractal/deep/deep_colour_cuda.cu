@@ -57,9 +57,29 @@ void grow(T** pointer, size_t count) {
     CUDA_CHECK(cuda_malloc(pointer, (count ? count : 1) * sizeof(T)));
 }
 
+// The device a frame's buffers are on made current for a scope (nothing when it already is, or
+// when the frame has none yet), the previous one restored after.
+class FrameDeviceScope {
+public:
+    explicit FrameDeviceScope(int device) {
+        if (device < 0 || cudaGetDevice(&previous_) != cudaSuccess || previous_ == device) return;
+        if (cudaSetDevice(device) == cudaSuccess) moved_ = true;
+    }
+    ~FrameDeviceScope() {
+        if (moved_) cudaSetDevice(previous_);
+    }
+    FrameDeviceScope(const FrameDeviceScope&) = delete;
+    FrameDeviceScope& operator=(const FrameDeviceScope&) = delete;
+
+private:
+    int previous_ = -1;
+    bool moved_ = false;
+};
+
 }  // namespace
 
 DeepDeviceFrame::~DeepDeviceFrame() {
+    const FrameDeviceScope scope(device);
     for (void* p :
          {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),
           static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table), static_cast<void*>(cdf),
@@ -69,6 +89,7 @@ DeepDeviceFrame::~DeepDeviceFrame() {
 
 void DeepDeviceFrame::reserve(size_t pixels) {
     width = height = 0;
+    if (device < 0) CUDA_CHECK(cudaGetDevice(&device));
     has_distance = has_atom = false;
     if (!table) {
         grow(&table, kPaletteTableSize);
@@ -140,6 +161,16 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
     }
     launch_colour_pass(p, frame.relative, frame.has_distance ? frame.distance : nullptr, nullptr, nullptr,
                        frame.has_atom ? frame.atom : nullptr, frame.width, frame.height, rgba, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void colour_deep_frame_cuda_to_host(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
+                                    double pixel_scale, uint8_t* rgba_host, void* stream_handle) {
+    const FrameDeviceScope scope(frame.device);
+    colour_deep_frame_cuda(frame, palette, view, pixel_scale, frame.rgba[0], stream_handle);
+    auto stream = static_cast<cudaStream_t>(stream_handle);
+    const size_t bytes = size_t(frame.width) * size_t(frame.height) * 4;
+    CUDA_CHECK(cudaMemcpyAsync(rgba_host, frame.rgba[0], bytes, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -20,4 +20,8 @@ void colour_deep_frame_cuda(DeepDeviceFrame&, const PaletteTable&, const View&, 
     throw std::runtime_error(kNoCuda);
 }
 
+void colour_deep_frame_cuda_to_host(DeepDeviceFrame&, const PaletteTable&, const View&, double, uint8_t*, void*) {
+    throw std::runtime_error(kNoCuda);
+}
+
 }  // namespace ms

@@ -94,6 +94,10 @@ struct DeepRenderOptions {
     // deep_cuda only: also leave the frame's mu and distance estimate in this device memory
     // (deep_device_frame.h), for colouring on the device; null: the device copies are freed.
     DeepDeviceFrame* device_frame = nullptr;
+    // deep_cuda only, with a device_frame: false leaves the host frame's outputs empty (nothing
+    // copied back; its stats are filled), for a caller that only colours on the device (a frame
+    // spread over devices, deep_multi_gpu.h).
+    bool host_outputs = true;
     const std::atomic<bool>* cancel = nullptr;                 // polled between rows and in the reference
     std::function<void(int64_t, int64_t)> reference_progress;  // (done, total)
     std::function<void(int, int)> row_progress;                // (rows done, rows), thread-safe

@@ -213,6 +213,11 @@ __global__ void bla_radii_kernel(const BlaStep<T, L>* entries, int64_t size, T* 
     if (i < size) radii[i] = entries[i].r2;
 }
 
+// Whether the frame's outputs come back to the host (DeepRenderOptions::host_outputs).
+bool deep_cuda_host_outputs(const DeepRenderOptions& options) {
+    return options.host_outputs || !options.device_frame;
+}
+
 // Makes `device` (options.device) the calling thread's current device for the scope of a frame,
 // and gives the thread back the one it had (the caller's own CUDA work stays where it was).
 // -1: the current device, nothing changes. Throws std::runtime_error with a sentence for a device
@@ -676,6 +681,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     // them there), else in stream-ordered arrays freed on return.
     DeepDeviceFrame* kept = options.device_frame;
     if (kept) kept->reserve(pixels);
+    const bool to_host = deep_cuda_host_outputs(options);
     DeviceArray<double> mu_local(kept ? 0 : pixels, stream);
     DeviceArray<float> distance_local(kDistance && !kept ? pixels : 0, stream);
     DeviceArray<float> atom_local(kAtom && !kept ? pixels : 0, stream);
@@ -782,7 +788,7 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
         else launch.template operator()<false>();
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(events.stop, stream));
-        if (pass == 0) {  // on the host while the kernel runs
+        if (pass == 0 && to_host) {  // on the host while the kernel runs
             deep_frame_outputs(options, frame);
             pins[0].emplace(frame->escape_count.data(), pixels * sizeof(int64_t));
             pins[1].emplace(frame->mu.data(), pixels * sizeof(double));
@@ -829,15 +835,18 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
     CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, events.start, events.stop));
     stats.pixels_ms = kernel_ms;
 
-    CUDA_CHECK(cudaMemcpyAsync(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
-                               cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaMemcpyAsync(frame->mu.data(), mu_device, pixels * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    if constexpr (kDistance)
-        CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device, pixels * sizeof(float),
+    if (to_host) {
+        CUDA_CHECK(cudaMemcpyAsync(frame->escape_count.data(), counts_device.ptr, pixels * sizeof(int64_t),
                                    cudaMemcpyDeviceToHost, stream));
-    if constexpr (kAtom)
         CUDA_CHECK(
-            cudaMemcpyAsync(frame->atom.data(), atom_device, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
+            cudaMemcpyAsync(frame->mu.data(), mu_device, pixels * sizeof(double), cudaMemcpyDeviceToHost, stream));
+        if constexpr (kDistance)
+            CUDA_CHECK(cudaMemcpyAsync(frame->distance.data(), distance_device, pixels * sizeof(float),
+                                       cudaMemcpyDeviceToHost, stream));
+        if constexpr (kAtom)
+            CUDA_CHECK(cudaMemcpyAsync(frame->atom.data(), atom_device, pixels * sizeof(float), cudaMemcpyDeviceToHost,
+                                       stream));
+    }
     DeviceCounters totals{};
     CUDA_CHECK(cudaMemcpyAsync(&totals, totals_device.ptr, sizeof totals, cudaMemcpyDeviceToHost, stream));
     // Host memory is read below, and the device arrays are freed on return: wait for the stream.
@@ -927,7 +936,7 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
             });
         }
     }
-    deep_frame_outputs(options, &frame);  // where no kernel ran (cancelled, no orbit)
+    if (deep_cuda_host_outputs(options)) deep_frame_outputs(options, &frame);  // where no kernel ran (cancelled, no orbit)
     frame.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return frame;
 }

@@ -16,12 +16,13 @@ namespace ms {
 
 struct DeepDeviceFrame {
     DeepDeviceFrame() = default;
-    ~DeepDeviceFrame();  // frees the device memory (errors ignored: this also runs at exit)
+    ~DeepDeviceFrame();  // frees the device memory on its device (errors ignored: this also runs at exit)
     DeepDeviceFrame(const DeepDeviceFrame&) = delete;
     DeepDeviceFrame& operator=(const DeepDeviceFrame&) = delete;
 
     // Grows every buffer to `pixels` (their contents then undefined) and forgets the frame
-    // (width = height = 0). Throws std::runtime_error with a sentence on a CUDA error.
+    // (width = height = 0), on the current device, which must stay the one of its first call.
+    // Throws std::runtime_error with a sentence on a CUDA error.
     void reserve(size_t pixels);
 
     // The frame deep_cuda left here: width x height (0: none), mu (double, < 0 interior) and,
@@ -46,6 +47,7 @@ struct DeepDeviceFrame {
     unsigned long long* counts = nullptr;
     unsigned long long* lowest_bits = nullptr;
     size_t capacity = 0;  // pixels the buffers hold
+    int device = -1;      // the CUDA device the buffers are on (the current one at reserve); -1: none yet
 };
 
 }  // namespace ms
