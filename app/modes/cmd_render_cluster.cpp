@@ -126,7 +126,7 @@ std::string job_key(const ClusterImageJob& job) {
            (plan.cuda ? "|CUDA" : "|CPU") + (job.request.raw_path.empty() ? "" : "|raw") +
            (job.request.shortcuts.cardioid_bulb ? "|cardioid" : "") + (job.request.shortcuts.periodicity ? "|periodicity" : "") +
            "|distance " + std::to_string(job.deep_options.distance) + "|atom " + std::to_string(job.deep_options.atom) +
-           "|palette file " + job.request.palette_file.string();
+           "|palette file " + job.request.palette_file.string() + (job.deep_coloured ? "|coloured" : "");
 }
 
 // The checks of one process's render (cmd_render.cpp's render_request), and the job's layout.
@@ -149,6 +149,7 @@ std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob*
                                         : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
                                                                                        : DeepNumberType::Auto;
         deep_options_for_colouring(view.colouring, &job->deep_options);
+        job->deep_coloured = colouring_is_plain(view.colouring) && plan.k == 1 && request.raw_path.empty();
         const double sample_count = double(plan.samples.width) * plan.samples.height;
         if (sample_count > double(int64_t(1) << 30))
             return "a deep image can have at most 2^30 samples (got " + std::to_string(plan.samples.width) + "x" +

@@ -11,6 +11,7 @@
 
 #include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/colour/colourize.h"
+#include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
 #include "compute/fractal/direct/coloured_frame.h"
 #include "compute/fractal/view/kfr.h"
@@ -74,10 +75,20 @@ std::vector<uint8_t> deep_piece(const ClusterImageJob& job, ClusterPiece piece, 
     options.cache = job.cache.get();
     options.region = DeepPixelRect{0, piece_first_row(job, piece) * k, plan.samples.width, piece_rows(job, piece) * k};
     const DeepLocation location = deep_location(plan.samples);
+    if (job.deep_coloured && plan.cuda) {
+        options.device_frame = job.device_frame.get();
+        options.host_outputs = false;
+    }
     const DeepFrame frame = plan.cuda ? deep_cuda(location, plan.samples.width, plan.samples.height, options)
                                       : deep_cpu(location, plan.samples.width, plan.samples.height, options);
     if (frame.stats.cancelled) throw std::runtime_error("the deep frame was cancelled");
     std::vector<uint8_t> bytes{uint8_t(frame.stats.number_type == DeepNumberType::FloatExp ? 1 : 0)};
+    if (job.deep_coloured) {
+        bytes.resize(1 + size_t(frame.width) * size_t(frame.height) * 4);
+        if (plan.cuda) colour_deep_frame_cuda_to_host(*job.device_frame, plan.table, plan.view, 1.0, bytes.data() + 1, nullptr);
+        else colour_deep_frame(frame, plan.table, plan.view, 1.0, bytes.data() + 1);
+        return bytes;
+    }
     append(bytes, frame.escape_count);
     append(bytes, frame.mu);
     if (options.distance) append(bytes, frame.distance);
@@ -106,6 +117,7 @@ ClusterImageWriter::ClusterImageWriter(const ClusterImageJob& job, PartStore sto
     : job_(job), store_(std::move(store)) {
     for (ClusterPiece piece : finished) stored_[piece.first] = piece;
     const RenderPlan& plan = job.plan;
+    if (job.deep_coloured) return;  // the PNG opens with the first rows: its metadata names the number type
     if (job.deep) {
         frame_.width = plan.samples.width;
         frame_.height = plan.samples.height;
@@ -128,7 +140,7 @@ ClusterImageWriter::ClusterImageWriter(const ClusterImageJob& job, PartStore sto
 
 void ClusterImageWriter::accept(ClusterPiece piece, std::vector<uint8_t>&& bytes) {
     part_store_write(store_, piece, bytes);
-    if (job_.deep) {
+    if (job_.deep && !job_.deep_coloured) {
         take(piece, bytes);
         return;
     }
@@ -161,6 +173,17 @@ void ClusterImageWriter::take(ClusterPiece piece, const std::vector<uint8_t>& by
     const size_t frame_at = size_t(y0) * k * plan.samples.width;
     size_t at = 0;
     rows_done_ += rows;
+    if (job_.deep_coloured) {
+        if (bytes.size() != 1 + samples * 4)
+            throw std::runtime_error("a piece of the image has " + std::to_string(bytes.size()) + " bytes, not " +
+                                     std::to_string(1 + samples * 4));
+        ran_ = bytes[0] == 1 ? Precision::DeepFloatExp : Precision::DeepDouble;
+        if (!png_stream_)
+            png_stream_ = std::make_unique<PngStreamWriter>(job_.request.png_path, plan.view.width, plan.view.height,
+                                                            view_to_json(ViewRecord{plan.view, ran_, 1}));
+        png_stream_->write_rows(bytes.data() + 1, rows);
+        return;
+    }
     if (job_.deep) {
         uint8_t type = 0;
         take_values(bytes, &at, 1, &type);
@@ -195,7 +218,7 @@ void ClusterImageWriter::finish() {
     const RenderPlan& plan = job_.plan;
     const RenderRequest& request = job_.request;
     const View& view = plan.view;
-    if (job_.deep) {
+    if (job_.deep && !job_.deep_coloured) {
         for (const auto& [first, piece] : stored_) take(piece, part_store_read(store_, piece));
         if (rows_done_ != view.height) throw std::runtime_error("the pieces of the image do not cover it");
         write_deep_frame(request, view, plan.samples, plan.table, frame_, ran_);  // the .kfr too

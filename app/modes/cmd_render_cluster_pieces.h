@@ -7,12 +7,16 @@
 // needs to write exactly one process's file:
 //   direct  the RGBA of its sample rows, coloured where they were computed (every colouring but
 //           the whole-frame ones is one pixel's alone), then its smooth values when --raw asks;
-//   deep    the number type it ran, then its escape counts, smooth values, and the distance
-//           estimates and atom periods where the colouring needs them: rank 0 colours the whole
-//           frame, as one process does (the histogram needs every sample).
-// ClusterImageWriter takes the pieces in any order and writes the direct path's rows in order,
-// through the same writers as one process (the bounded-memory PngStreamWriter where one
-// process streams); the deep frame is coloured and written once complete.
+//   deep    the number type it ran, then
+//           - with a plain colouring at one sample a pixel and no .npy (deep_coloured): the RGBA
+//             of its rows, coloured where they were computed (on the rank's GPU where it has
+//             one), as one process colours a spread frame's bands;
+//           - else its escape counts, smooth values, and the distance estimates and atom
+//             periods where the colouring needs them: rank 0 colours the whole frame, as one
+//             process does (the histogram needs every sample).
+// ClusterImageWriter takes the pieces in any order and writes coloured rows in order, through
+// the same writers as one process (the bounded-memory PngStreamWriter where one process
+// streams); a deep frame of counts is coloured and written once complete.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,7 @@
 #include "app/modes/cmd_render_steps.h"
 #include "compute/cluster/part_store.h"
 #include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_device_frame.h"
 
 namespace ms {
 
@@ -31,6 +36,7 @@ struct ClusterImageJob {
     RenderRequest request;
     RenderPlan plan;  // the checked plan (direct: its band_rows and writer choice)
     bool deep = false;
+    bool deep_coloured = false;  // deep pieces carry their colours (see above)
     bool whole_frame = false;  // direct: the colouring looks at the whole frame (one unit)
     int units = 0;
     int max_piece_units = 0;  // a piece's memory stays within one process's band
@@ -38,6 +44,9 @@ struct ClusterImageJob {
     std::string view_json;  // direct (the deep path's names the number type that ran)
     std::string key;        // everything that decides the bytes (part_store.h)
     std::shared_ptr<ReferenceCache> cache = std::make_shared<ReferenceCache>();
+    // deep_coloured on CUDA: the rank's pieces stay on its device to be coloured there (one
+    // thread computes a rank's pieces).
+    std::shared_ptr<DeepDeviceFrame> device_frame = std::make_shared<DeepDeviceFrame>();
 };
 
 // The output rows a piece covers.
@@ -59,7 +68,8 @@ public:
     Precision ran() const { return ran_; }
 
 private:
-    void take(ClusterPiece piece, const std::vector<uint8_t>& bytes);  // in order (direct) or in place (deep)
+    // In order (coloured pieces) or in place (a deep frame of counts).
+    void take(ClusterPiece piece, const std::vector<uint8_t>& bytes);
     void write_in_order();
 
     const ClusterImageJob& job_;

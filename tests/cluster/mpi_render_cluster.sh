@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mpi_render_cluster.sh: `mpirun -np 3 mandelscope render ...` on this host writes the same files
 # as one process, byte for byte: a direct view (plain, supersampled with --raw, band by band
-# through the streaming writer, with per-pixel colouring layers), and deep views at 1e50 (with
-# the DE and atom layers) and 1e1086 (FloatExp deltas: the reference orbit broadcast from rank
+# through the streaming writer, with per-pixel colouring layers), and deep views at 1e50 (its
+# pieces coloured where they are computed; with the histogram, DE and atom layers, rank 0
+# colours the whole frame) and 1e1086 (FloatExp deltas: the reference orbit broadcast from rank
 # 0); the summary names the ranks and the parts folder is gone afterwards. And a short video:
 # its segments made across the ranks, muxed by rank 0 into the same MP4 as one process's.
 # Usage: bash mpi_render_cluster.sh /path/to/mandelscope

@@ -3,8 +3,8 @@
 # injection) ends the job with a non-zero status and rank 0's sentence saying where the finished
 # pieces are; no output file (nor a temporary) is left, the finished pieces are; the same command
 # run again resumes from them and writes the same file as one process, then removes them. On the
-# deep path (whole frame), on the direct path through the streaming writer, and for a video
-# (its finished segments stay in its parts folder).
+# deep path (pieces coloured where they are computed), on the direct path through the streaming
+# writer, and for a video (its finished segments stay in its parts folder).
 # Usage: bash mpi_resume_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
