@@ -181,7 +181,23 @@ void ClusterImageWriter::take(ClusterPiece piece, const std::vector<uint8_t>& by
         if (!png_stream_)
             png_stream_ = std::make_unique<PngStreamWriter>(job_.request.png_path, plan.view.width, plan.view.height,
                                                             view_to_json(ViewRecord{plan.view, ran_, 1}));
-        png_stream_->write_rows(bytes.data() + 1, rows);
+        // The writer takes the rows as one process's StreamedPng gives them, so that the file is
+        // its bytes (and write_png's): calls of part_rows() rows while two parts or more are left,
+        // then all the rest in one call (finish). Its encoder parts depend on the calls' sizes.
+        const size_t row_bytes = size_t(plan.view.width) * 4;
+        held_.insert(held_.end(), bytes.begin() + 1, bytes.end());
+        held_rows_ += rows;
+        const int part = png_stream_->part_rows();
+        while (held_rows_ >= part && plan.view.height - rows_written_ >= 2 * part) {
+            png_stream_->write_rows(held_.data() + held_from_, part);
+            held_from_ += size_t(part) * row_bytes;
+            held_rows_ -= part;
+            rows_written_ += part;
+        }
+        if (held_from_ > held_.size() / 2) {  // the written rows' bytes go, now and then
+            held_.erase(held_.begin(), held_.begin() + ptrdiff_t(held_from_));
+            held_from_ = 0;
+        }
         return;
     }
     if (job_.deep) {
@@ -226,6 +242,11 @@ void ClusterImageWriter::finish() {
     }
     write_in_order();
     if (next_unit_ != job_.units) throw std::runtime_error("the pieces of the image do not cover it");
+    if (job_.deep_coloured && held_rows_ > 0) {
+        png_stream_->write_rows(held_.data() + held_from_, held_rows_);
+        rows_written_ += held_rows_;
+        held_rows_ = 0;
+    }
     if (npy_stream_) npy_stream_->finish();
     if (png_stream_) png_stream_->finish();
     else write_png(request.png_path, image_.data(), view.width, view.height, job_.view_json);

@@ -86,6 +86,11 @@ private:
     // deep
     DeepFrame frame_;
     Precision ran_ = Precision::DeepDouble;
+    // deep_coloured: rows in order not yet given to png_stream_, from byte held_from_ on (see take)
+    std::vector<uint8_t> held_;
+    size_t held_from_ = 0;
+    int held_rows_ = 0;
+    int rows_written_ = 0;
 };
 
 }  // namespace ms
