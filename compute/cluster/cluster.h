@@ -31,7 +31,8 @@ ClusterLaunch cluster_launch_from_environment();
 // Whether this build links MPI (false: cluster_start throws with the sentence that says so).
 bool cluster_built_with_mpi();
 
-// MPI_Init (MPI_THREAD_FUNNELED) and errors returned on MPI_COMM_WORLD; cluster_stop finalises.
+// MPI_Init (MPI_THREAD_FUNNELED) and errors returned on MPI_COMM_WORLD; cluster_stop puts SIGINT
+// and SIGTERM back to their default actions (the ranks' outputs are done with) and finalises.
 // cluster_start throws with a sentence when MPI cannot start or the build has none.
 void cluster_start();
 void cluster_stop();

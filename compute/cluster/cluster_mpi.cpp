@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,11 @@ void cluster_start() {
 }
 
 void cluster_stop() {
+    // Once one rank has left, mpirun ends the others with SIGTERM. By now every rank has finished
+    // or removed its outputs, so a rank ended in its last moments goes quietly instead of saying
+    // it was interrupted (a second line beside rank 0's sentence).
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
