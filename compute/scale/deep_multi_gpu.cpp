@@ -127,7 +127,7 @@ void add_counts(const DeepFrameStats& band, DeepFrameStats* total) {
 
 int deep_spread_workers_per_slot(const DeepSpreadOptions& spread) {
     if (spread.workers_per_slot > 0) return spread.workers_per_slot;
-    return spread.band_done ? 4 : 2;
+    return spread.band_done || spread.band_rgba ? 4 : 2;
 }
 
 int DeepSpreadFrame::failed_slots() const {
