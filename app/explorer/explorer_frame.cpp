@@ -118,6 +118,7 @@ void fill_status_line(StatusLineState& status, const View& view, const ExplorerS
                                                                                  : "pixels";
     status.deep_frame_done = status.deep && renderer.deep_status.frame_id != 0 && renderer.deep_status.complete;
     status.deep_stats = renderer.deep_status.stats;
+    status.deep_devices = renderer.deep_status.devices_used;
     // The number type of the frame shown, or, while the first comes, the one it will run in.
     if (status.deep)
         status.precision = status.deep_frame_done

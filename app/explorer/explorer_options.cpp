@@ -14,6 +14,7 @@
 #include "compute/fractal/colour/palette.h"
 #include "compute/system/number_text.h"
 #include "compute/io/image_io.h"
+#include "compute/scale/deep_multi_gpu.h"
 #include "render/demos/vecadd_runner.h"
 #include "render/frame/view_math.h"
 
@@ -114,6 +115,9 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
         ->check(CLI::Range(1, 240));
     app.add_option("--video-seconds", o.video_seconds, "with --video-render: the dive's length (default 2)")
         ->check(CLI::Range(0.1, 3600.0));
+    app.add_option("--devices", o.devices,
+                   "CUDA devices a deep frame of 2M pixels or more is shared over, comma-separated (0,1; a device "
+                   "may repeat); default: every visible device");
     app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
         ->check(CLI::IsMember({"timings", "speedup", "device"}));
 }
@@ -206,6 +210,12 @@ std::string apply_explorer_options(const ExplorerOptions& o, View* view, Explore
     settings->backend = o.backend == "cpu" ? Backend::Cpu : Backend::Cuda;
     if (!precision_from_name(o.precision, &settings->precision)) settings->precision = Precision::Auto;
     settings->vsync = o.vsync == "on";
+    if (!o.devices.empty()) {
+        if (o.backend == "cpu") return "--devices picks CUDA devices: leave out --backend=cpu";
+        if (std::string problem = parse_device_list(o.devices, int(deep_visible_devices().size()), &settings->devices);
+            !problem.empty())
+            return "--devices: " + problem;
+    }
     if (!o.export_size.empty()) {
         int w, h;
         if (std::string problem = parse_size_text(o.export_size, INT_MAX, &w, &h); !problem.empty())

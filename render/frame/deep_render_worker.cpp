@@ -10,6 +10,7 @@
 
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/scale/deep_multi_gpu.h"
 #include "compute/fractal/view/deep_navigation.h"
 #include "compute/fractal/deep/deep_pan.h"
 #include "render/frame/worker_requests.h"
@@ -58,12 +59,31 @@ DeepLocation coarse_location(const DeepLocation& full, int width, int height, in
     return coarse;
 }
 
-// One pass through the device asked for; on a CUDA failure the pass (and every later frame)
+// Whether a CUDA pass (of options.region where it has one) is shared out over the worker's devices.
+bool spreads(const DeepRenderWorker& w, int width, int height, const DeepRenderOptions& options) {
+    const int64_t pixels = options.region.empty() ? int64_t(width) * height
+                                                  : int64_t(options.region.width) * options.region.height;
+    return w.devices.size() > 1 && pixels >= w.spread_min_pixels;
+}
+
+// One pass through the device asked for (spread over the worker's devices where spreads() says
+// so, its outputs then on the host only); on a CUDA failure the pass (and every later frame)
 // runs on the CPU, and the reason is kept for the status line.
 DeepFrame render_pass(DeepRenderWorker& w, const DeepLocation& location, int width, int height,
                       const DeepRenderOptions& options, bool* use_cuda) {
     if (*use_cuda) {
         try {
+            if (spreads(w, width, height, options)) {
+                DeepRenderOptions host = options;
+                host.device_frame = nullptr;
+                DeepSpreadOptions spread;
+                spread.devices = w.devices;
+                DeepSpreadFrame spread_frame = deep_multi_gpu(location, width, height, host, spread);
+                // A device that failed (its bands went to the others) takes no later frame.
+                for (const DeepDeviceShare& share : spread_frame.shares)
+                    if (share.failed) std::erase(w.devices, share.device);
+                return std::move(spread_frame.frame);
+            }
             DeepRenderOptions on_stream = options;
             on_stream.cuda_stream = w.cuda_stream.get();  // the worker's own stream
             return deep_cuda(location, width, height, on_stream);
@@ -371,11 +391,12 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     set_progress(w, DeepPhase::Pixels, 0.0);
     const auto full_start = Clock::now();
     DeepRenderOptions full_options = options;
-    if (use_cuda && request.device_display) full_options.device_frame = &w.device;
+    const bool spread = use_cuda && spreads(w, width, height, options);
+    if (use_cuda && request.device_display && !spread) full_options.device_frame = &w.device;
     DeepFrame frame = render_pass(w, location, width, height, full_options, &use_cuda);
     if (frame.stats.cancelled || w.cancel) return false;
     int device_buffer = -1;
-    if (use_cuda && request.device_display && w.device.width == width && w.device.height == height) {
+    if (use_cuda && full_options.device_frame && w.device.width == width && w.device.height == height) {
         try {
             device_buffer = 1 - w.device_front;  // only this thread writes device_front
             colour_deep_frame_cuda(w.device, request.palette, view, 1.0, w.device.rgba[device_buffer],
@@ -400,6 +421,7 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
         if (w.cancel) return false;
         w.stats = frame.stats;
         w.ran_on_cuda = use_cuda;
+        w.devices_used = use_cuda && spread ? int(w.devices.size()) : 1;
         w.compute_ms = ms_since(start);
         w.phase = DeepPhase::Done;
         w.progress = 1.0;
@@ -468,6 +490,7 @@ DeepRenderStatus take_deep_render_frame(DeepRenderWorker& worker, const DeepFram
     status.phase = worker.phase;
     status.progress = worker.progress;
     status.ran_on_cuda = worker.ran_on_cuda;
+    status.devices_used = worker.devices_used;
     status.stats = worker.stats;
     status.compute_ms = worker.compute_ms;
     status.cuda_error = worker.cuda_error;

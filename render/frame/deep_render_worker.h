@@ -74,8 +74,20 @@ struct DeepRenderRequest : WorkerRequest {
     bool device_display = false;  // the UI takes CUDA frames from device memory
 };
 
+// A CUDA full frame of at least this many pixels spreads over the worker's devices where it has
+// several (DeepRenderWorker::devices): below it, one device's single kernel is faster (each
+// band costs a launch and its copies).
+inline constexpr int64_t kDeepWindowSpreadMinPixels = int64_t(1) << 21;
+
 struct DeepRenderWorker {
     ~DeepRenderWorker();  // stops the thread if it still runs
+    // Set before the first request: CUDA full frames of at least spread_min_pixels are shared
+    // out over these devices (compute/scale/deep_multi_gpu.h: the same pixels as one device's;
+    // a device may be named twice) where there are several, and come back to the host to be
+    // coloured. Empty or one: one device's kernel, the frame kept on the device for an interop
+    // window.
+    std::vector<int> devices;
+    int64_t spread_min_pixels = kDeepWindowSpreadMinPixels;
     std::thread thread;
     std::mutex mutex;
     std::condition_variable wake;
@@ -112,6 +124,7 @@ struct DeepRenderWorker {
     DeepPhase phase = DeepPhase::Idle;
     double progress = 0.0;     // 0..1 within the phase
     bool ran_on_cuda = false;  // of the finished frame
+    int devices_used = 1;      // the finished frame's full pass: the devices it was spread over
     DeepFrameStats stats;      // of the finished frame's full pass (reference and BLA included)
     double compute_ms = 0.0;   // wall time of the finished frame, both passes and colouring
     std::string cuda_error;    // the CUDA failure that sent frames to the CPU ("": none)
@@ -126,6 +139,7 @@ struct DeepRenderStatus {
     DeepPhase phase = DeepPhase::Idle;
     double progress = 0.0;
     bool ran_on_cuda = false;
+    int devices_used = 1;  // > 1: the full pass was spread over that many device slots
     DeepFrameStats stats;
     double compute_ms = 0.0;
     std::string cuda_error;

@@ -70,6 +70,7 @@ std::string status_line_text(const StatusLineState& s) {
             d.bla_levels, d.bla_on_device ? "GPU" : "CPU", d.bla_cached ? ", cached" : "",
             d.iterations > 0 ? 100.0 * double(d.bla_iterations) / double(d.iterations) : 0.0);
         text += deep;
+        if (s.deep_devices > 1) text += " | spread over " + std::to_string(s.deep_devices) + " GPUs";
         // A whole-pixel pan (deep_pan.h): the last frame's pixels moved, only the strips computed.
         const double pixels = double(s.width) * double(s.height);
         if (d.reused_pixels > 0 && pixels > 0.0) {

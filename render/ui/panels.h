@@ -32,6 +32,8 @@ struct ExplorerSettings {
     bool redraw_continuously = false;
     float panel_opacity = 1.0f;  // of the panels' backgrounds over the fractal (0.2 to 1)
     NavigationSettings navigation;  // zoom speeds and the Newton zoom's choices
+    // The CUDA devices a large deep frame spreads over (--devices); empty: every visible one.
+    std::vector<int> devices;
 };
 
 // Shown where the view is deeper than FP64 resolves (compute/fractal/view/view.h: fp64_resolves)
@@ -125,6 +127,7 @@ struct StatusLineState {
     bool deep = false;
     bool deep_frame_done = false;  // deep_stats describe a finished frame
     DeepFrameStats deep_stats;
+    int deep_devices = 1;  // > 1: the finished frame was spread over that many GPU slots
     std::string fallback_reason;
     bool beyond_fp64 = false;
     std::string message;  // the latest notice (an export, a dropped file...)

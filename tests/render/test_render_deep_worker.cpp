@@ -6,7 +6,8 @@
 // and a Tricorn view at 1E50 come back as deep_cpu computes them; a whole-pixel pan reuses the
 // last frame's pixels, a fractional pan and a zoom do not; a drag whose views come faster than
 // the worker ends on the right picture; a view with colouring layers renders in full. On CUDA
-// (skipped without): a window with interop gets full frames in device memory, the same bytes.
+// (skipped without): a window with interop gets full frames in device memory, the same bytes;
+// a worker with several devices spreads its frames over them, the same bytes again.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -350,6 +351,45 @@ TEST(DeepRenderWorker, ACudaFrameForAnInteropWindowStaysOnTheDevice) {
         std::lock_guard lock(worker.mutex);
         EXPECT_NE(worker.device_front, first_buffer) << "the next frame is coloured into the other buffer";
     }
+    stop_deep_render_worker(worker);
+}
+
+// A worker with several devices (here device 0 named twice, two slots of the bands engine)
+// shares its full CUDA frames out over them: the same colours as one device's frame, coloured
+// on the host; a pan afterwards still reuses the frame's pixels.
+TEST(DeepRenderWorker, ACudaFrameSpreadOverDevicesIsOneDevicesFrame) {
+    SKIP_WITHOUT_CUDA();
+    const PaletteTable palette = test_palette();
+    const View view = deep_view(160, 90, 32000);
+    std::vector<uint8_t> one_rgba, spread_rgba;
+    View frame_view;
+    {
+        DeepRenderWorker one;
+        start_deep_render_worker(one);
+        const DeepRenderStatus status = wait_for_frame(
+            one, request_deep_render(one, view, Precision::Auto, palette, true, true), &one_rgba, &frame_view);
+        ASSERT_TRUE(status.complete);
+        EXPECT_EQ(status.devices_used, 1);
+    }
+    DeepRenderWorker worker;
+    worker.devices = {0, 0};
+    worker.spread_min_pixels = 0;
+    start_deep_render_worker(worker);
+    bool from_device = true;
+    DeepRenderStatus status = wait_for_frame(
+        worker, request_deep_render(worker, view, Precision::Auto, palette, true, true), &spread_rgba, &frame_view,
+        &from_device);
+    ASSERT_TRUE(status.complete);
+    EXPECT_TRUE(status.ran_on_cuda);
+    EXPECT_EQ(status.devices_used, 2);
+    EXPECT_FALSE(from_device) << "a spread frame is coloured on the host";
+    EXPECT_EQ(spread_rgba, one_rgba);
+    const View panned = pan_view(view, {10.0, 10.0}, {13.0, 8.0});
+    status = wait_for_frame(worker, request_deep_render(worker, panned, Precision::Auto, palette, true, true),
+                            &spread_rgba, &frame_view);
+    ASSERT_TRUE(status.complete);
+    EXPECT_EQ(status.stats.reused_pixels, uint64_t(160 - 3) * (90 - 2));
+    EXPECT_GE(share_as_rendered(spread_rgba, panned, palette), 0.999);
     stop_deep_render_worker(worker);
 }
 

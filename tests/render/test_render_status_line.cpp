@@ -2,7 +2,8 @@
 // status_line_text) says "CPU (no GPU: <reason>)" when the CPU runs because CUDA cannot, plain
 // "CPU" or "CUDA" otherwise, and shows the UI's own time per frame (not a frame rate, which
 // would count the idle waits of a window that draws only when something changes); on a deep
-// path, the number type, the extended zoom and the reference and BLA figures.
+// path, the number type, the extended zoom, the reference and BLA figures and the GPUs a frame
+// was spread over.
 #include <gtest/gtest.h>
 
 #include "render/ui/panels.h"
@@ -56,6 +57,10 @@ TEST(StatusLine, DeepPathShowsReferenceAndBla) {
                         "iterations skipped"),
               std::string::npos)
         << text;
+    EXPECT_EQ(text.find("spread over"), std::string::npos) << text;
+    s.deep_devices = 2;  // a frame shared out over two GPUs (deep_multi_gpu.h)
+    EXPECT_NE(status_line_text(s).find("| spread over 2 GPUs"), std::string::npos) << status_line_text(s);
+    s.deep_devices = 1;
     // Where the table was built, and whether it was kept from an earlier frame.
     s.deep_stats.bla_on_device = true;
     s.deep_stats.bla_cached = true;
