@@ -85,8 +85,10 @@ std::vector<uint8_t> deep_piece(const ClusterImageJob& job, ClusterPiece piece, 
     std::vector<uint8_t> bytes{uint8_t(frame.stats.number_type == DeepNumberType::FloatExp ? 1 : 0)};
     if (job.deep_coloured) {
         bytes.resize(1 + size_t(frame.width) * size_t(frame.height) * 4);
-        if (plan.cuda) colour_deep_frame_cuda_to_host(*job.device_frame, plan.table, plan.view, 1.0, bytes.data() + 1, nullptr);
-        else colour_deep_frame(frame, plan.table, plan.view, 1.0, bytes.data() + 1);
+        if (plan.cuda)
+            colour_deep_frame_cuda_to_host(*job.device_frame, plan.table, plan.view, 1.0, bytes.data() + 1, nullptr);
+        else
+            colour_deep_frame(frame, plan.table, plan.view, 1.0, bytes.data() + 1);
         return bytes;
     }
     append(bytes, frame.escape_count);

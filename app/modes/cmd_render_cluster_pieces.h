@@ -37,7 +37,7 @@ struct ClusterImageJob {
     RenderPlan plan;  // the checked plan (direct: its band_rows and writer choice)
     bool deep = false;
     bool deep_coloured = false;  // deep pieces carry their colours (see above)
-    bool whole_frame = false;  // direct: the colouring looks at the whole frame (one unit)
+    bool whole_frame = false;    // direct: the colouring looks at the whole frame (one unit)
     int units = 0;
     int max_piece_units = 0;  // a piece's memory stays within one process's band
     DeepRenderOptions deep_options;

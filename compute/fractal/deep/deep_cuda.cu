@@ -936,7 +936,8 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
             });
         }
     }
-    if (deep_cuda_host_outputs(options)) deep_frame_outputs(options, &frame);  // where no kernel ran (cancelled, no orbit)
+    // Where no kernel ran (cancelled, no orbit).
+    if (deep_cuda_host_outputs(options)) deep_frame_outputs(options, &frame);
     frame.stats.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return frame;
 }
