@@ -15,7 +15,6 @@
 #include <optional>
 
 #include "compute/io/assets.h"
-#include "compute/scale/deep_multi_gpu.h"
 #include "compute/system/number_text.h"
 #include "render/platform/gl_check.h"
 #include "render/platform/glfw_errors.h"
@@ -164,8 +163,7 @@ void set_up_imgui(ExplorerWindow& w) {
 bool start_renderer(const ExplorerOptions& options, FrameRenderer& renderer, ExplorerSettings* settings) {
     renderer.cpu.on_news = [] { glfwPostEmptyEvent(); };  // wakes the main loop from its wait
     renderer.deep.on_news = [] { glfwPostEmptyEvent(); };
-    if (options.backend != "cpu")
-        renderer.deep.devices = settings->devices.empty() ? deep_visible_devices() : settings->devices;
+    renderer.deep.devices = settings->devices;  // empty: every visible one, found by the deep worker
     try {
         init_frame_renderer(renderer, find_data_dir("shaders"));
     } catch (const std::exception& e) {

@@ -12,9 +12,9 @@
 // --devices), the frame's bands are shared out over them (compute/scale/deep_multi_gpu.h: the
 // same pixels as one device's); a device that fails hands its bands to the others, and the
 // render finishes and says so on stderr. A plain colouring is then done on the devices, band by
-// band, and only the colours come back; a large frame takes that way on one device too. Nothing reaches the disk before the frame is complete: the
-// PNG (and .npy) are written at the end through AtomicFile, and Ctrl-C before then leaves
-// no file.
+// band, and only the colours come back; a large frame takes that way on one device too. Nothing
+// reaches the disk before the frame is complete: the PNG (and .npy) are written at the end
+// through AtomicFile, and Ctrl-C before then leaves no file.
 #include "app/modes/cmd_render.h"
 
 #include <algorithm>

@@ -391,6 +391,10 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     set_progress(w, DeepPhase::Pixels, 0.0);
     const auto full_start = Clock::now();
     DeepRenderOptions full_options = options;
+    if (use_cuda && !w.devices_known) {
+        if (w.devices.empty()) w.devices = deep_visible_devices();
+        w.devices_known = true;
+    }
     const bool spread = use_cuda && spreads(w, width, height, options);
     if (use_cuda && request.device_display && !spread) full_options.device_frame = &w.device;
     DeepFrame frame = render_pass(w, location, width, height, full_options, &use_cuda);

@@ -84,9 +84,11 @@ struct DeepRenderWorker {
     // Set before the first request: CUDA full frames of at least spread_min_pixels are shared
     // out over these devices (compute/scale/deep_multi_gpu.h: the same pixels as one device's;
     // a device may be named twice) where there are several, and come back to the host to be
-    // coloured. Empty or one: one device's kernel, the frame kept on the device for an interop
-    // window.
+    // coloured. One: that device's kernel, the frame kept on the device for an interop window.
+    // Empty: every visible device, which the worker asks the driver for at its first CUDA frame
+    // (not the UI thread, whose first frame would wait for the driver's start).
     std::vector<int> devices;
+    bool devices_known = false;  // the worker thread's: devices is filled in
     int64_t spread_min_pixels = kDeepWindowSpreadMinPixels;
     std::thread thread;
     std::mutex mutex;
