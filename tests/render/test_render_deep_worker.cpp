@@ -7,11 +7,13 @@
 // last frame's pixels, a fractional pan and a zoom do not; a drag whose views come faster than
 // the worker ends on the right picture; a view with colouring layers renders in full. On CUDA
 // (skipped without): a window with interop gets full frames in device memory, the same bytes;
-// a worker with several devices spreads its frames over them, the same bytes again.
+// a worker with several devices spreads its frames over them, the same bytes again. A disabled
+// benchmark times the window's 4K frame on one GPU and on all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -19,6 +21,7 @@
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/colour/palette.h"
 #include "compute/io/assets.h"
+#include "compute/scale/deep_multi_gpu.h"
 #include "render/frame/cuda_interop.h"
 #include "render/frame/deep_render_worker.h"
 #include "render/frame/view_math.h"
@@ -391,6 +394,45 @@ TEST(DeepRenderWorker, ACudaFrameSpreadOverDevicesIsOneDevicesFrame) {
     EXPECT_EQ(status.stats.reused_pixels, uint64_t(160 - 3) * (90 - 2));
     EXPECT_GE(share_as_rendered(spread_rgba, panned, palette), 0.999);
     stop_deep_render_worker(worker);
+}
+
+// Not a test: the window's deep frame at 4K (3840x2160, assets/locations/e227.kfr) through the
+// worker, on the first GPU alone and spread over every visible one, as the window takes it
+// (device_display: one GPU's frame stays on the device, a spread frame is coloured on the host).
+// For each, three rounds alternated: the first frame (a new reference) and a zoom of 1.02x about
+// the centre (the reference kept), the worker's compute_ms (reference, pixels, colours).
+//   build/bin/test_render_deep_worker --gtest_also_run_disabled_tests --gtest_filter='*WindowFrameAt4k*'
+TEST(DeepRenderWorker, DISABLED_WindowFrameAt4kOnOneGpuAndAll) {
+    SKIP_WITHOUT_CUDA();
+    const std::vector<int> all = deep_visible_devices();
+    DeepLocation location;
+    ASSERT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e227.kfr").string(), &location), "");
+    View view;
+    view.center_re = location.center_re;
+    view.center_im = location.center_im;
+    view.zoom = ViewZoom::from_deep(location.zoom);
+    view.width = 3840;
+    view.height = 2160;
+    view.max_iterations = location.max_iterations;
+    const View zoomed = zoom_view_about(view, {1920.0, 1080.0}, 1.02);
+    const PaletteTable palette = test_palette();
+    std::printf("  e227 at 3840x2160 in the window's deep worker, compute_ms: first frame / a 1.02x zoom\n");
+    for (int round = 0; round < 3; ++round)
+        for (const std::vector<int>& devices : {std::vector<int>{all.front()}, all}) {
+            DeepRenderWorker worker;
+            worker.devices = devices;
+            start_deep_render_worker(worker);
+            std::vector<uint8_t> rgba;
+            View frame_view;
+            const DeepRenderStatus first = wait_for_frame(
+                worker, request_deep_render(worker, view, Precision::Auto, palette, true, true), &rgba, &frame_view);
+            const DeepRenderStatus next = wait_for_frame(
+                worker, request_deep_render(worker, zoomed, Precision::Auto, palette, true, true), &rgba, &frame_view);
+            stop_deep_render_worker(worker);
+            ASSERT_TRUE(first.complete && next.complete);
+            std::printf("  round %d, %zu device slot(s), spread over %d: %.1f ms / %.1f ms\n", round, devices.size(),
+                        next.devices_used, first.compute_ms, next.compute_ms);
+        }
 }
 
 }  // namespace
