@@ -407,25 +407,26 @@ DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int heig
     // Each device's context is made (a first stream on it) while the host computes the
     // reference, not after it. A device that cannot start is left to its workers, whose first
     // render fails their slot with the reason.
-    std::vector<int> distinct = s.devices;
+    const std::future<void> started = deep_start_devices(s.devices);
+    return deep_spread_frame(location, width, height, options, s, render);
+}
+
+std::future<void> deep_start_devices(const std::vector<int>& devices) {
+    std::vector<int> distinct = devices;
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    std::vector<std::thread> starters;
-    for (int device : distinct)
-        starters.emplace_back([device] {
-            try {
-                DeepCudaStream first;
-                first.get(device);
-            } catch (const std::exception&) {
-            }
-        });
-    struct Join {
-        std::vector<std::thread>& threads;
-        ~Join() {
-            for (std::thread& t : threads) t.join();
-        }
-    } join{starters};
-    return deep_spread_frame(location, width, height, options, s, render);
+    return std::async(std::launch::async, [distinct] {
+        std::vector<std::thread> starters;
+        for (int device : distinct)
+            starters.emplace_back([device] {
+                try {
+                    DeepCudaStream first;
+                    first.get(device);
+                } catch (const std::exception&) {
+                }
+            });
+        for (std::thread& t : starters) t.join();
+    });
 }
 
 std::vector<int> deep_visible_devices() {

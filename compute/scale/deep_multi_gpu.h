@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,11 @@ DeepSpreadFrame deep_multi_gpu(const DeepLocation& location, int width, int heig
 
 // 0 .. cudaGetDeviceCount - 1; empty where CUDA cannot run.
 std::vector<int> deep_visible_devices();
+
+// Starts each distinct device's context (a first stream on it) on a helper thread of its own, so
+// that a later deep_multi_gpu finds them started; the future is ready once all are (a device that
+// cannot start is left to deep_multi_gpu, which says why). Its destructor waits for them.
+std::future<void> deep_start_devices(const std::vector<int>& devices);
 
 // "0,1" -> {0, 1}: comma-separated device numbers, each >= 0 and below device_count, repeats
 // allowed. Returns "" or one sentence saying what is wrong.

@@ -321,6 +321,13 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     };
     options.row_progress = [&w](int done, int rows) { set_progress(w, DeepPhase::Pixels, double(done) / rows); };
     options.bla_min_radius_pixels = kBlaHeadroomDiagonals * std::hypot(double(width), double(height));
+    // The devices a full frame may spread over, found once; where there are several, their
+    // contexts start on helper threads now, beside the reference, not in the first spread frame.
+    if (use_cuda && !w.devices_known) {
+        if (w.devices.empty()) w.devices = deep_visible_devices();
+        w.devices_known = true;
+        if (w.devices.size() > 1) w.devices_started = deep_start_devices(w.devices);
+    }
 
     // 1. The reference: from the cache, or computed here with headroom (then the passes below
     //    find it in the cache).
@@ -391,10 +398,6 @@ bool render_deep(DeepRenderWorker& w, const DeepRenderRequest& request, bool use
     set_progress(w, DeepPhase::Pixels, 0.0);
     const auto full_start = Clock::now();
     DeepRenderOptions full_options = options;
-    if (use_cuda && !w.devices_known) {
-        if (w.devices.empty()) w.devices = deep_visible_devices();
-        w.devices_known = true;
-    }
     const bool spread = use_cuda && spreads(w, width, height, options);
     if (use_cuda && request.device_display && !spread) full_options.device_frame = &w.device;
     DeepFrame frame = render_pass(w, location, width, height, full_options, &use_cuda);

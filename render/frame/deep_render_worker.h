@@ -33,6 +33,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -88,7 +89,8 @@ struct DeepRenderWorker {
     // Empty: every visible device, which the worker asks the driver for at its first CUDA frame
     // (not the UI thread, whose first frame would wait for the driver's start).
     std::vector<int> devices;
-    bool devices_known = false;  // the worker thread's: devices is filled in
+    bool devices_known = false;        // the worker thread's: devices is filled in
+    std::future<void> devices_started;  // their contexts starting (deep_start_devices)
     int64_t spread_min_pixels = kDeepWindowSpreadMinPixels;
     std::thread thread;
     std::mutex mutex;
