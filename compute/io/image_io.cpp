@@ -448,11 +448,11 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     if (rows > m.rows_left) throw std::runtime_error("internal error: too many rows for " + quoted(m.file.target()));
     m.rows_left -= rows;
     const size_t row_bytes = size_t(m.width) * 4;
-    // Large calls go straight to the encoder, in parts of up to 8 batches (16 segments a core),
-    // so that writing one part overlaps encoding the next while each parallel region still has
-    // enough segments to balance the cores (parts of one batch each lost more at their barriers
-    // than the overlap gained on 2 cores); the rest is gathered into a batch first, so that every
-    // core has work.
+    // Large calls go straight to the encoder, in parts of up to 8 batches (16 segments a core;
+    // part_rows), so that writing one part overlaps encoding the next while each parallel region
+    // still has enough segments to balance the cores (parts of one batch each lost more at their
+    // barriers than the overlap gained on 2 cores); the rest is gathered into a batch first, so
+    // that every core has work.
     const int part_rows = this->part_rows();
     while (m.pending_rows == 0 && rows >= m.batch_rows) {
         const int take = rows >= 2 * part_rows ? part_rows : rows;  // no small part left at the end
@@ -474,7 +474,16 @@ void PngStreamWriter::write_rows(const uint8_t* rgba, int rows) {
     }
 }
 
-int PngStreamWriter::part_rows() const { return 8 * impl_->batch_rows; }
+// Parts of 8 batches, but of at most 128 MiB of RGBA (and at least one batch): on a many-core
+// host a batch of a wide image is already 64 MiB, and a streaming caller's last part, encoded
+// after its last rows arrive, is then 2 batches instead of 8 (a 16384x16384 poster on 32 cores:
+// 2,048 rows, not 8,192).
+int PngStreamWriter::part_rows() const {
+    const Impl& m = *impl_;
+    const size_t batch_bytes = size_t(m.batch_rows) * size_t(m.width) * 4;
+    const size_t batches = std::clamp<size_t>((size_t(128) << 20) / std::max<size_t>(batch_bytes, 1), 1, 8);
+    return int(batches) * m.batch_rows;
+}
 
 void PngStreamWriter::write_deflated_rows(const PngDeflatedRows& rows, double encode_ms) {
     Impl& m = *impl_;
