@@ -138,41 +138,20 @@ __global__ void expmap_reconstruct_kernel(const ReconstructParams p) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mip levels on the device: expmap_mips.cpp's mip_level_from_rgba and mip_level_halve, a thread
-// a texel, the same sums in the same order.
+// Mip levels on the device: expmap_mips.h's texel functions, a thread a texel.
 
 __global__ void mip_from_rgba_kernel(const uint8_t* rgba, int width, int height, int factor, float* out, int out_width,
                                      int out_height) {
     const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= out_width || y >= out_height) return;
-    const int y_end = (y + 1) * factor < height ? (y + 1) * factor : height;
-    const int x_end = (x + 1) * factor < width ? (x + 1) * factor : width;
-    uint32_t sum[3] = {0, 0, 0};
-    for (int sy = y * factor; sy < y_end; ++sy)
-        for (int sx = x * factor; sx < x_end; ++sx) {
-            const uint8_t* p = rgba + (size_t(sy) * size_t(width) + size_t(sx)) * 4;
-            sum[0] += p[0];
-            sum[1] += p[1];
-            sum[2] += p[2];
-        }
-    const float n = float((y_end - y * factor) * (x_end - x * factor));
-    float* o = out + (size_t(y) * size_t(out_width) + size_t(x)) * 3;
-    for (int i = 0; i < 3; ++i) o[i] = float(sum[i]) / n;
+    mip_texel_from_rgba(rgba, width, height, factor, x, y, out + (size_t(y) * size_t(out_width) + size_t(x)) * 3);
 }
 
 __global__ void mip_halve_kernel(const float* in, int in_width, int in_height, float* out, int out_width,
                                  int out_height) {
     const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= out_width || y >= out_height) return;
-    const int y_end = 2 * y + 2 < in_height ? 2 * y + 2 : in_height;
-    const int x_end = 2 * x + 2 < in_width ? 2 * x + 2 : in_width;
-    float sum[3] = {0.0f, 0.0f, 0.0f};
-    for (int sy = 2 * y; sy < y_end; ++sy)
-        for (int sx = 2 * x; sx < x_end; ++sx)
-            for (int i = 0; i < 3; ++i) sum[i] += in[(size_t(sy) * size_t(in_width) + size_t(sx)) * 3 + i];
-    const float n = float((y_end - 2 * y) * (x_end - 2 * x));
-    float* o = out + (size_t(y) * size_t(out_width) + size_t(x)) * 3;
-    for (int i = 0; i < 3; ++i) o[i] = sum[i] / n;
+    mip_texel_halve(in, in_width, in_height, x, y, out + (size_t(y) * size_t(out_width) + size_t(x)) * 3);
 }
 
 dim3 texel_grid(int width, int height) { return dim3(unsigned(width + 15) / 16, unsigned(height + 15) / 16); }

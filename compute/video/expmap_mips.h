@@ -11,8 +11,15 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#if defined(__CUDACC__)
+#define MS_HD __host__ __device__
+#else
+#define MS_HD
+#endif
 
 namespace ms {
 
@@ -29,6 +36,35 @@ struct MipLevel {
 MipLevel mip_level_from_rgba(const uint8_t* rgba, int width, int height, int factor);
 // The next level: 2x2 means, as mip_level_from_rgba with factor 2.
 MipLevel mip_level_halve(const MipLevel& level);
+
+// One texel of each, on the host and the device (expmap_cuda.cu's kernels), the same sums in the
+// same order: texel (x, y) of mip_level_from_rgba's level, and of the level after `in` (width x
+// height texels of 3 floats), into out[3].
+MS_HD inline void mip_texel_from_rgba(const uint8_t* rgba, int width, int height, int factor, int x, int y,
+                                      float* out) {
+    const int y_end = (y + 1) * factor < height ? (y + 1) * factor : height;
+    const int x_end = (x + 1) * factor < width ? (x + 1) * factor : width;
+    uint32_t sum[3] = {0, 0, 0};
+    for (int sy = y * factor; sy < y_end; ++sy)
+        for (int sx = x * factor; sx < x_end; ++sx) {
+            const uint8_t* p = rgba + (size_t(sy) * size_t(width) + size_t(sx)) * 4;
+            sum[0] += p[0];
+            sum[1] += p[1];
+            sum[2] += p[2];
+        }
+    const float n = float((y_end - y * factor) * (x_end - x * factor));
+    for (int i = 0; i < 3; ++i) out[i] = float(sum[i]) / n;
+}
+MS_HD inline void mip_texel_halve(const float* in, int width, int height, int x, int y, float* out) {
+    const int y_end = 2 * y + 2 < height ? 2 * y + 2 : height;
+    const int x_end = 2 * x + 2 < width ? 2 * x + 2 : width;
+    float sum[3] = {0.0f, 0.0f, 0.0f};
+    for (int sy = 2 * y; sy < y_end; ++sy)
+        for (int sx = 2 * x; sx < x_end; ++sx)
+            for (int i = 0; i < 3; ++i) sum[i] += in[(size_t(sy) * size_t(width) + size_t(sx)) * 3 + i];
+    const float n = float((y_end - 2 * y) * (x_end - 2 * x));
+    for (int i = 0; i < 3; ++i) out[i] = sum[i] / n;
+}
 
 // Bilinear lookup at level L of an image given by fetch(L, x, y) -> const float* (x and y may be
 // out of range: fetch wraps or clamps them). u, v in level 0's texel units.
