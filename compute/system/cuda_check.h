@@ -38,6 +38,26 @@ inline cudaError_t cuda_launch_status() {
     return cudaGetLastError();
 }
 
+// Makes `device` the calling thread's current device for a scope and gives the thread back the
+// one it had. -1, or the device already current: nothing changes. Errors are ignored (it also
+// runs in destructors, at exit): a caller that must know checks the device beforehand.
+class CudaDeviceScope {
+public:
+    explicit CudaDeviceScope(int device) {
+        if (device < 0 || cudaGetDevice(&previous_) != cudaSuccess || previous_ == device) return;
+        moved_ = cudaSetDevice(device) == cudaSuccess;
+    }
+    ~CudaDeviceScope() {
+        if (moved_) cudaSetDevice(previous_);
+    }
+    CudaDeviceScope(const CudaDeviceScope&) = delete;
+    CudaDeviceScope& operator=(const CudaDeviceScope&) = delete;
+
+private:
+    int previous_ = -1;
+    bool moved_ = false;
+};
+
 [[noreturn]] inline void cuda_fail(cudaError_t err, const char* expr, const char* file, int line) {
     throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) +
                              ") in " + expr + " at " + file + ":" + std::to_string(line));

@@ -57,29 +57,10 @@ void grow(T** pointer, size_t count) {
     CUDA_CHECK(cuda_malloc(pointer, (count ? count : 1) * sizeof(T)));
 }
 
-// The device a frame's buffers are on made current for a scope (nothing when it already is, or
-// when the frame has none yet), the previous one restored after.
-class FrameDeviceScope {
-public:
-    explicit FrameDeviceScope(int device) {
-        if (device < 0 || cudaGetDevice(&previous_) != cudaSuccess || previous_ == device) return;
-        if (cudaSetDevice(device) == cudaSuccess) moved_ = true;
-    }
-    ~FrameDeviceScope() {
-        if (moved_) cudaSetDevice(previous_);
-    }
-    FrameDeviceScope(const FrameDeviceScope&) = delete;
-    FrameDeviceScope& operator=(const FrameDeviceScope&) = delete;
-
-private:
-    int previous_ = -1;
-    bool moved_ = false;
-};
-
 }  // namespace
 
 DeepDeviceFrame::~DeepDeviceFrame() {
-    const FrameDeviceScope scope(device);
+    const CudaDeviceScope scope(device);  // the frame's device (-1: it has none yet)
     for (void* p :
          {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),
           static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table), static_cast<void*>(cdf),
@@ -166,7 +147,7 @@ void colour_deep_frame_cuda(DeepDeviceFrame& frame, const PaletteTable& palette,
 
 void colour_deep_frame_cuda_to_host(DeepDeviceFrame& frame, const PaletteTable& palette, const View& view,
                                     double pixel_scale, uint8_t* rgba_host, void* stream_handle) {
-    const FrameDeviceScope scope(frame.device);
+    const CudaDeviceScope scope(frame.device);
     colour_deep_frame_cuda(frame, palette, view, pixel_scale, frame.rgba[0], stream_handle);
     auto stream = static_cast<cudaStream_t>(stream_handle);
     const size_t bytes = size_t(frame.width) * size_t(frame.height) * 4;

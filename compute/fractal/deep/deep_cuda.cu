@@ -218,35 +218,27 @@ bool deep_cuda_host_outputs(const DeepRenderOptions& options) {
     return options.host_outputs || !options.device_frame;
 }
 
-// Makes `device` (options.device) the calling thread's current device for the scope of a frame,
-// and gives the thread back the one it had (the caller's own CUDA work stays where it was).
-// -1: the current device, nothing changes. Throws std::runtime_error with a sentence for a device
-// that does not exist.
+// `device` (options.device) checked: -1 (the current device) or one that exists. Throws
+// std::runtime_error with a sentence for a device that does not. Returns it.
+int existing_device(int device) {
+    if (device < 0) return device;
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device >= count)
+        throw std::runtime_error("The deep CUDA path cannot run on device " + std::to_string(device) + ": there " +
+                                 (count == 1 ? "is 1 CUDA device" : "are " + std::to_string(count) + " CUDA devices") +
+                                 ", numbered from 0.");
+    return device;
+}
+
+// The calling thread on options.device for the scope of a frame, given back the device it had
+// after (the caller's own CUDA work stays where it was); a device that does not exist throws.
 class DeviceScope {
 public:
-    explicit DeviceScope(int device) {
-        if (device < 0) return;
-        int count = 0;
-        CUDA_CHECK(cudaGetDeviceCount(&count));
-        if (device >= count)
-            throw std::runtime_error(
-                "The deep CUDA path cannot run on device " + std::to_string(device) + ": there " +
-                (count == 1 ? "is 1 CUDA device" : "are " + std::to_string(count) + " CUDA devices") +
-                ", numbered from 0.");
-        CUDA_CHECK(cudaGetDevice(&previous_));
-        if (previous_ == device) return;
-        CUDA_CHECK(cudaSetDevice(device));
-        restore_ = true;
-    }
-    ~DeviceScope() {
-        if (restore_) cudaSetDevice(previous_);
-    }
-    DeviceScope(const DeviceScope&) = delete;
-    DeviceScope& operator=(const DeviceScope&) = delete;
+    explicit DeviceScope(int device) : scope_(existing_device(device)) {}
 
 private:
-    int previous_ = -1;
-    bool restore_ = false;
+    CudaDeviceScope scope_;
 };
 
 // The calling thread's KernelControl on the device, the non-blocking stream that reads and
@@ -258,14 +250,13 @@ struct ThreadControl {
     cudaStream_t side = nullptr;
     unsigned int* pinned = nullptr;  // [0] warps done, read back; [1] the cancel value, 1
     void release() {
-        // Freed with their own device current (the thread may have moved to another one).
-        int current = -1;
-        const bool moved = device >= 0 && cudaGetDevice(&current) == cudaSuccess && current != device &&
-                           cudaSetDevice(device) == cudaSuccess;
-        if (pinned) cudaFreeHost(pinned);
-        if (control) cudaFree(control);
-        if (side) cudaStreamDestroy(side);
-        if (moved) cudaSetDevice(current);
+        {
+            // Freed with their own device current (the thread may have moved to another one).
+            const CudaDeviceScope scope(device);
+            if (pinned) cudaFreeHost(pinned);
+            if (control) cudaFree(control);
+            if (side) cudaStreamDestroy(side);
+        }
         pinned = nullptr;
         control = nullptr;
         side = nullptr;
@@ -870,11 +861,8 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 DeepCudaStream::~DeepCudaStream() {
     if (!stream_) return;
     // Destroyed with its own device current; errors ignored (this may run at exit).
-    int current = -1;
-    const bool moved = device_ >= 0 && cudaGetDevice(&current) == cudaSuccess && current != device_ &&
-                       cudaSetDevice(device_) == cudaSuccess;
+    const CudaDeviceScope scope(device_);
     cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
-    if (moved) cudaSetDevice(current);
 }
 
 void* DeepCudaStream::get(int device) {
