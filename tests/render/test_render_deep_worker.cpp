@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "compute/fractal/view/kfr.h"
@@ -38,17 +39,19 @@ PaletteTable test_palette() {
     return make_palette_table(palette);
 }
 
-// assets/locations/e1000.kfr's place (zoom 1E1000), at a size and iteration count of the test's.
-View deep_view(int width, int height, int64_t iterations) {
+// assets/locations/NAME.kfr's place (e1000: zoom 1E1000), at a size of the test's, with its
+// iteration count (0: the file's).
+View deep_view(int width, int height, int64_t iterations, const char* name = "e1000") {
     DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e1000.kfr").string(), &location), "");
+    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / (std::string(name) + ".kfr")).string(), &location),
+              "");
     View v;
     v.center_re = location.center_re;
     v.center_im = location.center_im;
     v.zoom = ViewZoom::from_deep(location.zoom);
     v.width = width;
     v.height = height;
-    v.max_iterations = iterations;
+    v.max_iterations = iterations > 0 ? iterations : location.max_iterations;
     return v;
 }
 
@@ -405,15 +408,7 @@ TEST(DeepRenderWorker, ACudaFrameSpreadOverDevicesIsOneDevicesFrame) {
 TEST(DeepRenderWorker, DISABLED_WindowFrameAt4kOnOneGpuAndAll) {
     SKIP_WITHOUT_CUDA();
     const std::vector<int> all = deep_visible_devices();
-    DeepLocation location;
-    ASSERT_EQ(read_kfr((find_data_dir("assets") / "locations" / "e227.kfr").string(), &location), "");
-    View view;
-    view.center_re = location.center_re;
-    view.center_im = location.center_im;
-    view.zoom = ViewZoom::from_deep(location.zoom);
-    view.width = 3840;
-    view.height = 2160;
-    view.max_iterations = location.max_iterations;
+    const View view = deep_view(3840, 2160, 0, "e227");
     const View zoomed = zoom_view_about(view, {1920.0, 1080.0}, 1.02);
     const PaletteTable palette = test_palette();
     std::printf("  e227 at 3840x2160 in the window's deep worker, compute_ms: first frame / a 1.02x zoom\n");
