@@ -9,6 +9,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -72,3 +75,23 @@ private:
     } while (0)
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(::ms::cuda_launch_status())
+
+namespace ms {
+
+// The current device's T, made there on first use and kept for the process: state a file keeps
+// between calls (buffers, events), one for each device, so that threads rendering on different
+// devices at once (a video's renderers, compute/video/video_job.h) neither share it nor rebuild
+// it for each other. T guards itself against two threads of one device.
+template <typename T>
+T& current_device_state() {
+    static std::mutex mutex;
+    static std::map<int, std::unique_ptr<T>> states;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<T>& state = states[device];
+    if (!state) state = std::make_unique<T>();
+    return *state;
+}
+
+}  // namespace ms

@@ -55,7 +55,8 @@ using namespace direct_cuda_detail;
 // Launchers
 
 // Persistent state: device buffers kept between frames (resized only when they must grow), so a
-// frame costs the kernels, one small memset and one small copy of the counters.
+// frame costs the kernels, one small memset and one small copy of the counters. One for each
+// device (current_device_state).
 struct CudaState {
     std::mutex mutex;
     int device = -1;
@@ -116,10 +117,7 @@ struct CudaState {
     ~CudaState() { release(); }
 };
 
-CudaState& cuda_state() {
-    static CudaState state;
-    return state;
-}
+CudaState& cuda_state() { return current_device_state<CudaState>(); }
 
 void ensure_device_state(CudaState& s) {
     int device = 0;

@@ -338,7 +338,8 @@ struct SideStream {
     cudaEvent_t listed = nullptr, done = nullptr;
 };
 
-// Device buffers kept between frames, grown when a frame needs more.
+// Device buffers kept between frames, grown when a frame needs more; one for each device
+// (current_device_state).
 struct ColourCudaState {
     std::mutex mutex;
     int device = -1;
@@ -390,10 +391,7 @@ struct ColourCudaState {
     ~ColourCudaState() { release(); }
 };
 
-ColourCudaState& colour_state() {
-    static ColourCudaState state;
-    return state;
-}
+ColourCudaState& colour_state() { return current_device_state<ColourCudaState>(); }
 
 void ensure_state(ColourCudaState& s, size_t pixels) {
     int device = 0;

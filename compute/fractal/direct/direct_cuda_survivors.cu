@@ -2,6 +2,7 @@
 // through the queue of pixels that survived the tile pass (direct_cuda_tile.cu), refilling
 // a lane as soon as its pixel is done. See direct_cuda.cu for the whole design.
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 #include "compute/fractal/direct/direct_cuda_kernels-inl.h"
@@ -179,10 +180,14 @@ __global__ void __launch_bounds__(kBlockThreads, survivors_min_blocks<kFeatures>
 template <Formula F, typename T, bool kFused, int kBlockSteps, bool kPeriodicity, unsigned kFeatures>
 void launch_survivors_kernel(const KernelParams& p, const CudaTuning& tuning, int sm_count) {
     auto kernel = direct_survivors_kernel<F, T, kFused, kBlockSteps, kPeriodicity, kFeatures>;
-    static int blocks_per_sm = 0;  // per instantiation; the same on every device we run on
+    // Per instantiation, the same on every device we run on; threads on several devices may ask
+    // at once and store the same answer.
+    static std::atomic<int> known{0};
+    int blocks_per_sm = known.load(std::memory_order_relaxed);
     if (blocks_per_sm == 0) {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kBlockThreads, 0));
         blocks_per_sm = std::max(blocks_per_sm, 1);
+        known.store(blocks_per_sm, std::memory_order_relaxed);
     }
     const int cap = tuning.survivor_blocks_per_sm;
     kernel<<<sm_count*(cap > 0 ? std::min(cap, blocks_per_sm) : blocks_per_sm), kBlockThreads>>>(p);
