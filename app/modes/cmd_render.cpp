@@ -192,7 +192,9 @@ void add_render_options(CLI::App& app, RenderRequest& request, RenderOptionTexts
     app.add_flag("--print-view", o.print_view,
                  "Print the view (centre, zoom, iterations, size) once the PNG is written");
     add_view_look_options(app, request, o);
-    add_devices_option(app, o);
+    add_devices_option(app, o,
+                       "CUDA devices a deep frame's bands are shared over, comma-separated (0,1; a device may "
+                       "repeat); default: every visible device for frames of 16M samples or more, one device below");
     app.add_option("-o,--output", o.png, "Output PNG file")->required();
     app.add_option(
         "--raw", o.raw,

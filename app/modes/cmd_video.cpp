@@ -7,6 +7,7 @@
 // Video panel calls too. Every bad input is one sentence and exit status 2 before any file is
 // written. Run again after a kill or Ctrl+C, the same command continues from the segments
 // already finished and writes the same bytes as an uninterrupted run.
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -94,6 +95,9 @@ void add_video_options(CLI::App& app, RenderRequest& request, RenderOptionTexts&
     app.add_option("--segment-frames", o.encoding.segment_frames,
                    "Frames per segment (one closed GOP each, the unit of resuming); 0: one second's");
     add_view_look_options(app, request, view);
+    add_devices_option(app, view,
+                       "CUDA devices whose renderers share the video's segments, comma-separated (0,1; a device may "
+                       "repeat); default: every visible device");
     app.add_option("--encoder-threads", o.encoding.encoder_threads, "Segments encoded side by side (0: every core)")
         ->group("");
     app.add_option("--test-kill-after-frames", o.kill_after_frames, "Tests: SIGKILL after rendering N frames")
@@ -149,6 +153,8 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     }
     RenderPlan backend;
     if (std::string problem = choose_backend(*request, &backend); !problem.empty()) return problem;
+    if (std::string problem = apply_devices_option(app, view_texts, request); !problem.empty()) return problem;
+    job->devices = request->devices;
     *backend_text = backend.backend_text;
     frames.precision = request->precision;
     frames.cuda = backend.cuda;
@@ -232,8 +238,22 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
     if (r.frames_rendered > 0 && seconds > 0) {
         std::printf("speed      %.2f frames/s end to end (%.2fx real time)", double(r.frames_rendered) / seconds,
                     double(r.frames_rendered) / seconds / job.fps);
-        if (t.render_ms > 0)
-            std::printf("; rendering alone %.2f frames/s", double(r.frames_rendered) / (t.render_ms * 1e-3));
+        if (t.render_ms > 0)  // the renderers side by side, each busy all the while
+            std::printf("; rendering alone %.2f frames/s",
+                        double(r.frames_rendered) * std::max(1, t.renderers) / (t.render_ms * 1e-3));
+        std::printf("\n");
+    }
+    if (r.renderers.size() > 1) {
+        // Each renderer's share: the segments it finished, in how many runs, and its busy time.
+        std::printf("devices    %zu renderers:", r.renderers.size());
+        for (size_t i = 0; i < r.renderers.size(); ++i) {
+            const VideoRendererShare& s = r.renderers[i];
+            std::printf("%s %s%s %lld segments (%lld frames, %lld run%s, %.1f s busy)%s", i ? ";" : "",
+                        s.device >= 0 ? "device " : "renderer ",
+                        std::to_string(s.device >= 0 ? s.device : int(i)).c_str(), (long long)s.segments,
+                        (long long)s.frames, (long long)s.runs, s.runs == 1 ? "" : "s", s.busy_ms * 1e-3,
+                        s.failure.empty() ? "" : ", failed");
+        }
         std::printf("\n");
     }
     std::printf("output     %s\n", job.output.c_str());
@@ -276,6 +296,8 @@ int run_video_command(int argc, char** argv) {
         print_sentence(result.message);
         return result.status;
     }
+    if (std::string failures = result.failure_text(); !failures.empty())
+        std::fprintf(stderr, "mandelscope video: %s.\n", failures.c_str());
     print_summary(job, result, backend_text, app.count("--keyframes") > 0);
     return 0;
 }

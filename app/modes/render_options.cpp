@@ -142,10 +142,8 @@ std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, 
     return {};
 }
 
-void add_devices_option(CLI::App& app, RenderOptionTexts& o) {
-    app.add_option("--devices", o.devices,
-                   "CUDA devices a deep frame's bands are shared over, comma-separated (0,1; a device may repeat); "
-                   "default: every visible device for frames of 16M samples or more, one device below");
+void add_devices_option(CLI::App& app, RenderOptionTexts& o, const std::string& help) {
+    app.add_option("--devices", o.devices, help);
 }
 
 std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request) {

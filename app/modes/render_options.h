@@ -44,10 +44,11 @@ void add_view_look_options(CLI::App& app, RenderRequest& request, RenderOptionTe
 // Returns "" or the sentence saying which option is wrong.
 std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
 
-// --devices=LIST: the CUDA devices the deep path shares its frames over (compute/scale/);
+// --devices=LIST: the CUDA devices a command shares its work over (render's deep frames:
+// compute/scale/; video's segments: compute/video/video_job.h), described by `help`;
 // apply_devices_option checks the list against the visible devices into request->devices and
 // returns "" or one sentence.
-void add_devices_option(CLI::App& app, RenderOptionTexts& o);
+void add_devices_option(CLI::App& app, RenderOptionTexts& o, const std::string& help);
 std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
 
 // Newton zoom before any work (render, and video's target): --to-minibrot and

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "compute/fractal/colour/colour_pass.h"
@@ -149,6 +150,22 @@ ExpmapLayout expmap_layout(const std::vector<View>& plan, int supersample) {
     return layout;
 }
 
+double expmap_start_frames(const std::vector<View>& plan, int supersample) {
+    const ExpmapLayout layout = expmap_layout(plan, supersample);
+    const size_t deepest = deepest_frame(plan);
+    const int rows = layout.rows_per_octave;
+    int most = 1;
+    for (size_t k = 0; k < plan.size(); ++k) {
+        double top, bottom;
+        bool flat;
+        expmap_frame_rows(plan, deepest, layout, supersample, k, &top, &bottom, &flat);
+        const int first = std::clamp(int(std::floor(top / rows)), 0, layout.octaves - 1);
+        const int last = std::clamp(int(std::floor(bottom / rows)), first, layout.octaves - 1);
+        most = std::max(most, last - first + 1);
+    }
+    return double(most - 1) * double(plan.size()) / double(layout.octaves);
+}
+
 double expmap_sample_ratio(const std::vector<View>& plan, int supersample) {
     const ExpmapLayout layout = expmap_layout(plan, supersample);
     const View& deep = plan[deepest_frame(plan)];
@@ -193,6 +210,20 @@ struct ExpmapRenderer::State {
     // Colours the frame in device_frame into the device's levels of `octave` (ExpmapDevice::kFlat:
     // the flat image) and returns their sizes.
     std::vector<MipLevel> colour_levels_on_device(int octave, int width, int height, int levels);
+
+    // With a shared orbit (several renderers of one dive): takes it where another renderer has
+    // computed it; else returns its lock, held while this renderer's next deep render computes
+    // it, for publish_orbit.
+    std::unique_lock<std::mutex> shared_orbit_lock() {
+        if (orbit || !options.shared_orbit) return {};
+        std::unique_lock<std::mutex> lock(options.shared_orbit->mutex);
+        if (!options.shared_orbit->orbit) return lock;
+        orbit = options.shared_orbit->orbit;
+        return {};
+    }
+    void publish_orbit(std::unique_lock<std::mutex>& lock) {
+        if (lock.owns_lock() && orbit) options.shared_orbit->orbit = orbit;
+    }
 
     void ensure_flat();
     void ensure_strips(int first, int last);
@@ -283,6 +314,7 @@ void ExpmapRenderer::State::ensure_flat() {
     if (!flat.empty()) return;
     ReferenceCache cache;
     const bool cuda = pixels_on_device();
+    std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
     DeepRenderOptions deep = deep_options(&cache);
     if (cuda) deep.device_frame = &gpu_frame();
     DeepFrame frame = cuda ? deep_cuda(flat_location, flat_width, flat_height, deep)
@@ -290,6 +322,8 @@ void ExpmapRenderer::State::ensure_flat() {
     if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
     if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
     orbit = frame.reference;
+    publish_orbit(orbit_lock);
+    if (orbit_lock.owns_lock()) orbit_lock.unlock();
     stats.reference_ms += frame.stats.reference_ms;
     stats.bla_ms += frame.stats.bla_ms;
     stats.flat_ms += frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
@@ -353,6 +387,7 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
                 rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
             ReferenceCache cache;
             const bool cuda = pixels_on_device();
+            std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
             DeepRenderOptions deep = deep_options(&cache);
             if (cuda) deep.device_frame = &gpu_frame();
             DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
@@ -360,6 +395,8 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
             if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
             if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
             orbit = frame.reference;
+            publish_orbit(orbit_lock);
+            if (orbit_lock.owns_lock()) orbit_lock.unlock();
             stats.reference_ms += frame.stats.reference_ms;
             stats.bla_ms += frame.stats.bla_ms;
             ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;

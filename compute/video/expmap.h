@@ -49,6 +49,8 @@ struct ExpmapOptions {
     // same images).
     bool pixels_on_cpu = false;
     const std::atomic<bool>* cancel = nullptr;
+    // Several renderers of one dive (one a device): the dive's reference orbit, computed once.
+    std::shared_ptr<SharedOrbit> shared_orbit;
 };
 
 // The strips' geometry for a plan (expmap_layout): chosen so that at every radius that any
@@ -69,6 +71,12 @@ struct ExpmapLayout {
 std::string expmap_plan_problem(const std::vector<View>& plan);
 
 ExpmapLayout expmap_layout(const std::vector<View>& plan, int supersample);
+
+// Frames' worth of strips a renderer starting in the middle of the plan renders before its first
+// frame: a frame reads the octaves from its corners' radius down to a sample's (about 11 at
+// 1080p) and a renderer going on in order renders one new strip every frames / octaves frames,
+// so a newcomer renders (strips a frame reads - 1) x (frames a strip) frames' worth at once.
+double expmap_start_frames(const std::vector<View>& plan, int supersample);
 
 // Samples the direct method renders for the plan over those the exponential map renders (its
 // strips and flat image): how many times fewer samples the expmap takes. --method=auto may take

@@ -11,7 +11,7 @@ class ExpmapFrameSource : public VideoFrameSource {
 public:
     explicit ExpmapFrameSource(const FrameSourceSettings& settings)
         : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)),
-          settings_cuda_(settings.cuda) {}
+          settings_cuda_(settings.cuda), start_frames_(expmap_start_frames(settings.plan, settings.supersample)) {}
 
     void render(int64_t k, uint8_t* rgba) override {
         renderer_.render(k, rgba);
@@ -31,16 +31,20 @@ public:
         return t;
     }
 
+    double start_frames() const override { return start_frames_; }
+
 private:
     static ExpmapOptions options_of(const FrameSourceSettings& settings) {
         ExpmapOptions options;
         options.supersample = settings.supersample;
         options.cuda = settings.cuda;  // the strips, the flat image and the reconstruction
+        options.shared_orbit = settings.shared_orbit;
         return options;
     }
     PaletteTable palette_;  // the renderer keeps a reference
     ExpmapRenderer renderer_;
     bool settings_cuda_ = false;
+    double start_frames_ = 0.0;
     int64_t frames_ = 0;
 };
 

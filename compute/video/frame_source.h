@@ -25,6 +25,8 @@
 
 namespace ms {
 
+struct SharedOrbit;  // deep_reference.h
+
 // Where a source's time goes, summed over the frames it rendered (milliseconds).
 struct FrameSourceTimes {
     double reference_ms = 0.0;    // the deep path's reference orbit (once for a straight dive)
@@ -60,6 +62,10 @@ public:
     virtual void render_raw(int64_t k, RawVideoFrame* out);
     // Where its time went so far (zeros for a source that does not keep count).
     virtual FrameSourceTimes times() const { return {}; }
+    // Frames' worth of work the source renders before its first frame anywhere but just after
+    // the last one it rendered (the exponential map's strips that a frame shows): what a renderer
+    // pays to take over part of another's run of segments (segment_share.h).
+    virtual double start_frames() const { return 0.0; }
 };
 
 struct FrameSourceSettings {
@@ -70,6 +76,9 @@ struct FrameSourceSettings {
     Shortcuts shortcuts;                    // cardioid/bulb test and periodicity (the direct kernels)
     PaletteTable palette;                   // the colours (each view's offset and density apply)
     int64_t segment_frames = 0;             // frames per segment (see the header comment); 0: one segment
+    // Several sources of one video (one a device, video_job.h): the dive's reference orbit,
+    // computed once by the first source that needs it. Null: each source computes its own.
+    std::shared_ptr<SharedOrbit> shared_orbit;
 };
 
 enum class VideoMethod { Auto, Direct, Expmap };

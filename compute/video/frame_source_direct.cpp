@@ -3,6 +3,7 @@
 #include "compute/video/frame_source_direct.h"
 
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -145,8 +146,18 @@ private:
     }
 
     // The dive's one reference: at the deepest frame's sample grid, before the first deep frame.
+    // With several sources (settings_.shared_orbit), the first computes it for all.
     void ensure_reference() {
         if (reference_) return;
+        std::unique_lock<std::mutex> shared;
+        if (settings_.shared_orbit) {
+            shared = std::unique_lock<std::mutex>(settings_.shared_orbit->mutex);
+            if (settings_.shared_orbit->orbit) {
+                reference_ = settings_.shared_orbit->orbit;
+                cache_.insert(reference_);
+                return;
+            }
+        }
         const View target = samples_of(settings_.plan.back(), settings_.supersample);
         const auto start = std::chrono::steady_clock::now();
         bool cached = false;
@@ -154,6 +165,7 @@ private:
                                    &cached);
         if (!reference_) throw std::runtime_error("the reference orbit was cancelled");
         times_.reference_ms += ms_since(start);
+        if (settings_.shared_orbit) settings_.shared_orbit->orbit = reference_;
     }
 
     void render_deep(const View& view, const View& samples, Precision precision, uint8_t* out) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -19,12 +20,16 @@ extern "C" {
 #include <libavutil/log.h>
 }
 
+#include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/exr_write.h"
 #include "compute/io/image_io.h"
+#include "compute/system/fault_injection.h"
 #include "compute/video/dive_plan.h"
 #include "compute/video/manifest.h"
+#include "compute/video/segment_share.h"
+#include "compute/video/video_device.h"
 #include "compute/video/video_encoder.h"
 #include "compute/video/video_mux.h"
 #include "compute/video/video_segments.h"
@@ -130,7 +135,8 @@ struct FrameBuffer {
 struct SegmentTask {
     int64_t segment = 0;
     std::deque<FrameBuffer*> frames;
-    bool closed = false;  // every frame of the segment has been pushed
+    bool closed = false;     // every frame of the segment has been pushed
+    bool abandoned = false;  // its renderer failed: no file; the segment starts again elsewhere
 };
 
 // W threads, each taking the oldest segment no one encodes yet and encoding its frames as the
@@ -200,6 +206,21 @@ public:
         changed_.notify_all();
     }
 
+    // The segment's renderer stopped before its end: its frames go back to the pool and its
+    // encoder (if one took it) stops without a file. `held`: a buffer the renderer had taken
+    // (may be null).
+    void abandon(const std::shared_ptr<SegmentTask>& task, FrameBuffer* held) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            task->abandoned = true;
+            for (FrameBuffer* frame : task->frames) free_.push_back(frame);
+            task->frames.clear();
+            if (held) free_.push_back(held);
+            waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), task), waiting_.end());
+        }
+        changed_.notify_all();
+    }
+
     std::string error() {
         std::lock_guard<std::mutex> lock(mutex_);
         return error_;
@@ -240,8 +261,10 @@ private:
                 FrameBuffer* frame = nullptr;
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
-                    changed_.wait(lock, [&] { return !task.frames.empty() || task.closed || abandon_; });
+                    changed_.wait(lock,
+                                  [&] { return !task.frames.empty() || task.closed || task.abandoned || abandon_; });
                     if (abandon_) return false;
+                    if (task.abandoned) return true;  // its frames went back with it
                     if (task.frames.empty()) break;
                     frame = task.frames.front();
                     task.frames.pop_front();
@@ -291,13 +314,16 @@ private:
 };
 
 // Progress after each rendered frame: rate over this run's rendered frames, ETA for the rest.
+// Renderers on several threads count and report under `mutex`.
 struct ProgressClock {
+    explicit ProgressClock(const VideoProgress& p) : progress(p) {}
     const VideoProgress& progress;
     int64_t total = 0;
     int64_t resumed = 0;
     int64_t done = 0;
     int64_t rendered = 0;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    std::mutex mutex;
 
     void report(int64_t frame, const uint8_t* rgba, int width, int height, const char* stage) {
         if (!progress) return;
@@ -324,21 +350,177 @@ VideoResult failed(VideoResult result, int status, std::string message) {
     return result;
 }
 
+// --- The renderers: one a device, each with a frame source of its own ------------------------
+
+// A frame source's failure (its device's), as opposed to the job's (the disk, the encoders): the
+// renderer stops, and its segments go to the others.
+struct RendererFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A renderer's source: any failure of the source but running out of host memory becomes
+// RendererFailed; with fail_after >= 0 it fails once it has rendered that many frames (a test's
+// failing device).
+class RendererSource final : public VideoFrameSource {
+public:
+    RendererSource(std::unique_ptr<VideoFrameSource> inner, int64_t fail_after)
+        : inner_(std::move(inner)), fail_after_(fail_after) {}
+    void render(int64_t k, uint8_t* rgba) override {
+        guard([&] { inner_->render(k, rgba); });
+    }
+    void render_raw(int64_t k, RawVideoFrame* out) override {
+        guard([&] { inner_->render_raw(k, out); });
+    }
+    FrameSourceTimes times() const override { return inner_->times(); }
+    double start_frames() const override { return inner_->start_frames(); }
+    int64_t frames() const { return rendered_; }
+    double busy_ms() const { return busy_ms_; }
+
+private:
+    template <typename Render>
+    void guard(const Render& render) {
+        if (fail_after_ >= 0 && rendered_ >= fail_after_)
+            throw RendererFailed("injected fault (device_fail): the device stopped responding");
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            render();
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const RendererFailed&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw RendererFailed(e.what());
+        }
+        busy_ms_ += ms_since(start);
+        ++rendered_;
+    }
+    std::unique_ptr<VideoFrameSource> inner_;
+    int64_t fail_after_ = -1;
+    int64_t rendered_ = 0;
+    double busy_ms_ = 0.0;
+};
+
+// The renderers of a job: their devices (-1: the CPU, or CUDA's current device) and sources.
+struct Renderers {
+    std::vector<int> devices;
+    std::vector<std::unique_ptr<RendererSource>> sources;
+    // Filled by render_segments:
+    FrameSourceTimes times;                   // the sources', summed
+    std::vector<VideoRendererShare> shares;   // one a renderer
+};
+
+std::vector<int> renderer_devices(const VideoJob& job) {
+    if (!job.frames.cuda) return std::vector<int>(std::max<size_t>(1, job.devices.size()), -1);
+    if (!job.devices.empty()) return job.devices;
+    std::vector<int> visible;
+    for (int d = 0; d < video_device_count(); ++d) visible.push_back(d);
+    if (visible.empty()) visible.push_back(-1);  // the caller checked that a device is usable
+    return visible;
+}
+
+void add_times(FrameSourceTimes* sum, const FrameSourceTimes& t) {
+    sum->reference_ms += t.reference_ms;
+    sum->bla_ms += t.bla_ms;
+    sum->pixels_ms += t.pixels_ms;
+    sum->colour_ms += t.colour_ms;
+    sum->reconstruct_ms += t.reconstruct_ms;
+    sum->gpu_busy_ms += t.gpu_busy_ms;
+    sum->direct_frames += t.direct_frames;
+    sum->deep_frames += t.deep_frames;
+    sum->expmap_frames += t.expmap_frames;
+}
+
+// Renders segment `segment` with `source`, its frames in order from the first, and hands them on
+// (to the encoders, or to files). False: stop every renderer (a cancel, or the output failed:
+// the caller keeps why). Throws RendererFailed when the source fails; anything else is a failure
+// of the job.
+using SegmentRender = std::function<bool(int renderer, VideoFrameSource& source, int64_t segment)>;
+
+// Renders `segments` (in increasing order) over the renderers: one on the calling thread, in
+// order; several on threads of their own, each on its device, sharing the segments out
+// (segment_share.h). Each source is destroyed on its renderer's thread, its device current.
+// Rethrows the first failure of the job; throws the first renderer's failure when every renderer
+// failed with segments left.
+void render_segments(const VideoJob& job, Renderers& renderers, const std::vector<int64_t>& segments,
+                     const SegmentRender& render) {
+    const int count = int(renderers.sources.size());
+    const double segment_frames = double(segment_frames_of(job));
+    SegmentShare share(segments, count, renderers.sources.front()->start_frames() / segment_frames);
+    renderers.shares.assign(size_t(count), VideoRendererShare{});
+    std::mutex mutex;  // guards job_error and the times
+    std::exception_ptr job_error;
+    auto work = [&](int r) {
+        VideoRendererShare& mine = renderers.shares[size_t(r)];
+        mine.device = renderers.devices[size_t(r)];
+        std::unique_ptr<RendererSource> source = std::move(renderers.sources[size_t(r)]);
+        std::optional<VideoDeviceScope> device;
+        try {
+            device.emplace(mine.device);
+        } catch (const std::exception& e) {
+            mine.failure = e.what();
+            share.fail(r, -1);
+            return;
+        }
+        try {
+            for (int64_t s = share.next(r); s >= 0; s = share.next(r)) {
+                bool go_on = true;
+                try {
+                    go_on = render(r, *source, s);
+                } catch (const RendererFailed& e) {
+                    mine.failure = e.what();
+                    share.fail(r, s);
+                    break;
+                }
+                if (!go_on) {
+                    share.stop();
+                    break;
+                }
+                ++mine.segments;
+            }
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!job_error) job_error = std::current_exception();
+            share.stop();
+        }
+        const FrameSourceTimes times = source->times();
+        mine.frames = source->frames();
+        mine.busy_ms = source->busy_ms();
+        mine.runs = share.runs_started(r);
+        source.reset();  // its device memory, freed on its device
+        std::lock_guard<std::mutex> lock(mutex);
+        add_times(&renderers.times, times);
+    };
+    if (count == 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> threads;
+        for (int r = 0; r < count; ++r) threads.emplace_back(work, r);
+        for (std::thread& t : threads) t.join();
+    }
+    if (job_error) std::rethrow_exception(job_error);
+    if (share.remaining() > 0) {
+        bool all_failed = true;
+        for (const VideoRendererShare& s : renderers.shares) all_failed = all_failed && !s.failure.empty();
+        if (all_failed) throw std::runtime_error(renderers.shares.front().failure);
+    }
+}
+
 // One file a frame: what a PNG or an EXR sequence does differently.
 struct FrameFiles {
     // What frame k's file carries of its view (a file holding it is finished).
     std::function<std::string(int64_t k)> text;
     std::function<bool(int64_t k, const std::string& text)> present;
-    // Renders frame k; returns its RGBA for the progress preview, or null.
-    std::function<const uint8_t*(int64_t k)> render;
-    // Writes the frame rendered last as frame k's file: "" or the sentence (a throw is one too).
-    std::function<std::string(int64_t k, const std::string& text)> write;
+    // Renderer r renders frame k with its source; returns its RGBA for the progress preview, or null.
+    std::function<const uint8_t*(int r, VideoFrameSource& source, int64_t k)> render;
+    // Writes the frame renderer r rendered last as frame k's file: "" or the sentence (a throw is
+    // one too).
+    std::function<std::string(int r, int64_t k, const std::string& text)> write;
 };
 
 // A segment whose frames are all there (with their views) is kept; otherwise it renders from its
 // first frame, so that its pixels are an uninterrupted run's, and writes the missing frames,
 // each through an AtomicFile (a temporary name, then a rename).
-VideoResult run_frame_sequence(const VideoJob& job, const FrameFiles& files, ProgressClock& clock,
+VideoResult run_frame_sequence(const VideoJob& job, const FrameFiles& files, Renderers& renderers, ProgressClock& clock,
                                const std::atomic<bool>* cancel, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
     const int64_t n = int64_t(plan.size());
@@ -350,57 +532,88 @@ VideoResult run_frame_sequence(const VideoJob& job, const FrameFiles& files, Pro
             std::filesystem::remove(entry.path(), ec);
     }
     const int width = plan[0].width, height = plan[0].height;
+    std::vector<int64_t> todo;
     for (int64_t first = 0; first < n; first += segment_frames) {
         const int64_t last = std::min(n, first + segment_frames);
-        std::vector<std::string> texts;
-        std::vector<bool> present;
         bool all_present = true;
-        for (int64_t k = first; k < last; ++k) {
-            texts.push_back(files.text(k));
-            present.push_back(files.present(k, texts.back()));
-            all_present = all_present && present.back();
-        }
-        if (all_present) {
-            clock.done += last - first;
-            clock.resumed += last - first;
-            result.frames_resumed += last - first;
+        for (int64_t k = first; k < last && all_present; ++k) all_present = files.present(k, files.text(k));
+        if (!all_present) {
+            todo.push_back(first / segment_frames);
             continue;
         }
+        clock.done += last - first;
+        clock.resumed += last - first;
+        result.frames_resumed += last - first;
+    }
+    bool cancelled = false;
+    std::string problem;  // the first write's failure
+    auto render_segment = [&](int r, VideoFrameSource& source, int64_t segment) {
+        const int64_t first = segment * segment_frames, last = std::min(n, first + segment_frames);
+        int64_t written = 0, kept = 0;  // this segment's, taken back if it fails part-way
         for (int64_t k = first; k < last; ++k) {
             if (cancel && cancel->load()) {
-                result.cancelled = true;
-                return result;
+                std::lock_guard<std::mutex> lock(clock.mutex);
+                cancelled = true;
+                return false;
             }
-            const uint8_t* preview = files.render(k);
-            if (!present[size_t(k - first)]) {
+            const std::string text = files.text(k);
+            const bool present = files.present(k, text);
+            const uint8_t* preview = nullptr;
+            try {
+                preview = files.render(r, source, k);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(clock.mutex);
+                clock.done -= written + kept;
+                clock.rendered -= written;
+                result.frames_rendered -= written;
+                clock.resumed -= kept;
+                result.frames_resumed -= kept;
+                throw;
+            }
+            double write_ms = 0.0;
+            if (!present) {
                 const auto start = std::chrono::steady_clock::now();
-                std::string problem;
+                std::string failure;
                 try {
-                    problem = files.write(k, texts[size_t(k - first)]);
+                    failure = files.write(r, k, text);
                 } catch (const std::exception& e) {
-                    problem = e.what();
+                    failure = e.what();
                 }
-                if (!problem.empty()) return failed(result, 2, problem);
-                result.times.encode_ms += ms_since(start);
+                if (!failure.empty()) {
+                    std::lock_guard<std::mutex> lock(clock.mutex);
+                    if (problem.empty()) problem = failure;
+                    return false;
+                }
+                write_ms = ms_since(start);
+            }
+            std::lock_guard<std::mutex> lock(clock.mutex);
+            if (!present) {
+                result.times.encode_ms += write_ms;
                 ++clock.rendered;
                 ++result.frames_rendered;
+                ++written;
             } else {
                 ++result.frames_resumed;
                 ++clock.resumed;
+                ++kept;
             }
             ++clock.done;
-            clock.report(k, preview, width, height, "rendering");
+            clock.report(k, r == 0 ? preview : nullptr, width, height, "rendering");
         }
-    }
+        return true;
+    };
+    if (!todo.empty()) render_segments(job, renderers, todo, render_segment);
+    if (!problem.empty()) return failed(result, 2, problem);
+    result.cancelled = cancelled;
     return result;
 }
 
-VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+VideoResult run_png_sequence(const VideoJob& job, Renderers& renderers, ProgressClock& clock,
                              const std::atomic<bool>* cancel, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
     const std::filesystem::path dir = job.output;
     const int width = plan[0].width, height = plan[0].height;
-    std::vector<uint8_t> rgba(size_t(width) * size_t(height) * 4);
+    std::vector<std::vector<uint8_t>> rgba(renderers.sources.size());  // one a renderer
     FrameFiles files;
     files.text = [&](int64_t k) {
         return view_to_json(manifest_record(plan[size_t(k)], job.frames.precision, job.frames.supersample));
@@ -413,38 +626,41 @@ VideoResult run_png_sequence(const VideoJob& job, VideoFrameSource& source, Prog
             return false;
         }
     };
-    files.render = [&](int64_t k) {
-        source.render(k, rgba.data());
-        return static_cast<const uint8_t*>(rgba.data());
+    files.render = [&](int r, VideoFrameSource& source, int64_t k) {
+        std::vector<uint8_t>& mine = rgba[size_t(r)];
+        mine.resize(size_t(width) * size_t(height) * 4);
+        source.render(k, mine.data());
+        return static_cast<const uint8_t*>(mine.data());
     };
-    files.write = [&](int64_t k, const std::string& text) {
-        write_png(dir / frame_png_name(k), rgba.data(), width, height, text);
+    files.write = [&](int r, int64_t k, const std::string& text) {
+        write_png(dir / frame_png_name(k), rgba[size_t(r)].data(), width, height, text);
         return std::string();
     };
-    return run_frame_sequence(job, files, clock, cancel, result);
+    return run_frame_sequence(job, files, renderers, clock, cancel, result);
 }
 
-VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
+VideoResult run_exr_sequence(const VideoJob& job, Renderers& renderers, ProgressClock& clock,
                              const std::atomic<bool>* cancel, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
     const std::filesystem::path dir = job.output;
-    RawVideoFrame raw;
+    std::vector<RawVideoFrame> raw(renderers.sources.size());  // one a renderer
     FrameFiles files;
     files.text = [&](int64_t k) { return format_kfr(deep_location(plan[size_t(k)])); };
     files.present = [&](int64_t k, const std::string& text) {
         return exr_frame_present(dir / frame_exr_name(k), plan[size_t(k)], text);
     };
-    files.render = [&](int64_t k) {
-        source.render_raw(k, &raw);
+    files.render = [&](int r, VideoFrameSource& source, int64_t k) {
+        source.render_raw(k, &raw[size_t(r)]);
         return static_cast<const uint8_t*>(nullptr);
     };
-    files.write = [&](int64_t k, const std::string& text) {
+    files.write = [&](int r, int64_t k, const std::string& text) {
+        const RawVideoFrame& mine = raw[size_t(r)];
         ExrFrame frame;
-        frame.width = raw.width;
-        frame.height = raw.height;
-        frame.escape_count = raw.escape_count.data();
-        frame.mu = raw.mu.data();
-        frame.distance = raw.distance.empty() ? nullptr : raw.distance.data();
+        frame.width = mine.width;
+        frame.height = mine.height;
+        frame.escape_count = mine.escape_count.data();
+        frame.mu = mine.mu.data();
+        frame.distance = mine.distance.empty() ? nullptr : mine.distance.data();
         frame.max_iterations = plan[size_t(k)].max_iterations;
         frame.kfr_text = text;
         AtomicFile file(dir / frame_exr_name(k));
@@ -452,11 +668,11 @@ VideoResult run_exr_sequence(const VideoJob& job, VideoFrameSource& source, Prog
         file.commit();
         return std::string();
     };
-    return run_frame_sequence(job, files, clock, cancel, result);
+    return run_frame_sequence(job, files, renderers, clock, cancel, result);
 }
 
-VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock& clock,
-                    const std::atomic<bool>* cancel, const std::string& manifest, VideoResult result) {
+VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& clock, const std::atomic<bool>* cancel,
+                    const std::string& manifest, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
     const int64_t n = int64_t(plan.size());
     const int64_t segment_frames = segment_frames_of(job);
@@ -481,52 +697,86 @@ VideoResult run_mp4(const VideoJob& job, VideoFrameSource& source, ProgressClock
         }
     const int width = plan[0].width, height = plan[0].height;
     if (result.frames_resumed < n) {
-        const int workers = job.encoding.encoder_threads > 0 ? job.encoding.encoder_threads
-                                                             : int(std::max(1u, std::thread::hardware_concurrency()));
         // Enough frames for every encoder to hold a whole segment (each encoder is one thread,
         // so the encoders keep up with a fast renderer only when segments wait side by side),
         // within a quarter of the free memory (at most 16 GiB: 60 frames for each of 16 encoders
-        // at 1080p take 8 GiB), and never fewer than one a worker and two for the renderer.
+        // at 1080p take 8 GiB), and never fewer than one a worker and two a renderer. At least
+        // one encoder a renderer: a segment still rendering then always has one (a renderer
+        // waiting for a buffer held by a segment no encoder has taken would wait for good).
+        const int renderer_count = int(renderers.sources.size());
+        const int workers = std::max(renderer_count, job.encoding.encoder_threads > 0
+                                                         ? job.encoding.encoder_threads
+                                                         : int(std::max(1u, std::thread::hardware_concurrency())));
         const double frame_bytes = double(width) * height * 4;
         double budget = std::min(16.0 * 1073741824.0, 0.25 * available_memory_bytes());
         if (budget <= 0) budget = 512.0 * 1048576.0;
-        const int64_t wanted = int64_t(workers) * segment_frames + 2;
-        const int buffers = int(std::clamp<int64_t>(int64_t(budget / frame_bytes), int64_t(workers) + 2,
-                                                    std::max<int64_t>(wanted, int64_t(workers) + 2)));
+        const int64_t least = int64_t(workers) + 2 * int64_t(renderer_count);
+        const int64_t wanted = int64_t(workers) * segment_frames + 2 * int64_t(renderer_count);
+        const int buffers =
+            int(std::clamp<int64_t>(int64_t(budget / frame_bytes), least, std::max<int64_t>(wanted, least)));
         EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers);
-        const auto rendering_start = std::chrono::steady_clock::now();
-        for (int64_t s = 0; s < segments; ++s) {
-            if (done[size_t(s)]) continue;
-            auto task = pool.begin(s);
-            const int64_t first = s * segment_frames, last = std::min(n, first + segment_frames);
+        std::vector<int64_t> todo;
+        for (int64_t s = 0; s < segments; ++s)
+            if (!done[size_t(s)]) todo.push_back(s);
+        bool cancelled = false;
+        auto render_segment = [&](int r, VideoFrameSource& source, int64_t segment) {
+            auto task = pool.begin(segment);
+            const int64_t first = segment * segment_frames, last = std::min(n, first + segment_frames);
             for (int64_t k = first; k < last; ++k) {
+                // A segment that fails part-way starts again elsewhere: its frames so far are
+                // not counted twice.
                 if (cancel && cancel->load()) {
-                    result.cancelled = true;
-                    pool.stop(true);
-                    result.times.encode_ms = pool.encode_ms();
-                    return result;
+                    pool.abandon(task, nullptr);
+                    std::lock_guard<std::mutex> lock(clock.mutex);
+                    cancelled = true;
+                    return false;
                 }
                 const auto wait_start = std::chrono::steady_clock::now();
                 FrameBuffer* buffer = pool.acquire();
-                result.times.encode_wait_ms += ms_since(wait_start);
-                if (!buffer) break;
+                const double wait_ms = ms_since(wait_start);
+                if (!buffer) {  // an encoder failed
+                    pool.abandon(task, nullptr);
+                    return false;
+                }
                 buffer->index = k - first;
                 const auto render_start = std::chrono::steady_clock::now();
                 try {
                     source.render(k, buffer->rgba.data());
                 } catch (...) {
-                    pool.stop(true);
+                    pool.abandon(task, buffer);
+                    std::lock_guard<std::mutex> lock(clock.mutex);
+                    clock.done -= k - first;
+                    clock.rendered -= k - first;
+                    result.frames_rendered -= k - first;
                     throw;
                 }
-                result.times.render_ms += ms_since(render_start);
-                ++clock.done;
-                ++clock.rendered;
-                ++result.frames_rendered;
-                clock.report(k, buffer->rgba.data(), width, height, "rendering");
+                const double render_ms = ms_since(render_start);
+                {
+                    std::lock_guard<std::mutex> lock(clock.mutex);
+                    result.times.encode_wait_ms += wait_ms;
+                    result.times.render_ms += render_ms;
+                    ++clock.done;
+                    ++clock.rendered;
+                    ++result.frames_rendered;
+                    clock.report(k, r == 0 ? buffer->rgba.data() : nullptr, width, height, "rendering");
+                }
                 pool.push(task, buffer);
             }
             pool.close(task);
-            if (!pool.error().empty()) break;
+            return pool.error().empty();
+        };
+        const auto rendering_start = std::chrono::steady_clock::now();
+        try {
+            render_segments(job, renderers, todo, render_segment);
+        } catch (...) {
+            pool.stop(true);
+            throw;
+        }
+        if (cancelled) {
+            result.cancelled = true;
+            pool.stop(true);
+            result.times.encode_ms = pool.encode_ms();
+            return result;
         }
         result.times.rendering_wall_ms = ms_since(rendering_start);
         clock.report(-1, nullptr, width, height, "encoding the last segments");
@@ -577,7 +827,23 @@ bool video_codec_available(VideoCodec codec) {
 
 double gpu_idle_share(const VideoStageTimes& times) {
     if (times.render.gpu_busy_ms <= 0.0 || times.rendering_wall_ms <= 0.0) return 0.0;
-    return std::clamp(1.0 - times.render.gpu_busy_ms / times.rendering_wall_ms, 0.0, 1.0);
+    const double available_ms = times.rendering_wall_ms * std::max(1, times.renderers);
+    return std::clamp(1.0 - times.render.gpu_busy_ms / available_ms, 0.0, 1.0);
+}
+
+std::string VideoResult::failure_text() const {
+    std::string text;
+    for (size_t r = 0; r < renderers.size(); ++r) {
+        if (renderers[r].failure.empty()) continue;
+        std::string why = renderers[r].failure;
+        if (!why.empty() && why.back() == '.') why.pop_back();
+        if (!text.empty()) text += "\n";
+        text += (renderers[r].device >= 0 ? "device " + std::to_string(renderers[r].device) + " (renderer " +
+                                                std::to_string(r) + ")"
+                                          : "renderer " + std::to_string(r)) +
+                " failed: " + why + "; its segments went to the other renderers";
+    }
+    return text;
 }
 
 bool video_output_is_folder(const std::filesystem::path& output) {
@@ -686,15 +952,27 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
         }
         FrameSourceSettings settings = job.frames;
         settings.segment_frames = segment_frames_of(job);
-        std::string problem;
-        std::unique_ptr<VideoFrameSource> source = make_frame_source(settings, job.method, &problem);
-        if (!source) return failed(result, 2, problem);
-        ProgressClock clock{progress};
+        Renderers renderers;
+        renderers.devices = renderer_devices(job);
+        const int count = int(renderers.devices.size());
+        if (count > 1) settings.shared_orbit = std::make_shared<SharedOrbit>();
+        int fail_renderer = job.fail_renderer;
+        if (fail_renderer < 0 && count > 1 && fault_injected(Fault::DeviceFail)) fail_renderer = count - 1;
+        for (int r = 0; r < count; ++r) {
+            std::string problem;
+            std::unique_ptr<VideoFrameSource> source = make_frame_source(settings, job.method, &problem);
+            if (!source) return failed(result, 2, problem);
+            renderers.sources.push_back(
+                std::make_unique<RendererSource>(std::move(source), r == fail_renderer ? job.fail_after_frames : -1));
+        }
+        ProgressClock clock(progress);
         clock.total = int64_t(job.frames.plan.size());
-        result = !folder  ? run_mp4(job, *source, clock, cancel, manifest, result)
-                 : job.exr ? run_exr_sequence(job, *source, clock, cancel, result)
-                           : run_png_sequence(job, *source, clock, cancel, result);
-        result.times.render = source->times();
+        result = !folder  ? run_mp4(job, renderers, clock, cancel, manifest, result)
+                 : job.exr ? run_exr_sequence(job, renderers, clock, cancel, result)
+                           : run_png_sequence(job, renderers, clock, cancel, result);
+        result.times.render = renderers.times;
+        result.times.renderers = count;
+        if (count > 1) result.renderers = renderers.shares;
     } catch (const std::bad_alloc&) {
         return failed(result, 2, "ran out of memory while rendering the video");
     } catch (const std::exception& e) {

@@ -15,10 +15,16 @@
 // a full disk), the same job finds its finished segments or frames, renders only the rest and
 // writes the same bytes as an uninterrupted run.
 //
-// The frames are rendered on the calling thread, in order, while encoder threads encode the
-// frames before them: each segment is encoded by one single-threaded encoder (its output then
-// does not depend on the machine's core count), and as many segments are encoded side by side as
-// the machine has cores, with a bounded number of frames waiting between the two sides.
+// The frames are rendered while encoder threads encode the frames before them: each segment is
+// encoded by one single-threaded encoder (its output then does not depend on the machine's core
+// count), and as many segments are encoded side by side as the machine has cores, with a
+// bounded number of frames waiting between the two sides. One renderer renders the segments in
+// order on the calling thread. Several (job.devices: every visible GPU by default) each run on a
+// thread of their own with a frame source of their own on their device, and share the segments
+// out in runs of consecutive ones (segment_share.h); the dive's reference orbit is computed once
+// for all. A segment is one renderer's from its first frame to its last, so the output has the
+// same bytes whoever rendered it. A renderer whose device fails hands its segment (restarted
+// from its first frame) and the rest of its run to the others; the video finishes and says so.
 #pragma once
 
 #include <atomic>
@@ -61,6 +67,15 @@ struct VideoJob {
     // across processes, app/modes/cmd_video_cluster.cpp); 0: every segment, then the mux.
     int64_t first_segment = 0;
     int64_t segment_count = 0;
+    // The CUDA devices whose renderers share the segments (frames.cuda; a device may repeat).
+    // Empty: every visible device. On the CPU, one renderer an entry (the numbers unused),
+    // sharing the cores: the tests' stand-in for devices; empty: one.
+    std::vector<int> devices;
+    // A test's stand-in for a device that fails mid-run (with several renderers,
+    // fault_injection.h's device_fail makes it the last one): renderer fail_renderer's source
+    // throws instead of rendering once it has rendered fail_after_frames frames. -1: none.
+    int fail_renderer = -1;
+    int64_t fail_after_frames = 1;
 };
 
 // The output is a PNG sequence: the path ends in '/' or names an existing folder.
@@ -84,27 +99,40 @@ struct VideoProgressInfo {
     double frames_per_second = 0.0;  // rendered this run, over its wall time
     double eta_s = 0.0;
     int64_t frame = -1;             // the frame just rendered (-1: none yet)
-    const uint8_t* rgba = nullptr;  // its pixels, valid during the call only
+    const uint8_t* rgba = nullptr;  // its pixels, valid during the call only (or null)
     int width = 0, height = 0;
     const char* stage = "";  // "rendering", "muxing", ...
 };
-// Called on the rendering thread after each frame, and at each stage's start.
+// Called after each frame, on its renderer's thread, and at each stage's start; one call at a
+// time. With several renderers, rgba is null for the frames of all but the first (a preview
+// then follows one place in the video).
 using VideoProgress = std::function<void(const VideoProgressInfo&)>;
 
 struct VideoStageTimes {
-    FrameSourceTimes render;         // reference, BLA, pixels, colour (the frame source's)
-    double render_ms = 0.0;          // the rendering thread inside the frame source
+    FrameSourceTimes render;         // reference, BLA, pixels, colour (the frame sources', summed)
+    int renderers = 1;               // frame sources rendering side by side (VideoJob::devices)
+    double render_ms = 0.0;          // the renderers inside their frame sources, summed
     double rendering_wall_ms = 0.0;  // from the first frame rendered to the last one queued
     double encode_ms = 0.0;          // the encoder threads' time, summed (conversion to YUV included)
-    double encode_wait_ms = 0.0;     // the rendering thread waiting for room in the queue
+    double encode_wait_ms = 0.0;     // the renderers waiting for room in the queue, summed
     double encode_tail_ms = 0.0;     // after the last frame, waiting for the encoders to finish
     double mux_ms = 0.0;
     double wall_ms = 0.0;
 };
 
-// The share of the rendering's wall time the GPU was not busy (0 to 1; 0 without a GPU): the
-// figure the renderer's overlap with the encoders aims to keep low.
+// The share of the rendering's wall time the GPUs were not busy (0 to 1; 0 without a GPU), over
+// all renderers: the figure the renderers' overlap with the encoders aims to keep low.
 double gpu_idle_share(const VideoStageTimes& times);
+
+// One renderer's part of a video rendered by several (VideoResult::renderers).
+struct VideoRendererShare {
+    int device = -1;       // its CUDA device; -1: the CPU
+    int64_t segments = 0;  // segments it finished
+    int64_t frames = 0;    // frames it rendered (those of a segment it failed in included)
+    int64_t runs = 0;      // runs of consecutive segments it began (segment_share.h)
+    double busy_ms = 0.0;  // inside its frame source
+    std::string failure;   // why it stopped taking segments; empty: it did not fail
+};
 
 struct VideoResult {
     int status = 0;               // 0 done; 1 a failure while working; 2 bad input or a full disk
@@ -114,6 +142,11 @@ struct VideoResult {
     int64_t frames_resumed = 0;   // finished before it
     std::filesystem::path manifest;
     VideoStageTimes times;
+    std::vector<VideoRendererShare> renderers;  // one a renderer, where there were several
+
+    // "device 1 (renderer 2) failed: <sentence>; its segments went to the other renderers", one
+    // line a failed renderer; empty when none failed.
+    std::string failure_text() const;
 };
 
 // Runs the job (check_video_job first, and returns its sentence with status 2). cancel (may be

@@ -10,12 +10,20 @@
 // equal but where a device atan2, hypot or log2 rounds a last bit otherwise and a channel lands
 // on the other side of a rounding: at most 1 level apart, on at most 0.1% of the channels; with
 // 2x2 supersampling too, and past the flat image's crossfade. And the exponential map with its
-// deep strips and flat image rendered on the device as well, against the CPU's map.
+// deep strips and flat image rendered on the device as well, against the CPU's map. And a
+// video's segments shared over renderers on devices (VideoJob::devices: device 0 twice, and
+// every visible device where there are several; one renderer failing mid-run): the MP4 has the
+// bytes of one renderer's, by the direct method and by the exponential map.
 // Skips without a usable CUDA device.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -25,6 +33,7 @@
 #include "compute/video/dive_plan.h"
 #include "compute/video/expmap.h"
 #include "compute/video/frame_source.h"
+#include "compute/video/video_job.h"
 #include "tests/video/expmap_test_util.h"
 
 namespace ms {
@@ -171,6 +180,68 @@ TEST(VideoCuda, ExpmapStripsOnTheGpuMatchTheCpu) {
             what, times.pixels_ms, cpu->times().pixels_ms, times.colour_ms, cpu->times().colour_ms, times.gpu_busy_ms,
             times.reconstruct_ms);
     }
+}
+
+std::string file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(VideoCuda, RenderersOnDevicesWriteTheBytesOfOne) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("mandelscope_video_cuda_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const int visible = int(query_cuda_system().devices.size());
+    for (VideoMethod method : {VideoMethod::Direct, VideoMethod::Expmap}) {
+        SCOPED_TRACE(video_method_name(method));
+        auto job_for = [&](const std::string& name, std::vector<int> devices) {
+            VideoJob job;
+            job.frames.plan = plan_dive(test::e50_dive(160, 90, 10, 3));
+            job.frames.palette = make_palette_table(load_palette(job.frames.plan.back().palette));
+            job.frames.cuda = true;
+            job.fps = 10;
+            job.method = method;
+            job.encoding.segment_frames = 5;
+            job.encoding.preset = "ultrafast";
+            job.devices = std::move(devices);
+            job.output = dir / (std::string(video_method_name(method)) + "_" + name + ".mp4");
+            return job;
+        };
+        const VideoJob one = job_for("one", {0});
+        const VideoResult alone = run_video(one, nullptr, nullptr);
+        ASSERT_EQ(alone.status, 0) << alone.message;
+        std::vector<std::vector<int>> lists = {{0, 0}};
+        if (visible > 1) {
+            lists.emplace_back();
+            for (int d = 0; d < visible; ++d) lists.back().push_back(d);
+        }
+        for (const std::vector<int>& devices : lists) {
+            const VideoJob many = job_for("many" + std::to_string(devices.size()) + "_" + std::to_string(devices[1]),
+                                          devices);
+            const VideoResult shared = run_video(many, nullptr, nullptr);
+            ASSERT_EQ(shared.status, 0) << shared.message;
+            ASSERT_EQ(shared.renderers.size(), devices.size());
+            for (size_t r = 0; r < devices.size(); ++r) {
+                EXPECT_EQ(shared.renderers[r].device, devices[r]);
+                EXPECT_GT(shared.renderers[r].segments, 0) << "renderer " << r;
+            }
+            EXPECT_EQ(file_bytes(many.output), file_bytes(one.output))
+                << devices.size() << " renderers' MP4 differs from one renderer's";
+        }
+        // The last renderer fails inside its first segment: the other renders it all again.
+        VideoJob failing = job_for("failing", lists.back());
+        failing.fail_renderer = int(lists.back().size()) - 1;
+        failing.fail_after_frames = 2;
+        const VideoResult handed = run_video(failing, nullptr, nullptr);
+        ASSERT_EQ(handed.status, 0) << handed.message;
+        EXPECT_NE(handed.failure_text(), "");
+        EXPECT_EQ(handed.frames_rendered, int64_t(failing.frames.plan.size()));
+        EXPECT_EQ(file_bytes(failing.output), file_bytes(one.output));
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -173,6 +173,14 @@ struct ReferenceCache {
     std::vector<BlaCacheEntry> bla;
 };
 
+// One orbit for several renderers that each keep a ReferenceCache of their own (a video's frame
+// sources, one a device: compute/video/video_job.h): the first that needs it computes it with
+// the lock held, the others wait and then take that one.
+struct SharedOrbit {
+    std::mutex mutex;
+    std::shared_ptr<const ReferenceOrbit> orbit;
+};
+
 // find(), else compute at the view centre and insert (unless cancelled: then null).
 // *cached says which. The orbit stops at a period whose nucleus is within the frame's half
 // diagonal of the centre (control.nucleus_radius, when it is 0).
