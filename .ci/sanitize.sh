@@ -58,10 +58,13 @@ stamp "fuzz targets passed"
 cmake --preset tsan "${extra[@]}" > build-tsan.cmake.log
 # The workers: render (CPU and deep, with the reference orbit), Compare, export, the PNG
 # writer's own thread (image_io's pipeline, png_stream), and the reference orbit's squarings on
-# three threads (deep_reference_orbit.cpp's squaring team), and a deep frame's bands shared out
-# over workers (compute/scale/deep_multi_gpu, its engine run with the CPU's renderer).
+# three threads (deep_reference_orbit.cpp's squaring team), a deep frame's bands shared out
+# over workers (compute/scale/deep_multi_gpu, its engine run with the CPU's renderer), and a
+# video's segments shared out over renderers beside its encoders and its pool's maker
+# (compute/video/segment_share.h, run_video with CPU renderers).
 tsan_tests=(test_render_workers_stop test_render_compare_worker test_render_cpu_worker test_render_deep_worker
-            test_render_png_stream test_image_io test_deep_reference_team test_deep_multi_gpu)
+            test_render_png_stream test_image_io test_deep_reference_team test_deep_multi_gpu
+            test_video_renderers)
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_tests[@]}"
 archer=$(ls /usr/lib/llvm-14/lib/libarcher.so 2> /dev/null || true)
 for t in "${tsan_tests[@]}"; do
