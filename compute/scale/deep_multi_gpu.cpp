@@ -448,7 +448,7 @@ std::string parse_device_list(const std::string& text, int device_count, std::ve
         const std::string item = text.substr(start, end - start);
         if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos) {
             devices->clear();
-            return "'" + item + "' in the device list '" + text + "' is not a device number" + usage;
+            return "the device list '" + text + "' has '" + item + "', which is not a device number" + usage;
         }
         devices->push_back(std::stoi(item));
         start = end + 1;

@@ -323,14 +323,14 @@ TEST(DeepMultiGpu, DeviceListParser) {
     EXPECT_EQ(devices, (std::vector<int>{1, 0, 1}));
     const std::string usage = " (a device list is CUDA device numbers separated by commas, like 0,1)";
     EXPECT_EQ(parse_device_list("", 2, &devices), "the device list is empty" + usage);
-    EXPECT_EQ(parse_device_list("0,x", 2, &devices), "'x' in the device list '0,x' is not a device number" + usage);
-    EXPECT_EQ(parse_device_list("0,", 2, &devices), "'' in the device list '0,' is not a device number" + usage);
-    EXPECT_EQ(parse_device_list("-1", 2, &devices), "'-1' in the device list '-1' is not a device number" + usage);
+    EXPECT_EQ(parse_device_list("0,x", 2, &devices), "the device list '0,x' has 'x', which is not a device number" + usage);
+    EXPECT_EQ(parse_device_list("0,", 2, &devices), "the device list '0,' has '', which is not a device number" + usage);
+    EXPECT_EQ(parse_device_list("-1", 2, &devices), "the device list '-1' has '-1', which is not a device number" + usage);
     EXPECT_EQ(parse_device_list("99999999999", 2, &devices),
-              "'99999999999' in the device list '99999999999' is not a device number" + usage);
+              "the device list '99999999999' has '99999999999', which is not a device number" + usage);
     EXPECT_EQ(parse_device_list("2", 2, &devices), "there is no CUDA device 2: this machine has 2, numbered 0 to 1");
     EXPECT_EQ(parse_device_list("1", 1, &devices), "there is no CUDA device 1: this machine has one, device 0");
     EXPECT_EQ(parse_device_list("0", 0, &devices), "there is no CUDA device 0: this machine has none");
-    EXPECT_EQ(parse_device_list("0,x", 0, &devices), "'x' in the device list '0,x' is not a device number" + usage);
+    EXPECT_EQ(parse_device_list("0,x", 0, &devices), "the device list '0,x' has 'x', which is not a device number" + usage);
     EXPECT_TRUE(devices.empty());
 }

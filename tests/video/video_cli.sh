@@ -11,7 +11,8 @@
 #     a rerun renders only the missing frames, into the same bytes;
 #   - every bad input (fps 0 or above 240, seconds negative or 0 or missing, sizes 0, odd or past
 #     8192, an unreadable location, a missing folder, histogram colouring, a soundtrack MP4 cannot
-#     hold by stream copy, a full disk, --format=exr into an MP4 name or with the exponential map)
+#     hold by stream copy, a full disk, --format=exr into an MP4 name or with the exponential map,
+#     --devices with --backend=cpu or a device list that is not one)
 #     exits 2 with one line on stderr, a capitalised sentence ending in a full stop, and writes no
 #     file.
 # Usage: bash video_cli.sh /path/to/mandelscope
@@ -117,6 +118,8 @@ expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --colouring=histogram 
 expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --from-zoom=1e60 -o new.mp4
 expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --crf=52 -o new.mp4
 expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --preset=quick -o new.mp4
+expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --backend=cpu --devices=0 -o new.mp4
+expect_bad_video "$loc" --size=64x36 --fps=10 --seconds=3 --devices=zero -o new.mp4
 python3 -c "
 import struct, wave
 w = wave.open('sound.wav', 'wb'); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
