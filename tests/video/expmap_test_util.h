@@ -1,6 +1,6 @@
 // expmap_test_util.h: straight dives and their direct frames for the exponential map's tests
-// and benchmark (test_video_expmap.cpp, test_video_expmap_bench.cpp), and the dive to
-// assets/locations/e50.kfr the video tests share.
+// and benchmark (test_video_expmap.cpp, test_video_expmap_bench.cpp), and what the video tests
+// share: the dive to assets/locations/e50.kfr, and a file's bytes (to compare outputs).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,12 @@
 #include "compute/video/dive_plan.h"
 
 namespace ms::test {
+
+// The whole file, as bytes (empty when it cannot be read).
+inline std::string file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 // The straight dive to assets/locations/e50.kfr at width x height, fps frames a second for
 // `seconds` (checked by check_dive).

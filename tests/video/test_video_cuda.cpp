@@ -22,8 +22,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -182,11 +180,6 @@ TEST(VideoCuda, ExpmapStripsOnTheGpuMatchTheCpu) {
     }
 }
 
-std::string file_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 TEST(VideoCuda, RenderersOnDevicesWriteTheBytesOfOne) {
     std::string reason;
     if (!cuda_available(&reason)) GTEST_SKIP() << reason;
@@ -228,7 +221,7 @@ TEST(VideoCuda, RenderersOnDevicesWriteTheBytesOfOne) {
                 EXPECT_EQ(shared.renderers[r].device, devices[r]);
                 EXPECT_GT(shared.renderers[r].segments, 0) << "renderer " << r;
             }
-            EXPECT_EQ(file_bytes(many.output), file_bytes(one.output))
+            EXPECT_EQ(test::file_bytes(many.output), test::file_bytes(one.output))
                 << devices.size() << " renderers' MP4 differs from one renderer's";
         }
         // The last renderer fails inside its first segment: the other renders it all again.
@@ -239,7 +232,7 @@ TEST(VideoCuda, RenderersOnDevicesWriteTheBytesOfOne) {
         ASSERT_EQ(handed.status, 0) << handed.message;
         EXPECT_NE(handed.failure_text(), "");
         EXPECT_EQ(handed.frames_rendered, int64_t(failing.frames.plan.size()));
-        EXPECT_EQ(file_bytes(failing.output), file_bytes(one.output));
+        EXPECT_EQ(test::file_bytes(failing.output), test::file_bytes(one.output));
     }
     std::filesystem::remove_all(dir);
 }

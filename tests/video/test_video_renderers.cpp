@@ -19,19 +19,16 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "compute/fractal/view/kfr.h"
-#include "compute/io/assets.h"
 #include "compute/video/dive_plan.h"
 #include "compute/video/segment_share.h"
 #include "compute/video/video_job.h"
+#include "tests/video/expmap_test_util.h"
 
 namespace ms {
 namespace {
@@ -117,25 +114,6 @@ TEST(SegmentShare, ThreadsAtRandomSpeedsGetEverySegmentOnce) {
     }
 }
 
-View location_view(const char* name, int width, int height) {
-    DeepLocation location;
-    EXPECT_EQ(read_kfr((find_data_dir("assets") / "locations" / name).string(), &location), "");
-    View view;
-    view.center_re = location.center_re;
-    view.center_im = location.center_im;
-    view.zoom = ViewZoom::from_deep(location.zoom);
-    view.max_iterations = location.max_iterations;
-    view.formula = location.formula;
-    view.width = width;
-    view.height = height;
-    return view;
-}
-
-std::string file_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 class VideoRenderers : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -150,11 +128,7 @@ protected:
     // A 3-second dive to 1e50 at 64x36, 10 fps, in segments of 5 frames: 6 segments, the first
     // on the direct kernels, the last on perturbation.
     VideoJob e50_job(const std::string& output, VideoMethod method) {
-        DiveSettings dive;
-        dive.target = location_view("e50.kfr", 64, 36);
-        dive.fps = 10;
-        dive.seconds = 3;
-        EXPECT_EQ(check_dive(dive), "");
+        const DiveSettings dive = test::e50_dive(64, 36, 10, 3);
         VideoJob job;
         job.frames.plan = plan_dive(dive);
         job.frames.palette = make_palette_table(load_palette(dive.target.palette));
@@ -207,7 +181,7 @@ TEST_F(VideoRenderers, SeveralRenderersWriteTheBytesOfOne) {
             EXPECT_EQ(frames, 30);
             EXPECT_EQ(shared.failure_text(), "");
             EXPECT_EQ(shared.times.renderers, count);
-            EXPECT_EQ(file_bytes(many.output), file_bytes(one.output))
+            EXPECT_EQ(test::file_bytes(many.output), test::file_bytes(one.output))
                 << count << " renderers' MP4 differs from one renderer's";
         }
     }
@@ -232,7 +206,7 @@ TEST_F(VideoRenderers, AFailedRenderersSegmentsGoToTheOthers) {
     EXPECT_EQ(result.frames_rendered, 30) << "the failed segment's frames count once";
     EXPECT_LE(most_done, 30);
     EXPECT_NE(result.failure_text().find("renderer 1 failed"), std::string::npos) << result.failure_text();
-    EXPECT_EQ(file_bytes(job.output), file_bytes(one.output));
+    EXPECT_EQ(test::file_bytes(job.output), test::file_bytes(one.output));
 
     // Every renderer failing fails the video with the first one's sentence, and keeps no MP4.
     VideoJob doomed = e50_job("doomed.mp4", VideoMethod::Direct);
@@ -258,7 +232,7 @@ TEST_F(VideoRenderers, APngSequenceFromTwoRenderersIsOnesFiles) {
     for (int k = 0; k < 30; ++k) {
         char name[32];
         std::snprintf(name, sizeof name, "frame_%06d.png", k);
-        EXPECT_EQ(file_bytes(two.output / name), file_bytes(one.output / name)) << name;
+        EXPECT_EQ(test::file_bytes(two.output / name), test::file_bytes(one.output / name)) << name;
     }
 }
 
