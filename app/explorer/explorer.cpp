@@ -68,6 +68,7 @@ int run_explorer(int argc, char** argv) {
     if (!start_renderer(options, workers.renderer, &picture.settings)) return 1;
     start_newton_zoom(workers.newton);
     set_up_panels(options, panels, workers);
+    workers.video.devices = picture.settings.devices;
     ExplorerHooks hooks;
     if (!set_up_hooks(options, hooks)) return 2;
     start_perf_monitor(workers.perf, panel_requested(options, "perf"), options.compare, perf_tab(options));

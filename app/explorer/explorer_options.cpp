@@ -116,8 +116,8 @@ void add_explorer_options(CLI::App& app, ExplorerOptions& o) {
     app.add_option("--video-seconds", o.video_seconds, "with --video-render: the dive's length (default 2)")
         ->check(CLI::Range(0.1, 3600.0));
     app.add_option("--devices", o.devices,
-                   "CUDA devices a deep frame of 2M pixels or more is shared over, comma-separated (0,1; a device "
-                   "may repeat); default: every visible device");
+                   "CUDA devices a deep frame of 2M pixels or more and the Video panel's videos are shared over, "
+                   "comma-separated (0,1; a device may repeat); default: every visible device");
     app.add_option("--perf-tab", o.perf_tab, "the Performance window's tab at start: timings, speedup or device")
         ->check(CLI::IsMember({"timings", "speedup", "device"}));
 }

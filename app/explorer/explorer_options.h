@@ -44,7 +44,7 @@ struct ExplorerOptions {
     std::string export_size;  // empty: --size
     int supersample = 0;      // 0: not given (1); only with --export
     std::string panel;        // --panel=vecadd,cnn,perf,palette: open these panels at start
-    std::string devices;      // --devices=0,1: CUDA devices a large deep frame spreads over; "": every visible one
+    std::string devices;      // --devices=0,1: CUDA devices a large deep frame and a video spread over; "": every visible one
     // --colouring (compute/fractal/view/colouring.h), as `render` takes it, and --interior; "" (not
     // given): smooth and flat, or what the view opened with --open carries. Given, they apply to
     // the opened view too.

@@ -69,6 +69,7 @@ void start_render(VideoPanelState& panel, ExplorerVideo& video, const View& view
         job.fps = panel.fps;
         job.output = panel.output_path;
         job.encoding.codec = panel.codec == 1 ? VideoCodec::H265 : VideoCodec::H264;
+        if (cuda) job.devices = video.devices;
         // A path that pans renders every frame in full: the exponential map needs a fixed centre.
         for (const Keyframe& k : panel.keyframes)
             if (k.center_re != panel.keyframes[0].center_re || k.center_im != panel.keyframes[0].center_im)

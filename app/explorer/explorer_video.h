@@ -30,6 +30,7 @@ struct VideoScript {
 
 struct ExplorerVideo {
     VideoRenderJob job;
+    std::vector<int> devices;  // --devices: the CUDA devices a video renders on; empty: every visible one
     unsigned texture = 0;  // the latest frame, for the panel's preview
     uint64_t serial = 0;
     std::vector<uint8_t> rgba;
