@@ -3,8 +3,7 @@
 //   copy_device_to_host   a frame coloured on the GPU (deep_colour.h's colour_deep_frame_cuda)
 //                         comes back to the host as RGBA alone, the bytes the encoders take,
 //                         while the smooth values it was coloured from stay on the device;
-//   VideoDeviceScope      a renderer's thread works on its own device (video_job.h), one of
-//                         video_device_count()'s.
+//   VideoDeviceScope      a renderer's thread works on its own device (video_job.h).
 // Without CUDA the copy throws with the reason (the sources never make it then).
 #pragma once
 
@@ -16,9 +15,6 @@ namespace ms {
 // Copies `bytes` of device memory to host memory on `stream` (a cudaStream_t; null: the default
 // stream) and waits for the copy. Throws std::runtime_error with a sentence on a CUDA error.
 void copy_device_to_host(uint8_t* host, const uint8_t* device, size_t bytes, void* stream);
-
-// The CUDA devices visible (cudaGetDeviceCount); 0 where CUDA cannot run.
-int video_device_count();
 
 // Makes `device` the calling thread's current CUDA device for the scope, and gives the thread
 // back the one it had. -1: nothing changes. Throws std::runtime_error with a sentence when the

@@ -13,15 +13,6 @@ void copy_device_to_host(uint8_t* host, const uint8_t* device, size_t bytes, voi
     CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-int video_device_count() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();  // clears the error: no driver or no device is an answer, not a fault
-        return 0;
-    }
-    return count;
-}
-
 VideoDeviceScope::VideoDeviceScope(int device) {
     if (device < 0) return;
     int current = 0;

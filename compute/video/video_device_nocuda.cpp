@@ -12,8 +12,6 @@ void copy_device_to_host(uint8_t*, const uint8_t*, size_t, void*) {
         "A video frame cannot come back from a GPU: this Mandelscope was built without CUDA (no nvcc at build time).");
 }
 
-int video_device_count() { return 0; }
-
 VideoDeviceScope::VideoDeviceScope(int device) {
     if (device >= 0)
         throw std::runtime_error("CUDA device " + std::to_string(device) +

@@ -32,6 +32,7 @@ extern "C" {
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/exr_write.h"
 #include "compute/io/image_io.h"
+#include "compute/system/cuda_info.h"
 #include "compute/system/fault_injection.h"
 #include "compute/video/dive_plan.h"
 #include "compute/video/manifest.h"
@@ -476,7 +477,9 @@ std::vector<int> renderer_devices(const VideoJob& job) {
     if (!job.frames.cuda) return std::vector<int>(std::max<size_t>(1, job.devices.size()), -1);
     if (!job.devices.empty()) return job.devices;
     std::vector<int> visible;
-    for (int d = 0; d < video_device_count(); ++d) visible.push_back(d);
+    const CudaSystemInfo system = query_cuda_system();
+    if (system.usable)
+        for (const CudaDeviceInfo& device : system.devices) visible.push_back(device.index);
     if (visible.empty()) visible.push_back(-1);  // the caller checked that a device is usable
     return visible;
 }
