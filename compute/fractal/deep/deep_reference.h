@@ -20,7 +20,8 @@
 // Cost: three squarings and five adds per iteration at the working precision (the same count
 // as a bare MPFR loop; bench: deep_reference_bench), plus two roundings to store Z_m. The three
 // squarings are independent: deep enough, two helper threads take two of them
-// (ReferenceControl::threads), with the same MPFR operations, so the same orbit bit for bit.
+// (ReferenceControl::threads), and every thread makes the next Z from the three squares itself,
+// with the same MPFR operations, so the same orbit bit for bit and one hand-over an iteration.
 //
 // The cache keeps recent orbits keyed on (reference point text, map, precision, iterations). A frame
 // reuses an orbit of its own map whose point lies inside its image (panning), whose precision is at least what
@@ -103,8 +104,8 @@ struct ReferenceControl {
     bool stop_at_nucleus = true;
 };
 // Below these precisions a squaring takes too little time for the threads to meet every
-// iteration and still gain: each meeting passes x, y and the helpers' products between cores,
-// which costs about as much as a squaring of a few thousand bits. From them the automatic choice
+// iteration and still gain: each meeting passes the threads' squares between cores, which costs
+// about as much as a squaring of a few thousand bits. From them the automatic choice
 // starts the helpers and then keeps timing the orbit with and without them (its guard), so a
 // machine whose cores are busy falls back to one thread. Two threads make an iteration at most
 // 1.5x faster (two squarings stay on the orbit's thread), three 3x, so two need larger squarings

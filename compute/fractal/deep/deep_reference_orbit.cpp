@@ -44,6 +44,22 @@ private:
     void* limbs_;
 };
 
+// Asks for every cache line of v's header and significand at once, for reading or (write true)
+// for writing. A number another core has just written reaches this one line by line as a squaring
+// or an addition walks it, each line a miss of about the length of a hand-over; asked for
+// together, the misses overlap and a number arrives in about the time of one.
+void prefetch_number(mpfr_srcptr v, bool write) {
+    const char* limbs = reinterpret_cast<const char*>(v->_mpfr_d);
+    const size_t bytes = size_t((v->_mpfr_prec + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS) * sizeof(mp_limb_t);
+    if (write) {
+        __builtin_prefetch(v, 1);
+        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, 1);
+    } else {
+        __builtin_prefetch(v, 0);
+        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, 0);
+    }
+}
+
 // The orbit's working set: Z = x + iy, C = cr + i ci, the squarings' temporaries, and (z^d only)
 // the power's.
 struct OrbitRegisters {
@@ -132,7 +148,8 @@ struct OrbitRegisters {
 // outlasts a squaring at e10000's precision), then sleeps in the kernel (std::atomic::wait, a
 // futex on Linux), so that a thread whose partner is not running (fewer free cores than threads,
 // the orbit's thread in a progress callback) gives its core back. The advancing side calls
-// notify only when someone sleeps.
+// notify only when someone sleeps. Values only grow (wrapping harmlessly): a waiter returns once
+// the value has reached what it wants.
 class Sequence {
 public:
     static constexpr int64_t kSpinNs = 100'000;
@@ -142,9 +159,9 @@ public:
         value_.store(v, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) != 0) value_.notify_all();
     }
-    // Returns once the value is `want`.
+    // Returns once the value is `want` or later.
     void wait_for(uint32_t want) {
-        if (load() == want) return;
+        if (reached(load(), want)) return;
         const auto start = std::chrono::steady_clock::now();
         for (int spins = 1;; ++spins) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -152,91 +169,185 @@ public:
 #elif defined(__aarch64__)
             asm volatile("yield");
 #endif
-            if (load() == want) return;
+            if (reached(load(), want)) return;
             if (spins % 64 == 0 && std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNs)) break;
         }
         // Announced before the value is read again (both sequentially consistent): publish either
         // sees a sleeper or this thread sees the new value, so no wake-up is lost.
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
-        for (uint32_t v; (v = value_.load(std::memory_order_seq_cst)) != want;)
+        for (uint32_t v; !reached(v = value_.load(std::memory_order_seq_cst), want);)
             value_.wait(v, std::memory_order_seq_cst);
         sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     }
+    // Whether `value` is `want` or later, counting in a window of 2^31 that wraps.
+    static bool reached(uint32_t value, uint32_t want) { return int32_t(value - want) >= 0; }
 
 private:
     alignas(64) std::atomic<uint32_t> value_{0};
     std::atomic<uint32_t> sleepers_{0};
 };
 
-// An iteration's three squarings shared between the orbit's thread and one or two helpers, the
-// same MPFR operations on the same numbers as squares_and_twice_xy (the same orbit bit for bit):
-//   two helpers: y^2 on one, (x + y)^2 on the other, x^2 on the orbit's thread;
-//   one helper:  (x + y)^2 on it, x^2 and y^2 on the orbit's thread;
-// then s = (x + y)^2 - x^2 - y^2 on the orbit's thread. The helpers only read x and y and write
-// y2 and s (each number in its own cache lines: CacheLineMpfr); the orbit's thread writes x and
-// y only between finish() and the next start(), while they wait. They meet through one sequence
-// number each way per iteration (Sequence). The helpers live as long as the team, one orbit.
+// An iteration's three squarings x^2, y^2 and (x + y)^2 shared between the orbit's thread (worker
+// 0) and one or two helpers:
+//   two helpers: x^2 on the orbit's thread, y^2 on the first, (x + y)^2 on the second;
+//   one helper:  x^2 and y^2 on the orbit's thread, (x + y)^2 on the helper.
+// Each worker keeps its own Z and publishes its squares; every worker then reads the others' and
+// makes the next Z itself, by the same MPFR operations on the same numbers as
+// OrbitRegisters::step_formula (so the same orbit bit for bit). An iteration thus costs one
+// squaring, one hand-over and the additions, where a worker that made Z and handed it out would
+// wait for two hand-overs. The orbit's thread keeps its Z in the OrbitRegisters, and stores and
+// tests it; the helpers keep theirs in Lane.
+// Squares are published as iteration n (Sequence done_) into the squares' slot n % 2: a worker
+// writes slot n % 2 again at n + 2 only after every other worker has published n + 1, which each
+// does after it has read the squares of n. A run on the team starts at an iteration (start) and
+// ends after one (step's last, or stop_after_unplanned for an orbit that stops without warning); the
+// helpers then park until the next start and say so (parked_), before the orbit's thread may
+// change its Z or start again.
+template <Formula F>
 class SquaringTeam {
 public:
-    SquaringTeam(OrbitRegisters& r, int helpers) : r_(r), helpers_(helpers) {
+    SquaringTeam(OrbitRegisters& r, int helpers, mpfr_prec_t bits)
+        : r_(r), helpers_(helpers), squares_{Slot(bits), Slot(bits)} {
+        for (int k = 0; k < helpers_; ++k) lanes_[k] = std::make_unique<Lane>(bits);
         try {
             for (int k = 0; k < helpers_; ++k) threads_[k] = std::thread([this, k] { run(k); });
         } catch (...) {
-            stop();
+            quit();
             throw;
         }
     }
-    ~SquaringTeam() { stop(); }
+    ~SquaringTeam() { quit(); }
     SquaringTeam(const SquaringTeam&) = delete;
     SquaringTeam& operator=(const SquaringTeam&) = delete;
 
-    // The helpers start on the current x and y.
-    void start() { go_.publish(++generation_); }
-    // This thread's squarings, then waits for the helpers and completes s = 2xy.
-    void finish() {
-        mpfr_sqr(r_.x2.get(), r_.x.get(), MPFR_RNDN);
-        if (helpers_ == 1) mpfr_sqr(r_.y2.get(), r_.y.get(), MPFR_RNDN);
-        drain();
-        mpfr_sub(r_.s.get(), r_.s.get(), r_.x2.get(), MPFR_RNDN);
-        mpfr_sub(r_.s.get(), r_.s.get(), r_.y2.get(), MPFR_RNDN);
+    // The helpers take the orbit's current Z and work on from it with this thread.
+    void start() {
+        const uint32_t n = tick_ + 1;
+        stop_after(n + 0x7fffffffu);  // as far ahead as reached() can tell
+        start_.store(n, std::memory_order_relaxed);
+        go_.publish(++generation_);
+        running_ = true;
     }
-    // Waits until the helpers have finished what start() gave them (then x and y may change).
-    void drain() {
-        for (int k = 0; k < helpers_; ++k) done_[k].wait_for(generation_);
+    bool running() const { return running_; }
+
+    // One iteration on the team, Z := f(Z) in the orbit's registers. last: the helpers park after
+    // it instead of going on to the next.
+    void step(bool last) {
+        const uint32_t n = ++tick_;
+        Slot& slot = squares_[n % 2];
+        prefetch_number(slot.x2.get(), true);
+        if (helpers_ == 1) prefetch_number(slot.y2.get(), true);
+        mpfr_sqr(slot.x2.get(), r_.x.get(), MPFR_RNDN);
+        if (helpers_ == 1) mpfr_sqr(slot.y2.get(), r_.y.get(), MPFR_RNDN);
+        if (last) stop_after(n);
+        done_[0].publish(n);
+        for (int k = 1; k <= helpers_; ++k) done_[k].wait_for(n);
+        next_z(slot, r_.x.get(), r_.y.get(), r_.s.get(), r_.ci.get(), r_.cr.get());
+        if (last) park();
+    }
+    // The orbit stops after the iteration step ran without `last`: the helpers, now on the next,
+    // park without reading the squares the orbit's thread does not make. That tick is spent.
+    void stop_after_unplanned() {
+        const uint32_t n = ++tick_;
+        stop_after(n);
+        done_[0].publish(n);
+        park();
     }
 
 private:
-    // Ends the helpers that were started (after their last squarings).
-    void stop() {
-        drain();
+    // The squares of one iteration; (x + y)^2 and then 2xy in s.
+    struct Slot {
+        CacheLineMpfr x2, y2, s;
+        explicit Slot(mpfr_prec_t bits) : x2(bits), y2(bits), s(bits) {}
+    };
+    // A helper's own Z and the scratch its next Z is made in.
+    struct Lane {
+        CacheLineMpfr x, y, s;
+        explicit Lane(mpfr_prec_t bits) : x(bits), y(bits), s(bits) {}
+    };
+
+    // Z := f(Z) from the squares of one iteration, as OrbitRegisters::combine: 2xy =
+    // ((x + y)^2 - x^2) - y^2 into `s` (the slot's s stays for the other workers), then formula F.
+    static void next_z(const Slot& sq, mpfr_ptr x, mpfr_ptr y, mpfr_ptr s, mpfr_srcptr ci, mpfr_srcptr cr) {
+        prefetch_number(sq.x2.get(), false);
+        prefetch_number(sq.y2.get(), false);
+        prefetch_number(sq.s.get(), false);
+        mpfr_sub(s, sq.s.get(), sq.x2.get(), MPFR_RNDN);
+        mpfr_sub(s, s, sq.y2.get(), MPFR_RNDN);
+        if constexpr (F == Formula::BurningShip) {
+            mpfr_abs(s, s, MPFR_RNDN);
+            mpfr_add(y, s, ci, MPFR_RNDN);
+        } else if constexpr (F == Formula::Tricorn) {
+            mpfr_sub(y, ci, s, MPFR_RNDN);
+        } else {
+            static_assert(F == Formula::Mandelbrot);
+            mpfr_add(y, s, ci, MPFR_RNDN);
+        }
+        mpfr_sub(x, sq.x2.get(), sq.y2.get(), MPFR_RNDN);
+        mpfr_add(x, x, cr, MPFR_RNDN);
+    }
+
+    void stop_after(uint32_t n) { stop_.store(n, std::memory_order_relaxed); }  // published by done_[0]
+
+    // Waits until the helpers have parked (then the orbit's Z may change, or a new run start).
+    void park() {
+        for (int k = 0; k < helpers_; ++k) parked_[k].wait_for(generation_);
+        running_ = false;
+    }
+
+    // Ends the helpers (parked, or never started).
+    void quit() {
+        if (running_) stop_after_unplanned();
         quit_.store(true, std::memory_order_relaxed);
-        go_.publish(generation_ + 1);
+        go_.publish(++generation_);
         for (std::thread& t : threads_)
             if (t.joinable()) t.join();
     }
 
+    // Helper k (worker k + 1): y^2 with two helpers, else (x + y)^2.
     void run(int k) {
-        // With one helper it makes (x + y)^2; with two, the first makes y^2.
+        const int me = k + 1;
         const bool square_y = helpers_ == 2 && k == 0;
-        for (uint32_t seen = 0;;) {
-            go_.wait_for(++seen);
+        Lane& lane = *lanes_[k];
+        for (uint32_t generation = 1;; ++generation) {
+            go_.wait_for(generation);
             if (quit_.load(std::memory_order_relaxed)) return;
-            if (square_y) {
-                mpfr_sqr(r_.y2.get(), r_.y.get(), MPFR_RNDN);
-            } else {
-                mpfr_add(r_.s.get(), r_.x.get(), r_.y.get(), MPFR_RNDN);
-                mpfr_sqr(r_.s.get(), r_.s.get(), MPFR_RNDN);
+            prefetch_number(r_.x.get(), false);
+            prefetch_number(r_.y.get(), false);
+            mpfr_set(lane.x.get(), r_.x.get(), MPFR_RNDN);
+            mpfr_set(lane.y.get(), r_.y.get(), MPFR_RNDN);
+            for (uint32_t n = start_.load(std::memory_order_relaxed);; ++n) {
+                Slot& slot = squares_[n % 2];
+                prefetch_number(square_y ? slot.y2.get() : slot.s.get(), true);
+                if (square_y) {
+                    mpfr_sqr(slot.y2.get(), lane.y.get(), MPFR_RNDN);
+                } else {
+                    mpfr_add(slot.s.get(), lane.x.get(), lane.y.get(), MPFR_RNDN);
+                    mpfr_sqr(slot.s.get(), slot.s.get(), MPFR_RNDN);
+                }
+                done_[me].publish(n);
+                for (int other = 0; other <= helpers_; ++other)
+                    if (other != me) done_[other].wait_for(n);
+                if (Sequence::reached(n, stop_.load(std::memory_order_relaxed))) break;
+                next_z(slot, lane.x.get(), lane.y.get(), lane.s.get(), r_.ci.get(), r_.cr.get());
             }
-            done_[k].publish(seen);
+            parked_[k].publish(generation);
         }
     }
 
     OrbitRegisters& r_;
     const int helpers_;
-    uint32_t generation_ = 0;  // the orbit's thread's count of start() calls (wraps harmlessly)
+    Slot squares_[2];
+    std::unique_ptr<Lane> lanes_[2];
+    uint32_t generation_ = 0;  // the orbit's thread's count of start() calls
+    uint32_t tick_ = 0;        // the last iteration the orbit's thread published, counted over every run
+    bool running_ = false;     // started and not parked
     Sequence go_;
+    std::atomic<uint32_t> start_{0};
+    std::atomic<uint32_t> stop_{0};
     std::atomic<bool> quit_{false};
-    Sequence done_[2];
+    Sequence done_[3];
+    Sequence parked_[2];
     std::thread threads_[2];
 };
 
@@ -309,11 +420,10 @@ private:
 // z and z_fe. Returns false when cancelled; *escaped says how it ended. Progress is reported as
 // (done + progress_base, progress_total).
 // probe (or null): stops after Z_n when it finds a nucleus of period n near enough; *period = n.
-// team (degree-2 formulas only): the squarings shared with its helpers, which start on the next
-// iteration's squarings as soon as Z_n is made, while this thread stores Z_n; guard (or null):
-// which blocks of iterations the team runs.
+// team (degree-2 formulas only, or null): the workers the iterations run on; guard (or null):
+// which blocks of iterations they run, the team parking at the end of each block.
 template <Formula F>
-bool run_orbit(OrbitRegisters& r, SquaringTeam* team, TeamGuard* guard, int64_t max_iterations,
+bool run_orbit(OrbitRegisters& r, SquaringTeam<F>* team, TeamGuard* guard, int64_t max_iterations,
                std::vector<DeepComplex<double>>* z, std::vector<DeepComplex<FloatExp>>* z_fe, MinNorm* min_norm,
                bool* escaped, NucleusProbe<F>* probe, int64_t* period, const ReferenceControl& control,
                int64_t progress_base, int64_t progress_total) {
@@ -326,27 +436,21 @@ bool run_orbit(OrbitRegisters& r, SquaringTeam* team, TeamGuard* guard, int64_t 
         z->push_back({fe_to_double(zf.re), fe_to_double(zf.im)});
         z_fe->push_back(zf);
     }
-    // The helpers may still be squaring the last Z when the loop ends (escaped, cancelled): they
-    // finish before the caller changes x and y.
-    struct Drain {
-        SquaringTeam* team;
-        ~Drain() {
-            if (team) team->drain();
+    // However the loop ends (escaped, period found, cancelled, an exception), the helpers park
+    // before the caller changes Z.
+    struct Park {
+        SquaringTeam<F>* team;
+        ~Park() {
+            if (team && team->running()) team->stop_after_unplanned();
         }
-    } drain{team};
-    bool started = false;  // the helpers are squaring the current Z
-    if (team && (!guard || guard->use_team())) {
-        team->start();
-        started = true;
-    }
+    } park{team};
     auto block_start = std::chrono::steady_clock::now();
     for (int64_t n = 1; n <= max_iterations; ++n) {
         bool stepped = false;
         if constexpr (formula_degree(F) == 2) {
-            if (started) {
-                team->finish();
-                r.combine<F>();
-                started = false;
+            if (team && (!guard || guard->use_team())) {
+                if (!team->running()) team->start();
+                team->step(n == max_iterations || (guard && n % TeamGuard::kBlockIterations == 0));
                 stepped = true;
             }
         }
@@ -355,10 +459,6 @@ bool run_orbit(OrbitRegisters& r, SquaringTeam* team, TeamGuard* guard, int64_t 
             const auto now = std::chrono::steady_clock::now();
             guard->block_done(std::chrono::duration<double>(now - block_start).count());
             block_start = now;
-        }
-        if (team && n < max_iterations && (!guard || guard->use_team())) {
-            team->start();
-            started = true;
         }
         DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
         DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
@@ -387,13 +487,15 @@ bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceCont
     const int64_t max_iterations = orbit->max_iterations;
     const OrbitMap& map = orbit->map;
     OrbitRegisters r{bits};
-    std::unique_ptr<SquaringTeam> team;
+    std::unique_ptr<SquaringTeam<F>> team;
     TeamGuard guard;
-    if (const int threads = reference_threads(F, bits, control.threads); threads > 1) {
-        // Where the system refuses a thread, the orbit runs on this one: the same orbit.
-        try {
-            team = std::make_unique<SquaringTeam>(r, threads - 1);
-        } catch (const std::system_error&) {
+    if constexpr (formula_degree(F) == 2) {
+        if (const int threads = reference_threads(F, bits, control.threads); threads > 1) {
+            // Where the system refuses a thread, the orbit runs on this one: the same orbit.
+            try {
+                team = std::make_unique<SquaringTeam<F>>(r, threads - 1, bits);
+            } catch (const std::system_error&) {
+            }
         }
     }
     MinNorm min_norm;
