@@ -166,6 +166,40 @@ struct SegmentTask {
     bool abandoned = false;  // its renderer failed: no file; the segment starts again elsewhere
 };
 
+// Which segments are in the parts folder, for the mux that follows them in order while the rest
+// render: those resumed, then each as its encoder commits it. give_up() ends the mux's wait (a
+// failed or cancelled video).
+class CommittedSegments {
+public:
+    explicit CommittedSegments(std::vector<bool> done) : done_(std::move(done)) {}
+    void commit(int64_t segment) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_[size_t(segment)] = true;
+        }
+        changed_.notify_all();
+    }
+    void give_up() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            given_up_ = true;
+        }
+        changed_.notify_all();
+    }
+    // True once `segment` is committed; false once given up.
+    bool wait(int64_t segment) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return done_[size_t(segment)] || given_up_; });
+        return !given_up_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<bool> done_;
+    bool given_up_ = false;
+};
+
 // W threads, each taking the oldest segment no one encodes yet and encoding its frames as the
 // renderer pushes them, then committing its file. The frame buffers are a pool of at most
 // `buffers`: a renderer waits for a free one once all are made, so memory stays bounded whatever
@@ -176,9 +210,9 @@ struct SegmentTask {
 class EncoderPool {
 public:
     EncoderPool(const VideoJob& job, std::filesystem::path parts, int width, int height, int64_t segment_frames,
-                int workers, int buffers)
+                int workers, int buffers, CommittedSegments* committed)
         : job_(job), parts_(std::move(parts)), width_(width), height_(height), segment_frames_(segment_frames),
-          buffers_(size_t(std::max(buffers, 1))) {
+          buffers_(size_t(std::max(buffers, 1))), committed_(committed) {
         all_.reserve(buffers_);
         for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
         maker_ = std::thread([this] { make_buffers(); });
@@ -345,6 +379,7 @@ private:
             writing = true;
             write_segment(segment_path(parts_, task.segment), segment);
             busy_ms += ms_since(start);
+            if (committed_) committed_->commit(task.segment);
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(mutex_);
             if (error_.empty()) {
@@ -365,6 +400,7 @@ private:
     int width_, height_;
     int64_t segment_frames_;
     size_t buffers_;  // the most made
+    CommittedSegments* committed_;  // told of each segment written (may be null)
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<std::shared_ptr<SegmentTask>> waiting_;
@@ -762,6 +798,39 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
             result.frames_resumed += frames;
         }
     const int width = plan[0].width, height = plan[0].height;
+    // The mux follows the finished segments in order on a thread of its own while the rest render
+    // (video_mux.h), so that when the encoders finish only the last segments are left to it.
+    MuxSettings mux;
+    mux.codec = job.encoding.codec;
+    mux.width = width;
+    mux.height = height;
+    mux.fps = job.fps;
+    mux.frames = n;
+    mux.segment_frames = segment_frames;
+    mux.audio = job.audio;
+    CommittedSegments committed(done);
+    std::string mux_error;
+    std::thread muxer;
+    if (!share)
+        muxer = std::thread([&] {
+            lower_thread_priority();
+            try {
+                mux_segments(job.output, parts, mux, [&](int64_t s) { return committed.wait(s); });
+            } catch (const std::exception& e) {
+                mux_error = e.what();
+            }
+        });
+    // Every way out before the last segment (a failure, a cancel) stops the mux, which leaves
+    // nothing at the output.
+    struct StopMux {
+        CommittedSegments& committed;
+        std::thread& muxer;
+        ~StopMux() {
+            if (!muxer.joinable()) return;
+            committed.give_up();
+            muxer.join();
+        }
+    } stop_mux{committed, muxer};
     if (result.frames_resumed < n) {
         // Enough frames for every encoder to hold a whole segment (each encoder is one thread,
         // so the encoders keep up with a fast renderer only when segments wait side by side),
@@ -782,7 +851,7 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
                                2 * int64_t(renderer_count);
         const int buffers =
             int(std::clamp<int64_t>(int64_t(budget / frame_bytes), least, std::max<int64_t>(wanted, least)));
-        EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers);
+        EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers, &committed);
         std::vector<int64_t> todo;
         for (int64_t s = 0; s < segments; ++s)
             if (!done[size_t(s)]) todo.push_back(s);
@@ -859,19 +928,8 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
     if (share) return result;
     clock.report(-1, nullptr, width, height, "muxing");
     const auto mux_start = std::chrono::steady_clock::now();
-    MuxSettings mux;
-    mux.codec = job.encoding.codec;
-    mux.width = width;
-    mux.height = height;
-    mux.fps = job.fps;
-    mux.frames = n;
-    mux.segment_frames = segment_frames;
-    mux.audio = job.audio;
-    try {
-        mux_segments(job.output, parts, mux);
-    } catch (const std::exception& e) {
-        return failed(result, 2, std::string(e.what()) + "; the segments stay in " + quoted(parts));
-    }
+    muxer.join();
+    if (!mux_error.empty()) return failed(result, 2, mux_error + "; the segments stay in " + quoted(parts));
     result.times.mux_ms = ms_since(mux_start);
     std::error_code ec;
     std::filesystem::remove_all(parts, ec);

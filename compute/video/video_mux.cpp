@@ -63,6 +63,32 @@ void check_write(int code, const std::filesystem::path& output) {
     if (code < 0) throw std::runtime_error("cannot write " + quoted(output) + ": " + av_error_text(code));
 }
 
+// The soundtrack's packets that go into a video of `frames` frames of `frame_time`: those
+// before its end, as mux_segments takes them.
+int64_t count_sound_packets(const std::filesystem::path& audio, int64_t frames, AVRational frame_time) {
+    Soundtrack track;
+    if (std::string problem = open_soundtrack(audio, &track); !problem.empty()) throw std::runtime_error(problem);
+    const AVRational time_base = track.input->streams[track.stream]->time_base;
+    AVPacket* packet = av_packet_alloc();
+    if (!packet) throw std::bad_alloc();
+    int64_t count = 0;
+    while (av_read_frame(track.input, packet) >= 0) {
+        if (packet->stream_index == track.stream && packet->pts != AV_NOPTS_VALUE) {
+            if (av_compare_ts(packet->pts, time_base, frames, frame_time) >= 0) break;
+            ++count;
+        }
+        av_packet_unref(packet);
+    }
+    av_packet_free(&packet);
+    return count;
+}
+
+// Bytes kept at the front for the index of `packets` packets: at most 48 a packet in its tables
+// (sizes 4, composition offsets 8, sync samples 4, chunk offsets 8, chunk runs 12, dependencies
+// 1, with room to spare), the codecs' headers, and 4 KiB for the boxes around them (about 1 KiB a
+// track). What the index does not fill stays a `free` box.
+int64_t moov_room(int64_t packets, int64_t extradata_bytes) { return 4096 + extradata_bytes + 48 * packets; }
+
 }  // namespace
 
 std::string check_soundtrack(const std::filesystem::path& audio) {
@@ -70,13 +96,17 @@ std::string check_soundtrack(const std::filesystem::path& audio) {
     return open_soundtrack(audio, &track);
 }
 
-void mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts,
-                  const MuxSettings& settings) {
+bool mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts, const MuxSettings& settings,
+                  const SegmentReady& ready) {
     Soundtrack track;
-    if (!settings.audio.empty())
+    int64_t sound_packets = 0;
+    if (!settings.audio.empty()) {
         if (std::string problem = open_soundtrack(settings.audio, &track); !problem.empty())
             throw std::runtime_error(problem);
+        sound_packets = count_sound_packets(settings.audio, settings.frames, AVRational{1, settings.fps});
+    }
     const int64_t segments = (settings.frames + settings.segment_frames - 1) / settings.segment_frames;
+    if (ready && !ready(0)) return false;
     EncodedSegment segment = read_segment(segment_path(parts, 0));
 
     AtomicFile file(output);
@@ -117,7 +147,8 @@ void mux_segments(const std::filesystem::path& output, const std::filesystem::pa
     }
     check_write(avio_open(&mux.output->pb, temp.c_str(), AVIO_FLAG_WRITE), output);
     AVDictionary* options = nullptr;
-    av_dict_set(&options, "movflags", "+faststart", 0);
+    const int64_t extradata_bytes = int64_t(segment.header.size()) + (audio ? audio->codecpar->extradata_size : 0);
+    av_dict_set_int(&options, "moov_size", moov_room(settings.frames + sound_packets, extradata_bytes), 0);
     const int header = avformat_write_header(mux.output, &options);
     av_dict_free(&options);
     check_write(header, output);
@@ -162,7 +193,10 @@ void mux_segments(const std::filesystem::path& output, const std::filesystem::pa
     };
     next_sound();
     for (int64_t s = 0; s < segments; ++s) {
-        if (s > 0) segment = read_segment(segment_path(parts, s));
+        if (s > 0) {
+            if (ready && !ready(s)) return false;
+            segment = read_segment(segment_path(parts, s));
+        }
         const int64_t first = s * settings.segment_frames;
         for (EncodedPacket& p : segment.packets) {
             write_sound_before(p.dts + first);
@@ -178,11 +212,15 @@ void mux_segments(const std::filesystem::path& output, const std::filesystem::pa
             // The muxer copies a packet that does not own its buffer before keeping it.
             check_write(av_interleaved_write_frame(mux.output, packet), output);
         }
+        // What the segment added starts for the disk now, so that commit's fsync waits for little.
+        avio_flush(mux.output->pb);
+        file.start_writeback();
     }
     write_sound_before(INT64_MAX);
     check_write(av_write_trailer(mux.output), output);
     check_write(avio_closep(&mux.output->pb), output);
     file.commit();
+    return true;
 }
 
 }  // namespace ms

@@ -6,11 +6,16 @@
 // is copied the same way (a stream copy: AAC, MP3, Opus, ALAC, FLAC... whatever MP4 holds),
 // interleaved with the video by time and cut at the video's end. The file is written through
 // AtomicFile and muxed with libavformat's bit-exact flag (no creation time, no library version
-// strings), so the same segments always make the same bytes; +faststart puts the index first.
+// strings), so the same segments always make the same bytes.
+// The index (moov) goes first, into room kept for it after the file type (the MP4 muxer's
+// moov_size), sized from the packet counts, which are known before the first packet: nothing is
+// moved at the end, so the mux can follow the encoders segment by segment while a video renders
+// and has only the last segment left when the encoders finish.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "compute/video/video_job.h"
@@ -29,8 +34,13 @@ struct MuxSettings {
     std::filesystem::path audio;
 };
 
-// Writes `output` from the segments in `parts` (segment_path); throws std::runtime_error with a
-// sentence (a full disk: nothing is left at `output`).
-void mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts, const MuxSettings& settings);
+// Waits until segment `segment` is in the parts folder; false: not every segment will come.
+using SegmentReady = std::function<bool(int64_t segment)>;
+
+// Writes `output` from the segments in `parts` (segment_path), each once `ready` says it is
+// there (empty: all are). Returns false, leaving nothing at `output`, where `ready` gives up;
+// throws std::runtime_error with a sentence (a full disk: nothing is left at `output`).
+bool mux_segments(const std::filesystem::path& output, const std::filesystem::path& parts, const MuxSettings& settings,
+                  const SegmentReady& ready = {});
 
 }  // namespace ms

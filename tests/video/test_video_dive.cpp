@@ -11,8 +11,10 @@
 //     error at most 9 levels a channel (this 64x36 deep frame is pixel-sized detail, the hardest
 //     case for an encoder: 31 dB and 5.6 levels here). 4:2:0 itself costs such a frame far more
 //     (the test prints it: about 15 dB against the rendered RGB at 1e50, 34 dB at zoom 1);
+//   - the MP4's index (moov) comes before its packets (mdat), as a player streaming it needs;
 //   - cancelled mid-way (the window's way: a flag and a progress callback), a job leaves no MP4
-//     and its finished segments; run again, it writes the uninterrupted run's bytes;
+//     and no half-muxed file, but its finished segments; run again, it writes the uninterrupted
+//     run's bytes; a mux whose segments stop coming leaves nothing either;
 //   - the plan is exact at any depth: a dive to 1e1086 ends on the location's zoom itself.
 #include <gtest/gtest.h>
 
@@ -43,6 +45,7 @@ extern "C" {
 #include "compute/video/dive_plan.h"
 #include "compute/video/manifest.h"
 #include "compute/video/video_job.h"
+#include "compute/video/video_mux.h"
 
 namespace ms {
 namespace {
@@ -214,6 +217,19 @@ protected:
     std::filesystem::path dir_;
 };
 
+// The MP4's top-level boxes, in order ("ftyp", "moov", ...).
+std::vector<std::string> top_level_boxes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> boxes;
+    for (unsigned char head[8]; in.read(reinterpret_cast<char*>(head), 8);) {
+        const uint64_t size = uint64_t(head[0]) << 24 | uint64_t(head[1]) << 16 | uint64_t(head[2]) << 8 | head[3];
+        boxes.emplace_back(reinterpret_cast<const char*>(head + 4), 4);
+        if (size < 8) break;  // 64-bit and to-the-end sizes do not occur in these small files
+        in.seekg(std::streamoff(size - 8), std::ios::cur);
+    }
+    return boxes;
+}
+
 TEST_F(VideoDive, E50DiveDecodesToItsPlanAndMatchesRender) {
     for (int crf : {0, 20}) {
         const VideoJob job = e50_job("dive" + std::to_string(crf) + ".mp4", crf);
@@ -222,6 +238,11 @@ TEST_F(VideoDive, E50DiveDecodesToItsPlanAndMatchesRender) {
         EXPECT_GT(result.times.render.direct_frames, 0);
         EXPECT_GT(result.times.render.deep_frames, 0);
         EXPECT_FALSE(std::filesystem::exists(video_parts_path(job.output))) << "the parts folder stays after the mux";
+        const std::vector<std::string> boxes = top_level_boxes(job.output);
+        ASSERT_GE(boxes.size(), 3u);
+        EXPECT_EQ(boxes[0], "ftyp");
+        EXPECT_EQ(boxes[1], "moov");
+        EXPECT_EQ(boxes.back(), "mdat");
 
         // The manifest names the plan's views, frame by frame.
         const std::vector<ViewRecord> records = read_manifest(result.manifest);
@@ -300,6 +321,23 @@ TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
     EXPECT_TRUE(stopped.cancelled);
     EXPECT_FALSE(std::filesystem::exists(job.output));
     EXPECT_TRUE(std::filesystem::exists(video_parts_path(job.output) / "segment-000000.seg"));
+    // The mux, which had begun on segment 0, left no temporary file beside the output.
+    for (const auto& entry : std::filesystem::directory_iterator(dir_))
+        EXPECT_EQ(entry.path().filename().string().rfind(".cancelled.mp4.tmp", 0), std::string::npos)
+            << entry.path();
+
+    // A mux told that segment 1 will not come stops and leaves nothing.
+    MuxSettings settings;
+    settings.width = 32;
+    settings.height = 18;
+    settings.fps = 10;
+    settings.frames = 40;
+    settings.segment_frames = 10;
+    const std::filesystem::path lone = dir_ / "lone.mp4";
+    EXPECT_FALSE(mux_segments(lone, video_parts_path(job.output), settings, [](int64_t s) { return s == 0; }));
+    EXPECT_FALSE(std::filesystem::exists(lone));
+    for (const auto& entry : std::filesystem::directory_iterator(dir_))
+        EXPECT_EQ(entry.path().filename().string().rfind(".lone.mp4.tmp", 0), std::string::npos) << entry.path();
 
     const VideoResult resumed = run_video(job, nullptr, nullptr);
     ASSERT_EQ(resumed.status, 0) << resumed.message;
