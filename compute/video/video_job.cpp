@@ -799,7 +799,9 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
         }
     const int width = plan[0].width, height = plan[0].height;
     // The mux follows the finished segments in order on a thread of its own while the rest render
-    // (video_mux.h), so that when the encoders finish only the last segments are left to it.
+    // (video_mux.h), so that when the encoders finish only the last segments are left to it. It
+    // keeps the usual priority: it needs little of a core, but where the encoders fill every
+    // core at their lower one, it would otherwise fall behind them.
     MuxSettings mux;
     mux.codec = job.encoding.codec;
     mux.width = width;
@@ -813,7 +815,6 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
     std::thread muxer;
     if (!share)
         muxer = std::thread([&] {
-            lower_thread_priority();
             try {
                 mux_segments(job.output, parts, mux, [&](int64_t s) { return committed.wait(s); });
             } catch (const std::exception& e) {
