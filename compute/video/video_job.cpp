@@ -399,7 +399,7 @@ private:
     std::filesystem::path parts_;
     int width_, height_;
     int64_t segment_frames_;
-    size_t buffers_;  // the most made
+    size_t buffers_;                // the most made
     CommittedSegments* committed_;  // told of each segment written (may be null)
     std::mutex mutex_;
     std::condition_variable changed_;

@@ -1,6 +1,7 @@
 // video_segments.cpp: segment files and the parts folder (video_segments.h).
 #include "compute/video/video_segments.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -58,10 +59,15 @@ void write_segment(const std::filesystem::path& path, const EncodedSegment& segm
 }
 
 EncodedSegment read_segment(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The whole file in one read: a 1080p segment is tens of megabytes, which the mux reads while
+    // the video renders and, for what it waited on, after.
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) throw std::runtime_error("cannot read the video part " + quoted(path));
+    std::vector<uint8_t> bytes(size_t(std::max<std::streamoff>(in.tellg(), 0)));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
+        throw std::runtime_error("cannot read the video part " + quoted(path));
     const std::runtime_error broken("the video part " + quoted(path) + " is not a whole segment");
-    if (!in.eof() && in.fail()) throw std::runtime_error("cannot read the video part " + quoted(path));
     if (bytes.size() < 12 || std::memcmp(bytes.data(), kMagic, 8) != 0) throw broken;
     size_t at = 8;
     uint32_t header_size = 0;
