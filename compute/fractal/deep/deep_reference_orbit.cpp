@@ -44,20 +44,38 @@ private:
     void* limbs_;
 };
 
-// Asks for every cache line of v's header and significand at once, for reading or (write true)
-// for writing. A number another core has just written reaches this one line by line as a squaring
+// Asks for every cache line of v's header and significand at once, for reading or (Write) for
+// writing. A number another core has just written reaches this one line by line as a squaring
 // or an addition walks it, each line a miss of about the length of a hand-over; asked for
 // together, the misses overlap and a number arrives in about the time of one.
-void prefetch_number(mpfr_srcptr v, bool write) {
+template <bool Write>
+void prefetch_number(mpfr_srcptr v) {
     const char* limbs = reinterpret_cast<const char*>(v->_mpfr_d);
     const size_t bytes = size_t((v->_mpfr_prec + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS) * sizeof(mp_limb_t);
-    if (write) {
-        __builtin_prefetch(v, 1);
-        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, 1);
+    __builtin_prefetch(v, Write);
+    for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, Write);
+}
+
+// Z := f(Z) for degree-2 formula F from Z's squares x2 = x^2, y2 = y^2 and sum2 = (x + y)^2:
+// 2xy = (sum2 - x2) - y2 into s (which may be sum2 itself), then y = 2xy + ci (|2xy| for the
+// Burning Ship, ci - 2xy for the Tricorn) and x = (x2 - y2) + cr. The serial step and every
+// worker of a SquaringTeam make Z by these operations, so their orbits agree bit for bit.
+template <Formula F>
+void next_z_from_squares(mpfr_srcptr x2, mpfr_srcptr y2, mpfr_srcptr sum2, mpfr_ptr s, mpfr_ptr x, mpfr_ptr y,
+                         mpfr_srcptr cr, mpfr_srcptr ci) {
+    mpfr_sub(s, sum2, x2, MPFR_RNDN);
+    mpfr_sub(s, s, y2, MPFR_RNDN);
+    if constexpr (F == Formula::BurningShip) {
+        mpfr_abs(s, s, MPFR_RNDN);
+        mpfr_add(y, s, ci, MPFR_RNDN);
+    } else if constexpr (F == Formula::Tricorn) {
+        mpfr_sub(y, ci, s, MPFR_RNDN);
     } else {
-        __builtin_prefetch(v, 0);
-        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, 0);
+        static_assert(F == Formula::Mandelbrot);
+        mpfr_add(y, s, ci, MPFR_RNDN);
     }
+    mpfr_sub(x, x2, y2, MPFR_RNDN);
+    mpfr_add(x, x, cr, MPFR_RNDN);
 }
 
 // The orbit's working set: Z = x + iy, C = cr + i ci, the squarings' temporaries, and (z^d only)
@@ -67,38 +85,16 @@ struct OrbitRegisters {
     explicit OrbitRegisters(mpfr_prec_t bits)
         : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
 
-    // x2 = x^2, y2 = y^2 and s = 2xy as (x + y)^2 - x^2 - y^2: three squarings.
-    void squares_and_twice_xy() {
+    // x2 = x^2, y2 = y^2 and s = (x + y)^2: three squarings.
+    void squares() {
         mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
         mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
         mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
         mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
-        mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
-        mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
     }
 
     // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
-    void step() {
-        squares_and_twice_xy();
-        combine<Formula::Mandelbrot>();
-    }
-
-    // A degree-2 formula's new Z from x2, y2 and s = 2xy: s + ci (|s| for the Burning Ship, -s
-    // for the Tricorn) and x2 - y2 + cr.
-    template <Formula F>
-    void combine() {
-        if constexpr (F == Formula::BurningShip) {
-            mpfr_abs(s.get(), s.get(), MPFR_RNDN);
-            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
-        } else if constexpr (F == Formula::Tricorn) {
-            mpfr_sub(y.get(), ci.get(), s.get(), MPFR_RNDN);
-        } else {
-            static_assert(F == Formula::Mandelbrot);
-            mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
-        }
-        mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
-        mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
-    }
+    void step() { step_formula<Formula::Mandelbrot>(); }
 
     // (pr, pi) := (pr, pi)^2.
     void square_power() {
@@ -130,11 +126,9 @@ struct OrbitRegisters {
     // Z := f(Z) + C for formula F (formula_math.h's formula_step, in MPFR).
     template <Formula F>
     void step_formula() {
-        if constexpr (F == Formula::Mandelbrot) {
-            step();
-        } else if constexpr (formula_degree(F) == 2) {
-            squares_and_twice_xy();
-            combine<F>();
+        if constexpr (formula_degree(F) == 2) {
+            squares();
+            next_z_from_squares<F>(x2.get(), y2.get(), s.get(), s.get(), x.get(), y.get(), cr.get(), ci.get());
         } else {
             power<formula_degree(F)>();
             mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
@@ -192,17 +186,16 @@ private:
 //   two helpers: x^2 on the orbit's thread, y^2 on the first, (x + y)^2 on the second;
 //   one helper:  x^2 and y^2 on the orbit's thread, (x + y)^2 on the helper.
 // Each worker keeps its own Z and publishes its squares; every worker then reads the others' and
-// makes the next Z itself, by the same MPFR operations on the same numbers as
-// OrbitRegisters::step_formula (so the same orbit bit for bit). An iteration thus costs one
-// squaring, one hand-over and the additions, where a worker that made Z and handed it out would
-// wait for two hand-overs. The orbit's thread keeps its Z in the OrbitRegisters, and stores and
-// tests it; the helpers keep theirs in Lane.
+// makes the next Z itself by next_z_from_squares, as the serial step does (the same orbit bit for
+// bit). An iteration thus costs one squaring, one hand-over and the additions, where a worker
+// that made Z and handed it out would wait for two hand-overs. The orbit's thread keeps its Z in
+// the OrbitRegisters, and stores and tests it; the helpers keep theirs in Lane.
 // Squares are published as iteration n (Sequence done_) into the squares' slot n % 2: a worker
 // writes slot n % 2 again at n + 2 only after every other worker has published n + 1, which each
 // does after it has read the squares of n. A run on the team starts at an iteration (start) and
-// ends after one (step's last, or stop_after_unplanned for an orbit that stops without warning); the
-// helpers then park until the next start and say so (parked_), before the orbit's thread may
-// change its Z or start again.
+// ends after one (step's last, or stop_after_unplanned for an orbit that stops without
+// warning); the helpers then park until the next start and say so (parked_), before the orbit's
+// thread may change its Z or start again.
 template <Formula F>
 class SquaringTeam {
 public:
@@ -235,14 +228,14 @@ public:
     void step(bool last) {
         const uint32_t n = ++tick_;
         Slot& slot = squares_[n % 2];
-        prefetch_number(slot.x2.get(), true);
-        if (helpers_ == 1) prefetch_number(slot.y2.get(), true);
+        prefetch_number<true>(slot.x2.get());
+        if (helpers_ == 1) prefetch_number<true>(slot.y2.get());
         mpfr_sqr(slot.x2.get(), r_.x.get(), MPFR_RNDN);
         if (helpers_ == 1) mpfr_sqr(slot.y2.get(), r_.y.get(), MPFR_RNDN);
         if (last) stop_after(n);
         done_[0].publish(n);
         for (int k = 1; k <= helpers_; ++k) done_[k].wait_for(n);
-        next_z(slot, r_.x.get(), r_.y.get(), r_.s.get(), r_.ci.get(), r_.cr.get());
+        next_z(slot, r_.x.get(), r_.y.get(), r_.s.get(), r_.cr.get(), r_.ci.get());
         if (last) park();
     }
     // The orbit stops after the iteration step ran without `last`: the helpers, now on the next,
@@ -266,25 +259,13 @@ private:
         explicit Lane(mpfr_prec_t bits) : x(bits), y(bits), s(bits) {}
     };
 
-    // Z := f(Z) from the squares of one iteration, as OrbitRegisters::combine: 2xy =
-    // ((x + y)^2 - x^2) - y^2 into `s` (the slot's s stays for the other workers), then formula F.
-    static void next_z(const Slot& sq, mpfr_ptr x, mpfr_ptr y, mpfr_ptr s, mpfr_srcptr ci, mpfr_srcptr cr) {
-        prefetch_number(sq.x2.get(), false);
-        prefetch_number(sq.y2.get(), false);
-        prefetch_number(sq.s.get(), false);
-        mpfr_sub(s, sq.s.get(), sq.x2.get(), MPFR_RNDN);
-        mpfr_sub(s, s, sq.y2.get(), MPFR_RNDN);
-        if constexpr (F == Formula::BurningShip) {
-            mpfr_abs(s, s, MPFR_RNDN);
-            mpfr_add(y, s, ci, MPFR_RNDN);
-        } else if constexpr (F == Formula::Tricorn) {
-            mpfr_sub(y, ci, s, MPFR_RNDN);
-        } else {
-            static_assert(F == Formula::Mandelbrot);
-            mpfr_add(y, s, ci, MPFR_RNDN);
-        }
-        mpfr_sub(x, sq.x2.get(), sq.y2.get(), MPFR_RNDN);
-        mpfr_add(x, x, cr, MPFR_RNDN);
+    // Z := f(Z) from the squares of one iteration into x and y (s: scratch; the slot's squares stay
+    // for the other workers).
+    static void next_z(const Slot& sq, mpfr_ptr x, mpfr_ptr y, mpfr_ptr s, mpfr_srcptr cr, mpfr_srcptr ci) {
+        prefetch_number<false>(sq.x2.get());
+        prefetch_number<false>(sq.y2.get());
+        prefetch_number<false>(sq.s.get());
+        next_z_from_squares<F>(sq.x2.get(), sq.y2.get(), sq.s.get(), s, x, y, cr, ci);
     }
 
     void stop_after(uint32_t n) { stop_.store(n, std::memory_order_relaxed); }  // published by done_[0]
@@ -312,13 +293,13 @@ private:
         for (uint32_t generation = 1;; ++generation) {
             go_.wait_for(generation);
             if (quit_.load(std::memory_order_relaxed)) return;
-            prefetch_number(r_.x.get(), false);
-            prefetch_number(r_.y.get(), false);
+            prefetch_number<false>(r_.x.get());
+            prefetch_number<false>(r_.y.get());
             mpfr_set(lane.x.get(), r_.x.get(), MPFR_RNDN);
             mpfr_set(lane.y.get(), r_.y.get(), MPFR_RNDN);
             for (uint32_t n = start_.load(std::memory_order_relaxed);; ++n) {
                 Slot& slot = squares_[n % 2];
-                prefetch_number(square_y ? slot.y2.get() : slot.s.get(), true);
+                prefetch_number<true>(square_y ? slot.y2.get() : slot.s.get());
                 if (square_y) {
                     mpfr_sqr(slot.y2.get(), lane.y.get(), MPFR_RNDN);
                 } else {
@@ -329,7 +310,7 @@ private:
                 for (int other = 0; other <= helpers_; ++other)
                     if (other != me) done_[other].wait_for(n);
                 if (Sequence::reached(n, stop_.load(std::memory_order_relaxed))) break;
-                next_z(slot, lane.x.get(), lane.y.get(), lane.s.get(), r_.ci.get(), r_.cr.get());
+                next_z(slot, lane.x.get(), lane.y.get(), lane.s.get(), r_.cr.get(), r_.ci.get());
             }
             parked_[k].publish(generation);
         }
