@@ -63,22 +63,30 @@ void check_write(int code, const std::filesystem::path& output) {
     if (code < 0) throw std::runtime_error("cannot write " + quoted(output) + ": " + av_error_text(code));
 }
 
-// The soundtrack's packets that go into a video of `frames` frames of `frame_time`: those
-// before its end, as mux_segments takes them.
-int64_t count_sound_packets(const std::filesystem::path& audio, int64_t frames, AVRational frame_time) {
-    Soundtrack track;
-    if (std::string problem = open_soundtrack(audio, &track); !problem.empty()) throw std::runtime_error(problem);
+// Reads into `packet` the soundtrack's next packet that goes into a video of `frames` frames of
+// `frame_time`: of its audio stream, with a time, before the video's end. False (and `packet`
+// empty) past the last one.
+bool read_sound_packet(Soundtrack& track, AVPacket* packet, int64_t frames, AVRational frame_time) {
     const AVRational time_base = track.input->streams[track.stream]->time_base;
-    AVPacket* packet = av_packet_alloc();
-    if (!packet) throw std::bad_alloc();
-    int64_t count = 0;
     while (av_read_frame(track.input, packet) >= 0) {
         if (packet->stream_index == track.stream && packet->pts != AV_NOPTS_VALUE) {
             if (av_compare_ts(packet->pts, time_base, frames, frame_time) >= 0) break;
-            ++count;
+            return true;
         }
         av_packet_unref(packet);
     }
+    av_packet_unref(packet);
+    return false;
+}
+
+// How many packets of the soundtrack `audio` go into a video of `frames` frames of `frame_time`.
+int64_t count_sound_packets(const std::filesystem::path& audio, int64_t frames, AVRational frame_time) {
+    Soundtrack track;
+    if (std::string problem = open_soundtrack(audio, &track); !problem.empty()) throw std::runtime_error(problem);
+    AVPacket* packet = av_packet_alloc();
+    if (!packet) throw std::bad_alloc();
+    int64_t count = 0;
+    for (; read_sound_packet(track, packet, frames, frame_time); av_packet_unref(packet)) ++count;
     av_packet_free(&packet);
     return count;
 }
@@ -168,17 +176,7 @@ bool mux_segments(const std::filesystem::path& output, const std::filesystem::pa
     bool sound_ready = false;
     const int64_t end_frames = settings.frames;
     auto next_sound = [&]() {
-        sound_ready = false;
-        if (!track.input) return;
-        while (av_read_frame(track.input, sound) >= 0) {
-            if (sound->stream_index == track.stream && sound->pts != AV_NOPTS_VALUE) {
-                if (av_compare_ts(sound->pts, audio_in->time_base, end_frames, frame_time) >= 0) break;
-                sound_ready = true;
-                return;
-            }
-            av_packet_unref(sound);
-        }
-        av_packet_unref(sound);
+        sound_ready = track.input && read_sound_packet(track, sound, end_frames, frame_time);
     };
     auto write_sound_before = [&](int64_t frame_dts) {
         while (sound_ready &&

@@ -9,12 +9,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "compute/video/video_segments.h"
+#include "tests/video/expmap_test_util.h"
 
 using namespace ms;
 
@@ -44,11 +44,6 @@ EncodedSegment sample_segment() {
         segment.packets.push_back(std::move(p));
     }
     return segment;
-}
-
-std::string file_text(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
@@ -86,7 +81,7 @@ TEST_F(VideoSegments, ASegmentReadsBackAsItWasWritten) {
 TEST_F(VideoSegments, AFileThatIsNotAWholeSegmentIsRefusedWithASentence) {
     const std::filesystem::path whole = dir_ / "whole.seg";
     write_segment(whole, sample_segment());
-    const std::string bytes = file_text(whole);
+    const std::string bytes = test::file_bytes(whole);
     // Cut inside the magic, the header's size, the header, a packet's fields and its bytes.
     for (size_t cut : {size_t(4), size_t(10), size_t(14), size_t(20), size_t(40), bytes.size() / 2, bytes.size() - 1}) {
         const std::filesystem::path cut_path = dir_ / ("cut" + std::to_string(cut) + ".seg");
