@@ -79,6 +79,21 @@ bool merge_levels(int levels, int64_t steps, T max_dc, const std::atomic<bool>* 
     return true;
 }
 
+// Level 0's radii once skips start at level `first` (bla_first_skip_radius), in the entries and in
+// their compact copy. Each entry j reads only itself at level 0, so the loop writes in place.
+template <typename T, typename L>
+void bla_raise_first_level(int first, BlaTable<T, L>* table) {
+    if (first < 1) return;
+    BlaStep<T, L>* e = table->entries.data();
+    const BlaView<T, L>& view = table->view;
+    const int64_t steps = view.level_size[0];
+#pragma omp parallel for schedule(static) if (steps > kBlaParallelMin)
+    for (int64_t j = 0; j < steps; ++j) {
+        e[j].r2 = bla_first_skip_radius(e, view.level_offset, view.levels, j, first);
+        table->r2[size_t(j)] = e[j].r2;
+    }
+}
+
 // The lanes' layout of a finished table (BlaTable::lane_points and lane_chain, deep_bla.h) for
 // the orbit z[0 .. last_index].
 template <typename T>
@@ -127,6 +142,7 @@ bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, doub
         budget[size_t(i)] = bla_single_budget(e[i], epsilon);
     }
     if (!merge_levels(levels, steps, max_dc, cancel, start, table, budget.data(), epsilon)) return false;
+    bla_raise_first_level(bla_first_skip_level<T>(degree, true, levels), table);
     if constexpr (std::is_same_v<T, double>) {
         if (degree == 2) {
             build_lane_layout(z, last_index, table);

@@ -42,6 +42,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "compute/fractal/numbers/floatexp.h"
@@ -353,6 +354,38 @@ MS_DEEP_HD int bla_trailing_zeros(uint64_t x) {
 #else
     return __builtin_ctzll(x);
 #endif
+}
+// The lowest level a skip takes (bla_first_skip_level). A skip is a lookup in the table and a
+// jump to another part of the orbit; where ordinary steps are cheap, a short skip costs more than
+// the steps it replaces. On the CPU's SIMD lanes (deep_cpu_lanes_avx512.cpp) a double-delta frame
+// runs fastest with skips from level 6 (64 iterations), but the one-pixel loop (frames with the
+// distance estimate or atom domains) then slows by a fifth to a third; from level 4 the lanes keep
+// most of the gain and the one-pixel loop its speed (docs/performance.md has the figures). Steps
+// drop no z^2 term, so fewer skips cost no accuracy. Tables of other numbers and formulas keep
+// every level: their steps cost far more (FloatExp, the Multibrots' powers, the matrices).
+inline constexpr int kBlaFirstSkipLevelDouble = 4;
+template <typename T>
+int bla_first_skip_level(int degree, bool complex, int levels) {
+    const bool cheap_steps = std::is_same_v<T, double> && degree == 2 && complex;
+    if (!cheap_steps || levels < 1) return 0;
+    return kBlaFirstSkipLevelDouble < levels - 1 ? kBlaFirstSkipLevelDouble : levels - 1;
+}
+// Level 0's radius at entry j once skips start at level `first` (the builds write it over the
+// single step's, bla_raise_first_level): where 2^first divides j, the smallest radius that
+// bla_lookup_above_first's walk passes from level 0 to `first`, so that a |z|^2 below it reaches
+// `first` or higher; elsewhere 0, where no skip starts. Every radius stays at most its own level's,
+// so every skip taken is one the full table allows. Reads entry j of level 0 and its entries above.
+template <typename T, typename L>
+MS_DEEP_HD T bla_first_skip_radius(const BlaStep<T, L>* entries, const int64_t* level_offset, int levels, int64_t j,
+                                   int first) {
+    const int top = j == 0 ? levels - 1 : bla_trailing_zeros(uint64_t(j));
+    if (top < first) return deep_from_double<T>(0.0);
+    T smallest = entries[level_offset[0] + j].r2;
+    for (int level = 1; level <= first; ++level) {
+        const T r2 = entries[level_offset[level] + (j >> level)].r2;
+        smallest = r2 < smallest ? r2 : smallest;
+    }
+    return smallest;
 }
 template <typename T, typename L>
 MS_DEEP_HD T bla_first_radius(const BlaView<T, L>& bla, int64_t m) {

@@ -52,6 +52,15 @@ __global__ void bla_merge_kernel(const BlaStep<T, L>* src, const BlaBudget<T>* s
     bla_merge_entry(src, src_budget, src_size, j, max_dc, epsilon, dst, dst_budget);
 }
 
+// Level 0's radii once skips start at level `first` (bla_first_skip_radius, as build_bla_table):
+// entry j reads only itself at level 0, so each thread writes its own in place.
+template <typename T, typename L>
+__global__ void bla_first_level_kernel(BlaStep<T, L>* entries, BlaView<T, L> view, int64_t steps, int first) {
+    const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j >= steps) return;
+    entries[j].r2 = bla_first_skip_radius(entries, view.level_offset, view.levels, j, first);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Launcher
 
@@ -87,10 +96,12 @@ struct Events {
 };
 
 // Both kinds: allocates the levels, runs `level0` (a launch filling level 0 and, for complex
-// tables, its budgets), then one merge launch per level, and waits. with_budget: complex tables.
+// tables, its budgets), then one merge launch per level and, where skips start above level 0
+// (bla_first_skip_level of `degree`), level 0's radii, and waits. with_budget: complex tables.
 template <typename T, typename L, typename Level0>
 std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc, double epsilon, bool with_budget,
-                                                   void* stream_ptr, const std::atomic<bool>* cancel, Level0&& level0) {
+                                                   int degree, void* stream_ptr, const std::atomic<bool>* cancel,
+                                                   Level0&& level0) {
     const auto start = std::chrono::steady_clock::now();
     const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     auto table = std::make_shared<DeviceBlaTable<T, L>>();
@@ -121,6 +132,13 @@ std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc,
             budget ? budget + dst_offset : nullptr, dst_size, max_dc, epsilon);
         CUDA_CHECK_LAUNCH();
     }
+    const int first = bla_first_skip_level<T>(degree, with_budget, levels);
+    if (first > 0) {
+        BlaView<T, L> view = table->view;
+        view.levels = levels;
+        bla_first_level_kernel<T, L><<<blocks_for(steps), kThreads, 0, stream>>>(e, view, steps, first);
+        CUDA_CHECK_LAUNCH();
+    }
     CUDA_CHECK(cudaEventRecord(events.stop, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     float kernels_ms = 0.0f;
@@ -146,7 +164,7 @@ template <typename T>
 std::shared_ptr<DeviceBlaTable<T>> build_bla_table_cuda(const DeepComplex<T>* z_device, int64_t last_index, T max_dc,
                                                         double epsilon, int degree, void* stream,
                                                         const std::atomic<bool>* cancel) {
-    return build_levels<T, DeepComplex<T>>(last_index, max_dc, epsilon, true, stream, cancel,
+    return build_levels<T, DeepComplex<T>>(last_index, max_dc, epsilon, true, degree, stream, cancel,
                                            [&](BlaStep<T>* e, BlaBudget<T>* budget, int64_t steps, cudaStream_t s) {
                                                bla_level0_kernel<T><<<blocks_for(steps), kThreads, 0, s>>>(
                                                    z_device, steps, epsilon, degree, e, budget);
@@ -160,7 +178,7 @@ std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(co
                                                                               void* stream,
                                                                               const std::atomic<bool>* cancel) {
     return build_levels<T, DeepMatrix<T>>(
-        last_index, max_dc, epsilon, false, stream, cancel,
+        last_index, max_dc, epsilon, false, 0, stream, cancel,
         [&](BlaStep<T, DeepMatrix<T>>* e, BlaBudget<T>*, int64_t steps, cudaStream_t s) {
             bla_level0_matrix_kernel<T>
                 <<<blocks_for(steps), kThreads, 0, s>>>(z_device, steps, epsilon, burning_ship, e);

@@ -230,7 +230,7 @@ TEST(AtomDomains, DeepPathMatchesTheDirectPath) {
 }
 
 TEST(AtomDomains, DeepSkipsMatchBruteForce) {
-    // At 1e20 a sixth of the iterations are BLA skips: their values come from the atom steps (deep_atom.h).
+    // At 1e20 over a tenth of the iterations are BLA skips: their values come from the atom steps (deep_atom.h).
     // Against brute force in MPFR and against the loop with BLA off (every value formed).
     const ms::DeepLocation location = ms::test::load_location("e50", "1E20");
     const int width = 32, height = 18;

@@ -6,11 +6,16 @@
 //   - the OpenMP build (build_bla_table, build_bla_table_matrix) equals, bit for bit, a serial
 //     build written here from the same functions, level by level, for complex tables (degree 2 and
 //     3, double and FloatExp) and the matrices (Tricorn, Burning Ship): what the GPU build runs
-//     per entry is what the CPU's table holds.
+//     per entry is what the CPU's table holds;
+//   - a double-delta Mandelbrot table skips from level kBlaFirstSkipLevelDouble up: its lookup
+//     takes no shorter skip, and where the full table's lookup takes a skip at that level or
+//     above, it takes the same entry.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/fractal/deep/deep_bla.h"
@@ -27,9 +32,11 @@ using ms::test::load_location;
 
 namespace {
 
-// The table build_bla_table(_matrix) makes, made here one entry at a time on one thread.
+// The table build_bla_table(_matrix) makes, made here one entry at a time on one thread; with
+// all_levels, level 0 keeps the single steps' radii (no first skip level).
 template <typename T, typename L>
-BlaTable<T, L> serial_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon, Formula formula) {
+BlaTable<T, L> serial_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, double epsilon, Formula formula,
+                            bool all_levels = false) {
     BlaTable<T, L> table;
     const int64_t steps = last_index - 2;
     int64_t total = 0;
@@ -52,6 +59,24 @@ BlaTable<T, L> serial_table(const DeepComplex<T>* z, int64_t last_index, T max_d
             bla_merge_entry(table.entries.data() + src, kMatrix ? nullptr : budget.data() + src,
                             table.view.level_size[level - 1], j, max_dc, epsilon, table.entries.data() + dst,
                             kMatrix ? nullptr : budget.data() + dst);
+    }
+    // Skips from level `first`: level 0's radius at j becomes the smallest radius of the entries
+    // at j from level 0 to `first` where 2^first divides j, and 0 elsewhere.
+    const int first = all_levels ? 0
+                                 : bla_first_skip_level<T>(formula_degree(formula), !kMatrix, table.view.levels);
+    if (first > 0) {
+        std::vector<T> raised(static_cast<size_t>(steps));
+        for (int64_t j = 0; j < steps; ++j) {
+            raised[size_t(j)] = T{};
+            if (j % (int64_t(1) << first) != 0) continue;
+            T smallest = table.entries[size_t(j)].r2;
+            for (int level = 1; level <= first; ++level) {
+                const T r2 = table.entries[size_t(table.view.level_offset[level] + (j >> level))].r2;
+                if (r2 < smallest) smallest = r2;
+            }
+            raised[size_t(j)] = smallest;
+        }
+        for (int64_t j = 0; j < steps; ++j) table.entries[size_t(j)].r2 = raised[size_t(j)];
     }
     table.view.entries = table.entries.data();
     return table;
@@ -163,6 +188,67 @@ TEST(DeepBla, CpuBuildEqualsTheSharedFunctionsMandelbrot) {
     expect_build_matches_serial<double, DeepComplex<double>>("e50 at 1E20", load_location("e50", "1E20"), 64, 36);
     expect_build_matches_serial<double, DeepComplex<double>>("e113", load_location("e113"), 64, 36);
     expect_build_matches_serial<FloatExp, DeepComplex<FloatExp>>("e1000", load_location("e1000"), 48, 27);
+}
+
+// e50 at 1E20 and 5e113: the table with skips from level kBlaFirstSkipLevelDouble against the
+// same table with every level, at every level-0 entry, for |z|^2 at each level's radius and just
+// below it, and for a run of iterations left that caps the skip.
+TEST(DeepBla, SkipsStartAtTheFirstSkipLevel) {
+    for (const auto& [name, location] : {std::pair<const char*, DeepLocation>{"e50 at 1E20", load_location("e50", "1E20")},
+                                         {"e113", load_location("e113")}}) {
+        DeepFrame frame;
+        const DeepRenderOptions options;
+        const DeepFrameSetup setup = deep_frame_setup(location, 64, 36, options, &frame);
+        ASSERT_TRUE(setup.orbit);
+        const DeepBlaRequest request = deep_bla_request(setup, options);
+        const double max_dc = deep_from_floatexp<double>(request.build_dc);
+        const DeepComplex<double>* z = deep_orbit_data<double>(*setup.orbit);
+        const int64_t last = setup.orbit->last_index();
+        BlaTable<double> built;
+        ASSERT_TRUE(build_bla_table(z, last, max_dc, request.epsilon, nullptr, &built, 2));
+        const BlaTable<double> all = serial_table<double, DeepComplex<double>>(z, last, max_dc, request.epsilon,
+                                                                                Formula::Mandelbrot, true);
+        // The level an entry of the full table is on.
+        auto level_of = [&](const BlaStep<double>* entry) {
+            const int64_t index = entry - all.view.entries;
+            int level = 0;
+            while (level + 1 < all.view.levels && index >= all.view.level_offset[level + 1]) ++level;
+            return level;
+        };
+        const int first = bla_first_skip_level<double>(2, true, built.view.levels);
+        ASSERT_EQ(first, kBlaFirstSkipLevelDouble) << name;
+        const int64_t steps = built.view.level_size[0];
+        int64_t taken = 0, shorter = 0;
+        for (int64_t j = 0; j < steps; ++j) {
+            const int64_t m = j + 1;
+            for (int level = 0; level < all.view.levels; ++level) {
+                const int64_t ix = j >> level;
+                if ((level > 0 && (j & ((int64_t(1) << level) - 1)) != 0) || ix >= all.view.level_size[level]) break;
+                const double r2 = all.entries[size_t(all.view.level_offset[level] + ix)].r2;
+                for (const double z2 : {r2, std::nextafter(r2, 0.0), 0.5 * r2}) {
+                    for (const int64_t max_length : {int64_t(1) << 40, int64_t(5)}) {
+                        const BlaStep<double>* full = bla_lookup(all.view, m, z2, max_length);
+                        const BlaStep<double>* raised = bla_lookup(built.view, m, z2, max_length);
+                        if (full && level_of(full) >= first) {
+                            ASSERT_TRUE(raised) << name << " j " << j << " level " << level;
+                            ASSERT_EQ(raised - built.view.entries, full - all.view.entries) << name << " j " << j;
+                            ++taken;
+                        } else if (raised) {
+                            // A shorter skip only where the iterations left cap it: the full
+                            // table's walk then stops at the same entry.
+                            ASSERT_LT(max_length, int64_t(1) << first) << name << " j " << j;
+                            ASSERT_TRUE(full);
+                            ASSERT_EQ(raised - built.view.entries, full - all.view.entries) << name << " j " << j;
+                            ++shorter;
+                        }
+                    }
+                }
+            }
+        }
+        EXPECT_GT(taken, 1000) << name;
+        std::printf("  %s: %lld skips as the full table's, %lld capped by the iterations left\n", name,
+                    (long long)taken, (long long)shorter);
+    }
 }
 
 TEST(DeepBla, CpuBuildEqualsTheSharedFunctionsFamily) {

@@ -91,7 +91,9 @@ TEST(DeepDistance, MatchesMpfrAt1e300WithFloatExpDeltas) {
 }
 
 // The derivative rides beside the pixel: the DE loop's counts and mu are the smooth loop's,
-// bit for bit, with both number types, and the estimates of the two types agree.
+// bit for bit, with both number types, and the estimates of the two types agree as each agrees
+// with the MPFR truth (deep_distance_truth.h): the double table skips from a higher level than the
+// FloatExp one (bla_first_skip_level), so where one skips the other may step.
 TEST(DeepDistance, LeavesCountsAndMuAsTheSmoothLoopGivesThem) {
     const DeepLocation location = load_location("e50", "1E20");
     DeepRenderOptions plain, with_de;
@@ -111,9 +113,12 @@ TEST(DeepDistance, LeavesCountsAndMuAsTheSmoothLoopGivesThem) {
     de_double.number_type = DeepNumberType::Double;
     const DeepFrame d = deep_cpu(location, 48, 27, de_double);
     const DeepFrame f = deep_cpu(location, 48, 27, with_de);
-    auto r = test::validate_result("DE double vs FloatExp", d.distance.data(), f.distance.data(), d.distance.size(),
-                                   0.0, 1e-6, 48);
-    EXPECT_EQ(r.mismatches, 0u);
+    const auto within_1e3 = test::validate_result("DE double vs FloatExp, 1e-3", d.distance.data(), f.distance.data(),
+                                                  d.distance.size(), 0.0, 1e-3, 48);
+    const auto within_1e2 = test::validate_result("DE double vs FloatExp, 1e-2", d.distance.data(), f.distance.data(),
+                                                  d.distance.size(), 0.0, 1e-2, 48);
+    EXPECT_LE(within_1e3.mismatches, d.distance.size() / 100);
+    EXPECT_EQ(within_1e2.mismatches, 0u);
 }
 
 // Given the same smooth values, the deep colour pass gives the direct path's pixels: at the
