@@ -429,7 +429,7 @@ void deep_bench_work(const std::string& folder, const std::vector<std::string>& 
             ratios += printf_text(
                 " %s%d:%.1f%%", b == 13 ? ">=" : "", 4 * b - 56,
                 100.0 * double(t.work.steps_by_ratio[b]) / double(std::max<uint64_t>(t.all.steps, 1)));
-        print("          steps by log2(|z| / |2 Z_m|) (level 0's radius: -53):" + ratios);
+        print("          steps by log2(|z| / |2 Z_m|) (a single step's radius: -53):" + ratios);
     }
     print(
         "  its: iterations; steps: ordinary perturbation steps (each also a failed level-0 BLA test); inside: pixels "
