@@ -7,9 +7,9 @@
 //     build written here from the same functions, level by level, for complex tables (degree 2 and
 //     3, double and FloatExp) and the matrices (Tricorn, Burning Ship): what the GPU build runs
 //     per entry is what the CPU's table holds;
-//   - a double-delta Mandelbrot table skips from level kBlaFirstSkipLevelDouble up: its lookup
-//     takes no shorter skip, and where the full table's lookup takes a skip at that level or
-//     above, it takes the same entry.
+//   - a double-delta Mandelbrot table skips from level kBlaFirstSkipLevelDouble up: where the
+//     full table's lookup takes a skip at that level or above, its lookup takes the same entry,
+//     and it takes a shorter skip only where the iterations left cap the walk there too.
 #include <gtest/gtest.h>
 
 #include <cmath>
