@@ -360,7 +360,7 @@ MS_DEEP_HD int bla_trailing_zeros(uint64_t x) {
 // the steps it replaces. On the CPU's SIMD lanes (deep_cpu_lanes_avx512.cpp) a double-delta frame
 // runs fastest with skips from level 6 (64 iterations), but the one-pixel loop (frames with the
 // distance estimate or atom domains) then slows by a fifth to a third; from level 4 the lanes keep
-// most of the gain and the one-pixel loop its speed (docs/performance.md has the figures). Steps
+// most of the gain and the one-pixel loop its speed (docs/deep-zoom.md has the figures). Steps
 // drop no z^2 term, so fewer skips cost no accuracy. Tables of other numbers and formulas keep
 // every level: their steps cost far more (FloatExp, the Multibrots' powers, the matrices).
 inline constexpr int kBlaFirstSkipLevelDouble = 4;
