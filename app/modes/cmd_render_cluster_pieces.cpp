@@ -21,6 +21,10 @@ namespace ms {
 
 namespace {
 
+// Pieces handed to the store's thread and not yet on the disk: a CUDA rank's piece of a 16384²
+// poster is about 64 MB, and the disk takes one in a few tens of milliseconds.
+constexpr size_t kMaxWaitingPieceBytes = size_t(512) << 20;
+
 template <typename T>
 void append(std::vector<uint8_t>& bytes, const std::vector<T>& values) {
     const size_t at = bytes.size();
@@ -116,7 +120,7 @@ std::vector<uint8_t> compute_cluster_piece(const ClusterImageJob& job, ClusterPi
 }
 
 ClusterImageWriter::ClusterImageWriter(const ClusterImageJob& job, PartStore store, std::vector<ClusterPiece> finished)
-    : job_(job), store_(std::move(store)) {
+    : job_(job), store_(std::move(store)), store_writer_(store_, kMaxWaitingPieceBytes) {
     for (ClusterPiece piece : finished) stored_[piece.first] = piece;
     const RenderPlan& plan = job.plan;
     if (job.deep_coloured) return;  // the PNG opens with the first rows: its metadata names the number type
@@ -141,12 +145,13 @@ ClusterImageWriter::ClusterImageWriter(const ClusterImageJob& job, PartStore sto
 }
 
 void ClusterImageWriter::accept(ClusterPiece piece, std::vector<uint8_t>&& bytes) {
-    part_store_write(store_, piece, bytes);
+    auto shared = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    store_writer_.put(piece, shared);
     if (job_.deep && !job_.deep_coloured) {
-        take(piece, bytes);
+        take(piece, *shared);
         return;
     }
-    waiting_[piece.first] = {piece, std::move(bytes)};
+    waiting_[piece.first] = {piece, std::move(shared)};
     write_in_order();
 }
 
@@ -155,7 +160,7 @@ void ClusterImageWriter::write_in_order() {
         ClusterPiece piece;
         if (auto w = waiting_.find(next_unit_); w != waiting_.end()) {
             piece = w->second.first;
-            take(piece, w->second.second);
+            take(piece, *w->second.second);
             waiting_.erase(w);
         } else if (auto s = stored_.find(next_unit_); s != stored_.end()) {
             piece = s->second;
@@ -240,6 +245,7 @@ void ClusterImageWriter::finish() {
         for (const auto& [first, piece] : stored_) take(piece, part_store_read(store_, piece));
         if (rows_done_ != view.height) throw std::runtime_error("the pieces of the image do not cover it");
         write_deep_frame(request, view, plan.samples, plan.table, frame_, ran_);  // the .kfr too
+        store_writer_.drop();  // the output is whole: the store goes next
         return;
     }
     write_in_order();
@@ -255,6 +261,7 @@ void ClusterImageWriter::finish() {
     if (!request.save_location.empty())
         if (std::string error = write_kfr(request.save_location.string(), deep_location(view)); !error.empty())
             throw std::runtime_error(error);
+    store_writer_.drop();
 }
 
 }  // namespace ms

@@ -56,9 +56,10 @@ int piece_rows(const ClusterImageJob& job, ClusterPiece piece);
 // A piece's bytes, computed with `threads` OpenMP threads. Throws on a failure (CUDA, memory).
 std::vector<uint8_t> compute_cluster_piece(const ClusterImageJob& job, ClusterPiece piece, int threads);
 
-// Rank 0's (or --join's) output: opened before any work, like one process's; accept() keeps
-// every new piece in the part store first, then writes what is next in order; finish() once
-// every unit is in. Throws with a sentence on a failure.
+// Rank 0's (or --join's) output: opened before any work, like one process's; accept() hands
+// every new piece to the part store (written on the store's own thread, PartStoreWriter), then
+// writes what is next in order; finish() once every unit is in. Throws with a sentence on a
+// failure. A writer destroyed without finishing leaves every piece it accepted in the store.
 class ClusterImageWriter {
 public:
     ClusterImageWriter(const ClusterImageJob& job, PartStore store, std::vector<ClusterPiece> finished);
@@ -74,8 +75,9 @@ private:
 
     const ClusterImageJob& job_;
     PartStore store_;
+    PartStoreWriter store_writer_;
     std::map<int, ClusterPiece> stored_;  // first unit -> a finished piece in the store
-    std::map<int, std::pair<ClusterPiece, std::vector<uint8_t>>> waiting_;
+    std::map<int, std::pair<ClusterPiece, std::shared_ptr<const std::vector<uint8_t>>>> waiting_;
     int next_unit_ = 0;
     int rows_done_ = 0;
     // direct

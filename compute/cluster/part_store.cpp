@@ -140,4 +140,71 @@ void part_store_remove(const PartStore& store) {
     std::filesystem::remove_all(store.dir, error);
 }
 
+PartStoreWriter::PartStoreWriter(PartStore store, size_t max_waiting_bytes)
+    : store_(std::move(store)), max_waiting_bytes_(max_waiting_bytes) {
+    if (!store_.dir.empty()) thread_ = std::thread([this] { run(); });
+}
+
+PartStoreWriter::~PartStoreWriter() { stop_thread(); }
+
+void PartStoreWriter::stop_thread() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void PartStoreWriter::put(ClusterPiece piece, std::shared_ptr<const std::vector<uint8_t>> bytes) {
+    if (store_.dir.empty()) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    // One piece larger than the bound still goes in, alone.
+    changed_.wait(lock, [&] {
+        return failure_ || waiting_.empty() || waiting_bytes_ + bytes->size() <= max_waiting_bytes_;
+    });
+    if (failure_) std::rethrow_exception(failure_);
+    waiting_bytes_ += bytes->size();
+    waiting_.emplace_back(piece, std::move(bytes));
+    changed_.notify_all();
+}
+
+void PartStoreWriter::flush() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return failure_ || (waiting_.empty() && !writing_); });
+    if (failure_) std::rethrow_exception(failure_);
+}
+
+void PartStoreWriter::drop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [piece, bytes] : waiting_) waiting_bytes_ -= bytes->size();
+        waiting_.clear();
+    }
+    stop_thread();
+}
+
+void PartStoreWriter::run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
+        if (waiting_.empty() || failure_) return;  // stopping, with nothing left it can write
+        auto [piece, bytes] = std::move(waiting_.front());
+        waiting_.pop_front();
+        writing_ = true;
+        lock.unlock();
+        std::exception_ptr failure;
+        try {
+            part_store_write(store_, piece, *bytes);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        lock.lock();
+        writing_ = false;
+        waiting_bytes_ -= bytes->size();
+        if (failure && !failure_) failure_ = failure;
+        changed_.notify_all();
+    }
+}
+
 }  // namespace ms

@@ -10,9 +10,15 @@
 // hash, its piece and its length, and one that does not match is ignored.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ms {
@@ -39,5 +45,43 @@ std::vector<uint8_t> part_store_read(const PartStore& store, ClusterPiece piece)
 void part_store_write(const PartStore& store, ClusterPiece piece, const std::vector<uint8_t>& bytes);
 // The folder and everything in it (the job's output is complete).
 void part_store_remove(const PartStore& store);
+
+// part_store_write on a thread of its own, so that the caller (rank 0's thread that talks to the
+// ranks and deflates the rows) goes on while the disk takes each piece and its fsync. Pieces
+// wait in arrival order; put() waits while `max_waiting_bytes` of them wait already. A piece is
+// in the store (and a rerun takes it) once its file is renamed; one still waiting when the
+// process is killed is computed again.
+class PartStoreWriter {
+public:
+    PartStoreWriter(PartStore store, size_t max_waiting_bytes);
+    // Writes what still waits (a job that stops keeps every piece it has), then stops; a failure
+    // there is not reported (the pieces it concerns are computed again by a rerun).
+    ~PartStoreWriter();
+    PartStoreWriter(const PartStoreWriter&) = delete;
+    PartStoreWriter& operator=(const PartStoreWriter&) = delete;
+
+    // Throws the sentence of an earlier piece's failure, if one failed.
+    void put(ClusterPiece piece, std::shared_ptr<const std::vector<uint8_t>> bytes);
+    // Waits until every piece put is in the store; throws the first failure.
+    void flush();
+    // The output is complete and the store is about to go: the pieces still waiting are not
+    // written, and the one being written is finished.
+    void drop();
+
+private:
+    void run();
+    void stop_thread();
+
+    PartStore store_;
+    size_t max_waiting_bytes_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::pair<ClusterPiece, std::shared_ptr<const std::vector<uint8_t>>>> waiting_;
+    size_t waiting_bytes_ = 0;
+    bool writing_ = false;
+    bool stopping_ = false;
+    std::exception_ptr failure_;
+    std::thread thread_;
+};
 
 }  // namespace ms

@@ -1,13 +1,17 @@
 // test_cluster_parts.cpp: compute/cluster/'s pieces without MPI: the part store keeps finished
 // pieces whole and only for their own key (a stale key, a temporary or a cut-short file never
 // counts), unfinished_pieces leaves out what is finished, and the launch facts come from
-// mpirun's environment (a process started by hand is rank 0 of 1).
+// mpirun's environment (a process started by hand is rank 0 of 1). PartStoreWriter writes pieces
+// whole on its own thread, within its bound, keeps them when the job stops, and names a piece it
+// could not write.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 
 #include "compute/cluster/cluster.h"
 #include "compute/cluster/cluster_job.h"
@@ -72,6 +76,76 @@ TEST(PartStore, IgnoresACutShortPiece) {
     ASSERT_EQ(pieces.size(), 1u);
     EXPECT_EQ(pieces[0].first, 0);
     part_store_remove(store);
+}
+
+TEST(PartStoreWriter, WritesEveryPieceWholeWithinItsBound) {
+    const std::filesystem::path dir = scratch_dir("writer");
+    PartStore store = part_store_open(dir, "view A");
+    {
+        // A bound of three pieces: put() waits for the disk, and every piece still lands.
+        PartStoreWriter writer(store, 3000);
+        for (int i = 0; i < 20; ++i)
+            writer.put({i * 2, 2}, std::make_shared<const std::vector<uint8_t>>(bytes_of(1000, uint8_t(i))));
+        writer.put({40, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(5000, 99)));  // over the bound, alone
+        writer.flush();
+        const std::vector<ClusterPiece> pieces = part_store_list(store);
+        ASSERT_EQ(pieces.size(), 21u);
+        for (int i = 0; i < 20; ++i) {
+            EXPECT_EQ(pieces[size_t(i)].first, i * 2);
+            EXPECT_EQ(part_store_read(store, pieces[size_t(i)]), bytes_of(1000, uint8_t(i)));
+        }
+        EXPECT_EQ(part_store_read(store, {40, 1}), bytes_of(5000, 99));
+    }
+    part_store_remove(store);
+}
+
+TEST(PartStoreWriter, KeepsWhatWaitsWhenTheJobStops) {
+    const std::filesystem::path dir = scratch_dir("writer-stop");
+    PartStore store = part_store_open(dir, "view A");
+    {
+        PartStoreWriter writer(store, size_t(1) << 30);
+        for (int i = 0; i < 8; ++i)
+            writer.put({i, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(100000, uint8_t(i))));
+    }  // destroyed without flush(): a job that throws
+    const std::vector<ClusterPiece> pieces = part_store_list(store);
+    ASSERT_EQ(pieces.size(), 8u);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(part_store_read(store, {i, 1}), bytes_of(100000, uint8_t(i)));
+    part_store_remove(store);
+}
+
+TEST(PartStoreWriter, DropStopsWritingAndLeavesNoHalfPiece) {
+    const std::filesystem::path dir = scratch_dir("writer-drop");
+    PartStore store = part_store_open(dir, "view A");
+    PartStoreWriter writer(store, size_t(1) << 30);
+    for (int i = 0; i < 16; ++i)
+        writer.put({i, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(200000, uint8_t(i))));
+    writer.drop();
+    // What is there is whole; nothing is written after drop() returns.
+    const std::vector<ClusterPiece> pieces = part_store_list(store);
+    for (ClusterPiece piece : pieces) EXPECT_EQ(part_store_read(store, piece), bytes_of(200000, uint8_t(piece.first)));
+    size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+    EXPECT_EQ(files, pieces.size());
+    part_store_remove(store);
+    EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(PartStoreWriter, SaysWhichPieceCouldNotBeWritten) {
+    const std::filesystem::path dir = scratch_dir("writer-fail");
+    PartStore store = part_store_open(dir, "view A");
+    std::filesystem::remove_all(dir);  // the folder is gone: every write fails
+    PartStoreWriter writer(store, size_t(1) << 30);
+    writer.put({3, 2}, std::make_shared<const std::vector<uint8_t>>(bytes_of(10, 1)));
+    try {
+        writer.flush();
+        FAIL() << "flush() did not report the failed write";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("could not write " + (dir / "piece-3-2.part.tmp").string()),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(writer.put({5, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(10, 2))), std::runtime_error);
+    EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 TEST(UnfinishedPieces, LeaveOutTheFinishedInRunsOfAtMostTheLimit) {
