@@ -139,18 +139,13 @@ int render_request(const RenderRequest& request) {
     RenderPlan plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return bad_input(problem);
     if (request.backend != "cpu") cuda_start_in_background();
-    if (std::string problem = choose_backend(request, &plan); !problem.empty()) return bad_input(problem);
     // The path, by depth (view.h: resolve_precision): the direct FP32/FP64 kernels while they
     // resolve the pixels, then perturbation (cmd_render_deep.cpp). --precision can force one.
     plan.precision = resolve_precision(plan.samples, request.precision);
-    if (is_deep(plan.precision)) {
-        if (std::string problem = deep_view_colouring_problem(plan.view); !problem.empty()) return bad_input(problem);
-        if (request.png_encoder == "cuda")
-            return bad_input(
-                "--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the "
-                "CPU");
-        return render_deep_request(request, plan.view, plan.samples, plan.cuda, plan.backend_text, plan.table);
-    }
+    // The deep path chooses its backend itself, once its reference orbit has started.
+    if (is_deep(plan.precision)) return render_deep_request(request, std::move(plan));
+    if (std::string problem = choose_backend(request, &plan); !problem.empty()) return bad_input(problem);
+    if (std::string problem = check_devices_visible(request); !problem.empty()) return bad_input(problem);
     if (std::string problem = check_direct_path(request, &plan); !problem.empty()) return bad_input(problem);
     if (std::string problem = plan_memory(request, &plan); !problem.empty()) return bad_input(problem);
     if (std::string problem = check_disk(request, plan); !problem.empty()) return bad_input(problem);

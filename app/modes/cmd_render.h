@@ -38,11 +38,8 @@ struct RenderRequest {
 int render_request(const RenderRequest& request);
 
 // For cmd_render_deep.cpp. render_bad_input prints "mandelscope render: SENTENCE." and
-// returns 2. render_deep_request renders a checked request on the deep path (perturbation
-// against an MPFR reference; request.precision Auto or a deep one) on CUDA or the CPU.
+// returns 2.
 int render_bad_input(const std::string& sentence);
-int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
-                        const std::string& backend_text, const PaletteTable& table);
 // A whole deep frame of `samples` coloured, box-filtered when supersampling, and written as the
 // .npy, the PNG (the view in its metadata, with the number type `ran`) and the .kfr location, as
 // one render writes it (the cluster's rank 0 writes the frame its ranks computed through it).

@@ -32,6 +32,7 @@
 
 #include "app/modes/cmd_render_cluster_pieces.h"
 #include "app/modes/progress.h"
+#include "app/modes/render_options.h"
 #include "compute/cluster/cluster.h"
 #include "compute/cluster/cluster_job.h"
 #include "compute/fractal/deep/deep_colour.h"
@@ -136,6 +137,7 @@ std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob*
     RenderPlan& plan = job->plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return problem;
     if (std::string problem = choose_backend(request, &plan); !problem.empty()) return problem;
+    if (std::string problem = check_devices_visible(request); !problem.empty()) return problem;
     plan.precision = resolve_precision(plan.samples, request.precision);
     if (request.png_encoder == "cuda")
         return "--png-encoder=cuda encodes frames where they are coloured; across ranks rank 0 writes the image on "

@@ -18,6 +18,7 @@
 #include "app/modes/cmd_render.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -34,7 +36,9 @@
 
 #include <omp.h>
 
+#include "app/modes/cmd_render_steps.h"
 #include "app/modes/progress.h"
+#include "app/modes/render_options.h"
 #include "compute/fractal/colour/box_filter.h"
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_cpu.h"
@@ -338,14 +342,43 @@ double write_deep_frame(const RenderRequest& request, const View& view, const Vi
     return r.colour_ms;
 }
 
-int render_deep_request(const RenderRequest& request, const View& view, const View& samples, bool cuda,
-                        const std::string& backend_text, const PaletteTable& table) {
+int render_deep_request(const RenderRequest& request, RenderPlan plan) {
+    const View& view = plan.view;
+    const View& samples = plan.samples;
+    if (std::string problem = deep_view_colouring_problem(view); !problem.empty()) return render_bad_input(problem);
+    if (request.png_encoder == "cuda")
+        return render_bad_input(
+            "--png-encoder=cuda encodes frames of the direct kernels; the deep path's frames are encoded on the CPU");
     if (std::string problem = check_deep_memory(request, view, samples); !problem.empty())
         return render_bad_input(problem);
     const DeepLocation location = deep_location(samples);
     ProgressBar progress("render");
-    const DeepRenderOptions options = deep_render_options(request, view, progress);
+    DeepRenderOptions options = deep_render_options(request, view, progress);
+    ReferenceCache cache;
+    options.cache = &cache;
     const auto start = std::chrono::steady_clock::now();
+    // The reference orbit starts now, on a thread of its own: the backend's and the devices'
+    // checks below wait for the CUDA driver to start (a few hundred milliseconds a device), and
+    // the frame then finds the orbit in `cache`. Its progress shows once the checks pass, so that
+    // bad input gets its one sentence alone.
+    std::atomic<bool> checked{false};
+    ReferenceControl control = deep_reference_control(options);
+    control.progress = [&checked, report = control.progress](int64_t done, int64_t total) {
+        if (checked.load(std::memory_order_relaxed)) report(done, total);
+    };
+    auto prefetch = std::make_unique<ReferencePrefetch>(&cache, location, samples.width, samples.height, control);
+    std::string problem = choose_backend(request, &plan);
+    if (problem.empty()) problem = check_devices_visible(request);
+    if (!problem.empty()) {
+        prefetch.reset();  // cancelled
+        return render_bad_input(problem);
+    }
+    progress.update(0.0, "reference orbit");
+    checked.store(true, std::memory_order_relaxed);
+    const bool cuda = plan.cuda;
+    const std::string& backend_text = plan.backend_text;
+    const PaletteTable& table = plan.table;
+    std::shared_ptr<const ReferenceOrbit> prefetched;
     DeepRenderResult result;
     // The PNG written as the bands land (StreamedPng), when the frame is spread over devices.
     std::once_flag streamed_once;
@@ -353,7 +386,6 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
     std::mutex streamed_error_mutex;
     std::exception_ptr streamed_error;
     try {
-        progress.update(0.0, "reference orbit");
         // The bands engine (compute/scale/deep_multi_gpu.h) on the devices named, or on every
         // visible one for a large frame: on several, bands shared out over them; on one, where the
         // bands are coloured on the device, since the colours and the PNG then overlap the
@@ -368,6 +400,10 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
         if (cuda && devices.empty() && double(samples.width) * double(samples.height) >= kSpreadMinSamples)
             if (std::vector<int> visible = deep_visible_devices(); visible.size() > (colour_on_devices ? 0u : 1u))
                 devices = visible;
+        // The devices' contexts start while the orbit finishes.
+        std::future<void> started;
+        if (cuda && !devices.empty()) started = deep_start_devices(devices);
+        prefetched = prefetch->wait();
         if (cuda && !devices.empty()) {
             DeepSpreadOptions spread;
             spread.devices = devices;
@@ -434,6 +470,12 @@ int render_deep_request(const RenderRequest& request, const View& view, const Vi
         if (!what.empty() && what.back() == '.') what.pop_back();
         std::fprintf(stderr, "mandelscope render: %s; no file was written.\n", what.c_str());
         return 2;
+    }
+    // The orbit the frame found in the cache is the prefetch's, computed for this frame.
+    DeepFrameStats& stats = result.frame.stats;
+    if (prefetched && stats.reference_cached) {
+        stats.reference_cached = false;
+        stats.reference_ms = prefetched->compute_ms;
     }
     print_deep_summary(request, view, samples, backend_text, result, ms_since(start));
     return 0;

@@ -33,6 +33,11 @@ struct RenderPlan {
 
 // The request's values, the palette and the output paths; then the samples grid.
 std::string check_request(const RenderRequest& request, RenderPlan* plan);
+// Renders a request that check_request passed on the deep path (perturbation against an MPFR
+// reference; plan.precision a deep one) on CUDA or the CPU (cmd_render_deep.cpp): its own checks,
+// then the backend, the devices and the frame, with the reference orbit computing from before
+// the backend's check. Returns render_request's status.
+int render_deep_request(const RenderRequest& request, RenderPlan plan);
 // CUDA or the CPU, and the line the summary names it with.
 std::string choose_backend(const RenderRequest& request, RenderPlan* plan);
 // What the direct FP32/FP64 kernels can render, and whether the GPU encodes the PNG.

@@ -154,6 +154,7 @@ std::string make_job(const CLI::App& app, const RenderOptionTexts& view_texts, c
     RenderPlan backend;
     if (std::string problem = choose_backend(*request, &backend); !problem.empty()) return problem;
     if (std::string problem = apply_devices_option(app, view_texts, request); !problem.empty()) return problem;
+    if (std::string problem = check_devices_visible(*request); !problem.empty()) return problem;
     job->devices = request->devices;
     *backend_text = backend.backend_text;
     frames.precision = request->precision;

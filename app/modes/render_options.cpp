@@ -150,8 +150,12 @@ std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o
     request->devices.clear();
     if (app.count("--devices") == 0) return {};
     if (request->backend == "cpu") return "--devices picks CUDA devices: leave out --backend=cpu";
-    const int count = int(deep_visible_devices().size());
-    return parse_device_list(o.devices, count, &request->devices);
+    return parse_device_numbers(o.devices, &request->devices);
+}
+
+std::string check_devices_visible(const RenderRequest& request) {
+    if (request.devices.empty()) return {};
+    return check_device_numbers(request.devices, int(deep_visible_devices().size()));
 }
 
 void add_newton_zoom_options(CLI::App& app, RenderOptionTexts& o) {

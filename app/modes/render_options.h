@@ -46,10 +46,13 @@ std::string apply_view_options(const CLI::App& app, const RenderOptionTexts& o, 
 
 // --devices=LIST: the CUDA devices a command shares its work over (render's deep frames:
 // compute/scale/; video's segments: compute/video/video_job.h), described by `help`;
-// apply_devices_option checks the list against the visible devices into request->devices and
-// returns "" or one sentence.
+// apply_devices_option reads the list's numbers into request->devices without asking the driver
+// (which takes a few hundred milliseconds a device to start); check_devices_visible then checks
+// them against the visible devices, once the command has started what does not need them (a
+// deep view's reference orbit). Each returns "" or one sentence.
 void add_devices_option(CLI::App& app, RenderOptionTexts& o, const std::string& help);
 std::string apply_devices_option(const CLI::App& app, const RenderOptionTexts& o, RenderRequest* request);
+std::string check_devices_visible(const RenderRequest& request);
 
 // Newton zoom before any work (render, and video's target): --to-minibrot and
 // --to-julia-fraction (cmd_nucleus.h's move_view_to_minibrot). apply_newton_zoom moves

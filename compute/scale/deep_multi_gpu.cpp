@@ -437,7 +437,7 @@ std::vector<int> deep_visible_devices() {
     return devices;
 }
 
-std::string parse_device_list(const std::string& text, int device_count, std::vector<int>* devices) {
+std::string parse_device_numbers(const std::string& text, std::vector<int>* devices) {
     devices->clear();
     const std::string usage = " (a device list is CUDA device numbers separated by commas, like 0,1)";
     if (text.empty()) return "the device list is empty" + usage;
@@ -453,17 +453,26 @@ std::string parse_device_list(const std::string& text, int device_count, std::ve
         devices->push_back(std::stoi(item));
         start = end + 1;
     }
-    // The numbers first, then whether each exists.
-    for (int device : *devices)
-        if (device >= device_count) {
-            devices->clear();
+    return {};
+}
+
+std::string check_device_numbers(const std::vector<int>& devices, int device_count) {
+    for (int device : devices)
+        if (device >= device_count)
             return "there is no CUDA device " + std::to_string(device) + ": " +
                    (device_count == 0   ? std::string("this machine has none")
                     : device_count == 1 ? std::string("this machine has one, device 0")
                                         : "this machine has " + std::to_string(device_count) + ", numbered 0 to " +
                                               std::to_string(device_count - 1));
-        }
     return {};
+}
+
+std::string parse_device_list(const std::string& text, int device_count, std::vector<int>* devices) {
+    // The numbers first, then whether each exists.
+    std::string problem = parse_device_numbers(text, devices);
+    if (problem.empty()) problem = check_device_numbers(*devices, device_count);
+    if (!problem.empty()) devices->clear();
+    return problem;
 }
 
 }  // namespace ms

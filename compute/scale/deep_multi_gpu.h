@@ -140,5 +140,9 @@ std::future<void> deep_start_devices(const std::vector<int>& devices);
 // "0,1" -> {0, 1}: comma-separated device numbers, each >= 0 and below device_count, repeats
 // allowed. Returns "" or one sentence saying what is wrong.
 std::string parse_device_list(const std::string& text, int device_count, std::vector<int>* devices);
+// Its two halves: the numbers (no driver needed; `devices` is left empty on a problem), and
+// whether each is below device_count.
+std::string parse_device_numbers(const std::string& text, std::vector<int>* devices);
+std::string check_device_numbers(const std::vector<int>& devices, int device_count);
 
 }  // namespace ms

@@ -28,6 +28,9 @@ locations=$(dirname "$bin")/assets/locations
 cat a.out
 grep -q '^precision  deep-double' a.out || fail "1e50 did not run on perturbation with double deltas"
 grep -Eq '^reference  [0-9]+ bits \([0-9]+ digits\), [0-9]+ iterations' a.out || fail "no reference line"
+# The orbit computes beside the backend's start (cmd_render_deep.cpp); the summary gives its
+# time as the frame's own, never as a cached orbit's.
+grep -Eq '^reference  .*, [0-9.]+ ms$' a.out || fail "the reference line gives no time of its own: $(grep '^reference' a.out)"
 grep -Eq '^BLA .*% of the iterations skipped' a.out || fail "no BLA line"
 grep -Eq '^work       per pixel: [0-9]+ iterations, [0-9]+ perturbation steps, [0-9]+ BLA skips, [0-9.]+ rebases' a.out ||
     fail "no work line (per pixel: iterations, steps, skips, rebases)"

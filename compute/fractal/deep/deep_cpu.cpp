@@ -194,6 +194,12 @@ void deep_frame_outputs(const DeepRenderOptions& options, DeepFrame* frame) {
     if (options.atom && frame->atom.size() != pixels) frame->atom.assign(pixels, 0.0f);
 }
 
+ReferenceControl deep_reference_control(const DeepRenderOptions& options) {
+    ReferenceControl control{options.cancel, options.reference_progress};
+    control.stop_at_nucleus = options.rebase && options.stop_reference_at_period;
+    return control;
+}
+
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,
                                 DeepFrame* frame, bool outputs) {
     std::string error = validate_deep_location(location);
@@ -218,10 +224,8 @@ DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int hei
     setup.frame_width = width;
     setup.frame_height = height;
     setup.map = orbit_map(location);
-    ReferenceControl control{options.cancel, options.reference_progress};
-    control.stop_at_nucleus = options.rebase && options.stop_reference_at_period;
     bool cached = false;
-    setup.orbit = reference_for(options.cache, location, width, height, control, &cached);
+    setup.orbit = reference_for(options.cache, location, width, height, deep_reference_control(options), &cached);
     DeepFrameStats& stats = frame->stats;
     if (!setup.orbit) {
         stats.cancelled = true;

@@ -189,6 +189,9 @@ struct DeepFrameSetup {
     int frame_width = 0;   // the whole frame's size (pixel dc's are placed in it)
     int frame_height = 0;
 };
+// How a frame's reference orbit is computed under `options` (deep_frame_setup's, and a command's
+// ReferencePrefetch for the same frame).
+ReferenceControl deep_reference_control(const DeepRenderOptions& options);
 // outputs false: the frame's vectors are left empty for the caller to size (deep_frame_outputs), as
 // deep_cuda does while its kernel runs.
 DeepFrameSetup deep_frame_setup(const DeepLocation& location, int width, int height, const DeepRenderOptions& options,

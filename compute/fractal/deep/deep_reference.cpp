@@ -140,4 +140,27 @@ std::shared_ptr<const ReferenceOrbit> reference_for(ReferenceCache* cache, const
     return orbit;
 }
 
+ReferencePrefetch::ReferencePrefetch(ReferenceCache* cache, const DeepLocation& location, int width, int height,
+                                     ReferenceControl control) {
+    control.cancel = &cancel_;
+    thread_ = std::thread([this, cache, location, width, height, control] {
+        try {
+            orbit_ = reference_for(cache, location, width, height, control, nullptr);
+        } catch (...) {
+            error_ = std::current_exception();
+        }
+    });
+}
+
+ReferencePrefetch::~ReferencePrefetch() {
+    cancel_.store(true, std::memory_order_relaxed);
+    if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<const ReferenceOrbit> ReferencePrefetch::wait() {
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(error_);
+    return orbit_;
+}
+
 }  // namespace ms

@@ -32,10 +32,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compute/fractal/view/deep_location.h"
@@ -180,6 +182,29 @@ struct ReferenceCache {
 struct SharedOrbit {
     std::mutex mutex;
     std::shared_ptr<const ReferenceOrbit> orbit;
+};
+
+// A frame's orbit computed on a thread of its own from the moment a command knows its view, while
+// the command goes on with what does not need it: the CUDA driver's start (a few hundred
+// milliseconds a device), the device checks, the contexts. The orbit goes into `cache`, where the
+// frame's own reference_for finds it. `control` is the frame's (its cancel is replaced by the
+// prefetch's own). Destroyed before wait(): cancelled and joined.
+class ReferencePrefetch {
+public:
+    ReferencePrefetch(ReferenceCache* cache, const DeepLocation& location, int width, int height,
+                      ReferenceControl control);
+    ~ReferencePrefetch();
+    ReferencePrefetch(const ReferencePrefetch&) = delete;
+    ReferencePrefetch& operator=(const ReferencePrefetch&) = delete;
+
+    // Waits for the orbit; rethrows the computation's exception. Null only if cancelled.
+    std::shared_ptr<const ReferenceOrbit> wait();
+
+private:
+    std::atomic<bool> cancel_{false};
+    std::shared_ptr<const ReferenceOrbit> orbit_;
+    std::exception_ptr error_;
+    std::thread thread_;
 };
 
 // find(), else compute at the view centre and insert (unless cancelled: then null).

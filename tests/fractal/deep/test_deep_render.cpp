@@ -1,7 +1,8 @@
 // test_deep_render.cpp: the CPU deep path (MPFR reference, perturbation with rebasing, BLA,
 // double and FloatExp deltas) against the brute-force MPFR truth at depths 1e20 to 1e1000, and
 // the pipeline's promises: BLA on and off agree, the reference cache is reused where it may be
-// and not where it may not, a cancelled reference leaves nothing in the cache.
+// and not where it may not, a prefetched reference serves its frame, a cancelled reference
+// leaves nothing in the cache.
 //
 // Truth: deep_cpu_reference iterates every pixel in MPFR at two precisions (the reference
 // precision + 32 bits, and + 96); pixels whose escape count differs between the two are chaotic
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "compute/fractal/deep/deep_cpu.h"
@@ -217,6 +219,34 @@ TEST(DeepCpu, BlaTableIsKeptWithTheReference) {
     EXPECT_EQ(deep_cpu(location, 24, 14, no_bla).stats.bla_levels, 0);
     cache.clear();
     EXPECT_FALSE(deep_cpu(location, 24, 14, options).stats.bla_cached);
+}
+
+// A command's ReferencePrefetch computes the frame's orbit beside its other start-up work: the
+// frame then finds that orbit in the cache, and its pixels are those of a frame that computed
+// its own. Destroyed before wait(), it stops the orbit and leaves nothing in the cache.
+TEST(DeepCpu, PrefetchedReferenceServesTheFrame) {
+    const DeepLocation location = load("e113");
+    DeepRenderOptions options;
+    const DeepFrame own = deep_cpu(location, 24, 14, options);
+    ReferenceCache cache;
+    options.cache = &cache;
+    std::shared_ptr<const ReferenceOrbit> orbit;
+    {
+        ReferencePrefetch prefetch(&cache, location, 24, 14, deep_reference_control(options));
+        orbit = prefetch.wait();
+    }
+    ASSERT_TRUE(orbit);
+    EXPECT_EQ(cache.size(), 1u);
+    EXPECT_EQ(orbit->last_index(), own.stats.reference_iterations);
+    const DeepFrame frame = deep_cpu(location, 24, 14, options);
+    EXPECT_TRUE(frame.stats.reference_cached);
+    EXPECT_EQ(frame.reference, orbit);
+    EXPECT_EQ(count_differences(own, frame), 0);
+
+    // Abandoned at once (bad input after the prefetch started): cancelled, nothing kept.
+    ReferenceCache abandoned;
+    { ReferencePrefetch prefetch(&abandoned, load("e1000"), 1024, 576, deep_reference_control(DeepRenderOptions{})); }
+    EXPECT_EQ(abandoned.size(), 0u);
 }
 
 TEST(DeepCpu, ReferenceCacheNeedsEnoughIterations) {
