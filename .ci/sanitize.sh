@@ -61,10 +61,12 @@ cmake --preset tsan "${extra[@]}" > build-tsan.cmake.log
 # three threads (deep_reference_orbit.cpp's squaring team), a deep frame's bands shared out
 # over workers (compute/scale/deep_multi_gpu, its engine run with the CPU's renderer), and a
 # video's segments shared out over renderers beside its encoders and its pool's maker
-# (compute/video/segment_share.h, run_video with CPU renderers).
+# (compute/video/segment_share.h, run_video with CPU renderers), the part store's writer thread
+# (compute/cluster/part_store.h) and a render's reference orbit computed beside its checks
+# (ReferencePrefetch).
 tsan_tests=(test_render_workers_stop test_render_compare_worker test_render_cpu_worker test_render_deep_worker
             test_render_png_stream test_image_io test_deep_reference_team test_deep_multi_gpu
-            test_video_renderers)
+            test_video_renderers test_cluster_parts test_deep_render)
 cmake --build build-tsan -j"$(nproc)" --target "${tsan_tests[@]}"
 archer=$(ls /usr/lib/llvm-14/lib/libarcher.so 2> /dev/null || true)
 for t in "${tsan_tests[@]}"; do
@@ -73,6 +75,8 @@ for t in "${tsan_tests[@]}"; do
     # sanitizer tree above runs them.
     filter=()
     [ "$t" = test_image_io ] && filter=(--gtest_filter='-OutputPaths.Signals*:OutputPaths.AFullDisk*')
+    # test_deep_render's other cases are MPFR brute force, single-threaded and slow under TSan.
+    [ "$t" = test_deep_render ] && filter=(--gtest_filter='DeepCpu.PrefetchedReferenceServesTheFrame')
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/.ci/tsan.supp" \
         OMP_TOOL_LIBRARIES=$archer build-tsan/bin/$t "${filter[@]}"
 done
