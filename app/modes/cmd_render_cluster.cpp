@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +39,7 @@
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/view/view_record.h"
 #include "compute/scale/reference_pack.h"
+#include "compute/system/cuda_start.h"
 
 namespace ms {
 
@@ -157,8 +159,10 @@ std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob*
             return "a deep image can have at most 2^30 samples (got " + std::to_string(plan.samples.width) + "x" +
                    std::to_string(plan.samples.height) + "); use a smaller --size or --supersample";
         job->units = view.height;
-        // Pieces of at most 64 MiB of counts and values.
-        const double row_bytes = double(plan.samples.width) * plan.k * 24.0;
+        // Pieces of at most 64 MiB of counts and values; of colours where CUDA colours a piece on
+        // its device and only the colours leave it.
+        const double sample_bytes = job->deep_coloured && plan.cuda ? 4.0 : 24.0;
+        const double row_bytes = double(plan.samples.width) * plan.k * sample_bytes;
         job->max_piece_units = int(std::clamp(64.0 * 1048576.0 / row_bytes, 1.0, double(view.height)));
     } else {
         if (std::string problem = check_direct_path(job->request, &plan); !problem.empty()) return problem;
@@ -332,9 +336,16 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterLau
     // rows would keep its rank busy long after the others end.
     const int eighth = std::max(1, job.units / (8 * launch.size));
     cluster_job.max_piece_units = job.max_piece_units > 0 ? std::min(job.max_piece_units, eighth) : eighth;
-    // A GPU renders a few rows no faster than many (its threads would idle): on CUDA every piece
-    // is that eighth.
-    if (job.plan.cuda) cluster_job.min_piece_units = cluster_job.max_piece_units;
+    // A GPU renders a few rows no faster than many (its threads would idle, and each piece's
+    // launch ends on its slowest pixels): on CUDA a deep job's pieces shrink near the end to no
+    // fewer than 4M samples, which keep an H200's threads busy several times over. A direct
+    // job's pieces stay one process's bands: their rows go to the PNG in those calls.
+    if (job.plan.cuda) {
+        const double unit_samples = double(job.plan.samples.width) * job.plan.k;
+        cluster_job.min_piece_units =
+            job.deep ? std::min(cluster_job.max_piece_units, int(std::ceil(4.0 * 1048576.0 / unit_samples)))
+                     : cluster_job.max_piece_units;
+    }
     cluster_job.finished = out.finished;
     cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
     cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
@@ -355,6 +366,8 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
     const bool mpi = launch.size > 1;
     const int rank = launch.rank;
     const auto start = std::chrono::steady_clock::now();
+    // The driver and the context start beside the checks and rank 0's reference orbit.
+    if (request.backend != "cpu") cuda_start_in_background();
     // Only rank 0 writes: the other ranks check their plan against outputs in the temporary
     // folder, so that the output's folder need exist on rank 0's host alone.
     RenderRequest checked = request;

@@ -1,8 +1,9 @@
 // cluster_job.cpp: cluster_job.h's coordinator (rank 0) and workers (the other ranks).
-// Messages: a worker asks (kAsk) with nothing or with its last piece's result (kResult: the
-// piece, then its bytes) and rank 0 answers with the next piece (kPiece) or, once nothing is
-// left, with kStop when every unit is in (or after a failure); kFailed carries a worker's
-// sentence.
+// Messages: a worker asks (kAsk) twice at its start, and again with each piece's result (kResult:
+// the piece, then its bytes), and rank 0 answers each with the next piece (kPiece) while there
+// is one; so a worker holds up to two pieces, and computes the next while its last result is on
+// its way. Once nothing is left, rank 0 sends kStop to a worker that holds no piece, when every
+// unit is in (or after a failure); kFailed carries a worker's sentence for a piece.
 #include "compute/cluster/cluster_job.h"
 
 #include <signal.h>
@@ -122,13 +123,14 @@ ClusterJobStats coordinate(const ClusterJob& job) {
     stats.units_by_rank.assign(size_t(ranks), 0);
     PieceQueue queue(job, ranks);
     int units_missing = queue.units_left();
-    std::vector<bool> busy(size_t(ranks), false);  // a worker holds a piece
+    std::vector<int> held(size_t(ranks), 0);  // pieces a worker holds (handed out, no answer yet)
+    std::vector<bool> asked(size_t(ranks), false);
     std::vector<bool> stopped(size_t(ranks), false);
     std::string failure;
     LocalWorker local;
     std::thread helper(run_local_worker, std::cref(job), std::ref(queue), std::ref(local));
 
-    int first_asks = 0;
+    int first_asks = 0;  // workers that have asked
     auto start_local = [&] {
         std::lock_guard<std::mutex> lock(local.mutex);
         local.start = true;
@@ -139,11 +141,11 @@ ClusterJobStats coordinate(const ClusterJob& job) {
         ClusterPiece piece;
         if (failure.empty() && queue.next(&piece)) {
             cluster_send(rank, kPiece, piece_bytes(piece));
-            busy[size_t(rank)] = true;
-        } else if (!failure.empty() || units_missing == 0) {
+            held[size_t(rank)] += 1;
+        } else if ((!failure.empty() || units_missing == 0) && held[size_t(rank)] == 0 && !stopped[size_t(rank)]) {
             cluster_send(rank, kStop, {uint8_t(failure.empty() ? 0 : 1)});
             stopped[size_t(rank)] = true;
-        }  // else: idle until every unit is in, then stopped below
+        }  // else: its pieces' answers come first, or every unit is not in yet: stopped below
     };
     auto accept = [&](int rank, ClusterPiece piece, std::vector<uint8_t>&& bytes) {
         stats.pieces_by_rank[size_t(rank)] += 1;
@@ -171,13 +173,17 @@ ClusterJobStats coordinate(const ClusterJob& job) {
             while (cluster_try_receive(&message)) {
                 any = true;
                 const int from = message.source;
-                const bool last_first_ask = message.tag == kAsk && ++first_asks == ranks - 1;
+                bool last_first_ask = false;
+                if (message.tag == kAsk && !asked[size_t(from)]) {
+                    asked[size_t(from)] = true;
+                    last_first_ask = ++first_asks == ranks - 1;
+                }
                 if (message.tag == kResult) {
                     const ClusterPiece piece = read_piece(message.bytes);
-                    busy[size_t(from)] = false;
+                    held[size_t(from)] -= 1;
                     accept(from, piece, std::vector<uint8_t>(message.bytes.begin() + 8, message.bytes.end()));
                 } else if (message.tag == kFailed) {
-                    busy[size_t(from)] = false;
+                    held[size_t(from)] -= 1;
                     if (failure.empty())
                         failure = "rank " + std::to_string(from) + ": " +
                                   std::string(message.bytes.begin(), message.bytes.end());
@@ -204,7 +210,7 @@ ClusterJobStats coordinate(const ClusterJob& job) {
             if (units_missing == 0 || !failure.empty()) {
                 lock.unlock();
                 for (int r = 1; r < ranks; ++r)
-                    if (!stopped[size_t(r)] && !busy[size_t(r)]) {
+                    if (!stopped[size_t(r)] && held[size_t(r)] == 0) {
                         cluster_send(r, kStop, {uint8_t(failure.empty() ? 0 : 1)});
                         stopped[size_t(r)] = true;
                     }
@@ -227,29 +233,96 @@ ClusterJobStats coordinate(const ClusterJob& job) {
     return stats;
 }
 
+// A worker's pieces are computed on a helper thread, in the order they come, while this thread
+// alone calls MPI: it sends each result as it is ready (the helper goes on with the next piece
+// meanwhile) and takes the pieces and rank 0's stop.
+struct WorkerPieces {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<ClusterPiece> todo;
+    struct Done {
+        ClusterPiece piece;
+        std::vector<uint8_t> bytes;  // the piece, then its result
+        std::string failure;
+    };
+    std::deque<Done> done;
+    bool stop = false;
+};
+
+void compute_worker_pieces(const ClusterJob& job, WorkerPieces& w) {
+    while (true) {
+        ClusterPiece piece;
+        {
+            std::unique_lock<std::mutex> lock(w.mutex);
+            w.changed.wait(lock, [&] { return w.stop || !w.todo.empty(); });
+            if (w.stop) return;
+            piece = w.todo.front();
+        }
+        WorkerPieces::Done done{piece, piece_bytes(piece), {}};
+        try {
+            std::vector<uint8_t> bytes = job.compute(piece);
+            done.bytes.insert(done.bytes.end(), bytes.begin(), bytes.end());
+        } catch (const std::exception& e) {
+            done.failure = e.what();
+        }
+        std::lock_guard<std::mutex> lock(w.mutex);
+        w.todo.pop_front();
+        w.done.push_back(std::move(done));
+        w.changed.notify_all();
+    }
+}
+
 void work(const ClusterJob& job) {
     const int rank = cluster_rank();
     int sent = 0;
-    cluster_send(0, kAsk, {});
-    while (true) {
-        ClusterMessage message = cluster_receive_from(0);
-        if (message.tag == kStop) {
-            if (!message.bytes.empty() && message.bytes[0] != 0) throw ClusterJobStopped();
-            return;
+    WorkerPieces w;
+    std::thread helper(compute_worker_pieces, std::cref(job), std::ref(w));
+    auto stop_helper = [&] {
+        {
+            std::lock_guard<std::mutex> lock(w.mutex);
+            w.stop = true;
+            w.changed.notify_all();
         }
-        const ClusterPiece piece = read_piece(message.bytes);
-        cluster_fault_after_piece(rank, sent);
-        std::vector<uint8_t> result = piece_bytes(piece);
-        try {
-            std::vector<uint8_t> bytes = job.compute(piece);
-            result.insert(result.end(), bytes.begin(), bytes.end());
-        } catch (const std::exception& e) {
-            const std::string text = e.what();
-            cluster_send(0, kFailed, std::vector<uint8_t>(text.begin(), text.end()));
-            continue;  // rank 0 answers with kStop
+        helper.join();
+    };
+    try {
+        cluster_send(0, kAsk, {});
+        cluster_send(0, kAsk, {});
+        while (true) {
+            bool any = false;
+            ClusterMessage message;
+            while (cluster_try_receive(&message)) {
+                any = true;
+                if (message.tag == kStop) {  // sent once this rank holds no piece
+                    stop_helper();
+                    if (!message.bytes.empty() && message.bytes[0] != 0) throw ClusterJobStopped();
+                    return;
+                }
+                const ClusterPiece piece = read_piece(message.bytes);
+                cluster_fault_after_piece(rank, sent);
+                std::lock_guard<std::mutex> lock(w.mutex);
+                w.todo.push_back(piece);
+                w.changed.notify_all();
+            }
+            std::unique_lock<std::mutex> lock(w.mutex);
+            while (!w.done.empty()) {
+                WorkerPieces::Done done = std::move(w.done.front());
+                w.done.pop_front();
+                lock.unlock();
+                if (done.failure.empty()) {
+                    cluster_send(0, kResult, done.bytes);
+                    ++sent;
+                } else {
+                    cluster_send(0, kFailed, std::vector<uint8_t>(done.failure.begin(), done.failure.end()));
+                }
+                any = true;
+                lock.lock();
+            }
+            if (!any) w.changed.wait_for(lock, std::chrono::microseconds(200));
         }
-        cluster_send(0, kResult, result);
-        ++sent;
+    } catch (...) {
+        if (helper.joinable()) stop_helper();
+        throw;
     }
 }
 
