@@ -323,8 +323,8 @@ void render_shard(const ClusterImageJob& job, const ClusterRenderOptions& o, Sha
 }
 
 // Every rank: the pieces across the ranks; rank 0 writes the output.
-ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterLaunch& launch, RankOutputs& out,
-                                    int threads) {
+ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterRenderOptions& o,
+                                    const ClusterLaunch& launch, RankOutputs& out, int threads) {
     const int rank = launch.rank;
     if (rank == 0) install_job_signals(0, out.store.dir, "render");
     std::unique_ptr<ProgressBar> progress;  // rank 0's alone
@@ -340,6 +340,8 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterLau
     // launch ends on its slowest pixels): on CUDA a deep job's pieces shrink near the end to no
     // fewer than 4M samples, which keep an H200's threads busy several times over. A direct
     // job's pieces stay one process's bands: their rows go to the PNG in those calls.
+    // A GPU's results are tens of MB: its next piece runs while one is on its way.
+    cluster_job.pieces_in_flight = o.pieces_in_flight > 0 ? o.pieces_in_flight : job.plan.cuda ? 2 : 1;
     if (job.plan.cuda) {
         const double unit_samples = double(job.plan.samples.width) * job.plan.k;
         cluster_job.min_piece_units =
@@ -409,7 +411,7 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
         }
         if (mpi) {
             const size_t reference_bytes = job.deep ? share_reference(job, rank) : 0;
-            stats = render_across_ranks(job, launch, out, threads);
+            stats = render_across_ranks(job, o, launch, out, threads);
             if (rank != 0) return 0;
             how = std::to_string(launch.size) + " ranks, " + std::to_string(threads) +
                   (threads == 1 ? " thread" : " threads") + " each";
@@ -442,6 +444,9 @@ void add_cluster_render_options(CLI::App& app, ClusterRenderOptions& o) {
                    "Render part I of N (0-based, as --shard=3/16: a job array's task) into OUTPUT.parts/ beside the "
                    "output, without MPI; --join writes the output from the parts");
     app.add_flag("--join", o.join, "Write the output from the parts that --shard=I/N runs left in OUTPUT.parts/");
+    app.add_option("--pieces-in-flight", o.pieces_in_flight, "Pieces a worker rank holds at once")
+        ->check(CLI::Range(1, 2))
+        ->group("");
 }
 
 bool cluster_render_wanted(const ClusterRenderOptions& o) {

@@ -17,6 +17,9 @@ namespace ms {
 struct ClusterRenderOptions {
     std::string shard;  // --shard=I/N: render part I of N into OUTPUT.parts/ (no MPI)
     bool join = false;  // --join: write the output from the parts in OUTPUT.parts/
+    // For tests of the protocol on the CPU: pieces a worker rank holds at once (0: the backend's
+    // choice, 2 on CUDA and 1 on the CPU).
+    int pieces_in_flight = 0;
 };
 
 void add_cluster_render_options(CLI::App& app, ClusterRenderOptions& o);

@@ -1,9 +1,10 @@
 // cluster_job.cpp: cluster_job.h's coordinator (rank 0) and workers (the other ranks).
-// Messages: a worker asks (kAsk) twice at its start, and again with each piece's result (kResult:
-// the piece, then its bytes), and rank 0 answers each with the next piece (kPiece) while there
-// is one; so a worker holds up to two pieces, and computes the next while its last result is on
-// its way. Once nothing is left, rank 0 sends kStop to a worker that holds no piece, when every
-// unit is in (or after a failure); kFailed carries a worker's sentence for a piece.
+// Messages: a worker asks (kAsk) pieces_in_flight times at its start, and again with each piece's
+// result (kResult: the piece, then its bytes), and rank 0 answers each with the next piece
+// (kPiece) while there is one; so a worker holds up to pieces_in_flight pieces, and with two it
+// computes the next while its last result is on its way. Once nothing is left, rank 0 sends
+// kStop to a worker that holds no piece, when every unit is in (or after a failure); kFailed
+// carries a worker's sentence for a piece.
 #include "compute/cluster/cluster_job.h"
 
 #include <signal.h>
@@ -286,8 +287,7 @@ void work(const ClusterJob& job) {
         helper.join();
     };
     try {
-        cluster_send(0, kAsk, {});
-        cluster_send(0, kAsk, {});
+        for (int i = 0; i < std::max(1, job.pieces_in_flight); ++i) cluster_send(0, kAsk, {});
         while (true) {
             bool any = false;
             ClusterMessage message;

@@ -26,6 +26,9 @@ struct ClusterJob {
     int units = 0;
     int max_piece_units = 0;             // 0: no limit; 1: every piece is one unit
     int min_piece_units = 1;             // the smallest piece but the last (a GPU's: enough rows to fill it)
+    // Pieces a worker rank holds at once: 2 computes the next while the last result is on its way
+    // (a GPU's large results); 1 leaves no piece held at the end while another rank idles.
+    int pieces_in_flight = 1;
     std::vector<ClusterPiece> finished;  // rank 0: pieces done before (the part store's), skipped
     // Every rank: the bytes of a piece. Called from a helper thread on rank 0.
     std::function<std::vector<uint8_t>(ClusterPiece)> compute;

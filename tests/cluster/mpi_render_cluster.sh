@@ -4,7 +4,8 @@
 # through the streaming writer, with per-pixel colouring layers), and deep views at 1e50 (its
 # pieces coloured where they are computed; with the histogram, DE and atom layers, rank 0
 # colours the whole frame) and 1e1086 (FloatExp deltas: the reference orbit broadcast from rank
-# 0); the summary names the ranks and the parts folder is gone afterwards. And a short video:
+# 0), also with two pieces held by each worker rank; the summary names the ranks and the parts
+# folder is gone afterwards. And a short video:
 # its segments made across the ranks, muxed by rank 0 into the same MP4 as one process's.
 # Usage: bash mpi_render_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
@@ -38,6 +39,10 @@ same_as_one_process deep-e50 --location="$locations/e50.kfr" --iter=20000 --size
 same_as_one_process deep-e50-layers --location="$locations/e50.kfr" --iter=20000 --size=64x48 --backend=cpu \
     --colouring=histogram,de,atom
 same_as_one_process deep-e1086 --location="$locations/e1086.kfr" --size=48x32 --backend=cpu
+# Two pieces held by each worker rank (CUDA's way: the next computes while a result is sent).
+same_as_one_process deep-e50-two-in-flight --location="$locations/e50.kfr" --iter=20000 --size=64x48 --backend=cpu \
+    --pieces-in-flight=2
+same_as_one_process direct-two-in-flight --size=64x48 --iter=500 --backend=cpu --band-rows=4 --pieces-in-flight=2
 # Coloured deep pieces reach rank 0's PNG writer in the calls one process makes (more than two of
 # its encoder parts here, at one thread), or the file's bytes would differ.
 OMP_NUM_THREADS=1 same_as_one_process deep-parts --size=4096x3000 --precision=deep-double --iter=200 --backend=cpu

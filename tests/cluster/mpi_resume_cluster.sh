@@ -3,8 +3,9 @@
 # injection) ends the job with a non-zero status and rank 0's sentence saying where the finished
 # pieces are; no output file (nor a temporary) is left, the finished pieces are; the same command
 # run again resumes from them and writes the same file as one process, then removes them. On the
-# deep path (pieces coloured where they are computed), on the direct path through the streaming
-# writer, and for a video (its finished segments stay in its parts folder).
+# deep path (pieces coloured where they are computed; also with two pieces held by each worker
+# rank), on the direct path through the streaming writer, and for a video (its finished
+# segments stay in its parts folder).
 # Usage: bash mpi_resume_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
@@ -36,6 +37,8 @@ kill_and_resume() {  # name args...
 
 kill_and_resume deep --location="$locations/e50.kfr" --iter=20000 --size=64x48 --backend=cpu
 kill_and_resume direct --center=-0.745,0.113 --zoom=60 --size=64x48 --iter=20000 --backend=cpu --band-rows=4
+kill_and_resume deep-two-in-flight --location="$locations/e50.kfr" --iter=20000 --size=64x48 --backend=cpu \
+    --pieces-in-flight=2
 video=(--size=64x48 --seconds=2 --fps=15 --segment-frames=5 --center=-0.745,0.113 --zoom=1000 --method=direct
        --backend=cpu)
 "$bin" video "${video[@]}" -o one.mp4 > /dev/null 2> one.err || fail "video: one process failed: $(cat one.err)"
