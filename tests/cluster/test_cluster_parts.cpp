@@ -78,6 +78,12 @@ TEST(PartStore, IgnoresACutShortPiece) {
     part_store_remove(store);
 }
 
+// Pieces {i, 1} of `bytes` bytes each, bytes_of(bytes, i).
+void put_one_unit_pieces(PartStoreWriter& writer, int count, int bytes) {
+    for (int i = 0; i < count; ++i)
+        writer.put({i, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(bytes, uint8_t(i))));
+}
+
 TEST(PartStoreWriter, WritesEveryPieceWholeWithinItsBound) {
     const std::filesystem::path dir = scratch_dir("writer");
     PartStore store = part_store_open(dir, "view A");
@@ -104,8 +110,7 @@ TEST(PartStoreWriter, KeepsWhatWaitsWhenTheJobStops) {
     PartStore store = part_store_open(dir, "view A");
     {
         PartStoreWriter writer(store, size_t(1) << 30);
-        for (int i = 0; i < 8; ++i)
-            writer.put({i, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(100000, uint8_t(i))));
+        put_one_unit_pieces(writer, 8, 100000);
     }  // destroyed without flush(): a job that throws
     const std::vector<ClusterPiece> pieces = part_store_list(store);
     ASSERT_EQ(pieces.size(), 8u);
@@ -117,8 +122,7 @@ TEST(PartStoreWriter, DropStopsWritingAndLeavesNoHalfPiece) {
     const std::filesystem::path dir = scratch_dir("writer-drop");
     PartStore store = part_store_open(dir, "view A");
     PartStoreWriter writer(store, size_t(1) << 30);
-    for (int i = 0; i < 16; ++i)
-        writer.put({i, 1}, std::make_shared<const std::vector<uint8_t>>(bytes_of(200000, uint8_t(i))));
+    put_one_unit_pieces(writer, 16, 200000);
     writer.drop();
     // What is there is whole; nothing is written after drop() returns.
     const std::vector<ClusterPiece> pieces = part_store_list(store);
