@@ -336,12 +336,12 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterRen
     // rows would keep its rank busy long after the others end.
     const int eighth = std::max(1, job.units / (8 * launch.size));
     cluster_job.max_piece_units = job.max_piece_units > 0 ? std::min(job.max_piece_units, eighth) : eighth;
+    // A GPU's results are tens of MB: its next piece runs while one is on its way.
+    cluster_job.pieces_in_flight = o.pieces_in_flight > 0 ? o.pieces_in_flight : job.plan.cuda ? 2 : 1;
     // A GPU renders a few rows no faster than many (its threads would idle, and each piece's
     // launch ends on its slowest pixels): on CUDA a deep job's pieces shrink near the end to no
     // fewer than 4M samples, which keep an H200's threads busy several times over. A direct
     // job's pieces stay one process's bands: their rows go to the PNG in those calls.
-    // A GPU's results are tens of MB: its next piece runs while one is on its way.
-    cluster_job.pieces_in_flight = o.pieces_in_flight > 0 ? o.pieces_in_flight : job.plan.cuda ? 2 : 1;
     if (job.plan.cuda) {
         const double unit_samples = double(job.plan.samples.width) * job.plan.k;
         cluster_job.min_piece_units =
