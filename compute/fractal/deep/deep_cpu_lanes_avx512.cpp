@@ -4,9 +4,10 @@
 // bit (tests/fractal/deep/test_deep_lanes.cpp holds it to the one-pixel loop).
 //
 // What keeps the lanes busy:
-//   - The lanes' state stays in registers: kGroups vectors of 8 pixels advance in turn, their
-//     dependency chains independent, and an iteration of a vector is a perturbation step for
-//     every lane, one load of the reference point for every lane, the escape and rebase tests.
+//   - The lanes' state lives in vectors, not arrays: kGroups vectors of 8 pixels advance in turn,
+//     their dependency chains independent, and an iteration of a vector is a perturbation step
+//     for every lane, one load of the reference point for every lane, the escape, rebase and
+//     limit tests (one compare against the lane's stop for the limit and the orbit's end).
 //   - The reference point (Z_m and level 0's radius, BlaTable::lane_points) is one aligned
 //     32-byte load a lane; eight of them are transposed into the vectors Z.re, Z.im and the radius
 //     (an 8x4 transpose, 11 shuffles), cheaper than three gathers.
@@ -20,11 +21,13 @@
 #include "compute/fractal/deep/deep_cpu_lanes.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// GCC's own AVX-512 intrinsics (insertf64x4, unpacklo_pd) start from an "undefined" vector, which
-// its -Wmaybe-uninitialized reports at every use (clang has no such warning).
+// GCC's own AVX-512 intrinsics (insertf64x4, unpacklo_pd, the shifts) start from an "undefined"
+// vector, which its -Wmaybe-uninitialized and -Wuninitialized report at every use (clang has no
+// such warning).
 #if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <cpuid.h>
 #include <immintrin.h>
@@ -38,22 +41,29 @@
 namespace ms {
 namespace {
 
-constexpr int kGroups = 3;  // vectors in flight
+constexpr int kGroups = 4;  // vectors in flight
 
 using Step = BlaStep<double, DeepComplex<double>>;
 
-// One vector of 8 lanes, each a pixel or idle (inc 0: m stays at 0 with z = dc = 0, where no test
-// fires, and limit INT64_MAX).
+// One vector of 8 lanes, each a pixel or idle. m is the lane's orbit index times the size of a
+// point (the byte offset of its point), so that it addresses the point as it stands. stop is the
+// lesser of the pixel's iteration limit and the orbit's last index, in the same units: one
+// compare finds either. An idle lane's z is NaN (no test but stop passes on NaN, and no skip
+// starts) with dc = 0; it runs through the orbit and at stop goes back to its start.
 struct Group {
     __m512d zr, zi, dcr, dci, Zr, Zi, r0;
-    __m512i m, limit, inc;
+    __m512i m, stop;
     __mmask8 skip;  // |z|^2 < level 0's radius: the next iteration skips
 };
+
+constexpr int kPointShift = 5;  // log2(sizeof(BlaLanePoint<double>))
+static_assert(sizeof(BlaLanePoint<double>) == size_t(1) << kPointShift);
 
 // Per lane, what only the scalar passes read.
 struct GroupSide {
     int64_t base[8];
-    int pixel[8];  // -1: idle
+    int64_t limit[8];  // the iterations left to the pixel past base (INT64_MAX idle)
+    int pixel[8];      // -1: idle
 };
 
 struct Context {
@@ -63,26 +73,30 @@ struct Context {
     const Step* entries;
     int64_t level_offset[kBlaMaxLevels];
     int64_t size0;
+    int64_t last;
     int levels;
     int next_pixel = 0;
     int alive = 0;  // lanes with a pixel
     DeepPixelCounters counters;
 };
 
-// The points at the lanes' m: Z.re, Z.im and level 0's radius.
+// The point at byte offset `at` from p.
+MS_AVX512_INLINE __m256d point_at(const char* p, int64_t at) {
+    return _mm256_load_pd(reinterpret_cast<const double*>(p + at));
+}
+
+// The points at the lanes' m (byte offsets, so that each address is the array's plus the lane's
+// offset as it stands): Z.re, Z.im and level 0's radius.
 MS_AVX512_INLINE void load_points(const BlaLanePoint<double>* points, __m512i m, __m512d* Zr, __m512d* Zi,
                                   __m512d* r0) {
     alignas(64) int64_t at[8];
     _mm512_store_si512(at, m);
-    const double* p = &points->re;
-    const __m512d a0 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[0])),
-                                          _mm256_load_pd(p + 4 * at[4]), 1);
-    const __m512d a1 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[1])),
-                                          _mm256_load_pd(p + 4 * at[5]), 1);
-    const __m512d a2 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[2])),
-                                          _mm256_load_pd(p + 4 * at[6]), 1);
-    const __m512d a3 = _mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_load_pd(p + 4 * at[3])),
-                                          _mm256_load_pd(p + 4 * at[7]), 1);
+    const char* p = reinterpret_cast<const char*>(points);
+    const auto half = [p](int64_t offset) MS_AVX512 { return point_at(p, offset); };
+    const __m512d a0 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[0])), half(at[4]), 1);
+    const __m512d a1 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[1])), half(at[5]), 1);
+    const __m512d a2 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[2])), half(at[6]), 1);
+    const __m512d a3 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[3])), half(at[7]), 1);
     // t0 = [re0 re1 r0_0 r0_1 | re4 re5 r0_4 r0_5], t1 the same of im; t2, t3 of lanes 2, 3, 6, 7.
     const __m512d t0 = _mm512_unpacklo_pd(a0, a1), t1 = _mm512_unpackhi_pd(a0, a1);
     const __m512d t2 = _mm512_unpacklo_pd(a2, a3), t3 = _mm512_unpackhi_pd(a2, a3);
@@ -100,7 +114,7 @@ MS_AVX512_INLINE __m512d fused_norm(__m512d re, __m512d im) { return _mm512_fmad
 // stored (FinishLanes' scratch).
 struct Scratch {
     alignas(64) double zr[8], zi[8], dcr[8], dci[8], Zr[8], Zi[8], r0[8], fr[8], fi[8], fn[8], z2[8];
-    alignas(64) int64_t m[8], limit[8], inc[8];
+    alignas(64) int64_t m[8], stop[8];  // as orbit indices (load_group scales them)
 };
 
 // The group's vectors from the scratch its lanes were set in (start_lane, finish_lanes).
@@ -112,9 +126,22 @@ MS_AVX512_INLINE void load_group(Group& g, const Scratch& s) {
     g.Zr = _mm512_load_pd(s.Zr);
     g.Zi = _mm512_load_pd(s.Zi);
     g.r0 = _mm512_load_pd(s.r0);
-    g.m = _mm512_load_si512(s.m);
-    g.limit = _mm512_load_si512(s.limit);
-    g.inc = _mm512_load_si512(s.inc);
+    g.m = _mm512_slli_epi64(_mm512_load_si512(s.m), kPointShift);
+    g.stop = _mm512_slli_epi64(_mm512_load_si512(s.stop), kPointShift);
+}
+
+// A lane without a pixel, at the orbit's start.
+void idle_lane(const Context& c, GroupSide& side, Scratch& s, int lane) {
+    s.zr[lane] = s.zi[lane] = __builtin_nan("");
+    s.m[lane] = 0;
+    s.Zr[lane] = c.points[0].re;
+    s.Zi[lane] = c.points[0].im;
+    s.r0[lane] = c.points[0].r0;
+    s.dcr[lane] = s.dci[lane] = 0.0;
+    side.pixel[lane] = -1;
+    side.base[lane] = 0;
+    side.limit[lane] = INT64_MAX;
+    s.stop[lane] = c.last;
 }
 
 void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
@@ -127,10 +154,7 @@ void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
         s.r0[lane] = c.points[0].r0;
         side.base[lane] = 0;
         if (c.next_pixel >= row.count) {
-            side.pixel[lane] = -1;
-            s.dcr[lane] = s.dci[lane] = 0.0;
-            s.limit[lane] = INT64_MAX;
-            s.inc[lane] = 0;
+            idle_lane(c, side, s, lane);
             --c.alive;
             return;
         }
@@ -138,8 +162,8 @@ void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
         side.pixel[lane] = q;
         s.dcr[lane] = row.dc_re[q];
         s.dci[lane] = row.dc_im[q];
-        s.limit[lane] = row.max_iterations;
-        s.inc[lane] = 1;
+        side.limit[lane] = row.max_iterations;
+        s.stop[lane] = row.max_iterations < c.last ? row.max_iterations : c.last;
         if (row.max_iterations > 0) return;
         // No iteration to run: inside at once, as deep_iterate_pixel returns.
         row.escape_count[q] = -1;
@@ -167,13 +191,15 @@ MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group& g, Grou
     _mm512_store_pd(s.fi, fi);
     _mm512_store_pd(s.fn, fn);
     _mm512_store_pd(s.z2, z2);
-    _mm512_store_si512(s.m, g.m);
-    _mm512_store_si512(s.limit, g.limit);
-    _mm512_store_si512(s.inc, g.inc);
+    _mm512_store_si512(s.m, _mm512_srli_epi64(g.m, kPointShift));
+    _mm512_store_si512(s.stop, _mm512_srli_epi64(g.stop, kPointShift));
     for (unsigned bits = events; bits; bits &= bits - 1) {
         const int lane = __builtin_ctz(bits);
         const int p = side.pixel[lane];
-        if (p < 0) continue;
+        if (p < 0) {
+            idle_lane(c, side, s, lane);
+            continue;
+        }
         if (s.fn[lane] > kDeepBailoutSquared) {
             const int64_t n = side.base[lane] + s.m[lane];
             row.escape_count[p] = n;
@@ -187,14 +213,15 @@ MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group& g, Grou
             s.zr[lane] = s.fr[lane];
             s.zi[lane] = s.fi[lane];
             side.base[lane] += s.m[lane];
-            s.limit[lane] = row.max_iterations - side.base[lane];
+            side.limit[lane] = row.max_iterations - side.base[lane];
+            s.stop[lane] = side.limit[lane] < c.last ? side.limit[lane] : c.last;
             s.m[lane] = 0;
             s.Zr[lane] = c.points[0].re;
             s.Zi[lane] = c.points[0].im;
             s.r0[lane] = c.points[0].r0;
             ++c.counters.rebases;
         }
-        if (!(s.m[lane] < s.limit[lane])) {
+        if (!(s.m[lane] < side.limit[lane])) {
             row.escape_count[p] = -1;
             row.mu[p] = -1.0;
             c.counters.iterations += uint64_t(row.max_iterations);
@@ -220,18 +247,17 @@ MS_AVX512_INLINE Next step(const Context& c, const Group& g) {
     const __m512d ti = _mm512_add_pd(g.Zi, _mm512_add_pd(g.Zi, g.zi));
     n.zr = _mm512_fmadd_pd(tr, g.zr, _mm512_fnmadd_pd(ti, g.zi, g.dcr));
     n.zi = _mm512_fmadd_pd(tr, g.zi, _mm512_fmadd_pd(ti, g.zr, g.dci));
-    n.m = _mm512_add_epi64(g.m, g.inc);
+    n.m = _mm512_add_epi64(g.m, _mm512_set1_epi64(int64_t(1) << kPointShift));
     load_points(c.points, n.m, &n.Zr, &n.Zi, &n.r0);
     return n;
 }
 
 // The skips of the lanes in g.skip (bla_lookup_above_first's choice each): z = A z + B dc, m + the
 // skip's length and the point there replace the step's in those lanes.
-MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
-    alignas(64) int64_t m[8], limit[8];
+MS_AVX512_INLINE void take_skips(Context& c, const Group& g, const GroupSide& side, Next* n) {
+    alignas(64) int64_t m[8];
     alignas(64) double z2[8];
-    _mm512_store_si512(m, g.m);
-    _mm512_store_si512(limit, g.limit);
+    _mm512_store_si512(m, _mm512_srli_epi64(g.m, kPointShift));
     _mm512_store_pd(z2, fused_norm(g.zr, g.zi));
     // Each skipping lane takes its entry's A, B and length and the point it lands on, level 0's
     // entry (the single step A = 2 Z_m, B = 1, bla_single_step) as the others: one masked
@@ -249,7 +275,7 @@ MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
         int top = j == 0 ? c.levels - 1 : __builtin_ctzll(uint64_t(j));
         // No level whose entry is longer than the iterations left: lengths grow with the level
         // (min(2^l, size0 - j)), so the cap is the largest 2^l that fits where size0 - j does not.
-        const int64_t max_length = limit[lane] - m[lane];
+        const int64_t max_length = side.limit[lane] - m[lane];
         const int cap = 63 - __builtin_clzll(uint64_t(max_length));
         top = max_length < c.size0 - j && cap < top ? cap : top;
         const double* run = c.chain + bla_lane_chain_offset(c.levels, j);
@@ -283,7 +309,7 @@ MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
         Zr = _mm512_mask_broadcastsd_pd(Zr, one, _mm_load_sd(&point.re));
         Zi = _mm512_mask_broadcastsd_pd(Zi, one, _mm_load_sd(&point.im));
         r0 = _mm512_mask_broadcastsd_pd(r0, one, _mm_load_sd(&point.r0));
-        new_m = _mm512_mask_set1_epi64(new_m, one, landing);
+        new_m = _mm512_mask_set1_epi64(new_m, one, landing << kPointShift);
         c.counters.bla_iterations += uint64_t(length);
     }
     // deep_fused_mul_add(A, z, bla_apply(B, dc)), deep_perturbation.h's order.
@@ -301,7 +327,7 @@ MS_AVX512_INLINE void take_skips(Context& c, const Group& g, Next* n) {
 
 // The iteration's values into the group; the escape, rebase and limit tests (deep_iterate_pixel's)
 // and the next skip test. Returns the lanes with an event.
-MS_AVX512_INLINE __mmask8 land(Group& g, const Next& n, __m512d bailout, __m512i last) {
+MS_AVX512_INLINE __mmask8 land(Group& g, const Next& n, __m512d bailout) {
     g.zr = n.zr;
     g.zi = n.zi;
     g.m = n.m;
@@ -313,7 +339,7 @@ MS_AVX512_INLINE __mmask8 land(Group& g, const Next& n, __m512d bailout, __m512i
     const __m512d z2 = fused_norm(g.zr, g.zi);
     g.skip = _mm512_cmp_pd_mask(z2, g.r0, _CMP_LT_OQ);
     return _mm512_cmp_pd_mask(fn, bailout, _CMP_GT_OQ) | _mm512_cmp_pd_mask(fn, z2, _CMP_LT_OQ) |
-           _mm512_cmpeq_epi64_mask(g.m, last) | _mm512_cmpge_epi64_mask(g.m, g.limit);
+           _mm512_cmpge_epi64_mask(g.m, g.stop);
 }
 
 // finish_lanes on a copy, so that g itself stays in registers.
@@ -333,6 +359,7 @@ MS_AVX512 void lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
     c.entries = bla.entries;
     for (int l = 0; l < kBlaMaxLevels; ++l) c.level_offset[l] = bla.level_offset[l];
     c.size0 = bla.level_size[0];
+    c.last = row.last_index;
     c.levels = bla.levels;
     Group groups[kGroups];
     GroupSide sides[kGroups];
@@ -345,26 +372,25 @@ MS_AVX512 void lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
         g.skip = 0;
     }
     const __m512d bailout = _mm512_set1_pd(kDeepBailoutSquared);
-    const __m512i last = _mm512_set1_epi64(row.last_index);
     // The groups as locals of their own (not an array), so that they live in registers.
-    static_assert(kGroups == 3);
-    Group g0 = groups[0], g1 = groups[1], g2 = groups[2];
-    // One branch a pass for the groups' skips and one for their events: a pass where some lane of
-    // some group skips is the common case, so the first is well predicted; a branch per group
-    // would not be.
+    static_assert(kGroups == 4);
+    Group g0 = groups[0], g1 = groups[1], g2 = groups[2], g3 = groups[3];
+    // A branch a group for its skips, taken in about one pass in six at e50 (one branch for all
+    // four would be taken in about half the passes, unpredictably; the branch a group measured
+    // faster), and one branch a pass for the events, rarely taken.
     while (c.alive > 0) {
-        Next n0 = step(c, g0), n1 = step(c, g1), n2 = step(c, g2);
-        if (g0.skip | g1.skip | g2.skip) {
-            take_skips(c, g0, &n0);
-            take_skips(c, g1, &n1);
-            take_skips(c, g2, &n2);
-        }
-        const __mmask8 e0 = land(g0, n0, bailout, last), e1 = land(g1, n1, bailout, last),
-                       e2 = land(g2, n2, bailout, last);
-        if (__builtin_expect((e0 | e1 | e2) != 0, 0)) {
+        Next n0 = step(c, g0), n1 = step(c, g1), n2 = step(c, g2), n3 = step(c, g3);
+        if (g0.skip) take_skips(c, g0, sides[0], &n0);
+        if (g1.skip) take_skips(c, g1, sides[1], &n1);
+        if (g2.skip) take_skips(c, g2, sides[2], &n2);
+        if (g3.skip) take_skips(c, g3, sides[3], &n3);
+        const __mmask8 e0 = land(g0, n0, bailout), e1 = land(g1, n1, bailout), e2 = land(g2, n2, bailout),
+                       e3 = land(g3, n3, bailout);
+        if (__builtin_expect((e0 | e1 | e2 | e3) != 0, 0)) {
             finish(c, g0, sides[0], e0);
             finish(c, g1, sides[1], e1);
             finish(c, g2, sides[2], e2);
+            finish(c, g3, sides[3], e3);
         }
     }
     c.counters.steps = c.counters.iterations - c.counters.bla_iterations;
