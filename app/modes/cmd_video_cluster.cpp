@@ -2,8 +2,8 @@
 //
 // A segment (compute/video/video_segments.h) is a closed GOP encoded by one single-threaded
 // encoder, so its bytes are the same wherever it is made. Rank 0 first makes the parts folder
-// ready for the job (run_video for segment 0 alone: the folder's key is the video library's,
-// and its finished segments from an earlier run stay); the other segments go out as pieces
+// ready for the job (prepare_video_parts: the folder's key is the video library's, and its
+// finished segments from an earlier run stay); every other segment goes out as pieces
 // (compute/cluster/cluster_job.h). A rank renders a piece's segments with run_video into a
 // scratch folder of its own (VideoJob::first_segment, segment_count), and sends their files;
 // rank 0 puts each in the parts folder as it arrives. Once every segment is there, run_video
@@ -153,18 +153,19 @@ int run(const VideoJob& job, const std::string& options_problem, const ClusterLa
         return 2;
     }
 
-    // Rank 0 makes the parts folder ready (segment 0 on the way), and finds what is finished.
+    // Rank 0 makes the parts folder ready and finds what is finished; the other ranks wait for
+    // it (a moment: nothing renders here).
     const std::filesystem::path parts = video_parts_path(job.output);
     std::vector<ClusterPiece> finished;
     if (rank == 0) {
         install_job_signals(0, parts, "video");
-        VideoJob first = job;
-        first.first_segment = 0;
-        first.segment_count = 1;
-        const VideoResult result = run_video(first, {}, nullptr);
-        if (result.status != 0) problem = result.message;
-        for (int s = 0; problem.empty() && s < segments; ++s)
-            if (std::filesystem::is_regular_file(segment_path(parts, s))) finished.push_back({s, 1});
+        try {
+            const std::vector<bool> done = prepare_video_parts(job);
+            for (int64_t s = 0; s < segments; ++s)
+                if (done[size_t(s)]) finished.push_back({int(s), 1});
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
     }
     problem = cluster_first_text(problem, &from_rank);
     if (!problem.empty()) {
@@ -213,9 +214,7 @@ int run(const VideoJob& job, const std::string& options_problem, const ClusterLa
     for (int r = 0; r < launch.size; ++r)
         std::printf(" rank %d %d segment%s%s", r, stats.units_by_rank[size_t(r)],
                     stats.units_by_rank[size_t(r)] == 1 ? "" : "s", r + 1 < launch.size ? "," : "");
-    // Segment 0 is made first, on rank 0, with the parts folder (or was there already).
-    std::printf("; before them, %lld segment%s finished or made on rank 0\n", (long long)finished.size(),
-                finished.size() == 1 ? "" : "s");
+    std::printf("; %lld segment%s found finished\n", (long long)finished.size(), finished.size() == 1 ? "" : "s");
     std::printf("time       %.1f ms in all (%.1f ms muxing)\n", wall_ms, result.times.mux_ms);
     std::printf("output     %s\n", job.output.c_str());
     std::printf("manifest   %s\n", result.manifest.c_str());

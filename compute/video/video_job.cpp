@@ -1054,6 +1054,38 @@ std::string check_video_job(const VideoJob& job) {
     return {};
 }
 
+namespace {
+
+// What run_video does before it renders: the output's folder (a sequence), the temporary files
+// a killed run left, and the manifest, written. Returns the manifest's text; *path gets its path.
+std::string write_manifest(const VideoJob& job, std::filesystem::path* path) {
+    const bool folder = video_output_is_folder(job.output);
+    if (folder) {
+        std::error_code ec;
+        std::filesystem::create_directory(job.output, ec);
+    }
+    *path = video_manifest_path(job.output);
+    remove_stale_temps(*path);
+    if (!folder) remove_stale_temps(job.output);
+    const std::string manifest = manifest_text(job.frames.plan, job.fps, job.frames.precision, job.frames.supersample);
+    AtomicFile file(*path);
+    file.write(manifest.data(), manifest.size());
+    file.commit();
+    return manifest;
+}
+
+}  // namespace
+
+std::vector<bool> prepare_video_parts(const VideoJob& job) {
+    if (std::string problem = check_video_job(job); !problem.empty()) throw std::runtime_error(problem);
+    if (video_output_is_folder(job.output)) throw std::runtime_error("a video's parts folder is an MP4's");
+    std::filesystem::path manifest_path;
+    const std::string manifest = write_manifest(job, &manifest_path);
+    const int64_t segment_frames = segment_frames_of(job);
+    const int64_t segments = (int64_t(job.frames.plan.size()) + segment_frames - 1) / segment_frames;
+    return prepare_parts(video_parts_path(job.output), job_key(job, manifest, segment_frames), segments);
+}
+
 VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const std::atomic<bool>* cancel) {
     VideoResult result;
     const auto start = std::chrono::steady_clock::now();
@@ -1063,20 +1095,7 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
     av_log_set_level(AV_LOG_ERROR);
     try {
         const bool folder = video_output_is_folder(job.output);
-        if (folder) {
-            std::error_code ec;
-            std::filesystem::create_directory(job.output, ec);
-        }
-        result.manifest = video_manifest_path(job.output);
-        remove_stale_temps(result.manifest);
-        if (!folder) remove_stale_temps(job.output);
-        const std::string manifest = manifest_text(job.frames.plan, job.fps, job.frames.precision,
-                                                   job.frames.supersample);
-        {
-            AtomicFile file(result.manifest);
-            file.write(manifest.data(), manifest.size());
-            file.commit();
-        }
+        const std::string manifest = write_manifest(job, &result.manifest);
         FrameSourceSettings settings = job.frames;
         settings.segment_frames = segment_frames_of(job);
         Renderers renderers;

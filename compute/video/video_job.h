@@ -153,4 +153,10 @@ struct VideoResult {
 // null) is polled between frames. Never throws: failures come back as status and a sentence.
 VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const std::atomic<bool>* cancel);
 
+// An MP4 job's start without its rendering: check_video_job, the manifest written and the parts
+// folder made ready for the job, as run_video makes them. Returns which segments are already
+// there (0 .. segments - 1); a later run_video of the same job keeps them. Throws
+// std::runtime_error with a sentence (bad input, a full disk, an output that is a folder).
+std::vector<bool> prepare_video_parts(const VideoJob& job);
+
 }  // namespace ms
