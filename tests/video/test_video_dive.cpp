@@ -15,6 +15,9 @@
 //   - cancelled mid-way (the window's way: a flag and a progress callback), a job leaves no MP4
 //     and no half-muxed file, but its finished segments; run again, it writes the uninterrupted
 //     run's bytes; a mux whose segments stop coming leaves nothing either;
+//   - a parts folder made ready without rendering (prepare_video_parts, rank 0's first step
+//     under mpirun) keeps the segments a share of the job renders, and the whole job finishes
+//     from it with the uninterrupted run's bytes;
 //   - the plan is exact at any depth: a dive to 1e1086 ends on the location's zoom itself.
 #include <gtest/gtest.h>
 
@@ -349,6 +352,66 @@ TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
     const std::string again((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
     EXPECT_FALSE(whole.empty());
     EXPECT_TRUE(whole == again) << "the cancelled and resumed MP4 differs from the uninterrupted one";
+}
+
+// What rank 0 does under mpirun before it hands out a video's segments (cmd_video_cluster.cpp):
+// prepare_video_parts writes the manifest and readies the parts folder without rendering, and
+// says which segments are there; a share of the job (first_segment, segment_count) renders into
+// it, and the whole job then renders only the rest: the uninterrupted run's bytes.
+TEST_F(VideoDive, PreparedPartsKeepAShareAndTheWholeJobFinishesIt) {
+    DiveSettings dive;
+    dive.target.center_re = "-0.743643887037151";
+    dive.target.center_im = "0.131825904205330";
+    dive.target.zoom = 1e6;
+    dive.target.width = 32;
+    dive.target.height = 18;
+    dive.fps = 10;
+    dive.seconds = 4;
+    ASSERT_EQ(check_dive(dive), "");
+    VideoJob job;
+    job.frames.plan = plan_dive(dive);
+    job.frames.palette = make_palette_table(load_palette(dive.target.palette));
+    job.fps = 10;  // 4 segments of 10 frames
+    job.output = dir_ / "whole.mp4";
+    ASSERT_EQ(run_video(job, nullptr, nullptr).status, 0);
+
+    job.output = dir_ / "shared.mp4";
+    EXPECT_EQ(prepare_video_parts(job), std::vector<bool>(4, false));
+    EXPECT_TRUE(std::filesystem::is_directory(video_parts_path(job.output)));
+    EXPECT_TRUE(std::filesystem::is_regular_file(video_manifest_path(job.output)));
+    EXPECT_FALSE(std::filesystem::exists(job.output));
+
+    VideoJob share = job;
+    share.first_segment = 2;
+    share.segment_count = 1;
+    const VideoResult part = run_video(share, nullptr, nullptr);
+    ASSERT_EQ(part.status, 0) << part.message;
+    EXPECT_EQ(part.frames_rendered, 10);
+    EXPECT_FALSE(std::filesystem::exists(job.output));
+    EXPECT_EQ(prepare_video_parts(job), (std::vector<bool>{false, false, true, false}));
+
+    const VideoResult rest = run_video(job, nullptr, nullptr);
+    ASSERT_EQ(rest.status, 0) << rest.message;
+    EXPECT_EQ(rest.frames_resumed, 10);
+    EXPECT_EQ(rest.frames_rendered, 30);
+    std::ifstream a(dir_ / "whole.mp4", std::ios::binary), b(job.output, std::ios::binary);
+    const std::string whole((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+    const std::string shared((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+    EXPECT_FALSE(whole.empty());
+    EXPECT_TRUE(whole == shared) << "the MP4 finished from a prepared folder differs from the uninterrupted one";
+
+    // A folder output (a PNG sequence) has no parts folder, and a bad job is its check's sentence.
+    VideoJob sequence = job;
+    sequence.output = dir_ / "frames/";
+    EXPECT_THROW(prepare_video_parts(sequence), std::runtime_error);
+    VideoJob bad = job;
+    bad.fps = 0;
+    try {
+        prepare_video_parts(bad);
+        ADD_FAILURE() << "a job with fps 0 was prepared";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), check_video_job(bad));
+    }
 }
 
 TEST(VideoPlan, DiveIsExactAtAnyDepth) {
