@@ -1078,7 +1078,8 @@ std::string write_manifest(const VideoJob& job, std::filesystem::path* path) {
 
 std::vector<bool> prepare_video_parts(const VideoJob& job) {
     if (std::string problem = check_video_job(job); !problem.empty()) throw std::runtime_error(problem);
-    if (video_output_is_folder(job.output)) throw std::runtime_error("a video's parts folder is an MP4's");
+    if (video_output_is_folder(job.output))
+        throw std::runtime_error("only an MP4 has a parts folder (a PNG or EXR sequence is written frame by frame)");
     std::filesystem::path manifest_path;
     const std::string manifest = write_manifest(job, &manifest_path);
     const int64_t segment_frames = segment_frames_of(job);
