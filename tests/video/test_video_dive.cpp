@@ -282,10 +282,8 @@ TEST_F(VideoDive, E50DiveDecodesToItsPlanAndMatchesRender) {
     }
 }
 
-// The window's way: run_video on its own thread with a cancel flag and a progress callback that
-// sees each frame. Cancelled mid-way, it leaves no MP4 and keeps the finished segments; run
-// again, it renders only the rest and the file is the uninterrupted run's, byte for byte.
-TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
+// A 32x18, 10 fps, 4 s dive to 1e6 near the seahorse valley: 40 frames, 4 segments.
+VideoJob seahorse_dive() {
     DiveSettings dive;
     dive.target.center_re = "-0.743643887037151";
     dive.target.center_im = "0.131825904205330";
@@ -294,11 +292,19 @@ TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
     dive.target.height = 18;
     dive.fps = 10;
     dive.seconds = 4;
-    ASSERT_EQ(check_dive(dive), "");
+    EXPECT_EQ(check_dive(dive), "");
     VideoJob job;
     job.frames.plan = plan_dive(dive);
     job.frames.palette = make_palette_table(load_palette(dive.target.palette));
     job.fps = 10;
+    return job;
+}
+
+// The window's way: run_video on its own thread with a cancel flag and a progress callback that
+// sees each frame. Cancelled mid-way, it leaves no MP4 and keeps the finished segments; run
+// again, it renders only the rest and the file is the uninterrupted run's, byte for byte.
+TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
+    VideoJob job = seahorse_dive();
     job.output = dir_ / "whole.mp4";
     ASSERT_EQ(run_video(job, nullptr, nullptr).status, 0);
 
@@ -359,19 +365,7 @@ TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
 // says which segments are there; a share of the job (first_segment, segment_count) renders into
 // it, and the whole job then renders only the rest: the uninterrupted run's bytes.
 TEST_F(VideoDive, PreparedPartsKeepAShareAndTheWholeJobFinishesIt) {
-    DiveSettings dive;
-    dive.target.center_re = "-0.743643887037151";
-    dive.target.center_im = "0.131825904205330";
-    dive.target.zoom = 1e6;
-    dive.target.width = 32;
-    dive.target.height = 18;
-    dive.fps = 10;
-    dive.seconds = 4;
-    ASSERT_EQ(check_dive(dive), "");
-    VideoJob job;
-    job.frames.plan = plan_dive(dive);
-    job.frames.palette = make_palette_table(load_palette(dive.target.palette));
-    job.fps = 10;  // 4 segments of 10 frames
+    VideoJob job = seahorse_dive();  // 4 segments of 10 frames
     job.output = dir_ / "whole.mp4";
     ASSERT_EQ(run_video(job, nullptr, nullptr).status, 0);
 
