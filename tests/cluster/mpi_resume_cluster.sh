@@ -15,7 +15,7 @@ locations=$(dirname "$bin")/assets/locations
 
 # When a rank dies, mpirun sends the others SIGTERM and, odls_base_sigkill_timeout seconds later
 # (1 by default), SIGKILL. Rank 0 says its sentence on SIGTERM; on a loaded CI machine a second
-# was once not enough for it to be scheduled, so the killed runs give it three.
+# is not always enough for it to be scheduled, so the killed runs give it three.
 grace=(--mca odls_base_sigkill_timeout 3)
 
 kill_and_resume() {  # name args...

@@ -92,11 +92,10 @@ MS_AVX512_INLINE void load_points(const BlaLanePoint<double>* points, __m512i m,
     alignas(64) int64_t at[8];
     _mm512_store_si512(at, m);
     const char* p = reinterpret_cast<const char*>(points);
-    const auto half = [p](int64_t offset) MS_AVX512 { return point_at(p, offset); };
-    const __m512d a0 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[0])), half(at[4]), 1);
-    const __m512d a1 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[1])), half(at[5]), 1);
-    const __m512d a2 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[2])), half(at[6]), 1);
-    const __m512d a3 = _mm512_insertf64x4(_mm512_zextpd256_pd512(half(at[3])), half(at[7]), 1);
+    const __m512d a0 = _mm512_insertf64x4(_mm512_zextpd256_pd512(point_at(p, at[0])), point_at(p, at[4]), 1);
+    const __m512d a1 = _mm512_insertf64x4(_mm512_zextpd256_pd512(point_at(p, at[1])), point_at(p, at[5]), 1);
+    const __m512d a2 = _mm512_insertf64x4(_mm512_zextpd256_pd512(point_at(p, at[2])), point_at(p, at[6]), 1);
+    const __m512d a3 = _mm512_insertf64x4(_mm512_zextpd256_pd512(point_at(p, at[3])), point_at(p, at[7]), 1);
     // t0 = [re0 re1 r0_0 r0_1 | re4 re5 r0_4 r0_5], t1 the same of im; t2, t3 of lanes 2, 3, 6, 7.
     const __m512d t0 = _mm512_unpacklo_pd(a0, a1), t1 = _mm512_unpackhi_pd(a0, a1);
     const __m512d t2 = _mm512_unpacklo_pd(a2, a3), t3 = _mm512_unpackhi_pd(a2, a3);
