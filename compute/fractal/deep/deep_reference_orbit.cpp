@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "compute/fractal/deep/deep_nucleus_probe.h"
+#include "compute/fractal/deep/deep_reference_guard.h"
 #include "compute/fractal/numbers/mpfr.h"
 #include "compute/fractal/maths/formula_math.h"
 #include "compute/fractal/maths/escape.h"
@@ -348,53 +349,6 @@ struct MinNorm {
             have = true;
         }
     }
-};
-
-// Where the team runs by the automatic choice (ReferenceControl::threads 0), this decides block by
-// block whether the next kBlockIterations run on the team or on the orbit's thread alone: what
-// the team gains depends on the cores that are free now, which a precision threshold cannot know
-// (on a loaded machine a helper waits for the scheduler at every hand-over and the team loses
-// many times over). It times the team's blocks and, now and then, one block without it, and
-// runs the faster (the team's latest block against the fastest block alone); each trial the
-// current way wins doubles the wait before the next trial (kMinTrialBlocks to kMaxTrialBlocks),
-// so that a losing way costs a few percent at most. Both ways make the same orbit bit for bit.
-class TeamGuard {
-public:
-    static constexpr int64_t kBlockIterations = 64;
-    static constexpr int64_t kMinTrialBlocks = 16;
-    static constexpr int64_t kMaxTrialBlocks = 1024;
-
-    bool use_team() const { return team_; }
-    // The block that ran as use_team() said took `seconds`.
-    void block_done(double seconds) {
-        // The team's latest block against this thread's fastest: a block alone is only ever slowed
-        // by others' work, and the team must show that it beats one thread at its best.
-        if (team_) team_seconds_ = seconds;
-        else alone_seconds_ = alone_seconds_ < 0.0 ? seconds : std::min(alone_seconds_, seconds);
-        if (team_seconds_ < 0.0 || alone_seconds_ < 0.0) {  // the first block of each way
-            team_ = team_seconds_ < 0.0;
-            return;
-        }
-        const bool team_faster = team_seconds_ < alone_seconds_;
-        if (trial_) {
-            trial_ = false;
-            wait_blocks_ = team_ == team_faster ? kMinTrialBlocks : std::min(2 * wait_blocks_, kMaxTrialBlocks);
-            blocks_ = 0;
-        } else if (++blocks_ >= wait_blocks_) {
-            trial_ = true;
-            team_ = !team_faster;
-            return;
-        }
-        team_ = team_faster;
-    }
-
-private:
-    bool team_ = true;
-    bool trial_ = false;  // the block now running tries the slower way
-    double team_seconds_ = -1.0;
-    double alone_seconds_ = -1.0;
-    int64_t blocks_ = 0;  // blocks run the faster way since the last trial
-    int64_t wait_blocks_ = kMinTrialBlocks;
 };
 
 // Iterates r's (x, y) under formula F up to max_iterations, storing Z_0 (the start) .. Z_last in

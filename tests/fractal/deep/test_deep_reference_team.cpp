@@ -1,9 +1,10 @@
 // The reference orbit's squarings shared between threads (ReferenceControl::threads,
-// deep_reference_orbit.cpp's SquaringTeam and TeamGuard): on two threads, on three and as chosen,
+// deep_reference_orbit.cpp's SquaringTeam, deep_reference_guard.h's TeamGuard): on two threads, on three and as chosen,
 // the same orbit bit for bit as one thread (every Z_m in double and FloatExp, the escape, the
 // period and its nucleus distance, min |Z|), for every formula the team runs, on both planes, at
 // a shallow location, at 1e1086 and when the orbit stops at a period; a cancel stops it, progress
-// is reported; the automatic choice follows its rules. The two machines CI and development run
+// is reported; the automatic choice follows its rules; the guard keeps a faster team through a
+// moment's noise, leaves a slower one, and follows the cores becoming busy and free. The two machines CI and development run
 // on have 2 cores: three threads there take turns, which the tests also cover, so the orbits are
 // kept short.
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "compute/fractal/deep/deep_reference.h"
+#include "compute/fractal/deep/deep_reference_guard.h"
 #include "tests/fractal/deep/kfr_location.h"
 
 using namespace ms;
@@ -74,6 +76,23 @@ void expect_same_orbits(const DeepLocation& location, int64_t bits, int64_t iter
                           std::string(formula_name(map.formula)) + (map.julia ? " Julia" : "") + ", " +
                               std::to_string(threads) + " threads");
     }
+}
+
+// Runs `blocks` blocks under a TeamGuard, block k taking cost(team, k) seconds the way the guard
+// chose; returns the total and counts the team's blocks.
+template <class Cost>
+double guarded_seconds(int blocks, Cost cost, int* team_blocks) {
+    TeamGuard guard;
+    double total = 0.0;
+    *team_blocks = 0;
+    for (int k = 0; k < blocks; ++k) {
+        const bool team = guard.use_team();
+        const double seconds = cost(team, k);
+        total += seconds;
+        *team_blocks += team ? 1 : 0;
+        guard.block_done(seconds);
+    }
+    return total;
 }
 
 }  // namespace
@@ -193,4 +212,43 @@ TEST(DeepReferenceTeam, AutomaticChoiceFollowsFormulaPrecisionAndRequest) {
               cores >= 3 ? 3 : (cores == 2 && kReferenceThreeThreadMinBits >= kReferenceTwoThreadMinBits ? 2 : 1));
     EXPECT_EQ(reference_threads(Formula::Mandelbrot, kReferenceTwoThreadMinBits, 0),
               cores >= 3 ? (kReferenceTwoThreadMinBits >= kReferenceThreeThreadMinBits ? 3 : 1) : (cores == 2 ? 2 : 1));
+}
+
+// A team twice as fast as one thread, one of whose blocks in 40 is slowed fivefold (a helper
+// preempted once): the orbit stays on the team, apart from its trials of one thread.
+TEST(DeepReferenceGuard, KeepsAFasterTeamThroughAMomentsNoise) {
+    int team_blocks = 0;
+    const double total = guarded_seconds(
+        4000, [](bool team, int k) { return team ? (k % 40 == 7 ? 5.0 : 1.0) : 2.0; }, &team_blocks);
+    EXPECT_GT(team_blocks, 3900);
+    EXPECT_LT(total, 1.05 * (4000 + 100 * 4.0));  // every block on the team, its slowed ones too
+}
+
+// A team slower than one thread (its hand-overs cost more than the squarings it shares): the
+// orbit runs alone, apart from the trials.
+TEST(DeepReferenceGuard, LeavesASlowerTeam) {
+    int team_blocks = 0;
+    const double total = guarded_seconds(
+        4000, [](bool team, int) { return team ? 3.0 : 2.0; }, &team_blocks);
+    EXPECT_LT(team_blocks, 40);
+    EXPECT_LT(total, 1.02 * 4000 * 2.0);
+}
+
+// The cores become busy for a while (the team slows fourfold, one thread is as before), then free
+// again: the orbit leaves the team within a few blocks and comes back to it.
+TEST(DeepReferenceGuard, FollowsTheCoresBecomingBusyAndFreeAgain) {
+    int team_blocks = 0;
+    auto busy = [](int k) { return k >= 1000 && k < 2000; };
+    int busy_team_blocks = 0;
+    const double total = guarded_seconds(
+        4000,
+        [&](bool team, int k) {
+            if (team && busy(k)) ++busy_team_blocks;
+            return team ? (busy(k) ? 4.0 : 1.0) : 2.0;
+        },
+        &team_blocks);
+    EXPECT_LT(busy_team_blocks, 30);                  // a few blocks to notice, then trials
+    EXPECT_GT(team_blocks - busy_team_blocks, 2900);  // back on the team after the busy spell
+    const double best = 1000 * 1.0 + 1000 * 2.0 + 2000 * 1.0;
+    EXPECT_LT(total, 1.15 * best);
 }
