@@ -13,9 +13,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include <gmp.h>
+#include <mpfr.h>
 #include <omp.h>
+#include <random>
 
 #include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_square_cuda.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 
@@ -104,6 +108,91 @@ void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterati
         print(printf_text("  %8lld %10.1f %10.1f %10.1f %10.0f %7.2fx %7.2fx", (long long)b, ms[0], ms[1], ms[2],
                           ms[0] * 1e6 / double(iterations), ms[0] / ms[1], ms[0] / ms[2]));
     }
+}
+
+namespace {
+
+// Seconds per call of step(count) (count squarings in a row), with count doubled until a call
+// lasts 50 ms; the best of 3 such calls.
+template <class Step>
+double seconds_per_squaring(Step step) {
+    int64_t count = 4;
+    for (;;) {
+        const auto start = std::chrono::steady_clock::now();
+        step(count);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (s >= 0.05 || count >= (int64_t(1) << 30)) break;
+        count *= 2;
+    }
+    double best = 1e300;
+    for (int round = 0; round < 3; ++round) {
+        const auto start = std::chrono::steady_clock::now();
+        step(count);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best / double(count);
+}
+
+}  // namespace
+
+void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPrint& print) {
+    print("A chain of exact squarings, each depending on the last (as a reference orbit's), on one CPU thread "
+          "(GMP's mpn_sqr, a whole square; MPFR's mpfr_sqr, the orbit's: rounded to the precision), in one "
+          "block of " +
+          std::to_string(kGpuSquaringThreads) +
+          " GPU threads and over a cooperative grid (a whole square, checked against GMP's; mpfr/GPU against the "
+          "faster), best of 3:");
+    print(printf_text("  %8s %7s %12s %12s %12s %12s %10s %6s", "bits", "limbs", "mpn_sqr us", "mpfr_sqr us",
+                      "GPU block us", "GPU grid us", "mpfr/GPU", "same"));
+    for (int64_t b : bits) {
+        const size_t limbs = size_t((b + 63) / 64);
+        std::mt19937_64 rng{uint64_t(b)};
+        std::vector<mp_limb_t> a(limbs), square(2 * limbs);
+        for (mp_limb_t& l : a) l = rng();
+        a[0] |= 1;
+        const std::vector<mp_limb_t> start = a;
+        const double mpn_us = 1e6 * seconds_per_squaring([&](int64_t count) {
+            for (int64_t k = 0; k < count; ++k) {
+                mpn_sqr(square.data(), a.data(), mp_size_t(limbs));
+                std::copy(square.begin(), square.begin() + ptrdiff_t(limbs), a.begin());
+            }
+        });
+        mpfr_t x;
+        mpfr_init2(x, mpfr_prec_t(b));
+        mpfr_set_ui(x, 1, MPFR_RNDN);
+        mpfr_div_ui(x, x, 3, MPFR_RNDN);  // 0.0101... : every bit of the significand set by the division
+        const double mpfr_us = 1e6 * seconds_per_squaring([&](int64_t count) {
+            for (int64_t k = 0; k < count; ++k) {
+                mpfr_sqr(x, x, MPFR_RNDN);
+                mpfr_set_exp(x, 0);  // back into [1/2, 1): the exponent would run out
+            }
+        });
+        mpfr_clear(x);
+        std::vector<uint32_t> words(2 * limbs);
+        for (size_t i = 0; i < limbs; ++i) {
+            words[2 * i] = uint32_t(start[i]);
+            words[2 * i + 1] = uint32_t(start[i] >> 32);
+        }
+        std::vector<mp_limb_t> first(2 * limbs);
+        mpn_sqr(first.data(), start.data(), mp_size_t(limbs));
+        double block_us = 1e300, grid_us = 1e300;
+        bool same = true;
+        auto check = [&](const GpuSquaringChain& chain) {
+            for (size_t i = 0; i < 2 * limbs; ++i)
+                same = same && (mp_limb_t(chain.first_square[2 * i]) |
+                                mp_limb_t(chain.first_square[2 * i + 1]) << 32) == first[i];
+            return chain.us_per_squaring;
+        };
+        const int count = int(std::clamp(2e5 / std::max(1.0, mpfr_us), 16.0, 20000.0));
+        for (int round = 0; round < 3; ++round) {
+            block_us = std::min(block_us, check(gpu_squaring_chain(words, count)));
+            grid_us = std::min(grid_us, check(gpu_squaring_chain_grid(words, count)));
+        }
+        print(printf_text("  %8lld %7zu %12.2f %12.2f %12.2f %12.2f %9.2fx %6s", (long long)b, limbs, mpn_us, mpfr_us,
+                          block_us, grid_us, mpfr_us / std::min(block_us, grid_us), same ? "yes" : "NO"));
+    }
+    print(printf_text("A grid-wide barrier (one block of 256 threads on each multiprocessor): %.2f us",
+                      gpu_grid_barrier_us(20000)));
 }
 
 namespace {

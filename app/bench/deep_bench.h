@@ -4,6 +4,8 @@
 //   deep_bench_reference  the reference orbit against a bare MPFR loop at the same precision
 //   deep_bench_reference_team  the reference on 1, 2 and 3 threads, by precision
 //   deep_bench_reference_threads  a frame's reference (stopped at its nucleus) on 1, 2, 3 and the chosen threads
+//   deep_bench_gpu_squaring  a chain of exact squarings on the GPU against GMP and MPFR on one CPU
+//                         thread, by precision: what a reference orbit on the GPU would cost
 //   deep_bench_locations  Kalles Fraktaler 2's benchmark locations (assets/locations/): reference
 //                         ms, BLA ms, frame ms, iterations skipped by BLA, nothing cached;
 //                         on the CPU or on CUDA
@@ -38,6 +40,11 @@ void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterati
 // max_iterations > 0 caps the locations' iterations.
 void deep_bench_reference_threads(const std::string& folder, const std::vector<std::string>& names, int width,
                                   int height, int64_t max_iterations, int rounds, const DeepBenchPrint& print);
+// At each precision in `bits`: microseconds a squaring in a dependent chain takes with GMP's
+// mpn_sqr and MPFR's mpfr_sqr on one CPU thread, in one block on the GPU and over a cooperative
+// grid (deep_square_cuda.h), best of 3, each GPU square checked against GMP's; then a grid-wide
+// barrier's microseconds. Throws where CUDA cannot run.
+void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPrint& print);
 // use_cuda: the frames on CUDA (deep_cuda) instead; throws where CUDA cannot run.
 void deep_bench_locations(const std::string& folder, const std::vector<std::string>& names, int width, int height,
                           const DeepBenchPrint& print, bool use_cuda = false);

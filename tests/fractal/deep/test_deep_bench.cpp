@@ -9,6 +9,7 @@
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaBlaBuild*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaPasses*'
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaSquaringChain*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*AgainstPlainLoop*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*WorkPerPixel*'
 //       (counts: steps, skips, rebases, interior per pixel; MANDELSCOPE_DEEP_WORK_STRIDE=k,
@@ -152,4 +153,13 @@ TEST(DeepBench, DISABLED_PastE10000) {
     int width = 640, height = 360;
     size_from_env(&width, &height);
     deep_bench_locations(locations_folder(), {"e10000"}, width, height, print);
+}
+
+// A reference orbit on the GPU, costed: exact squarings in a chain on one CPU thread and in one
+// GPU block, by precision (1e1086's 3,682 bits to e10000's 33,295 and past), and a grid-wide
+// barrier.
+TEST(DeepBench, DISABLED_CudaSquaringChain) {
+    std::string reason;
+    if (!cuda_available(&reason)) GTEST_SKIP() << reason;
+    deep_bench_gpu_squaring({1024, 3682, 8192, 16384, 33295, 66560}, print);
 }
