@@ -5,24 +5,24 @@
 
 namespace ms {
 
-double TeamGuard::team_seconds() const {
-    if (team_blocks_ == 0) return -1.0;
-    return *std::min_element(team_kept_, team_kept_ + team_blocks_);
+void TeamGuard::Kept::add(double s) {
+    seconds[next] = s;
+    next = (next + 1) % kBlocksKept;
+    count = std::min(count + 1, kBlocksKept);
+}
+
+double TeamGuard::Kept::fastest() const {
+    if (count == 0) return -1.0;
+    return *std::min_element(seconds, seconds + count);
 }
 
 void TeamGuard::block_done(double seconds) {
-    if (team_) {
-        team_kept_[team_next_] = seconds;
-        team_next_ = (team_next_ + 1) % kTeamBlocksKept;
-        team_blocks_ = std::min(team_blocks_ + 1, kTeamBlocksKept);
-    } else {
-        alone_seconds_ = alone_seconds_ < 0.0 ? seconds : std::min(alone_seconds_, seconds);
-    }
-    if (team_blocks_ == 0 || alone_seconds_ < 0.0) {  // the first block of each way
-        team_ = team_blocks_ == 0;
+    (team_ ? team_kept_ : alone_kept_).add(seconds);
+    if (team_kept_.count == 0 || alone_kept_.count == 0) {  // the first block of each way
+        team_ = team_kept_.count == 0;
         return;
     }
-    const bool team_faster = team_seconds() < alone_seconds_;
+    const bool team_faster = team_kept_.fastest() < alone_kept_.fastest();
     if (trial_) {
         trial_ = false;
         wait_blocks_ = team_ == team_faster ? kMinTrialBlocks : std::min(2 * wait_blocks_, kMaxTrialBlocks);

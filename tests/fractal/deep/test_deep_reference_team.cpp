@@ -4,7 +4,8 @@
 // period and its nucleus distance, min |Z|), for every formula the team runs, on both planes, at
 // a shallow location, at 1e1086 and when the orbit stops at a period; a cancel stops it, progress
 // is reported; the automatic choice follows its rules; the guard keeps a faster team through a
-// moment's noise, leaves a slower one, and follows the cores becoming busy and free. The two machines CI and development run
+// moment's noise, leaves a slower one, follows the cores becoming busy and free, and keeps to
+// the faster way when the host slows as a whole. The two machines CI and development run
 // on have 2 cores: three threads there take turns, which the tests also cover, so the orbits are
 // kept short.
 #include <gtest/gtest.h>
@@ -251,4 +252,16 @@ TEST(DeepReferenceGuard, FollowsTheCoresBecomingBusyAndFreeAgain) {
     EXPECT_GT(team_blocks - busy_team_blocks, 2900);  // back on the team after the busy spell
     const double best = 1000 * 1.0 + 1000 * 2.0 + 2000 * 1.0;
     EXPECT_LT(total, 1.15 * best);
+}
+
+// The host slowed as a whole for a while (both ways 2.5 times slower: another guest on its
+// cores): the team stays the faster way throughout, and the orbit stays on it.
+TEST(DeepReferenceGuard, StaysWithTheFasterWayWhenTheHostSlowsAsAWhole) {
+    int team_blocks = 0;
+    auto factor = [](int k) { return k >= 1000 && k < 2000 ? 2.5 : 1.0; };
+    const double total =
+        guarded_seconds(4000, [&](bool team, int k) { return (team ? 1.0 : 2.0) * factor(k); }, &team_blocks);
+    EXPECT_GT(team_blocks, 3900);
+    const double best = 3000 * 1.0 + 1000 * 2.5;
+    EXPECT_LT(total, 1.05 * best);
 }
