@@ -22,7 +22,7 @@ namespace ms {
 class TeamGuard {
 public:
     static constexpr int64_t kBlockIterations = 64;
-    static constexpr int64_t kMinTrialBlocks = 16;
+    static constexpr int64_t kMinTrialBlocks = 4;
     static constexpr int64_t kMaxTrialBlocks = 1024;
     static constexpr int kBlocksKept = 3;
 

@@ -259,8 +259,8 @@ TEST(DeepReferenceGuard, FollowsTheCoresBecomingBusyAndFreeAgain) {
 TEST(DeepReferenceGuard, StaysWithTheFasterWayWhenTheHostSlowsAsAWhole) {
     int team_blocks = 0;
     auto factor = [](int k) { return k >= 1000 && k < 2000 ? 2.5 : 1.0; };
-    const double total =
-        guarded_seconds(4000, [&](bool team, int k) { return (team ? 1.0 : 2.0) * factor(k); }, &team_blocks);
+    const double total = guarded_seconds(
+        4000, [&](bool team, int k) { return (team ? 1.0 : 2.0) * factor(k); }, &team_blocks);
     EXPECT_GT(team_blocks, 3900);
     const double best = 3000 * 1.0 + 1000 * 2.5;
     EXPECT_LT(total, 1.05 * best);
