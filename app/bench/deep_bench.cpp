@@ -3,6 +3,7 @@
 #include "compute/system/text_format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
@@ -136,12 +137,13 @@ double seconds_per_squaring(Step step) {
 }  // namespace
 
 void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPrint& print) {
-    print("A chain of exact squarings, each depending on the last (as a reference orbit's), on one CPU thread "
-          "(GMP's mpn_sqr, a whole square; MPFR's mpfr_sqr, the orbit's: rounded to the precision), in one "
-          "block of " +
-          std::to_string(kGpuSquaringThreads) +
-          " GPU threads and over a cooperative grid (a whole square, checked against GMP's; mpfr/GPU against the "
-          "faster), best of 3:");
+    print(
+        "A chain of exact squarings, each depending on the last (as a reference orbit's), on one CPU thread "
+        "(GMP's mpn_sqr, a whole square; MPFR's mpfr_sqr, the orbit's: rounded to the precision), in one "
+        "block of " +
+        std::to_string(kGpuSquaringThreads) +
+        " GPU threads and over a cooperative grid (a whole square, checked against GMP's; mpfr/GPU against the "
+        "faster), best of 3:");
     print(printf_text("  %8s %7s %12s %12s %12s %12s %10s %6s", "bits", "limbs", "mpn_sqr us", "mpfr_sqr us",
                       "GPU block us", "GPU grid us", "mpfr/GPU", "same"));
     for (int64_t b : bits) {
@@ -152,21 +154,21 @@ void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPr
         a[0] |= 1;
         const std::vector<mp_limb_t> start = a;
         const double mpn_us = 1e6 * seconds_per_squaring([&](int64_t count) {
-            for (int64_t k = 0; k < count; ++k) {
-                mpn_sqr(square.data(), a.data(), mp_size_t(limbs));
-                std::copy(square.begin(), square.begin() + ptrdiff_t(limbs), a.begin());
-            }
-        });
+                                  for (int64_t k = 0; k < count; ++k) {
+                                      mpn_sqr(square.data(), a.data(), mp_size_t(limbs));
+                                      std::copy(square.begin(), square.begin() + ptrdiff_t(limbs), a.begin());
+                                  }
+                              });
         mpfr_t x;
         mpfr_init2(x, mpfr_prec_t(b));
         mpfr_set_ui(x, 1, MPFR_RNDN);
         mpfr_div_ui(x, x, 3, MPFR_RNDN);  // 0.0101... : every bit of the significand set by the division
         const double mpfr_us = 1e6 * seconds_per_squaring([&](int64_t count) {
-            for (int64_t k = 0; k < count; ++k) {
-                mpfr_sqr(x, x, MPFR_RNDN);
-                mpfr_set_exp(x, 0);  // back into [1/2, 1): the exponent would run out
-            }
-        });
+                                   for (int64_t k = 0; k < count; ++k) {
+                                       mpfr_sqr(x, x, MPFR_RNDN);
+                                       mpfr_set_exp(x, 0);  // back into [1/2, 1): the exponent would run out
+                                   }
+                               });
         mpfr_clear(x);
         std::vector<uint32_t> words(2 * limbs);
         for (size_t i = 0; i < limbs; ++i) {
@@ -179,8 +181,8 @@ void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPr
         bool same = true;
         auto check = [&](const GpuSquaringChain& chain) {
             for (size_t i = 0; i < 2 * limbs; ++i)
-                same = same && (mp_limb_t(chain.first_square[2 * i]) |
-                                mp_limb_t(chain.first_square[2 * i + 1]) << 32) == first[i];
+                same = same && (mp_limb_t(chain.first_square[2 * i]) | mp_limb_t(chain.first_square[2 * i + 1])
+                                                                           << 32) == first[i];
             return chain.us_per_squaring;
         };
         const int count = int(std::clamp(2e5 / std::max(1.0, mpfr_us), 16.0, 20000.0));
@@ -193,6 +195,54 @@ void deep_bench_gpu_squaring(const std::vector<int64_t>& bits, const DeepBenchPr
     }
     print(printf_text("A grid-wide barrier (one block of 256 threads on each multiprocessor): %.2f us",
                       gpu_grid_barrier_us(20000)));
+}
+
+namespace {
+
+// One count a thread, on a cache line of its own.
+struct alignas(64) MeetingCount {
+    std::atomic<uint32_t> value{0};
+};
+
+// Seconds `meetings` meetings of `threads` threads take.
+double meetings_seconds(int threads, int meetings) {
+    std::vector<MeetingCount> counts(static_cast<size_t>(threads));
+    auto meet = [&](int me) {
+        for (uint32_t n = 1; n <= uint32_t(meetings); ++n) {
+            counts[size_t(me)].value.store(n, std::memory_order_release);
+            for (int other = 0; other < threads; ++other)
+                while (other != me && int32_t(counts[size_t(other)].value.load(std::memory_order_acquire) - n) < 0) {
+#if defined(__x86_64__) || defined(__i386__)
+                    __builtin_ia32_pause();
+#endif
+                }
+        }
+    };
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> helpers;
+    for (int k = 1; k < threads; ++k) helpers.emplace_back(meet, k);
+    meet(0);
+    for (std::thread& t : helpers) t.join();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void deep_bench_hand_over(int meetings, const DeepBenchPrint& print) {
+    const unsigned cores = std::thread::hardware_concurrency();
+    print(
+        printf_text("Meetings of spinning threads (each publishes a count and waits for the others'), %d in a row, "
+                    "best of 5; %u hardware threads:",
+                    meetings, cores));
+    for (int threads = 2; threads <= 3; ++threads) {
+        if (unsigned(threads) > cores) {
+            print(printf_text("  %d threads: not measured (fewer hardware threads)", threads));
+            continue;
+        }
+        double best = 1e300;
+        for (int run = 0; run < 5; ++run) best = std::min(best, meetings_seconds(threads, meetings));
+        print(printf_text("  %d threads: %.0f ns a meeting", threads, 1e9 * best / meetings));
+    }
 }
 
 namespace {

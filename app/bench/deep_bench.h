@@ -3,6 +3,7 @@
 // napkin maths and as ratios against a baseline measured in the same run:
 //   deep_bench_reference  the reference orbit against a bare MPFR loop at the same precision
 //   deep_bench_reference_team  the reference on 1, 2 and 3 threads, by precision
+//   deep_bench_hand_over  the meeting of 2 and 3 spinning threads that each team iteration pays
 //   deep_bench_reference_threads  a frame's reference (stopped at its nucleus) on 1, 2, 3 and the chosen threads
 //   deep_bench_gpu_squaring  a chain of exact squarings on the GPU against GMP and MPFR on one CPU
 //                         thread, by precision: what a reference orbit on the GPU would cost
@@ -34,6 +35,10 @@ void deep_bench_reference(const std::string& folder, const std::vector<std::stri
                           const DeepBenchPrint& print);
 // A bounded orbit at each precision in `bits`, `iterations` iterations.
 void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterations, const DeepBenchPrint& print);
+// Nanoseconds a meeting of 2 and of 3 threads takes (where the machine has as many hardware
+// threads): each publishes a count and spins, with the pause instruction as the squaring team's
+// waits do, until every other has published it; `meetings` in a row, best of 5.
+void deep_bench_hand_over(int meetings, const DeepBenchPrint& print);
 // Each location's reference orbit as a width x height frame needs it (its precision, stopped at
 // the nucleus within the frame's half diagonal) on 1, 2 and 3 threads and as chosen (threads 0),
 // `rounds` rounds interleaved, medians, each orbit checked equal to one thread's;

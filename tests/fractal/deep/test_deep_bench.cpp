@@ -4,6 +4,7 @@
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*ReferenceThreads*'
 //       (1, 2, 3 and the chosen threads at 1e1086 and e10000; MANDELSCOPE_DEEP_REFERENCE_ROUNDS=n,
 //       MANDELSCOPE_DEEP_REFERENCE_ITERATIONS=n, MANDELSCOPE_DEEP_REFERENCE_LOCATIONS=e533,e1086)
+//   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*HandOver*'
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*Kf2Locations*'
 //       (MANDELSCOPE_DEEP_BENCH_SIZE=1024x1024 in the environment chooses the frame size)
 //   build/bin/test_deep_bench --gtest_also_run_disabled_tests --gtest_filter='*CudaKf2Locations*'
@@ -68,6 +69,9 @@ TEST(DeepBench, DISABLED_ReferenceTeamByPrecision) {
     if (const char* s = std::getenv("MANDELSCOPE_DEEP_REFERENCE_ITERATIONS")) iterations = std::atoll(s);
     deep_bench_reference_team({1024, 2048, 3072, 4096, 6144, 8192, 16384, 33280}, iterations, print);
 }
+
+// What the squaring team pays at each iteration for its meeting: 2 and 3 spinning threads.
+TEST(DeepBench, DISABLED_HandOver) { deep_bench_hand_over(200000, print); }
 
 // The render's reference orbit on 1, 2, 3 and the chosen threads at 1e1086 (kf2's deepest
 // benchmark location) and e10000 (the deepest location here, 2.7e10000), 1024x1024, 3 rounds;
