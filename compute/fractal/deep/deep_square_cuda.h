@@ -20,9 +20,11 @@ struct GpuSquaringChain {
 
 inline constexpr int kGpuSquaringThreads = 1024;
 
-// `squarings` squarings in one block of kGpuSquaringThreads threads, starting from `start` (n 32-bit limbs, least significant
-// first, n >= 2): a_{k+1} = a_k^2 mod 2^(32n). Throws std::runtime_error with a sentence where
-// CUDA cannot run, or on a CUDA error.
+// `squarings` squarings in one block of kGpuSquaringThreads threads, starting from `start` (n
+// 32-bit limbs, least significant first): a_{k+1} = a_k^2 mod 2^(32n). Throws
+// std::invalid_argument with a sentence for fewer than 2 limbs or 1 squaring, or a number too
+// large for a block's shared memory; std::runtime_error where CUDA cannot run, or on a CUDA
+// error.
 GpuSquaringChain gpu_squaring_chain(const std::vector<uint32_t>& start, int squarings);
 
 // The same chain spread over a cooperative grid of one block of 256 threads on each
