@@ -1,12 +1,12 @@
 // deep_square_cuda.h's squarings on the GPU (one block, and spread over a cooperative grid)
-// against GMP's mpn_sqr, limb for limb: the first
-// square of a chain and the number the chain ends on, at sizes from 2 limbs to e10000's
-// precision and beyond, with limbs of all ones (the longest carries) as well as random ones;
-// bad input gives a sentence. Without a CUDA device they skip with the reason, and the calls
-// say why they cannot run.
+// against GMP's mpn_sqr, limb for limb: the first square of a chain and the number the chain
+// ends on, at sizes from 2 limbs to e10000's precision and beyond, with limbs of all ones (the
+// longest carries) as well as random ones; bad input gives a sentence. Without a CUDA device
+// they skip with the reason, and the calls say why they cannot run.
 #include <gmp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
