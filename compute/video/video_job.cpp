@@ -101,6 +101,14 @@ std::string job_key(const VideoJob& job, const std::string& manifest, int64_t se
     return key;
 }
 
+// The job's parts folder made ready for it (video_segments.h's prepare_parts): which of its
+// segments are already there. Throws with a sentence.
+std::vector<bool> ready_parts(const VideoJob& job, const std::string& manifest) {
+    const int64_t segment_frames = segment_frames_of(job);
+    const int64_t segments = (int64_t(job.frames.plan.size()) + segment_frames - 1) / segment_frames;
+    return prepare_parts(video_parts_path(job.output), job_key(job, manifest, segment_frames), segments);
+}
+
 std::string frame_file_name(int64_t k, const char* extension) {
     char name[48];
     std::snprintf(name, sizeof name, "frame_%06lld.%s", (long long)k, extension);
@@ -782,7 +790,7 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
     const std::filesystem::path parts = video_parts_path(job.output);
     std::vector<bool> done;
     try {
-        done = prepare_parts(parts, job_key(job, manifest, segment_frames), segments);
+        done = ready_parts(job, manifest);
     } catch (const std::exception& e) {
         return failed(result, 2, e.what());
     }
@@ -1081,10 +1089,7 @@ std::vector<bool> prepare_video_parts(const VideoJob& job) {
     if (video_output_is_folder(job.output))
         throw std::runtime_error("only an MP4 has a parts folder (a PNG or EXR sequence is written frame by frame)");
     std::filesystem::path manifest_path;
-    const std::string manifest = write_manifest(job, &manifest_path);
-    const int64_t segment_frames = segment_frames_of(job);
-    const int64_t segments = (int64_t(job.frames.plan.size()) + segment_frames - 1) / segment_frames;
-    return prepare_parts(video_parts_path(job.output), job_key(job, manifest, segment_frames), segments);
+    return ready_parts(job, write_manifest(job, &manifest_path));
 }
 
 VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const std::atomic<bool>* cancel) {

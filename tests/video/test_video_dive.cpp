@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +48,7 @@ extern "C" {
 #include "compute/video/manifest.h"
 #include "compute/video/video_job.h"
 #include "compute/video/video_mux.h"
+#include "tests/video/expmap_test_util.h"
 
 namespace ms {
 namespace {
@@ -353,9 +353,7 @@ TEST_F(VideoDive, CancelKeepsThePartsAndTheRerunGivesTheSameBytes) {
     EXPECT_FALSE(resumed.cancelled);
     EXPECT_GE(resumed.frames_resumed, 10);
     EXPECT_EQ(resumed.frames_resumed + resumed.frames_rendered, 40);
-    std::ifstream a(dir_ / "whole.mp4", std::ios::binary), b(job.output, std::ios::binary);
-    const std::string whole((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
-    const std::string again((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+    const std::string whole = test::file_bytes(dir_ / "whole.mp4"), again = test::file_bytes(job.output);
     EXPECT_FALSE(whole.empty());
     EXPECT_TRUE(whole == again) << "the cancelled and resumed MP4 differs from the uninterrupted one";
 }
@@ -388,9 +386,7 @@ TEST_F(VideoDive, PreparedPartsKeepAShareAndTheWholeJobFinishesIt) {
     ASSERT_EQ(rest.status, 0) << rest.message;
     EXPECT_EQ(rest.frames_resumed, 10);
     EXPECT_EQ(rest.frames_rendered, 30);
-    std::ifstream a(dir_ / "whole.mp4", std::ios::binary), b(job.output, std::ios::binary);
-    const std::string whole((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
-    const std::string shared((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+    const std::string whole = test::file_bytes(dir_ / "whole.mp4"), shared = test::file_bytes(job.output);
     EXPECT_FALSE(whole.empty());
     EXPECT_TRUE(whole == shared) << "the MP4 finished from a prepared folder differs from the uninterrupted one";
 
