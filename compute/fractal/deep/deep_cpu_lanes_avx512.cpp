@@ -129,40 +129,45 @@ MS_AVX512_INLINE void load_group(Group& g, const Scratch& s) {
     g.stop = _mm512_slli_epi64(_mm512_load_si512(s.stop), kPointShift);
 }
 
-// A lane without a pixel, at the orbit's start.
-void idle_lane(const Context& c, GroupSide& side, Scratch& s, int lane) {
-    s.zr[lane] = s.zi[lane] = __builtin_nan("");
+// The lane at the orbit's start: m = 0 and Z_0's point.
+void at_orbit_start(const Context& c, Scratch& s, int lane) {
     s.m[lane] = 0;
     s.Zr[lane] = c.points[0].re;
     s.Zi[lane] = c.points[0].im;
     s.r0[lane] = c.points[0].r0;
+}
+
+// The lane's stop for `limit` iterations left: the limit, or the orbit's last index if sooner.
+int64_t lane_stop(const Context& c, int64_t limit) { return limit < c.last ? limit : c.last; }
+
+// A lane without a pixel, at the orbit's start.
+void idle_lane(const Context& c, GroupSide& side, Scratch& s, int lane) {
+    s.zr[lane] = s.zi[lane] = __builtin_nan("");
+    at_orbit_start(c, s, lane);
     s.dcr[lane] = s.dci[lane] = 0.0;
     side.pixel[lane] = -1;
     side.base[lane] = 0;
     side.limit[lane] = INT64_MAX;
-    s.stop[lane] = c.last;
+    s.stop[lane] = lane_stop(c, INT64_MAX);
 }
 
 void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
     const DeepLanesRow& row = *c.row;
     for (;;) {
-        s.zr[lane] = s.zi[lane] = 0.0;
-        s.m[lane] = 0;
-        s.Zr[lane] = c.points[0].re;
-        s.Zi[lane] = c.points[0].im;
-        s.r0[lane] = c.points[0].r0;
-        side.base[lane] = 0;
         if (c.next_pixel >= row.count) {
             idle_lane(c, side, s, lane);
             --c.alive;
             return;
         }
         const int q = c.next_pixel++;
+        s.zr[lane] = s.zi[lane] = 0.0;
+        at_orbit_start(c, s, lane);
+        side.base[lane] = 0;
         side.pixel[lane] = q;
         s.dcr[lane] = row.dc_re[q];
         s.dci[lane] = row.dc_im[q];
         side.limit[lane] = row.max_iterations;
-        s.stop[lane] = row.max_iterations < c.last ? row.max_iterations : c.last;
+        s.stop[lane] = lane_stop(c, row.max_iterations);
         if (row.max_iterations > 0) return;
         // No iteration to run: inside at once, as deep_iterate_pixel returns.
         row.escape_count[q] = -1;
@@ -213,11 +218,8 @@ MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group& g, Grou
             s.zi[lane] = s.fi[lane];
             side.base[lane] += s.m[lane];
             side.limit[lane] = row.max_iterations - side.base[lane];
-            s.stop[lane] = side.limit[lane] < c.last ? side.limit[lane] : c.last;
-            s.m[lane] = 0;
-            s.Zr[lane] = c.points[0].re;
-            s.Zi[lane] = c.points[0].im;
-            s.r0[lane] = c.points[0].r0;
+            s.stop[lane] = lane_stop(c, side.limit[lane]);
+            at_orbit_start(c, s, lane);
             ++c.counters.rebases;
         }
         if (!(s.m[lane] < side.limit[lane])) {
