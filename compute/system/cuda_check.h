@@ -78,6 +78,17 @@ private:
 
 namespace ms {
 
+// `count` Ts of device memory (at least one), allocated through cuda_malloc and freed with the
+// object.
+template <typename T>
+struct CudaArray {
+    T* ptr = nullptr;
+    explicit CudaArray(std::size_t count) { CUDA_CHECK(cuda_malloc(&ptr, (count > 0 ? count : 1) * sizeof(T))); }
+    ~CudaArray() { cudaFree(ptr); }
+    CudaArray(const CudaArray&) = delete;
+    CudaArray& operator=(const CudaArray&) = delete;
+};
+
 // The current device's T, made there on first use and kept for the process: state a file keeps
 // between calls (buffers, events), one for each device, so that threads rendering on different
 // devices at once (a video's renderers, compute/video/video_job.h) neither share it nor rebuild

@@ -23,8 +23,12 @@ namespace {
 // out evenly); then each limb adds its three words, and the carries (at most 2, then at most 1)
 // move up one limb a round until none is left.
 
-// Columns q and 2n - 2 - q (q < n) into low, mid and high, on one thread.
-__device__ void column_pair(const uint32_t* a, int n, int q, uint32_t* low, uint32_t* mid, uint32_t* high) {
+// Columns q and 2n - 2 - q (q < n) into low, mid and high, shared by `Lanes` threads of a warp
+// (1: one thread; 32: the warp), `lane` this thread's: each takes every Lanes-th product, their
+// sums are added across the warp and lane 0 writes the words.
+template <int Lanes>
+__device__ void column_pair(const uint32_t* a, int n, int q, int lane, uint32_t* low, uint32_t* mid, uint32_t* high) {
+    static_assert(Lanes == 1 || Lanes == 32, "a thread or a whole warp");
     const int width = 2 * n;
     for (int pass = 0; pass < 2; ++pass) {
         const int c = pass == 0 ? q : width - 2 - q;
@@ -32,10 +36,19 @@ __device__ void column_pair(const uint32_t* a, int n, int q, uint32_t* low, uint
         const int first = c > n - 1 ? c - (n - 1) : 0;
         uint64_t sum = 0;
         uint32_t over = 0;
-        for (int i = first; 2 * i < c; ++i) {
+        for (int i = first + lane; 2 * i < c; i += Lanes) {
             const uint64_t p = uint64_t(a[i]) * a[c - i];
             sum += p;
             over += sum < p;
+        }
+        if constexpr (Lanes > 1) {
+            for (int offset = Lanes / 2; offset > 0; offset /= 2) {
+                const uint64_t other_sum = __shfl_down_sync(0xffffffffu, sum, offset);
+                const uint32_t other_over = __shfl_down_sync(0xffffffffu, over, offset);
+                sum += other_sum;
+                over += other_over + (sum < other_sum);
+            }
+            if (lane != 0) continue;
         }
         over = (over << 1) | uint32_t(sum >> 63);
         sum <<= 1;
@@ -50,41 +63,36 @@ __device__ void column_pair(const uint32_t* a, int n, int q, uint32_t* low, uint
     }
 }
 
-// The same two columns summed by the 32 lanes of a warp (lane: this thread's), each lane taking
-// every 32nd product, their sums then added across the warp; lane 0 writes the words.
-__device__ void column_pair_warp(const uint32_t* a, int n, int q, int lane, uint32_t* low, uint32_t* mid,
-                                 uint32_t* high) {
-    const int width = 2 * n;
-    for (int pass = 0; pass < 2; ++pass) {
-        const int c = pass == 0 ? q : width - 2 - q;
-        if (pass == 1 && c == q) break;
-        const int first = c > n - 1 ? c - (n - 1) : 0;
-        uint64_t sum = 0;
-        uint32_t over = 0;
-        for (int i = first + lane; 2 * i < c; i += 32) {
-            const uint64_t p = uint64_t(a[i]) * a[c - i];
-            sum += p;
-            over += sum < p;
-        }
-        for (int offset = 16; offset > 0; offset /= 2) {
-            const uint64_t other_sum = __shfl_down_sync(0xffffffffu, sum, offset);
-            const uint32_t other_over = __shfl_down_sync(0xffffffffu, over, offset);
-            sum += other_sum;
-            over += other_over + (sum < other_sum);
-        }
-        if (lane == 0) {
-            over = (over << 1) | uint32_t(sum >> 63);
-            sum <<= 1;
-            if ((c & 1) == 0) {
-                const uint64_t d = uint64_t(a[c / 2]) * a[c / 2];
-                sum += d;
-                over += sum < d;
-            }
-            low[c] = uint32_t(sum);
-            mid[c + 1] = uint32_t(sum >> 32);
-            high[c + 2] = over;
-        }
+// The words no column writes (low's last, mid's first, high's first two), zeroed by one thread
+// before the columns.
+__device__ void clear_edges(int width, uint32_t* low, uint32_t* mid, uint32_t* high) {
+    low[width - 1] = 0;
+    mid[0] = 0;
+    high[0] = 0;
+    high[1] = 0;
+}
+
+// Limbs k = first, first + stride, .. of the square: the sum of the three words into low, its
+// carry out (at most 2) into mid.
+__device__ void sum_columns(int first, int stride, int width, uint32_t* low, uint32_t* mid, const uint32_t* high) {
+    for (int k = first; k < width; k += stride) {
+        const uint64_t t = uint64_t(low[k]) + mid[k] + high[k];
+        low[k] = uint32_t(t);
+        mid[k] = uint32_t(t >> 32);
     }
+}
+
+// One round of carries over limbs k = first, first + stride, ..: limb k takes carry[k - 1] and
+// puts its own carry out into next. Whether any of these limbs carried out.
+__device__ bool move_carries(int first, int stride, int width, uint32_t* low, const uint32_t* carry, uint32_t* next) {
+    bool moved = false;
+    for (int k = first; k < width; k += stride) {
+        const uint64_t t = uint64_t(low[k]) + (k > 0 ? carry[k - 1] : 0u);
+        low[k] = uint32_t(t);
+        next[k] = uint32_t(t >> 32);
+        moved |= next[k] != 0;
+    }
+    return moved;
 }
 
 // One block squares a `squarings` times, a := a^2 mod 2^(32n), with a and the three arrays in
@@ -100,31 +108,15 @@ __global__ void square_chain_kernel(const uint32_t* start, int n, int squarings,
     for (int i = threadIdx.x; i < n; i += blockDim.x) a[i] = start[i];
     __syncthreads();
     for (int s = 0; s < squarings; ++s) {
-        if (threadIdx.x == 0) {
-            low[width - 1] = 0;
-            mid[0] = 0;
-            high[0] = 0;
-            high[1] = 0;
-        }
-        for (int q = threadIdx.x; q < n; q += blockDim.x) column_pair(a, n, q, low, mid, high);
+        if (threadIdx.x == 0) clear_edges(width, low, mid, high);
+        for (int q = threadIdx.x; q < n; q += blockDim.x) column_pair<1>(a, n, q, 0, low, mid, high);
         __syncthreads();
-        for (int k = threadIdx.x; k < width; k += blockDim.x) {
-            const uint64_t t = uint64_t(low[k]) + mid[k] + high[k];
-            low[k] = uint32_t(t);
-            mid[k] = uint32_t(t >> 32);  // the carry out of limb k
-        }
+        sum_columns(threadIdx.x, blockDim.x, width, low, mid, high);
         uint32_t* carry = mid;
         uint32_t* next = high;
         for (bool any = true; any;) {
             __syncthreads();
-            bool moved = false;
-            for (int k = threadIdx.x; k < width; k += blockDim.x) {
-                const uint64_t t = uint64_t(low[k]) + (k > 0 ? carry[k - 1] : 0u);
-                low[k] = uint32_t(t);
-                next[k] = uint32_t(t >> 32);
-                moved |= next[k] != 0;
-            }
-            any = __syncthreads_or(moved) != 0;
+            any = __syncthreads_or(move_carries(threadIdx.x, blockDim.x, width, low, carry, next)) != 0;
             uint32_t* spent = carry;
             carry = next;
             next = spent;
@@ -149,31 +141,16 @@ __global__ void square_chain_grid_kernel(uint32_t* a, int n, int squarings, uint
     const int tid = int(grid.thread_rank()), threads = int(grid.size());
     unsigned round = 0;
     for (int s = 0; s < squarings; ++s) {
-        if (tid == 0) {
-            low[width - 1] = 0;
-            mid[0] = 0;
-            high[0] = 0;
-            high[1] = 0;
-        }
-        for (int q = tid / 32; q < n; q += threads / 32) column_pair_warp(a, n, q, tid % 32, low, mid, high);
+        if (tid == 0) clear_edges(width, low, mid, high);
+        for (int q = tid / 32; q < n; q += threads / 32) column_pair<32>(a, n, q, tid % 32, low, mid, high);
         grid.sync();
-        for (int k = tid; k < width; k += threads) {
-            const uint64_t t = uint64_t(low[k]) + mid[k] + high[k];
-            low[k] = uint32_t(t);
-            mid[k] = uint32_t(t >> 32);
-        }
+        sum_columns(tid, threads, width, low, mid, high);
         uint32_t* carry = mid;
         uint32_t* next = high;
         for (bool any = true; any; ++round) {
             if (tid == 0) flags[(round + 1) % 3] = 0;
             grid.sync();
-            bool moved = false;
-            for (int k = tid; k < width; k += threads) {
-                const uint64_t t = uint64_t(low[k]) + (k > 0 ? carry[k - 1] : 0u);
-                low[k] = uint32_t(t);
-                next[k] = uint32_t(t >> 32);
-                moved |= next[k] != 0;
-            }
+            const bool moved = move_carries(tid, threads, width, low, carry, next);
             // One atomic a block, and a plain read of the word from L2 after the barrier: every
             // thread's atomic on one word would queue at L2, tens of microseconds a round.
             if (__syncthreads_or(moved) && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
@@ -201,15 +178,6 @@ void require_cuda() {
     std::string reason;
     if (!cuda_available(&reason)) throw std::runtime_error("The GPU squarings cannot run: " + reason);
 }
-
-// A device buffer freed with the object.
-struct DeviceWords {
-    uint32_t* p = nullptr;
-    explicit DeviceWords(size_t words) { CUDA_CHECK(cudaMalloc(&p, words * sizeof(uint32_t))); }
-    ~DeviceWords() { cudaFree(p); }
-    DeviceWords(const DeviceWords&) = delete;
-    DeviceWords& operator=(const DeviceWords&) = delete;
-};
 
 // Kernel time in milliseconds of launch(), between two CUDA events.
 template <class Launch>
@@ -251,10 +219,10 @@ GpuSquaringChain gpu_squaring_chain(const std::vector<uint32_t>& start, int squa
                                     std::to_string(max_shared));
     CUDA_CHECK(
         cudaFuncSetAttribute(square_chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
-    DeviceWords d_start{size_t(n)}, d_first{2 * size_t(n)}, d_last{size_t(n)};
-    CUDA_CHECK(cudaMemcpy(d_start.p, start.data(), size_t(n) * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CudaArray<uint32_t> d_start{size_t(n)}, d_first{2 * size_t(n)}, d_last{size_t(n)};
+    CUDA_CHECK(cudaMemcpy(d_start.ptr, start.data(), size_t(n) * sizeof(uint32_t), cudaMemcpyHostToDevice));
     auto launch = [&](int count) {
-        square_chain_kernel<<<1, kGpuSquaringThreads, shared_bytes>>>(d_start.p, n, count, d_first.p, d_last.p);
+        square_chain_kernel<<<1, kGpuSquaringThreads, shared_bytes>>>(d_start.ptr, n, count, d_first.ptr, d_last.ptr);
         CUDA_CHECK_LAUNCH();
     };
     timed_ms([&] { launch(1); });  // the module's load and a first launch, outside the timing
@@ -263,8 +231,8 @@ GpuSquaringChain gpu_squaring_chain(const std::vector<uint32_t>& start, int squa
     chain.first_square.resize(2 * size_t(n));
     chain.last.resize(size_t(n));
     CUDA_CHECK(
-        cudaMemcpy(chain.first_square.data(), d_first.p, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_last.p, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        cudaMemcpy(chain.first_square.data(), d_first.ptr, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_last.ptr, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     return chain;
 }
 
@@ -281,14 +249,14 @@ GpuSquaringChain gpu_squaring_chain_grid(const std::vector<uint32_t>& start, int
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, square_chain_grid_kernel, kGridThreads, 0));
     if (per_sm < 1) throw std::runtime_error("the grid's squaring kernel does not fit on a multiprocessor");
     const size_t words = 2 * size_t(n) + 2;
-    DeviceWords d_a{size_t(n)}, d_low{words}, d_mid{words}, d_high{words}, d_flags{3}, d_first{2 * size_t(n)};
+    CudaArray<uint32_t> d_a{size_t(n)}, d_low{words}, d_mid{words}, d_high{words}, d_flags{3}, d_first{2 * size_t(n)};
     auto reset = [&] {
-        CUDA_CHECK(cudaMemcpy(d_a.p, start.data(), size_t(n) * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemset(d_flags.p, 0, 3 * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMemcpy(d_a.ptr, start.data(), size_t(n) * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemset(d_flags.ptr, 0, 3 * sizeof(uint32_t)));
     };
     auto launch = [&](int count) {
         int n_arg = n;
-        void* args[] = {&d_a.p, &n_arg, &count, &d_low.p, &d_mid.p, &d_high.p, &d_flags.p, &d_first.p};
+        void* args[] = {&d_a.ptr, &n_arg, &count, &d_low.ptr, &d_mid.ptr, &d_high.ptr, &d_flags.ptr, &d_first.ptr};
         CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_chain_grid_kernel), dim3(sms),
                                                dim3(kGridThreads), args, 0, nullptr));
     };
@@ -300,8 +268,8 @@ GpuSquaringChain gpu_squaring_chain_grid(const std::vector<uint32_t>& start, int
     chain.first_square.resize(2 * size_t(n));
     chain.last.resize(size_t(n));
     CUDA_CHECK(
-        cudaMemcpy(chain.first_square.data(), d_first.p, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_a.p, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        cudaMemcpy(chain.first_square.data(), d_first.ptr, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_a.ptr, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     return chain;
 }
 

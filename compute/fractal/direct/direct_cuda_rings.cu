@@ -54,15 +54,6 @@ __global__ void rings_kernel(double cr, double ci, double julia_r, double julia_
     if (threadIdx.x % 32 == 0) atomicAdd(iterations, sum);
 }
 
-template <typename T>
-struct DeviceBuffer {
-    T* ptr = nullptr;
-    explicit DeviceBuffer(size_t count) { CUDA_CHECK(cudaMalloc(&ptr, std::max<size_t>(count, 1) * sizeof(T))); }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
 template <Formula F>
 uint64_t rings_on_device(const View& view, const DirectRings& rings, float* mu_out, const std::atomic<bool>* cancel,
                          bool* cancelled, double* kernel_ms) {
@@ -74,9 +65,9 @@ uint64_t rings_on_device(const View& view, const DirectRings& rings, float* mu_o
         sin_x[size_t(x)] = std::sin(kTwoPi * (x + 0.5) / columns);
     }
     const size_t points = size_t(count) * size_t(columns);
-    DeviceBuffer<double> radius_d{size_t(count)}, cos_d{size_t(columns)}, sin_d{size_t(columns)};
-    DeviceBuffer<float> mu_d{points};
-    DeviceBuffer<unsigned long long> iterations_d{1};
+    CudaArray<double> radius_d{size_t(count)}, cos_d{size_t(columns)}, sin_d{size_t(columns)};
+    CudaArray<float> mu_d{points};
+    CudaArray<unsigned long long> iterations_d{1};
     CUDA_CHECK(cudaMemcpy(radius_d.ptr, rings.radius.data(), size_t(count) * sizeof(double), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(cos_d.ptr, cos_x.data(), size_t(columns) * sizeof(double), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(sin_d.ptr, sin_x.data(), size_t(columns) * sizeof(double), cudaMemcpyHostToDevice));
