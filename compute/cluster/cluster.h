@@ -28,6 +28,14 @@ struct ClusterLaunch {
 };
 ClusterLaunch cluster_launch_from_environment();
 
+// Whether Open MPI may start this job's ranks on its shared-memory messaging (the ob1 layer)
+// without probing for network fabrics: Open MPI's mpirun started the job (OMPI_COMM_WORLD_*), every
+// rank runs on this host, and neither OMPI_MCA_pml nor OMPI_MCA_mtl (mpirun --mca pml|mtl) makes
+// another choice. The probe (libfabric's and PSM's providers) costs each rank about 0.2 s of
+// MPI_Init on a host without such a network, and ranks on one host talk through shared memory
+// either way. cluster_start then sets OMPI_MCA_pml=ob1 before MPI_Init.
+bool cluster_skips_fabric_probe();
+
 // Whether this build links MPI (false: cluster_start throws with the sentence that says so).
 bool cluster_built_with_mpi();
 

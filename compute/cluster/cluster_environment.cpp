@@ -39,4 +39,12 @@ ClusterLaunch cluster_launch_from_environment() {
     return launch;
 }
 
+bool cluster_skips_fabric_probe() {
+    const int size = environment_number({"OMPI_COMM_WORLD_SIZE"});
+    if (size < 1 || environment_number({"OMPI_COMM_WORLD_LOCAL_SIZE"}) != size) return false;
+    for (const char* chosen : {"OMPI_MCA_pml", "OMPI_MCA_mtl"})
+        if (const char* value = std::getenv(chosen); value && *value) return false;
+    return true;
+}
+
 }  // namespace ms

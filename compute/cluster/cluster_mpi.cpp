@@ -47,6 +47,7 @@ ClusterMessage receive_probed(const MPI_Status& status) {
 bool cluster_built_with_mpi() { return true; }
 
 void cluster_start() {
+    if (cluster_skips_fabric_probe()) setenv("OMPI_MCA_pml", "ob1", 0);
     int provided = 0;
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
     check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");

@@ -199,5 +199,25 @@ TEST(ClusterLaunch, ComesFromMpirunsEnvironment) {
         unsetenv(name);
 }
 
+TEST(ClusterLaunch, SkipsTheFabricProbeOnlyForOpenMpiRanksOnOneHost) {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_pml", "OMPI_MCA_mtl"})
+        unsetenv(name);
+    EXPECT_FALSE(cluster_skips_fabric_probe());  // not started by Open MPI's mpirun
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+    EXPECT_FALSE(cluster_skips_fabric_probe());  // two hosts
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+    EXPECT_TRUE(cluster_skips_fabric_probe());
+    setenv("OMPI_MCA_pml", "ucx", 1);
+    EXPECT_FALSE(cluster_skips_fabric_probe());  // the user's choice stands
+    unsetenv("OMPI_MCA_pml");
+    setenv("OMPI_MCA_mtl", "ofi", 1);
+    EXPECT_FALSE(cluster_skips_fabric_probe());
+    unsetenv("OMPI_MCA_mtl");
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    EXPECT_FALSE(cluster_skips_fabric_probe());  // a launcher that does not say
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+}
+
 }  // namespace
 }  // namespace ms
