@@ -60,7 +60,11 @@ void grow(T** pointer, size_t count) {
 }  // namespace
 
 DeepDeviceFrame::~DeepDeviceFrame() {
-    const CudaDeviceScope scope(device);  // the frame's device (-1: it has none yet)
+    // -1: the frame never reserved memory. Nothing is freed then, and the CUDA runtime is not
+    // started only to free nothing (cudaFree(nullptr) starts it: a driver and a context, about
+    // 0.3 s, in a process that rendered on the CPU).
+    if (device < 0) return;
+    const CudaDeviceScope scope(device);
     for (void* p :
          {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),
           static_cast<void*>(rgba[1]), static_cast<void*>(relative), static_cast<void*>(table), static_cast<void*>(cdf),
