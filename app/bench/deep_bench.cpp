@@ -118,19 +118,14 @@ namespace {
 template <class Step>
 double seconds_per_squaring(Step step) {
     int64_t count = 4;
-    for (;;) {
-        const auto start = std::chrono::steady_clock::now();
+    auto call_seconds = [&] {
+        const Clock::time_point start = Clock::now();
         step(count);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (s >= 0.05 || count >= (int64_t(1) << 30)) break;
-        count *= 2;
-    }
+        return ms_since(start) / 1000.0;
+    };
+    while (call_seconds() < 0.05 && count < (int64_t(1) << 30)) count *= 2;
     double best = 1e300;
-    for (int round = 0; round < 3; ++round) {
-        const auto start = std::chrono::steady_clock::now();
-        step(count);
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    for (int round = 0; round < 3; ++round) best = std::min(best, call_seconds());
     return best / double(count);
 }
 
@@ -218,12 +213,12 @@ double meetings_seconds(int threads, int meetings) {
                 }
         }
     };
-    const auto start = std::chrono::steady_clock::now();
+    const Clock::time_point start = Clock::now();
     std::vector<std::thread> helpers;
     for (int k = 1; k < threads; ++k) helpers.emplace_back(meet, k);
     meet(0);
     for (std::thread& t : helpers) t.join();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return ms_since(start) / 1000.0;
 }
 
 }  // namespace

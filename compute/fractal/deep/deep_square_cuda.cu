@@ -179,6 +179,39 @@ void require_cuda() {
     if (!cuda_available(&reason)) throw std::runtime_error("The GPU squarings cannot run: " + reason);
 }
 
+// The chain's arguments checked, and CUDA.
+void check_chain(const std::vector<uint32_t>& start, int squarings) {
+    if (start.size() < 2 || squarings < 1)
+        throw std::invalid_argument("a squaring chain needs at least 2 limbs and 1 squaring");
+    require_cuda();
+}
+
+// The blocks of a cooperative grid of `kernel` (kGridThreads a block): one on each
+// multiprocessor of the current device. Throws where the device cannot run it.
+template <class Kernel>
+int cooperative_blocks(Kernel kernel, const char* what) {
+    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    if (!cooperative) throw std::runtime_error("this CUDA device cannot launch a cooperative grid");
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGridThreads, 0));
+    if (per_sm < 1) throw std::runtime_error(std::string(what) + " does not fit on a multiprocessor");
+    return sms;
+}
+
+// The chain's timing and its first square and last number, copied from the device.
+GpuSquaringChain chain_result(float ms, int squarings, const uint32_t* first_square, const uint32_t* last, int n) {
+    GpuSquaringChain chain;
+    chain.us_per_squaring = 1000.0 * ms / squarings;
+    chain.first_square.resize(2 * size_t(n));
+    chain.last.resize(size_t(n));
+    CUDA_CHECK(cudaMemcpy(chain.first_square.data(), first_square, chain.first_square.size() * sizeof(uint32_t),
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(chain.last.data(), last, chain.last.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    return chain;
+}
+
 // Kernel time in milliseconds of launch(), between two CUDA events.
 template <class Launch>
 float timed_ms(Launch launch) {
@@ -205,9 +238,7 @@ float timed_ms(Launch launch) {
 }  // namespace
 
 GpuSquaringChain gpu_squaring_chain(const std::vector<uint32_t>& start, int squarings) {
-    if (start.size() < 2 || squarings < 1)
-        throw std::invalid_argument("a squaring chain needs at least 2 limbs and 1 squaring");
-    require_cuda();
+    check_chain(start, squarings);
     const int n = int(start.size());
     const size_t shared_bytes = (size_t(n) + 3 * (2 * size_t(n) + 2)) * sizeof(uint32_t);
     int device = 0, max_shared = 0;
@@ -226,28 +257,14 @@ GpuSquaringChain gpu_squaring_chain(const std::vector<uint32_t>& start, int squa
         CUDA_CHECK_LAUNCH();
     };
     timed_ms([&] { launch(1); });  // the module's load and a first launch, outside the timing
-    GpuSquaringChain chain;
-    chain.us_per_squaring = 1000.0 * timed_ms([&] { launch(squarings); }) / squarings;
-    chain.first_square.resize(2 * size_t(n));
-    chain.last.resize(size_t(n));
-    CUDA_CHECK(
-        cudaMemcpy(chain.first_square.data(), d_first.ptr, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_last.ptr, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    return chain;
+    const float ms = timed_ms([&] { launch(squarings); });
+    return chain_result(ms, squarings, d_first.ptr, d_last.ptr, n);
 }
 
 GpuSquaringChain gpu_squaring_chain_grid(const std::vector<uint32_t>& start, int squarings) {
-    if (start.size() < 2 || squarings < 1)
-        throw std::invalid_argument("a squaring chain needs at least 2 limbs and 1 squaring");
-    require_cuda();
+    check_chain(start, squarings);
     const int n = int(start.size());
-    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative) throw std::runtime_error("this CUDA device cannot launch a cooperative grid");
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, square_chain_grid_kernel, kGridThreads, 0));
-    if (per_sm < 1) throw std::runtime_error("the grid's squaring kernel does not fit on a multiprocessor");
+    const int blocks = cooperative_blocks(square_chain_grid_kernel, "the grid's squaring kernel");
     const size_t words = 2 * size_t(n) + 2;
     CudaArray<uint32_t> d_a{size_t(n)}, d_low{words}, d_mid{words}, d_high{words}, d_flags{3}, d_first{2 * size_t(n)};
     auto reset = [&] {
@@ -257,35 +274,23 @@ GpuSquaringChain gpu_squaring_chain_grid(const std::vector<uint32_t>& start, int
     auto launch = [&](int count) {
         int n_arg = n;
         void* args[] = {&d_a.ptr, &n_arg, &count, &d_low.ptr, &d_mid.ptr, &d_high.ptr, &d_flags.ptr, &d_first.ptr};
-        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_chain_grid_kernel), dim3(sms),
+        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_chain_grid_kernel), dim3(blocks),
                                                dim3(kGridThreads), args, 0, nullptr));
     };
     reset();
     timed_ms([&] { launch(1); });  // the module's load and a first launch, outside the timing
     reset();
-    GpuSquaringChain chain;
-    chain.us_per_squaring = 1000.0 * timed_ms([&] { launch(squarings); }) / squarings;
-    chain.first_square.resize(2 * size_t(n));
-    chain.last.resize(size_t(n));
-    CUDA_CHECK(
-        cudaMemcpy(chain.first_square.data(), d_first.ptr, 2 * size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(chain.last.data(), d_a.ptr, size_t(n) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    return chain;
+    const float ms = timed_ms([&] { launch(squarings); });
+    return chain_result(ms, squarings, d_first.ptr, d_a.ptr, n);
 }
 
 double gpu_grid_barrier_us(int barriers) {
     if (barriers < 1) throw std::invalid_argument("count at least one barrier");
     require_cuda();
-    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative) throw std::runtime_error("this CUDA device cannot launch a cooperative grid");
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_barrier_kernel, kGridThreads, 0));
-    if (per_sm < 1) throw std::runtime_error("the barrier kernel does not fit on a multiprocessor");
+    const int blocks = cooperative_blocks(grid_barrier_kernel, "the barrier kernel");
     auto launch = [&](int count) {
         void* args[] = {&count};
-        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_barrier_kernel), dim3(sms),
+        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_barrier_kernel), dim3(blocks),
                                                dim3(kGridThreads), args, 0, nullptr));
     };
     timed_ms([&] { launch(1); });
