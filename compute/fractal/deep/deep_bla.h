@@ -358,8 +358,8 @@ MS_DEEP_HD int bla_trailing_zeros(uint64_t x) {
 // The lowest level a skip takes (bla_first_skip_level). A skip is a lookup in the table and a
 // jump to another part of the orbit; where ordinary steps are cheap, a short skip costs more than
 // the steps it replaces. On the CPU's SIMD lanes (deep_cpu_lanes_avx512.cpp) a double-delta frame
-// runs fastest with skips from level 6 (64 iterations), but the one-pixel loop (frames with the
-// distance estimate or atom domains) then slows by a fifth to a third; from level 4 the lanes keep
+// runs fastest with skips from level 6 (64 iterations), but the one-pixel loop (a drag's narrow
+// strips) then slows by a fifth to a third; from level 4 the lanes keep
 // most of the gain and the one-pixel loop its speed (docs/deep-zoom.md has the figures). Steps
 // drop no z^2 term, so fewer skips cost no accuracy. Tables of other numbers and formulas keep
 // every level: their steps cost far more (FloatExp, the Multibrots' powers, the matrices).

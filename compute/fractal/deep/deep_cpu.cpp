@@ -68,11 +68,10 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
-    // rebasing and BLA (deep frames down to 1e290); the rest runs deep_iterate_pixel a pixel at
-    // a time, and so do frames with BLA off (tests, and the benchmark's plain loop: the baseline)
-    // and frames with the distance estimate or the atom period (the lanes carry neither).
-    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase &&
-                                !kDistance && !kAtom;
+    // rebasing and BLA (deep frames down to 1e290), with or without the distance estimate and the
+    // atom period; the rest runs deep_iterate_pixel a pixel at a time, and so do frames with BLA
+    // off (tests, and the benchmark's plain loop: the baseline).
+    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
@@ -106,21 +105,20 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                     dc_re[size_t(column)] = offset.re + dx;
                     dc_im[size_t(column)] = offset.im + dy;
                 }
-                DeepLanesRow job;
-                job.orbit = Z;
-                job.last_index = last_index;
-                job.bla = &bla;
-                job.bla_r2 = table ? table->r2.data() : nullptr;
-                if (table && !table->lane_points.empty()) {
-                    job.lane_points = table->lane_points.data();
-                    job.lane_chain = table->lane_chain.data();
-                }
+                DeepLanesRow job = deep_lanes_job(Z, last_index, bla, table.get(), max_iterations);
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
                 job.count = region.width;
-                job.max_iterations = max_iterations;
                 job.escape_count = &frame->escape_count[row_start];
                 job.mu = &frame->mu[row_start];
+                if constexpr (kDistance) {
+                    job.spacing = spacing;
+                    job.distance = &frame->distance[row_start];
+                }
+                if constexpr (kAtom) {
+                    job.atom_steps = atom_steps.empty() ? nullptr : atom_steps.data();
+                    job.atom_period = &frame->atom[row_start];
+                }
                 deep_lanes_row(job, &counters);
                 row_done_by_lanes = true;
             }

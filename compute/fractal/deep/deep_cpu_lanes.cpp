@@ -14,6 +14,10 @@
 //   2. m and n advance; Z_m is loaded; the escape and rebase tests as in the scalar loop.
 //   3. Lanes that escaped or reached the iteration limit are written out and take the next
 //      pixel (scalar, rare: once per pixel against thousands of iterations).
+// With the distance estimate (kDistance) the lanes' derivatives D step beside z: 2 w D + spacing
+// with w = Z_m + z before the step, A D + B spacing where a lane skips (deep_derivative.h). With
+// the atom period (kAtom) each lane keeps its smallest |Z_m + z|^2 and that n, tested after every
+// step and skip, a skip's atom step first (deep_atom.h).
 // Four vectors are advanced in turn: their dependency chains are independent, so one's
 // latencies hide the other's.
 // Per-lane loads are scalar loads into an aligned array and one vector load, not gathers: an
@@ -49,6 +53,9 @@ using VI = hn::Vec<DI>;
 // One vector of lanes: each lane a pixel (or idle, alive 0, once the row has no pixel left).
 struct Group {
     VD zr, zi, z2, dcr, dci, Zr, Zi, alive;
+    VD Dr, Di;     // kDistance: the derivative (deep_derivative.h, in pixels)
+    VD atom_norm;  // kAtom: the smallest |Z_m + z|^2 so far and its n (0: none yet)
+    VI atom_n;
     VI m, n;
     int pixel[kMaxLanes];
 };
@@ -79,14 +86,16 @@ void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, dou
     }
 }
 
-// Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2) and gives each the
-// row's next pixel, or idles it.
-HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm) {
+// Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2, fr + i fi their full
+// value) and gives each the row's next pixel, or idles it.
+template <bool kDistance, bool kAtom>
+HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm, VD fr, VD fi) {
     const D d;
     const DI di;
     HWY_ALIGN double zr[kMaxLanes], zi[kMaxLanes], z2[kMaxLanes], dcr[kMaxLanes], dci[kMaxLanes], Zr[kMaxLanes],
-        Zi[kMaxLanes], alive[kMaxLanes], fn[kMaxLanes];
-    HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes];
+        Zi[kMaxLanes], alive[kMaxLanes], fn[kMaxLanes], full_re[kMaxLanes], full_im[kMaxLanes], Dr[kMaxLanes],
+        Di[kMaxLanes], atom_norm[kMaxLanes];
+    HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], atom_n[kMaxLanes];
     hn::Store(g.zr, d, zr);
     hn::Store(g.zi, d, zi);
     hn::Store(g.z2, d, z2);
@@ -96,6 +105,16 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
     hn::Store(g.Zi, d, Zi);
     hn::Store(g.alive, d, alive);
     hn::Store(norm, d, fn);
+    if constexpr (kDistance) {
+        hn::Store(fr, d, full_re);
+        hn::Store(fi, d, full_im);
+        hn::Store(g.Dr, d, Dr);
+        hn::Store(g.Di, d, Di);
+    }
+    if constexpr (kAtom) {
+        hn::Store(g.atom_norm, d, atom_norm);
+        hn::Store(g.atom_n, di, atom_n);
+    }
     hn::Store(g.m, di, m);
     hn::Store(g.n, di, n);
     const DeepLanesRow& row = *s.row;
@@ -105,14 +124,24 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         if (escaped >> lane & 1) {
             row.escape_count[p] = n[lane];
             row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n[lane], fn[lane]);
+            if constexpr (kDistance)
+                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
+                    DeepComplex<double>{full_re[lane], full_im[lane]}, fn[lane],
+                    DeepComplex<double>{Dr[lane], Di[lane]});
+            if constexpr (kAtom) row.atom_period[p] = float(atom_n[lane]);
             s.counters->iterations += uint64_t(n[lane]);
             ++s.counters->escaped;
         } else {
             row.escape_count[p] = -1;
             row.mu[p] = -1.0;
+            if constexpr (kDistance) row.distance[p] = 0.0f;
+            if constexpr (kAtom) row.atom_period[p] = float(atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
         }
         zr[lane] = zi[lane] = z2[lane] = 0.0;
+        Dr[lane] = Di[lane] = 0.0;  // D_0 = 0 on the parameter plane
+        atom_norm[lane] = 0.0;
+        atom_n[lane] = 0;
         m[lane] = n[lane] = 0;
         StartLane(s, g, size_t(lane), dcr, dci, Zr, Zi, alive);
     }
@@ -124,6 +153,14 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
     g.Zr = hn::Load(d, Zr);
     g.Zi = hn::Load(d, Zi);
     g.alive = hn::Load(d, alive);
+    if constexpr (kDistance) {
+        g.Dr = hn::Load(d, Dr);
+        g.Di = hn::Load(d, Di);
+    }
+    if constexpr (kAtom) {
+        g.atom_norm = hn::Load(d, atom_norm);
+        g.atom_n = hn::Load(di, atom_n);
+    }
     g.m = hn::Load(di, m);
     g.n = hn::Load(di, n);
 }
@@ -139,7 +176,15 @@ HWY_INLINE uint64_t MaskBits(D d, hn::Mask<D> mask) {
     return bits;
 }
 
+// The complex product a b, unfused (DeepComplex's operator*: this file is built without
+// contraction).
+HWY_INLINE void ComplexProduct(VD ar, VD ai, VD br, VD bi, VD* re, VD* im) {
+    *re = hn::Sub(hn::Mul(ar, br), hn::Mul(ai, bi));
+    *im = hn::Add(hn::Mul(ar, bi), hn::Mul(ai, br));
+}
+
 // One pass of deep_iterate_pixel's loop for every lane of g.
+template <bool kDistance, bool kAtom>
 HWY_INLINE void Advance(RowState& s, Group& g) {
     const D d;
     const DI di;
@@ -163,6 +208,16 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
     VD zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
     VD zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
+    // kDistance: D <- 2 w D + spacing, w = Z + z the full value before the step
+    // (deep_derivative_step; after a rebase Z_0 + z differs from the loop's w at most in the sign
+    // of a zero, which the sum with spacing removes).
+    [[maybe_unused]] VD Dr, Di;
+    if constexpr (kDistance) {
+        VD pr, pi;
+        ComplexProduct(hn::Add(g.Zr, g.zr), hn::Add(g.Zi, g.zi), g.Dr, g.Di, &pr, &pi);
+        Dr = hn::Add(hn::Add(pr, pr), hn::Set(d, s.row->spacing));
+        Di = hn::Add(pi, pi);
+    }
     VI length = one_i;
     const uint64_t skip_bits = MaskBits(d, skip);
     if (skip_bits) {
@@ -173,6 +228,14 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         hn::Store(g.z2, d, z2);
         hn::Store(g.m, di, m);
         hn::Store(g.n, di, n);
+        // kAtom: each skip's atom step (its smallest |Z|^2 inside), tested before the value it
+        // lands on.
+        [[maybe_unused]] HWY_ALIGN double atom_norm[kMaxLanes];
+        [[maybe_unused]] HWY_ALIGN int64_t atom_n[kMaxLanes];
+        if constexpr (kAtom) {
+            hn::Store(g.atom_norm, d, atom_norm);
+            hn::Store(g.atom_n, di, atom_n);
+        }
         for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
             const int lane = __builtin_ctzll(bits);
             const Step* step = deep_lanes_lookup(bla, row.bla_r2, m[lane], z2[lane], row.max_iterations - n[lane]);
@@ -183,6 +246,17 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
             lengths[lane] = step->length;
             s.counters->bla_iterations += uint64_t(step->length);
             ++s.counters->bla_skips;
+            if constexpr (kAtom) {
+                const DeepAtomStep<double>& atom = row.atom_steps[step - bla.entries];
+                if (atom.offset != 0 && (atom_n[lane] == 0 || atom.norm < atom_norm[lane])) {
+                    atom_norm[lane] = atom.norm;
+                    atom_n[lane] = n[lane] + atom.offset;
+                }
+            }
+        }
+        if constexpr (kAtom) {
+            g.atom_norm = hn::Load(d, atom_norm);
+            g.atom_n = hn::Load(di, atom_n);
         }
         const VD ar = hn::Load(d, a_re), ai = hn::Load(d, a_im), br = hn::Load(d, b_re), bi = hn::Load(d, b_im);
         const VI skip_length = hn::Load(di, lengths);
@@ -193,9 +267,20 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         const VD ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
         zr = hn::IfThenElse(skip, kr, zr);
         zi = hn::IfThenElse(skip, ki, zi);
+        if constexpr (kDistance) {  // D <- A D + B spacing (deep_derivative_skip)
+            VD qr, qi;
+            ComplexProduct(ar, ai, g.Dr, g.Di, &qr, &qi);
+            const VD spacing = hn::Set(d, s.row->spacing);
+            Dr = hn::IfThenElse(skip, hn::Add(qr, hn::Mul(br, spacing)), Dr);
+            Di = hn::IfThenElse(skip, hn::Add(qi, hn::Mul(bi, spacing)), Di);
+        }
         length = hn::IfThenElse(hn::RebindMask(di, skip), skip_length, length);
     }
     s.counters->steps += hn::CountTrue(d, hn::AndNot(skip, alive));
+    if constexpr (kDistance) {
+        g.Dr = Dr;
+        g.Di = Di;
+    }
     g.m = hn::Add(g.m, length);
     g.n = hn::Add(g.n, length);
 
@@ -214,6 +299,11 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const VD fr = hn::Add(g.Zr, zr), fi = hn::Add(g.Zi, zi);
     const VD full_norm = FusedMulAdd(fr, fr, hn::Mul(fi, fi));
     const VD z2 = FusedMulAdd(zr, zr, hn::Mul(zi, zi));
+    if constexpr (kAtom) {  // the value landed on: the period's n where it is the smallest yet
+        const hn::Mask<D> smaller = hn::Or(hn::RebindMask(d, g.atom_n == zero_i), full_norm < g.atom_norm);
+        g.atom_norm = hn::IfThenElse(smaller, full_norm, g.atom_norm);
+        g.atom_n = hn::IfThenElse(hn::RebindMask(di, smaller), g.n, g.atom_n);
+    }
     const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kDeepBailoutSquared), alive);
     const hn::Mask<D> rebase = hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
     g.zr = hn::IfThenElse(rebase, fr, zr);
@@ -227,10 +317,11 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     // 3. Finished lanes.
     const hn::Mask<D> limit = hn::And(hn::RebindMask(d, hn::Not(hn::Set(di, row.max_iterations) > g.n)), alive);
     const uint64_t done = MaskBits(d, hn::Or(escaped, limit));
-    if (HWY_UNLIKELY(done)) FinishLanes(s, g, done, MaskBits(d, escaped), full_norm);
+    if (HWY_UNLIKELY(done)) FinishLanes<kDistance, kAtom>(s, g, done, MaskBits(d, escaped), full_norm, fr, fi);
 }
 
-void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
+template <bool kDistance, bool kAtom>
+void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
     const D d;
     const DI di;
     RowState s;
@@ -246,7 +337,8 @@ void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
         HWY_ALIGN double zeros[kMaxLanes] = {}, dcr[kMaxLanes] = {}, dci[kMaxLanes] = {}, alive[kMaxLanes] = {},
                          Zr[kMaxLanes] = {}, Zi[kMaxLanes] = {};
         for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane(s, g, lane, dcr, dci, Zr, Zi, alive);
-        g.zr = g.zi = g.z2 = hn::Load(d, zeros);
+        g.zr = g.zi = g.z2 = g.Dr = g.Di = g.atom_norm = hn::Load(d, zeros);
+        g.atom_n = hn::Zero(di);
         g.dcr = hn::Load(d, dcr);
         g.dci = hn::Load(d, dci);
         g.Zr = hn::Load(d, Zr);
@@ -258,9 +350,19 @@ void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
         for (Group& g : groups) {
             if (hn::AllFalse(d, g.alive > hn::Zero(d))) continue;
             any = true;
-            Advance(s, g);
+            Advance<kDistance, kAtom>(s, g);
         }
         if (!any) break;
+    }
+}
+
+void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    if (row.distance) {
+        if (row.atom_period) LanesRowOf<true, true>(row, counters);
+        else LanesRowOf<true, false>(row, counters);
+    } else {
+        if (row.atom_period) LanesRowOf<false, true>(row, counters);
+        else LanesRowOf<false, false>(row, counters);
     }
 }
 

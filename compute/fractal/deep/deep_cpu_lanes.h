@@ -1,6 +1,6 @@
 // deep_cpu_lanes.h: deep_cpu's row loop for the common case (the Mandelbrot set's parameter
-// plane, double deltas, rebasing, BLA), with one pixel per SIMD lane (Highway; AVX-512 runs 8
-// doubles a vector) and four vectors in flight.
+// plane, double deltas, rebasing, BLA, with or without the distance estimate and the atom period), with one pixel per
+// SIMD lane (Highway; AVX-512 runs 8 doubles a vector) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
 // step waits on the one before (add, multiply, subtract, add: four latencies in a row), so a
@@ -11,8 +11,12 @@
 // that loop's sequence of IEEE operations (this library is built with -ffp-contract=off), takes
 // the BLA skip bla_lookup picks (the lookup itself runs per lane, scalar, from the lanes whose
 // level-0 entry is valid; the skip's A z + B dc is then computed in the vector in the same
-// order), and rebases under the same conditions. Lanes that finish a pixel take the row's next
-// one. tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other.
+// order), and rebases under the same conditions. With the distance estimate each lane carries the
+// derivative D as deep_iterate_pixel's kDistance loop does (deep_derivative.h: the step's
+// 2 w D + spacing, the skip's A D + B spacing, the same products and sums) and writes the same
+// estimate; with the atom period, its smallest |Z_m + z|^2 and that n, as the kAtom loop tests
+// them (deep_atom.h). Lanes that finish a pixel take the row's next one. tests/fractal/deep/test_deep_lanes.cpp
+// holds the two loops to each other.
 // On x86 CPUs with AVX-512, deep_cpu_lanes_avx512.cpp runs the same loop from the BLA table's lane
 // layout (BlaTable::lane_points, lane_chain): the reference points as one load a lane, the skip's
 // level found by one vector compare, the lanes' state in registers.
@@ -34,13 +38,39 @@ struct DeepLanesRow {
     // runs instead of the AVX-512 one (deep_cpu_lanes_avx512.cpp).
     const BlaLanePoint<double>* lane_points = nullptr;
     const double* lane_chain = nullptr;
-    const double* dc_re = nullptr;   // per pixel: its offset from the reference point
+    const double* dc_re = nullptr;  // per pixel: its offset from the reference point
     const double* dc_im = nullptr;
     int count = 0;  // pixels
     int64_t max_iterations = 0;
     int64_t* escape_count = nullptr;  // out, per pixel: as deep_iterate_pixel returns
     double* mu = nullptr;             // out, per pixel
+    // The distance estimate (deep_perturbation.h's DeepDistanceOutput): the derivative's unit,
+    // and per pixel the estimate out; null: none.
+    double spacing = 0.0;
+    float* distance = nullptr;
+    // The atom period (deep_atom.h): the table's atom steps (entry for entry) and per pixel the
+    // period out; null: none.
+    const DeepAtomStep<double>* atom_steps = nullptr;
+    float* atom_period = nullptr;
 };
+
+// A row over an orbit and its table (null: BLA off; bla is its view), with the table's lane
+// layout where it has one; the caller sets the pixels, their outputs and the estimate's fields.
+inline DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t last_index,
+                                   const BlaView<double, DeepComplex<double>>& bla,
+                                   const BlaTable<double, DeepComplex<double>>* table, int64_t max_iterations) {
+    DeepLanesRow job;
+    job.orbit = orbit;
+    job.last_index = last_index;
+    job.bla = &bla;
+    job.bla_r2 = table ? table->r2.data() : nullptr;
+    if (table && !table->lane_points.empty()) {
+        job.lane_points = table->lane_points.data();
+        job.lane_chain = table->lane_chain.data();
+    }
+    job.max_iterations = max_iterations;
+    return job;
+}
 
 // bla_lookup's choice (the same entry or null), reading the radii from r2 (BlaTable::r2) and
 // an entry's length only where its level's 2^k exceeds max_length.

@@ -44,7 +44,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     const int64_t max_iterations = location.max_iterations;
     const int columns = rings.columns;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && !kDistance;
+    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia;
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns;
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));
@@ -73,6 +73,9 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
         for (int x = 0; x < columns; ++x)
             dc[size_t(x)] = {offset.re + radius * deep_from_double<T>(cos_x[size_t(x)]),
                              offset.im + radius * deep_from_double<T>(sin_x[size_t(x)])};
+        // The derivative in units of this ring's point spacing (deep_perturbation.h's
+        // DeepDistanceOutput), so the estimate comes out in those units.
+        [[maybe_unused]] const T spacing = radius * deep_from_double<T>(kTwoPi / columns);
         bool done_by_lanes = false;
         if constexpr (kLanesType) {
             if (use_lanes) {
@@ -83,29 +86,21 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                     dc_re[size_t(x)] = dc[size_t(x)].re;
                     dc_im[size_t(x)] = dc[size_t(x)].im;
                 }
-                DeepLanesRow job;
-                job.orbit = Z;
-                job.last_index = last_index;
-                job.bla = &bla;
-                job.bla_r2 = table ? table->r2.data() : nullptr;
-                if (table && !table->lane_points.empty()) {
-                    job.lane_points = table->lane_points.data();
-                    job.lane_chain = table->lane_chain.data();
-                }
+                DeepLanesRow job = deep_lanes_job(Z, last_index, bla, table.get(), max_iterations);
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
                 job.count = columns;
-                job.max_iterations = max_iterations;
                 job.escape_count = &out->escape_count[row_start];
                 job.mu = &out->mu[row_start];
+                if constexpr (kDistance) {
+                    job.spacing = spacing;
+                    job.distance = &out->distance[row_start];
+                }
                 deep_lanes_row(job, &counters);
                 done_by_lanes = true;
             }
         }
         if (!done_by_lanes) {
-            // The derivative in units of this ring's point spacing (deep_perturbation.h's
-            // DeepDistanceOutput), so the estimate comes out in those units.
-            [[maybe_unused]] const T spacing = radius * deep_from_double<T>(kTwoPi / columns);
             for (int x = 0; x < columns; ++x) {
                 const size_t i = row_start + size_t(x);
                 if constexpr (kDistance)

@@ -1,19 +1,22 @@
 // test_deep_lanes.cpp: deep_cpu's SIMD row loop (deep_cpu_lanes.h) against the one-pixel loop it
 // replaces (deep_iterate_pixel, deep_perturbation.h): the same escape count and the same smooth
-// value, bit for bit, on every pixel, and the same counters (steps, skips, rebases), at the 1e50
-// location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50 benchmark), at its centre seen
+// value (and distance estimate and atom period, where the frame has them), bit for bit, on every
+// pixel, and the
+// same counters (steps, skips, rebases), at the 1e50 location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50 benchmark), at its centre seen
 // from 1e20, at the glitch location glitch_test_3 (4.1e158) and with BLA off. The MPFR truth is
 // test_deep_render's business: deep_cpu runs this loop there. Also deep_cuda's form of the loop
 // (kPacked), run on the CPU, against the one-pixel loop.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "compute/fractal/deep/deep_cpu.h"
+#include "compute/fractal/deep/deep_cpu_rings.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -34,12 +37,29 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
 }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// What the lanes run with: the table's lane layout (BlaTable::lane_points), which the AVX-512 loop
+// takes where the CPU has AVX-512 (without it the Highway loop runs), the distance estimate and the
+// atom period; kAllInside: a frame that no pixel leaves (the checks that some escape are off).
+enum Lanes : unsigned { kPortable = 0, kLayout = 1, kDistance = 2, kAtom = 4, kAllInside = 8 };
+
+// The one-pixel loop with the outputs asked for.
+template <bool kWithDistance, bool kWithAtom>
+int64_t one_pixel(const DeepComplex<double>* Z, int64_t last, const BlaView<double, DeepComplex<double>>& bla,
+                  DeepComplex<double> dc, int64_t max_iterations, double* mu, DeepPixelCounters& counters,
+                  double spacing, float* estimate, const DeepAtomStep<double>* atom_steps, float* period) {
+    return deep_iterate_pixel<double, true, Formula::Mandelbrot, false, kWithDistance, false, false, false, kWithAtom>(
+        Z, last, bla, dc, max_iterations, mu, counters, nullptr, 0, nullptr,
+        DeepDistanceOutput<double>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
+        int64_t(0), DeepAtomOutput<double>{atom_steps, nullptr, kWithAtom ? period : nullptr});
+}
 
 // Renders the frame's rows both ways (as deep_cpu's render_pixels samples them) and compares.
-// layout: with the table's lane layout (BlaTable::lane_points), which the AVX-512 loop takes where
-// the CPU has AVX-512 (else the Highway loop runs either way).
-void check_lanes(const DeepLocation& location, int width, int height, bool use_bla, bool layout = false) {
-    SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()) + (layout ? " with the lane layout" : ""));
+void check_lanes(const DeepLocation& location, int width, int height, bool use_bla, unsigned lanes_with = kPortable) {
+    const bool layout = lanes_with & kLayout, distance = lanes_with & kDistance, atom = lanes_with & kAtom;
+    SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()) + (layout ? " with the lane layout" : "") +
+                 (distance ? " with the distance estimate" : "") + (atom ? " with the atom period" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
     DeepFrame frame;
@@ -60,6 +80,12 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     std::vector<double> dc_re(static_cast<size_t>(width)), dc_im(static_cast<size_t>(width)),
         mu(static_cast<size_t>(width));
     std::vector<int64_t> count(static_cast<size_t>(width));
+    std::vector<float> estimate(static_cast<size_t>(width), -1.0f), period(static_cast<size_t>(width), -1.0f);
+    int estimates = 0;  // pixels with a positive estimate
+    std::vector<DeepAtomStep<double>> atom_steps;
+    if (atom) atom_steps = build_deep_atom_steps(Z, bla);
+    const DeepAtomStep<double>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
+    int periods = 0;  // pixels with an atom period
     for (int y = 0; y < height; ++y) {
         const double dy = -(y + 0.5 - 0.5 * height) * spacing;
         for (int x = 0; x < width; ++x) {
@@ -81,15 +107,32 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         row.max_iterations = location.max_iterations;
         row.escape_count = count.data();
         row.mu = mu.data();
+        if (distance) {
+            row.spacing = spacing;
+            row.distance = estimate.data();
+        }
+        if (atom) {
+            row.atom_steps = steps;
+            row.atom_period = period.data();
+        }
         deep_lanes_row(row, &lanes);
         for (int x = 0; x < width; ++x, ++pixels) {
             double expected_mu = 0.0;
-            const int64_t expected = deep_iterate_pixel<double, true>(
-                Z, last, bla, {dc_re[size_t(x)], dc_im[size_t(x)]}, location.max_iterations, &expected_mu, one);
-            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)])) {
+            float expected_estimate = -1.0f, expected_period = -1.0f;
+            const DeepComplex<double> dc{dc_re[size_t(x)], dc_im[size_t(x)]};
+            const auto loop = distance ? (atom ? one_pixel<true, true> : one_pixel<true, false>)
+                                       : (atom ? one_pixel<false, true> : one_pixel<false, false>);
+            const int64_t expected = loop(Z, last, bla, dc, location.max_iterations, &expected_mu, one, spacing,
+                                          &expected_estimate, steps, &expected_period);
+            estimates += expected_estimate > 0.0f;
+            periods += expected_period > 0.0f;
+            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
+                !same_bits(expected_estimate, estimate[size_t(x)]) || !same_bits(expected_period, period[size_t(x)])) {
                 if (differ++ < 5)
                     ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)];
+                                  << expected_mu << " estimate " << expected_estimate << " period " << expected_period
+                                  << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)] << " estimate "
+                                  << estimate[size_t(x)] << " period " << period[size_t(x)];
             }
         }
     }
@@ -100,9 +143,17 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     EXPECT_EQ(lanes.steps, one.steps);
     EXPECT_EQ(lanes.rebases, one.rebases);
     EXPECT_EQ(lanes.escaped, one.escaped);
-    EXPECT_GT(one.escaped, 0u);
+    if (!(lanes_with & kAllInside)) {
+        EXPECT_GT(one.escaped, 0u);
+    }
     if (use_bla) {
         EXPECT_GT(one.bla_skips, 0u);
+    }
+    if (distance && !(lanes_with & kAllInside)) {
+        EXPECT_GT(estimates, pixels / 4) << "pixels with an estimate, of " << pixels;
+    }
+    if (atom) {
+        EXPECT_GT(periods, pixels / 2) << "pixels with an atom period, of " << pixels;
     }
 }
 
@@ -189,25 +240,71 @@ TEST(DeepLanes, MatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37,
 
 TEST(DeepLanes, MatchesOnePixelLoopAtGlitchLocation) { check_lanes(load("glitch_test_3"), 24, 14, true); }
 
-TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, true, true); }
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE50) { check_lanes(load("e50"), 29, 17, true, kLayout); }
 
-TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37, 21, true, true); }
+TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtE20) { check_lanes(load("e50", "1e20"), 37, 21, true, kLayout); }
 
 TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopAtGlitchLocation) {
-    check_lanes(load("glitch_test_3"), 24, 14, true, true);
+    check_lanes(load("glitch_test_3"), 24, 14, true, kLayout);
+}
+
+// The distance estimate: the same estimate, bit for bit, from both lane loops.
+TEST(DeepLanes, DistanceMatchesOnePixelLoopAtE50) {
+    check_lanes(load("e50"), 29, 17, true, kDistance);
+    check_lanes(load("e50"), 29, 17, true, kLayout | kDistance);
+}
+
+TEST(DeepLanes, DistanceMatchesOnePixelLoopAtE20) {
+    check_lanes(load("e50", "1e20"), 37, 21, true, kDistance);
+    check_lanes(load("e50", "1e20"), 37, 21, true, kLayout | kDistance);
+}
+
+TEST(DeepLanes, DistanceMatchesOnePixelLoopAtGlitchLocation) {
+    check_lanes(load("glitch_test_3"), 24, 14, true, kDistance);
+    check_lanes(load("glitch_test_3"), 24, 14, true, kLayout | kDistance);
+}
+
+// The atom period: the same period, alone and beside the estimate, from both lane loops.
+TEST(DeepLanes, AtomPeriodMatchesOnePixelLoopAtE50) {
+    check_lanes(load("e50"), 29, 17, true, kAtom);
+    check_lanes(load("e50"), 29, 17, true, kLayout | kAtom);
+    check_lanes(load("e50"), 29, 17, true, kLayout | kAtom | kDistance);
+}
+
+TEST(DeepLanes, AtomPeriodMatchesOnePixelLoopAtE20) {
+    check_lanes(load("e50", "1e20"), 37, 21, true, kAtom | kDistance);
+    check_lanes(load("e50", "1e20"), 37, 21, true, kLayout | kAtom);
+}
+
+// Pixels at e50's centre from 1e30 that have not escaped by 5,000 iterations, whose smallest
+// values lie inside skips (the atom steps' values, deep_atom.h).
+TEST(DeepLanes, AtomPeriodFromInsideSkipsMatchesOnePixelLoop) {
+    DeepLocation location = load("e50", "1e30");
+    location.max_iterations = 5000;
+    check_lanes(location, 40, 20, true, kAtom | kAllInside);
+    check_lanes(location, 40, 20, true, kLayout | kAtom | kAllInside);
+    check_lanes(location, 40, 20, true, kLayout | kAtom | kDistance | kAllInside);
+}
+
+TEST(DeepLanes, AtomPeriodMatchesOnePixelLoopAtGlitchLocation) {
+    check_lanes(load("glitch_test_3"), 24, 14, true, kAtom);
+    check_lanes(load("glitch_test_3"), 24, 14, true, kLayout | kAtom);
 }
 
 // Few iterations: lanes reach the limit inside skips' reach (the skip lengths capped).
 TEST(DeepLanes, LaneLayoutMatchesOnePixelLoopNearTheLimit) {
     DeepLocation location = load("e50");
     location.max_iterations = 262000;
-    check_lanes(location, 41, 9, true, true);
+    check_lanes(location, 41, 9, true, kLayout);
+    check_lanes(location, 41, 9, true, kLayout | kDistance);
+    check_lanes(location, 41, 9, true, kLayout | kAtom);
 }
 
 TEST(DeepLanes, MatchesOnePixelLoopWithoutBla) {
     DeepLocation location = load("e50", "1e20");
     location.max_iterations = 20000;
     check_lanes(location, 19, 11, false);
+    check_lanes(location, 19, 11, false, kDistance | kAtom);
 }
 
 // The fused multiply-adds (deep_perturbation.h) are Highway's MulAdd only where the target has
@@ -221,6 +318,7 @@ TEST(DeepLanes, MatchOnATargetWithoutFma) {
     hwy::SetSupportedTargetsForTest(HWY_SSE4);
     EXPECT_STREQ(deep_lanes_target(), "SSE4");
     check_lanes(load("e50", "1e20"), 37, 21, true);
+    check_lanes(load("e50", "1e20"), 37, 21, true, kDistance | kAtom);
 }
 
 // deep_cpu uses the lanes for this case: its frame is the one-pixel loop's (every row's pixels
@@ -249,6 +347,52 @@ TEST(DeepLanes, DeepCpuUsesThem) {
             differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]);
         }
     EXPECT_EQ(differ, 0);
+    EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
+    EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
+}
+
+// deep_cpu_rings (the video's polar grid) takes the lanes with the distance estimate too: every
+// point's count, mu and estimate are the one-pixel loop's.
+TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
+    const DeepLocation location = load("e50", "1e20");
+    DeepRings rings;
+    rings.columns = 40;
+    const FloatExp step = deep_pixel_spacing(location.zoom, 24);
+    for (int r = 0; r < 8; ++r) rings.radius.push_back(step * fe_from_double(std::exp2(5.0 - r)));
+    DeepRenderOptions options;
+    options.distance = true;
+    options.threads = 2;
+    const DeepRingsFrame frame = deep_cpu_rings(location, 40, 24, rings, options);
+    ASSERT_EQ(frame.distance.size(), size_t(8 * 40));
+    DeepRingsFrame scratch;
+    const DeepRingsSetup rs = deep_rings_setup(location, 40, 24, rings, options, &scratch);
+    ASSERT_TRUE(rs.is_double);
+    std::shared_ptr<const BlaTable<double, DeepComplex<double>>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(rs.setup, rs.options, &table, &critical, &scratch.stats)));
+    const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
+    const DeepComplex<double> offset{fe_to_double(rs.setup.offset.re), fe_to_double(rs.setup.offset.im)};
+    constexpr double kTwoPi = 6.283185307179586;  // deep_cpu_rings.cpp's
+    DeepPixelCounters one;
+    int differ = 0, estimates = 0;
+    for (int y = 0; y < 8; ++y) {
+        const double radius = fe_to_double(rings.radius[size_t(y)]);
+        const double spacing = radius * (kTwoPi / 40);
+        for (int x = 0; x < 40; ++x) {
+            const double angle = kTwoPi * (x + 0.5) / 40;
+            const DeepComplex<double> dc{offset.re + radius * std::cos(angle), offset.im + radius * std::sin(angle)};
+            double mu = 0.0;
+            float estimate = -1.0f;
+            const int64_t k = deep_iterate_pixel<double, true, Formula::Mandelbrot, false, true>(
+                rs.setup.orbit->z.data(), rs.setup.orbit->last_index(), bla, dc, location.max_iterations, &mu, one,
+                nullptr, 0, nullptr, DeepDistanceOutput<double>{spacing, &estimate});
+            const size_t i = size_t(y) * 40 + size_t(x);
+            estimates += estimate > 0.0f;
+            differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]) ||
+                      !same_bits(estimate, frame.distance[i]);
+        }
+    }
+    EXPECT_EQ(differ, 0) << "of 320 points";
+    EXPECT_GT(estimates, 80);
     EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
     EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
 }
