@@ -104,6 +104,8 @@ int run_explorer(int argc, char** argv) {
                 break;
             }
             show_status_line(panels, picture, workers, hooks, w, options.no_ui, frame);
+            // Compare renders each view on CUDA too: a window that started on the CPU asks for it now.
+            if (workers.perf.panels.compare.enabled) frame_renderer_cuda_usable(workers.renderer);
             update_perf_monitor(workers.perf, picture.view, picture.settings.precision, workers.renderer,
                                 picture.palette);
             ImGui::Render();

@@ -322,11 +322,16 @@ void carry_out_requests(ExplorerPanels& panels, ExplorerPicture& picture, Explor
     if (view_panel.settings_edited) {
         if (view_panel.settings.vsync != settings.vsync) glfwSwapInterval(view_panel.settings.vsync ? 1 : 0);
         settings = view_panel.settings;
+        // CUDA chosen in a window that started on the CPU: asked now, and refused with the reason.
+        if (settings.backend == Backend::Cuda && !frame_renderer_cuda_usable(workers.renderer)) {
+            settings.backend = Backend::Cpu;
+            show_message(panels.status, "CUDA unavailable: " + workers.renderer.cuda_unavailable, true);
+        }
     }
     if (hooks.soak.frames > 0 && step_soak(hooks.soak, {&view, &nav, &view_panel, &panels.export_dialog, w.window}))
         glfwSetWindowShouldClose(w.window, GLFW_TRUE);
     if (nav.toggle_backend) {
-        if (settings.backend == Backend::Cpu && !workers.renderer.cuda_unavailable.empty())
+        if (settings.backend == Backend::Cpu && !frame_renderer_cuda_usable(workers.renderer))
             show_message(panels.status, "CUDA unavailable: " + workers.renderer.cuda_unavailable, true);
         else settings.backend = settings.backend == Backend::Cpu ? Backend::Cuda : Backend::Cpu;
     }
@@ -463,10 +468,10 @@ void next_frame_wait(ExplorerWindow& w, const ExplorerPanels& panels, const Expl
                          drag_benchmark_wants_next_frame(hooks.bench, renderer) ||
                          hooks.frames_shown < options.frames;  // --frames: a scripted run
     reasons.progress = (waits_for_worker(renderer.path) && !renderer.complete) || workers.export_job.running ||
-                       video_busy(workers.video) || vector_add_busy(workers.vecadd_runner) || cnn_demo_busy(workers.cnn_runner) ||
-                       !perf_settled(workers.perf) || w.navigation.last_wheel_time_s >= 0.0 ||
-                       w.navigation.zoom_direction != 0 || newton_zoom_busy(workers.newton) ||
-                       ImGui::GetIO().WantTextInput;
+                       video_busy(workers.video) || vector_add_busy(workers.vecadd_runner) ||
+                       cnn_demo_busy(workers.cnn_runner) || !perf_settled(workers.perf) ||
+                       w.navigation.last_wheel_time_s >= 0.0 || w.navigation.zoom_direction != 0 ||
+                       newton_zoom_busy(workers.newton) || ImGui::GetIO().WantTextInput;
     // The cadence weighs what a frame costs the CPU. A GPU's GL spends the swap waiting (for
     // vsync, or for the X server to take the picture), not computing, so its swap is left out
     // there; a software rasteriser (llvmpipe) draws the picture during the swap, on the cores

@@ -165,7 +165,8 @@ bool start_renderer(const ExplorerOptions& options, FrameRenderer& renderer, Exp
     renderer.deep.on_news = [] { glfwPostEmptyEvent(); };
     renderer.deep.devices = settings->devices;  // empty: every visible one, found by the deep worker
     try {
-        init_frame_renderer(renderer, find_data_dir("shaders"));
+        // On the CPU by choice, the driver starts only if the user turns to CUDA.
+        init_frame_renderer(renderer, find_data_dir("shaders"), options.backend != "cpu");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());
         return false;

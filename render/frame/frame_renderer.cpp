@@ -230,16 +230,25 @@ const char* render_path_name(RenderPath path) {
     return "?";
 }
 
-void init_frame_renderer(FrameRenderer& r, const std::filesystem::path& shader_dir) {
+bool frame_renderer_cuda_usable(FrameRenderer& r) {
+    if (!r.cuda_asked) {
+        r.cuda_asked = true;
+        std::string reason;
+        if (!cuda_available(&reason) && r.cuda_unavailable.empty()) r.cuda_unavailable = reason;
+    }
+    return r.cuda_unavailable.empty();
+}
+
+void init_frame_renderer(FrameRenderer& r, const std::filesystem::path& shader_dir, bool ask_cuda) {
     r.texture = create_frame_texture(shader_dir);
-    std::string reason;
-    if (!cuda_available(&reason)) r.cuda_unavailable = reason;
+    if (ask_cuda) frame_renderer_cuda_usable(r);
     start_cpu_render_worker(r.cpu);
     start_deep_render_worker(r.deep);
 }
 
 void update_frame_renderer(FrameRenderer& r, const View& view, Backend backend, Precision precision,
                            const PaletteTable& palette) {
+    if (backend == Backend::Cuda) frame_renderer_cuda_usable(r);
     if (!same_request(r, view, backend, precision)) {
         r.has_request = true;
         r.requested_view = view;

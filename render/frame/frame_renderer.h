@@ -80,6 +80,10 @@ struct FrameRenderer {
     // Why faster paths are out (empty while they are usable). Set once, never retried.
     std::string cuda_unavailable;     // no CUDA here, or CUDA failed while rendering
     std::string interop_unavailable;  // buffer sharing with this GL context failed
+    // Whether CUDA has been asked (cuda_unavailable holds its answer). A window that starts on
+    // the CPU asks only once CUDA is chosen (frame_renderer_cuda_usable): until then the driver
+    // is not started, which costs a few hundred milliseconds of the first frame on a GPU host.
+    bool cuda_asked = false;
 
     // The last request, and what the texture shows.
     bool has_request = false;
@@ -98,8 +102,12 @@ struct FrameRenderer {
                                    // a change means `timings` describe a new frame
 };
 
-// Loads the shaders, creates the texture, asks CUDA whether it is usable, starts the CPU worker.
-void init_frame_renderer(FrameRenderer& renderer, const std::filesystem::path& shader_dir);
+// Loads the shaders, creates the texture, asks CUDA whether it is usable (unless ask_cuda is
+// false: a window that starts on the CPU), starts the CPU worker.
+void init_frame_renderer(FrameRenderer& renderer, const std::filesystem::path& shader_dir, bool ask_cuda = true);
+// Whether CUDA can render here: asks it the first time (cuda_available), then answers from
+// cuda_unavailable. update_frame_renderer asks before a frame on the CUDA backend.
+bool frame_renderer_cuda_usable(FrameRenderer& renderer);
 // Once per frame, with the GL context current: renders `view` if it differs from the last
 // request (CUDA paths: synchronously; CPU path: hands it to the worker) and takes the CPU
 // worker's finished rows into the texture.

@@ -6,7 +6,10 @@
 #   - `render --backend=cuda` must reach it (else this build has no CUDA runtime: skipped);
 #   - the CPU's direct and deep renders, their videos (frame by frame and the exponential map),
 #     a shard, and `mpirun -np 2` renders and videos (where mpirun is installed) must each
-#     finish and leave the log empty.
+#     finish and leave the log empty;
+#   - with a display (the test command's Xvfb): the window on `--backend=cpu` must leave it
+#     empty too, until the user turns to CUDA (the C key): then it asks the driver, and, told
+#     there is no device, stays on the CPU and says why.
 # Usage: bash cpu_leaves_cuda_cli.sh /path/to/mandelscope
 # shellcheck source=cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
@@ -72,5 +75,36 @@ if command -v mpirun > /dev/null; then
     cpu_case "mpirun -np 2 video" -- with_fake "${mpi[@]}" "$bin" video "${video[@]}" --method=direct --segment-frames=2 -o h.mp4
 else
     echo "skip mpirun cases: no mpirun"
+fi
+if [ -n "${DISPLAY:-}" ] && command -v xdotool > /dev/null; then
+    export XDG_CONFIG_HOME=$work/config
+    cpu_case "the window on --backend=cpu" -- "$bin" --backend=cpu --size=320x180 --frames=3 --screenshot=w.png
+    rm -f driver.log
+    with_fake "$bin" --backend=cpu --size=320x180 --print-view > window.txt 2>&1 &
+    window_pid=$!
+    wid=$(timeout 30 xdotool search --sync --onlyvisible --pid "$window_pid" --name '^Mandelscope$' | head -1)
+    if [ -z "$wid" ]; then
+        fail "the window on --backend=cpu did not appear ($(tail -c 300 window.txt))"
+    else
+        sleep 1
+        [ -s driver.log ] && fail "the window on --backend=cpu started the driver before CUDA was chosen"
+        xdotool windowactivate --sync "$wid" key c > /dev/null 2>&1 || xdotool key --window "$wid" c
+        for _ in $(seq 50); do [ -s driver.log ] && break; sleep 0.1; done
+        if [ -s driver.log ]; then
+            echo "ok   the window asks the driver once CUDA is chosen ($(wc -l < driver.log) calls)"
+        else
+            fail "turning the window to CUDA did not ask the driver"
+        fi
+        xdotool key --window "$wid" ctrl+q > /dev/null 2>&1
+    fi
+    for _ in $(seq 100); do kill -0 "$window_pid" 2> /dev/null || break; sleep 0.1; done
+    if kill -0 "$window_pid" 2> /dev/null; then
+        kill "$window_pid"
+        fail "the window did not quit on Ctrl+Q"
+    elif ! wait "$window_pid"; then
+        fail "the window exited with an error after turning to CUDA ($(tail -c 300 window.txt))"
+    fi
+else
+    echo "skip window cases: no display or no xdotool"
 fi
 cli_end "the CPU paths never start the CUDA driver"
