@@ -67,11 +67,12 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t last_index = orbit.last_index();
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    // The SIMD row loop serves the Mandelbrot set's parameter plane in double deltas with
-    // rebasing and BLA (deep frames down to 1e290), with or without the distance estimate and the
-    // atom period; the rest runs deep_iterate_pixel a pixel at a time, and so do frames with BLA
-    // off (tests, and the benchmark's plain loop: the baseline).
-    constexpr bool kLanesType = std::is_same_v<T, double> && F == Formula::Mandelbrot && !kJulia && kRebase;
+    // The SIMD row loop serves the parameter planes of the Mandelbrot set and the Multibrots in
+    // double deltas with rebasing and BLA (deep frames down to 1e290), with or without the
+    // distance estimate and the atom period; the rest (Julia sets, the Burning Ship, the Tricorn,
+    // FloatExp deltas) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off
+    // (tests, and the benchmark's plain loop: the baseline).
+    constexpr bool kLanesType = std::is_same_v<T, double> && formula_is_holomorphic(F) && !kJulia && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
@@ -106,6 +107,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                     dc_im[size_t(column)] = offset.im + dy;
                 }
                 DeepLanesRow job = deep_lanes_job(Z, last_index, bla, table.get(), max_iterations);
+                job.formula = F;
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
                 job.count = region.width;

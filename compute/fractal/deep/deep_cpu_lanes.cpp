@@ -88,7 +88,7 @@ void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, dou
 
 // Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2, fr + i fi their full
 // value) and gives each the row's next pixel, or idles it.
-template <bool kDistance, bool kAtom>
+template <Formula F, bool kDistance, bool kAtom>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm, VD fr, VD fi) {
     const D d;
     const DI di;
@@ -123,11 +123,10 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         const int p = g.pixel[lane];
         if (escaped >> lane & 1) {
             row.escape_count[p] = n[lane];
-            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n[lane], fn[lane]);
+            row.mu[p] = deep_smooth_mu<F>(n[lane], fn[lane]);
             if constexpr (kDistance)
-                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
-                    DeepComplex<double>{full_re[lane], full_im[lane]}, fn[lane],
-                    DeepComplex<double>{Dr[lane], Di[lane]});
+                row.distance[p] = deep_distance_estimate<F>(DeepComplex<double>{full_re[lane], full_im[lane]}, fn[lane],
+                                                            DeepComplex<double>{Dr[lane], Di[lane]});
             if constexpr (kAtom) row.atom_period[p] = float(atom_n[lane]);
             s.counters->iterations += uint64_t(n[lane]);
             ++s.counters->escaped;
@@ -183,8 +182,38 @@ HWY_INLINE void ComplexProduct(VD ar, VD ai, VD br, VD bi, VD* re, VD* im) {
     *im = hn::Add(hn::Mul(ar, bi), hn::Mul(ai, br));
 }
 
+// |a|^2 as the one-pixel loop rounds it: fused for the Mandelbrot set (deep_fused_norm), else
+// deep_norm's separate products and sum.
+template <Formula F>
+HWY_INLINE VD Norm(VD re, VD im) {
+    if constexpr (F == Formula::Mandelbrot) return FusedMulAdd(re, re, hn::Mul(im, im));
+    else return hn::Add(hn::Mul(re, re), hn::Mul(im, im));
+}
+
+// A Multibrot's f(Z + z) - f(Z) (deep_perturbation_step's Horner form, the same products and
+// sums in the same order).
+template <Formula F>
+HWY_INLINE void MultibrotStep(VD Zr, VD Zi, VD zr, VD zi, VD* out_re, VD* out_im) {
+    const D d;
+    constexpr int kDegree = formula_degree(F);
+    VD pr[kDegree], pi[kDegree];  // Z^1 .. Z^(d-1)
+    pr[1] = Zr;
+    pi[1] = Zi;
+    for (int j = 2; j < kDegree; ++j) ComplexProduct(pr[j - 1], pi[j - 1], Zr, Zi, &pr[j], &pi[j]);
+    const VD degree = hn::Set(d, double(kDegree));
+    VD ar = hn::Add(zr, hn::Mul(Zr, degree)), ai = hn::Add(zi, hn::Mul(Zi, degree));
+    for (int k = kDegree - 2; k >= 1; --k) {
+        const VD b = hn::Set(d, deep_binomial(kDegree, k));
+        VD tr, ti;
+        ComplexProduct(ar, ai, zr, zi, &tr, &ti);
+        ar = hn::Add(tr, hn::Mul(pr[kDegree - k], b));
+        ai = hn::Add(ti, hn::Mul(pi[kDegree - k], b));
+    }
+    ComplexProduct(ar, ai, zr, zi, out_re, out_im);
+}
+
 // One pass of deep_iterate_pixel's loop for every lane of g.
-template <bool kDistance, bool kAtom>
+template <Formula F, bool kDistance, bool kAtom>
 HWY_INLINE void Advance(RowState& s, Group& g) {
     const D d;
     const DI di;
@@ -204,19 +233,44 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const VD r2 = hn::Load(d, lane_r2);
     const hn::Mask<D> skip = hn::And(hn::And(hn::RebindMask(d, in_range), g.z2 < r2), alive);
 
-    // The perturbation step, (Z + (Z + z)) z + dc, for every lane (deep_iterate_pixel's, fused).
-    const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
-    VD zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
-    VD zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
-    // kDistance: D <- 2 w D + spacing, w = Z + z the full value before the step
-    // (deep_derivative_step; after a rebase Z_0 + z differs from the loop's w at most in the sign
-    // of a zero, which the sum with spacing removes).
+    // The perturbation step for every lane: the Mandelbrot set's (Z + (Z + z)) z + dc, fused
+    // (deep_iterate_pixel's), a Multibrot's f(Z + z) - f(Z) + dc.
+    VD zr, zi;
+    if constexpr (F == Formula::Mandelbrot) {
+        const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
+        zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
+        zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
+    } else {
+        MultibrotStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
+        zr = hn::Add(zr, g.dcr);
+        zi = hn::Add(zi, g.dci);
+    }
+    // kDistance: D <- d w^(d-1) D + spacing, w = Z + z the full value before the step
+    // (deep_derivative_step: 2 w D for the Mandelbrot set; after a rebase Z_0 + z differs from
+    // the loop's w at most in the sign of a zero, which the sum with spacing removes).
     [[maybe_unused]] VD Dr, Di;
     if constexpr (kDistance) {
+        const VD wr = hn::Add(g.Zr, g.zr), wi = hn::Add(g.Zi, g.zi);
         VD pr, pi;
-        ComplexProduct(hn::Add(g.Zr, g.zr), hn::Add(g.Zi, g.zi), g.Dr, g.Di, &pr, &pi);
-        Dr = hn::Add(hn::Add(pr, pr), hn::Set(d, s.row->spacing));
-        Di = hn::Add(pi, pi);
+        if constexpr (F == Formula::Mandelbrot) {
+            ComplexProduct(wr, wi, g.Dr, g.Di, &pr, &pi);
+            pr = hn::Add(pr, pr);
+            pi = hn::Add(pi, pi);
+        } else {
+            VD qr = wr, qi = wi;  // w^(d-1)
+            for (int j = 2; j < formula_degree(F); ++j) {
+                VD tr, ti;
+                ComplexProduct(qr, qi, wr, wi, &tr, &ti);
+                qr = tr;
+                qi = ti;
+            }
+            ComplexProduct(qr, qi, g.Dr, g.Di, &pr, &pi);
+            const VD degree = hn::Set(d, double(formula_degree(F)));
+            pr = hn::Mul(pr, degree);
+            pi = hn::Mul(pi, degree);
+        }
+        Dr = hn::Add(pr, hn::Set(d, s.row->spacing));
+        Di = pi;
     }
     VI length = one_i;
     const uint64_t skip_bits = MaskBits(d, skip);
@@ -260,11 +314,19 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
         const VD ar = hn::Load(d, a_re), ai = hn::Load(d, a_im), br = hn::Load(d, b_re), bi = hn::Load(d, b_im);
         const VI skip_length = hn::Load(di, lengths);
-        // deep_fused_mul_add(a, z, bla_apply(b, dc)), in deep_perturbation.h's order.
+        // deep_fused_mul_add(a, z, bla_apply(b, dc)) for the Mandelbrot set, bla_apply(a, z) +
+        // bla_apply(b, dc) for a Multibrot, in deep_perturbation.h's order.
         const VD bdr = hn::Sub(hn::Mul(br, g.dcr), hn::Mul(bi, g.dci));
         const VD bdi = hn::Add(hn::Mul(br, g.dci), hn::Mul(bi, g.dcr));
-        const VD kr = FusedMulAdd(ar, g.zr, FusedNegMulAdd(ai, g.zi, bdr));
-        const VD ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
+        VD kr, ki;
+        if constexpr (F == Formula::Mandelbrot) {
+            kr = FusedMulAdd(ar, g.zr, FusedNegMulAdd(ai, g.zi, bdr));
+            ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
+        } else {
+            ComplexProduct(ar, ai, g.zr, g.zi, &kr, &ki);
+            kr = hn::Add(kr, bdr);
+            ki = hn::Add(ki, bdi);
+        }
         zr = hn::IfThenElse(skip, kr, zr);
         zi = hn::IfThenElse(skip, ki, zi);
         if constexpr (kDistance) {  // D <- A D + B spacing (deep_derivative_skip)
@@ -297,18 +359,19 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         g.Zi = hn::Load(d, Zi);
     }
     const VD fr = hn::Add(g.Zr, zr), fi = hn::Add(g.Zi, zi);
-    const VD full_norm = FusedMulAdd(fr, fr, hn::Mul(fi, fi));
-    const VD z2 = FusedMulAdd(zr, zr, hn::Mul(zi, zi));
+    const VD full_norm = Norm<F>(fr, fi);
+    const VD z2 = Norm<F>(zr, zi);
     if constexpr (kAtom) {  // the value landed on: the period's n where it is the smallest yet
         const hn::Mask<D> smaller = hn::Or(hn::RebindMask(d, g.atom_n == zero_i), full_norm < g.atom_norm);
         g.atom_norm = hn::IfThenElse(smaller, full_norm, g.atom_norm);
         g.atom_n = hn::IfThenElse(hn::RebindMask(di, smaller), g.n, g.atom_n);
     }
-    const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kDeepBailoutSquared), alive);
+    constexpr double kBailoutSquared = formula_bailout_radius(F) * formula_bailout_radius(F);
+    const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kBailoutSquared), alive);
     const hn::Mask<D> rebase = hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
     g.zr = hn::IfThenElse(rebase, fr, zr);
     g.zi = hn::IfThenElse(rebase, fi, zi);
-    g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as deep_fused_norm would
+    g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as the norm of z would be
     g.m = hn::IfThenZeroElse(hn::RebindMask(di, rebase), g.m);
     g.Zr = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].re), g.Zr);
     g.Zi = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].im), g.Zi);
@@ -317,10 +380,10 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     // 3. Finished lanes.
     const hn::Mask<D> limit = hn::And(hn::RebindMask(d, hn::Not(hn::Set(di, row.max_iterations) > g.n)), alive);
     const uint64_t done = MaskBits(d, hn::Or(escaped, limit));
-    if (HWY_UNLIKELY(done)) FinishLanes<kDistance, kAtom>(s, g, done, MaskBits(d, escaped), full_norm, fr, fi);
+    if (HWY_UNLIKELY(done)) FinishLanes<F, kDistance, kAtom>(s, g, done, MaskBits(d, escaped), full_norm, fr, fi);
 }
 
-template <bool kDistance, bool kAtom>
+template <Formula F, bool kDistance, bool kAtom>
 void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
     const D d;
     const DI di;
@@ -350,19 +413,32 @@ void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
         for (Group& g : groups) {
             if (hn::AllFalse(d, g.alive > hn::Zero(d))) continue;
             any = true;
-            Advance<kDistance, kAtom>(s, g);
+            Advance<F, kDistance, kAtom>(s, g);
         }
         if (!any) break;
     }
 }
 
-void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
+template <Formula F>
+void LanesRowFor(const DeepLanesRow& row, DeepPixelCounters* counters) {
     if (row.distance) {
-        if (row.atom_period) LanesRowOf<true, true>(row, counters);
-        else LanesRowOf<true, false>(row, counters);
+        if (row.atom_period) LanesRowOf<F, true, true>(row, counters);
+        else LanesRowOf<F, true, false>(row, counters);
     } else {
-        if (row.atom_period) LanesRowOf<false, true>(row, counters);
-        else LanesRowOf<false, false>(row, counters);
+        if (row.atom_period) LanesRowOf<F, false, true>(row, counters);
+        else LanesRowOf<F, false, false>(row, counters);
+    }
+}
+
+void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    switch (row.formula) {
+    case Formula::Multibrot3: LanesRowFor<Formula::Multibrot3>(row, counters); break;
+    case Formula::Multibrot4: LanesRowFor<Formula::Multibrot4>(row, counters); break;
+    case Formula::Multibrot5: LanesRowFor<Formula::Multibrot5>(row, counters); break;
+    case Formula::Multibrot6: LanesRowFor<Formula::Multibrot6>(row, counters); break;
+    case Formula::Multibrot7: LanesRowFor<Formula::Multibrot7>(row, counters); break;
+    case Formula::Multibrot8: LanesRowFor<Formula::Multibrot8>(row, counters); break;
+    default: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
     }
 }
 
@@ -380,7 +456,9 @@ HWY_EXPORT(TargetName);
 }  // namespace deep_lanes
 
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
-    if (row.lane_points && row.bla && row.bla->levels > 0 && deep_lanes_row_avx512(row, counters)) return;
+    if (row.formula == Formula::Mandelbrot && row.lane_points && row.bla && row.bla->levels > 0 &&
+        deep_lanes_row_avx512(row, counters))
+        return;
     HWY_DYNAMIC_DISPATCH(deep_lanes::LanesRow)(row, counters);
 }
 

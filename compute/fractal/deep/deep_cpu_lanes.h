@@ -1,6 +1,7 @@
-// deep_cpu_lanes.h: deep_cpu's row loop for the common case (the Mandelbrot set's parameter
-// plane, double deltas, rebasing, BLA, with or without the distance estimate and the atom period), with one pixel per
-// SIMD lane (Highway; AVX-512 runs 8 doubles a vector) and four vectors in flight.
+// deep_cpu_lanes.h: deep_cpu's row loop for the common case (the parameter planes of the
+// Mandelbrot set and the Multibrots, double deltas, rebasing, BLA, with or without the distance
+// estimate and the atom period), with one pixel per SIMD lane (Highway; AVX-512 runs 8 doubles
+// a vector, for the Mandelbrot set) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
 // step waits on the one before (add, multiply, subtract, add: four latencies in a row), so a
@@ -30,6 +31,9 @@
 namespace ms {
 
 struct DeepLanesRow {
+    // The Mandelbrot set or a Multibrot (their parameter planes); the AVX-512 loop takes the
+    // Mandelbrot set's rows, the Highway loop every one.
+    Formula formula = Formula::Mandelbrot;
     const DeepComplex<double>* orbit = nullptr;  // Z_0 .. Z_last (Z_0 = 0)
     int64_t last_index = 0;
     const BlaView<double, DeepComplex<double>>* bla = nullptr;  // no levels: BLA off
