@@ -67,15 +67,16 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t last_index = orbit.last_index();
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    // The SIMD row loop serves the parameter planes of the Mandelbrot set and the Multibrots in
-    // double deltas with rebasing and BLA (deep frames down to 1e290), with or without the
-    // distance estimate and the atom period; the rest (Julia sets, the Burning Ship, the Tricorn,
-    // FloatExp deltas) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off
-    // (tests, and the benchmark's plain loop: the baseline).
-    constexpr bool kLanesType = std::is_same_v<T, double> && formula_is_holomorphic(F) && !kJulia && kRebase;
+    // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
+    // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
+    // the distance estimate and the atom period; the rest (the Burning Ship, the Tricorn, FloatExp
+    // deltas) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests,
+    // and the benchmark's plain loop: the baseline).
+    constexpr bool kLanesType = std::is_same_v<T, double> && formula_is_holomorphic(F) && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
-    const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth;
+    const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
+                           (!kJulia || (W && critical_table));
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
@@ -120,6 +121,14 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 if constexpr (kAtom) {
                     job.atom_steps = atom_steps.empty() ? nullptr : atom_steps.data();
                     job.atom_period = &frame->atom[row_start];
+                }
+                if constexpr (kJulia) {
+                    job.julia = true;
+                    job.orbit_w = W;
+                    job.last_index_w = w_last;
+                    job.bla_w = &bla_w;
+                    job.bla_r2_w = critical_table->r2.data();
+                    if constexpr (kAtom) job.atom_steps_w = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
                 }
                 deep_lanes_row(job, &counters);
                 row_done_by_lanes = true;

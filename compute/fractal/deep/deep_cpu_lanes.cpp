@@ -14,6 +14,8 @@
 //   2. m and n advance; Z_m is loaded; the escape and rebase tests as in the scalar loop.
 //   3. Lanes that escaped or reached the iteration limit are written out and take the next
 //      pixel (scalar, rare: once per pixel against thousands of iterations).
+// A Julia set's lanes (kJulia) start at z = dc, add no dc a step, and a lane's first rebase moves
+// it onto the critical orbit W and its table for good, as deep_iterate_pixel's do.
 // With the distance estimate (kDistance) the lanes' derivatives D step beside z: 2 w D + spacing
 // with w = Z_m + z before the step, A D + B spacing where a lane skips (deep_derivative.h). With
 // the atom period (kAtom) each lane keeps its smallest |Z_m + z|^2 and that n, tested after every
@@ -57,15 +59,32 @@ struct Group {
     VD atom_norm;  // kAtom: the smallest |Z_m + z|^2 so far and its n (0: none yet)
     VI atom_n;
     VI m, n;
+    VI on_w, last;  // kJulia: 1 once on the critical orbit W; the lane's orbit's last index
     int pixel[kMaxLanes];
+};
+
+// An orbit the lanes iterate against, with its table: the row's Z, and a Julia set's W.
+struct LaneOrbit {
+    const DeepComplex<double>* z;
+    int64_t last;
+    const BlaView<double, DeepComplex<double>>* bla;
+    const double* r2;  // level 0's radii (the compact copy; a dummy 0 with BLA off)
+    const DeepAtomStep<double>* atom_steps;
 };
 
 struct RowState {
     const DeepLanesRow* row;
-    const double* r2;  // level 0's radii (the compact copy; a dummy 0 with BLA off)
+    LaneOrbit orbit[2];  // Z; a Julia set's W
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
+
+// |a|^2 as the one-pixel loop rounds it, for one lane (Norm below, in a vector).
+template <Formula F>
+double NormOf(double re, double im) {
+    if constexpr (F == Formula::Mandelbrot) return std::fma(re, re, im * im);
+    else return re * re + im * im;
+}
 
 // Gives `lane` the row's next pixel (its dc, alive) at the orbit's start Z_0, or idles it where
 // the row has none left: the lanes' arrays as FinishLanes and the first fill hold them.
@@ -88,14 +107,18 @@ void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, dou
 
 // Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2, fr + i fi their full
 // value) and gives each the row's next pixel, or idles it.
-template <Formula F, bool kDistance, bool kAtom>
+template <Formula F, bool kJulia, bool kDistance, bool kAtom>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm, VD fr, VD fi) {
     const D d;
     const DI di;
     HWY_ALIGN double zr[kMaxLanes], zi[kMaxLanes], z2[kMaxLanes], dcr[kMaxLanes], dci[kMaxLanes], Zr[kMaxLanes],
         Zi[kMaxLanes], alive[kMaxLanes], fn[kMaxLanes], full_re[kMaxLanes], full_im[kMaxLanes], Dr[kMaxLanes],
         Di[kMaxLanes], atom_norm[kMaxLanes];
-    HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], atom_n[kMaxLanes];
+    HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], atom_n[kMaxLanes], on_w[kMaxLanes], last[kMaxLanes];
+    if constexpr (kJulia) {
+        hn::Store(g.on_w, di, on_w);
+        hn::Store(g.last, di, last);
+    }
     hn::Store(g.zr, d, zr);
     hn::Store(g.zi, d, zi);
     hn::Store(g.z2, d, z2);
@@ -143,6 +166,18 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         atom_n[lane] = 0;
         m[lane] = n[lane] = 0;
         StartLane(s, g, size_t(lane), dcr, dci, Zr, Zi, alive);
+        if constexpr (kJulia) {  // z_0 = dc, D_0 = spacing, on Z
+            zr[lane] = dcr[lane];
+            zi[lane] = dci[lane];
+            z2[lane] = NormOf<F>(zr[lane], zi[lane]);
+            Dr[lane] = s.row->spacing;
+            on_w[lane] = 0;
+            last[lane] = s.orbit[0].last;
+        }
+    }
+    if constexpr (kJulia) {
+        g.on_w = hn::Load(di, on_w);
+        g.last = hn::Load(di, last);
     }
     g.zr = hn::Load(d, zr);
     g.zi = hn::Load(d, zi);
@@ -213,41 +248,65 @@ HWY_INLINE void MultibrotStep(VD Zr, VD Zi, VD zr, VD zi, VD* out_re, VD* out_im
 }
 
 // One pass of deep_iterate_pixel's loop for every lane of g.
-template <Formula F, bool kDistance, bool kAtom>
+template <Formula F, bool kJulia, bool kDistance, bool kAtom>
 HWY_INLINE void Advance(RowState& s, Group& g) {
     const D d;
     const DI di;
     const DeepLanesRow& row = *s.row;
-    const BlaView<double, DeepComplex<double>>& bla = *row.bla;
     const VI zero_i = hn::Zero(di), one_i = hn::Set(di, 1);
     const hn::Mask<D> alive = g.alive > hn::Zero(d);
+    // kJulia: each lane's orbit (0: Z, 1: W).
+    [[maybe_unused]] HWY_ALIGN int64_t on_w[kMaxLanes];
+    if constexpr (kJulia) hn::Store(g.on_w, di, on_w);
+    auto orbit_of = [&](size_t lane) -> const LaneOrbit& { return s.orbit[kJulia ? on_w[lane] : 0]; };
 
     // 1. BLA, level 0 first: valid where 1 <= m <= level_size[0] and |z|^2 < r2.
-    const VI level0_size = hn::Set(di, bla.levels > 0 ? bla.level_size[0] : 0);
-    const hn::Mask<DI> in_range = hn::And(g.m > zero_i, hn::Not(g.m > level0_size));
-    const VI index0 = hn::IfThenElseZero(in_range, hn::Sub(g.m, one_i));
-    HWY_ALIGN int64_t lane_index[kMaxLanes];
     HWY_ALIGN double lane_r2[kMaxLanes];
-    hn::Store(index0, di, lane_index);
-    for (size_t lane = 0; lane < hn::Lanes(d); ++lane) lane_r2[lane] = s.r2[lane_index[lane]];
-    const VD r2 = hn::Load(d, lane_r2);
-    const hn::Mask<D> skip = hn::And(hn::And(hn::RebindMask(d, in_range), g.z2 < r2), alive);
+    hn::Mask<D> skip;
+    if constexpr (kJulia) {
+        HWY_ALIGN int64_t m[kMaxLanes];
+        hn::Store(g.m, di, m);
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
+            const LaneOrbit& o = orbit_of(lane);
+            const int64_t size0 = o.bla->levels > 0 ? o.bla->level_size[0] : 0;
+            lane_r2[lane] = m[lane] >= 1 && m[lane] <= size0 ? o.r2[m[lane] - 1] : 0.0;
+        }
+        skip = hn::And(g.z2 < hn::Load(d, lane_r2), alive);
+    } else {
+        const BlaView<double, DeepComplex<double>>& bla = *row.bla;
+        const VI level0_size = hn::Set(di, bla.levels > 0 ? bla.level_size[0] : 0);
+        const hn::Mask<DI> in_range = hn::And(g.m > zero_i, hn::Not(g.m > level0_size));
+        const VI index0 = hn::IfThenElseZero(in_range, hn::Sub(g.m, one_i));
+        HWY_ALIGN int64_t lane_index[kMaxLanes];
+        hn::Store(index0, di, lane_index);
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) lane_r2[lane] = s.orbit[0].r2[lane_index[lane]];
+        const VD r2 = hn::Load(d, lane_r2);
+        skip = hn::And(hn::And(hn::RebindMask(d, in_range), g.z2 < r2), alive);
+    }
 
     // The perturbation step for every lane: the Mandelbrot set's (Z + (Z + z)) z + dc, fused
-    // (deep_iterate_pixel's), a Multibrot's f(Z + z) - f(Z) + dc.
+    // (deep_iterate_pixel's), a Multibrot's f(Z + z) - f(Z) + dc; a Julia set's adds no dc
+    // (deep_fused_mul for the Mandelbrot set's).
     VD zr, zi;
     if constexpr (F == Formula::Mandelbrot) {
         const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
-        zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
-        zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
+        if constexpr (kJulia) {
+            zr = FusedMulAdd(tr, g.zr, hn::Neg(hn::Mul(ti, g.zi)));
+            zi = FusedMulAdd(tr, g.zi, hn::Mul(ti, g.zr));
+        } else {
+            zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
+            zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
+        }
     } else {
         MultibrotStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
-        zr = hn::Add(zr, g.dcr);
-        zi = hn::Add(zi, g.dci);
+        if constexpr (!kJulia) {
+            zr = hn::Add(zr, g.dcr);
+            zi = hn::Add(zi, g.dci);
+        }
     }
-    // kDistance: D <- d w^(d-1) D + spacing, w = Z + z the full value before the step
-    // (deep_derivative_step: 2 w D for the Mandelbrot set; after a rebase Z_0 + z differs from
-    // the loop's w at most in the sign of a zero, which the sum with spacing removes).
+    // kDistance: D <- d w^(d-1) D + spacing (no + spacing on a Julia set), w = Z + z the full
+    // value before the step (deep_derivative_step: 2 w D for the Mandelbrot set; after a rebase
+    // Z_0 + z differs from the loop's w at most in the sign of a zero, which leaves |D| as it is).
     [[maybe_unused]] VD Dr, Di;
     if constexpr (kDistance) {
         const VD wr = hn::Add(g.Zr, g.zr), wi = hn::Add(g.Zi, g.zi);
@@ -269,7 +328,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
             pr = hn::Mul(pr, degree);
             pi = hn::Mul(pi, degree);
         }
-        Dr = hn::Add(pr, hn::Set(d, s.row->spacing));
+        Dr = kJulia ? pr : hn::Add(pr, hn::Set(d, s.row->spacing));
         Di = pi;
     }
     VI length = one_i;
@@ -292,7 +351,8 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
         for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
             const int lane = __builtin_ctzll(bits);
-            const Step* step = deep_lanes_lookup(bla, row.bla_r2, m[lane], z2[lane], row.max_iterations - n[lane]);
+            const LaneOrbit& o = orbit_of(size_t(lane));
+            const Step* step = deep_lanes_lookup(*o.bla, o.r2, m[lane], z2[lane], row.max_iterations - n[lane]);
             a_re[lane] = step->a.re;
             a_im[lane] = step->a.im;
             b_re[lane] = step->b.re;
@@ -301,7 +361,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
             s.counters->bla_iterations += uint64_t(step->length);
             ++s.counters->bla_skips;
             if constexpr (kAtom) {
-                const DeepAtomStep<double>& atom = row.atom_steps[step - bla.entries];
+                const DeepAtomStep<double>& atom = o.atom_steps[step - o.bla->entries];
                 if (atom.offset != 0 && (atom_n[lane] == 0 || atom.norm < atom_norm[lane])) {
                     atom_norm[lane] = atom.norm;
                     atom_n[lane] = n[lane] + atom.offset;
@@ -315,26 +375,36 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         const VD ar = hn::Load(d, a_re), ai = hn::Load(d, a_im), br = hn::Load(d, b_re), bi = hn::Load(d, b_im);
         const VI skip_length = hn::Load(di, lengths);
         // deep_fused_mul_add(a, z, bla_apply(b, dc)) for the Mandelbrot set, bla_apply(a, z) +
-        // bla_apply(b, dc) for a Multibrot, in deep_perturbation.h's order.
+        // bla_apply(b, dc) for a Multibrot, in deep_perturbation.h's order; a Julia set's skip
+        // is A z alone (deep_fused_mul for the Mandelbrot set's).
         const VD bdr = hn::Sub(hn::Mul(br, g.dcr), hn::Mul(bi, g.dci));
         const VD bdi = hn::Add(hn::Mul(br, g.dci), hn::Mul(bi, g.dcr));
         VD kr, ki;
-        if constexpr (F == Formula::Mandelbrot) {
+        if constexpr (F == Formula::Mandelbrot && kJulia) {
+            kr = FusedMulAdd(ar, g.zr, hn::Neg(hn::Mul(ai, g.zi)));
+            ki = FusedMulAdd(ar, g.zi, hn::Mul(ai, g.zr));
+        } else if constexpr (F == Formula::Mandelbrot) {
             kr = FusedMulAdd(ar, g.zr, FusedNegMulAdd(ai, g.zi, bdr));
             ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
         } else {
             ComplexProduct(ar, ai, g.zr, g.zi, &kr, &ki);
-            kr = hn::Add(kr, bdr);
-            ki = hn::Add(ki, bdi);
+            if constexpr (!kJulia) {
+                kr = hn::Add(kr, bdr);
+                ki = hn::Add(ki, bdi);
+            }
         }
         zr = hn::IfThenElse(skip, kr, zr);
         zi = hn::IfThenElse(skip, ki, zi);
-        if constexpr (kDistance) {  // D <- A D + B spacing (deep_derivative_skip)
+        if constexpr (kDistance) {  // D <- A D + B spacing, A D on a Julia set (deep_derivative_skip)
             VD qr, qi;
             ComplexProduct(ar, ai, g.Dr, g.Di, &qr, &qi);
-            const VD spacing = hn::Set(d, s.row->spacing);
-            Dr = hn::IfThenElse(skip, hn::Add(qr, hn::Mul(br, spacing)), Dr);
-            Di = hn::IfThenElse(skip, hn::Add(qi, hn::Mul(bi, spacing)), Di);
+            if constexpr (!kJulia) {
+                const VD spacing = hn::Set(d, s.row->spacing);
+                qr = hn::Add(qr, hn::Mul(br, spacing));
+                qi = hn::Add(qi, hn::Mul(bi, spacing));
+            }
+            Dr = hn::IfThenElse(skip, qr, Dr);
+            Di = hn::IfThenElse(skip, qi, Di);
         }
         length = hn::IfThenElse(hn::RebindMask(di, skip), skip_length, length);
     }
@@ -352,8 +422,9 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         HWY_ALIGN double Zr[kMaxLanes], Zi[kMaxLanes];
         hn::Store(g.m, di, m);
         for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
-            Zr[lane] = row.orbit[m[lane]].re;
-            Zi[lane] = row.orbit[m[lane]].im;
+            const DeepComplex<double>* z = orbit_of(lane).z;
+            Zr[lane] = z[m[lane]].re;
+            Zi[lane] = z[m[lane]].im;
         }
         g.Zr = hn::Load(d, Zr);
         g.Zi = hn::Load(d, Zi);
@@ -368,22 +439,30 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     }
     constexpr double kBailoutSquared = formula_bailout_radius(F) * formula_bailout_radius(F);
     const hn::Mask<D> escaped = hn::And(full_norm > hn::Set(d, kBailoutSquared), alive);
-    const hn::Mask<D> rebase = hn::Or(full_norm < z2, hn::RebindMask(d, g.m == hn::Set(di, row.last_index)));
+    const VI last = kJulia ? g.last : hn::Set(di, row.last_index);
+    const hn::Mask<D> rebase = hn::Or(full_norm < z2, hn::RebindMask(d, g.m == last));
     g.zr = hn::IfThenElse(rebase, fr, zr);
     g.zi = hn::IfThenElse(rebase, fi, zi);
     g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as the norm of z would be
     g.m = hn::IfThenZeroElse(hn::RebindMask(di, rebase), g.m);
-    g.Zr = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].re), g.Zr);
-    g.Zi = hn::IfThenElse(rebase, hn::Set(d, row.orbit[0].im), g.Zi);
+    // The orbit's start: Z_0, or a Julia set's W_0 (the lane then stays on W).
+    const LaneOrbit& restart = s.orbit[kJulia ? 1 : 0];
+    g.Zr = hn::IfThenElse(rebase, hn::Set(d, restart.z[0].re), g.Zr);
+    g.Zi = hn::IfThenElse(rebase, hn::Set(d, restart.z[0].im), g.Zi);
+    if constexpr (kJulia) {
+        g.on_w = hn::IfThenElse(hn::RebindMask(di, rebase), one_i, g.on_w);
+        g.last = hn::IfThenElse(hn::RebindMask(di, rebase), hn::Set(di, restart.last), g.last);
+    }
     s.counters->rebases += hn::CountTrue(d, hn::AndNot(escaped, hn::And(rebase, alive)));
 
     // 3. Finished lanes.
     const hn::Mask<D> limit = hn::And(hn::RebindMask(d, hn::Not(hn::Set(di, row.max_iterations) > g.n)), alive);
     const uint64_t done = MaskBits(d, hn::Or(escaped, limit));
-    if (HWY_UNLIKELY(done)) FinishLanes<F, kDistance, kAtom>(s, g, done, MaskBits(d, escaped), full_norm, fr, fi);
+    if (HWY_UNLIKELY(done))
+        FinishLanes<F, kJulia, kDistance, kAtom>(s, g, done, MaskBits(d, escaped), full_norm, fr, fi);
 }
 
-template <Formula F, bool kDistance, bool kAtom>
+template <Formula F, bool kJulia, bool kDistance, bool kAtom>
 void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
     const D d;
     const DI di;
@@ -391,7 +470,11 @@ void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
     s.row = &row;
     s.counters = counters;
     static const double kNoRadius = 0.0;
-    s.r2 = row.bla_r2 && row.bla && row.bla->levels > 0 ? row.bla_r2 : &kNoRadius;
+    s.orbit[0] = {row.orbit, row.last_index, row.bla,
+                  row.bla_r2 && row.bla && row.bla->levels > 0 ? row.bla_r2 : &kNoRadius, row.atom_steps};
+    if constexpr (kJulia)
+        s.orbit[1] = {row.orbit_w, row.last_index_w, row.bla_w,
+                      row.bla_r2_w && row.bla_w && row.bla_w->levels > 0 ? row.bla_r2_w : &kNoRadius, row.atom_steps_w};
     Group groups[kGroups];
     for (Group& g : groups) {
         g.m = g.n = hn::Zero(di);
@@ -407,27 +490,43 @@ void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
         g.Zr = hn::Load(d, Zr);
         g.Zi = hn::Load(d, Zi);
         g.alive = hn::Load(d, alive);
+        if constexpr (kJulia) {  // z_0 = dc, D_0 = spacing, on Z
+            HWY_ALIGN double z2[kMaxLanes];
+            for (size_t lane = 0; lane < hn::Lanes(d); ++lane) z2[lane] = NormOf<F>(dcr[lane], dci[lane]);
+            g.zr = g.dcr;
+            g.zi = g.dci;
+            g.z2 = hn::Load(d, z2);
+            g.Dr = hn::Set(d, row.spacing);
+            g.on_w = hn::Zero(di);
+            g.last = hn::Set(di, row.last_index);
+        }
     }
     for (;;) {
         bool any = false;
         for (Group& g : groups) {
             if (hn::AllFalse(d, g.alive > hn::Zero(d))) continue;
             any = true;
-            Advance<F, kDistance, kAtom>(s, g);
+            Advance<F, kJulia, kDistance, kAtom>(s, g);
         }
         if (!any) break;
     }
 }
 
+template <Formula F, bool kJulia>
+void LanesRowPlane(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    if (row.distance) {
+        if (row.atom_period) LanesRowOf<F, kJulia, true, true>(row, counters);
+        else LanesRowOf<F, kJulia, true, false>(row, counters);
+    } else {
+        if (row.atom_period) LanesRowOf<F, kJulia, false, true>(row, counters);
+        else LanesRowOf<F, kJulia, false, false>(row, counters);
+    }
+}
+
 template <Formula F>
 void LanesRowFor(const DeepLanesRow& row, DeepPixelCounters* counters) {
-    if (row.distance) {
-        if (row.atom_period) LanesRowOf<F, true, true>(row, counters);
-        else LanesRowOf<F, true, false>(row, counters);
-    } else {
-        if (row.atom_period) LanesRowOf<F, false, true>(row, counters);
-        else LanesRowOf<F, false, false>(row, counters);
-    }
+    if (row.julia) LanesRowPlane<F, true>(row, counters);
+    else LanesRowPlane<F, false>(row, counters);
 }
 
 void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
@@ -456,7 +555,7 @@ HWY_EXPORT(TargetName);
 }  // namespace deep_lanes
 
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
-    if (row.formula == Formula::Mandelbrot && row.lane_points && row.bla && row.bla->levels > 0 &&
+    if (row.formula == Formula::Mandelbrot && !row.julia && row.lane_points && row.bla && row.bla->levels > 0 &&
         deep_lanes_row_avx512(row, counters))
         return;
     HWY_DYNAMIC_DISPATCH(deep_lanes::LanesRow)(row, counters);

@@ -1,7 +1,7 @@
-// deep_cpu_lanes.h: deep_cpu's row loop for the common case (the parameter planes of the
-// Mandelbrot set and the Multibrots, double deltas, rebasing, BLA, with or without the distance
-// estimate and the atom period), with one pixel per SIMD lane (Highway; AVX-512 runs 8 doubles
-// a vector, for the Mandelbrot set) and four vectors in flight.
+// deep_cpu_lanes.h: deep_cpu's row loop for the common case (the Mandelbrot set and the
+// Multibrots, their parameter planes and Julia sets, double deltas, rebasing, BLA, with or without
+// the distance estimate and the atom period), with one pixel per SIMD lane (Highway; AVX-512 runs
+// 8 doubles a vector, for the Mandelbrot set's parameter plane) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
 // step waits on the one before (add, multiply, subtract, add: four latencies in a row), so a
@@ -56,6 +56,14 @@ struct DeepLanesRow {
     // period out; null: none.
     const DeepAtomStep<double>* atom_steps = nullptr;
     float* atom_period = nullptr;
+    // A Julia set of the formula (the Highway loop): dc is the pixel's offset from Z_0, and a
+    // lane's first rebase moves it onto the critical orbit W (W_0 = 0) and W's table.
+    bool julia = false;
+    const DeepComplex<double>* orbit_w = nullptr;
+    int64_t last_index_w = 0;
+    const BlaView<double, DeepComplex<double>>* bla_w = nullptr;
+    const double* bla_r2_w = nullptr;
+    const DeepAtomStep<double>* atom_steps_w = nullptr;
 };
 
 // A row over an orbit and its table (null: BLA off; bla is its view), with the table's lane

@@ -46,31 +46,46 @@ bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 // atom period; kAllInside: a frame that no pixel leaves (the checks that some escape are off).
 enum Lanes : unsigned { kPortable = 0, kLayout = 1, kDistance = 2, kAtom = 4, kAllInside = 8 };
 
+// A Julia set's critical orbit W and what goes with it (unused on a parameter plane).
+struct CriticalOrbit {
+    const DeepComplex<double>* W = nullptr;
+    int64_t last = 0;
+    const BlaView<double, DeepComplex<double>>* bla = nullptr;
+    const DeepAtomStep<double>* atom_steps = nullptr;
+};
+
 // The one-pixel loop of formula F with the outputs asked for.
-template <Formula F, bool kWithDistance, bool kWithAtom>
+template <Formula F, bool kJulia, bool kWithDistance, bool kWithAtom>
 int64_t one_pixel(const DeepComplex<double>* Z, int64_t last, const BlaView<double, DeepComplex<double>>& bla,
                   DeepComplex<double> dc, int64_t max_iterations, double* mu, DeepPixelCounters& counters,
-                  double spacing, float* estimate, const DeepAtomStep<double>* atom_steps, float* period) {
-    return deep_iterate_pixel<double, true, F, false, kWithDistance, false, false, false, kWithAtom>(
-        Z, last, bla, dc, max_iterations, mu, counters, nullptr, 0, nullptr,
+                  double spacing, float* estimate, const DeepAtomStep<double>* atom_steps, float* period,
+                  const CriticalOrbit& w) {
+    return deep_iterate_pixel<double, true, F, kJulia, kWithDistance, false, false, false, kWithAtom>(
+        Z, last, bla, dc, max_iterations, mu, counters, w.W, w.last, w.bla,
         DeepDistanceOutput<double>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
-        int64_t(0), DeepAtomOutput<double>{atom_steps, nullptr, kWithAtom ? period : nullptr});
+        int64_t(0), DeepAtomOutput<double>{atom_steps, w.atom_steps, kWithAtom ? period : nullptr});
+}
+template <Formula F, bool kJulia>
+auto one_pixel_loop(bool distance, bool atom) {
+    return distance ? (atom ? one_pixel<F, kJulia, true, true> : one_pixel<F, kJulia, true, false>)
+                    : (atom ? one_pixel<F, kJulia, false, true> : one_pixel<F, kJulia, false, false>);
 }
 template <Formula F>
-auto one_pixel_loop(bool distance, bool atom) {
-    return distance ? (atom ? one_pixel<F, true, true> : one_pixel<F, true, false>)
-                    : (atom ? one_pixel<F, false, true> : one_pixel<F, false, false>);
+auto one_pixel_plane(bool julia, bool distance, bool atom) {
+    return julia ? one_pixel_loop<F, true>(distance, atom) : one_pixel_loop<F, false>(distance, atom);
 }
-// The formulas the lanes take (deep_cpu_lanes.h): the Mandelbrot set and the Multibrots.
-decltype(one_pixel_loop<Formula::Mandelbrot>(false, false)) one_pixel_for(Formula formula, bool distance, bool atom) {
+// The formulas the lanes take (deep_cpu_lanes.h): the Mandelbrot set and the Multibrots, their
+// parameter planes and Julia sets.
+decltype(one_pixel_plane<Formula::Mandelbrot>(false, false, false)) one_pixel_for(Formula formula, bool julia,
+                                                                                  bool distance, bool atom) {
     switch (formula) {
-    case Formula::Multibrot3: return one_pixel_loop<Formula::Multibrot3>(distance, atom);
-    case Formula::Multibrot4: return one_pixel_loop<Formula::Multibrot4>(distance, atom);
-    case Formula::Multibrot5: return one_pixel_loop<Formula::Multibrot5>(distance, atom);
-    case Formula::Multibrot6: return one_pixel_loop<Formula::Multibrot6>(distance, atom);
-    case Formula::Multibrot7: return one_pixel_loop<Formula::Multibrot7>(distance, atom);
-    case Formula::Multibrot8: return one_pixel_loop<Formula::Multibrot8>(distance, atom);
-    default: return one_pixel_loop<Formula::Mandelbrot>(distance, atom);
+    case Formula::Multibrot3: return one_pixel_plane<Formula::Multibrot3>(julia, distance, atom);
+    case Formula::Multibrot4: return one_pixel_plane<Formula::Multibrot4>(julia, distance, atom);
+    case Formula::Multibrot5: return one_pixel_plane<Formula::Multibrot5>(julia, distance, atom);
+    case Formula::Multibrot6: return one_pixel_plane<Formula::Multibrot6>(julia, distance, atom);
+    case Formula::Multibrot7: return one_pixel_plane<Formula::Multibrot7>(julia, distance, atom);
+    case Formula::Multibrot8: return one_pixel_plane<Formula::Multibrot8>(julia, distance, atom);
+    default: return one_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
     }
 }
 
@@ -104,6 +119,18 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     std::vector<DeepAtomStep<double>> atom_steps;
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<double>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
+    // A Julia set's critical orbit and its table.
+    CriticalOrbit w;
+    const BlaView<double, DeepComplex<double>> bla_w = bla_view(critical.get());
+    std::vector<DeepAtomStep<double>> atom_steps_w;
+    if (location.julia) {
+        ASSERT_TRUE(critical);
+        w.W = deep_critical_data<double>(*setup.orbit);
+        w.last = setup.orbit->critical_last_index();
+        w.bla = &bla_w;
+        if (atom) atom_steps_w = build_deep_atom_steps(w.W, bla_w);
+        w.atom_steps = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
+    }
     int periods = 0;  // pixels with an atom period
     for (int y = 0; y < height; ++y) {
         const double dy = -(y + 0.5 - 0.5 * height) * spacing;
@@ -113,6 +140,14 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         }
         DeepLanesRow row;
         row.formula = location.formula;
+        if (location.julia) {
+            row.julia = true;
+            row.orbit_w = w.W;
+            row.last_index_w = w.last;
+            row.bla_w = w.bla;
+            row.bla_r2_w = critical->r2.data();
+            row.atom_steps_w = w.atom_steps;
+        }
         row.orbit = Z;
         row.last_index = last;
         row.bla = &bla;
@@ -140,9 +175,9 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
             double expected_mu = 0.0;
             float expected_estimate = -1.0f, expected_period = -1.0f;
             const DeepComplex<double> dc{dc_re[size_t(x)], dc_im[size_t(x)]};
-            const auto loop = one_pixel_for(location.formula, distance, atom);
+            const auto loop = one_pixel_for(location.formula, location.julia, distance, atom);
             const int64_t expected = loop(Z, last, bla, dc, location.max_iterations, &expected_mu, one, spacing,
-                                          &expected_estimate, steps, &expected_period);
+                                          &expected_estimate, steps, &expected_period, w);
             estimates += expected_estimate > 0.0f;
             periods += expected_period > 0.0f;
             if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
@@ -424,6 +459,18 @@ TEST(DeepLanes, MultibrotsMatchOnePixelLoop) {
     for (const FamilyCase* c : {&kMultibrot3, &kMultibrot4Tip, &kMultibrot5, &multibrot8}) {
         SCOPED_TRACE(c->name);
         const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
+        check_lanes(location, 33, 13, true);
+        check_lanes(location, 33, 13, true, kLayout | kDistance);
+        check_lanes(location, 33, 13, true, kAtom | kDistance);
+    }
+}
+
+// Julia sets of the Mandelbrot set and of Multibrot 3 on the Highway lanes: z_0 = dc, no dc a
+// step, the critical orbit W and its table after a lane's first rebase.
+TEST(DeepLanes, JuliaSetsMatchOnePixelLoop) {
+    for (const FamilyCase* c : {&kJuliaRabbit, &kJuliaMultibrot3}) {
+        SCOPED_TRACE(c->name);
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E50");
         check_lanes(location, 33, 13, true);
         check_lanes(location, 33, 13, true, kLayout | kDistance);
         check_lanes(location, 33, 13, true, kAtom | kDistance);
