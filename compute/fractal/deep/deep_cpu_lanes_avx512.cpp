@@ -449,12 +449,12 @@ MS_AVX512_INLINE void take_skips(Context& c, Group<V>& g, const GroupSide& side,
 template <class V>
 MS_AVX512_INLINE __mmask8 land(Group<V>& g, const Next<V>& n, __m512d bailout) {
     g.zr = n.zr;
-    g.d = n.d;
     g.zi = n.zi;
     g.m = n.m;
     g.Zr = n.Zr;
     g.Zi = n.Zi;
     g.r0 = n.r0;
+    g.d = n.d;
     const __m512d fr = _mm512_add_pd(g.Zr, g.zr), fi = _mm512_add_pd(g.Zi, g.zi);
     const __m512d fn = fused_norm(fr, fi);
     const __m512d z2 = fused_norm(g.zr, g.zi);
