@@ -72,7 +72,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // the distance estimate and the atom period; the rest (the Burning Ship, the Tricorn, FloatExp
     // deltas) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests,
     // and the benchmark's plain loop: the baseline).
-    constexpr bool kLanesType = std::is_same_v<T, double> && formula_is_holomorphic(F) && kRebase;
+    constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&

@@ -34,6 +34,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "compute/fractal/deep/deep_cpu_lanes.h"
 
@@ -537,7 +539,8 @@ void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
     case Formula::Multibrot6: LanesRowFor<Formula::Multibrot6>(row, counters); break;
     case Formula::Multibrot7: LanesRowFor<Formula::Multibrot7>(row, counters); break;
     case Formula::Multibrot8: LanesRowFor<Formula::Multibrot8>(row, counters); break;
-    default: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
+    case Formula::Mandelbrot: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
+    default: break;  // deep_lanes_row refuses the rest (deep_lanes_take)
     }
 }
 
@@ -555,6 +558,8 @@ HWY_EXPORT(TargetName);
 }  // namespace deep_lanes
 
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    if (!deep_lanes_take(row.formula))
+        throw std::invalid_argument(std::string("the SIMD lanes do not take the formula ") + formula_name(row.formula));
     if (row.formula == Formula::Mandelbrot && !row.julia && row.lane_points && row.bla && row.bla->levels > 0 &&
         deep_lanes_row_avx512(row, counters))
         return;

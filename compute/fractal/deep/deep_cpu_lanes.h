@@ -66,6 +66,22 @@ struct DeepLanesRow {
     const DeepAtomStep<double>* atom_steps_w = nullptr;
 };
 
+// The formulas whose double-delta rows the lanes take: the Mandelbrot set and the Multibrots
+// (z^d + c; the Highway loop writes their step in Horner form). A new formula runs the one-pixel
+// loop until the lanes learn its step.
+constexpr bool deep_lanes_take(Formula formula) {
+    switch (formula) {
+    case Formula::Mandelbrot:
+    case Formula::Multibrot3:
+    case Formula::Multibrot4:
+    case Formula::Multibrot5:
+    case Formula::Multibrot6:
+    case Formula::Multibrot7:
+    case Formula::Multibrot8: return true;
+    default: return false;
+    }
+}
+
 // A row over an orbit and its table (null: BLA off; bla is its view), with the table's lane
 // layout where it has one; the caller sets the pixels, their outputs and the estimate's fields.
 inline DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t last_index,

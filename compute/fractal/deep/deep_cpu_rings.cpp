@@ -44,7 +44,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     const int64_t max_iterations = location.max_iterations;
     const int columns = rings.columns;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    constexpr bool kLanesType = std::is_same_v<T, double> && formula_is_holomorphic(F) && !kJulia;
+    constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && !kJulia;
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns;
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));

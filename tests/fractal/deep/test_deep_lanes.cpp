@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -475,4 +476,18 @@ TEST(DeepLanes, JuliaSetsMatchOnePixelLoop) {
         check_lanes(location, 33, 13, true, kLayout | kDistance);
         check_lanes(location, 33, 13, true, kAtom | kDistance);
     }
+}
+
+// A formula whose step the lanes do not have (deep_lanes_take) is refused with a sentence, not
+// iterated as another.
+TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
+    for (Formula formula : {Formula::BurningShip, Formula::Tricorn}) {
+        DeepLanesRow row;
+        row.formula = formula;
+        DeepPixelCounters counters;
+        EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
+        EXPECT_FALSE(deep_lanes_take(formula));
+    }
+    EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
+    EXPECT_TRUE(deep_lanes_take(Formula::Multibrot8));
 }
