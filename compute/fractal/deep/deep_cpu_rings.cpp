@@ -44,8 +44,9 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     const int64_t max_iterations = location.max_iterations;
     const int columns = rings.columns;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && !kJulia;
-    const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns;
+    constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
+    const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
+                           (!kJulia || (W && critical_table));
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));
     for (int x = 0; x < columns; ++x) {
@@ -96,6 +97,13 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 if constexpr (kDistance) {
                     job.spacing = spacing;
                     job.distance = &out->distance[row_start];
+                }
+                if constexpr (kJulia) {
+                    job.julia = true;
+                    job.orbit_w = W;
+                    job.last_index_w = w_last;
+                    job.bla_w = &bla_w;
+                    job.bla_r2_w = critical_table->r2.data();
                 }
                 deep_lanes_row(job, &counters);
                 done_by_lanes = true;

@@ -408,8 +408,7 @@ TEST(DeepLanes, DeepCpuUsesThem) {
 
 // deep_cpu_rings (the video's polar grid) takes the lanes with the distance estimate too: every
 // point's count, mu and estimate are the one-pixel loop's.
-TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
-    const DeepLocation location = load("e50", "1e20");
+void check_rings(const DeepLocation& location) {
     DeepRings rings;
     rings.columns = 40;
     const FloatExp step = deep_pixel_spacing(location.zoom, 24);
@@ -425,8 +424,17 @@ TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
     std::shared_ptr<const BlaTable<double, DeepComplex<double>>> table, critical;
     ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(rs.setup, rs.options, &table, &critical, &scratch.stats)));
     const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
+    const BlaView<double, DeepComplex<double>> bla_w = bla_view(critical.get());
+    CriticalOrbit w;
+    if (location.julia) {
+        ASSERT_TRUE(critical);
+        w.W = deep_critical_data<double>(*rs.setup.orbit);
+        w.last = rs.setup.orbit->critical_last_index();
+        w.bla = &bla_w;
+    }
     const DeepComplex<double> offset{fe_to_double(rs.setup.offset.re), fe_to_double(rs.setup.offset.im)};
     constexpr double kTwoPi = 6.283185307179586;  // deep_cpu_rings.cpp's
+    const auto loop = one_pixel_for(location.formula, location.julia, true, false);
     DeepPixelCounters one;
     int differ = 0, estimates = 0;
     for (int y = 0; y < 8; ++y) {
@@ -437,9 +445,8 @@ TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
             const DeepComplex<double> dc{offset.re + radius * std::cos(angle), offset.im + radius * std::sin(angle)};
             double mu = 0.0;
             float estimate = -1.0f;
-            const int64_t k = deep_iterate_pixel<double, true, Formula::Mandelbrot, false, true>(
-                rs.setup.orbit->z.data(), rs.setup.orbit->last_index(), bla, dc, location.max_iterations, &mu, one,
-                nullptr, 0, nullptr, DeepDistanceOutput<double>{spacing, &estimate});
+            const int64_t k = loop(rs.setup.orbit->z.data(), rs.setup.orbit->last_index(), bla, dc,
+                                   location.max_iterations, &mu, one, spacing, &estimate, nullptr, nullptr, w);
             const size_t i = size_t(y) * 40 + size_t(x);
             estimates += estimate > 0.0f;
             differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]) ||
@@ -447,9 +454,16 @@ TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
         }
     }
     EXPECT_EQ(differ, 0) << "of 320 points";
-    EXPECT_GT(estimates, 80);
+    EXPECT_GT(estimates, 40);
     EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
     EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
+    EXPECT_EQ(frame.stats.rebases, one.rebases);
+}
+
+TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
+    check_rings(load("e50", "1e20"));
+    check_rings(boundary_location(kMultibrot3, kSteps1e60, kFamilyIterations, "1E20"));
+    check_rings(boundary_location(kJuliaRabbit, kSteps1e60, kFamilyIterations, "1E50"));
 }
 
 // The Multibrots on the Highway lanes (the AVX-512 loop is the Mandelbrot set's; given the lane
