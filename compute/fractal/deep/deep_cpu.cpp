@@ -123,11 +123,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                     job.atom_period = &frame->atom[row_start];
                 }
                 if constexpr (kJulia) {
-                    job.julia = true;
-                    job.orbit_w = W;
-                    job.last_index_w = w_last;
-                    job.bla_w = &bla_w;
-                    job.bla_r2_w = critical_table->r2.data();
+                    deep_lanes_julia(W, w_last, bla_w, *critical_table, &job);
                     if constexpr (kAtom) job.atom_steps_w = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
                 }
                 deep_lanes_row(job, &counters);

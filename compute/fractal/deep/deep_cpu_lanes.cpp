@@ -84,8 +84,8 @@ struct RowState {
 // |a|^2 as the one-pixel loop rounds it, for one lane (Norm below, in a vector).
 template <Formula F>
 double NormOf(double re, double im) {
-    if constexpr (F == Formula::Mandelbrot) return std::fma(re, re, im * im);
-    else return re * re + im * im;
+    const DeepComplex<double> a{re, im};
+    return F == Formula::Mandelbrot ? deep_fused_norm(a) : deep_norm(a);
 }
 
 // Gives `lane` the row's next pixel (its dc, alive) at the orbit's start Z_0, or idles it where
@@ -219,6 +219,17 @@ HWY_INLINE void ComplexProduct(VD ar, VD ai, VD br, VD bi, VD* re, VD* im) {
     *im = hn::Add(hn::Mul(ar, bi), hn::Mul(ai, br));
 }
 
+// The Mandelbrot set's fused products (deep_perturbation.h): a z + c (deep_fused_mul_add) and a z
+// (deep_fused_mul), the step's and the skip's alike.
+HWY_INLINE void FusedProductAdd(VD ar, VD ai, VD zr, VD zi, VD cr, VD ci, VD* re, VD* im) {
+    *re = FusedMulAdd(ar, zr, FusedNegMulAdd(ai, zi, cr));
+    *im = FusedMulAdd(ar, zi, FusedMulAdd(ai, zr, ci));
+}
+HWY_INLINE void FusedProduct(VD ar, VD ai, VD zr, VD zi, VD* re, VD* im) {
+    *re = FusedMulAdd(ar, zr, hn::Neg(hn::Mul(ai, zi)));
+    *im = FusedMulAdd(ar, zi, hn::Mul(ai, zr));
+}
+
 // |a|^2 as the one-pixel loop rounds it: fused for the Mandelbrot set (deep_fused_norm), else
 // deep_norm's separate products and sum.
 template <Formula F>
@@ -292,13 +303,8 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     VD zr, zi;
     if constexpr (F == Formula::Mandelbrot) {
         const VD tr = hn::Add(g.Zr, hn::Add(g.Zr, g.zr)), ti = hn::Add(g.Zi, hn::Add(g.Zi, g.zi));
-        if constexpr (kJulia) {
-            zr = FusedMulAdd(tr, g.zr, hn::Neg(hn::Mul(ti, g.zi)));
-            zi = FusedMulAdd(tr, g.zi, hn::Mul(ti, g.zr));
-        } else {
-            zr = FusedMulAdd(tr, g.zr, FusedNegMulAdd(ti, g.zi, g.dcr));
-            zi = FusedMulAdd(tr, g.zi, FusedMulAdd(ti, g.zr, g.dci));
-        }
+        if constexpr (kJulia) FusedProduct(tr, ti, g.zr, g.zi, &zr, &zi);
+        else FusedProductAdd(tr, ti, g.zr, g.zi, g.dcr, g.dci, &zr, &zi);
     } else {
         MultibrotStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
         if constexpr (!kJulia) {
@@ -307,31 +313,25 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
     }
     // kDistance: D <- d w^(d-1) D + spacing (no + spacing on a Julia set), w = Z + z the full
-    // value before the step (deep_derivative_step: 2 w D for the Mandelbrot set; after a rebase
-    // Z_0 + z differs from the loop's w at most in the sign of a zero, which leaves |D| as it is).
+    // value before the step (deep_derivative_step; the Mandelbrot set's deep_twice(w D) is the
+    // product times 2, exactly; after a rebase Z_0 + z differs from the loop's w at most in the
+    // sign of a zero, which leaves |D| as it is).
     [[maybe_unused]] VD Dr, Di;
     if constexpr (kDistance) {
         const VD wr = hn::Add(g.Zr, g.zr), wi = hn::Add(g.Zi, g.zi);
-        VD pr, pi;
-        if constexpr (F == Formula::Mandelbrot) {
-            ComplexProduct(wr, wi, g.Dr, g.Di, &pr, &pi);
-            pr = hn::Add(pr, pr);
-            pi = hn::Add(pi, pi);
-        } else {
-            VD qr = wr, qi = wi;  // w^(d-1)
-            for (int j = 2; j < formula_degree(F); ++j) {
-                VD tr, ti;
-                ComplexProduct(qr, qi, wr, wi, &tr, &ti);
-                qr = tr;
-                qi = ti;
-            }
-            ComplexProduct(qr, qi, g.Dr, g.Di, &pr, &pi);
-            const VD degree = hn::Set(d, double(formula_degree(F)));
-            pr = hn::Mul(pr, degree);
-            pi = hn::Mul(pi, degree);
+        VD qr = wr, qi = wi;  // w^(d-1)
+        for (int j = 2; j < formula_degree(F); ++j) {
+            VD tr, ti;
+            ComplexProduct(qr, qi, wr, wi, &tr, &ti);
+            qr = tr;
+            qi = ti;
         }
+        VD pr, pi;
+        ComplexProduct(qr, qi, g.Dr, g.Di, &pr, &pi);
+        const VD degree = hn::Set(d, double(formula_degree(F)));
+        pr = hn::Mul(pr, degree);
+        Di = hn::Mul(pi, degree);
         Dr = kJulia ? pr : hn::Add(pr, hn::Set(d, s.row->spacing));
-        Di = pi;
     }
     VI length = one_i;
     const uint64_t skip_bits = MaskBits(d, skip);
@@ -379,15 +379,13 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         // deep_fused_mul_add(a, z, bla_apply(b, dc)) for the Mandelbrot set, bla_apply(a, z) +
         // bla_apply(b, dc) for a Multibrot, in deep_perturbation.h's order; a Julia set's skip
         // is A z alone (deep_fused_mul for the Mandelbrot set's).
-        const VD bdr = hn::Sub(hn::Mul(br, g.dcr), hn::Mul(bi, g.dci));
-        const VD bdi = hn::Add(hn::Mul(br, g.dci), hn::Mul(bi, g.dcr));
         VD kr, ki;
+        [[maybe_unused]] VD bdr, bdi;  // B dc (bla_apply), on a parameter plane
+        if constexpr (!kJulia) ComplexProduct(br, bi, g.dcr, g.dci, &bdr, &bdi);
         if constexpr (F == Formula::Mandelbrot && kJulia) {
-            kr = FusedMulAdd(ar, g.zr, hn::Neg(hn::Mul(ai, g.zi)));
-            ki = FusedMulAdd(ar, g.zi, hn::Mul(ai, g.zr));
+            FusedProduct(ar, ai, g.zr, g.zi, &kr, &ki);
         } else if constexpr (F == Formula::Mandelbrot) {
-            kr = FusedMulAdd(ar, g.zr, FusedNegMulAdd(ai, g.zi, bdr));
-            ki = FusedMulAdd(ar, g.zi, FusedMulAdd(ai, g.zr, bdi));
+            FusedProductAdd(ar, ai, g.zr, g.zi, bdr, bdi, &kr, &ki);
         } else {
             ComplexProduct(ar, ai, g.zr, g.zi, &kr, &ki);
             if constexpr (!kJulia) {

@@ -100,6 +100,17 @@ inline DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t las
     return job;
 }
 
+// A Julia set's row: its critical orbit W (Z_0 .. last), W's table (bla, the view of critical).
+inline void deep_lanes_julia(const DeepComplex<double>* W, int64_t last,
+                             const BlaView<double, DeepComplex<double>>& bla,
+                             const BlaTable<double, DeepComplex<double>>& critical, DeepLanesRow* job) {
+    job->julia = true;
+    job->orbit_w = W;
+    job->last_index_w = last;
+    job->bla_w = &bla;
+    job->bla_r2_w = critical.r2.data();
+}
+
 // bla_lookup's choice (the same entry or null), reading the radii from r2 (BlaTable::r2) and
 // an entry's length only where its level's 2^k exceeds max_length.
 inline const BlaStep<double, DeepComplex<double>>* deep_lanes_lookup(const BlaView<double, DeepComplex<double>>& bla,

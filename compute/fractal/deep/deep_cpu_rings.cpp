@@ -98,13 +98,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                     job.spacing = spacing;
                     job.distance = &out->distance[row_start];
                 }
-                if constexpr (kJulia) {
-                    job.julia = true;
-                    job.orbit_w = W;
-                    job.last_index_w = w_last;
-                    job.bla_w = &bla_w;
-                    job.bla_r2_w = critical_table->r2.data();
-                }
+                if constexpr (kJulia) deep_lanes_julia(W, w_last, bla_w, *critical_table, &job);
                 deep_lanes_row(job, &counters);
                 done_by_lanes = true;
             }

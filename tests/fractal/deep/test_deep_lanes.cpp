@@ -142,11 +142,7 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         DeepLanesRow row;
         row.formula = location.formula;
         if (location.julia) {
-            row.julia = true;
-            row.orbit_w = w.W;
-            row.last_index_w = w.last;
-            row.bla_w = w.bla;
-            row.bla_r2_w = critical->r2.data();
+            deep_lanes_julia(w.W, w.last, *w.bla, *critical, &row);
             row.atom_steps_w = w.atom_steps;
         }
         row.orbit = Z;
@@ -466,30 +462,28 @@ TEST(DeepLanes, RingsWithTheDistanceEstimateMatchOnePixelLoop) {
     check_rings(boundary_location(kJuliaRabbit, kSteps1e60, kFamilyIterations, "1E50"));
 }
 
-// The Multibrots on the Highway lanes (the AVX-512 loop is the Mandelbrot set's; given the lane
-// layout, the Multibrots' rows still take the Highway loop): boundary views at 1E20, every
-// degree's step (its Horner form) and derivative (d w^(d-1) D).
-TEST(DeepLanes, MultibrotsMatchOnePixelLoop) {
-    const FamilyCase multibrot8{"multibrot8", Formula::Multibrot8, false, "0", "0", "1.3", "0.4"};
-    for (const FamilyCase* c : {&kMultibrot3, &kMultibrot4Tip, &kMultibrot5, &multibrot8}) {
-        SCOPED_TRACE(c->name);
-        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
-        check_lanes(location, 33, 13, true);
-        check_lanes(location, 33, 13, true, kLayout | kDistance);
-        check_lanes(location, 33, 13, true, kAtom | kDistance);
-    }
+// A family view on the Highway lanes (the AVX-512 loop is the Mandelbrot set's parameter
+// plane's; given the lane layout, these rows still take the Highway loop): smooth, DE, and DE
+// with the atom period.
+void check_family(const FamilyCase& c, const char* zoom) {
+    SCOPED_TRACE(c.name);
+    const DeepLocation location = boundary_location(c, kSteps1e60, kFamilyIterations, zoom);
+    check_lanes(location, 33, 13, true);
+    check_lanes(location, 33, 13, true, kLayout | kDistance);
+    check_lanes(location, 33, 13, true, kAtom | kDistance);
 }
 
-// Julia sets of the Mandelbrot set and of Multibrot 3 on the Highway lanes: z_0 = dc, no dc a
-// step, the critical orbit W and its table after a lane's first rebase.
+// The Multibrots at boundary views of 1E20: every degree's step (its Horner form) and derivative
+// (d w^(d-1) D).
+TEST(DeepLanes, MultibrotsMatchOnePixelLoop) {
+    const FamilyCase multibrot8{"multibrot8", Formula::Multibrot8, false, "0", "0", "1.3", "0.4"};
+    for (const FamilyCase* c : {&kMultibrot3, &kMultibrot4Tip, &kMultibrot5, &multibrot8}) check_family(*c, "1E20");
+}
+
+// Julia sets of the Mandelbrot set and of Multibrot 3 at 1E50: z_0 = dc, no dc a step, the
+// critical orbit W and its table after a lane's first rebase.
 TEST(DeepLanes, JuliaSetsMatchOnePixelLoop) {
-    for (const FamilyCase* c : {&kJuliaRabbit, &kJuliaMultibrot3}) {
-        SCOPED_TRACE(c->name);
-        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E50");
-        check_lanes(location, 33, 13, true);
-        check_lanes(location, 33, 13, true, kLayout | kDistance);
-        check_lanes(location, 33, 13, true, kAtom | kDistance);
-    }
+    for (const FamilyCase* c : {&kJuliaRabbit, &kJuliaMultibrot3}) check_family(*c, "1E50");
 }
 
 // A formula whose step the lanes do not have (deep_lanes_take) is refused with a sentence, not
