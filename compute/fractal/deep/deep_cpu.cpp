@@ -17,6 +17,7 @@
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
+#include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
 #include "compute/fractal/deep/deep_cpu_pixel-inl.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/fractal/maths/formula_math.h"
@@ -69,14 +70,19 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
     // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
-    // the distance estimate and the atom period; the rest (the Burning Ship, the Tricorn, FloatExp
-    // deltas) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests,
-    // and the benchmark's plain loop: the baseline).
+    // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
+    // the Mandelbrot set's parameter plane past 1e290, smooth. The rest (the Burning Ship, the
+    // Tricorn, FloatExp deltas with a layer or on another plane or formula) runs
+    // deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests, and the
+    // benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
                            (!kJulia || (W && critical_table));
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && !kDistance &&
+                                    !kAtom && kRebase;
+    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
@@ -127,6 +133,25 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                     if constexpr (kAtom) job.atom_steps_w = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
                 }
                 deep_lanes_row(job, &counters);
+                row_done_by_lanes = true;
+            }
+        }
+        if constexpr (kFloatExpLanes) {
+            if (use_floatexp_lanes) {
+                // One pixel per SIMD lane (deep_cpu_lanes_floatexp.h: the same arithmetic).
+                thread_local std::vector<DeepComplex<FloatExp>> dc;
+                dc.resize(size_t(region.width));
+                for (int column = 0; column < region.width; ++column) {
+                    const int x = region.x + column;
+                    const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
+                    dc[size_t(column)] = DeepComplex<T>{offset.re + dx, offset.im + dy};
+                }
+                DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
+                job.dc = dc.data();
+                job.count = region.width;
+                job.escape_count = &frame->escape_count[row_start];
+                job.mu = &frame->mu[row_start];
+                deep_lanes_row_floatexp(job, &counters);
                 row_done_by_lanes = true;
             }
         }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "compute/fractal/deep/deep_cpu_lanes.h"
+#include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
 #include "compute/fractal/deep/deep_cpu_pixel-inl.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 
@@ -47,6 +48,9 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
+    // Smooth rings of the Mandelbrot set past 1e290: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && !kDistance;
+    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns;
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));
     for (int x = 0; x < columns; ++x) {
@@ -100,6 +104,17 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 }
                 if constexpr (kJulia) deep_lanes_julia(W, w_last, bla_w, *critical_table, &job);
                 deep_lanes_row(job, &counters);
+                done_by_lanes = true;
+            }
+        }
+        if constexpr (kFloatExpLanes) {
+            if (use_floatexp_lanes) {
+                DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
+                job.dc = dc.data();
+                job.count = columns;
+                job.escape_count = &out->escape_count[row_start];
+                job.mu = &out->mu[row_start];
+                deep_lanes_row_floatexp(job, &counters);
                 done_by_lanes = true;
             }
         }

@@ -1,17 +1,19 @@
-// test_deep_lanes.cpp: deep_cpu's SIMD row loop (deep_cpu_lanes.h) against the one-pixel loop it
-// replaces (deep_iterate_pixel, deep_perturbation.h): the same escape count and the same smooth
-// value (and distance estimate and atom period, where the frame has them), bit for bit, on every
-// pixel, and the
-// same counters (steps, skips, rebases), at the 1e50 location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50 benchmark), at its centre seen
-// from 1e20, at the glitch location glitch_test_3 (4.1e158) and with BLA off. The MPFR truth is
-// test_deep_render's business: deep_cpu runs this loop there. Also deep_cuda's form of the loop
-// (kPacked), run on the CPU, against the one-pixel loop.
+// test_deep_lanes.cpp: deep_cpu's SIMD row loops (deep_cpu_lanes.h, and deep_cpu_lanes_floatexp.h
+// for FloatExp deltas) against the one-pixel loop they replace (deep_iterate_pixel,
+// deep_perturbation.h): the same escape count and the same smooth value (and distance estimate and
+// atom period, where the frame has them), bit for bit, on every pixel, and the same counters
+// (steps, skips, rebases), at the 1e50 location (rust-fractal-core's e50, Kalles Fraktaler 2's 1e50
+// benchmark), at its centre seen from 1e20, at the glitch location glitch_test_3 (4.1e158), at
+// Kalles Fraktaler 2's 4e533 and 1e1086, and with BLA off. The MPFR truth is test_deep_render's
+// business: deep_cpu runs these loops there. Also deep_cuda's form of the loop (kPacked), run on
+// the CPU, against the one-pixel loop.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "compute/fractal/deep/deep_cpu.h"
 #include "compute/fractal/deep/deep_cpu_rings.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
+#include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
 #include "compute/fractal/view/kfr.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 #include "compute/io/assets.h"
@@ -41,6 +44,16 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The lanes' counters are the one-pixel loop's.
+void expect_same_counters(const DeepPixelCounters& lanes, const DeepPixelCounters& one) {
+    EXPECT_EQ(lanes.iterations, one.iterations);
+    EXPECT_EQ(lanes.bla_iterations, one.bla_iterations);
+    EXPECT_EQ(lanes.bla_skips, one.bla_skips);
+    EXPECT_EQ(lanes.steps, one.steps);
+    EXPECT_EQ(lanes.rebases, one.rebases);
+    EXPECT_EQ(lanes.escaped, one.escaped);
+}
 
 // What the lanes run with: the table's lane layout (BlaTable::lane_points), which the AVX-512 loop
 // takes where the CPU has AVX-512 (without it the Highway loop runs), the distance estimate and the
@@ -188,12 +201,7 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         }
     }
     EXPECT_EQ(differ, 0) << "of " << pixels << " pixels";
-    EXPECT_EQ(lanes.iterations, one.iterations);
-    EXPECT_EQ(lanes.bla_iterations, one.bla_iterations);
-    EXPECT_EQ(lanes.bla_skips, one.bla_skips);
-    EXPECT_EQ(lanes.steps, one.steps);
-    EXPECT_EQ(lanes.rebases, one.rebases);
-    EXPECT_EQ(lanes.escaped, one.escaped);
+    expect_same_counters(lanes, one);
     if (!(lanes_with & kAllInside)) {
         EXPECT_GT(one.escaped, 0u);
     }
@@ -210,8 +218,9 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
 
 // The loop as deep_cuda runs it (kPacked: the orbit beside level 0's radii, skips found by
 // bla_lookup_batched in the table's compact radii; kResume: in pieces of a step budget), here on
-// the CPU, against the one-pixel loop: the same escape count, mu and counters on every pixel. deep_cuda's own test compares the GPU's
-// frames with deep_cpu's where a device exists; this one runs everywhere.
+// the CPU, against the one-pixel loop: the same escape count, mu and counters on every pixel.
+// deep_cuda's own test compares the GPU's frames with deep_cpu's where a device exists; this one
+// runs everywhere.
 template <typename T>
 void check_packed(const DeepLocation& location, int width, int height, DeepNumberType type) {
     DeepRenderOptions options;
@@ -274,6 +283,110 @@ void check_packed(const DeepLocation& location, int width, int height, DeepNumbe
     EXPECT_GT(suspensions, width * height);
     EXPECT_GT(one.bla_skips, 0u);
     EXPECT_GT(one.rebases, 0u);
+}
+
+// The lanes' FloatExp operations against floatexp.h's, bit for bit: operands whose exponents differ
+// by every amount around those where a case changes (64 for a sum, 110 either way for a fused
+// multiply-add), both signs, zeros of both signs, exact cancellations and equal values.
+void check_floatexp_operations() {
+    std::mt19937_64 random(20261129);
+    std::uniform_real_distribution<double> unit(1.0, 2.0);
+    auto number = [&](int64_t exponent) { return FloatExp{(random() & 1 ? -1.0 : 1.0) * unit(random), exponent}; };
+    std::vector<FloatExp> a, b, c;
+    for (int64_t shift = -140; shift <= 140; ++shift)
+        for (int k = 0; k < 6; ++k) {
+            a.push_back(number(int64_t(random() % 4001) - 2000));
+            b.push_back(number(int64_t(random() % 21) - 10));
+            c.push_back(number(a.back().exponent + b.back().exponent - shift));  // a b about 2^shift of c
+        }
+    const FloatExp zero{0.0, kFloatExpZeroExponent}, negative_zero{-0.0, kFloatExpZeroExponent};
+    for (int k = 0; k < 16; ++k) {
+        const FloatExp x = number(int64_t(random() % 201) - 100), y = number(int64_t(random() % 201) - 100);
+        const FloatExp cases[][3] = {
+            {zero, x, y}, {x, negative_zero, y}, {x, y, zero},   {x, y, negative_zero},       {zero, zero, x},
+            {x, -x, x},   {x, x, -(x * x)},      {-x, x, x * x}, {negative_zero, zero, zero}, {x, x, x}};
+        for (const auto& t : cases) {
+            a.push_back(t[0]);
+            b.push_back(t[1]);
+            c.push_back(t[2]);
+        }
+    }
+    const size_t n = a.size();
+    std::vector<FloatExp> sum(n), product(n), fused(n), less(n);
+    deep_floatexp_lanes_apply(DeepFloatExpLaneOp::Add, a.data(), c.data(), nullptr, sum.data(), n);
+    deep_floatexp_lanes_apply(DeepFloatExpLaneOp::Mul, a.data(), b.data(), nullptr, product.data(), n);
+    deep_floatexp_lanes_apply(DeepFloatExpLaneOp::Fma, a.data(), b.data(), c.data(), fused.data(), n);
+    deep_floatexp_lanes_apply(DeepFloatExpLaneOp::Less, a.data(), c.data(), nullptr, less.data(), n);
+    auto same = [](FloatExp x, FloatExp y) { return same_bits(x.mantissa, y.mantissa) && x.exponent == y.exponent; };
+    int differ = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const bool ok = same(sum[i], a[i] + c[i]) && same(product[i], a[i] * b[i]) &&
+                        same(fused[i], fe_fma(a[i], b[i], c[i])) && (less[i].mantissa == 1.0) == (a[i] < c[i]);
+        if (!ok && differ++ < 5)
+            ADD_FAILURE() << "operands " << i << ": (" << a[i].mantissa << ", " << a[i].exponent << ") ("
+                          << b[i].mantissa << ", " << b[i].exponent << ") (" << c[i].mantissa << ", " << c[i].exponent
+                          << ")";
+    }
+    EXPECT_EQ(differ, 0) << "of " << n << " operand triples";
+}
+
+// The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
+// escape count and smooth value on every pixel, and the same counters. max_iterations > 0 replaces
+// the location's (a limit some pixels reach).
+void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0) {
+    SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off"));
+    DeepRenderOptions options;
+    options.use_bla = use_bla;
+    DeepFrame frame;
+    const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
+    ASSERT_TRUE(setup.orbit);
+    std::shared_ptr<const BlaTable<FloatExp, DeepComplex<FloatExp>>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<FloatExp, DeepComplex<FloatExp>>(setup, options, &table, &critical, &frame.stats)));
+    const BlaView<FloatExp, DeepComplex<FloatExp>> bla = bla_view(table.get());
+    EXPECT_EQ(bla.levels > 0, use_bla);
+    const DeepComplex<FloatExp>* Z = deep_orbit_data<FloatExp>(*setup.orbit);
+    const int64_t last = setup.orbit->last_index();
+    const int64_t limit = max_iterations > 0 ? max_iterations : location.max_iterations;
+    DeepPixelCounters one, lanes;
+    int differ = 0, inside = 0;
+    std::vector<DeepComplex<FloatExp>> dc(static_cast<size_t>(width));
+    std::vector<int64_t> count(static_cast<size_t>(width));
+    std::vector<double> mu(static_cast<size_t>(width));
+    for (int y = 0; y < height; ++y) {
+        // deep_cpu's render_pixels: dc = offset + (dx, dy) in FloatExp.
+        const FloatExp dy = fe_from_double(-(y + 0.5 - 0.5 * height)) * setup.spacing;
+        for (int x = 0; x < width; ++x) {
+            const FloatExp dx = fe_from_double(x + 0.5 - 0.5 * width) * setup.spacing;
+            dc[size_t(x)] = DeepComplex<FloatExp>{setup.offset.re + dx, setup.offset.im + dy};
+        }
+        DeepLanesRowFloatExp row = deep_lanes_floatexp_job(Z, last, bla, table.get(), limit);
+        row.dc = dc.data();
+        row.count = width;
+        row.escape_count = count.data();
+        row.mu = mu.data();
+        deep_lanes_row_floatexp(row, &lanes);
+        for (int x = 0; x < width; ++x) {
+            double expected_mu = 0.0;
+            const int64_t expected = deep_iterate_pixel<FloatExp, true>(Z, last, bla, dc[size_t(x)], limit,
+                                                                        &expected_mu, one);
+            inside += expected < 0;
+            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)])) {
+                if (differ++ < 5)
+                    ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
+                                  << expected_mu << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)];
+            }
+        }
+    }
+    EXPECT_EQ(differ, 0) << "of " << width * height << " pixels";
+    expect_same_counters(lanes, one);
+    EXPECT_GT(one.escaped, 0u);
+    EXPECT_GT(one.rebases, 0u);
+    if (use_bla) {
+        EXPECT_GT(one.bla_skips, 0u);
+    }
+    if (max_iterations > 0) {
+        EXPECT_GT(inside, 0) << "pixels at the limit";
+    }
 }
 
 }  // namespace
@@ -370,6 +483,24 @@ TEST(DeepLanes, MatchOnATargetWithoutFma) {
     EXPECT_STREQ(deep_lanes_target(), "SSE4");
     check_lanes(load("e50", "1e20"), 37, 21, true);
     check_lanes(load("e50", "1e20"), 37, 21, true, kDistance | kAtom);
+}
+
+// The FloatExp lanes on the CPU's other targets: AVX2 (4 lanes, int64 compares emulated in part)
+// and SSE4 (2 lanes, fe_fma's std::fma lane by lane).
+TEST(DeepLanes, FloatExpMatchesOnOtherTargets) {
+    struct Restore {
+        ~Restore() { hwy::SetSupportedTargetsForTest(0); }
+    } restore;
+    int targets = 0;
+    for (int64_t target : {int64_t(HWY_AVX2), int64_t(HWY_SSE4)}) {
+        if (!(hwy::SupportedTargets() & target)) continue;
+        hwy::SetSupportedTargetsForTest(target);
+        SCOPED_TRACE(hwy::TargetName(target));
+        check_floatexp_operations();
+        check_floatexp(load("e533"), 19, 7, true);
+        ++targets;
+    }
+    if (targets == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor SSE4";
 }
 
 // deep_cpu uses the lanes for this case: its frame is the one-pixel loop's (every row's pixels
@@ -499,3 +630,57 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
     EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
     EXPECT_TRUE(deep_lanes_take(Formula::Multibrot8));
 }
+
+// FloatExp deltas on the lanes, at Kalles Fraktaler 2's 4E533 and 1E1086 benchmark locations: the
+// whole loop (steps, skips, rebases, escapes), at a limit that some pixels reach, and with BLA off.
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE533) { check_floatexp(load("e533"), 37, 19, true); }
+
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE1086) { check_floatexp(load("e1086"), 29, 13, true); }
+
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopNearTheLimit) { check_floatexp(load("e533"), 33, 9, true, 104500); }
+
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopWithoutBla) { check_floatexp(load("e533"), 9, 5, false); }
+
+// deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for smooth rings past 1e290:
+// every point's count and mu are the one-pixel loop's.
+TEST(DeepLanes, FloatExpRingsMatchOnePixelLoop) {
+    const DeepLocation location = load("e533");
+    DeepRings rings;
+    rings.columns = 40;
+    const FloatExp step = deep_pixel_spacing(location.zoom, 24);
+    for (int r = 0; r < 6; ++r) rings.radius.push_back(step * fe_from_double(std::exp2(5.0 - r)));
+    DeepRenderOptions options;
+    options.threads = 2;
+    const DeepRingsFrame frame = deep_cpu_rings(location, 40, 24, rings, options);
+    DeepRingsFrame scratch;
+    const DeepRingsSetup rs = deep_rings_setup(location, 40, 24, rings, options, &scratch);
+    ASSERT_FALSE(rs.is_double);
+    std::shared_ptr<const BlaTable<FloatExp, DeepComplex<FloatExp>>> table, critical;
+    ASSERT_TRUE(
+        (deep_frame_bla<FloatExp, DeepComplex<FloatExp>>(rs.setup, rs.options, &table, &critical, &scratch.stats)));
+    const BlaView<FloatExp, DeepComplex<FloatExp>> bla = bla_view(table.get());
+    const DeepComplex<FloatExp>* Z = deep_orbit_data<FloatExp>(*rs.setup.orbit);
+    constexpr double kTwoPi = 6.283185307179586;  // deep_cpu_rings.cpp's
+    DeepPixelCounters one;
+    int differ = 0;
+    for (int y = 0; y < 6; ++y)
+        for (int x = 0; x < 40; ++x) {
+            const double angle = kTwoPi * (x + 0.5) / 40;
+            const FloatExp radius = rings.radius[size_t(y)];
+            const DeepComplex<FloatExp> dc{rs.setup.offset.re + radius * fe_from_double(std::cos(angle)),
+                                           rs.setup.offset.im + radius * fe_from_double(std::sin(angle))};
+            double mu = 0.0;
+            const int64_t k = deep_iterate_pixel<FloatExp, true>(Z, rs.setup.orbit->last_index(), bla, dc,
+                                                                 location.max_iterations, &mu, one);
+            const size_t i = size_t(y) * 40 + size_t(x);
+            differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]);
+        }
+    EXPECT_EQ(differ, 0) << "of 240 points";
+    EXPECT_GT(one.escaped, 0u);
+    EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
+    EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
+    EXPECT_EQ(frame.stats.rebases, one.rebases);
+}
+
+// The FloatExp operations on this CPU's own target (check_floatexp_operations).
+TEST(DeepLanes, FloatExpOperationsMatchTheScalarOnes) { check_floatexp_operations(); }

@@ -1,0 +1,529 @@
+// deep_cpu_lanes_floatexp.cpp: deep_cpu_lanes_floatexp.h's row loop. Compiled once per SIMD target
+// (Highway's foreach_target.h re-includes this file); the target is picked at run time.
+//
+// A FloatExp in a vector is two vectors: the mantissas (doubles) and the exponents (int64). Each
+// floatexp.h operation below computes every case of the scalar one and picks per lane, so that a
+// lane holds the scalar result bit for bit: the mantissa's double operation rounds the same way,
+// and the exponent's integer arithmetic is exact.
+//
+// Per pass of a vector of lanes, each lane does what one pass of deep_iterate_pixel's loop does:
+//   1. level 0's test |z|^2 < r0 (FloatExp compare); the lanes where it passes look their skip up
+//      (bla_lookup_above_first, per lane) and compute B dc in the vector;
+//   2. z <- a z + c for every lane (deep_fused_mul_add: fe_fma), a step's a = Z_m + current
+//      (current = Z_m + z) and c = dc, or a skip's A and B dc;
+//   3. m advances, Z_m and level 0's radius are loaded, the full value's norm is tested against
+//      the bailout and against |z|^2 (Zhuoran's rebase); lanes with an event (escape, rebase, the
+//      iteration limit, the orbit's end) are settled in a scalar pass, and a finished lane takes
+//      the row's next pixel.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "compute/fractal/deep/deep_cpu_lanes_floatexp.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per SIMD target
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ms::deep_lanes_floatexp {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D = hn::ScalableTag<double>;
+using DI = hn::RebindToSigned<D>;
+using VD = hn::Vec<D>;
+using VI = hn::Vec<DI>;
+using MD = hn::Mask<D>;
+using MI = hn::Mask<DI>;
+constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(double);
+constexpr int kGroups = 2;  // vectors in flight
+
+// a b + c rounded once (fe_fma's fma): FusedMulAdd.
+#include "compute/fractal/maths/fused_lanes-inl.h"
+
+// A FloatExp a lane: mantissa m and exponent e (floatexp.h's normalisation).
+struct VFE {
+    VD m;
+    VI e;
+};
+struct VComplex {
+    VFE re, im;
+};
+
+HWY_INLINE MD ToD(MI mask) { return hn::RebindMask(D(), mask); }
+HWY_INLINE MI ToI(MD mask) { return hn::RebindMask(DI(), mask); }
+
+// 2^k for k in [-1022, 1023] (fe_pow2), from its bits.
+HWY_INLINE VD Pow2(VI k) {
+    const DI di;
+    return hn::BitCast(D(), hn::ShiftLeft<52>(hn::Add(k, hn::Set(di, 1023))));
+}
+
+// The biased exponent field of x.
+HWY_INLINE VI BiasedExponent(VD x) {
+    const DI di;
+    return hn::And(hn::ShiftRight<52>(hn::BitCast(di, x)), hn::Set(di, 0x7ff));
+}
+
+// fe_make: mantissa * 2^exponent normalised (zero: the zero exponent; inf and NaN as they are;
+// a subnormal mantissa scaled by 2^64 first). The operations below make no subnormal, inf or NaN
+// mantissa from finite normalised operands, so those cases take a branch of their own.
+HWY_NOINLINE VFE MakeRare(VD mantissa, VI exponent) {
+    const D d;
+    const DI di;
+    const MD zero = hn::Eq(mantissa, hn::Zero(d));
+    const MI special = hn::Eq(BiasedExponent(mantissa), hn::Set(di, 0x7ff));
+    const MI subnormal = hn::Eq(BiasedExponent(mantissa), hn::Zero(di));
+    const VD m = hn::IfThenElse(ToD(subnormal), hn::Mul(mantissa, hn::Set(d, 18446744073709551616.0)), mantissa);
+    const VI e = hn::IfThenElse(subnormal, hn::Sub(exponent, hn::Set(di, 64)), exponent);
+    const VI bits = hn::BitCast(di, m);
+    const VD normal_m = hn::BitCast(
+        d, hn::Or(hn::And(bits, hn::Set(di, int64_t(0x800FFFFFFFFFFFFFull))), hn::Set(di, int64_t(1023) << 52)));
+    const VI normal_e = hn::Add(e, hn::Sub(BiasedExponent(m), hn::Set(di, 1023)));
+    const MI keep = hn::Or(ToI(zero), special);
+    return VFE{
+        hn::IfThenElse(ToD(keep), mantissa, normal_m),
+        hn::IfThenElse(ToI(zero), hn::Set(di, kFloatExpZeroExponent), hn::IfThenElse(special, exponent, normal_e))};
+}
+HWY_INLINE VFE Make(VD mantissa, VI exponent) {
+    const D d;
+    const DI di;
+    const VI biased = BiasedExponent(mantissa);
+    const MD zero = hn::Eq(mantissa, hn::Zero(d));
+    // Biased exponent 0 (a subnormal, or zero) or 0x7ff (inf, NaN): (biased - 1) & 0xfff >= 0x7fe.
+    const MI rare = hn::Gt(hn::And(hn::Sub(biased, hn::Set(di, 1)), hn::Set(di, 0xfff)), hn::Set(di, 0x7fd));
+    if (HWY_UNLIKELY(!hn::AllFalse(di, hn::AndNot(ToI(zero), rare)))) return MakeRare(mantissa, exponent);
+    const VI bits = hn::BitCast(di, mantissa);
+    const VD normal_m = hn::BitCast(
+        d, hn::Or(hn::And(bits, hn::Set(di, int64_t(0x800FFFFFFFFFFFFFull))), hn::Set(di, int64_t(1023) << 52)));
+    const VI normal_e = hn::Add(exponent, hn::Sub(biased, hn::Set(di, 1023)));
+    return VFE{hn::IfThenElse(zero, mantissa, normal_m),
+               hn::IfThenElse(ToI(zero), hn::Set(di, kFloatExpZeroExponent), normal_e)};
+}
+
+HWY_INLINE VFE Mul(VFE a, VFE b) { return Make(hn::Mul(a.m, b.m), hn::Add(a.e, b.e)); }
+
+// operator+: the smaller aligned to the larger's exponent; past 64 bits of difference the larger.
+HWY_INLINE VFE Add(VFE a, VFE b) {
+    const DI di;
+    const MI swap = hn::Lt(a.e, b.e);
+    const VD big_m = hn::IfThenElse(ToD(swap), b.m, a.m), small_m = hn::IfThenElse(ToD(swap), a.m, b.m);
+    const VI big_e = hn::IfThenElse(swap, b.e, a.e), small_e = hn::IfThenElse(swap, a.e, b.e);
+    const VI shift = hn::Sub(big_e, small_e);
+    const MI dropped = hn::Gt(shift, hn::Set(di, 64));
+    const VI aligned = hn::IfThenZeroElse(dropped, shift);  // in range for Pow2 where used
+    const VFE sum = Make(hn::Add(big_m, hn::Mul(small_m, Pow2(hn::Neg(aligned)))), big_e);
+    return VFE{hn::IfThenElse(ToD(dropped), big_m, sum.m), hn::IfThenElse(dropped, big_e, sum.e)};
+}
+
+HWY_INLINE VFE Negate(VFE a) { return VFE{hn::Neg(a.m), a.e}; }
+
+HWY_INLINE VFE Blend(MD mask, VFE yes, VFE no) {
+    return VFE{hn::IfThenElse(mask, yes.m, no.m), hn::IfThenElse(ToI(mask), yes.e, no.e)};
+}
+
+// fe_fma: a b + c rounded once, by its cases (a or b zero: c; c zero: the product; else the
+// smaller of a b and c scaled to the larger's exponent, a stand-in of 2^-200 with its sign past
+// 2^-110).
+HWY_INLINE VFE Fma(VFE a, VFE b, VFE c) {
+    const D d;
+    const DI di;
+    const MD zero_product = hn::Or(hn::Eq(a.m, hn::Zero(d)), hn::Eq(b.m, hn::Zero(d)));
+    const MD zero_c = hn::Eq(c.m, hn::Zero(d));
+    const VI product_exponent = hn::Add(a.e, b.e);
+    const VI shift = hn::Sub(product_exponent, c.e);
+    const MI c_smaller = hn::Not(hn::Lt(shift, hn::Zero(di)));  // shift >= 0
+    const MI c_far = hn::Gt(shift, hn::Set(di, 110));
+    const MI product_far = hn::Lt(shift, hn::Set(di, -110));
+    const VD stand_in = hn::Set(d, 0x1p-200);
+    // shift >= 0: fma(a, b, c scaled by 2^-shift) at the product's exponent.
+    const VI down = hn::Neg(hn::Min(hn::Max(shift, hn::Zero(di)), hn::Set(di, 110)));
+    const VD scaled_c = hn::IfThenElse(ToD(c_far), hn::CopySign(stand_in, c.m), hn::Mul(c.m, Pow2(down)));
+    // shift < 0: fma(a scaled by 2^shift, b, c) at c's exponent.
+    const VI up = hn::Min(hn::Max(shift, hn::Set(di, -110)), hn::Zero(di));
+    const VD scaled_a = hn::IfThenElse(ToD(product_far), hn::CopySign(stand_in, a.m), hn::Mul(a.m, Pow2(up)));
+    const VD x = hn::IfThenElse(ToD(c_smaller), a.m, scaled_a);
+    const VD y = hn::IfThenElse(ToD(c_smaller), scaled_c, c.m);
+    VFE r = Make(FusedMulAdd(x, b.m, y), hn::IfThenElse(c_smaller, product_exponent, c.e));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, zero_c))) r = Blend(zero_c, Make(hn::Mul(a.m, b.m), product_exponent), r);
+    return Blend(zero_product, c, r);
+}
+
+// operator<: the sign first, then the exponent, then the mantissa.
+HWY_INLINE MD Less(VFE a, VFE b) {
+    const D d;
+    const MD a_negative = hn::Lt(a.m, hn::Zero(d)), b_negative = hn::Lt(b.m, hn::Zero(d));
+    const MD by_mantissa = hn::Lt(a.m, b.m);
+    const MD simple = hn::Or(hn::Or(hn::Eq(a.m, hn::Zero(d)), hn::Eq(b.m, hn::Zero(d))),
+                             hn::Xor(a_negative, b_negative));
+    const MD by_exponent = hn::Or(hn::And(a_negative, ToD(hn::Gt(a.e, b.e))),
+                                  hn::AndNot(a_negative, ToD(hn::Lt(a.e, b.e))));
+    const MD exponents_differ = ToD(hn::Ne(a.e, b.e));
+    const MD by_sign_and_size = hn::Or(hn::And(exponents_differ, by_exponent),
+                                       hn::AndNot(exponents_differ, by_mantissa));
+    return hn::Or(hn::And(simple, by_mantissa), hn::AndNot(simple, by_sign_and_size));
+}
+
+// fe_to_double(x) > limit for a limit in double's normal range above 2: in range the mantissa times
+// 2^e, above it inf or a huge value (greater for a positive mantissa), below it a value below 2.
+HWY_INLINE MD GreaterThan(VFE x, double limit) {
+    const D d;
+    const DI di;
+    const VI clamped = hn::Min(hn::Max(x.e, hn::Set(di, -1022)), hn::Set(di, 1023));
+    const MD in_range = hn::Gt(hn::Mul(x.m, Pow2(clamped)), hn::Set(d, limit));
+    const MD above = hn::And(ToD(hn::Gt(x.e, hn::Set(di, 1023))), hn::Gt(x.m, hn::Zero(d)));
+    return hn::Or(in_range, above);
+}
+
+// deep_fused_mul_add(a, z, c): re = fma(a.re, z.re, fma(-a.im, z.im, c.re)),
+// im = fma(a.re, z.im, fma(a.im, z.re, c.im)).
+HWY_INLINE VComplex FusedProductAdd(const VComplex& a, const VComplex& z, const VComplex& c) {
+    return VComplex{Fma(a.re, z.re, Fma(Negate(a.im), z.im, c.re)), Fma(a.re, z.im, Fma(a.im, z.re, c.im))};
+}
+// deep_fused_norm(v): fma(re, re, im im).
+HWY_INLINE VFE FusedNorm(const VComplex& v) { return Fma(v.re, v.re, Mul(v.im, v.im)); }
+HWY_INLINE VComplex AddComplex(const VComplex& a, const VComplex& b) {
+    return VComplex{Add(a.re, b.re), Add(a.im, b.im)};
+}
+// DeepComplex's operator*: a.re b.re - a.im b.im, a.re b.im + a.im b.re (a - b is a + (-b)).
+HWY_INLINE VComplex MulComplex(const VComplex& a, const VComplex& b) {
+    return VComplex{Add(Mul(a.re, b.re), Negate(Mul(a.im, b.im))), Add(Mul(a.re, b.im), Mul(a.im, b.re))};
+}
+
+// A vector's lanes as arrays (the scalar passes' view) and back.
+struct LaneArrays {
+    HWY_ALIGN double m[kMaxLanes];
+    HWY_ALIGN int64_t e[kMaxLanes];
+    FloatExp at(size_t lane) const { return FloatExp{m[lane], e[lane]}; }
+    void set(size_t lane, FloatExp x) {
+        m[lane] = x.mantissa;
+        e[lane] = x.exponent;
+    }
+};
+HWY_INLINE void Store(VFE x, LaneArrays* a) {
+    hn::Store(x.m, D(), a->m);
+    hn::Store(x.e, DI(), a->e);
+}
+HWY_INLINE VFE Load(const LaneArrays& a) { return VFE{hn::Load(D(), a.m), hn::Load(DI(), a.e)}; }
+
+// One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0).
+struct Group {
+    VComplex z, current, dc, Zm;
+    VFE z2, r0;
+    VI m, stop;
+    VD alive;
+    int pixel[kMaxLanes];
+    int64_t base[kMaxLanes], limit[kMaxLanes];
+};
+
+struct RowState {
+    const DeepLanesRowFloatExp* row;
+    int64_t size0;  // level 0's entries (0: BLA off)
+    int next_pixel = 0;
+    DeepPixelCounters* counters;
+};
+
+// A radius for rows without a table (BLA off): never read past the gathers' blend.
+const FloatExp kNoRadius{};
+
+HWY_INLINE uint64_t MaskBits(MD mask) {
+    const D d;
+    uint8_t bytes[8] = {};
+    hn::StoreMaskBits(d, mask, bytes);
+    uint64_t bits = 0;
+    for (size_t i = 0; i < (hn::Lanes(d) + 7) / 8; ++i) bits |= uint64_t(bytes[i]) << (8 * i);
+    return bits;
+}
+
+// The scalar view of a group: every vector as arrays.
+struct GroupArrays {
+    LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0;
+    HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes];
+    HWY_ALIGN double alive[kMaxLanes];
+};
+HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
+    Store(g.z.re, &a->zr);
+    Store(g.z.im, &a->zi);
+    Store(g.current.re, &a->cr);
+    Store(g.current.im, &a->ci);
+    Store(g.dc.re, &a->dcr);
+    Store(g.dc.im, &a->dci);
+    Store(g.Zm.re, &a->Zr);
+    Store(g.Zm.im, &a->Zi);
+    Store(g.z2, &a->z2);
+    Store(g.r0, &a->r0);
+    hn::Store(g.m, DI(), a->m);
+    hn::Store(g.stop, DI(), a->stop);
+    hn::Store(g.alive, D(), a->alive);
+}
+HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
+    g->z = VComplex{Load(a.zr), Load(a.zi)};
+    g->current = VComplex{Load(a.cr), Load(a.ci)};
+    g->dc = VComplex{Load(a.dcr), Load(a.dci)};
+    g->Zm = VComplex{Load(a.Zr), Load(a.Zi)};
+    g->z2 = Load(a.z2);
+    g->r0 = Load(a.r0);
+    g->m = hn::Load(DI(), a.m);
+    g->stop = hn::Load(DI(), a.stop);
+    g->alive = hn::Load(D(), a.alive);
+}
+
+// The lane's stop: the lesser of the orbit's last index and the iterations left.
+int64_t LaneStop(const RowState& s, int64_t limit) { return limit < s.row->last_index ? limit : s.row->last_index; }
+
+// Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one, or
+// idles it.
+void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
+    const DeepLanesRowFloatExp& row = *s.row;
+    for (;;) {
+        const DeepComplex<FloatExp> zero{};
+        const DeepComplex<FloatExp>& Z0 = row.orbit[0];
+        a.zr.set(lane, zero.re);
+        a.zi.set(lane, zero.im);
+        a.Zr.set(lane, Z0.re);
+        a.Zi.set(lane, Z0.im);
+        a.r0.set(lane, FloatExp{});  // bla_first_radius at m = 0
+        const DeepComplex<FloatExp> current = Z0 + zero;
+        a.cr.set(lane, current.re);
+        a.ci.set(lane, current.im);
+        a.z2.set(lane, deep_fused_norm(zero));
+        a.m[lane] = 0;
+        g.base[lane] = 0;
+        if (s.next_pixel >= row.count) {
+            g.pixel[lane] = -1;
+            a.dcr.set(lane, FloatExp{});
+            a.dci.set(lane, FloatExp{});
+            a.alive[lane] = 0.0;
+            g.limit[lane] = 0;
+            a.stop[lane] = 0;
+            return;
+        }
+        const int q = s.next_pixel++;
+        g.pixel[lane] = q;
+        a.dcr.set(lane, row.dc[q].re);
+        a.dci.set(lane, row.dc[q].im);
+        a.alive[lane] = 1.0;
+        g.limit[lane] = row.max_iterations;
+        a.stop[lane] = LaneStop(s, row.max_iterations);
+        if (row.max_iterations > 0) return;
+        // No iteration to run: inside at once, as deep_iterate_pixel returns.
+        row.escape_count[q] = -1;
+        row.mu[q] = -1.0;
+        s.counters->iterations += uint64_t(row.max_iterations);
+    }
+}
+
+// The scalar pass over the lanes in `events` (escaped, closer, or m at its stop), in
+// deep_iterate_pixel's order: the escape, then the rebase, then the limit.
+HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE& full_norm_v, const MD& escaped_v) {
+    const DeepLanesRowFloatExp& row = *s.row;
+    GroupArrays a;
+    StoreGroup(g, &a);
+    LaneArrays full_norm;
+    Store(full_norm_v, &full_norm);
+    HWY_ALIGN double escaped[kMaxLanes];
+    hn::Store(hn::VecFromMask(D(), escaped_v), D(), escaped);
+    for (uint64_t bits = events; bits; bits &= bits - 1) {
+        const size_t lane = size_t(__builtin_ctzll(bits));
+        const int p = g.pixel[lane];
+        const int64_t m = a.m[lane];
+        if (escaped[lane] != 0.0) {
+            const int64_t n = g.base[lane] + m;
+            row.escape_count[p] = n;
+            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n, fe_to_double(full_norm.at(lane)));
+            s.counters->iterations += uint64_t(n);
+            ++s.counters->escaped;
+            StartLane(s, g, a, lane);
+            continue;
+        }
+        // current is already the full value; z2 is |z|^2 (the rebase test's).
+        const bool closer = full_norm.at(lane) < a.z2.at(lane);
+        if (closer || m == row.last_index) {
+            a.zr.set(lane, a.cr.at(lane));
+            a.zi.set(lane, a.ci.at(lane));
+            a.z2.set(lane, full_norm.at(lane));
+            g.base[lane] += m;
+            g.limit[lane] = row.max_iterations - g.base[lane];
+            a.m[lane] = 0;
+            a.Zr.set(lane, row.orbit[0].re);
+            a.Zi.set(lane, row.orbit[0].im);
+            a.r0.set(lane, FloatExp{});  // bla_first_radius at m = 0
+            a.stop[lane] = LaneStop(s, g.limit[lane]);
+            ++s.counters->rebases;
+        }
+        if (!(a.m[lane] < g.limit[lane])) {
+            row.escape_count[p] = -1;
+            row.mu[p] = -1.0;
+            s.counters->iterations += uint64_t(row.max_iterations);
+            StartLane(s, g, a, lane);
+        }
+    }
+    LoadGroup(a, &g);
+}
+
+// The inputs of a pass's a z + c for every lane of g (deep_fused_mul_add): a step's a = Z_m + current
+// and c = dc, or a skip's A and B dc; the skipping lanes look their entries up here.
+struct PassInputs {
+    VComplex a, c;
+    VI length;
+    MD alive;
+};
+HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
+    const D d;
+    const DI di;
+    const DeepLanesRowFloatExp& row = *s.row;
+    PassInputs in;
+    in.alive = hn::Gt(g.alive, hn::Zero(d));
+    const MD skip = hn::And(Less(g.z2, g.r0), in.alive);
+    in.a = AddComplex(g.Zm, g.current);
+    in.c = g.dc;
+    in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
+    const uint64_t skip_bits = MaskBits(skip);
+    if (skip_bits) {
+        // Each such lane's entry, as deep_iterate_pixel looks it up; then its B dc (bla_apply) in
+        // the vector. The other lanes' A and B are 0.
+        LaneArrays z2, ar, ai, br, bi;
+        HWY_ALIGN int64_t m[kMaxLanes], lengths[kMaxLanes];
+        const VFE zero{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)};
+        for (LaneArrays* x : {&ar, &ai, &br, &bi}) Store(zero, x);
+        Store(g.z2, &z2);
+        hn::Store(g.m, di, m);
+        hn::Store(in.length, di, lengths);
+        for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
+            const size_t lane = size_t(__builtin_ctzll(bits));
+            const BlaStep<FloatExp>* step = bla_lookup_above_first(*row.bla, m[lane], z2.at(lane),
+                                                                   g.limit[lane] - m[lane]);
+            ar.set(lane, step->a.re);
+            ai.set(lane, step->a.im);
+            br.set(lane, step->b.re);
+            bi.set(lane, step->b.im);
+            lengths[lane] = step->length;
+            s.counters->bla_iterations += uint64_t(step->length);
+            ++s.counters->bla_skips;
+        }
+        const VComplex b_dc = MulComplex(VComplex{Load(br), Load(bi)}, g.dc);
+        in.a = VComplex{Blend(skip, Load(ar), in.a.re), Blend(skip, Load(ai), in.a.im)};
+        in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
+        in.length = hn::Load(di, lengths);
+    }
+    return in;
+}
+
+// z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
+// 1 .. size0), gathered: a point is four 8-byte words (re's mantissa and exponent, im's), a
+// radius two.
+HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
+    const D d;
+    const DI di;
+    const DeepLanesRowFloatExp& row = *s.row;
+    g.z = FusedProductAdd(in.a, g.z, in.c);
+    g.m = hn::Add(g.m, in.length);
+    const double* orbit = reinterpret_cast<const double*>(row.orbit);
+    const int64_t* orbit_e = reinterpret_cast<const int64_t*>(row.orbit);
+    const VI at = hn::ShiftLeft<2>(g.m);
+    g.Zm = VComplex{VFE{hn::GatherIndex(d, orbit, at), hn::GatherIndex(di, orbit_e + 1, at)},
+                    VFE{hn::GatherIndex(d, orbit + 2, at), hn::GatherIndex(di, orbit_e + 3, at)}};
+    const MI in_table = hn::And(hn::Gt(g.m, hn::Zero(di)), hn::Not(hn::Gt(g.m, hn::Set(di, s.size0))));
+    const VI radius_at = hn::IfThenElseZero(in_table, hn::ShiftLeft<1>(hn::Sub(g.m, hn::Set(di, 1))));
+    const double* radii = s.size0 > 0 ? reinterpret_cast<const double*>(row.bla_r2) : &kNoRadius.mantissa;
+    const int64_t* radii_e = s.size0 > 0 ? reinterpret_cast<const int64_t*>(row.bla_r2) + 1 : &kNoRadius.exponent;
+    g.r0 = Blend(ToD(in_table), VFE{hn::GatherIndex(d, radii, radius_at), hn::GatherIndex(di, radii_e, radius_at)},
+                 VFE{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)});
+}
+
+// The escape and rebase tests (the full value's norm against the bailout and against |z|^2) and
+// the limit; lanes with an event go through the scalar pass.
+HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
+    const VComplex full = AddComplex(g.Zm, g.z);
+    const VFE full_norm = FusedNorm(full);
+    constexpr double kBailoutSquared = formula_bailout_radius(Formula::Mandelbrot) *
+                                       formula_bailout_radius(Formula::Mandelbrot);
+    const MD escaped = hn::And(GreaterThan(full_norm, kBailoutSquared), in.alive);
+    g.current = full;
+    g.z2 = FusedNorm(g.z);
+    const MD events = hn::And(hn::Or(hn::Or(escaped, Less(full_norm, g.z2)), ToD(hn::Not(hn::Lt(g.m, g.stop)))),
+                              in.alive);
+    const uint64_t event_bits = MaskBits(events);
+    if (HWY_UNLIKELY(event_bits)) FinishLanes(s, g, event_bits, full_norm, escaped);
+}
+
+void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const FloatExp* c, FloatExp* out, size_t n) {
+    const D d;
+    const size_t lanes = hn::Lanes(d);
+    LaneArrays x, y, z, r;
+    for (size_t start = 0; start < n; start += lanes) {
+        for (size_t lane = 0; lane < lanes; ++lane) {
+            const size_t i = start + lane < n ? start + lane : n - 1;
+            x.set(lane, a[i]);
+            y.set(lane, b[i]);
+            z.set(lane, c ? c[i] : FloatExp{});
+        }
+        VFE result;
+        switch (op) {
+        case DeepFloatExpLaneOp::Add: result = Add(Load(x), Load(y)); break;
+        case DeepFloatExpLaneOp::Mul: result = Mul(Load(x), Load(y)); break;
+        case DeepFloatExpLaneOp::Fma: result = Fma(Load(x), Load(y), Load(z)); break;
+        default: result = VFE{hn::IfThenElseZero(Less(Load(x), Load(y)), hn::Set(d, 1.0)), hn::Zero(DI())}; break;
+        }
+        Store(result, &r);
+        for (size_t lane = 0; lane < lanes && start + lane < n; ++lane) out[start + lane] = r.at(lane);
+    }
+}
+
+void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    const D d;
+    RowState s;
+    s.row = &row;
+    s.counters = counters;
+    s.size0 = row.bla && row.bla->levels > 0 && row.bla_r2 ? row.bla->level_size[0] : 0;
+    const uint64_t skipped_before = counters->bla_iterations;
+    const uint64_t iterations_before = counters->iterations;
+    Group groups[kGroups];
+    int alive_groups = 0;
+    for (Group& g : groups) {
+        GroupArrays a;
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane(s, g, a, lane);
+        LoadGroup(a, &g);
+        ++alive_groups;
+    }
+    // One pass of deep_iterate_pixel's loop for every lane, the groups' stages side by side, so
+    // that their independent chains of dependent operations overlap. A group whose lanes are all
+    // idle passes through unchanged.
+    while (alive_groups > 0) {
+        PassInputs in[kGroups];
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate(s, in[k], groups[k]);
+        alive_groups = 0;
+        for (int k = 0; k < kGroups; ++k) {
+            Settle(s, in[k], groups[k]);
+            alive_groups += !hn::AllFalse(d, hn::Gt(groups[k].alive, hn::Zero(d)));
+        }
+    }
+    counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace ms::deep_lanes_floatexp
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ms {
+namespace deep_lanes_floatexp {
+HWY_EXPORT(LanesRow);
+HWY_EXPORT(ApplyOp);
+}  // namespace deep_lanes_floatexp
+
+void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::LanesRow)(row, counters);
+}
+
+void deep_floatexp_lanes_apply(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const FloatExp* c,
+                               FloatExp* out, size_t n) {
+    if (n > 0) HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::ApplyOp)(op, a, b, c, out, n);
+}
+
+}  // namespace ms
+#endif  // HWY_ONCE
