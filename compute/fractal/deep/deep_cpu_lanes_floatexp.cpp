@@ -209,10 +209,91 @@ HWY_INLINE void Store(VFE x, LaneArrays* a) {
 }
 HWY_INLINE VFE Load(const LaneArrays& a) { return VFE{hn::Load(D(), a.m), hn::Load(DI(), a.e)}; }
 
-// One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0).
+// A derivative of FloatExp deltas (deep_derivative.h's DeepScaled<DeepComplex<double>>): the
+// entries re, im times 2^e.
+struct VScaled {
+    VD re, im;
+    VI e;
+};
+
+// deep_derivative.h's operations on DeepScaled derivatives, case for case.
+constexpr int64_t kScaledFloor = deep_derivative_detail::kScaledFloorExponent;
+
+// product_exponent: a + b, or zero's exponent where either is zero's.
+HWY_INLINE VI ProductExponent(VI a, VI b) {
+    const VI zero = hn::Set(DI(), kFloatExpZeroExponent);
+    return hn::IfThenElse(hn::Or(hn::Eq(a, zero), hn::Eq(b, zero)), zero, hn::Add(a, b));
+}
+// shifted (and scaled): m 2^k for k <= 0, 0 below the floor.
+HWY_INLINE VD Shifted(VD m, VI k) {
+    const DI di;
+    const MI kept = hn::Not(hn::Lt(k, hn::Set(di, kScaledFloor)));
+    return hn::IfThenElseZero(ToD(kept), hn::Mul(m, Pow2(hn::Max(k, hn::Set(di, kScaledFloor)))));
+}
+// to_scaled: a FloatExp complex as doubles under its larger exponent.
+HWY_INLINE VScaled ToScaled(const VComplex& a) {
+    const VI e = hn::Max(a.re.e, a.im.e);
+    return VScaled{Shifted(a.re.m, hn::Sub(a.re.e, e)), Shifted(a.im.m, hn::Sub(a.im.e, e)), e};
+}
+HWY_INLINE VScaled BlendScaled(MD mask, const VScaled& yes, const VScaled& no) {
+    return VScaled{hn::IfThenElse(mask, yes.re, no.re), hn::IfThenElse(mask, yes.im, no.im),
+                   hn::IfThenElse(ToI(mask), yes.e, no.e)};
+}
+// add: a + b aligned to the larger exponent (a zero's exponent leaves the other as it is).
+HWY_INLINE VScaled AddScaled(const VScaled& a, const VScaled& b) {
+    const MD swap = ToD(hn::Lt(a.e, b.e));
+    const VScaled large = BlendScaled(swap, b, a), small = BlendScaled(swap, a, b);
+    const MD small_zero = ToD(hn::Eq(small.e, hn::Set(DI(), kFloatExpZeroExponent)));
+    const VI k = hn::Sub(small.e, large.e);
+    const VD re = hn::Add(large.re, Shifted(small.re, k)), im = hn::Add(large.im, Shifted(small.im, k));
+    return VScaled{hn::IfThenElse(small_zero, large.re, re), hn::IfThenElse(small_zero, large.im, im), large.e};
+}
+// normalise, where the largest entry is subnormal, 2^1023-sized, inf or NaN (never in practice):
+// deep_derivative.h's own code, lane by lane.
+HWY_NOINLINE VScaled NormaliseRare(const VScaled& x) {
+    const D d;
+    const DI di;
+    HWY_ALIGN double re[kMaxLanes], im[kMaxLanes];
+    HWY_ALIGN int64_t e[kMaxLanes];
+    hn::Store(x.re, d, re);
+    hn::Store(x.im, d, im);
+    hn::Store(x.e, di, e);
+    for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
+        DeepDerivative<Formula::Mandelbrot, FloatExp> v{{re[lane], im[lane]}, e[lane]};
+        deep_derivative_detail::normalise(&v);
+        re[lane] = v.m.re;
+        im[lane] = v.m.im;
+        e[lane] = v.e;
+    }
+    return VScaled{hn::Load(d, re), hn::Load(d, im), hn::Load(di, e)};
+}
+// normalise: the larger entry into [1, 2), its power of two into e, entries below 2^-500 of it
+// dropped; a zero derivative takes zero's exponent.
+HWY_INLINE VScaled Normalise(const VScaled& x) {
+    const D d;
+    const DI di;
+    const VD largest = hn::Max(hn::Abs(x.re), hn::Abs(x.im));
+    const VI biased = BiasedExponent(largest);
+    const MD zero = hn::Eq(largest, hn::Zero(d));
+    const MD nan = hn::Or(hn::Ne(x.re, x.re), hn::Ne(x.im, x.im));
+    const MI special = hn::Or(hn::Eq(biased, hn::Set(di, 0x7ff)), hn::Eq(biased, hn::Set(di, 2046)));
+    const MI subnormal = hn::AndNot(ToI(zero), hn::Eq(biased, hn::Zero(di)));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Or(nan, ToD(hn::Or(special, subnormal)))))) return NormaliseRare(x);
+    const VI k = hn::Sub(biased, hn::Set(di, 1023));
+    const VD scale = Pow2(hn::Neg(k)), floor = hn::Set(d, 0x1p-500);
+    const VD re = hn::Mul(x.re, scale), im = hn::Mul(x.im, scale);
+    const VD kept_re = hn::IfThenElseZero(hn::Not(hn::Lt(hn::Abs(re), floor)), re);
+    const VD kept_im = hn::IfThenElseZero(hn::Not(hn::Lt(hn::Abs(im), floor)), im);
+    return VScaled{hn::IfThenElse(zero, x.re, kept_re), hn::IfThenElse(zero, x.im, kept_im),
+                   hn::IfThenElse(ToI(zero), hn::Set(di, kFloatExpZeroExponent), hn::Add(x.e, k))};
+}
+
+// One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0); d is the
+// derivative (the distance estimate's).
 struct Group {
     VComplex z, current, dc, Zm;
     VFE z2, r0;
+    VScaled d;
     VI m, stop;
     VD alive;
     int pixel[kMaxLanes];
@@ -241,8 +322,8 @@ HWY_INLINE uint64_t MaskBits(MD mask) {
 // The scalar view of a group: every vector as arrays.
 struct GroupArrays {
     LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0;
-    HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes];
-    HWY_ALIGN double alive[kMaxLanes];
+    HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes], de[kMaxLanes];
+    HWY_ALIGN double alive[kMaxLanes], dre[kMaxLanes], dim[kMaxLanes];
 };
 HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
     Store(g.z.re, &a->zr);
@@ -258,6 +339,9 @@ HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
     hn::Store(g.m, DI(), a->m);
     hn::Store(g.stop, DI(), a->stop);
     hn::Store(g.alive, D(), a->alive);
+    hn::Store(g.d.re, D(), a->dre);
+    hn::Store(g.d.im, D(), a->dim);
+    hn::Store(g.d.e, DI(), a->de);
 }
 HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->z = VComplex{Load(a.zr), Load(a.zi)};
@@ -269,6 +353,7 @@ HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->m = hn::Load(DI(), a.m);
     g->stop = hn::Load(DI(), a.stop);
     g->alive = hn::Load(D(), a.alive);
+    g->d = VScaled{hn::Load(D(), a.dre), hn::Load(D(), a.dim), hn::Load(DI(), a.de)};
 }
 
 // The lane's stop: the lesser of the orbit's last index and the iterations left.
@@ -290,6 +375,11 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         a.cr.set(lane, current.re);
         a.ci.set(lane, current.im);
         a.z2.set(lane, deep_fused_norm(zero));
+        // D_0 = 0 on the parameter plane (deep_derivative_start).
+        const DeepDerivative<Formula::Mandelbrot, FloatExp> d0{};
+        a.dre[lane] = d0.m.re;
+        a.dim[lane] = d0.m.im;
+        a.de[lane] = d0.e;
         a.m[lane] = 0;
         g.base[lane] = 0;
         if (s.next_pixel >= row.count) {
@@ -312,6 +402,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         // No iteration to run: inside at once, as deep_iterate_pixel returns.
         row.escape_count[q] = -1;
         row.mu[q] = -1.0;
+        if (row.distance) row.distance[q] = 0.0f;
         s.counters->iterations += uint64_t(row.max_iterations);
     }
 }
@@ -333,7 +424,12 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         if (escaped[lane] != 0.0) {
             const int64_t n = g.base[lane] + m;
             row.escape_count[p] = n;
-            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n, fe_to_double(full_norm.at(lane)));
+            const double norm = fe_to_double(full_norm.at(lane));
+            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n, norm);
+            if (row.distance)
+                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
+                    DeepComplex<FloatExp>{a.cr.at(lane), a.ci.at(lane)}, norm,
+                    DeepDerivative<Formula::Mandelbrot, FloatExp>{{a.dre[lane], a.dim[lane]}, a.de[lane]});
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
             StartLane(s, g, a, lane);
@@ -357,6 +453,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         if (!(a.m[lane] < g.limit[lane])) {
             row.escape_count[p] = -1;
             row.mu[p] = -1.0;
+            if (row.distance) row.distance[p] = 0.0f;
             s.counters->iterations += uint64_t(row.max_iterations);
             StartLane(s, g, a, lane);
         }
@@ -366,11 +463,16 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
 
 // The inputs of a pass's a z + c for every lane of g (deep_fused_mul_add): a step's a = Z_m + current
 // and c = dc, or a skip's A and B dc; the skipping lanes look their entries up here.
+// kDistance: the derivative's D <- f D + addend, f = 2 w (a step, w = current scaled) or A (a
+// skip), addend = spacing or B spacing, all under shared exponents (deep_derivative_step and
+// deep_derivative_skip).
 struct PassInputs {
     VComplex a, c;
     VI length;
-    MD alive;
+    MD alive, skip;
+    VScaled factor, addend;
 };
+template <bool kDistance>
 HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     const D d;
     const DI di;
@@ -378,7 +480,12 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     PassInputs in;
     in.alive = hn::Gt(g.alive, hn::Zero(d));
     const MD skip = hn::And(Less(g.z2, g.r0), in.alive);
+    in.skip = skip;
     in.a = AddComplex(g.Zm, g.current);
+    if constexpr (kDistance) {
+        in.factor = ToScaled(g.current);
+        in.addend = VScaled{hn::Set(d, row.spacing.mantissa), hn::Zero(d), hn::Set(di, row.spacing.exponent)};
+    }
     in.c = g.dc;
     in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
     const uint64_t skip_bits = MaskBits(skip);
@@ -408,6 +515,14 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
         in.a = VComplex{Blend(skip, Load(ar), in.a.re), Blend(skip, Load(ai), in.a.im)};
         in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
         in.length = hn::Load(di, lengths);
+        if constexpr (kDistance) {
+            VScaled b_spacing = ToScaled(VComplex{Load(br), Load(bi)});
+            b_spacing.re = hn::Mul(b_spacing.re, hn::Set(d, row.spacing.mantissa));
+            b_spacing.im = hn::Mul(b_spacing.im, hn::Set(d, row.spacing.mantissa));
+            b_spacing.e = ProductExponent(b_spacing.e, hn::Set(di, row.spacing.exponent));
+            in.factor = BlendScaled(skip, ToScaled(VComplex{Load(ar), Load(ai)}), in.factor);
+            in.addend = BlendScaled(skip, b_spacing, in.addend);
+        }
     }
     return in;
 }
@@ -415,10 +530,20 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
 // z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
 // 1 .. size0), gathered: a point is four 8-byte words (re's mantissa and exponent, im's), a
 // radius two.
+template <bool kDistance>
 HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
     const DeepLanesRowFloatExp& row = *s.row;
+    if constexpr (kDistance) {
+        // The factor times D (DeepComplex's product of doubles), doubled where the lane steps
+        // (2 w D); its exponent, the addend, the normalisation.
+        const VD pr = hn::Sub(hn::Mul(in.factor.re, g.d.re), hn::Mul(in.factor.im, g.d.im));
+        const VD pi = hn::Add(hn::Mul(in.factor.re, g.d.im), hn::Mul(in.factor.im, g.d.re));
+        const VScaled product{hn::IfThenElse(in.skip, pr, hn::Add(pr, pr)),
+                              hn::IfThenElse(in.skip, pi, hn::Add(pi, pi)), ProductExponent(g.d.e, in.factor.e)};
+        g.d = Normalise(AddScaled(product, in.addend));
+    }
     g.z = FusedProductAdd(in.a, g.z, in.c);
     g.m = hn::Add(g.m, in.length);
     const double* orbit = reinterpret_cast<const double*>(row.orbit);
@@ -473,7 +598,8 @@ void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const 
     }
 }
 
-void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+template <bool kDistance>
+void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
     s.row = &row;
@@ -494,8 +620,8 @@ void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     // idle passes through unchanged.
     while (alive_groups > 0) {
         PassInputs in[kGroups];
-        for (int k = 0; k < kGroups; ++k) in[k] = Prepare(s, groups[k]);
-        for (int k = 0; k < kGroups; ++k) Iterate(s, in[k], groups[k]);
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance>(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate<kDistance>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
             Settle(s, in[k], groups[k]);
@@ -503,6 +629,11 @@ void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
         }
     }
     counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
+}
+
+void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    if (row.distance) LanesRowOf<true>(row, counters);
+    else LanesRowOf<false>(row, counters);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,6 +1,6 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
-// pixel per SIMD lane: the Mandelbrot set's parameter plane, rebasing and BLA, smooth colouring
-// (escape counts and smooth values).
+// pixel per SIMD lane: the Mandelbrot set's parameter plane, rebasing and BLA: escape counts,
+// smooth values and, where asked, the distance estimate.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -11,9 +11,12 @@
 // Same escape counts and smooth values as deep_iterate_pixel<FloatExp>, bit for bit: each vector
 // operation is floatexp.h's, case for case (fe_make, operator+, operator*, fe_fma, operator<),
 // each lane runs the one-pixel loop's sequence of them, a skip is the one
-// bla_lookup_above_first picks, and escapes and rebases are decided as there.
-// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other. The distance
-// estimate, the atom period, the Julia sets and the other formulas run the one-pixel loop.
+// bla_lookup_above_first picks, and escapes and rebases are decided as there. With the distance
+// estimate each lane carries the derivative as the kDistance loop does (deep_derivative.h's
+// DeepScaled: doubles under one exponent, normalised after every step and skip), the same
+// products, alignments and normalisation. tests/fractal/deep/test_deep_lanes.cpp holds the two
+// loops to each other. The atom period, the Julia sets and the other formulas run the one-pixel
+// loop.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +37,10 @@ struct DeepLanesRowFloatExp {
     int64_t max_iterations = 0;
     int64_t* escape_count = nullptr;  // out, per pixel: as deep_iterate_pixel returns
     double* mu = nullptr;             // out, per pixel
+    // The distance estimate (deep_perturbation.h's DeepDistanceOutput): the derivative's unit,
+    // and per pixel the estimate out; null: none.
+    FloatExp spacing{};
+    float* distance = nullptr;
 };
 
 // A row over an orbit and its table (null: BLA off; bla is its view); the caller sets the pixels

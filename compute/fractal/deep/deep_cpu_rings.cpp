@@ -48,8 +48,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
-    // Smooth rings of the Mandelbrot set past 1e290: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && !kDistance;
+    // Rings of the Mandelbrot set past 1e290: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns;
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));
@@ -114,6 +114,10 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 job.count = columns;
                 job.escape_count = &out->escape_count[row_start];
                 job.mu = &out->mu[row_start];
+                if constexpr (kDistance) {
+                    job.spacing = spacing;
+                    job.distance = &out->distance[row_start];
+                }
                 deep_lanes_row_floatexp(job, &counters);
                 done_by_lanes = true;
             }

@@ -331,10 +331,12 @@ void check_floatexp_operations() {
 }
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
-// escape count and smooth value on every pixel, and the same counters. max_iterations > 0 replaces
-// the location's (a limit some pixels reach).
-void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0) {
-    SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off"));
+// escape count and smooth value (and distance estimate with `distance`) on every pixel, and the
+// same counters. max_iterations > 0 replaces the location's (a limit some pixels reach).
+void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
+                    bool distance = false) {
+    SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off") +
+                 (distance ? ", the distance estimate" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
     DeepFrame frame;
@@ -352,6 +354,8 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     std::vector<DeepComplex<FloatExp>> dc(static_cast<size_t>(width));
     std::vector<int64_t> count(static_cast<size_t>(width));
     std::vector<double> mu(static_cast<size_t>(width));
+    std::vector<float> estimate(static_cast<size_t>(width), -1.0f);
+    int estimates = 0;  // pixels with a positive estimate
     for (int y = 0; y < height; ++y) {
         // deep_cpu's render_pixels: dc = offset + (dx, dy) in FloatExp.
         const FloatExp dy = fe_from_double(-(y + 0.5 - 0.5 * height)) * setup.spacing;
@@ -364,18 +368,33 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
         row.count = width;
         row.escape_count = count.data();
         row.mu = mu.data();
+        if (distance) {
+            row.spacing = setup.spacing;
+            row.distance = estimate.data();
+        }
         deep_lanes_row_floatexp(row, &lanes);
         for (int x = 0; x < width; ++x) {
             double expected_mu = 0.0;
-            const int64_t expected = deep_iterate_pixel<FloatExp, true>(Z, last, bla, dc[size_t(x)], limit,
-                                                                        &expected_mu, one);
+            float expected_estimate = -1.0f;
+            const int64_t expected = distance
+                                         ? deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, false, true>(
+                                               Z, last, bla, dc[size_t(x)], limit, &expected_mu, one, nullptr, 0,
+                                               nullptr, DeepDistanceOutput<FloatExp>{setup.spacing, &expected_estimate})
+                                         : deep_iterate_pixel<FloatExp, true>(Z, last, bla, dc[size_t(x)], limit,
+                                                                              &expected_mu, one);
             inside += expected < 0;
-            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)])) {
+            estimates += expected_estimate > 0.0f;
+            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
+                !same_bits(expected_estimate, estimate[size_t(x)])) {
                 if (differ++ < 5)
                     ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)];
+                                  << expected_mu << " estimate " << expected_estimate << ", lanes " << count[size_t(x)]
+                                  << " mu " << mu[size_t(x)] << " estimate " << estimate[size_t(x)];
             }
         }
+    }
+    if (distance) {
+        EXPECT_GT(estimates, width * height / 10) << "pixels with an estimate";
     }
     EXPECT_EQ(differ, 0) << "of " << width * height << " pixels";
     expect_same_counters(lanes, one);
@@ -497,7 +516,7 @@ TEST(DeepLanes, FloatExpMatchesOnOtherTargets) {
         hwy::SetSupportedTargetsForTest(target);
         SCOPED_TRACE(hwy::TargetName(target));
         check_floatexp_operations();
-        check_floatexp(load("e533"), 19, 7, true);
+        check_floatexp(load("e533"), 19, 7, true, 0, true);
         ++targets;
     }
     if (targets == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor SSE4";
@@ -633,16 +652,25 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
 
 // FloatExp deltas on the lanes, at Kalles Fraktaler 2's 4E533 and 1E1086 benchmark locations: the
 // whole loop (steps, skips, rebases, escapes), at a limit that some pixels reach, and with BLA off.
-TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE533) { check_floatexp(load("e533"), 37, 19, true); }
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE533) {
+    check_floatexp(load("e533"), 37, 19, true);
+    check_floatexp(load("e533"), 37, 19, true, 0, true);
+}
 
-TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE1086) { check_floatexp(load("e1086"), 29, 13, true); }
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopAtE1086) {
+    check_floatexp(load("e1086"), 29, 13, true);
+    check_floatexp(load("e1086"), 29, 13, true, 0, true);
+}
 
-TEST(DeepLanes, FloatExpMatchesOnePixelLoopNearTheLimit) { check_floatexp(load("e533"), 33, 9, true, 104500); }
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopNearTheLimit) {
+    check_floatexp(load("e533"), 33, 9, true, 104500);
+    check_floatexp(load("e533"), 33, 9, true, 104500, true);
+}
 
-TEST(DeepLanes, FloatExpMatchesOnePixelLoopWithoutBla) { check_floatexp(load("e533"), 9, 5, false); }
+TEST(DeepLanes, FloatExpMatchesOnePixelLoopWithoutBla) { check_floatexp(load("e533"), 9, 5, false, 0, true); }
 
-// deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for smooth rings past 1e290:
-// every point's count and mu are the one-pixel loop's.
+// deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for rings past 1e290, with the
+// distance estimate: every point's count, mu and estimate are the one-pixel loop's.
 TEST(DeepLanes, FloatExpRingsMatchOnePixelLoop) {
     const DeepLocation location = load("e533");
     DeepRings rings;
@@ -651,7 +679,9 @@ TEST(DeepLanes, FloatExpRingsMatchOnePixelLoop) {
     for (int r = 0; r < 6; ++r) rings.radius.push_back(step * fe_from_double(std::exp2(5.0 - r)));
     DeepRenderOptions options;
     options.threads = 2;
+    options.distance = true;
     const DeepRingsFrame frame = deep_cpu_rings(location, 40, 24, rings, options);
+    ASSERT_EQ(frame.distance.size(), size_t(6 * 40));
     DeepRingsFrame scratch;
     const DeepRingsSetup rs = deep_rings_setup(location, 40, 24, rings, options, &scratch);
     ASSERT_FALSE(rs.is_double);
@@ -662,20 +692,26 @@ TEST(DeepLanes, FloatExpRingsMatchOnePixelLoop) {
     const DeepComplex<FloatExp>* Z = deep_orbit_data<FloatExp>(*rs.setup.orbit);
     constexpr double kTwoPi = 6.283185307179586;  // deep_cpu_rings.cpp's
     DeepPixelCounters one;
-    int differ = 0;
+    int differ = 0, estimates = 0;
     for (int y = 0; y < 6; ++y)
         for (int x = 0; x < 40; ++x) {
             const double angle = kTwoPi * (x + 0.5) / 40;
             const FloatExp radius = rings.radius[size_t(y)];
             const DeepComplex<FloatExp> dc{rs.setup.offset.re + radius * fe_from_double(std::cos(angle)),
                                            rs.setup.offset.im + radius * fe_from_double(std::sin(angle))};
+            const FloatExp spacing = radius * fe_from_double(kTwoPi / 40);
             double mu = 0.0;
-            const int64_t k = deep_iterate_pixel<FloatExp, true>(Z, rs.setup.orbit->last_index(), bla, dc,
-                                                                 location.max_iterations, &mu, one);
+            float estimate = -1.0f;
+            const int64_t k = deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, false, true>(
+                Z, rs.setup.orbit->last_index(), bla, dc, location.max_iterations, &mu, one, nullptr, 0, nullptr,
+                DeepDistanceOutput<FloatExp>{spacing, &estimate});
             const size_t i = size_t(y) * 40 + size_t(x);
-            differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]);
+            estimates += estimate > 0.0f;
+            differ += k != frame.escape_count[i] || !same_bits(mu, frame.mu[i]) ||
+                      !same_bits(estimate, frame.distance[i]);
         }
     EXPECT_EQ(differ, 0) << "of 240 points";
+    EXPECT_GT(estimates, 24);
     EXPECT_GT(one.escaped, 0u);
     EXPECT_EQ(frame.stats.perturbation_steps, one.steps);
     EXPECT_EQ(frame.stats.bla_skips, one.bla_skips);
