@@ -101,6 +101,12 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
         DeepPixelCounters counters;
         const T dy = deep_from_double<T>(-(y + 0.5 - 0.5 * height)) * spacing;
         const size_t row_start = size_t(row) * size_t(region.width);
+        // The pixel's offset from the reference point, as every path below takes it.
+        auto dc_of = [&](int column) {
+            const T dx = deep_from_double<T>(region.x + column + 0.5 - 0.5 * width) * spacing;
+            return DeepComplex<T>{offset.re + dx, offset.im + dy};
+        };
+        float* distance_out = kDistance ? &frame->distance[row_start] : nullptr;
         bool row_done_by_lanes = false;
         if constexpr (kLanesType) {
             if (use_lanes) {
@@ -109,22 +115,16 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 dc_re.resize(size_t(region.width));
                 dc_im.resize(size_t(region.width));
                 for (int column = 0; column < region.width; ++column) {
-                    const int x = region.x + column;
-                    const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-                    dc_re[size_t(column)] = offset.re + dx;
-                    dc_im[size_t(column)] = offset.im + dy;
+                    const DeepComplex<T> dc = dc_of(column);
+                    dc_re[size_t(column)] = dc.re;
+                    dc_im[size_t(column)] = dc.im;
                 }
                 DeepLanesRow job = deep_lanes_job(Z, last_index, bla, table.get(), max_iterations);
                 job.formula = F;
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
-                job.count = region.width;
-                job.escape_count = &frame->escape_count[row_start];
-                job.mu = &frame->mu[row_start];
-                if constexpr (kDistance) {
-                    job.spacing = spacing;
-                    job.distance = &frame->distance[row_start];
-                }
+                deep_lanes_outputs(region.width, &frame->escape_count[row_start], &frame->mu[row_start], spacing,
+                                   distance_out, &job);
                 if constexpr (kAtom) {
                     job.atom_steps = atom_steps.empty() ? nullptr : atom_steps.data();
                     job.atom_period = &frame->atom[row_start];
@@ -142,29 +142,18 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 // One pixel per SIMD lane (deep_cpu_lanes_floatexp.h: the same arithmetic).
                 thread_local std::vector<DeepComplex<FloatExp>> dc;
                 dc.resize(size_t(region.width));
-                for (int column = 0; column < region.width; ++column) {
-                    const int x = region.x + column;
-                    const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-                    dc[size_t(column)] = DeepComplex<T>{offset.re + dx, offset.im + dy};
-                }
+                for (int column = 0; column < region.width; ++column) dc[size_t(column)] = dc_of(column);
                 DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
                 job.dc = dc.data();
-                job.count = region.width;
-                job.escape_count = &frame->escape_count[row_start];
-                job.mu = &frame->mu[row_start];
-                if constexpr (kDistance) {
-                    job.spacing = spacing;
-                    job.distance = &frame->distance[row_start];
-                }
+                deep_lanes_outputs(region.width, &frame->escape_count[row_start], &frame->mu[row_start], spacing,
+                                   distance_out, &job);
                 deep_lanes_row_floatexp(job, &counters);
                 row_done_by_lanes = true;
             }
         }
         if (!row_done_by_lanes) {
             for (int column = 0; column < region.width; ++column) {
-                const int x = region.x + column;
-                const T dx = deep_from_double<T>(x + 0.5 - 0.5 * width) * spacing;
-                const DeepComplex<T> dc{offset.re + dx, offset.im + dy};
+                const DeepComplex<T> dc = dc_of(column);
                 const size_t i = row_start + size_t(column);
                 if constexpr (kAtom)
                     frame->escape_count[i] = iterate_pixel<T, kRebase, F, kJulia, kDistance, true>(

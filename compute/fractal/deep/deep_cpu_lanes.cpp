@@ -203,14 +203,8 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
 
 // a b + c rounded once (deep_fused_mul_add's fma): FusedMulAdd, FusedNegMulAdd.
 #include "compute/fractal/maths/fused_lanes-inl.h"
-
-HWY_INLINE uint64_t MaskBits(D d, hn::Mask<D> mask) {
-    uint8_t bytes[8] = {};
-    hn::StoreMaskBits(d, mask, bytes);
-    uint64_t bits = 0;
-    for (size_t i = 0; i < (hn::Lanes(d) + 7) / 8; ++i) bits |= uint64_t(bytes[i]) << (8 * i);
-    return bits;
-}
+// A mask's lanes as bits: MaskBits.
+#include "compute/fractal/maths/mask_bits-inl.h"
 
 // The complex product a b, unfused (DeepComplex's operator*: this file is built without
 // contraction).

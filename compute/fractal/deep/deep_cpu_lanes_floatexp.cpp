@@ -43,6 +43,8 @@ constexpr int kGroups = 2;  // vectors in flight
 
 // a b + c rounded once (fe_fma's fma): FusedMulAdd.
 #include "compute/fractal/maths/fused_lanes-inl.h"
+// A mask's lanes as bits: MaskBits.
+#include "compute/fractal/maths/mask_bits-inl.h"
 
 // A FloatExp a lane: mantissa m and exponent e (floatexp.h's normalisation).
 struct VFE {
@@ -310,15 +312,6 @@ struct RowState {
 // A radius for rows without a table (BLA off): never read past the gathers' blend.
 const FloatExp kNoRadius{};
 
-HWY_INLINE uint64_t MaskBits(MD mask) {
-    const D d;
-    uint8_t bytes[8] = {};
-    hn::StoreMaskBits(d, mask, bytes);
-    uint64_t bits = 0;
-    for (size_t i = 0; i < (hn::Lanes(d) + 7) / 8; ++i) bits |= uint64_t(bytes[i]) << (8 * i);
-    return bits;
-}
-
 // The scalar view of a group: every vector as arrays.
 struct GroupArrays {
     LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0;
@@ -488,7 +481,7 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     }
     in.c = g.dc;
     in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
-    const uint64_t skip_bits = MaskBits(skip);
+    const uint64_t skip_bits = MaskBits(d, skip);
     if (skip_bits) {
         // Each such lane's entry, as deep_iterate_pixel looks it up; then its B dc (bla_apply) in
         // the vector. The other lanes' A and B are 0.
@@ -571,7 +564,7 @@ HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
     g.z2 = FusedNorm(g.z);
     const MD events = hn::And(hn::Or(hn::Or(escaped, Less(full_norm, g.z2)), ToD(hn::Not(hn::Lt(g.m, g.stop)))),
                               in.alive);
-    const uint64_t event_bits = MaskBits(events);
+    const uint64_t event_bits = MaskBits(D(), events);
     if (HWY_UNLIKELY(event_bits)) FinishLanes(s, g, event_bits, full_norm, escaped);
 }
 

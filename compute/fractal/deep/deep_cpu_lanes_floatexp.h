@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "compute/fractal/deep/deep_bla.h"
+#include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/deep/deep_perturbation.h"
 
 namespace ms {
@@ -56,6 +57,17 @@ inline DeepLanesRowFloatExp deep_lanes_floatexp_job(const DeepComplex<FloatExp>*
     job.bla_r2 = table ? table->r2.data() : nullptr;
     job.max_iterations = max_iterations;
     return job;
+}
+
+// A lanes row's pixels (DeepLanesRow or DeepLanesRowFloatExp): count of them, written to
+// escape_count and mu, and with a distance array (null: none) the estimate in units of spacing.
+template <class Job, typename T>
+void deep_lanes_outputs(int count, int64_t* escape_count, double* mu, T spacing, float* distance, Job* job) {
+    job->count = count;
+    job->escape_count = escape_count;
+    job->mu = mu;
+    job->spacing = spacing;
+    job->distance = distance;
 }
 
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does.

@@ -81,6 +81,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
         // The derivative in units of this ring's point spacing (deep_perturbation.h's
         // DeepDistanceOutput), so the estimate comes out in those units.
         [[maybe_unused]] const T spacing = radius * deep_from_double<T>(kTwoPi / columns);
+        float* distance_out = kDistance ? &out->distance[row_start] : nullptr;
         bool done_by_lanes = false;
         if constexpr (kLanesType) {
             if (use_lanes) {
@@ -95,13 +96,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 job.formula = F;
                 job.dc_re = dc_re.data();
                 job.dc_im = dc_im.data();
-                job.count = columns;
-                job.escape_count = &out->escape_count[row_start];
-                job.mu = &out->mu[row_start];
-                if constexpr (kDistance) {
-                    job.spacing = spacing;
-                    job.distance = &out->distance[row_start];
-                }
+                deep_lanes_outputs(columns, &out->escape_count[row_start], &out->mu[row_start], spacing, distance_out,
+                                   &job);
                 if constexpr (kJulia) deep_lanes_julia(W, w_last, bla_w, *critical_table, &job);
                 deep_lanes_row(job, &counters);
                 done_by_lanes = true;
@@ -111,13 +107,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
             if (use_floatexp_lanes) {
                 DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
                 job.dc = dc.data();
-                job.count = columns;
-                job.escape_count = &out->escape_count[row_start];
-                job.mu = &out->mu[row_start];
-                if constexpr (kDistance) {
-                    job.spacing = spacing;
-                    job.distance = &out->distance[row_start];
-                }
+                deep_lanes_outputs(columns, &out->escape_count[row_start], &out->mu[row_start], spacing, distance_out,
+                                   &job);
                 deep_lanes_row_floatexp(job, &counters);
                 done_by_lanes = true;
             }
