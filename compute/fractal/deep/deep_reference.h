@@ -109,13 +109,13 @@ struct ReferenceControl {
 // iteration and still gain: each meeting passes the threads' squares between cores, which costs
 // about as much as a squaring of a few thousand bits. From them the automatic choice
 // starts the helpers and then keeps timing the orbit with and without them (its guard), so a
-// machine whose cores are busy falls back to one thread. Two threads make an iteration at most
-// 1.5x faster (two squarings stay on the orbit's thread), three 3x, so two need larger squarings
-// to repay the same meetings. Measured by
+// machine whose cores are busy falls back to one thread. From kReferenceThreeThreadMinBits the
+// Mandelbrot set's orbit also makes its next x + y from the squares, which lets each of three
+// threads make one part of the next Z (deep_reference_orbit.cpp). Measured by
 // DeepBench.ReferenceThreads (1e1086 and e10000 orbits) and DeepBench.ReferenceTeamByPrecision;
 // see docs/performance.md.
 inline constexpr int64_t kReferenceThreeThreadMinBits = 3072;
-inline constexpr int64_t kReferenceTwoThreadMinBits = 8192;
+inline constexpr int64_t kReferenceTwoThreadMinBits = 3072;
 // The threads an orbit of formula `formula` at `bits` runs on under ReferenceControl::threads
 // `threads` (1, 2 or 3).
 int reference_threads(Formula formula, int64_t bits, int threads);

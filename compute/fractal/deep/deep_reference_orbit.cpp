@@ -57,41 +57,92 @@ void prefetch_number(mpfr_srcptr v) {
     for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(limbs + at, Write);
 }
 
-// Z := f(Z) for degree-2 formula F from Z's squares x2 = x^2, y2 = y^2 and sum2 = (x + y)^2:
-// 2xy = (sum2 - x2) - y2 into s (which may be sum2 itself), then y = 2xy + ci (|2xy| for the
-// Burning Ship, ci - 2xy for the Tricorn) and x = (x2 - y2) + cr. The serial step and every
-// worker of a SquaringTeam make Z by these operations, so their orbits agree bit for bit.
-template <Formula F>
-void next_z_from_squares(mpfr_srcptr x2, mpfr_srcptr y2, mpfr_srcptr sum2, mpfr_ptr s, mpfr_ptr x, mpfr_ptr y,
-                         mpfr_srcptr cr, mpfr_srcptr ci) {
-    mpfr_sub(s, sum2, x2, MPFR_RNDN);
-    mpfr_sub(s, s, y2, MPFR_RNDN);
-    if constexpr (F == Formula::BurningShip) {
-        mpfr_abs(s, s, MPFR_RNDN);
-        mpfr_add(y, s, ci, MPFR_RNDN);
-    } else if constexpr (F == Formula::Tricorn) {
-        mpfr_sub(y, ci, s, MPFR_RNDN);
-    } else {
-        static_assert(F == Formula::Mandelbrot);
-        mpfr_add(y, s, ci, MPFR_RNDN);
+// 2 v without a copy: a view of v's significand with the exponent one higher. v is a square (zero
+// or positive), which the view only reads.
+class Twice {
+public:
+    explicit Twice(mpfr_srcptr v) {
+        void* limbs = mpfr_custom_get_significand(const_cast<mpfr_ptr>(v));
+        if (mpfr_zero_p(v)) mpfr_custom_init_set(view_, MPFR_ZERO_KIND, 0, mpfr_get_prec(v), limbs);
+        else
+            mpfr_custom_init_set(view_, MPFR_REGULAR_KIND, mpfr_custom_get_exp(const_cast<mpfr_ptr>(v)) + 1,
+                                 mpfr_get_prec(v), limbs);
     }
+    mpfr_srcptr get() const { return view_; }
+
+private:
+    mpfr_t view_;
+};
+
+// A degree-2 formula's next Z from Z's squares x2 = x^2, y2 = y^2 and sum2 = (x + y)^2, part by
+// part, so that each thread of a SquaringTeam makes only the parts it squares next. The serial
+// step and every worker make each part by these operations, so their orbits agree bit for bit.
+// x' = (x2 - y2) + cr.
+void next_x(mpfr_srcptr x2, mpfr_srcptr y2, mpfr_srcptr cr, mpfr_ptr x) {
     mpfr_sub(x, x2, y2, MPFR_RNDN);
     mpfr_add(x, x, cr, MPFR_RNDN);
 }
 
-// The orbit's working set: Z = x + iy, C = cr + i ci, the squarings' temporaries, and (z^d only)
-// the power's.
-struct OrbitRegisters {
-    CacheLineMpfr x, y, x2, y2, s, cr, ci, pr, pi, a, b;
-    explicit OrbitRegisters(mpfr_prec_t bits)
-        : x(bits), y(bits), x2(bits), y2(bits), s(bits), cr(bits), ci(bits), pr(bits), pi(bits), a(bits), b(bits) {}
+// 2xy = (sum2 - x2) - y2, then y' = 2xy + ci (|2xy| + ci for the Burning Ship, ci - 2xy for the
+// Tricorn).
+template <Formula F>
+void next_y(mpfr_srcptr x2, mpfr_srcptr y2, mpfr_srcptr sum2, mpfr_srcptr ci, mpfr_ptr y) {
+    mpfr_sub(y, sum2, x2, MPFR_RNDN);
+    mpfr_sub(y, y, y2, MPFR_RNDN);
+    if constexpr (F == Formula::BurningShip) {
+        mpfr_abs(y, y, MPFR_RNDN);
+        mpfr_add(y, y, ci, MPFR_RNDN);
+    } else if constexpr (F == Formula::Tricorn) {
+        mpfr_sub(y, ci, y, MPFR_RNDN);
+    } else {
+        static_assert(F == Formula::Mandelbrot);
+        mpfr_add(y, y, ci, MPFR_RNDN);
+    }
+}
 
-    // x2 = x^2, y2 = y^2 and s = (x + y)^2: three squarings.
+// s' = x' + y', the number the next (x + y)^2 squares: x' + y' (made first), or, from_squares,
+// from the squares alone, x' + y' = (sum2 - 2 y2) + k with k = cr + ci (the Mandelbrot set's
+// only; 2 y2 is exact), so that the thread that squares it waits neither for x' nor for y'. The
+// second costs the serial step one addition more, so orbits take it only from the precision at
+// which a team runs (sum_from_squares).
+void next_sum(bool from_squares, mpfr_srcptr y2, mpfr_srcptr sum2, mpfr_srcptr k, mpfr_srcptr x, mpfr_srcptr y,
+              mpfr_ptr s) {
+    if (from_squares) {
+        mpfr_sub(s, sum2, Twice(y2).get(), MPFR_RNDN);
+        mpfr_add(s, s, k, MPFR_RNDN);
+    } else {
+        mpfr_add(s, x, y, MPFR_RNDN);
+    }
+}
+
+// Whether formula F's orbit at `bits` makes s' from the squares (next_sum): the Mandelbrot set
+// from kReferenceThreeThreadMinBits. The choice depends on nothing else, so that an orbit is the
+// same on every machine and every thread count.
+template <Formula F>
+bool sum_from_squares(mpfr_prec_t bits) {
+    return F == Formula::Mandelbrot && bits >= kReferenceThreeThreadMinBits;
+}
+
+// The orbit's working set: Z = x + iy and s, which stands for x + y (degree 2; next_sum makes it);
+// C = cr + i ci and k = cr + ci; the squares; and (z^d only) the power's temporaries.
+struct OrbitRegisters {
+    CacheLineMpfr x, y, s, x2, y2, sum2, cr, ci, k, pr, pi, a, b;
+    bool from_squares;  // next_sum's way (sum_from_squares)
+    OrbitRegisters(mpfr_prec_t bits, bool from_squares)
+        : x(bits), y(bits), s(bits), x2(bits), y2(bits), sum2(bits), cr(bits), ci(bits), k(bits), pr(bits), pi(bits),
+          a(bits), b(bits), from_squares(from_squares) {}
+
+    // Before an orbit's first step, once Z and C are set: s = x + y and k = cr + ci.
+    void begin() {
+        mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
+        mpfr_add(k.get(), cr.get(), ci.get(), MPFR_RNDN);
+    }
+
+    // x2 = x^2, y2 = y^2 and sum2 = s^2: three squarings.
     void squares() {
         mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
         mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
-        mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
-        mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
+        mpfr_sqr(sum2.get(), s.get(), MPFR_RNDN);
     }
 
     // Z := Z^2 + C with three squarings: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci.
@@ -129,7 +180,9 @@ struct OrbitRegisters {
     void step_formula() {
         if constexpr (formula_degree(F) == 2) {
             squares();
-            next_z_from_squares<F>(x2.get(), y2.get(), s.get(), s.get(), x.get(), y.get(), cr.get(), ci.get());
+            next_y<F>(x2.get(), y2.get(), sum2.get(), ci.get(), y.get());
+            next_x(x2.get(), y2.get(), cr.get(), x.get());
+            next_sum(from_squares, y2.get(), sum2.get(), k.get(), x.get(), y.get(), s.get());
         } else {
             power<formula_degree(F)>();
             mpfr_add(x.get(), pr.get(), cr.get(), MPFR_RNDN);
@@ -182,26 +235,33 @@ private:
     std::atomic<uint32_t> sleepers_{0};
 };
 
-// An iteration's three squarings x^2, y^2 and (x + y)^2 shared between the orbit's thread (worker
-// 0) and one or two helpers:
-//   two helpers: x^2 on the orbit's thread, y^2 on the first, (x + y)^2 on the second;
-//   one helper:  x^2 and y^2 on the orbit's thread, (x + y)^2 on the helper.
-// Each worker keeps its own Z and publishes its squares; every worker then reads the others' and
-// makes the next Z itself by next_z_from_squares, as the serial step does (the same orbit bit for
-// bit). An iteration thus costs one squaring, one hand-over and the additions, where a worker
-// that made Z and handed it out would wait for two hand-overs. The orbit's thread keeps its Z in
-// the OrbitRegisters, and stores and tests it; the helpers keep theirs in Lane.
+// An iteration's three squarings x^2, y^2 and s^2 shared between the orbit's thread (worker 0)
+// and one or two helpers:
+//   two helpers: x^2 on the orbit's thread, y^2 on the first, s^2 on the second;
+//   one helper:  x^2 and y^2 on the orbit's thread, s^2 on the helper.
+// Each worker publishes its squares and then makes, from everyone's, the parts of the next Z it
+// squares next (next_x, next_y, next_sum), as the serial step does: the same orbit bit for bit.
+// The orbit's thread makes x', and y' unless the y^2 helper hands it over; the y^2 helper makes
+// y'; the s^2 helper makes s', from the squares alone where the orbit takes that way
+// (sum_from_squares), else from x' and y', which it then makes too. With two helpers and s' from
+// the squares (split_) every thread thus makes one part with at most three additions, and an
+// iteration costs one squaring, one hand-over and those additions; the y^2 helper hands y' to the
+// orbit's thread as a FloatExp (y_fe_, y_done_), which the orbit's thread reads after it has
+// squared x' for the next iteration, so that its storing and testing of Z overlap the others'
+// work.
 // Squares are published as iteration n (Sequence done_) into the squares' slot n % 2: a worker
 // writes slot n % 2 again at n + 2 only after every other worker has published n + 1, which each
-// does after it has read the squares of n. A run on the team starts at an iteration (start) and
-// ends after one (step's last, or stop_after_unplanned for an orbit that stops without
-// warning); the helpers then park until the next start and say so (parked_), before the orbit's
-// thread may change its Z or start again.
+// does after it has read the squares of n. A run on the team starts at an iteration (start, which
+// publishes its squares) and ends after one planned beforehand (last), where the helpers put the
+// parts of Z they keep (y with split_, s) into the registers and park; or it stops without
+// warning (stop_after_unplanned: the orbit ends there), the helpers then parking without making
+// anything more. Either way they say so (parked_) before the orbit's thread may change its Z or
+// start again.
 template <Formula F>
 class SquaringTeam {
 public:
     SquaringTeam(OrbitRegisters& r, int helpers, mpfr_prec_t bits)
-        : r_(r), helpers_(helpers), squares_{Slot(bits), Slot(bits)} {
+        : r_(r), helpers_(helpers), split_(r.from_squares && helpers == 2), squares_{Slot(bits), Slot(bits)} {
         for (int k = 0; k < helpers_; ++k) lanes_[k] = std::make_unique<Lane>(bits);
         try {
             for (int k = 0; k < helpers_; ++k) threads_[k] = std::thread([this, k] { run(k); });
@@ -214,20 +274,71 @@ public:
     SquaringTeam(const SquaringTeam&) = delete;
     SquaringTeam& operator=(const SquaringTeam&) = delete;
 
-    // The helpers take the orbit's current Z and work on from it with this thread.
-    void start() {
+    // The helpers take the orbit's current Z (and s) and work on from it with this thread, which
+    // publishes its squares of the run's first iteration; last: the run ends after it.
+    void start(bool last) {
         const uint32_t n = tick_ + 1;
         stop_after(n + 0x7fffffffu);  // as far ahead as reached() can tell
+        discard_.store(false, std::memory_order_relaxed);
         start_.store(n, std::memory_order_relaxed);
         go_.publish(++generation_);
         running_ = true;
+        publish_squares(n, last);
     }
     bool running() const { return running_; }
 
-    // One iteration on the team, Z := f(Z) in the orbit's registers. last: the helpers park after
-    // it instead of going on to the next.
-    void step(bool last) {
+    // Finishes the iteration whose squares this thread published, Z := f(Z): x' (and y') in the
+    // orbit's registers. last: the helpers park after it, Z and s whole in the registers; else
+    // this thread publishes the next iteration's squares (next_last: the run ends after that
+    // one). Returns y' as a FloatExp.
+    FloatExp step(bool last, bool next_last) {
+        const uint32_t n = tick_;
+        for (int k = 1; k <= helpers_; ++k) done_[k].wait_for(n);
+        const Slot& slot = squares_[n % 2];
+        prefetch_number<false>(slot.x2.get());
+        prefetch_number<false>(slot.y2.get());
+        if (!split_) prefetch_number<false>(slot.s.get());
+        next_x(slot.x2.get(), slot.y2.get(), r_.cr.get(), r_.x.get());
+        if (!split_) next_y<F>(slot.x2.get(), slot.y2.get(), slot.s.get(), r_.ci.get(), r_.y.get());
+        if (last) {
+            park();
+            return floatexp_from_mpfr(r_.y.get());
+        }
+        publish_squares(n + 1, next_last);
+        if (!split_) return floatexp_from_mpfr(r_.y.get());
+        y_done_.wait_for(n);
+        return y_fe_[n % 2].value;
+    }
+    // The orbit stops after a step without `last`: the helpers, now on the next iteration, park
+    // at the one after without making anything from it (this thread publishes no squares for it).
+    // The registers' Z is not kept: the orbit ends.
+    void stop_after_unplanned() {
         const uint32_t n = ++tick_;
+        discard_.store(true, std::memory_order_relaxed);
+        stop_after(n);
+        done_[0].publish(n);
+        park();
+    }
+
+private:
+    // The squares of one iteration: x^2, y^2, s^2.
+    struct Slot {
+        CacheLineMpfr x2, y2, s;
+        explicit Slot(mpfr_prec_t bits) : x2(bits), y2(bits), s(bits) {}
+    };
+    // A helper's own parts of Z.
+    struct Lane {
+        CacheLineMpfr x, y, s;
+        explicit Lane(mpfr_prec_t bits) : x(bits), y(bits), s(bits) {}
+    };
+    // y' of one iteration as a FloatExp, on a cache line of its own.
+    struct alignas(64) YFe {
+        FloatExp value;
+    };
+
+    // This thread's squares for iteration n and their publication.
+    void publish_squares(uint32_t n, bool last) {
+        tick_ = n;
         Slot& slot = squares_[n % 2];
         prefetch_number<true>(slot.x2.get());
         if (helpers_ == 1) prefetch_number<true>(slot.y2.get());
@@ -235,38 +346,6 @@ public:
         if (helpers_ == 1) mpfr_sqr(slot.y2.get(), r_.y.get(), MPFR_RNDN);
         if (last) stop_after(n);
         done_[0].publish(n);
-        for (int k = 1; k <= helpers_; ++k) done_[k].wait_for(n);
-        next_z(slot, r_.x.get(), r_.y.get(), r_.s.get(), r_.cr.get(), r_.ci.get());
-        if (last) park();
-    }
-    // The orbit stops after the iteration step ran without `last`: the helpers, now on the next,
-    // park without reading the squares the orbit's thread does not make. That tick is spent.
-    void stop_after_unplanned() {
-        const uint32_t n = ++tick_;
-        stop_after(n);
-        done_[0].publish(n);
-        park();
-    }
-
-private:
-    // The squares of one iteration; (x + y)^2 and then 2xy in s.
-    struct Slot {
-        CacheLineMpfr x2, y2, s;
-        explicit Slot(mpfr_prec_t bits) : x2(bits), y2(bits), s(bits) {}
-    };
-    // A helper's own Z and the scratch its next Z is made in.
-    struct Lane {
-        CacheLineMpfr x, y, s;
-        explicit Lane(mpfr_prec_t bits) : x(bits), y(bits), s(bits) {}
-    };
-
-    // Z := f(Z) from the squares of one iteration into x and y (s: scratch; the slot's squares stay
-    // for the other workers).
-    static void next_z(const Slot& sq, mpfr_ptr x, mpfr_ptr y, mpfr_ptr s, mpfr_srcptr cr, mpfr_srcptr ci) {
-        prefetch_number<false>(sq.x2.get());
-        prefetch_number<false>(sq.y2.get());
-        prefetch_number<false>(sq.s.get());
-        next_z_from_squares<F>(sq.x2.get(), sq.y2.get(), sq.s.get(), s, x, y, cr, ci);
     }
 
     void stop_after(uint32_t n) { stop_.store(n, std::memory_order_relaxed); }  // published by done_[0]
@@ -286,7 +365,7 @@ private:
             if (t.joinable()) t.join();
     }
 
-    // Helper k (worker k + 1): y^2 with two helpers, else (x + y)^2.
+    // Helper k (worker k + 1): y^2 with two helpers, else s^2.
     void run(int k) {
         const int me = k + 1;
         const bool square_y = helpers_ == 2 && k == 0;
@@ -296,39 +375,74 @@ private:
             if (quit_.load(std::memory_order_relaxed)) return;
             prefetch_number<false>(r_.x.get());
             prefetch_number<false>(r_.y.get());
-            mpfr_set(lane.x.get(), r_.x.get(), MPFR_RNDN);
-            mpfr_set(lane.y.get(), r_.y.get(), MPFR_RNDN);
+            prefetch_number<false>(r_.s.get());
+            if (square_y || !r_.from_squares) mpfr_set(lane.y.get(), r_.y.get(), MPFR_RNDN);
+            if (!square_y) {
+                mpfr_set(lane.s.get(), r_.s.get(), MPFR_RNDN);
+                if (!r_.from_squares) mpfr_set(lane.x.get(), r_.x.get(), MPFR_RNDN);
+            }
             for (uint32_t n = start_.load(std::memory_order_relaxed);; ++n) {
                 Slot& slot = squares_[n % 2];
-                prefetch_number<true>(square_y ? slot.y2.get() : slot.s.get());
                 if (square_y) {
+                    prefetch_number<true>(slot.y2.get());
                     mpfr_sqr(slot.y2.get(), lane.y.get(), MPFR_RNDN);
                 } else {
-                    mpfr_add(slot.s.get(), lane.x.get(), lane.y.get(), MPFR_RNDN);
-                    mpfr_sqr(slot.s.get(), slot.s.get(), MPFR_RNDN);
+                    prefetch_number<true>(slot.s.get());
+                    mpfr_sqr(slot.s.get(), lane.s.get(), MPFR_RNDN);
                 }
                 done_[me].publish(n);
                 for (int other = 0; other <= helpers_; ++other)
                     if (other != me) done_[other].wait_for(n);
-                if (Sequence::reached(n, stop_.load(std::memory_order_relaxed))) break;
-                next_z(slot, lane.x.get(), lane.y.get(), lane.s.get(), r_.cr.get(), r_.ci.get());
+                const bool stop = Sequence::reached(n, stop_.load(std::memory_order_relaxed));
+                if (stop && discard_.load(std::memory_order_relaxed)) break;
+                make_next(slot, square_y, lane);
+                if (stop) {
+                    if (!square_y) mpfr_set(r_.s.get(), lane.s.get(), MPFR_RNDN);
+                    else if (split_) mpfr_set(r_.y.get(), lane.y.get(), MPFR_RNDN);
+                    break;
+                }
+                if (square_y && split_) {
+                    y_fe_[n % 2].value = floatexp_from_mpfr(lane.y.get());
+                    y_done_.publish(n);
+                }
             }
             parked_[k].publish(generation);
         }
     }
 
+    // A helper's parts of the next Z from the squares in `slot`: y' for the y^2 helper; s' (and,
+    // unless s' comes from the squares, the x' and y' it is made from) for the s^2 helper.
+    void make_next(const Slot& slot, bool square_y, Lane& lane) {
+        prefetch_number<false>(slot.y2.get());
+        prefetch_number<false>(slot.s.get());
+        if (square_y || !r_.from_squares) prefetch_number<false>(slot.x2.get());
+        if (square_y) {
+            next_y<F>(slot.x2.get(), slot.y2.get(), slot.s.get(), r_.ci.get(), lane.y.get());
+            return;
+        }
+        if (!r_.from_squares) {
+            next_y<F>(slot.x2.get(), slot.y2.get(), slot.s.get(), r_.ci.get(), lane.y.get());
+            next_x(slot.x2.get(), slot.y2.get(), r_.cr.get(), lane.x.get());
+        }
+        next_sum(r_.from_squares, slot.y2.get(), slot.s.get(), r_.k.get(), lane.x.get(), lane.y.get(), lane.s.get());
+    }
+
     OrbitRegisters& r_;
     const int helpers_;
+    const bool split_;  // two helpers and s' from the squares: the orbit's thread makes x' alone
     Slot squares_[2];
     std::unique_ptr<Lane> lanes_[2];
+    YFe y_fe_[2];
     uint32_t generation_ = 0;  // the orbit's thread's count of start() calls
     uint32_t tick_ = 0;        // the last iteration the orbit's thread published, counted over every run
     bool running_ = false;     // started and not parked
     Sequence go_;
     std::atomic<uint32_t> start_{0};
     std::atomic<uint32_t> stop_{0};
+    std::atomic<bool> discard_{false};  // the stop is unplanned: its iteration has no squares
     std::atomic<bool> quit_{false};
     Sequence done_[3];
+    Sequence y_done_;  // the y^2 helper's y' of iteration n is in y_fe_[n % 2] (split_)
     Sequence parked_[2];
     std::thread threads_[2];
 };
@@ -380,22 +494,31 @@ bool run_orbit(OrbitRegisters& r, SquaringTeam<F>* team, TeamGuard* guard, int64
         }
     } park{team};
     auto block_start = std::chrono::steady_clock::now();
+    // The iterations after which the team parks: the last, and (guard) each block's last.
+    const auto team_parks_after = [&](int64_t n) {
+        return n == max_iterations || (guard && n % TeamGuard::kBlockIterations == 0);
+    };
+    r.begin();
     for (int64_t n = 1; n <= max_iterations; ++n) {
+        DeepComplex<FloatExp> zf;
         bool stepped = false;
         if constexpr (formula_degree(F) == 2) {
             if (team && (!guard || guard->use_team())) {
-                if (!team->running()) team->start();
-                team->step(n == max_iterations || (guard && n % TeamGuard::kBlockIterations == 0));
+                if (!team->running()) team->start(team_parks_after(n));
+                const FloatExp y = team->step(team_parks_after(n), team_parks_after(n + 1));
+                zf = {floatexp_from_mpfr(r.x.get()), y};
                 stepped = true;
             }
         }
-        if (!stepped) r.step_formula<F>();
+        if (!stepped) {
+            r.step_formula<F>();
+            zf = {floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
+        }
         if (guard && n % TeamGuard::kBlockIterations == 0) {
             const auto now = std::chrono::steady_clock::now();
             guard->block_done(std::chrono::duration<double>(now - block_start).count());
             block_start = now;
         }
-        DeepComplex<FloatExp> zf{floatexp_from_mpfr(r.x.get()), floatexp_from_mpfr(r.y.get())};
         DeepComplex<double> zd{fe_to_double(zf.re), fe_to_double(zf.im)};
         z->push_back(zd);
         z_fe->push_back(zf);
@@ -421,7 +544,7 @@ template <Formula F>
 bool compute_orbits(ReferenceOrbit* orbit, mpfr_prec_t bits, const ReferenceControl& control) {
     const int64_t max_iterations = orbit->max_iterations;
     const OrbitMap& map = orbit->map;
-    OrbitRegisters r{bits};
+    OrbitRegisters r{bits, sum_from_squares<F>(bits)};
     std::unique_ptr<SquaringTeam<F>> team;
     TeamGuard guard;
     if constexpr (formula_degree(F) == 2) {
@@ -518,11 +641,12 @@ std::shared_ptr<const ReferenceOrbit> compute_reference_orbit(const std::string&
 
 int64_t bare_mpfr_orbit(const std::string& center_re, const std::string& center_im, int64_t precision_bits,
                         int64_t max_iterations) {
-    OrbitRegisters r{mpfr_prec_t(precision_bits)};
+    OrbitRegisters r{mpfr_prec_t(precision_bits), sum_from_squares<Formula::Mandelbrot>(mpfr_prec_t(precision_bits))};
     mpfr_set_decimal(r.cr.get(), center_re);
     mpfr_set_decimal(r.ci.get(), center_im);
     mpfr_set_zero(r.x.get(), 1);
     mpfr_set_zero(r.y.get(), 1);
+    r.begin();
     int64_t n = 1;
     for (; n <= max_iterations; ++n) {
         r.step();

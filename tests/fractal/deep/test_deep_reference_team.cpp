@@ -1,13 +1,13 @@
 // The reference orbit's squarings shared between threads (ReferenceControl::threads,
-// deep_reference_orbit.cpp's SquaringTeam, deep_reference_guard.h's TeamGuard): on two threads, on three and as chosen,
-// the same orbit bit for bit as one thread (every Z_m in double and FloatExp, the escape, the
-// period and its nucleus distance, min |Z|), for every formula the team runs, on both planes, at
-// a shallow location, at 1e1086 and when the orbit stops at a period; a cancel stops it, progress
-// is reported; the automatic choice follows its rules; the guard keeps a faster team through a
-// moment's noise, leaves a slower one, follows the cores becoming busy and free, and keeps to
-// the faster way when the host slows as a whole. The two machines CI and development run
-// on have 2 cores: three threads there take turns, which the tests also cover, so the orbits are
-// kept short.
+// deep_reference_orbit.cpp's SquaringTeam, deep_reference_guard.h's TeamGuard): on two threads,
+// on three and as chosen, the same orbit bit for bit as one thread (every Z_m in double and
+// FloatExp, the escape, the period and its nucleus distance, min |Z|), for every formula the team
+// runs, on both planes, at a shallow location, at 1e1086 and when the orbit stops at a period; a
+// cancel stops it, progress is reported; the automatic choice follows its rules; the guard keeps
+// a faster team through a moment's noise, leaves a slower one, follows the cores becoming busy
+// and free, and keeps to the faster way when the host slows as a whole; and the orbit is the
+// plain MPFR orbit. The two machines CI and development run on have 2 cores: three threads there
+// take turns, which the tests also cover, so the orbits are kept short.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,10 +16,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compute/fractal/deep/deep_reference.h"
 #include "compute/fractal/deep/deep_reference_guard.h"
+#include "compute/fractal/numbers/mpfr.h"
 #include "tests/fractal/deep/kfr_location.h"
 
 using namespace ms;
@@ -152,16 +154,73 @@ TEST(DeepReferenceTeam, TheSameOrbitForEveryDegreeTwoFormula) {
     location.center_re = "0.05";
     location.center_im = "0.05";
     expect_same_orbits(location, 1200, 2000, julia);
+    // From 3,072 bits the Mandelbrot set's helpers each make one part of Z (s' from the squares).
+    expect_same_orbits(location, kReferenceThreeThreadMinBits + 128, 500, julia);
     // c = 0.3: escapes after a few dozen iterations.
     location.center_re = "0.3";
     location.center_im = "0";
-    for (int threads : {2, 3}) {
-        auto one = orbit_on(1, location, 1200, 100000, OrbitMap{});
-        auto other = orbit_on(threads, location, 1200, 100000, OrbitMap{});
-        ASSERT_TRUE(one && other);
-        EXPECT_TRUE(one->escaped);
-        EXPECT_LT(one->last_index(), 1000);
-        expect_same_orbit(*one, *other, "escaping, " + std::to_string(threads) + " threads");
+    for (int64_t bits : {int64_t(1200), kReferenceThreeThreadMinBits + 128}) {
+        for (int threads : {2, 3}) {
+            auto one = orbit_on(1, location, bits, 100000, OrbitMap{});
+            auto other = orbit_on(threads, location, bits, 100000, OrbitMap{});
+            ASSERT_TRUE(one && other);
+            EXPECT_TRUE(one->escaped);
+            EXPECT_LT(one->last_index(), 1000);
+            expect_same_orbit(*one, *other,
+                              "escaping, " + std::to_string(bits) + " bits, " + std::to_string(threads) + " threads");
+        }
+    }
+}
+
+namespace {
+
+// The plain MPFR orbit of C at `bits`: x' = x^2 - y^2 + cr, y' = (x + y)^2 - x^2 - y^2 + ci with
+// x + y added afresh each iteration; Z_0 .. Z_n as compute_reference_orbit stores them.
+std::vector<DeepComplex<FloatExp>> plain_orbit(const DeepLocation& location, int64_t bits, int64_t n) {
+    MpfrNumber x(bits), y(bits), cr(bits), ci(bits), x2(bits), y2(bits), s(bits);
+    mpfr_set_decimal(cr.get(), location.center_re);
+    mpfr_set_decimal(ci.get(), location.center_im);
+    mpfr_set_zero(x.get(), 1);
+    mpfr_set_zero(y.get(), 1);
+    std::vector<DeepComplex<FloatExp>> z{{FloatExp{}, FloatExp{}}};
+    for (int64_t i = 1; i <= n; ++i) {
+        mpfr_sqr(x2.get(), x.get(), MPFR_RNDN);
+        mpfr_sqr(y2.get(), y.get(), MPFR_RNDN);
+        mpfr_add(s.get(), x.get(), y.get(), MPFR_RNDN);
+        mpfr_sqr(s.get(), s.get(), MPFR_RNDN);
+        mpfr_sub(s.get(), s.get(), x2.get(), MPFR_RNDN);
+        mpfr_sub(s.get(), s.get(), y2.get(), MPFR_RNDN);
+        mpfr_add(y.get(), s.get(), ci.get(), MPFR_RNDN);
+        mpfr_sub(x.get(), x2.get(), y2.get(), MPFR_RNDN);
+        mpfr_add(x.get(), x.get(), cr.get(), MPFR_RNDN);
+        z.push_back({floatexp_from_mpfr(x.get()), floatexp_from_mpfr(y.get())});
+    }
+    return z;
+}
+
+}  // namespace
+
+// Every Z_m the orbit stores (FloatExp and double) is the plain MPFR orbit's, where the next x + y
+// is x' + y' (e533 at its frames' 1,847 bits) and where the Mandelbrot set's comes from the
+// squares (1e1086 at its frames' 3,682 bits, from 3,072): the two ways differ only in MPFR's last
+// bits. On one thread and on three.
+TEST(DeepReferenceTeam, TheOrbitIsThePlainMpfrOrbit) {
+    const DeepLocation shallow = test::load_location("e533");
+    const DeepLocation deep = test::load_location("e1086");
+    const int64_t deep_bits = deep_reference_precision_bits(deep.zoom, 1024);
+    ASSERT_GE(deep_bits, kReferenceThreeThreadMinBits);
+    for (const auto& [location, bits] : {std::pair{shallow, int64_t(1847)}, std::pair{deep, deep_bits}}) {
+        const std::vector<DeepComplex<FloatExp>> plain = plain_orbit(location, bits, 2000);
+        for (int threads : {1, 3}) {
+            auto orbit = orbit_on(threads, location, bits, 2000, OrbitMap{});
+            ASSERT_TRUE(orbit);
+            EXPECT_TRUE(same_numbers(orbit->z_fe, plain)) << bits << " bits, " << threads << " threads";
+            ASSERT_EQ(orbit->z.size(), plain.size());
+            for (size_t i = 0; i < plain.size(); ++i) {
+                ASSERT_EQ(orbit->z[i].re, fe_to_double(plain[i].re)) << bits << " bits, Z_" << i;
+                ASSERT_EQ(orbit->z[i].im, fe_to_double(plain[i].im)) << bits << " bits, Z_" << i;
+            }
+        }
     }
 }
 
