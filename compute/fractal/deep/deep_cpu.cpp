@@ -71,9 +71,8 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
     // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
     // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
-    // the Mandelbrot set's parameter plane past 1e290, with or without the distance estimate. The
-    // rest (the Burning Ship, the Tricorn, FloatExp deltas with the atom period or on another
-    // plane or formula) runs
+    // the Mandelbrot set's parameter plane past 1e290, with or without either. The rest (the
+    // Burning Ship, the Tricorn, FloatExp deltas on another plane or formula) runs
     // deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests, and the
     // benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
@@ -81,8 +80,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
                            (!kJulia || (W && critical_table));
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && !kAtom &&
-                                    kRebase;
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && kRebase;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth;
 
     auto start = Clock::now();
@@ -147,6 +145,10 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 job.dc = dc.data();
                 deep_lanes_outputs(region.width, &frame->escape_count[row_start], &frame->mu[row_start], spacing,
                                    distance_out, &job);
+                if constexpr (kAtom) {
+                    job.atom_steps = atom_steps.empty() ? nullptr : atom_steps.data();
+                    job.atom_period = &frame->atom[row_start];
+                }
                 deep_lanes_row_floatexp(job, &counters);
                 row_done_by_lanes = true;
             }

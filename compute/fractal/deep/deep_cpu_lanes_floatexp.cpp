@@ -291,12 +291,13 @@ HWY_INLINE VScaled Normalise(const VScaled& x) {
 }
 
 // One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0); d is the
-// derivative (the distance estimate's).
+// derivative (the distance estimate's); atom_norm and atom_n the atom period so far (deep_atom.h:
+// the smallest |Z_m + z|^2 and its n, 0 none yet), base_n the lanes' base (n at m = 0).
 struct Group {
     VComplex z, current, dc, Zm;
-    VFE z2, r0;
+    VFE z2, r0, atom_norm;
     VScaled d;
-    VI m, stop;
+    VI m, stop, atom_n, base_n;
     VD alive;
     int pixel[kMaxLanes];
     int64_t base[kMaxLanes], limit[kMaxLanes];
@@ -314,8 +315,8 @@ const FloatExp kNoRadius{};
 
 // The scalar view of a group: every vector as arrays.
 struct GroupArrays {
-    LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0;
-    HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes], de[kMaxLanes];
+    LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0, atom_norm;
+    HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes], de[kMaxLanes], atom_n[kMaxLanes];
     HWY_ALIGN double alive[kMaxLanes], dre[kMaxLanes], dim[kMaxLanes];
 };
 HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
@@ -329,6 +330,8 @@ HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
     Store(g.Zm.im, &a->Zi);
     Store(g.z2, &a->z2);
     Store(g.r0, &a->r0);
+    Store(g.atom_norm, &a->atom_norm);
+    hn::Store(g.atom_n, DI(), a->atom_n);
     hn::Store(g.m, DI(), a->m);
     hn::Store(g.stop, DI(), a->stop);
     hn::Store(g.alive, D(), a->alive);
@@ -343,6 +346,9 @@ HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->Zm = VComplex{Load(a.Zr), Load(a.Zi)};
     g->z2 = Load(a.z2);
     g->r0 = Load(a.r0);
+    g->atom_norm = Load(a.atom_norm);
+    g->atom_n = hn::Load(DI(), a.atom_n);
+    g->base_n = hn::LoadU(DI(), g->base);
     g->m = hn::Load(DI(), a.m);
     g->stop = hn::Load(DI(), a.stop);
     g->alive = hn::Load(D(), a.alive);
@@ -373,6 +379,8 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         a.dre[lane] = d0.m.re;
         a.dim[lane] = d0.m.im;
         a.de[lane] = d0.e;
+        a.atom_norm.set(lane, FloatExp{});
+        a.atom_n[lane] = 0;
         a.m[lane] = 0;
         g.base[lane] = 0;
         if (s.next_pixel >= row.count) {
@@ -396,6 +404,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         row.escape_count[q] = -1;
         row.mu[q] = -1.0;
         if (row.distance) row.distance[q] = 0.0f;
+        if (row.atom_period) row.atom_period[q] = 0.0f;
         s.counters->iterations += uint64_t(row.max_iterations);
     }
 }
@@ -423,6 +432,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
                 row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
                     DeepComplex<FloatExp>{a.cr.at(lane), a.ci.at(lane)}, norm,
                     DeepDerivative<Formula::Mandelbrot, FloatExp>{{a.dre[lane], a.dim[lane]}, a.de[lane]});
+            if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
             StartLane(s, g, a, lane);
@@ -447,6 +457,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             row.escape_count[p] = -1;
             row.mu[p] = -1.0;
             if (row.distance) row.distance[p] = 0.0f;
+            if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
             StartLane(s, g, a, lane);
         }
@@ -458,14 +469,18 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
 // and c = dc, or a skip's A and B dc; the skipping lanes look their entries up here.
 // kDistance: the derivative's D <- f D + addend, f = 2 w (a step, w = current scaled) or A (a
 // skip), addend = spacing or B spacing, all under shared exponents (deep_derivative_step and
-// deep_derivative_skip).
+// deep_derivative_skip). kAtom: the skipping lanes whose skip has an inside (deep_atom.h), its
+// smallest |Z|^2 and that value's n.
 struct PassInputs {
     VComplex a, c;
     VI length;
     MD alive, skip;
     VScaled factor, addend;
+    MD inside;
+    VFE inside_norm;
+    VI inside_n;
 };
-template <bool kDistance>
+template <bool kDistance, bool kAtom>
 HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     const D d;
     const DI di;
@@ -481,12 +496,19 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     }
     in.c = g.dc;
     in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
+    if constexpr (kAtom) in.inside = hn::Lt(hn::Zero(d), hn::Zero(d));  // none
     const uint64_t skip_bits = MaskBits(d, skip);
     if (skip_bits) {
         // Each such lane's entry, as deep_iterate_pixel looks it up; then its B dc (bla_apply) in
         // the vector. The other lanes' A and B are 0.
-        LaneArrays z2, ar, ai, br, bi;
-        HWY_ALIGN int64_t m[kMaxLanes], lengths[kMaxLanes];
+        LaneArrays z2, ar, ai, br, bi, inside_norm;
+        HWY_ALIGN int64_t m[kMaxLanes], lengths[kMaxLanes], inside_n[kMaxLanes];
+        HWY_ALIGN double inside[kMaxLanes];
+        if constexpr (kAtom) {
+            hn::Store(hn::Zero(d), d, inside);
+            hn::Store(hn::Zero(di), di, inside_n);
+            Store(VFE{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)}, &inside_norm);
+        }
         const VFE zero{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)};
         for (LaneArrays* x : {&ar, &ai, &br, &bi}) Store(zero, x);
         Store(g.z2, &z2);
@@ -501,6 +523,14 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             br.set(lane, step->b.re);
             bi.set(lane, step->b.im);
             lengths[lane] = step->length;
+            if constexpr (kAtom) {
+                const DeepAtomStep<FloatExp>& atom = row.atom_steps[step - row.bla->entries];
+                if (atom.offset != 0) {
+                    inside[lane] = 1.0;
+                    inside_norm.set(lane, atom.norm);
+                    inside_n[lane] = g.base[lane] + m[lane] + atom.offset;
+                }
+            }
             s.counters->bla_iterations += uint64_t(step->length);
             ++s.counters->bla_skips;
         }
@@ -508,6 +538,11 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
         in.a = VComplex{Blend(skip, Load(ar), in.a.re), Blend(skip, Load(ai), in.a.im)};
         in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
         in.length = hn::Load(di, lengths);
+        if constexpr (kAtom) {
+            in.inside = hn::Gt(hn::Load(d, inside), hn::Zero(d));
+            in.inside_norm = Load(inside_norm);
+            in.inside_n = hn::Load(di, inside_n);
+        }
         if constexpr (kDistance) {
             VScaled b_spacing = ToScaled(VComplex{Load(br), Load(bi)});
             b_spacing.re = hn::Mul(b_spacing.re, hn::Set(d, row.spacing.mantissa));
@@ -552,11 +587,26 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
                  VFE{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)});
 }
 
-// The escape and rebase tests (the full value's norm against the bailout and against |z|^2) and
-// the limit; lanes with an event go through the scalar pass.
+// The lanes in `candidates` whose value `norm` at n is the smallest yet take it as their atom
+// period (deep_iterate_pixel's kAtom test: none yet, or strictly smaller).
+HWY_INLINE void TakeSmaller(MD candidates, const VFE& norm, VI n, Group& g) {
+    const MD none = ToD(hn::Eq(g.atom_n, hn::Zero(DI())));
+    const MD smaller = hn::And(candidates, hn::Or(none, Less(norm, g.atom_norm)));
+    g.atom_norm = Blend(smaller, norm, g.atom_norm);
+    g.atom_n = hn::IfThenElse(ToI(smaller), n, g.atom_n);
+}
+
+// kAtom: the period (a skip's inside first, then the value landed on); then the escape and rebase
+// tests (the full value's norm against the bailout and against |z|^2) and the limit; lanes with
+// an event go through the scalar pass.
+template <bool kAtom>
 HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
     const VComplex full = AddComplex(g.Zm, g.z);
     const VFE full_norm = FusedNorm(full);
+    if constexpr (kAtom) {
+        TakeSmaller(in.inside, in.inside_norm, in.inside_n, g);
+        TakeSmaller(in.alive, full_norm, hn::Add(g.base_n, g.m), g);
+    }
     constexpr double kBailoutSquared = formula_bailout_radius(Formula::Mandelbrot) *
                                        formula_bailout_radius(Formula::Mandelbrot);
     const MD escaped = hn::And(GreaterThan(full_norm, kBailoutSquared), in.alive);
@@ -591,7 +641,7 @@ void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const 
     }
 }
 
-template <bool kDistance>
+template <bool kDistance, bool kAtom>
 void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
@@ -613,11 +663,11 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     // idle passes through unchanged.
     while (alive_groups > 0) {
         PassInputs in[kGroups];
-        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance>(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom>(s, groups[k]);
         for (int k = 0; k < kGroups; ++k) Iterate<kDistance>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
-            Settle(s, in[k], groups[k]);
+            Settle<kAtom>(s, in[k], groups[k]);
             alive_groups += !hn::AllFalse(d, hn::Gt(groups[k].alive, hn::Zero(d)));
         }
     }
@@ -625,8 +675,13 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
 }
 
 void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.distance) LanesRowOf<true>(row, counters);
-    else LanesRowOf<false>(row, counters);
+    if (row.atom_period) {
+        if (row.distance) LanesRowOf<true, true>(row, counters);
+        else LanesRowOf<false, true>(row, counters);
+    } else {
+        if (row.distance) LanesRowOf<true, false>(row, counters);
+        else LanesRowOf<false, false>(row, counters);
+    }
 }
 
 }  // namespace HWY_NAMESPACE

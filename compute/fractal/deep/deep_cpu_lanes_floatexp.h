@@ -1,6 +1,6 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
 // pixel per SIMD lane: the Mandelbrot set's parameter plane, rebasing and BLA: escape counts,
-// smooth values and, where asked, the distance estimate.
+// smooth values and, where asked, the distance estimate and the atom period.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -14,14 +14,16 @@
 // bla_lookup_above_first picks, and escapes and rebases are decided as there. With the distance
 // estimate each lane carries the derivative as the kDistance loop does (deep_derivative.h's
 // DeepScaled: doubles under one exponent, normalised after every step and skip), the same
-// products, alignments and normalisation. tests/fractal/deep/test_deep_lanes.cpp holds the two
-// loops to each other. The atom period, the Julia sets and the other formulas run the one-pixel
-// loop.
+// products, alignments and normalisation. With the atom period each lane keeps its smallest
+// |Z_m + z|^2 and its n, and tests a skip's atom step before the value it lands on, with
+// floatexp.h's ordering. tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each
+// other. The Julia sets and the other formulas run the one-pixel loop.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "compute/fractal/deep/deep_atom.h"
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_cpu_lanes.h"
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -42,6 +44,10 @@ struct DeepLanesRowFloatExp {
     // and per pixel the estimate out; null: none.
     FloatExp spacing{};
     float* distance = nullptr;
+    // The atom period (deep_atom.h): the table's atom steps (null with BLA off), and per pixel the
+    // period out; null: none.
+    const DeepAtomStep<FloatExp>* atom_steps = nullptr;
+    float* atom_period = nullptr;
 };
 
 // A row over an orbit and its table (null: BLA off; bla is its view); the caller sets the pixels

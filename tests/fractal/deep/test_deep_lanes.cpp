@@ -330,13 +330,27 @@ void check_floatexp_operations() {
     EXPECT_EQ(differ, 0) << "of " << n << " operand triples";
 }
 
+// The one-pixel loop in FloatExp with the outputs asked for.
+template <bool kWithDistance, bool kWithAtom>
+int64_t one_floatexp_pixel(const DeepComplex<FloatExp>* Z, int64_t last,
+                           const BlaView<FloatExp, DeepComplex<FloatExp>>& bla, DeepComplex<FloatExp> dc,
+                           int64_t max_iterations, double* mu, DeepPixelCounters& counters, FloatExp spacing,
+                           float* estimate, const DeepAtomStep<FloatExp>* atom_steps, float* period) {
+    return deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, false, kWithDistance, false, false, false,
+                              kWithAtom>(Z, last, bla, dc, max_iterations, mu, counters, nullptr, 0, nullptr,
+                                         DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr},
+                                         nullptr, nullptr, nullptr, nullptr, int64_t(0),
+                                         DeepAtomOutput<FloatExp>{atom_steps, nullptr, kWithAtom ? period : nullptr});
+}
+
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
-// escape count and smooth value (and distance estimate with `distance`) on every pixel, and the
-// same counters. max_iterations > 0 replaces the location's (a limit some pixels reach).
+// escape count and smooth value (and distance estimate with `distance`, atom period with `atom`)
+// on every pixel, and the same counters. max_iterations > 0 replaces the location's (a limit some
+// pixels reach); all_inside: a frame that no pixel leaves (the checks that some escape are off).
 void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
-                    bool distance = false) {
+                    bool distance = false, bool atom = false, bool all_inside = false) {
     SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off") +
-                 (distance ? ", the distance estimate" : ""));
+                 (distance ? ", the distance estimate" : "") + (atom ? ", the atom period" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
     DeepFrame frame;
@@ -355,7 +369,14 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     std::vector<int64_t> count(static_cast<size_t>(width));
     std::vector<double> mu(static_cast<size_t>(width));
     std::vector<float> estimate(static_cast<size_t>(width), -1.0f);
+    std::vector<float> period(static_cast<size_t>(width), -1.0f);
     int estimates = 0;  // pixels with a positive estimate
+    int periods = 0;    // pixels with an atom period
+    std::vector<DeepAtomStep<FloatExp>> atom_steps;
+    if (atom) atom_steps = build_deep_atom_steps(Z, bla);
+    const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
+    const auto one_pixel = distance ? (atom ? one_floatexp_pixel<true, true> : one_floatexp_pixel<true, false>)
+                                    : (atom ? one_floatexp_pixel<false, true> : one_floatexp_pixel<false, false>);
     for (int y = 0; y < height; ++y) {
         // deep_cpu's render_pixels: dc = offset + (dx, dy) in FloatExp.
         const FloatExp dy = fe_from_double(-(y + 0.5 - 0.5 * height)) * setup.spacing;
@@ -372,34 +393,41 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
             row.spacing = setup.spacing;
             row.distance = estimate.data();
         }
+        if (atom) {
+            row.atom_steps = steps;
+            row.atom_period = period.data();
+        }
         deep_lanes_row_floatexp(row, &lanes);
         for (int x = 0; x < width; ++x) {
             double expected_mu = 0.0;
-            float expected_estimate = -1.0f;
-            const int64_t expected = distance
-                                         ? deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, false, true>(
-                                               Z, last, bla, dc[size_t(x)], limit, &expected_mu, one, nullptr, 0,
-                                               nullptr, DeepDistanceOutput<FloatExp>{setup.spacing, &expected_estimate})
-                                         : deep_iterate_pixel<FloatExp, true>(Z, last, bla, dc[size_t(x)], limit,
-                                                                              &expected_mu, one);
+            float expected_estimate = -1.0f, expected_period = -1.0f;
+            const int64_t expected = one_pixel(Z, last, bla, dc[size_t(x)], limit, &expected_mu, one, setup.spacing,
+                                               &expected_estimate, steps, &expected_period);
             inside += expected < 0;
             estimates += expected_estimate > 0.0f;
+            periods += expected_period > 0.0f;
             if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
-                !same_bits(expected_estimate, estimate[size_t(x)])) {
+                !same_bits(expected_estimate, estimate[size_t(x)]) || !same_bits(expected_period, period[size_t(x)])) {
                 if (differ++ < 5)
                     ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << " estimate " << expected_estimate << ", lanes " << count[size_t(x)]
-                                  << " mu " << mu[size_t(x)] << " estimate " << estimate[size_t(x)];
+                                  << expected_mu << " estimate " << expected_estimate << " period " << expected_period
+                                  << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)] << " estimate "
+                                  << estimate[size_t(x)] << " period " << period[size_t(x)];
             }
         }
     }
-    if (distance) {
+    if (distance && !all_inside) {
         EXPECT_GT(estimates, width * height / 10) << "pixels with an estimate";
+    }
+    if (atom) {
+        EXPECT_GT(periods, width * height / 2) << "pixels with an atom period";
     }
     EXPECT_EQ(differ, 0) << "of " << width * height << " pixels";
     expect_same_counters(lanes, one);
-    EXPECT_GT(one.escaped, 0u);
-    EXPECT_GT(one.rebases, 0u);
+    if (!all_inside) {
+        EXPECT_GT(one.escaped, 0u);
+        EXPECT_GT(one.rebases, 0u);
+    }
     if (use_bla) {
         EXPECT_GT(one.bla_skips, 0u);
     }
@@ -517,6 +545,7 @@ TEST(DeepLanes, FloatExpMatchesOnOtherTargets) {
         SCOPED_TRACE(hwy::TargetName(target));
         check_floatexp_operations();
         check_floatexp(load("e533"), 19, 7, true, 0, true);
+        check_floatexp(load("e533"), 19, 7, true, 0, true, true);
         ++targets;
     }
     if (targets == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor SSE4";
@@ -668,6 +697,22 @@ TEST(DeepLanes, FloatExpMatchesOnePixelLoopNearTheLimit) {
 }
 
 TEST(DeepLanes, FloatExpMatchesOnePixelLoopWithoutBla) { check_floatexp(load("e533"), 9, 5, false, 0, true); }
+
+// The atom period on the FloatExp lanes, alone and beside the estimate, at 4E533 and 1E1086, near
+// the limit (periods of pixels that never escape) and without BLA (no skips, no atom steps).
+TEST(DeepLanes, FloatExpAtomPeriodMatchesOnePixelLoop) {
+    check_floatexp(load("e533"), 37, 19, true, 0, false, true);
+    check_floatexp(load("e533"), 37, 19, true, 0, true, true);
+    check_floatexp(load("e1086"), 29, 13, true, 0, false, true);
+    check_floatexp(load("e533"), 33, 9, true, 104500, true, true);
+    check_floatexp(load("e533"), 9, 5, false, 0, false, true);
+    // e50's centre from 1e30 in FloatExp, 5,000 iterations: no pixel escapes, and the smallest
+    // values lie inside skips.
+    DeepLocation location = load("e50", "1e30");
+    location.max_iterations = 5000;
+    check_floatexp(location, 40, 20, true, 0, false, true, true);
+    check_floatexp(location, 40, 20, true, 0, true, true, true);
+}
 
 // deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for rings past 1e290, with the
 // distance estimate: every point's count, mu and estimate are the one-pixel loop's.
