@@ -156,10 +156,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
             s.counters->iterations += uint64_t(n[lane]);
             ++s.counters->escaped;
         } else {
-            row.escape_count[p] = -1;
-            row.mu[p] = -1.0;
-            if constexpr (kDistance) row.distance[p] = 0.0f;
-            if constexpr (kAtom) row.atom_period[p] = float(atom_n[lane]);
+            deep_lanes_inside(row, p, atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
         }
         zr[lane] = zi[lane] = z2[lane] = 0.0;

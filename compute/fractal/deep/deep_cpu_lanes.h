@@ -129,6 +129,28 @@ inline const BlaStep<double, DeepComplex<double>>* deep_lanes_lookup(const BlaVi
     return best < 0 ? nullptr : bla.entries + best;
 }
 
+// A lanes row's pixels (DeepLanesRow or DeepLanesRowFloatExp): count of them, written to
+// escape_count and mu, and with a distance array (null: none) the estimate in units of spacing.
+template <class Job, typename T>
+void deep_lanes_outputs(int count, int64_t* escape_count, double* mu, T spacing, float* distance, Job* job) {
+    job->count = count;
+    job->escape_count = escape_count;
+    job->mu = mu;
+    job->spacing = spacing;
+    job->distance = distance;
+}
+
+// Pixel q of a lanes row (DeepLanesRow or DeepLanesRowFloatExp) ends inside, at the iteration
+// limit or with no iteration to run, as deep_iterate_pixel leaves it: no escape count, no smooth
+// value, an estimate of 0, and atom_n as its atom period (where the row has those outputs).
+template <class Job>
+void deep_lanes_inside(const Job& row, int q, int64_t atom_n) {
+    row.escape_count[q] = -1;
+    row.mu[q] = -1.0;
+    if (row.distance) row.distance[q] = 0.0f;
+    if (row.atom_period) row.atom_period[q] = float(atom_n);
+}
+
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does. With the lane layout
 // (row.lane_points) on a CPU with AVX-512, deep_lanes_row_avx512 runs; else the Highway loop.
 void deep_lanes_row(const DeepLanesRow& row, DeepPixelCounters* counters);

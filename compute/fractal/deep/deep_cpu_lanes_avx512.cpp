@@ -222,11 +222,7 @@ void start_lane(Context& c, GroupSide& side, Scratch& s, int lane) {
         side.limit[lane] = row.max_iterations;
         s.stop[lane] = lane_stop(c, row.max_iterations);
         if (row.max_iterations > 0) return;
-        // No iteration to run: inside at once, as deep_iterate_pixel returns.
-        row.escape_count[q] = -1;
-        row.mu[q] = -1.0;
-        if (row.distance) row.distance[q] = 0.0f;
-        if (row.atom_period) row.atom_period[q] = 0.0f;
+        deep_lanes_inside(row, q, 0);  // no iteration to run: inside at once
         c.counters.iterations += uint64_t(row.max_iterations);
     }
 }
@@ -292,10 +288,7 @@ MS_AVX512 __attribute__((noinline)) void finish_lanes(Context& c, Group<V>& g, G
             ++c.counters.rebases;
         }
         if (!(s.m[lane] < side.limit[lane])) {
-            row.escape_count[p] = -1;
-            row.mu[p] = -1.0;
-            if constexpr (V::kDistance) row.distance[p] = 0.0f;
-            if constexpr (V::kAtom) row.atom_period[p] = float(s.atom_n[lane]);
+            deep_lanes_inside(row, p, s.atom_n[lane]);
             c.counters.iterations += uint64_t(row.max_iterations);
             start_lane(c, side, s, lane);
         }

@@ -400,11 +400,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         g.limit[lane] = row.max_iterations;
         a.stop[lane] = LaneStop(s, row.max_iterations);
         if (row.max_iterations > 0) return;
-        // No iteration to run: inside at once, as deep_iterate_pixel returns.
-        row.escape_count[q] = -1;
-        row.mu[q] = -1.0;
-        if (row.distance) row.distance[q] = 0.0f;
-        if (row.atom_period) row.atom_period[q] = 0.0f;
+        deep_lanes_inside(row, q, 0);  // no iteration to run: inside at once
         s.counters->iterations += uint64_t(row.max_iterations);
     }
 }
@@ -454,10 +450,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             ++s.counters->rebases;
         }
         if (!(a.m[lane] < g.limit[lane])) {
-            row.escape_count[p] = -1;
-            row.mu[p] = -1.0;
-            if (row.distance) row.distance[p] = 0.0f;
-            if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
+            deep_lanes_inside(row, p, a.atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
             StartLane(s, g, a, lane);
         }

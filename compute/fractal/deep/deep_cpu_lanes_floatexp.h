@@ -65,17 +65,6 @@ inline DeepLanesRowFloatExp deep_lanes_floatexp_job(const DeepComplex<FloatExp>*
     return job;
 }
 
-// A lanes row's pixels (DeepLanesRow or DeepLanesRowFloatExp): count of them, written to
-// escape_count and mu, and with a distance array (null: none) the estimate in units of spacing.
-template <class Job, typename T>
-void deep_lanes_outputs(int count, int64_t* escape_count, double* mu, T spacing, float* distance, Job* job) {
-    job->count = count;
-    job->escape_count = escape_count;
-    job->mu = mu;
-    job->spacing = spacing;
-    job->distance = distance;
-}
-
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does.
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters);
 

@@ -45,6 +45,25 @@ DeepLocation load(const std::string& name, const char* zoom = nullptr) {
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// One pixel's outputs: escape count, smooth value, distance estimate, atom period.
+struct PixelOutputs {
+    int64_t count;
+    double mu;
+    float estimate, period;
+};
+
+// The lanes' outputs of pixel (x, y) are the one-pixel loop's, bit for bit; counts the pixels that
+// differ in *differ and reports the first five.
+void expect_same_pixel(int x, int y, const PixelOutputs& one, const PixelOutputs& lanes, int* differ) {
+    if (one.count == lanes.count && same_bits(one.mu, lanes.mu) && same_bits(one.estimate, lanes.estimate) &&
+        same_bits(one.period, lanes.period))
+        return;
+    if ((*differ)++ < 5)
+        ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << one.count << " mu " << one.mu
+                      << " estimate " << one.estimate << " period " << one.period << ", lanes " << lanes.count << " mu "
+                      << lanes.mu << " estimate " << lanes.estimate << " period " << lanes.period;
+}
+
 // The lanes' counters are the one-pixel loop's.
 void expect_same_counters(const DeepPixelCounters& lanes, const DeepPixelCounters& one) {
     EXPECT_EQ(lanes.iterations, one.iterations);
@@ -190,14 +209,8 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
                                           &expected_estimate, steps, &expected_period, w);
             estimates += expected_estimate > 0.0f;
             periods += expected_period > 0.0f;
-            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
-                !same_bits(expected_estimate, estimate[size_t(x)]) || !same_bits(expected_period, period[size_t(x)])) {
-                if (differ++ < 5)
-                    ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << " estimate " << expected_estimate << " period " << expected_period
-                                  << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)] << " estimate "
-                                  << estimate[size_t(x)] << " period " << period[size_t(x)];
-            }
+            expect_same_pixel(x, y, {expected, expected_mu, expected_estimate, expected_period},
+                              {count[size_t(x)], mu[size_t(x)], estimate[size_t(x)], period[size_t(x)]}, &differ);
         }
     }
     EXPECT_EQ(differ, 0) << "of " << pixels << " pixels";
@@ -406,14 +419,8 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
             inside += expected < 0;
             estimates += expected_estimate > 0.0f;
             periods += expected_period > 0.0f;
-            if (expected != count[size_t(x)] || !same_bits(expected_mu, mu[size_t(x)]) ||
-                !same_bits(expected_estimate, estimate[size_t(x)]) || !same_bits(expected_period, period[size_t(x)])) {
-                if (differ++ < 5)
-                    ADD_FAILURE() << "pixel (" << x << ", " << y << "): one-pixel loop " << expected << " mu "
-                                  << expected_mu << " estimate " << expected_estimate << " period " << expected_period
-                                  << ", lanes " << count[size_t(x)] << " mu " << mu[size_t(x)] << " estimate "
-                                  << estimate[size_t(x)] << " period " << period[size_t(x)];
-            }
+            expect_same_pixel(x, y, {expected, expected_mu, expected_estimate, expected_period},
+                              {count[size_t(x)], mu[size_t(x)], estimate[size_t(x)], period[size_t(x)]}, &differ);
         }
     }
     if (distance && !all_inside) {
