@@ -71,8 +71,8 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
     // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
     // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
-    // the Mandelbrot set's parameter plane past 1e290, with or without either. The rest (the
-    // Burning Ship, the Tricorn, FloatExp deltas on another plane or formula) runs
+    // the Mandelbrot set's parameter plane and Julia sets past 1e290, with or without either. The
+    // rest (the Burning Ship, the Tricorn, the Multibrots' FloatExp deltas) runs
     // deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests, and the
     // benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
@@ -80,8 +80,9 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
                            (!kJulia || (W && critical_table));
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia && kRebase;
-    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth;
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && kRebase;
+    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth &&
+                                    (!kJulia || (W && critical_table));
 
     auto start = Clock::now();
     uint64_t iterations = 0, bla_iterations = 0, bla_skips = 0, steps = 0, rebases = 0, escaped = 0;
@@ -148,6 +149,10 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 if constexpr (kAtom) {
                     job.atom_steps = atom_steps.empty() ? nullptr : atom_steps.data();
                     job.atom_period = &frame->atom[row_start];
+                }
+                if constexpr (kJulia) {
+                    deep_lanes_floatexp_julia(W, w_last, bla_w, *critical_table, &job);
+                    if constexpr (kAtom) job.atom_steps_w = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
                 }
                 deep_lanes_row_floatexp(job, &counters);
                 row_done_by_lanes = true;

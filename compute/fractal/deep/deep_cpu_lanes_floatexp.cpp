@@ -10,11 +10,12 @@
 //   1. level 0's test |z|^2 < r0 (FloatExp compare); the lanes where it passes look their skip up
 //      (bla_lookup_above_first, per lane) and compute B dc in the vector;
 //   2. z <- a z + c for every lane (deep_fused_mul_add: fe_fma), a step's a = Z_m + current
-//      (current = Z_m + z) and c = dc, or a skip's A and B dc;
-//   3. m advances, Z_m and level 0's radius are loaded, the full value's norm is tested against
-//      the bailout and against |z|^2 (Zhuoran's rebase); lanes with an event (escape, rebase, the
-//      iteration limit, the orbit's end) are settled in a scalar pass, and a finished lane takes
-//      the row's next pixel.
+//      (current = Z_m + z) and c = dc, or a skip's A and B dc; on a Julia set z <- a z
+//      (deep_fused_mul);
+//   3. m advances, Z_m and level 0's radius are gathered (a Julia set's lane from W once it has
+//      rebased), the full value's norm is tested against the bailout and against |z|^2
+//      (Zhuoran's rebase); lanes with an event (escape, rebase, the iteration limit, the orbit's
+//      end) are settled in a scalar pass, and a finished lane takes the row's next pixel.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compute/fractal/deep/deep_cpu_lanes_floatexp.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per SIMD target
@@ -185,6 +186,11 @@ HWY_INLINE MD GreaterThan(VFE x, double limit) {
 HWY_INLINE VComplex FusedProductAdd(const VComplex& a, const VComplex& z, const VComplex& c) {
     return VComplex{Fma(a.re, z.re, Fma(Negate(a.im), z.im, c.re)), Fma(a.re, z.im, Fma(a.im, z.re, c.im))};
 }
+// deep_fused_mul(a, z) (a Julia set's step and skip): re = fma(a.re, z.re, -(a.im z.im)),
+// im = fma(a.re, z.im, a.im z.re).
+HWY_INLINE VComplex FusedProduct(const VComplex& a, const VComplex& z) {
+    return VComplex{Fma(a.re, z.re, Negate(Mul(a.im, z.im))), Fma(a.re, z.im, Mul(a.im, z.re))};
+}
 // deep_fused_norm(v): fma(re, re, im im).
 HWY_INLINE VFE FusedNorm(const VComplex& v) { return Fma(v.re, v.re, Mul(v.im, v.im)); }
 HWY_INLINE VComplex AddComplex(const VComplex& a, const VComplex& b) {
@@ -292,20 +298,36 @@ HWY_INLINE VScaled Normalise(const VScaled& x) {
 
 // One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0); d is the
 // derivative (the distance estimate's); atom_norm and atom_n the atom period so far (deep_atom.h:
-// the smallest |Z_m + z|^2 and its n, 0 none yet), base_n the lanes' base (n at m = 0).
+// the smallest |Z_m + z|^2 and its n, 0 none yet), base_n the lanes' base (n at m = 0). On a
+// Julia set on_w is 1 where the lane iterates against W (after its first rebase), and w_lanes
+// the same as a vector.
 struct Group {
     VComplex z, current, dc, Zm;
     VFE z2, r0, atom_norm;
     VScaled d;
-    VI m, stop, atom_n, base_n;
+    VI m, stop, atom_n, base_n, w_lanes;
     VD alive;
     int pixel[kMaxLanes];
-    int64_t base[kMaxLanes], limit[kMaxLanes];
+    int64_t base[kMaxLanes], limit[kMaxLanes], on_w[kMaxLanes];
+};
+
+// An orbit the lanes iterate against and its table: the row's Z, and a Julia set's W.
+struct LaneOrbit {
+    const DeepComplex<FloatExp>* z = nullptr;
+    int64_t last = 0;
+    const BlaView<FloatExp, DeepComplex<FloatExp>>* bla = nullptr;
+    const DeepAtomStep<FloatExp>* atom_steps = nullptr;
+    int64_t size0 = 0;  // level 0's entries (0: BLA off)
 };
 
 struct RowState {
     const DeepLanesRowFloatExp* row;
-    int64_t size0;  // level 0's entries (0: BLA off)
+    LaneOrbit orbit[2];  // Z; a Julia set's W
+    // The gathers' bases (Z's points, Z's radii or a stand-in) and, on a Julia set, where W's
+    // points and radii lie from them, in 8-byte words: a lane on W adds these to its indices.
+    const double* radii;
+    const int64_t* radii_e;
+    int64_t w_points = 0, w_radii = 0;
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
@@ -349,33 +371,41 @@ HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->atom_norm = Load(a.atom_norm);
     g->atom_n = hn::Load(DI(), a.atom_n);
     g->base_n = hn::LoadU(DI(), g->base);
+    g->w_lanes = hn::LoadU(DI(), g->on_w);
     g->m = hn::Load(DI(), a.m);
     g->stop = hn::Load(DI(), a.stop);
     g->alive = hn::Load(D(), a.alive);
     g->d = VScaled{hn::Load(D(), a.dre), hn::Load(D(), a.dim), hn::Load(DI(), a.de)};
 }
 
-// The lane's stop: the lesser of the orbit's last index and the iterations left.
-int64_t LaneStop(const RowState& s, int64_t limit) { return limit < s.row->last_index ? limit : s.row->last_index; }
+// The lane's stop: the lesser of its orbit's last index and the iterations left.
+int64_t LaneStop(const RowState& s, int64_t on_w, int64_t limit) {
+    const int64_t last = s.orbit[on_w].last;
+    return limit < last ? limit : last;
+}
 
-// Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one, or
-// idles it.
+// Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one (z_0 =
+// 0 and D_0 = 0 on the parameter plane, z_0 = dc and D_0 = spacing on a Julia set), or idles it.
 void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
     const DeepLanesRowFloatExp& row = *s.row;
     for (;;) {
-        const DeepComplex<FloatExp> zero{};
+        const bool idle = s.next_pixel >= row.count;
+        const int q = idle ? -1 : s.next_pixel++;
+        const DeepComplex<FloatExp> dc = idle ? DeepComplex<FloatExp>{} : row.dc[q];
+        const DeepComplex<FloatExp> z = row.julia ? dc : DeepComplex<FloatExp>{};
         const DeepComplex<FloatExp>& Z0 = row.orbit[0];
-        a.zr.set(lane, zero.re);
-        a.zi.set(lane, zero.im);
+        a.zr.set(lane, z.re);
+        a.zi.set(lane, z.im);
         a.Zr.set(lane, Z0.re);
         a.Zi.set(lane, Z0.im);
         a.r0.set(lane, FloatExp{});  // bla_first_radius at m = 0
-        const DeepComplex<FloatExp> current = Z0 + zero;
+        const DeepComplex<FloatExp> current = Z0 + z;
         a.cr.set(lane, current.re);
         a.ci.set(lane, current.im);
-        a.z2.set(lane, deep_fused_norm(zero));
-        // D_0 = 0 on the parameter plane (deep_derivative_start).
-        const DeepDerivative<Formula::Mandelbrot, FloatExp> d0{};
+        a.z2.set(lane, deep_fused_norm(z));
+        const DeepDerivative<Formula::Mandelbrot, FloatExp> d0 =
+            row.julia ? deep_derivative_start<Formula::Mandelbrot, true>(row.spacing)
+                      : deep_derivative_start<Formula::Mandelbrot, false>(row.spacing);
         a.dre[lane] = d0.m.re;
         a.dim[lane] = d0.m.im;
         a.de[lane] = d0.e;
@@ -383,22 +413,19 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         a.atom_n[lane] = 0;
         a.m[lane] = 0;
         g.base[lane] = 0;
-        if (s.next_pixel >= row.count) {
-            g.pixel[lane] = -1;
-            a.dcr.set(lane, FloatExp{});
-            a.dci.set(lane, FloatExp{});
+        g.on_w[lane] = 0;
+        g.pixel[lane] = q;
+        a.dcr.set(lane, dc.re);
+        a.dci.set(lane, dc.im);
+        if (idle) {
             a.alive[lane] = 0.0;
             g.limit[lane] = 0;
             a.stop[lane] = 0;
             return;
         }
-        const int q = s.next_pixel++;
-        g.pixel[lane] = q;
-        a.dcr.set(lane, row.dc[q].re);
-        a.dci.set(lane, row.dc[q].im);
         a.alive[lane] = 1.0;
         g.limit[lane] = row.max_iterations;
-        a.stop[lane] = LaneStop(s, row.max_iterations);
+        a.stop[lane] = LaneStop(s, 0, row.max_iterations);
         if (row.max_iterations > 0) return;
         deep_lanes_inside(row, q, 0);  // no iteration to run: inside at once
         s.counters->iterations += uint64_t(row.max_iterations);
@@ -436,17 +463,19 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         }
         // current is already the full value; z2 is |z|^2 (the rebase test's).
         const bool closer = full_norm.at(lane) < a.z2.at(lane);
-        if (closer || m == row.last_index) {
+        if (closer || m == s.orbit[g.on_w[lane]].last) {
             a.zr.set(lane, a.cr.at(lane));
             a.zi.set(lane, a.ci.at(lane));
             a.z2.set(lane, full_norm.at(lane));
             g.base[lane] += m;
             g.limit[lane] = row.max_iterations - g.base[lane];
             a.m[lane] = 0;
-            a.Zr.set(lane, row.orbit[0].re);
-            a.Zi.set(lane, row.orbit[0].im);
+            if (row.julia) g.on_w[lane] = 1;  // from Z_0 = 0 on the parameter plane, W_0 = 0 on a Julia set
+            const DeepComplex<FloatExp>& start = s.orbit[g.on_w[lane]].z[0];
+            a.Zr.set(lane, start.re);
+            a.Zi.set(lane, start.im);
             a.r0.set(lane, FloatExp{});  // bla_first_radius at m = 0
-            a.stop[lane] = LaneStop(s, g.limit[lane]);
+            a.stop[lane] = LaneStop(s, g.on_w[lane], g.limit[lane]);
             ++s.counters->rebases;
         }
         if (!(a.m[lane] < g.limit[lane])) {
@@ -459,11 +488,12 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
 }
 
 // The inputs of a pass's a z + c for every lane of g (deep_fused_mul_add): a step's a = Z_m + current
-// and c = dc, or a skip's A and B dc; the skipping lanes look their entries up here.
+// and c = dc, or a skip's A and B dc; on a Julia set a z alone (deep_fused_mul). The skipping
+// lanes look their entries up here, each in its orbit's table.
 // kDistance: the derivative's D <- f D + addend, f = 2 w (a step, w = current scaled) or A (a
 // skip), addend = spacing or B spacing, all under shared exponents (deep_derivative_step and
-// deep_derivative_skip). kAtom: the skipping lanes whose skip has an inside (deep_atom.h), its
-// smallest |Z|^2 and that value's n.
+// deep_derivative_skip; on a Julia set no addend). kAtom: the skipping lanes whose skip has an
+// inside (deep_atom.h), its smallest |Z|^2 and that value's n.
 struct PassInputs {
     VComplex a, c;
     VI length;
@@ -473,7 +503,7 @@ struct PassInputs {
     VFE inside_norm;
     VI inside_n;
 };
-template <bool kDistance, bool kAtom>
+template <bool kDistance, bool kAtom, bool kJulia>
 HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     const D d;
     const DI di;
@@ -485,7 +515,9 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     in.a = AddComplex(g.Zm, g.current);
     if constexpr (kDistance) {
         in.factor = ToScaled(g.current);
-        in.addend = VScaled{hn::Set(d, row.spacing.mantissa), hn::Zero(d), hn::Set(di, row.spacing.exponent)};
+        // A zero addend (zero's exponent) leaves the product as it is (AddScaled).
+        in.addend = kJulia ? VScaled{hn::Zero(d), hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)}
+                           : VScaled{hn::Set(d, row.spacing.mantissa), hn::Zero(d), hn::Set(di, row.spacing.exponent)};
     }
     in.c = g.dc;
     in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
@@ -509,7 +541,8 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
         hn::Store(in.length, di, lengths);
         for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
             const size_t lane = size_t(__builtin_ctzll(bits));
-            const BlaStep<FloatExp>* step = bla_lookup_above_first(*row.bla, m[lane], z2.at(lane),
+            const LaneOrbit& orbit = s.orbit[kJulia ? g.on_w[lane] : 0];
+            const BlaStep<FloatExp>* step = bla_lookup_above_first(*orbit.bla, m[lane], z2.at(lane),
                                                                    g.limit[lane] - m[lane]);
             ar.set(lane, step->a.re);
             ai.set(lane, step->a.im);
@@ -517,7 +550,7 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             bi.set(lane, step->b.im);
             lengths[lane] = step->length;
             if constexpr (kAtom) {
-                const DeepAtomStep<FloatExp>& atom = row.atom_steps[step - row.bla->entries];
+                const DeepAtomStep<FloatExp>& atom = orbit.atom_steps[step - orbit.bla->entries];
                 if (atom.offset != 0) {
                     inside[lane] = 1.0;
                     inside_norm.set(lane, atom.norm);
@@ -527,9 +560,11 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             s.counters->bla_iterations += uint64_t(step->length);
             ++s.counters->bla_skips;
         }
-        const VComplex b_dc = MulComplex(VComplex{Load(br), Load(bi)}, g.dc);
         in.a = VComplex{Blend(skip, Load(ar), in.a.re), Blend(skip, Load(ai), in.a.im)};
-        in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
+        if constexpr (!kJulia) {
+            const VComplex b_dc = MulComplex(VComplex{Load(br), Load(bi)}, g.dc);
+            in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
+        }
         in.length = hn::Load(di, lengths);
         if constexpr (kAtom) {
             in.inside = hn::Gt(hn::Load(d, inside), hn::Zero(d));
@@ -537,21 +572,23 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             in.inside_n = hn::Load(di, inside_n);
         }
         if constexpr (kDistance) {
-            VScaled b_spacing = ToScaled(VComplex{Load(br), Load(bi)});
-            b_spacing.re = hn::Mul(b_spacing.re, hn::Set(d, row.spacing.mantissa));
-            b_spacing.im = hn::Mul(b_spacing.im, hn::Set(d, row.spacing.mantissa));
-            b_spacing.e = ProductExponent(b_spacing.e, hn::Set(di, row.spacing.exponent));
             in.factor = BlendScaled(skip, ToScaled(VComplex{Load(ar), Load(ai)}), in.factor);
-            in.addend = BlendScaled(skip, b_spacing, in.addend);
+            if constexpr (!kJulia) {
+                VScaled b_spacing = ToScaled(VComplex{Load(br), Load(bi)});
+                b_spacing.re = hn::Mul(b_spacing.re, hn::Set(d, row.spacing.mantissa));
+                b_spacing.im = hn::Mul(b_spacing.im, hn::Set(d, row.spacing.mantissa));
+                b_spacing.e = ProductExponent(b_spacing.e, hn::Set(di, row.spacing.exponent));
+                in.addend = BlendScaled(skip, b_spacing, in.addend);
+            }
         }
     }
     return in;
 }
 
 // z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
-// 1 .. size0), gathered: a point is four 8-byte words (re's mantissa and exponent, im's), a
-// radius two.
-template <bool kDistance>
+// 1 .. size0), gathered, from W's where a Julia set's lane has moved there: a point is four 8-byte
+// words (re's mantissa and exponent, im's), a radius two.
+template <bool kDistance, bool kJulia>
 HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
@@ -565,18 +602,25 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
                               hn::IfThenElse(in.skip, pi, hn::Add(pi, pi)), ProductExponent(g.d.e, in.factor.e)};
         g.d = Normalise(AddScaled(product, in.addend));
     }
-    g.z = FusedProductAdd(in.a, g.z, in.c);
+    if constexpr (kJulia) g.z = FusedProduct(in.a, g.z);
+    else g.z = FusedProductAdd(in.a, g.z, in.c);
     g.m = hn::Add(g.m, in.length);
     const double* orbit = reinterpret_cast<const double*>(row.orbit);
     const int64_t* orbit_e = reinterpret_cast<const int64_t*>(row.orbit);
-    const VI at = hn::ShiftLeft<2>(g.m);
+    VI at = hn::ShiftLeft<2>(g.m);
+    VI size0 = hn::Set(di, s.orbit[0].size0);
+    VI radius_at = hn::ShiftLeft<1>(hn::Sub(g.m, hn::Set(di, 1)));
+    if constexpr (kJulia) {
+        const MI on_w = hn::Eq(g.w_lanes, hn::Set(di, 1));
+        at = hn::Add(at, hn::IfThenElseZero(on_w, hn::Set(di, s.w_points)));
+        size0 = hn::IfThenElse(on_w, hn::Set(di, s.orbit[1].size0), size0);
+        radius_at = hn::Add(radius_at, hn::IfThenElseZero(on_w, hn::Set(di, s.w_radii)));
+    }
     g.Zm = VComplex{VFE{hn::GatherIndex(d, orbit, at), hn::GatherIndex(di, orbit_e + 1, at)},
                     VFE{hn::GatherIndex(d, orbit + 2, at), hn::GatherIndex(di, orbit_e + 3, at)}};
-    const MI in_table = hn::And(hn::Gt(g.m, hn::Zero(di)), hn::Not(hn::Gt(g.m, hn::Set(di, s.size0))));
-    const VI radius_at = hn::IfThenElseZero(in_table, hn::ShiftLeft<1>(hn::Sub(g.m, hn::Set(di, 1))));
-    const double* radii = s.size0 > 0 ? reinterpret_cast<const double*>(row.bla_r2) : &kNoRadius.mantissa;
-    const int64_t* radii_e = s.size0 > 0 ? reinterpret_cast<const int64_t*>(row.bla_r2) + 1 : &kNoRadius.exponent;
-    g.r0 = Blend(ToD(in_table), VFE{hn::GatherIndex(d, radii, radius_at), hn::GatherIndex(di, radii_e, radius_at)},
+    const MI in_table = hn::And(hn::Gt(g.m, hn::Zero(di)), hn::Not(hn::Gt(g.m, size0)));
+    radius_at = hn::IfThenElseZero(in_table, radius_at);
+    g.r0 = Blend(ToD(in_table), VFE{hn::GatherIndex(d, s.radii, radius_at), hn::GatherIndex(di, s.radii_e, radius_at)},
                  VFE{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)});
 }
 
@@ -634,13 +678,32 @@ void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const 
     }
 }
 
-template <bool kDistance, bool kAtom>
+// An orbit and its table as the lanes read them.
+LaneOrbit OrbitOf(const DeepComplex<FloatExp>* z, int64_t last, const BlaView<FloatExp, DeepComplex<FloatExp>>* bla,
+                  const FloatExp* r2, const DeepAtomStep<FloatExp>* atom_steps) {
+    return LaneOrbit{z, last, bla, atom_steps, bla && bla->levels > 0 && r2 ? bla->level_size[0] : 0};
+}
+
+// The distance in 8-byte words from `from` to `to` (the gathers index from one base for both
+// orbits).
+int64_t WordsBetween(const void* from, const void* to) {
+    return int64_t(reinterpret_cast<uintptr_t>(to) - reinterpret_cast<uintptr_t>(from)) / int64_t(sizeof(double));
+}
+
+template <bool kDistance, bool kAtom, bool kJulia>
 void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
     s.row = &row;
     s.counters = counters;
-    s.size0 = row.bla && row.bla->levels > 0 && row.bla_r2 ? row.bla->level_size[0] : 0;
+    s.orbit[0] = OrbitOf(row.orbit, row.last_index, row.bla, row.bla_r2, row.atom_steps);
+    s.radii = s.orbit[0].size0 > 0 ? reinterpret_cast<const double*>(row.bla_r2) : &kNoRadius.mantissa;
+    s.radii_e = s.orbit[0].size0 > 0 ? reinterpret_cast<const int64_t*>(row.bla_r2) + 1 : &kNoRadius.exponent;
+    if constexpr (kJulia) {
+        s.orbit[1] = OrbitOf(row.orbit_w, row.last_index_w, row.bla_w, row.bla_r2_w, row.atom_steps_w);
+        s.w_points = WordsBetween(row.orbit, row.orbit_w);
+        s.w_radii = s.orbit[1].size0 > 0 ? WordsBetween(s.radii, row.bla_r2_w) : 0;
+    }
     const uint64_t skipped_before = counters->bla_iterations;
     const uint64_t iterations_before = counters->iterations;
     Group groups[kGroups];
@@ -656,8 +719,8 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     // idle passes through unchanged.
     while (alive_groups > 0) {
         PassInputs in[kGroups];
-        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom>(s, groups[k]);
-        for (int k = 0; k < kGroups; ++k) Iterate<kDistance>(s, in[k], groups[k]);
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom, kJulia>(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate<kDistance, kJulia>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
             Settle<kAtom>(s, in[k], groups[k]);
@@ -667,14 +730,20 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
 }
 
-void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+template <bool kJulia>
+void LanesRowOn(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     if (row.atom_period) {
-        if (row.distance) LanesRowOf<true, true>(row, counters);
-        else LanesRowOf<false, true>(row, counters);
+        if (row.distance) LanesRowOf<true, true, kJulia>(row, counters);
+        else LanesRowOf<false, true, kJulia>(row, counters);
     } else {
-        if (row.distance) LanesRowOf<true, false>(row, counters);
-        else LanesRowOf<false, false>(row, counters);
+        if (row.distance) LanesRowOf<true, false, kJulia>(row, counters);
+        else LanesRowOf<false, false, kJulia>(row, counters);
     }
+}
+
+void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    if (row.julia) LanesRowOn<true>(row, counters);
+    else LanesRowOn<false>(row, counters);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,6 +1,6 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
-// pixel per SIMD lane: the Mandelbrot set's parameter plane, rebasing and BLA: escape counts,
-// smooth values and, where asked, the distance estimate and the atom period.
+// pixel per SIMD lane: the Mandelbrot set's parameter plane and its Julia sets, rebasing and BLA:
+// escape counts, smooth values and, where asked, the distance estimate and the atom period.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -16,8 +16,10 @@
 // DeepScaled: doubles under one exponent, normalised after every step and skip), the same
 // products, alignments and normalisation. With the atom period each lane keeps its smallest
 // |Z_m + z|^2 and its n, and tests a skip's atom step before the value it lands on, with
-// floatexp.h's ordering. tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each
-// other. The Julia sets and the other formulas run the one-pixel loop.
+// floatexp.h's ordering. On a Julia set a lane starts at z = dc and its steps add no dc; its first
+// rebase moves it onto the critical orbit W and W's table for good, as the one-pixel loop's does.
+// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other. The other formulas
+// run the one-pixel loop.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +50,14 @@ struct DeepLanesRowFloatExp {
     // period out; null: none.
     const DeepAtomStep<FloatExp>* atom_steps = nullptr;
     float* atom_period = nullptr;
+    // A Julia set (julia): its critical orbit W_0 .. W_last_index_w (W_0 = 0), W's table and its
+    // compact radii (deep_lanes_floatexp_julia sets those), and with the atom period W's atom steps.
+    bool julia = false;
+    const DeepComplex<FloatExp>* orbit_w = nullptr;
+    int64_t last_index_w = 0;
+    const BlaView<FloatExp, DeepComplex<FloatExp>>* bla_w = nullptr;
+    const FloatExp* bla_r2_w = nullptr;
+    const DeepAtomStep<FloatExp>* atom_steps_w = nullptr;
 };
 
 // A row over an orbit and its table (null: BLA off; bla is its view); the caller sets the pixels
@@ -63,6 +73,18 @@ inline DeepLanesRowFloatExp deep_lanes_floatexp_job(const DeepComplex<FloatExp>*
     job.bla_r2 = table ? table->r2.data() : nullptr;
     job.max_iterations = max_iterations;
     return job;
+}
+
+// A Julia set's row: its critical orbit W (W_0 .. last), W's table (bla, the view of critical).
+inline void deep_lanes_floatexp_julia(const DeepComplex<FloatExp>* W, int64_t last,
+                                      const BlaView<FloatExp, DeepComplex<FloatExp>>& bla,
+                                      const BlaTable<FloatExp, DeepComplex<FloatExp>>& critical,
+                                      DeepLanesRowFloatExp* job) {
+    job->julia = true;
+    job->orbit_w = W;
+    job->last_index_w = last;
+    job->bla_w = &bla;
+    job->bla_r2_w = critical.r2.data();
 }
 
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does.

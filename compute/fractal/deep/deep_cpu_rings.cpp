@@ -48,9 +48,11 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
-    // Rings of the Mandelbrot set past 1e290: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && !kJulia;
-    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns;
+    // Rings of the Mandelbrot set and its Julia sets past 1e290: the FloatExp lanes
+    // (deep_cpu_lanes_floatexp.h).
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot;
+    const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns &&
+                                    (!kJulia || (W && critical_table));
     // The unit circle's points, shared by every ring.
     std::vector<double> cos_x(static_cast<size_t>(columns)), sin_x(static_cast<size_t>(columns));
     for (int x = 0; x < columns; ++x) {
@@ -109,6 +111,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
                 job.dc = dc.data();
                 deep_lanes_outputs(columns, &out->escape_count[row_start], &out->mu[row_start], spacing, distance_out,
                                    &job);
+                if constexpr (kJulia) deep_lanes_floatexp_julia(W, w_last, bla_w, *critical_table, &job);
                 deep_lanes_row_floatexp(job, &counters);
                 done_by_lanes = true;
             }

@@ -80,12 +80,14 @@ void expect_same_counters(const DeepPixelCounters& lanes, const DeepPixelCounter
 enum Lanes : unsigned { kPortable = 0, kLayout = 1, kDistance = 2, kAtom = 4, kAllInside = 8 };
 
 // A Julia set's critical orbit W and what goes with it (unused on a parameter plane).
-struct CriticalOrbit {
-    const DeepComplex<double>* W = nullptr;
+template <typename T>
+struct CriticalOrbitOf {
+    const DeepComplex<T>* W = nullptr;
     int64_t last = 0;
-    const BlaView<double, DeepComplex<double>>* bla = nullptr;
-    const DeepAtomStep<double>* atom_steps = nullptr;
+    const BlaView<T, DeepComplex<T>>* bla = nullptr;
+    const DeepAtomStep<T>* atom_steps = nullptr;
 };
+using CriticalOrbit = CriticalOrbitOf<double>;
 
 // The one-pixel loop of formula F with the outputs asked for.
 template <Formula F, bool kJulia, bool kWithDistance, bool kWithAtom>
@@ -343,29 +345,39 @@ void check_floatexp_operations() {
     EXPECT_EQ(differ, 0) << "of " << n << " operand triples";
 }
 
-// The one-pixel loop in FloatExp with the outputs asked for.
-template <bool kWithDistance, bool kWithAtom>
+// The one-pixel loop in FloatExp with the outputs asked for (kJulia: a Julia set, whose critical
+// orbit is w).
+template <bool kJulia, bool kWithDistance, bool kWithAtom>
 int64_t one_floatexp_pixel(const DeepComplex<FloatExp>* Z, int64_t last,
                            const BlaView<FloatExp, DeepComplex<FloatExp>>& bla, DeepComplex<FloatExp> dc,
                            int64_t max_iterations, double* mu, DeepPixelCounters& counters, FloatExp spacing,
-                           float* estimate, const DeepAtomStep<FloatExp>* atom_steps, float* period) {
-    return deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, false, kWithDistance, false, false, false,
-                              kWithAtom>(Z, last, bla, dc, max_iterations, mu, counters, nullptr, 0, nullptr,
-                                         DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr},
-                                         nullptr, nullptr, nullptr, nullptr, int64_t(0),
-                                         DeepAtomOutput<FloatExp>{atom_steps, nullptr, kWithAtom ? period : nullptr});
+                           float* estimate, const DeepAtomStep<FloatExp>* atom_steps, float* period,
+                           const CriticalOrbitOf<FloatExp>& w) {
+    return deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, kJulia, kWithDistance, false, false, false,
+                              kWithAtom>(
+        Z, last, bla, dc, max_iterations, mu, counters, w.W, w.last, w.bla,
+        DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
+        int64_t(0), DeepAtomOutput<FloatExp>{atom_steps, w.atom_steps, kWithAtom ? period : nullptr});
+}
+template <bool kJulia>
+decltype(&one_floatexp_pixel<false, false, false>) one_floatexp_pixel_for(bool distance, bool atom) {
+    return distance ? (atom ? one_floatexp_pixel<kJulia, true, true> : one_floatexp_pixel<kJulia, true, false>)
+                    : (atom ? one_floatexp_pixel<kJulia, false, true> : one_floatexp_pixel<kJulia, false, false>);
 }
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
 // escape count and smooth value (and distance estimate with `distance`, atom period with `atom`)
 // on every pixel, and the same counters. max_iterations > 0 replaces the location's (a limit some
 // pixels reach); all_inside: a frame that no pixel leaves (the checks that some escape are off).
+// The location may be a Julia set's, and shallower than 1e290 (FloatExp deltas are asked for).
 void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
                     bool distance = false, bool atom = false, bool all_inside = false) {
     SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off") +
-                 (distance ? ", the distance estimate" : "") + (atom ? ", the atom period" : ""));
+                 (location.julia ? ", a Julia set" : "") + (distance ? ", the distance estimate" : "") +
+                 (atom ? ", the atom period" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
+    options.number_type = DeepNumberType::FloatExp;
     DeepFrame frame;
     const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
     ASSERT_TRUE(setup.orbit);
@@ -388,8 +400,20 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     std::vector<DeepAtomStep<FloatExp>> atom_steps;
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
-    const auto one_pixel = distance ? (atom ? one_floatexp_pixel<true, true> : one_floatexp_pixel<true, false>)
-                                    : (atom ? one_floatexp_pixel<false, true> : one_floatexp_pixel<false, false>);
+    const auto one_pixel = location.julia ? one_floatexp_pixel_for<true>(distance, atom)
+                                          : one_floatexp_pixel_for<false>(distance, atom);
+    // A Julia set's critical orbit and its table.
+    CriticalOrbitOf<FloatExp> w;
+    const BlaView<FloatExp, DeepComplex<FloatExp>> bla_w = bla_view(critical.get());
+    std::vector<DeepAtomStep<FloatExp>> atom_steps_w;
+    if (location.julia) {
+        ASSERT_TRUE(critical || !use_bla);
+        w.W = deep_critical_data<FloatExp>(*setup.orbit);
+        w.last = setup.orbit->critical_last_index();
+        w.bla = &bla_w;
+        if (atom) atom_steps_w = build_deep_atom_steps(w.W, bla_w);
+        w.atom_steps = atom_steps_w.empty() ? nullptr : atom_steps_w.data();
+    }
     for (int y = 0; y < height; ++y) {
         // deep_cpu's render_pixels: dc = offset + (dx, dy) in FloatExp.
         const FloatExp dy = fe_from_double(-(y + 0.5 - 0.5 * height)) * setup.spacing;
@@ -410,12 +434,16 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
             row.atom_steps = steps;
             row.atom_period = period.data();
         }
+        if (location.julia && critical) {
+            deep_lanes_floatexp_julia(w.W, w.last, bla_w, *critical, &row);
+            row.atom_steps_w = w.atom_steps;
+        }
         deep_lanes_row_floatexp(row, &lanes);
         for (int x = 0; x < width; ++x) {
             double expected_mu = 0.0;
             float expected_estimate = -1.0f, expected_period = -1.0f;
             const int64_t expected = one_pixel(Z, last, bla, dc[size_t(x)], limit, &expected_mu, one, setup.spacing,
-                                               &expected_estimate, steps, &expected_period);
+                                               &expected_estimate, steps, &expected_period, w);
             inside += expected < 0;
             estimates += expected_estimate > 0.0f;
             periods += expected_period > 0.0f;
@@ -553,6 +581,8 @@ TEST(DeepLanes, FloatExpMatchesOnOtherTargets) {
         check_floatexp_operations();
         check_floatexp(load("e533"), 19, 7, true, 0, true);
         check_floatexp(load("e533"), 19, 7, true, 0, true, true);
+        check_floatexp(boundary_location(kJuliaRabbit, kSteps1e60, kFamilyIterations, "1E50"), 19, 7, true, 0, true,
+                       true);
         ++targets;
     }
     if (targets == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor SSE4";
@@ -719,6 +749,20 @@ TEST(DeepLanes, FloatExpAtomPeriodMatchesOnePixelLoop) {
     location.max_iterations = 5000;
     check_floatexp(location, 40, 20, true, 0, false, true, true);
     check_floatexp(location, 40, 20, true, 0, true, true, true);
+}
+
+// A Julia set on the FloatExp lanes: z_0 = dc, no dc a step or a skip, D_0 = spacing, and after a
+// lane's first rebase the critical orbit W, its table and its atom steps. The rabbit's at 1E50 (in
+// FloatExp deltas) with every output, and at 1E300, where the frame needs them.
+TEST(DeepLanes, FloatExpJuliaSetsMatchOnePixelLoop) {
+    const DeepLocation near = boundary_location(kJuliaRabbit, kSteps1e60, kFamilyIterations, "1E50");
+    check_floatexp(near, 33, 13, true);
+    check_floatexp(near, 33, 13, true, 0, true);
+    check_floatexp(near, 33, 13, true, 0, false, true);
+    check_floatexp(near, 33, 13, true, 0, true, true);
+    check_floatexp(near, 17, 5, true, 500, true, true);  // a limit some pixels reach
+    const DeepLocation deep = boundary_location(kJuliaRabbit, kSteps1e320, 4000, "1E300");
+    check_floatexp(deep, 29, 11, true, 0, true, true);
 }
 
 // deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for rings past 1e290, with the
