@@ -71,16 +71,15 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
     // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
     // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
-    // the Mandelbrot set's parameter plane and Julia sets past 1e290, with or without either. The
-    // rest (the Burning Ship, the Tricorn, the Multibrots' FloatExp deltas) runs
-    // deep_iterate_pixel a pixel at a time, and so do frames with BLA off (tests, and the
-    // benchmark's plain loop: the baseline).
+    // the same formulas and planes past 1e290, with or without either. The rest (the Burning Ship
+    // and the Tricorn) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA off
+    // (tests, and the benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
                            (!kJulia || (W && critical_table));
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot && kRebase;
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_take(F) && kRebase;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth &&
                                     (!kJulia || (W && critical_table));
 
@@ -143,6 +142,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
                 dc.resize(size_t(region.width));
                 for (int column = 0; column < region.width; ++column) dc[size_t(column)] = dc_of(column);
                 DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
+                job.formula = F;
                 job.dc = dc.data();
                 deep_lanes_outputs(region.width, &frame->escape_count[row_start], &frame->mu[row_start], spacing,
                                    distance_out, &job);

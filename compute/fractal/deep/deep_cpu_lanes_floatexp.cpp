@@ -11,7 +11,8 @@
 //      (bla_lookup_above_first, per lane) and compute B dc in the vector;
 //   2. z <- a z + c for every lane (deep_fused_mul_add: fe_fma), a step's a = Z_m + current
 //      (current = Z_m + z) and c = dc, or a skip's A and B dc; on a Julia set z <- a z
-//      (deep_fused_mul);
+//      (deep_fused_mul); a Multibrot's step is its Horner form (+ dc) and its skip A z (+ B dc),
+//      unfused;
 //   3. m advances, Z_m and level 0's radius are gathered (a Julia set's lane from W once it has
 //      rebased), the full value's norm is tested against the bailout and against |z|^2
 //      (Zhuoran's rebase); lanes with an event (escape, rebase, the iteration limit, the orbit's
@@ -24,6 +25,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
 
@@ -199,6 +202,34 @@ HWY_INLINE VComplex AddComplex(const VComplex& a, const VComplex& b) {
 // DeepComplex's operator*: a.re b.re - a.im b.im, a.re b.im + a.im b.re (a - b is a + (-b)).
 HWY_INLINE VComplex MulComplex(const VComplex& a, const VComplex& b) {
     return VComplex{Add(Mul(a.re, b.re), Negate(Mul(a.im, b.im))), Add(Mul(a.re, b.im), Mul(a.im, b.re))};
+}
+
+// deep_norm(v): re re + im im (the Multibrots' norm; the Mandelbrot set's is fused).
+HWY_INLINE VFE Norm(const VComplex& v) { return Add(Mul(v.re, v.re), Mul(v.im, v.im)); }
+template <Formula F>
+HWY_INLINE VFE NormOf(const VComplex& v) {
+    if constexpr (F == Formula::Mandelbrot) return FusedNorm(v);
+    else return Norm(v);
+}
+// deep_times_small(x, k): fe_make(mantissa k, exponent).
+HWY_INLINE VFE TimesSmall(VFE x, double k) { return Make(hn::Mul(x.m, hn::Set(D(), k)), x.e); }
+
+// A Multibrot's f(Z + z) - f(Z) (deep_perturbation_step's Horner form, the same products and sums
+// in the same order).
+template <Formula F>
+HWY_INLINE VComplex MultibrotStep(const VComplex& Z, const VComplex& z) {
+    constexpr int kDegree = formula_degree(F);
+    VComplex power[kDegree];  // Z^1 .. Z^(d-1)
+    power[1] = Z;
+    for (int j = 2; j < kDegree; ++j) power[j] = MulComplex(power[j - 1], Z);
+    VComplex acc{Add(z.re, TimesSmall(Z.re, double(kDegree))), Add(z.im, TimesSmall(Z.im, double(kDegree)))};
+    for (int k = kDegree - 2; k >= 1; --k) {
+        const double b = deep_binomial(kDegree, k);
+        const VComplex& p = power[kDegree - k];
+        acc = MulComplex(acc, z);
+        acc = VComplex{Add(acc.re, TimesSmall(p.re, b)), Add(acc.im, TimesSmall(p.im, b))};
+    }
+    return MulComplex(acc, z);
 }
 
 // A vector's lanes as arrays (the scalar passes' view) and back.
@@ -386,6 +417,7 @@ int64_t LaneStop(const RowState& s, int64_t on_w, int64_t limit) {
 
 // Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one (z_0 =
 // 0 and D_0 = 0 on the parameter plane, z_0 = dc and D_0 = spacing on a Julia set), or idles it.
+template <Formula F>
 void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
     const DeepLanesRowFloatExp& row = *s.row;
     for (;;) {
@@ -402,10 +434,9 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         const DeepComplex<FloatExp> current = Z0 + z;
         a.cr.set(lane, current.re);
         a.ci.set(lane, current.im);
-        a.z2.set(lane, deep_fused_norm(z));
-        const DeepDerivative<Formula::Mandelbrot, FloatExp> d0 =
-            row.julia ? deep_derivative_start<Formula::Mandelbrot, true>(row.spacing)
-                      : deep_derivative_start<Formula::Mandelbrot, false>(row.spacing);
+        a.z2.set(lane, F == Formula::Mandelbrot ? deep_fused_norm(z) : deep_norm(z));
+        const DeepDerivative<F, FloatExp> d0 = row.julia ? deep_derivative_start<F, true>(row.spacing)
+                                                         : deep_derivative_start<F, false>(row.spacing);
         a.dre[lane] = d0.m.re;
         a.dim[lane] = d0.m.im;
         a.de[lane] = d0.e;
@@ -434,6 +465,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
 
 // The scalar pass over the lanes in `events` (escaped, closer, or m at its stop), in
 // deep_iterate_pixel's order: the escape, then the rebase, then the limit.
+template <Formula F>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE& full_norm_v, const MD& escaped_v) {
     const DeepLanesRowFloatExp& row = *s.row;
     GroupArrays a;
@@ -450,15 +482,15 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             const int64_t n = g.base[lane] + m;
             row.escape_count[p] = n;
             const double norm = fe_to_double(full_norm.at(lane));
-            row.mu[p] = deep_smooth_mu<Formula::Mandelbrot>(n, norm);
+            row.mu[p] = deep_smooth_mu<F>(n, norm);
             if (row.distance)
-                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
+                row.distance[p] = deep_distance_estimate<F>(
                     DeepComplex<FloatExp>{a.cr.at(lane), a.ci.at(lane)}, norm,
-                    DeepDerivative<Formula::Mandelbrot, FloatExp>{{a.dre[lane], a.dim[lane]}, a.de[lane]});
+                    DeepDerivative<F, FloatExp>{{a.dre[lane], a.dim[lane]}, a.de[lane]});
             if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
-            StartLane(s, g, a, lane);
+            StartLane<F>(s, g, a, lane);
             continue;
         }
         // current is already the full value; z2 is |z|^2 (the rebase test's).
@@ -481,7 +513,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         if (!(a.m[lane] < g.limit[lane])) {
             deep_lanes_inside(row, p, a.atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
-            StartLane(s, g, a, lane);
+            StartLane<F>(s, g, a, lane);
         }
     }
     LoadGroup(a, &g);
@@ -588,22 +620,56 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
 // z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
 // 1 .. size0), gathered, from W's where a Julia set's lane has moved there: a point is four 8-byte
 // words (re's mantissa and exponent, im's), a radius two.
-template <bool kDistance, bool kJulia>
+template <Formula F, bool kDistance, bool kJulia>
 HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
     const DeepLanesRowFloatExp& row = *s.row;
     if constexpr (kDistance) {
-        // The factor times D (DeepComplex's product of doubles), doubled where the lane steps
-        // (2 w D); its exponent, the addend, the normalisation.
+        // The factor times D (DeepComplex's product of doubles); where the lane steps, the Mandelbrot
+        // set's 2 w D (the product doubled), a Multibrot's d w^(d-1) D (w^(d-1) from the scaled w,
+        // its exponent d-1 times w's); then the addend and the normalisation.
         const VD pr = hn::Sub(hn::Mul(in.factor.re, g.d.re), hn::Mul(in.factor.im, g.d.im));
         const VD pi = hn::Add(hn::Mul(in.factor.re, g.d.im), hn::Mul(in.factor.im, g.d.re));
-        const VScaled product{hn::IfThenElse(in.skip, pr, hn::Add(pr, pr)),
+        VScaled product;
+        if constexpr (F == Formula::Mandelbrot) {
+            product = VScaled{hn::IfThenElse(in.skip, pr, hn::Add(pr, pr)),
                               hn::IfThenElse(in.skip, pi, hn::Add(pi, pi)), ProductExponent(g.d.e, in.factor.e)};
+        } else {
+            constexpr int kDegree = formula_degree(F);
+            VD qr = in.factor.re, qi = in.factor.im;  // w^(d-1)
+            VI powers = in.factor.e;                  // its exponent, (d-1) times w's
+            for (int j = 2; j < kDegree; ++j) {
+                const VD tr = hn::Sub(hn::Mul(qr, in.factor.re), hn::Mul(qi, in.factor.im));
+                const VD ti = hn::Add(hn::Mul(qr, in.factor.im), hn::Mul(qi, in.factor.re));
+                qr = tr;
+                qi = ti;
+                powers = hn::Add(powers, in.factor.e);
+            }
+            const VD degree = hn::Set(d, double(kDegree));
+            const VD sr = hn::Mul(hn::Sub(hn::Mul(qr, g.d.re), hn::Mul(qi, g.d.im)), degree);
+            const VD si = hn::Mul(hn::Add(hn::Mul(qr, g.d.im), hn::Mul(qi, g.d.re)), degree);
+            const VI zero = hn::Set(di, kFloatExpZeroExponent);
+            const MI either_zero = hn::Or(hn::Eq(g.d.e, zero), hn::Eq(in.factor.e, zero));
+            const VI step_e = hn::IfThenElse(either_zero, zero, hn::Add(g.d.e, powers));
+            product = VScaled{hn::IfThenElse(in.skip, pr, sr), hn::IfThenElse(in.skip, pi, si),
+                              hn::IfThenElse(ToI(in.skip), ProductExponent(g.d.e, in.factor.e), step_e)};
+        }
         g.d = Normalise(AddScaled(product, in.addend));
     }
-    if constexpr (kJulia) g.z = FusedProduct(in.a, g.z);
-    else g.z = FusedProductAdd(in.a, g.z, in.c);
+    if constexpr (F == Formula::Mandelbrot) {
+        if constexpr (kJulia) g.z = FusedProduct(in.a, g.z);
+        else g.z = FusedProductAdd(in.a, g.z, in.c);
+    } else {
+        // A step's f(Z + z) - f(Z) (+ dc), a skip's A z (+ B dc): deep_iterate_pixel's, unfused.
+        VComplex stepped = MultibrotStep<F>(g.Zm, g.z);
+        VComplex skipped = MulComplex(in.a, g.z);
+        if constexpr (!kJulia) {
+            stepped = AddComplex(stepped, in.c);
+            skipped = AddComplex(skipped, in.c);
+        }
+        g.z = VComplex{Blend(in.skip, skipped.re, stepped.re), Blend(in.skip, skipped.im, stepped.im)};
+    }
     g.m = hn::Add(g.m, in.length);
     const double* orbit = reinterpret_cast<const double*>(row.orbit);
     const int64_t* orbit_e = reinterpret_cast<const int64_t*>(row.orbit);
@@ -636,23 +702,22 @@ HWY_INLINE void TakeSmaller(MD candidates, const VFE& norm, VI n, Group& g) {
 // kAtom: the period (a skip's inside first, then the value landed on); then the escape and rebase
 // tests (the full value's norm against the bailout and against |z|^2) and the limit; lanes with
 // an event go through the scalar pass.
-template <bool kAtom>
+template <Formula F, bool kAtom>
 HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
     const VComplex full = AddComplex(g.Zm, g.z);
-    const VFE full_norm = FusedNorm(full);
+    const VFE full_norm = NormOf<F>(full);
     if constexpr (kAtom) {
         TakeSmaller(in.inside, in.inside_norm, in.inside_n, g);
         TakeSmaller(in.alive, full_norm, hn::Add(g.base_n, g.m), g);
     }
-    constexpr double kBailoutSquared = formula_bailout_radius(Formula::Mandelbrot) *
-                                       formula_bailout_radius(Formula::Mandelbrot);
+    constexpr double kBailoutSquared = formula_bailout_radius(F) * formula_bailout_radius(F);
     const MD escaped = hn::And(GreaterThan(full_norm, kBailoutSquared), in.alive);
     g.current = full;
-    g.z2 = FusedNorm(g.z);
+    g.z2 = NormOf<F>(g.z);
     const MD events = hn::And(hn::Or(hn::Or(escaped, Less(full_norm, g.z2)), ToD(hn::Not(hn::Lt(g.m, g.stop)))),
                               in.alive);
     const uint64_t event_bits = MaskBits(D(), events);
-    if (HWY_UNLIKELY(event_bits)) FinishLanes(s, g, event_bits, full_norm, escaped);
+    if (HWY_UNLIKELY(event_bits)) FinishLanes<F>(s, g, event_bits, full_norm, escaped);
 }
 
 void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const FloatExp* c, FloatExp* out, size_t n) {
@@ -690,7 +755,7 @@ int64_t WordsBetween(const void* from, const void* to) {
     return int64_t(reinterpret_cast<uintptr_t>(to) - reinterpret_cast<uintptr_t>(from)) / int64_t(sizeof(double));
 }
 
-template <bool kDistance, bool kAtom, bool kJulia>
+template <Formula F, bool kDistance, bool kAtom, bool kJulia>
 void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
@@ -710,7 +775,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     int alive_groups = 0;
     for (Group& g : groups) {
         GroupArrays a;
-        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane(s, g, a, lane);
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<F>(s, g, a, lane);
         LoadGroup(a, &g);
         ++alive_groups;
     }
@@ -720,30 +785,44 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     while (alive_groups > 0) {
         PassInputs in[kGroups];
         for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom, kJulia>(s, groups[k]);
-        for (int k = 0; k < kGroups; ++k) Iterate<kDistance, kJulia>(s, in[k], groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate<F, kDistance, kJulia>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
-            Settle<kAtom>(s, in[k], groups[k]);
+            Settle<F, kAtom>(s, in[k], groups[k]);
             alive_groups += !hn::AllFalse(d, hn::Gt(groups[k].alive, hn::Zero(d)));
         }
     }
     counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
 }
 
-template <bool kJulia>
+template <Formula F, bool kJulia>
 void LanesRowOn(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     if (row.atom_period) {
-        if (row.distance) LanesRowOf<true, true, kJulia>(row, counters);
-        else LanesRowOf<false, true, kJulia>(row, counters);
+        if (row.distance) LanesRowOf<F, true, true, kJulia>(row, counters);
+        else LanesRowOf<F, false, true, kJulia>(row, counters);
     } else {
-        if (row.distance) LanesRowOf<true, false, kJulia>(row, counters);
-        else LanesRowOf<false, false, kJulia>(row, counters);
+        if (row.distance) LanesRowOf<F, true, false, kJulia>(row, counters);
+        else LanesRowOf<F, false, false, kJulia>(row, counters);
     }
 }
 
+template <Formula F>
+void LanesRowFor(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    if (row.julia) LanesRowOn<F, true>(row, counters);
+    else LanesRowOn<F, false>(row, counters);
+}
+
 void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.julia) LanesRowOn<true>(row, counters);
-    else LanesRowOn<false>(row, counters);
+    switch (row.formula) {
+    case Formula::Multibrot3: LanesRowFor<Formula::Multibrot3>(row, counters); break;
+    case Formula::Multibrot4: LanesRowFor<Formula::Multibrot4>(row, counters); break;
+    case Formula::Multibrot5: LanesRowFor<Formula::Multibrot5>(row, counters); break;
+    case Formula::Multibrot6: LanesRowFor<Formula::Multibrot6>(row, counters); break;
+    case Formula::Multibrot7: LanesRowFor<Formula::Multibrot7>(row, counters); break;
+    case Formula::Multibrot8: LanesRowFor<Formula::Multibrot8>(row, counters); break;
+    case Formula::Mandelbrot: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
+    default: break;  // deep_lanes_row_floatexp refuses the rest (deep_lanes_take)
+    }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -758,6 +837,9 @@ HWY_EXPORT(ApplyOp);
 }  // namespace deep_lanes_floatexp
 
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
+    if (!deep_lanes_take(row.formula))
+        throw std::invalid_argument(std::string("the FloatExp lanes do not take the formula ") +
+                                    formula_name(row.formula));
     HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::LanesRow)(row, counters);
 }
 

@@ -1,6 +1,7 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
-// pixel per SIMD lane: the Mandelbrot set's parameter plane and its Julia sets, rebasing and BLA:
-// escape counts, smooth values and, where asked, the distance estimate and the atom period.
+// pixel per SIMD lane: the Mandelbrot set and the Multibrots, their parameter planes and Julia
+// sets, rebasing and BLA: escape counts, smooth values and, where asked, the distance estimate and
+// the atom period.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -16,10 +17,12 @@
 // DeepScaled: doubles under one exponent, normalised after every step and skip), the same
 // products, alignments and normalisation. With the atom period each lane keeps its smallest
 // |Z_m + z|^2 and its n, and tests a skip's atom step before the value it lands on, with
-// floatexp.h's ordering. On a Julia set a lane starts at z = dc and its steps add no dc; its first
-// rebase moves it onto the critical orbit W and W's table for good, as the one-pixel loop's does.
-// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other. The other formulas
-// run the one-pixel loop.
+// floatexp.h's ordering. A Multibrot's step is deep_perturbation_step's Horner form and its skip
+// A z + B dc, unfused, and its derivative d w^(d-1) D, as the one-pixel loop computes them. On a
+// Julia set a lane starts at z = dc and its steps add no dc; its first rebase moves it onto the
+// critical orbit W and W's table for good, as the one-pixel loop's does.
+// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other. The Burning Ship and
+// the Tricorn run the one-pixel loop.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,7 @@
 namespace ms {
 
 struct DeepLanesRowFloatExp {
+    Formula formula = Formula::Mandelbrot;         // one that deep_lanes_take takes
     const DeepComplex<FloatExp>* orbit = nullptr;  // Z_0 .. Z_last (Z_0 = 0)
     int64_t last_index = 0;
     const BlaView<FloatExp, DeepComplex<FloatExp>>* bla = nullptr;  // no levels: BLA off
@@ -87,7 +91,8 @@ inline void deep_lanes_floatexp_julia(const DeepComplex<FloatExp>* W, int64_t la
     job->bla_r2_w = critical.r2.data();
 }
 
-// Iterates the row's pixels; adds to counters as deep_iterate_pixel does.
+// Iterates the row's pixels; adds to counters as deep_iterate_pixel does. A formula the lanes do
+// not take (deep_lanes_take) is refused with std::invalid_argument.
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters);
 
 // floatexp.h's operations as the lanes compute them, over arrays of n operands (the tests hold

@@ -48,9 +48,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
-    // Rings of the Mandelbrot set and its Julia sets past 1e290: the FloatExp lanes
-    // (deep_cpu_lanes_floatexp.h).
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && F == Formula::Mandelbrot;
+    // Rings past 1e290 of the same formulas and planes: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_take(F);
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns &&
                                     (!kJulia || (W && critical_table));
     // The unit circle's points, shared by every ring.
@@ -108,6 +107,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
         if constexpr (kFloatExpLanes) {
             if (use_floatexp_lanes) {
                 DeepLanesRowFloatExp job = deep_lanes_floatexp_job(Z, last_index, bla, table.get(), max_iterations);
+                job.formula = F;
                 job.dc = dc.data();
                 deep_lanes_outputs(columns, &out->escape_count[row_start], &out->mu[row_start], spacing, distance_out,
                                    &job);

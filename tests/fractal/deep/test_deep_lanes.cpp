@@ -345,24 +345,39 @@ void check_floatexp_operations() {
     EXPECT_EQ(differ, 0) << "of " << n << " operand triples";
 }
 
-// The one-pixel loop in FloatExp with the outputs asked for (kJulia: a Julia set, whose critical
-// orbit is w).
-template <bool kJulia, bool kWithDistance, bool kWithAtom>
+// The one-pixel loop of formula F in FloatExp with the outputs asked for (kJulia: a Julia set,
+// whose critical orbit is w).
+template <Formula F, bool kJulia, bool kWithDistance, bool kWithAtom>
 int64_t one_floatexp_pixel(const DeepComplex<FloatExp>* Z, int64_t last,
                            const BlaView<FloatExp, DeepComplex<FloatExp>>& bla, DeepComplex<FloatExp> dc,
                            int64_t max_iterations, double* mu, DeepPixelCounters& counters, FloatExp spacing,
                            float* estimate, const DeepAtomStep<FloatExp>* atom_steps, float* period,
                            const CriticalOrbitOf<FloatExp>& w) {
-    return deep_iterate_pixel<FloatExp, true, Formula::Mandelbrot, kJulia, kWithDistance, false, false, false,
-                              kWithAtom>(
+    return deep_iterate_pixel<FloatExp, true, F, kJulia, kWithDistance, false, false, false, kWithAtom>(
         Z, last, bla, dc, max_iterations, mu, counters, w.W, w.last, w.bla,
         DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
         int64_t(0), DeepAtomOutput<FloatExp>{atom_steps, w.atom_steps, kWithAtom ? period : nullptr});
 }
-template <bool kJulia>
-decltype(&one_floatexp_pixel<false, false, false>) one_floatexp_pixel_for(bool distance, bool atom) {
-    return distance ? (atom ? one_floatexp_pixel<kJulia, true, true> : one_floatexp_pixel<kJulia, true, false>)
-                    : (atom ? one_floatexp_pixel<kJulia, false, true> : one_floatexp_pixel<kJulia, false, false>);
+using OneFloatExpPixel = decltype(&one_floatexp_pixel<Formula::Mandelbrot, false, false, false>);
+template <Formula F, bool kJulia>
+OneFloatExpPixel one_floatexp_pixel_on(bool distance, bool atom) {
+    return distance ? (atom ? one_floatexp_pixel<F, kJulia, true, true> : one_floatexp_pixel<F, kJulia, true, false>)
+                    : (atom ? one_floatexp_pixel<F, kJulia, false, true> : one_floatexp_pixel<F, kJulia, false, false>);
+}
+template <Formula F>
+OneFloatExpPixel one_floatexp_pixel_plane(bool julia, bool distance, bool atom) {
+    return julia ? one_floatexp_pixel_on<F, true>(distance, atom) : one_floatexp_pixel_on<F, false>(distance, atom);
+}
+OneFloatExpPixel one_floatexp_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
+    switch (formula) {
+    case Formula::Multibrot3: return one_floatexp_pixel_plane<Formula::Multibrot3>(julia, distance, atom);
+    case Formula::Multibrot4: return one_floatexp_pixel_plane<Formula::Multibrot4>(julia, distance, atom);
+    case Formula::Multibrot5: return one_floatexp_pixel_plane<Formula::Multibrot5>(julia, distance, atom);
+    case Formula::Multibrot6: return one_floatexp_pixel_plane<Formula::Multibrot6>(julia, distance, atom);
+    case Formula::Multibrot7: return one_floatexp_pixel_plane<Formula::Multibrot7>(julia, distance, atom);
+    case Formula::Multibrot8: return one_floatexp_pixel_plane<Formula::Multibrot8>(julia, distance, atom);
+    default: return one_floatexp_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
+    }
 }
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
@@ -372,9 +387,9 @@ decltype(&one_floatexp_pixel<false, false, false>) one_floatexp_pixel_for(bool d
 // The location may be a Julia set's, and shallower than 1e290 (FloatExp deltas are asked for).
 void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
                     bool distance = false, bool atom = false, bool all_inside = false) {
-    SCOPED_TRACE(std::string("floatexp lanes, BLA ") + (use_bla ? "on" : "off") +
-                 (location.julia ? ", a Julia set" : "") + (distance ? ", the distance estimate" : "") +
-                 (atom ? ", the atom period" : ""));
+    SCOPED_TRACE(std::string("floatexp lanes, ") + formula_name(location.formula) + ", BLA " +
+                 (use_bla ? "on" : "off") + (location.julia ? ", a Julia set" : "") +
+                 (distance ? ", the distance estimate" : "") + (atom ? ", the atom period" : ""));
     DeepRenderOptions options;
     options.use_bla = use_bla;
     options.number_type = DeepNumberType::FloatExp;
@@ -400,8 +415,7 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     std::vector<DeepAtomStep<FloatExp>> atom_steps;
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
-    const auto one_pixel = location.julia ? one_floatexp_pixel_for<true>(distance, atom)
-                                          : one_floatexp_pixel_for<false>(distance, atom);
+    const OneFloatExpPixel one_pixel = one_floatexp_pixel_for(location.formula, location.julia, distance, atom);
     // A Julia set's critical orbit and its table.
     CriticalOrbitOf<FloatExp> w;
     const BlaView<FloatExp, DeepComplex<FloatExp>> bla_w = bla_view(critical.get());
@@ -422,6 +436,7 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
             dc[size_t(x)] = DeepComplex<FloatExp>{setup.offset.re + dx, setup.offset.im + dy};
         }
         DeepLanesRowFloatExp row = deep_lanes_floatexp_job(Z, last, bla, table.get(), limit);
+        row.formula = location.formula;
         row.dc = dc.data();
         row.count = width;
         row.escape_count = count.data();
@@ -710,6 +725,9 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
         row.formula = formula;
         DeepPixelCounters counters;
         EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
+        DeepLanesRowFloatExp floatexp_row;
+        floatexp_row.formula = formula;
+        EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
         EXPECT_FALSE(deep_lanes_take(formula));
     }
     EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
@@ -763,6 +781,22 @@ TEST(DeepLanes, FloatExpJuliaSetsMatchOnePixelLoop) {
     check_floatexp(near, 17, 5, true, 500, true, true);  // a limit some pixels reach
     const DeepLocation deep = boundary_location(kJuliaRabbit, kSteps1e320, 4000, "1E300");
     check_floatexp(deep, 29, 11, true, 0, true, true);
+}
+
+// The Multibrots on the FloatExp lanes: every degree's step (its Horner form), its skip A z + B dc
+// and its derivative d w^(d-1) D, at boundary views of 1E20 (FloatExp asked for), with and without
+// the estimate and the atom period; Multibrot 3's Julia set at 1E50.
+TEST(DeepLanes, FloatExpMultibrotsMatchOnePixelLoop) {
+    const FamilyCase multibrot8{"multibrot8", Formula::Multibrot8, false, "0", "0", "1.3", "0.4"};
+    for (const FamilyCase* c : {&kMultibrot3, &kMultibrot4Tip, &kMultibrot5, &multibrot8}) {
+        SCOPED_TRACE(c->name);
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
+        check_floatexp(location, 23, 9, true);
+        check_floatexp(location, 23, 9, true, 0, true, true);
+    }
+    const DeepLocation julia = boundary_location(kJuliaMultibrot3, kSteps1e60, kFamilyIterations, "1E50");
+    check_floatexp(julia, 23, 9, true, 0, true);
+    check_floatexp(julia, 23, 9, true, 0, false, true);
 }
 
 // deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for rings past 1e290, with the
