@@ -103,9 +103,9 @@ void choose_rank_gpu(const ClusterLaunch& launch) {
             }
         }
     }
-    std::string mine = !visible ? std::to_string(launch.local_rank)
+    std::string mine = !visible                               ? std::to_string(launch.local_rank)
                        : launch.local_rank < int(list.size()) ? list[size_t(launch.local_rank)]
-                                                                : std::string("-1");  // none left
+                                                              : std::string("-1");  // none left
     if (visible && list.size() == 1) return;  // one GPU named for this rank already (a wrapper's)
     setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
 }
@@ -127,20 +127,35 @@ std::string job_key(const ClusterImageJob& job) {
     return view_to_json(ViewRecord{plan.view, plan.precision, plan.k}) + "|" + (job.deep ? "deep" : "direct") +
            "|units " + std::to_string(job.units) + (job.whole_frame ? "|whole frame" : "") +
            (plan.cuda ? "|CUDA" : "|CPU") + (job.request.raw_path.empty() ? "" : "|raw") +
-           (job.request.shortcuts.cardioid_bulb ? "|cardioid" : "") + (job.request.shortcuts.periodicity ? "|periodicity" : "") +
-           "|distance " + std::to_string(job.deep_options.distance) + "|atom " + std::to_string(job.deep_options.atom) +
+           (job.request.shortcuts.cardioid_bulb ? "|cardioid" : "") +
+           (job.request.shortcuts.periodicity ? "|periodicity" : "") + "|distance " +
+           std::to_string(job.deep_options.distance) + "|atom " + std::to_string(job.deep_options.atom) +
            "|palette file " + job.request.palette_file.string() + (job.deep_coloured ? "|coloured" : "");
 }
 
 // The checks of one process's render (cmd_render.cpp's render_request), and the job's layout.
 // writes: this process writes the output (rank 0, a shard, --join), so its disk is checked.
-std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob* job) {
+// prefetch_reference: a deep view's reference orbit starts on a thread of its own
+// (job->reference_prefetch) before the checks that wait for the driver.
+std::string plan_job(const RenderRequest& request, bool writes, bool prefetch_reference, ClusterImageJob* job) {
     job->request = request;
     RenderPlan& plan = job->plan;
     if (std::string problem = check_request(request, &plan); !problem.empty()) return problem;
+    plan.precision = resolve_precision(plan.samples, request.precision);
+    if (is_deep(plan.precision)) {
+        job->deep_options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
+                                        : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
+                                                                                       : DeepNumberType::Auto;
+        deep_options_for_colouring(plan.view.colouring, &job->deep_options);
+        // Rank 0's orbit starts now (share_reference waits for it): the backend's and the devices'
+        // checks below wait for the CUDA driver's start, and the ranks' agreement for the others.
+        if (prefetch_reference && deep_view_colouring_problem(plan.view).empty())
+            job->reference_prefetch = std::make_shared<ReferencePrefetch>(job->cache.get(), deep_location(plan.samples),
+                                                                          plan.samples.width, plan.samples.height,
+                                                                          deep_reference_control(job->deep_options));
+    }
     if (std::string problem = choose_backend(request, &plan); !problem.empty()) return problem;
     if (std::string problem = check_devices_visible(request); !problem.empty()) return problem;
-    plan.precision = resolve_precision(plan.samples, request.precision);
     if (request.png_encoder == "cuda")
         return "--png-encoder=cuda encodes frames where they are coloured; across ranks rank 0 writes the image on "
                "the CPU";
@@ -149,10 +164,6 @@ std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob*
     if (is_deep(plan.precision)) {
         if (std::string problem = deep_view_colouring_problem(view); !problem.empty()) return problem;
         job->deep = true;
-        job->deep_options.number_type = request.precision == Precision::DeepDouble     ? DeepNumberType::Double
-                                        : request.precision == Precision::DeepFloatExp ? DeepNumberType::FloatExp
-                                                                                       : DeepNumberType::Auto;
-        deep_options_for_colouring(view.colouring, &job->deep_options);
         job->deep_coloured = colouring_is_plain(view.colouring) && plan.k == 1 && request.raw_path.empty();
         const double sample_count = double(plan.samples.width) * plan.samples.height;
         if (sample_count > double(int64_t(1) << 30))
@@ -179,15 +190,16 @@ std::string plan_job(const RenderRequest& request, bool writes, ClusterImageJob*
 }
 
 // Rank 0 computes the deep reference orbit once, as the frame's own setup would
-// (deep_frame_setup, into rank 0's cache), and broadcasts it packed (compute/scale/
-// reference_pack.h); every other rank puts the unpacked orbit in its cache, where its pieces'
-// frames find it. Returns the packed size.
+// (deep_frame_setup, into rank 0's cache, where the prefetch begun in plan_job has put it), and
+// broadcasts it packed (compute/scale/reference_pack.h); every other rank puts the unpacked orbit
+// in its cache, where its pieces' frames find it. Returns the packed size.
 size_t share_reference(ClusterImageJob& job, int rank) {
     const RenderPlan& plan = job.plan;
     std::vector<uint8_t> packed;
     std::string problem;
     if (rank == 0) {
         try {
+            if (job.reference_prefetch) job.reference_prefetch->wait();
             DeepRenderOptions options = job.deep_options;
             options.cache = job.cache.get();
             DeepFrame frame;
@@ -211,8 +223,24 @@ size_t share_reference(ClusterImageJob& job, int rank) {
     return packed.size();
 }
 
+// Rank 0's clock through a job, from the command's start: where its time went (the summary's time
+// line).
+struct RankZeroTimes {
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point start, reference_done, first_piece, last_piece, written;
+    bool any_piece = false;
+    void piece_arrived() {
+        last_piece = Clock::now();
+        if (!any_piece) first_piece = last_piece;
+        any_piece = true;
+    }
+    static double ms(Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    }
+};
+
 void print_cluster_summary(const ClusterImageJob& job, const ClusterJobStats& stats, int ranks, const std::string& how,
-                           double wall_ms) {
+                           const RankZeroTimes& t, double wall_ms) {
     const RenderPlan& plan = job.plan;
     const View& view = plan.view;
     std::printf("backend    %s\n", plan.backend_text.c_str());
@@ -230,7 +258,18 @@ void print_cluster_summary(const ClusterImageJob& job, const ClusterJobStats& st
                         stats.pieces_by_rank[size_t(r)] == 1 ? "" : "s", r + 1 < ranks ? "," : "");
     }
     std::printf("\n");
-    std::printf("time       %.1f ms in all\n", wall_ms);
+    if (t.any_piece) {
+        // From the command's start: the checks and (deep) the reference orbit and its broadcast;
+        // then the first piece, the pieces' span, and the output's end after the last.
+        std::printf(
+            "time       %.1f ms checks%s, %.1f ms to the first piece, %.1f ms from the first piece to the "
+            "last, %.1f ms writing after it, %.1f ms in all\n",
+            RankZeroTimes::ms(t.start, t.reference_done), job.deep ? " and the reference orbit" : "",
+            RankZeroTimes::ms(t.reference_done, t.first_piece), RankZeroTimes::ms(t.first_piece, t.last_piece),
+            RankZeroTimes::ms(t.last_piece, t.written), wall_ms);
+    } else {
+        std::printf("time       %.1f ms in all\n", wall_ms);
+    }
     std::printf("output     %s\n", job.request.png_path.c_str());
     if (!job.request.raw_path.empty()) std::printf("raw        %s\n", job.request.raw_path.c_str());
     if (!job.request.save_location.empty()) std::printf("location   %s\n", job.request.save_location.c_str());
@@ -251,7 +290,11 @@ std::string check_rank(const RenderRequest& request, const ClusterRenderOptions&
     if (!o.shard.empty() && o.join) return "--shard renders one part and --join joins them: give one of them";
     if (!o.shard.empty() && !parse_shard(o.shard, &shard->index, &shard->count))
         return "--shard=" + o.shard + " is not a part I of N (I from 0 to N-1, as --shard=0/4)";
-    if (std::string problem = plan_job(request, launch.rank == 0, job); !problem.empty()) return problem;
+    // Rank 0 of a job, or a shard: the deep reference orbit starts beside the checks (not for
+    // --join, which computes nothing).
+    const bool prefetch_reference = launch.rank == 0 && !o.join;
+    if (std::string problem = plan_job(request, launch.rank == 0, prefetch_reference, job); !problem.empty())
+        return problem;
     if (mpi && job->units < launch.size)
         return job->whole_frame
                    ? "the " + colouring_methods_text(job->plan.view.colouring) +
@@ -269,9 +312,11 @@ std::string check_rank(const RenderRequest& request, const ClusterRenderOptions&
 std::string key_difference(const std::string& rank0_key, const ClusterImageJob& job) {
     std::string other_backend = job.key;
     const std::string mine = job.plan.cuda ? "|CUDA" : "|CPU", theirs = job.plan.cuda ? "|CPU" : "|CUDA";
-    if (const size_t at = other_backend.find(mine); at != std::string::npos) other_backend.replace(at, mine.size(), theirs);
+    if (const size_t at = other_backend.find(mine); at != std::string::npos)
+        other_backend.replace(at, mine.size(), theirs);
     if (other_backend == rank0_key)
-        return std::string("it renders on ") + (job.plan.cuda ? "CUDA and rank 0 on the CPU" : "the CPU and rank 0 on CUDA") +
+        return std::string("it renders on ") +
+               (job.plan.cuda ? "CUDA and rank 0 on the CPU" : "the CPU and rank 0 on CUDA") +
                " (every rank needs a GPU of its own, or give --backend=cpu)";
     return "its command describes another image than rank 0's (each rank must have the same options and files)";
 }
@@ -311,6 +356,7 @@ void render_shard(const ClusterImageJob& job, const ClusterRenderOptions& o, Sha
     const int first = int(int64_t(job.units) * shard.index / shard.count);
     const int end = int(int64_t(job.units) * (shard.index + 1) / shard.count);
     ProgressBar progress("render");
+    if (job.reference_prefetch) job.reference_prefetch->wait();  // into the cache the pieces' frames read
     const std::vector<ClusterPiece> pieces = unfinished_pieces(first, end - first, out.finished, job.max_piece_units);
     for (size_t i = 0; i < pieces.size(); ++i) {
         progress.update(double(i) / pieces.size(), "shard " + o.shard);
@@ -324,7 +370,7 @@ void render_shard(const ClusterImageJob& job, const ClusterRenderOptions& o, Sha
 
 // Every rank: the pieces across the ranks; rank 0 writes the output.
 ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterRenderOptions& o,
-                                    const ClusterLaunch& launch, RankOutputs& out, int threads) {
+                                    const ClusterLaunch& launch, RankOutputs& out, int threads, RankZeroTimes* times) {
     const int rank = launch.rank;
     if (rank == 0) install_job_signals(0, out.store.dir, "render");
     std::unique_ptr<ProgressBar> progress;  // rank 0's alone
@@ -344,13 +390,14 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterRen
     // job's pieces stay one process's bands: their rows go to the PNG in those calls.
     if (job.plan.cuda) {
         const double unit_samples = double(job.plan.samples.width) * job.plan.k;
-        cluster_job.min_piece_units =
-            job.deep ? std::min(cluster_job.max_piece_units, int(std::ceil(4.0 * 1048576.0 / unit_samples)))
-                     : cluster_job.max_piece_units;
+        cluster_job.min_piece_units = job.deep ? std::min(cluster_job.max_piece_units,
+                                                          int(std::ceil(4.0 * 1048576.0 / unit_samples)))
+                                               : cluster_job.max_piece_units;
     }
     cluster_job.finished = out.finished;
     cluster_job.compute = [&](ClusterPiece piece) { return compute_cluster_piece(job, piece, threads); };
     cluster_job.accept = [&](ClusterPiece piece, std::vector<uint8_t>&& bytes) {
+        times->piece_arrived();
         out.writer->accept(piece, std::move(bytes));
         progress->update(double(out.writer->rows_done()) / job.plan.view.height);
     };
@@ -358,6 +405,7 @@ ClusterJobStats render_across_ranks(const ClusterImageJob& job, const ClusterRen
     if (rank == 0) {
         progress->update(1.0, "writing");
         out.writer->finish();
+        times->written = RankZeroTimes::Clock::now();
         progress->finish();
     }
     return stats;
@@ -368,6 +416,8 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
     const bool mpi = launch.size > 1;
     const int rank = launch.rank;
     const auto start = std::chrono::steady_clock::now();
+    RankZeroTimes times;
+    times.start = start;
     // The driver and the context start beside the checks and rank 0's reference orbit.
     if (request.backend != "cpu") cuda_start_in_background();
     // Only rank 0 writes: the other ranks check their plan against outputs in the temporary
@@ -411,7 +461,8 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
         }
         if (mpi) {
             const size_t reference_bytes = job.deep ? share_reference(job, rank) : 0;
-            stats = render_across_ranks(job, o, launch, out, threads);
+            times.reference_done = RankZeroTimes::Clock::now();
+            stats = render_across_ranks(job, o, launch, out, threads, &times);
             if (rank != 0) return 0;
             how = std::to_string(launch.size) + " ranks, " + std::to_string(threads) +
                   (threads == 1 ? " thread" : " threads") + " each";
@@ -433,7 +484,7 @@ int run_job(const RenderRequest& request, const ClusterRenderOptions& o, const s
                          what.c_str(), out.store.dir.c_str());
         return 2;
     }
-    print_cluster_summary(job, stats, launch.size, how, ms_since(start));
+    print_cluster_summary(job, stats, launch.size, how, times, ms_since(start));
     return 0;
 }
 

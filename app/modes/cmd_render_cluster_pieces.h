@@ -44,6 +44,9 @@ struct ClusterImageJob {
     std::string view_json;  // direct (the deep path's names the number type that ran)
     std::string key;        // everything that decides the bytes (part_store.h)
     std::shared_ptr<ReferenceCache> cache = std::make_shared<ReferenceCache>();
+    // Rank 0's deep reference orbit, computed into `cache` on a thread of its own from the moment
+    // the view is known, beside the checks that wait for the CUDA driver and for the other ranks.
+    std::shared_ptr<ReferencePrefetch> reference_prefetch;
     // deep_coloured on CUDA: the rank's pieces stay on its device to be coloured there (one
     // thread computes a rank's pieces).
     std::shared_ptr<DeepDeviceFrame> device_frame = std::make_shared<DeepDeviceFrame>();

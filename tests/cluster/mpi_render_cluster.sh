@@ -4,8 +4,9 @@
 # through the streaming writer, with per-pixel colouring layers), and deep views at 1e50 (its
 # pieces coloured where they are computed; with the histogram, DE and atom layers, rank 0
 # colours the whole frame) and 1e1086 (FloatExp deltas: the reference orbit broadcast from rank
-# 0), also with two pieces held by each worker rank; the summary names the ranks and the parts
-# folder is gone afterwards. And a short video:
+# 0), also with two pieces held by each worker rank; the summary names the ranks and rank 0's
+# time (the checks and the orbit, the pieces, the writing), and the parts folder is gone
+# afterwards. And a short video:
 # its segments made across the ranks, muxed by rank 0 into the same MP4 as one process's.
 # Usage: bash mpi_render_cluster.sh /path/to/mandelscope
 # shellcheck source=cluster_lib.sh
@@ -47,6 +48,10 @@ same_as_one_process direct-two-in-flight --size=64x48 --iter=500 --backend=cpu -
 # its encoder parts here, at one thread), or the file's bytes would differ.
 OMP_NUM_THREADS=1 same_as_one_process deep-parts --size=4096x3000 --precision=deep-double --iter=200 --backend=cpu
 grep -q 'reference orbit broadcast in [0-9]* bytes' three.out || fail "the deep summary does not give the broadcast's size"
+# Rank 0's time line: where its time went, its parts adding up to no more than the whole.
+time_line=$(grep '^time' three.out)
+awk '{ sum = $2 + $9 + $15 + $24; if (!($4 == "checks" && $32 == "all" && sum <= $29 + 0.5)) exit 1 }' <<< "$time_line" ||
+    fail "the deep summary's time line does not give its parts: $time_line"
 video=(--size=64x48 --seconds=2 --fps=15 --segment-frames=5 --center=-0.745,0.113 --zoom=1000 --method=direct
        --backend=cpu)
 "$bin" video "${video[@]}" -o one.mp4 > /dev/null 2> one.err || fail "video: one process failed: $(cat one.err)"
