@@ -520,10 +520,12 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
 }
 
 // The inputs of a pass's a z + c for every lane of g (deep_fused_mul_add): a step's a = Z_m + current
-// and c = dc, or a skip's A and B dc; on a Julia set a z alone (deep_fused_mul). The skipping
-// lanes look their entries up here, each in its orbit's table.
-// kDistance: the derivative's D <- f D + addend, f = 2 w (a step, w = current scaled) or A (a
-// skip), addend = spacing or B spacing, all under shared exponents (deep_derivative_step and
+// and c = dc, or a skip's A and B dc; on a Julia set a z alone (deep_fused_mul). A Multibrot's
+// step reads only c (Iterate makes its f(Z + z) - f(Z)). The skipping lanes look their entries up
+// here, each in its orbit's table.
+// kDistance: the derivative's D <- f D + addend, f = w (a step, w = current scaled; Iterate makes
+// the Mandelbrot set's 2 w D and a Multibrot's d w^(d-1) D from it) or A (a skip), addend =
+// spacing or B spacing, all under shared exponents (deep_derivative_step and
 // deep_derivative_skip; on a Julia set no addend). kAtom: the skipping lanes whose skip has an
 // inside (deep_atom.h), its smallest |Z|^2 and that value's n.
 struct PassInputs {
