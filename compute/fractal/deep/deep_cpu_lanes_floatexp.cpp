@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_cpu_lanes_floatexp.h"
 
@@ -206,26 +207,26 @@ HWY_INLINE VComplex MulComplex(const VComplex& a, const VComplex& b) {
 
 // deep_norm(v): re re + im im (the Multibrots' norm; the Mandelbrot set's is fused).
 HWY_INLINE VFE Norm(const VComplex& v) { return Add(Mul(v.re, v.re), Mul(v.im, v.im)); }
-template <Formula F>
+template <bool kMultibrot>
 HWY_INLINE VFE NormOf(const VComplex& v) {
-    if constexpr (F == Formula::Mandelbrot) return FusedNorm(v);
-    else return Norm(v);
+    if constexpr (kMultibrot) return Norm(v);
+    else return FusedNorm(v);
 }
 // deep_times_small(x, k): fe_make(mantissa k, exponent).
 HWY_INLINE VFE TimesSmall(VFE x, double k) { return Make(hn::Mul(x.m, hn::Set(D(), k)), x.e); }
 
-// A Multibrot's f(Z + z) - f(Z) (deep_perturbation_step's Horner form, the same products and sums
-// in the same order).
-template <Formula F>
-HWY_INLINE VComplex MultibrotStep(const VComplex& Z, const VComplex& z) {
-    constexpr int kDegree = formula_degree(F);
-    VComplex power[kDegree];  // Z^1 .. Z^(d-1)
+// A Multibrot's f(Z + z) - f(Z) for its degree (3 to 8; deep_perturbation_step's Horner form,
+// the same products and sums in the same order). The degree is a run-time value: one loop serves
+// every Multibrot, where a copy of the lanes a degree would multiply their code by six.
+constexpr int kMaxDegree = 8;
+HWY_INLINE VComplex MultibrotStep(const VComplex& Z, const VComplex& z, int degree) {
+    VComplex power[kMaxDegree];  // Z^1 .. Z^(d-1)
     power[1] = Z;
-    for (int j = 2; j < kDegree; ++j) power[j] = MulComplex(power[j - 1], Z);
-    VComplex acc{Add(z.re, TimesSmall(Z.re, double(kDegree))), Add(z.im, TimesSmall(Z.im, double(kDegree)))};
-    for (int k = kDegree - 2; k >= 1; --k) {
-        const double b = deep_binomial(kDegree, k);
-        const VComplex& p = power[kDegree - k];
+    for (int j = 2; j < degree; ++j) power[j] = MulComplex(power[j - 1], Z);
+    VComplex acc{Add(z.re, TimesSmall(Z.re, double(degree))), Add(z.im, TimesSmall(Z.im, double(degree)))};
+    for (int k = degree - 2; k >= 1; --k) {
+        const double b = deep_binomial(degree, k);
+        const VComplex& p = power[degree - k];
         acc = MulComplex(acc, z);
         acc = VComplex{Add(acc.re, TimesSmall(p.re, b)), Add(acc.im, TimesSmall(p.im, b))};
     }
@@ -359,9 +360,28 @@ struct RowState {
     const double* radii;
     const int64_t* radii_e;
     int64_t w_points = 0, w_radii = 0;
+    int degree = 2;  // the formula's (a Multibrot's step and derivative read it)
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
+
+// A holomorphic formula's derivative of FloatExp deltas: the same type for every one.
+using Derivative = DeepDerivative<Formula::Mandelbrot, FloatExp>;
+static_assert(std::is_same_v<DeepDerivative<Formula::Multibrot8, FloatExp>, Derivative>);
+static_assert(formula_degree(Formula::Multibrot8) == kMaxDegree, "MultibrotStep's powers hold every degree");
+
+// deep_smooth_mu for the row's formula (its degree and bailout).
+double SmoothMu(Formula formula, int64_t n, double norm) {
+    switch (formula) {
+    case Formula::Multibrot3: return deep_smooth_mu<Formula::Multibrot3>(n, norm);
+    case Formula::Multibrot4: return deep_smooth_mu<Formula::Multibrot4>(n, norm);
+    case Formula::Multibrot5: return deep_smooth_mu<Formula::Multibrot5>(n, norm);
+    case Formula::Multibrot6: return deep_smooth_mu<Formula::Multibrot6>(n, norm);
+    case Formula::Multibrot7: return deep_smooth_mu<Formula::Multibrot7>(n, norm);
+    case Formula::Multibrot8: return deep_smooth_mu<Formula::Multibrot8>(n, norm);
+    default: return deep_smooth_mu<Formula::Mandelbrot>(n, norm);
+    }
+}
 
 // A radius for rows without a table (BLA off): never read past the gathers' blend.
 const FloatExp kNoRadius{};
@@ -417,7 +437,7 @@ int64_t LaneStop(const RowState& s, int64_t on_w, int64_t limit) {
 
 // Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one (z_0 =
 // 0 and D_0 = 0 on the parameter plane, z_0 = dc and D_0 = spacing on a Julia set), or idles it.
-template <Formula F>
+template <bool kMultibrot>
 void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
     const DeepLanesRowFloatExp& row = *s.row;
     for (;;) {
@@ -434,9 +454,10 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         const DeepComplex<FloatExp> current = Z0 + z;
         a.cr.set(lane, current.re);
         a.ci.set(lane, current.im);
-        a.z2.set(lane, F == Formula::Mandelbrot ? deep_fused_norm(z) : deep_norm(z));
-        const DeepDerivative<F, FloatExp> d0 = row.julia ? deep_derivative_start<F, true>(row.spacing)
-                                                         : deep_derivative_start<F, false>(row.spacing);
+        a.z2.set(lane, kMultibrot ? deep_norm(z) : deep_fused_norm(z));
+        // Every holomorphic formula's D_0 (deep_derivative_start) is the Mandelbrot set's.
+        const Derivative d0 = row.julia ? deep_derivative_start<Formula::Mandelbrot, true>(row.spacing)
+                                        : deep_derivative_start<Formula::Mandelbrot, false>(row.spacing);
         a.dre[lane] = d0.m.re;
         a.dim[lane] = d0.m.im;
         a.de[lane] = d0.e;
@@ -465,7 +486,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
 
 // The scalar pass over the lanes in `events` (escaped, closer, or m at its stop), in
 // deep_iterate_pixel's order: the escape, then the rebase, then the limit.
-template <Formula F>
+template <bool kMultibrot>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE& full_norm_v, const MD& escaped_v) {
     const DeepLanesRowFloatExp& row = *s.row;
     GroupArrays a;
@@ -482,15 +503,15 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             const int64_t n = g.base[lane] + m;
             row.escape_count[p] = n;
             const double norm = fe_to_double(full_norm.at(lane));
-            row.mu[p] = deep_smooth_mu<F>(n, norm);
+            row.mu[p] = SmoothMu(row.formula, n, norm);
             if (row.distance)
-                row.distance[p] = deep_distance_estimate<F>(
+                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
                     DeepComplex<FloatExp>{a.cr.at(lane), a.ci.at(lane)}, norm,
-                    DeepDerivative<F, FloatExp>{{a.dre[lane], a.dim[lane]}, a.de[lane]});
+                    Derivative{{a.dre[lane], a.dim[lane]}, a.de[lane]});
             if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
-            StartLane<F>(s, g, a, lane);
+            StartLane<kMultibrot>(s, g, a, lane);
             continue;
         }
         // current is already the full value; z2 is |z|^2 (the rebase test's).
@@ -513,7 +534,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         if (!(a.m[lane] < g.limit[lane])) {
             deep_lanes_inside(row, p, a.atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
-            StartLane<F>(s, g, a, lane);
+            StartLane<kMultibrot>(s, g, a, lane);
         }
     }
     LoadGroup(a, &g);
@@ -622,7 +643,7 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
 // z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
 // 1 .. size0), gathered, from W's where a Julia set's lane has moved there: a point is four 8-byte
 // words (re's mantissa and exponent, im's), a radius two.
-template <Formula F, bool kDistance, bool kJulia>
+template <bool kMultibrot, bool kDistance, bool kJulia>
 HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
@@ -634,21 +655,20 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
         const VD pr = hn::Sub(hn::Mul(in.factor.re, g.d.re), hn::Mul(in.factor.im, g.d.im));
         const VD pi = hn::Add(hn::Mul(in.factor.re, g.d.im), hn::Mul(in.factor.im, g.d.re));
         VScaled product;
-        if constexpr (F == Formula::Mandelbrot) {
+        if constexpr (!kMultibrot) {
             product = VScaled{hn::IfThenElse(in.skip, pr, hn::Add(pr, pr)),
                               hn::IfThenElse(in.skip, pi, hn::Add(pi, pi)), ProductExponent(g.d.e, in.factor.e)};
         } else {
-            constexpr int kDegree = formula_degree(F);
             VD qr = in.factor.re, qi = in.factor.im;  // w^(d-1)
             VI powers = in.factor.e;                  // its exponent, (d-1) times w's
-            for (int j = 2; j < kDegree; ++j) {
+            for (int j = 2; j < s.degree; ++j) {
                 const VD tr = hn::Sub(hn::Mul(qr, in.factor.re), hn::Mul(qi, in.factor.im));
                 const VD ti = hn::Add(hn::Mul(qr, in.factor.im), hn::Mul(qi, in.factor.re));
                 qr = tr;
                 qi = ti;
                 powers = hn::Add(powers, in.factor.e);
             }
-            const VD degree = hn::Set(d, double(kDegree));
+            const VD degree = hn::Set(d, double(s.degree));
             const VD sr = hn::Mul(hn::Sub(hn::Mul(qr, g.d.re), hn::Mul(qi, g.d.im)), degree);
             const VD si = hn::Mul(hn::Add(hn::Mul(qr, g.d.im), hn::Mul(qi, g.d.re)), degree);
             const VI zero = hn::Set(di, kFloatExpZeroExponent);
@@ -659,12 +679,12 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
         }
         g.d = Normalise(AddScaled(product, in.addend));
     }
-    if constexpr (F == Formula::Mandelbrot) {
+    if constexpr (!kMultibrot) {
         if constexpr (kJulia) g.z = FusedProduct(in.a, g.z);
         else g.z = FusedProductAdd(in.a, g.z, in.c);
     } else {
         // A step's f(Z + z) - f(Z) (+ dc), a skip's A z (+ B dc): deep_iterate_pixel's, unfused.
-        VComplex stepped = MultibrotStep<F>(g.Zm, g.z);
+        VComplex stepped = MultibrotStep(g.Zm, g.z, s.degree);
         VComplex skipped = MulComplex(in.a, g.z);
         if constexpr (!kJulia) {
             stepped = AddComplex(stepped, in.c);
@@ -704,22 +724,23 @@ HWY_INLINE void TakeSmaller(MD candidates, const VFE& norm, VI n, Group& g) {
 // kAtom: the period (a skip's inside first, then the value landed on); then the escape and rebase
 // tests (the full value's norm against the bailout and against |z|^2) and the limit; lanes with
 // an event go through the scalar pass.
-template <Formula F, bool kAtom>
+template <bool kMultibrot, bool kAtom>
 HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
     const VComplex full = AddComplex(g.Zm, g.z);
-    const VFE full_norm = NormOf<F>(full);
+    const VFE full_norm = NormOf<kMultibrot>(full);
     if constexpr (kAtom) {
         TakeSmaller(in.inside, in.inside_norm, in.inside_n, g);
         TakeSmaller(in.alive, full_norm, hn::Add(g.base_n, g.m), g);
     }
-    constexpr double kBailoutSquared = formula_bailout_radius(F) * formula_bailout_radius(F);
+    constexpr Formula kBailoutOf = kMultibrot ? Formula::Multibrot3 : Formula::Mandelbrot;  // every Multibrot's
+    constexpr double kBailoutSquared = formula_bailout_radius(kBailoutOf) * formula_bailout_radius(kBailoutOf);
     const MD escaped = hn::And(GreaterThan(full_norm, kBailoutSquared), in.alive);
     g.current = full;
-    g.z2 = NormOf<F>(g.z);
+    g.z2 = NormOf<kMultibrot>(g.z);
     const MD events = hn::And(hn::Or(hn::Or(escaped, Less(full_norm, g.z2)), ToD(hn::Not(hn::Lt(g.m, g.stop)))),
                               in.alive);
     const uint64_t event_bits = MaskBits(D(), events);
-    if (HWY_UNLIKELY(event_bits)) FinishLanes<F>(s, g, event_bits, full_norm, escaped);
+    if (HWY_UNLIKELY(event_bits)) FinishLanes<kMultibrot>(s, g, event_bits, full_norm, escaped);
 }
 
 void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const FloatExp* c, FloatExp* out, size_t n) {
@@ -757,13 +778,14 @@ int64_t WordsBetween(const void* from, const void* to) {
     return int64_t(reinterpret_cast<uintptr_t>(to) - reinterpret_cast<uintptr_t>(from)) / int64_t(sizeof(double));
 }
 
-template <Formula F, bool kDistance, bool kAtom, bool kJulia>
+template <bool kMultibrot, bool kDistance, bool kAtom, bool kJulia>
 void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
     s.row = &row;
     s.counters = counters;
     s.orbit[0] = OrbitOf(row.orbit, row.last_index, row.bla, row.bla_r2, row.atom_steps);
+    s.degree = formula_degree(row.formula);
     s.radii = s.orbit[0].size0 > 0 ? reinterpret_cast<const double*>(row.bla_r2) : &kNoRadius.mantissa;
     s.radii_e = s.orbit[0].size0 > 0 ? reinterpret_cast<const int64_t*>(row.bla_r2) + 1 : &kNoRadius.exponent;
     if constexpr (kJulia) {
@@ -777,7 +799,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     int alive_groups = 0;
     for (Group& g : groups) {
         GroupArrays a;
-        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<F>(s, g, a, lane);
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<kMultibrot>(s, g, a, lane);
         LoadGroup(a, &g);
         ++alive_groups;
     }
@@ -787,44 +809,37 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     while (alive_groups > 0) {
         PassInputs in[kGroups];
         for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom, kJulia>(s, groups[k]);
-        for (int k = 0; k < kGroups; ++k) Iterate<F, kDistance, kJulia>(s, in[k], groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate<kMultibrot, kDistance, kJulia>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
-            Settle<F, kAtom>(s, in[k], groups[k]);
+            Settle<kMultibrot, kAtom>(s, in[k], groups[k]);
             alive_groups += !hn::AllFalse(d, hn::Gt(groups[k].alive, hn::Zero(d)));
         }
     }
     counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
 }
 
-template <Formula F, bool kJulia>
+template <bool kMultibrot, bool kJulia>
 void LanesRowOn(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     if (row.atom_period) {
-        if (row.distance) LanesRowOf<F, true, true, kJulia>(row, counters);
-        else LanesRowOf<F, false, true, kJulia>(row, counters);
+        if (row.distance) LanesRowOf<kMultibrot, true, true, kJulia>(row, counters);
+        else LanesRowOf<kMultibrot, false, true, kJulia>(row, counters);
     } else {
-        if (row.distance) LanesRowOf<F, true, false, kJulia>(row, counters);
-        else LanesRowOf<F, false, false, kJulia>(row, counters);
+        if (row.distance) LanesRowOf<kMultibrot, true, false, kJulia>(row, counters);
+        else LanesRowOf<kMultibrot, false, false, kJulia>(row, counters);
     }
 }
 
-template <Formula F>
+template <bool kMultibrot>
 void LanesRowFor(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.julia) LanesRowOn<F, true>(row, counters);
-    else LanesRowOn<F, false>(row, counters);
+    if (row.julia) LanesRowOn<kMultibrot, true>(row, counters);
+    else LanesRowOn<kMultibrot, false>(row, counters);
 }
 
+// The Mandelbrot set's fused loop, or every Multibrot's with its degree at run time.
 void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    switch (row.formula) {
-    case Formula::Multibrot3: LanesRowFor<Formula::Multibrot3>(row, counters); break;
-    case Formula::Multibrot4: LanesRowFor<Formula::Multibrot4>(row, counters); break;
-    case Formula::Multibrot5: LanesRowFor<Formula::Multibrot5>(row, counters); break;
-    case Formula::Multibrot6: LanesRowFor<Formula::Multibrot6>(row, counters); break;
-    case Formula::Multibrot7: LanesRowFor<Formula::Multibrot7>(row, counters); break;
-    case Formula::Multibrot8: LanesRowFor<Formula::Multibrot8>(row, counters); break;
-    case Formula::Mandelbrot: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
-    default: break;  // deep_lanes_row_floatexp refuses the rest (deep_lanes_take)
-    }
+    if (row.formula == Formula::Mandelbrot) LanesRowFor<false>(row, counters);
+    else LanesRowFor<true>(row, counters);  // deep_lanes_row_floatexp has refused the rest
 }
 
 }  // namespace HWY_NAMESPACE
