@@ -558,7 +558,7 @@ struct PassInputs {
     VFE inside_norm;
     VI inside_n;
 };
-template <bool kDistance, bool kAtom, bool kJulia>
+template <bool kMultibrot, bool kDistance, bool kAtom, bool kJulia>
 HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     const D d;
     const DI di;
@@ -567,7 +567,12 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     in.alive = hn::Gt(g.alive, hn::Zero(d));
     const MD skip = hn::And(Less(g.z2, g.r0), in.alive);
     in.skip = skip;
-    in.a = AddComplex(g.Zm, g.current);
+    if constexpr (kMultibrot) {  // a step reads no a: only a skip's A goes in
+        const VFE zero{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)};
+        in.a = VComplex{zero, zero};
+    } else {
+        in.a = AddComplex(g.Zm, g.current);
+    }
     if constexpr (kDistance) {
         in.factor = ToScaled(g.current);
         // A zero addend (zero's exponent) leaves the product as it is (AddScaled).
@@ -685,12 +690,13 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     } else {
         // A step's f(Z + z) - f(Z) (+ dc), a skip's A z (+ B dc): deep_iterate_pixel's, unfused.
         VComplex stepped = MultibrotStep(g.Zm, g.z, s.degree);
-        VComplex skipped = MulComplex(in.a, g.z);
-        if constexpr (!kJulia) {
-            stepped = AddComplex(stepped, in.c);
-            skipped = AddComplex(skipped, in.c);
+        if constexpr (!kJulia) stepped = AddComplex(stepped, in.c);
+        if (!hn::AllFalse(d, in.skip)) {  // a pass where no lane skips makes no A z
+            VComplex skipped = MulComplex(in.a, g.z);
+            if constexpr (!kJulia) skipped = AddComplex(skipped, in.c);
+            stepped = VComplex{Blend(in.skip, skipped.re, stepped.re), Blend(in.skip, skipped.im, stepped.im)};
         }
-        g.z = VComplex{Blend(in.skip, skipped.re, stepped.re), Blend(in.skip, skipped.im, stepped.im)};
+        g.z = stepped;
     }
     g.m = hn::Add(g.m, in.length);
     const double* orbit = reinterpret_cast<const double*>(row.orbit);
@@ -808,7 +814,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     // idle passes through unchanged.
     while (alive_groups > 0) {
         PassInputs in[kGroups];
-        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kDistance, kAtom, kJulia>(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kMultibrot, kDistance, kAtom, kJulia>(s, groups[k]);
         for (int k = 0; k < kGroups; ++k) Iterate<kMultibrot, kDistance, kJulia>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
