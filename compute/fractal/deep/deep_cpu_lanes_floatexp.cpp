@@ -12,7 +12,7 @@
 //   2. z <- a z + c for every lane (deep_fused_mul_add: fe_fma), a step's a = Z_m + current
 //      (current = Z_m + z) and c = dc, or a skip's A and B dc; on a Julia set z <- a z
 //      (deep_fused_mul); a Multibrot's step is its Horner form (+ dc) and its skip A z (+ B dc),
-//      unfused;
+//      unfused, and so are the Burning Ship's and the Tricorn's folded step and matrix skip;
 //   3. m advances, Z_m and level 0's radius are gathered (a Julia set's lane from W once it has
 //      rebased), the full value's norm is tested against the bailout and against |z|^2
 //      (Zhuoran's rebase); lanes with an event (escape, rebase, the iteration limit, the orbit's
@@ -45,6 +45,11 @@ using MD = hn::Mask<D>;
 using MI = hn::Mask<DI>;
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(double);
 constexpr int kGroups = 2;  // vectors in flight
+
+// The lanes' arithmetic: the Mandelbrot set's fused loop; a Multibrot's Horner step, its degree
+// read at run time; or the Burning Ship's and the Tricorn's folded step and real 2x2 matrix skips
+// (which of the two read at run time). The last two round each product and sum on its own.
+enum class Family { Fused, Multibrot, Fold };
 
 // a b + c rounded once (fe_fma's fma): FusedMulAdd.
 #include "compute/fractal/maths/fused_lanes-inl.h"
@@ -207,9 +212,9 @@ HWY_INLINE VComplex MulComplex(const VComplex& a, const VComplex& b) {
 
 // deep_norm(v): re re + im im (the Multibrots' norm; the Mandelbrot set's is fused).
 HWY_INLINE VFE Norm(const VComplex& v) { return Add(Mul(v.re, v.re), Mul(v.im, v.im)); }
-template <bool kMultibrot>
+template <Family kFamily>
 HWY_INLINE VFE NormOf(const VComplex& v) {
-    if constexpr (kMultibrot) return Norm(v);
+    if constexpr (kFamily != Family::Fused) return Norm(v);
     else return FusedNorm(v);
 }
 // deep_times_small(x, k): fe_make(mantissa k, exponent).
@@ -231,6 +236,42 @@ HWY_INLINE VComplex MultibrotStep(const VComplex& Z, const VComplex& z, int degr
         acc = VComplex{Add(acc.re, TimesSmall(p.re, b)), Add(acc.im, TimesSmall(p.im, b))};
     }
     return MulComplex(acc, z);
+}
+
+// deep_twice: fe_ldexp(x, 1), which leaves a zero as it is.
+HWY_INLINE VFE Twice(VFE x) {
+    const MD zero = hn::Eq(x.m, hn::Zero(D()));
+    return VFE{x.m, hn::IfThenElse(ToI(zero), x.e, hn::Add(x.e, hn::Set(DI(), 1)))};
+}
+
+// deep_diffabs(c, d) = |c + d| - |c| by its cases (deep_negative: the mantissa below 0).
+HWY_INLINE VFE Diffabs(const VFE& c, const VFE& d_) {
+    const D d;
+    const MD c_negative = hn::Lt(c.m, hn::Zero(d));
+    const MD s_negative = hn::Lt(Add(c, d_).m, hn::Zero(d));
+    const VFE twice_c_plus_d = Add(Twice(c), d_);
+    const VFE if_c = Blend(s_negative, Negate(twice_c_plus_d), d_);
+    const VFE if_not_c = Blend(s_negative, Negate(d_), twice_c_plus_d);
+    return Blend(c_negative, if_not_c, if_c);
+}
+
+// The Burning Ship's (burning_ship) or the Tricorn's f(Z + z) - f(Z) (deep_perturbation_step's,
+// the same products and sums in the same order).
+HWY_INLINE VComplex FoldStep(const VComplex& Z, const VComplex& z, bool burning_ship) {
+    const VComplex a{Add(Twice(Z.re), z.re), Add(Twice(Z.im), z.im)};  // deep_twice(Z) + z
+    if (!burning_ship) {
+        const VComplex w = MulComplex(a, z);
+        return VComplex{w.re, Negate(w.im)};
+    }
+    const VFE re = Add(Mul(a.re, z.re), Negate(Mul(a.im, z.im)));
+    const VFE c = Mul(Z.re, Z.im);
+    const VFE d_ = Add(Mul(Z.re, z.im), Mul(z.re, Add(Z.im, z.im)));
+    return VComplex{re, Twice(Diffabs(c, d_))};
+}
+
+// bla_apply of a real 2x2 matrix, its rows (xx, xy) in upper and (yx, yy) in lower, to v.
+HWY_INLINE VComplex MatrixApply(const VComplex& upper, const VComplex& lower, const VComplex& v) {
+    return VComplex{Add(Mul(upper.re, v.re), Mul(upper.im, v.im)), Add(Mul(lower.re, v.re), Mul(lower.im, v.im))};
 }
 
 // A vector's lanes as arrays (the scalar passes' view) and back.
@@ -348,6 +389,7 @@ struct LaneOrbit {
     const DeepComplex<FloatExp>* z = nullptr;
     int64_t last = 0;
     const BlaView<FloatExp, DeepComplex<FloatExp>>* bla = nullptr;
+    const BlaView<FloatExp, DeepMatrix<FloatExp>>* bla_matrix = nullptr;  // the Burning Ship's, the Tricorn's
     const DeepAtomStep<FloatExp>* atom_steps = nullptr;
     int64_t size0 = 0;  // level 0's entries (0: BLA off)
 };
@@ -360,7 +402,8 @@ struct RowState {
     const double* radii;
     const int64_t* radii_e;
     int64_t w_points = 0, w_radii = 0;
-    int degree = 2;  // the formula's (a Multibrot's step and derivative read it)
+    int degree = 2;             // the formula's (a Multibrot's step and derivative read it)
+    bool burning_ship = false;  // Family::Fold: the Burning Ship (else the Tricorn)
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
@@ -437,7 +480,7 @@ int64_t LaneStop(const RowState& s, int64_t on_w, int64_t limit) {
 
 // Gives `lane` the row's next pixel at the orbit's start, as deep_iterate_pixel starts one (z_0 =
 // 0 and D_0 = 0 on the parameter plane, z_0 = dc and D_0 = spacing on a Julia set), or idles it.
-template <bool kMultibrot>
+template <Family kFamily>
 void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
     const DeepLanesRowFloatExp& row = *s.row;
     for (;;) {
@@ -454,7 +497,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         const DeepComplex<FloatExp> current = Z0 + z;
         a.cr.set(lane, current.re);
         a.ci.set(lane, current.im);
-        a.z2.set(lane, kMultibrot ? deep_norm(z) : deep_fused_norm(z));
+        a.z2.set(lane, kFamily != Family::Fused ? deep_norm(z) : deep_fused_norm(z));
         // Every holomorphic formula's D_0 (deep_derivative_start) is the Mandelbrot set's.
         const Derivative d0 = row.julia ? deep_derivative_start<Formula::Mandelbrot, true>(row.spacing)
                                         : deep_derivative_start<Formula::Mandelbrot, false>(row.spacing);
@@ -486,7 +529,7 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
 
 // The scalar pass over the lanes in `events` (escaped, closer, or m at its stop), in
 // deep_iterate_pixel's order: the escape, then the rebase, then the limit.
-template <bool kMultibrot>
+template <Family kFamily>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE& full_norm_v, const MD& escaped_v) {
     const DeepLanesRowFloatExp& row = *s.row;
     GroupArrays a;
@@ -511,7 +554,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
-            StartLane<kMultibrot>(s, g, a, lane);
+            StartLane<kFamily>(s, g, a, lane);
             continue;
         }
         // current is already the full value; z2 is |z|^2 (the rebase test's).
@@ -534,7 +577,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
         if (!(a.m[lane] < g.limit[lane])) {
             deep_lanes_inside(row, p, a.atom_n[lane]);
             s.counters->iterations += uint64_t(row.max_iterations);
-            StartLane<kMultibrot>(s, g, a, lane);
+            StartLane<kFamily>(s, g, a, lane);
         }
     }
     LoadGroup(a, &g);
@@ -551,6 +594,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
 // inside (deep_atom.h), its smallest |Z|^2 and that value's n.
 struct PassInputs {
     VComplex a, c;
+    VComplex a_lower;  // Family::Fold: a skip's matrix A, its rows (xx, xy) in a and (yx, yy) here
     VI length;
     MD alive, skip;
     VScaled factor, addend;
@@ -558,7 +602,7 @@ struct PassInputs {
     VFE inside_norm;
     VI inside_n;
 };
-template <bool kMultibrot, bool kDistance, bool kAtom, bool kJulia>
+template <Family kFamily, bool kDistance, bool kAtom, bool kJulia>
 HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     const D d;
     const DI di;
@@ -567,9 +611,10 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     in.alive = hn::Gt(g.alive, hn::Zero(d));
     const MD skip = hn::And(Less(g.z2, g.r0), in.alive);
     in.skip = skip;
-    if constexpr (kMultibrot) {  // a step reads no a: only a skip's A goes in
+    if constexpr (kFamily != Family::Fused) {  // a step reads no a: only a skip's A goes in
         const VFE zero{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)};
         in.a = VComplex{zero, zero};
+        if constexpr (kFamily == Family::Fold) in.a_lower = in.a;
     } else {
         in.a = AddComplex(g.Zm, g.current);
     }
@@ -586,7 +631,8 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     if (skip_bits) {
         // Each such lane's entry, as deep_iterate_pixel looks it up; then its B dc (bla_apply) in
         // the vector. The other lanes' A and B are 0.
-        LaneArrays z2, ar, ai, br, bi, inside_norm;
+        // A matrix's xx, xy, yx, yy go into ar, ai, ar2, ai2 (B's likewise into b*).
+        LaneArrays z2, ar, ai, br, bi, ar2, ai2, br2, bi2, inside_norm;
         HWY_ALIGN int64_t m[kMaxLanes], lengths[kMaxLanes], inside_n[kMaxLanes];
         HWY_ALIGN double inside[kMaxLanes];
         if constexpr (kAtom) {
@@ -595,34 +641,56 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             Store(VFE{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)}, &inside_norm);
         }
         const VFE zero{hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)};
-        for (LaneArrays* x : {&ar, &ai, &br, &bi}) Store(zero, x);
+        for (LaneArrays* x : {&ar, &ai, &br, &bi, &ar2, &ai2, &br2, &bi2}) Store(zero, x);
         Store(g.z2, &z2);
         hn::Store(g.m, di, m);
         hn::Store(in.length, di, lengths);
         for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
             const size_t lane = size_t(__builtin_ctzll(bits));
             const LaneOrbit& orbit = s.orbit[kJulia ? g.on_w[lane] : 0];
-            const BlaStep<FloatExp>* step = bla_lookup_above_first(*orbit.bla, m[lane], z2.at(lane),
-                                                                   g.limit[lane] - m[lane]);
-            ar.set(lane, step->a.re);
-            ai.set(lane, step->a.im);
-            br.set(lane, step->b.re);
-            bi.set(lane, step->b.im);
-            lengths[lane] = step->length;
+            int64_t length, entry;  // the skip's, and its entry's index in the table
+            if constexpr (kFamily == Family::Fold) {
+                const BlaStep<FloatExp, DeepMatrix<FloatExp>>* step = bla_lookup_above_first(
+                    *orbit.bla_matrix, m[lane], z2.at(lane), g.limit[lane] - m[lane]);
+                ar.set(lane, step->a.xx);
+                ai.set(lane, step->a.xy);
+                ar2.set(lane, step->a.yx);
+                ai2.set(lane, step->a.yy);
+                br.set(lane, step->b.xx);
+                bi.set(lane, step->b.xy);
+                br2.set(lane, step->b.yx);
+                bi2.set(lane, step->b.yy);
+                length = step->length;
+                entry = step - orbit.bla_matrix->entries;
+            } else {
+                const BlaStep<FloatExp>* step = bla_lookup_above_first(*orbit.bla, m[lane], z2.at(lane),
+                                                                       g.limit[lane] - m[lane]);
+                ar.set(lane, step->a.re);
+                ai.set(lane, step->a.im);
+                br.set(lane, step->b.re);
+                bi.set(lane, step->b.im);
+                length = step->length;
+                entry = step - orbit.bla->entries;
+            }
+            lengths[lane] = length;
             if constexpr (kAtom) {
-                const DeepAtomStep<FloatExp>& atom = orbit.atom_steps[step - orbit.bla->entries];
+                const DeepAtomStep<FloatExp>& atom = orbit.atom_steps[entry];
                 if (atom.offset != 0) {
                     inside[lane] = 1.0;
                     inside_norm.set(lane, atom.norm);
                     inside_n[lane] = g.base[lane] + m[lane] + atom.offset;
                 }
             }
-            s.counters->bla_iterations += uint64_t(step->length);
+            s.counters->bla_iterations += uint64_t(length);
             ++s.counters->bla_skips;
         }
         in.a = VComplex{Blend(skip, Load(ar), in.a.re), Blend(skip, Load(ai), in.a.im)};
+        if constexpr (kFamily == Family::Fold)
+            in.a_lower = VComplex{Blend(skip, Load(ar2), in.a_lower.re), Blend(skip, Load(ai2), in.a_lower.im)};
         if constexpr (!kJulia) {
-            const VComplex b_dc = MulComplex(VComplex{Load(br), Load(bi)}, g.dc);
+            const VComplex b{Load(br), Load(bi)};
+            const VComplex b_dc = kFamily == Family::Fold ? MatrixApply(b, VComplex{Load(br2), Load(bi2)}, g.dc)
+                                                          : MulComplex(b, g.dc);
             in.c = VComplex{Blend(skip, b_dc.re, in.c.re), Blend(skip, b_dc.im, in.c.im)};
         }
         in.length = hn::Load(di, lengths);
@@ -648,7 +716,7 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
 // z and m after the pass, and Z_m and level 0's radius at the new m (bla_first_radius: 0 outside
 // 1 .. size0), gathered, from W's where a Julia set's lane has moved there: a point is four 8-byte
 // words (re's mantissa and exponent, im's), a radius two.
-template <bool kMultibrot, bool kDistance, bool kJulia>
+template <Family kFamily, bool kDistance, bool kJulia>
 HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
@@ -660,7 +728,7 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
         const VD pr = hn::Sub(hn::Mul(in.factor.re, g.d.re), hn::Mul(in.factor.im, g.d.im));
         const VD pi = hn::Add(hn::Mul(in.factor.re, g.d.im), hn::Mul(in.factor.im, g.d.re));
         VScaled product;
-        if constexpr (!kMultibrot) {
+        if constexpr (kFamily == Family::Fused) {
             product = VScaled{hn::IfThenElse(in.skip, pr, hn::Add(pr, pr)),
                               hn::IfThenElse(in.skip, pi, hn::Add(pi, pi)), ProductExponent(g.d.e, in.factor.e)};
         } else {
@@ -684,15 +752,16 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
         }
         g.d = Normalise(AddScaled(product, in.addend));
     }
-    if constexpr (!kMultibrot) {
+    if constexpr (kFamily == Family::Fused) {
         if constexpr (kJulia) g.z = FusedProduct(in.a, g.z);
         else g.z = FusedProductAdd(in.a, g.z, in.c);
     } else {
         // A step's f(Z + z) - f(Z) (+ dc), a skip's A z (+ B dc): deep_iterate_pixel's, unfused.
-        VComplex stepped = MultibrotStep(g.Zm, g.z, s.degree);
+        VComplex stepped = kFamily == Family::Fold ? FoldStep(g.Zm, g.z, s.burning_ship)
+                                                   : MultibrotStep(g.Zm, g.z, s.degree);
         if constexpr (!kJulia) stepped = AddComplex(stepped, in.c);
         if (!hn::AllFalse(d, in.skip)) {  // a pass where no lane skips makes no A z
-            VComplex skipped = MulComplex(in.a, g.z);
+            VComplex skipped = kFamily == Family::Fold ? MatrixApply(in.a, in.a_lower, g.z) : MulComplex(in.a, g.z);
             if constexpr (!kJulia) skipped = AddComplex(skipped, in.c);
             stepped = VComplex{Blend(in.skip, skipped.re, stepped.re), Blend(in.skip, skipped.im, stepped.im)};
         }
@@ -730,23 +799,24 @@ HWY_INLINE void TakeSmaller(MD candidates, const VFE& norm, VI n, Group& g) {
 // kAtom: the period (a skip's inside first, then the value landed on); then the escape and rebase
 // tests (the full value's norm against the bailout and against |z|^2) and the limit; lanes with
 // an event go through the scalar pass.
-template <bool kMultibrot, bool kAtom>
+template <Family kFamily, bool kAtom>
 HWY_INLINE void Settle(RowState& s, const PassInputs& in, Group& g) {
     const VComplex full = AddComplex(g.Zm, g.z);
-    const VFE full_norm = NormOf<kMultibrot>(full);
+    const VFE full_norm = NormOf<kFamily>(full);
     if constexpr (kAtom) {
         TakeSmaller(in.inside, in.inside_norm, in.inside_n, g);
         TakeSmaller(in.alive, full_norm, hn::Add(g.base_n, g.m), g);
     }
-    constexpr Formula kBailoutOf = kMultibrot ? Formula::Multibrot3 : Formula::Mandelbrot;  // every Multibrot's
+    // Every Multibrot's; the Burning Ship's and the Tricorn's are the Mandelbrot set's (degree 2).
+    constexpr Formula kBailoutOf = kFamily == Family::Multibrot ? Formula::Multibrot3 : Formula::Mandelbrot;
     constexpr double kBailoutSquared = formula_bailout_radius(kBailoutOf) * formula_bailout_radius(kBailoutOf);
     const MD escaped = hn::And(GreaterThan(full_norm, kBailoutSquared), in.alive);
     g.current = full;
-    g.z2 = NormOf<kMultibrot>(g.z);
+    g.z2 = NormOf<kFamily>(g.z);
     const MD events = hn::And(hn::Or(hn::Or(escaped, Less(full_norm, g.z2)), ToD(hn::Not(hn::Lt(g.m, g.stop)))),
                               in.alive);
     const uint64_t event_bits = MaskBits(D(), events);
-    if (HWY_UNLIKELY(event_bits)) FinishLanes<kMultibrot>(s, g, event_bits, full_norm, escaped);
+    if (HWY_UNLIKELY(event_bits)) FinishLanes<kFamily>(s, g, event_bits, full_norm, escaped);
 }
 
 void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const FloatExp* c, FloatExp* out, size_t n) {
@@ -772,10 +842,13 @@ void ApplyOp(DeepFloatExpLaneOp op, const FloatExp* a, const FloatExp* b, const 
     }
 }
 
-// An orbit and its table as the lanes read them.
+// An orbit and its table as the lanes read them (bla or bla_matrix, the formula's).
 LaneOrbit OrbitOf(const DeepComplex<FloatExp>* z, int64_t last, const BlaView<FloatExp, DeepComplex<FloatExp>>* bla,
-                  const FloatExp* r2, const DeepAtomStep<FloatExp>* atom_steps) {
-    return LaneOrbit{z, last, bla, atom_steps, bla && bla->levels > 0 && r2 ? bla->level_size[0] : 0};
+                  const BlaView<FloatExp, DeepMatrix<FloatExp>>* bla_matrix, const FloatExp* r2,
+                  const DeepAtomStep<FloatExp>* atom_steps) {
+    const int levels = bla ? bla->levels : bla_matrix ? bla_matrix->levels : 0;
+    const int64_t size0 = levels > 0 && r2 ? (bla ? bla->level_size[0] : bla_matrix->level_size[0]) : 0;
+    return LaneOrbit{z, last, bla, bla_matrix, atom_steps, size0};
 }
 
 // The distance in 8-byte words from `from` to `to` (the gathers index from one base for both
@@ -784,18 +857,20 @@ int64_t WordsBetween(const void* from, const void* to) {
     return int64_t(reinterpret_cast<uintptr_t>(to) - reinterpret_cast<uintptr_t>(from)) / int64_t(sizeof(double));
 }
 
-template <bool kMultibrot, bool kDistance, bool kAtom, bool kJulia>
+template <Family kFamily, bool kDistance, bool kAtom, bool kJulia>
 void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     const D d;
     RowState s;
     s.row = &row;
     s.counters = counters;
-    s.orbit[0] = OrbitOf(row.orbit, row.last_index, row.bla, row.bla_r2, row.atom_steps);
+    s.orbit[0] = OrbitOf(row.orbit, row.last_index, row.bla, row.bla_matrix, row.bla_r2, row.atom_steps);
     s.degree = formula_degree(row.formula);
+    s.burning_ship = row.formula == Formula::BurningShip;
     s.radii = s.orbit[0].size0 > 0 ? reinterpret_cast<const double*>(row.bla_r2) : &kNoRadius.mantissa;
     s.radii_e = s.orbit[0].size0 > 0 ? reinterpret_cast<const int64_t*>(row.bla_r2) + 1 : &kNoRadius.exponent;
     if constexpr (kJulia) {
-        s.orbit[1] = OrbitOf(row.orbit_w, row.last_index_w, row.bla_w, row.bla_r2_w, row.atom_steps_w);
+        s.orbit[1] = OrbitOf(row.orbit_w, row.last_index_w, row.bla_w, row.bla_matrix_w, row.bla_r2_w,
+                             row.atom_steps_w);
         s.w_points = WordsBetween(row.orbit, row.orbit_w);
         s.w_radii = s.orbit[1].size0 > 0 ? WordsBetween(s.radii, row.bla_r2_w) : 0;
     }
@@ -805,7 +880,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     int alive_groups = 0;
     for (Group& g : groups) {
         GroupArrays a;
-        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<kMultibrot>(s, g, a, lane);
+        for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<kFamily>(s, g, a, lane);
         LoadGroup(a, &g);
         ++alive_groups;
     }
@@ -814,38 +889,43 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     // idle passes through unchanged.
     while (alive_groups > 0) {
         PassInputs in[kGroups];
-        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kMultibrot, kDistance, kAtom, kJulia>(s, groups[k]);
-        for (int k = 0; k < kGroups; ++k) Iterate<kMultibrot, kDistance, kJulia>(s, in[k], groups[k]);
+        for (int k = 0; k < kGroups; ++k) in[k] = Prepare<kFamily, kDistance, kAtom, kJulia>(s, groups[k]);
+        for (int k = 0; k < kGroups; ++k) Iterate<kFamily, kDistance, kJulia>(s, in[k], groups[k]);
         alive_groups = 0;
         for (int k = 0; k < kGroups; ++k) {
-            Settle<kMultibrot, kAtom>(s, in[k], groups[k]);
+            Settle<kFamily, kAtom>(s, in[k], groups[k]);
             alive_groups += !hn::AllFalse(d, hn::Gt(groups[k].alive, hn::Zero(d)));
         }
     }
     counters->steps += (counters->iterations - iterations_before) - (counters->bla_iterations - skipped_before);
 }
 
-template <bool kMultibrot, bool kJulia>
+template <Family kFamily, bool kJulia>
 void LanesRowOn(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.atom_period) {
-        if (row.distance) LanesRowOf<kMultibrot, true, true, kJulia>(row, counters);
-        else LanesRowOf<kMultibrot, false, true, kJulia>(row, counters);
+    if constexpr (kFamily == Family::Fold) {  // deep_lanes_row_floatexp has refused their estimate
+        if (row.atom_period) LanesRowOf<kFamily, false, true, kJulia>(row, counters);
+        else LanesRowOf<kFamily, false, false, kJulia>(row, counters);
+    } else if (row.atom_period) {
+        if (row.distance) LanesRowOf<kFamily, true, true, kJulia>(row, counters);
+        else LanesRowOf<kFamily, false, true, kJulia>(row, counters);
     } else {
-        if (row.distance) LanesRowOf<kMultibrot, true, false, kJulia>(row, counters);
-        else LanesRowOf<kMultibrot, false, false, kJulia>(row, counters);
+        if (row.distance) LanesRowOf<kFamily, true, false, kJulia>(row, counters);
+        else LanesRowOf<kFamily, false, false, kJulia>(row, counters);
     }
 }
 
-template <bool kMultibrot>
+template <Family kFamily>
 void LanesRowFor(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.julia) LanesRowOn<kMultibrot, true>(row, counters);
-    else LanesRowOn<kMultibrot, false>(row, counters);
+    if (row.julia) LanesRowOn<kFamily, true>(row, counters);
+    else LanesRowOn<kFamily, false>(row, counters);
 }
 
-// The Mandelbrot set's fused loop, or every Multibrot's with its degree at run time.
+// The Mandelbrot set's fused loop, every Multibrot's with its degree at run time, or the Burning
+// Ship's and the Tricorn's.
 void LanesRow(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (row.formula == Formula::Mandelbrot) LanesRowFor<false>(row, counters);
-    else LanesRowFor<true>(row, counters);  // deep_lanes_row_floatexp has refused the rest
+    if (row.formula == Formula::Mandelbrot) LanesRowFor<Family::Fused>(row, counters);
+    else if (deep_formula_bla_is_matrix(row.formula)) LanesRowFor<Family::Fold>(row, counters);
+    else LanesRowFor<Family::Multibrot>(row, counters);  // deep_lanes_row_floatexp has refused the rest
 }
 
 }  // namespace HWY_NAMESPACE
@@ -860,9 +940,9 @@ HWY_EXPORT(ApplyOp);
 }  // namespace deep_lanes_floatexp
 
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (!deep_lanes_take(row.formula))
+    if (!deep_lanes_floatexp_take(row.formula, row.distance != nullptr))
         throw std::invalid_argument(std::string("the FloatExp lanes do not take the formula ") +
-                                    formula_name(row.formula));
+                                    formula_name(row.formula) + (row.distance ? " with the distance estimate" : ""));
     HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::LanesRow)(row, counters);
 }
 

@@ -1,7 +1,7 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
-// pixel per SIMD lane: the Mandelbrot set and the Multibrots, their parameter planes and Julia
-// sets, rebasing and BLA: escape counts, smooth values and, where asked, the distance estimate and
-// the atom period.
+// pixel per SIMD lane: every formula, its parameter plane and Julia set, rebasing and BLA: escape
+// counts, smooth values and, where asked, the atom period and (all but the Burning Ship and the
+// Tricorn) the distance estimate.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -20,13 +20,16 @@
 // floatexp.h's ordering. A Multibrot's step is deep_perturbation_step's Horner form and its skip
 // A z + B dc, unfused, and its derivative d w^(d-1) D, as the one-pixel loop computes them. On a
 // Julia set a lane starts at z = dc and its steps add no dc; its first rebase moves it onto the
-// critical orbit W and W's table for good, as the one-pixel loop's does.
-// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other. The Burning Ship and
-// the Tricorn run the one-pixel loop.
+// critical orbit W and W's table for good, as the one-pixel loop's does. The Burning Ship's and the
+// Tricorn's step is deep_perturbation_step's (diffabs by its cases, the Tricorn's conjugate) and
+// their skip the table's real 2x2 matrices, A z + B dc, unfused.
+// tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_atom.h"
 #include "compute/fractal/deep/deep_bla.h"
@@ -35,11 +38,22 @@
 
 namespace ms {
 
+// The formulas whose FloatExp rows the lanes take, with the distance estimate or without: the
+// Mandelbrot set and the Multibrots, and without it the Burning Ship and the Tricorn (their steps,
+// and skips by real 2x2 matrices; their estimate's Jacobian steps stay in the one-pixel loop).
+constexpr bool deep_lanes_floatexp_take(Formula formula, bool distance) {
+    if (deep_formula_bla_is_matrix(formula)) return !distance;
+    return deep_lanes_take(formula);
+}
+
 struct DeepLanesRowFloatExp {
-    Formula formula = Formula::Mandelbrot;         // one that deep_lanes_take takes
+    Formula formula = Formula::Mandelbrot;         // one that deep_lanes_floatexp_take takes
     const DeepComplex<FloatExp>* orbit = nullptr;  // Z_0 .. Z_last (Z_0 = 0)
     int64_t last_index = 0;
-    const BlaView<FloatExp, DeepComplex<FloatExp>>* bla = nullptr;  // no levels: BLA off
+    // The table (no levels: BLA off): bla for the formulas whose linear maps are complex numbers,
+    // bla_matrix for the Burning Ship and the Tricorn (deep_formula_bla_is_matrix).
+    const BlaView<FloatExp, DeepComplex<FloatExp>>* bla = nullptr;
+    const BlaView<FloatExp, DeepMatrix<FloatExp>>* bla_matrix = nullptr;
     const FloatExp* bla_r2 = nullptr;           // the table's compact radii (BlaTable::r2); null with BLA off
     const DeepComplex<FloatExp>* dc = nullptr;  // per pixel: its offset from the reference point
     int count = 0;                              // pixels
@@ -60,39 +74,41 @@ struct DeepLanesRowFloatExp {
     const DeepComplex<FloatExp>* orbit_w = nullptr;
     int64_t last_index_w = 0;
     const BlaView<FloatExp, DeepComplex<FloatExp>>* bla_w = nullptr;
+    const BlaView<FloatExp, DeepMatrix<FloatExp>>* bla_matrix_w = nullptr;
     const FloatExp* bla_r2_w = nullptr;
     const DeepAtomStep<FloatExp>* atom_steps_w = nullptr;
 };
 
-// A row over an orbit and its table (null: BLA off; bla is its view); the caller sets the pixels
-// and their outputs.
-inline DeepLanesRowFloatExp deep_lanes_floatexp_job(const DeepComplex<FloatExp>* orbit, int64_t last_index,
-                                                    const BlaView<FloatExp, DeepComplex<FloatExp>>& bla,
-                                                    const BlaTable<FloatExp, DeepComplex<FloatExp>>* table,
-                                                    int64_t max_iterations) {
+// A row over an orbit and its table (null: BLA off; bla is its view, of the formula's linear maps
+// L); the caller sets the pixels and their outputs.
+template <class L>
+DeepLanesRowFloatExp deep_lanes_floatexp_job(const DeepComplex<FloatExp>* orbit, int64_t last_index,
+                                             const BlaView<FloatExp, L>& bla, const BlaTable<FloatExp, L>* table,
+                                             int64_t max_iterations) {
     DeepLanesRowFloatExp job;
     job.orbit = orbit;
     job.last_index = last_index;
-    job.bla = &bla;
+    if constexpr (std::is_same_v<L, DeepMatrix<FloatExp>>) job.bla_matrix = &bla;
+    else job.bla = &bla;
     job.bla_r2 = table ? table->r2.data() : nullptr;
     job.max_iterations = max_iterations;
     return job;
 }
 
 // A Julia set's row: its critical orbit W (W_0 .. last), W's table (bla, the view of critical).
-inline void deep_lanes_floatexp_julia(const DeepComplex<FloatExp>* W, int64_t last,
-                                      const BlaView<FloatExp, DeepComplex<FloatExp>>& bla,
-                                      const BlaTable<FloatExp, DeepComplex<FloatExp>>& critical,
-                                      DeepLanesRowFloatExp* job) {
+template <class L>
+void deep_lanes_floatexp_julia(const DeepComplex<FloatExp>* W, int64_t last, const BlaView<FloatExp, L>& bla,
+                               const BlaTable<FloatExp, L>& critical, DeepLanesRowFloatExp* job) {
     job->julia = true;
     job->orbit_w = W;
     job->last_index_w = last;
-    job->bla_w = &bla;
+    if constexpr (std::is_same_v<L, DeepMatrix<FloatExp>>) job->bla_matrix_w = &bla;
+    else job->bla_w = &bla;
     job->bla_r2_w = critical.r2.data();
 }
 
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does. A formula the lanes do
-// not take (deep_lanes_take) is refused with std::invalid_argument.
+// not take (deep_lanes_floatexp_take) is refused with std::invalid_argument.
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters);
 
 // floatexp.h's operations as the lanes compute them, over arrays of n operands (the tests hold

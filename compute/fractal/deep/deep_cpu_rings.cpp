@@ -48,8 +48,8 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F);
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
-    // Rings past 1e290 of the same formulas and planes: the FloatExp lanes (deep_cpu_lanes_floatexp.h).
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_take(F);
+    // Rings past 1e290 of every formula and plane the FloatExp lanes take (deep_cpu_lanes_floatexp.h).
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F, kDistance);
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns &&
                                     (!kJulia || (W && critical_table));
     // The unit circle's points, shared by every ring.

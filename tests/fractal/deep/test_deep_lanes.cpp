@@ -16,6 +16,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "compute/fractal/deep/deep_cpu.h"
@@ -79,12 +80,13 @@ void expect_same_counters(const DeepPixelCounters& lanes, const DeepPixelCounter
 // atom period; kAllInside: a frame that no pixel leaves (the checks that some escape are off).
 enum Lanes : unsigned { kPortable = 0, kLayout = 1, kDistance = 2, kAtom = 4, kAllInside = 8 };
 
-// A Julia set's critical orbit W and what goes with it (unused on a parameter plane).
-template <typename T>
+// A Julia set's critical orbit W and what goes with it (unused on a parameter plane); L: its
+// table's linear maps.
+template <typename T, class L = DeepComplex<T>>
 struct CriticalOrbitOf {
     const DeepComplex<T>* W = nullptr;
     int64_t last = 0;
-    const BlaView<T, DeepComplex<T>>* bla = nullptr;
+    const BlaView<T, L>* bla = nullptr;
     const DeepAtomStep<T>* atom_steps = nullptr;
 };
 using CriticalOrbit = CriticalOrbitOf<double>;
@@ -349,10 +351,10 @@ void check_floatexp_operations() {
 // whose critical orbit is w).
 template <Formula F, bool kJulia, bool kWithDistance, bool kWithAtom>
 int64_t one_floatexp_pixel(const DeepComplex<FloatExp>* Z, int64_t last,
-                           const BlaView<FloatExp, DeepComplex<FloatExp>>& bla, DeepComplex<FloatExp> dc,
+                           const BlaView<FloatExp, DeepBlaLinear<F, FloatExp>>& bla, DeepComplex<FloatExp> dc,
                            int64_t max_iterations, double* mu, DeepPixelCounters& counters, FloatExp spacing,
                            float* estimate, const DeepAtomStep<FloatExp>* atom_steps, float* period,
-                           const CriticalOrbitOf<FloatExp>& w) {
+                           const CriticalOrbitOf<FloatExp, DeepBlaLinear<F, FloatExp>>& w) {
     return deep_iterate_pixel<FloatExp, true, F, kJulia, kWithDistance, false, false, false, kWithAtom>(
         Z, last, bla, dc, max_iterations, mu, counters, w.W, w.last, w.bla,
         DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
@@ -379,14 +381,28 @@ OneFloatExpPixel one_floatexp_pixel_for(Formula formula, bool julia, bool distan
     default: return one_floatexp_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
     }
 }
+// The same for the Burning Ship and the Tricorn (tables of matrices; no estimate on the lanes).
+using OneFoldPixel = decltype(&one_floatexp_pixel<Formula::Tricorn, false, false, false>);
+template <Formula F>
+OneFoldPixel one_fold_pixel_plane(bool julia, bool atom) {
+    if (julia) return atom ? one_floatexp_pixel<F, true, false, true> : one_floatexp_pixel<F, true, false, false>;
+    return atom ? one_floatexp_pixel<F, false, false, true> : one_floatexp_pixel<F, false, false, false>;
+}
+OneFoldPixel one_fold_pixel_for(Formula formula, bool julia, bool atom) {
+    return formula == Formula::BurningShip ? one_fold_pixel_plane<Formula::BurningShip>(julia, atom)
+                                           : one_fold_pixel_plane<Formula::Tricorn>(julia, atom);
+}
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
 // escape count and smooth value (and distance estimate with `distance`, atom period with `atom`)
 // on every pixel, and the same counters. max_iterations > 0 replaces the location's (a limit some
 // pixels reach); all_inside: a frame that no pixel leaves (the checks that some escape are off).
 // The location may be a Julia set's, and shallower than 1e290 (FloatExp deltas are asked for).
-void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
-                    bool distance = false, bool atom = false, bool all_inside = false) {
+// L: the formula's table's linear maps (check_floatexp picks them).
+template <class L>
+void check_floatexp_of(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations,
+                       bool distance, bool atom, bool all_inside) {
+    constexpr bool kMatrix = std::is_same_v<L, DeepMatrix<FloatExp>>;
     SCOPED_TRACE(std::string("floatexp lanes, ") + formula_name(location.formula) + ", BLA " +
                  (use_bla ? "on" : "off") + (location.julia ? ", a Julia set" : "") +
                  (distance ? ", the distance estimate" : "") + (atom ? ", the atom period" : ""));
@@ -396,9 +412,9 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     DeepFrame frame;
     const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
     ASSERT_TRUE(setup.orbit);
-    std::shared_ptr<const BlaTable<FloatExp, DeepComplex<FloatExp>>> table, critical;
-    ASSERT_TRUE((deep_frame_bla<FloatExp, DeepComplex<FloatExp>>(setup, options, &table, &critical, &frame.stats)));
-    const BlaView<FloatExp, DeepComplex<FloatExp>> bla = bla_view(table.get());
+    std::shared_ptr<const BlaTable<FloatExp, L>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<FloatExp, L>(setup, options, &table, &critical, &frame.stats)));
+    const BlaView<FloatExp, L> bla = bla_view(table.get());
     EXPECT_EQ(bla.levels > 0, use_bla);
     const DeepComplex<FloatExp>* Z = deep_orbit_data<FloatExp>(*setup.orbit);
     const int64_t last = setup.orbit->last_index();
@@ -415,10 +431,13 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     std::vector<DeepAtomStep<FloatExp>> atom_steps;
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
-    const OneFloatExpPixel one_pixel = one_floatexp_pixel_for(location.formula, location.julia, distance, atom);
+    const auto one_pixel = [&] {
+        if constexpr (kMatrix) return one_fold_pixel_for(location.formula, location.julia, atom);
+        else return one_floatexp_pixel_for(location.formula, location.julia, distance, atom);
+    }();
     // A Julia set's critical orbit and its table.
-    CriticalOrbitOf<FloatExp> w;
-    const BlaView<FloatExp, DeepComplex<FloatExp>> bla_w = bla_view(critical.get());
+    CriticalOrbitOf<FloatExp, L> w;
+    const BlaView<FloatExp, L> bla_w = bla_view(critical.get());
     std::vector<DeepAtomStep<FloatExp>> atom_steps_w;
     if (location.julia) {
         ASSERT_TRUE(critical || !use_bla);
@@ -484,6 +503,15 @@ void check_floatexp(const DeepLocation& location, int width, int height, bool us
     if (max_iterations > 0) {
         EXPECT_GT(inside, 0) << "pixels at the limit";
     }
+}
+void check_floatexp(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations = 0,
+                    bool distance = false, bool atom = false, bool all_inside = false) {
+    if (deep_formula_bla_is_matrix(location.formula))
+        check_floatexp_of<DeepMatrix<FloatExp>>(location, width, height, use_bla, max_iterations, distance, atom,
+                                                all_inside);
+    else
+        check_floatexp_of<DeepComplex<FloatExp>>(location, width, height, use_bla, max_iterations, distance, atom,
+                                                 all_inside);
 }
 
 }  // namespace
@@ -725,13 +753,20 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
         row.formula = formula;
         DeepPixelCounters counters;
         EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
+        EXPECT_FALSE(deep_lanes_take(formula));
+        // The FloatExp lanes take them without the distance estimate (its Jacobian steps are the
+        // one-pixel loop's).
+        float estimate = 0.0f;
         DeepLanesRowFloatExp floatexp_row;
         floatexp_row.formula = formula;
+        floatexp_row.distance = &estimate;
         EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
-        EXPECT_FALSE(deep_lanes_take(formula));
+        EXPECT_FALSE(deep_lanes_floatexp_take(formula, true));
+        EXPECT_TRUE(deep_lanes_floatexp_take(formula, false));
     }
     EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
     EXPECT_TRUE(deep_lanes_take(Formula::Multibrot8));
+    EXPECT_TRUE(deep_lanes_floatexp_take(Formula::Multibrot8, true));
 }
 
 // FloatExp deltas on the lanes, at Kalles Fraktaler 2's 4E533 and 1E1086 benchmark locations: the
@@ -797,6 +832,27 @@ TEST(DeepLanes, FloatExpMultibrotsMatchOnePixelLoop) {
     const DeepLocation julia = boundary_location(kJuliaMultibrot3, kSteps1e60, kFamilyIterations, "1E50");
     check_floatexp(julia, 23, 9, true, 0, true);
     check_floatexp(julia, 23, 9, true, 0, false, true);
+}
+
+// The Burning Ship and the Tricorn on the FloatExp lanes: their folded steps (the Burning Ship's
+// diffabs by its cases, the Tricorn's conjugate) and skips by real 2x2 matrices, at boundary views
+// of 1E20 (FloatExp asked for; about half the pixels reach the limit), with and without the atom
+// period; the Burning Ship's Julia set at 1E50; the Tricorn's tip and the Burning Ship's Julia set
+// at 1E320, where the frame needs them.
+TEST(DeepLanes, FloatExpBurningShipAndTricornMatchOnePixelLoop) {
+    for (const FamilyCase* c : {&kTricorn, &kBurningShip, &kBurningShipHull}) {
+        SCOPED_TRACE(c->name);
+        const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
+        check_floatexp(location, 23, 9, true);
+        check_floatexp(location, 23, 9, true, 0, false, true);
+    }
+    const DeepLocation julia = boundary_location(kJuliaBurningShip, kSteps1e60, kFamilyIterations, "1E50");
+    check_floatexp(julia, 23, 9, true);
+    check_floatexp(julia, 23, 9, true, 0, false, true);
+    for (const FamilyCase* c : {&kTricornTip, &kJuliaBurningShip}) {
+        SCOPED_TRACE(c->name);
+        check_floatexp(boundary_location(*c, kSteps1e320, 1500, "1E320"), 29, 11, true, 0, false, true);
+    }
 }
 
 // deep_cpu_rings (the video's polar grid) takes the FloatExp lanes for rings past 1e290, with the
