@@ -192,11 +192,11 @@ void worker_main(CompareWorker* w) {
             w->status.running = true;
         },
         [w](const WorkerRequest& r) { run_job(*w, r.view, r.precision, r.palette, r.id); },
-        // SCHED_IDLE: the UI thread and the X server take a core the moment they need one (under
-        // SCHED_BATCH, with every core computing, the UI's frames would wait for time slices and
-        // the window would stutter); they need little, so the CPU frame, whose time is Compare's
-        // figure, loses little on a quiet machine.
-        SCHED_IDLE);
+        // SCHED_IDLE (the window's): the UI thread and the X server take a core the moment they need
+        // one (under SCHED_BATCH, with every core computing, the UI's frames would wait for time
+        // slices and the window would stutter); they need little, so the CPU frame, whose time is
+        // Compare's figure, loses little on a quiet machine.
+        w->policy);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 // with other programs, the CPU frame then waits for them, and its time says so).
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -65,6 +67,10 @@ struct CompareWorker {
     std::atomic<int> cpu_rows_done{0};
     ReferenceCache cache;        // deep views: the reference both deep paths use (kept across jobs)
     DeepCudaStream cuda_stream;  // deep views: deep_cuda runs on it (created on first use)
+    // The worker thread's scheduling policy, set before start_compare_worker: SCHED_IDLE behind the
+    // window (compare_worker.cpp says why). Under SCHED_IDLE a job waits while every core is busy,
+    // so the tests, which wait for their jobs beside ctest's other tests, take SCHED_OTHER.
+    int policy = SCHED_IDLE;
     // Guarded by mutex: the request waiting to be picked up (worker_requests.h) and the job's status.
     bool quit = false;
     bool has_request = false;
