@@ -71,16 +71,15 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
     // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
     // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
-    // every formula and plane past 1e290, with or without either (the Burning Ship and the
-    // Tricorn without the estimate). The rest (the Burning Ship's and the Tricorn's double deltas
-    // and FloatExp estimate) runs deep_iterate_pixel a pixel at a time, and so do frames with BLA
-    // off (tests, and the benchmark's plain loop: the baseline).
+    // every formula and plane past 1e290, with or without either. The rest (the Burning Ship's
+    // and the Tricorn's double deltas) runs deep_iterate_pixel a pixel at a time, and so do frames
+    // with BLA off (tests, and the benchmark's plain loop: the baseline).
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
     // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
     // lanes fill from one row, so most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
                            (!kJulia || (W && critical_table));
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F, kDistance) && kRebase;
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F) && kRebase;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth &&
                                     (!kJulia || (W && critical_table));
 

@@ -369,6 +369,77 @@ HWY_INLINE VScaled Normalise(const VScaled& x) {
                    hn::IfThenElse(ToI(zero), hn::Set(di, kFloatExpZeroExponent), hn::Add(x.e, k))};
 }
 
+// The Burning Ship's and the Tricorn's derivative (deep_derivative.h's DeepScaled<DeepMatrix>): the
+// 2x2 Jacobian's entries xx, xy, yx, yy times 2^e; a skip's A and B under their largest exponent.
+struct VScaledMatrix {
+    VD xx, xy, yx, yy;
+    VI e;
+};
+HWY_INLINE VScaledMatrix BlendScaledMatrix(MD mask, const VScaledMatrix& yes, const VScaledMatrix& no) {
+    return VScaledMatrix{hn::IfThenElse(mask, yes.xx, no.xx), hn::IfThenElse(mask, yes.xy, no.xy),
+                         hn::IfThenElse(mask, yes.yx, no.yx), hn::IfThenElse(mask, yes.yy, no.yy),
+                         hn::IfThenElse(ToI(mask), yes.e, no.e)};
+}
+// to_scaled of a FloatExp matrix: its entries as doubles under their largest exponent.
+HWY_INLINE VScaledMatrix ToScaledMatrix(const VFE& xx, const VFE& xy, const VFE& yx, const VFE& yy) {
+    const VI e = hn::Max(hn::Max(xx.e, xy.e), hn::Max(yx.e, yy.e));
+    return VScaledMatrix{Shifted(xx.m, hn::Sub(xx.e, e)), Shifted(xy.m, hn::Sub(xy.e, e)),
+                         Shifted(yx.m, hn::Sub(yx.e, e)), Shifted(yy.m, hn::Sub(yy.e, e)), e};
+}
+// add: a + b aligned to the larger exponent, entry by entry (bla_add).
+HWY_INLINE VScaledMatrix AddScaledMatrix(const VScaledMatrix& a, const VScaledMatrix& b) {
+    const MD swap = ToD(hn::Lt(a.e, b.e));
+    const VScaledMatrix large = BlendScaledMatrix(swap, b, a), small = BlendScaledMatrix(swap, a, b);
+    const MD small_zero = ToD(hn::Eq(small.e, hn::Set(DI(), kFloatExpZeroExponent)));
+    const VI k = hn::Sub(small.e, large.e);
+    auto sum = [&](VD big, VD other) { return hn::IfThenElse(small_zero, big, hn::Add(big, Shifted(other, k))); };
+    return VScaledMatrix{sum(large.xx, small.xx), sum(large.xy, small.xy), sum(large.yx, small.yx),
+                         sum(large.yy, small.yy), large.e};
+}
+// normalise's rare cases (see NormaliseRare), lane by lane.
+HWY_NOINLINE VScaledMatrix NormaliseMatrixRare(const VScaledMatrix& x) {
+    const D d;
+    const DI di;
+    HWY_ALIGN double xx[kMaxLanes], xy[kMaxLanes], yx[kMaxLanes], yy[kMaxLanes];
+    HWY_ALIGN int64_t e[kMaxLanes];
+    hn::Store(x.xx, d, xx);
+    hn::Store(x.xy, d, xy);
+    hn::Store(x.yx, d, yx);
+    hn::Store(x.yy, d, yy);
+    hn::Store(x.e, di, e);
+    for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
+        DeepDerivative<Formula::BurningShip, FloatExp> v{{xx[lane], xy[lane], yx[lane], yy[lane]}, e[lane]};
+        deep_derivative_detail::normalise(&v);
+        xx[lane] = v.m.xx;
+        xy[lane] = v.m.xy;
+        yx[lane] = v.m.yx;
+        yy[lane] = v.m.yy;
+        e[lane] = v.e;
+    }
+    return VScaledMatrix{hn::Load(d, xx), hn::Load(d, xy), hn::Load(d, yx), hn::Load(d, yy), hn::Load(di, e)};
+}
+// normalise: the largest of the four entries into [1, 2) (as Normalise does for two).
+HWY_INLINE VScaledMatrix NormaliseMatrix(const VScaledMatrix& x) {
+    const D d;
+    const DI di;
+    const VD largest = hn::Max(hn::Max(hn::Abs(x.xx), hn::Abs(x.xy)), hn::Max(hn::Abs(x.yx), hn::Abs(x.yy)));
+    const VI biased = BiasedExponent(largest);
+    const MD zero = hn::Eq(largest, hn::Zero(d));
+    const MD nan = hn::Or(hn::Or(hn::Ne(x.xx, x.xx), hn::Ne(x.xy, x.xy)),
+                          hn::Or(hn::Ne(x.yx, x.yx), hn::Ne(x.yy, x.yy)));
+    const MI special = hn::Or(hn::Eq(biased, hn::Set(di, 0x7ff)), hn::Eq(biased, hn::Set(di, 2046)));
+    const MI subnormal = hn::AndNot(ToI(zero), hn::Eq(biased, hn::Zero(di)));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Or(nan, ToD(hn::Or(special, subnormal)))))) return NormaliseMatrixRare(x);
+    const VI k = hn::Sub(biased, hn::Set(di, 1023));
+    const VD scale = Pow2(hn::Neg(k)), floor = hn::Set(d, 0x1p-500);
+    auto kept = [&](VD v) {
+        const VD scaled = hn::Mul(v, scale);
+        return hn::IfThenElse(zero, v, hn::IfThenElseZero(hn::Not(hn::Lt(hn::Abs(scaled), floor)), scaled));
+    };
+    return VScaledMatrix{kept(x.xx), kept(x.xy), kept(x.yx), kept(x.yy),
+                         hn::IfThenElse(ToI(zero), hn::Set(di, kFloatExpZeroExponent), hn::Add(x.e, k))};
+}
+
 // One vector of lanes, each a pixel or idle (alive 0: no skip, no event, m stays 0); d is the
 // derivative (the distance estimate's); atom_norm and atom_n the atom period so far (deep_atom.h:
 // the smallest |Z_m + z|^2 and its n, 0 none yet), base_n the lanes' base (n at m = 0). On a
@@ -378,6 +449,7 @@ struct Group {
     VComplex z, current, dc, Zm;
     VFE z2, r0, atom_norm;
     VScaled d;
+    VScaledMatrix jacobian;  // Family::Fold's derivative (d unused)
     VI m, stop, atom_n, base_n, w_lanes;
     VD alive;
     int pixel[kMaxLanes];
@@ -410,6 +482,9 @@ struct RowState {
 
 // A holomorphic formula's derivative of FloatExp deltas: the same type for every one.
 using Derivative = DeepDerivative<Formula::Mandelbrot, FloatExp>;
+// The Burning Ship's and the Tricorn's (a Jacobian): the same type for both.
+using FoldDerivative = DeepDerivative<Formula::BurningShip, FloatExp>;
+static_assert(std::is_same_v<DeepDerivative<Formula::Tricorn, FloatExp>, FoldDerivative>);
 static_assert(std::is_same_v<DeepDerivative<Formula::Multibrot8, FloatExp>, Derivative>);
 static_assert(formula_degree(Formula::Multibrot8) == kMaxDegree, "MultibrotStep's powers hold every degree");
 
@@ -434,7 +509,10 @@ struct GroupArrays {
     LaneArrays zr, zi, cr, ci, dcr, dci, Zr, Zi, z2, r0, atom_norm;
     HWY_ALIGN int64_t m[kMaxLanes], stop[kMaxLanes], de[kMaxLanes], atom_n[kMaxLanes];
     HWY_ALIGN double alive[kMaxLanes], dre[kMaxLanes], dim[kMaxLanes];
+    HWY_ALIGN double jxx[kMaxLanes], jxy[kMaxLanes], jyx[kMaxLanes], jyy[kMaxLanes];
+    HWY_ALIGN int64_t je[kMaxLanes];
 };
+template <Family kFamily>
 HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
     Store(g.z.re, &a->zr);
     Store(g.z.im, &a->zi);
@@ -454,7 +532,15 @@ HWY_INLINE void StoreGroup(const Group& g, GroupArrays* a) {
     hn::Store(g.d.re, D(), a->dre);
     hn::Store(g.d.im, D(), a->dim);
     hn::Store(g.d.e, DI(), a->de);
+    if constexpr (kFamily == Family::Fold) {
+        hn::Store(g.jacobian.xx, D(), a->jxx);
+        hn::Store(g.jacobian.xy, D(), a->jxy);
+        hn::Store(g.jacobian.yx, D(), a->jyx);
+        hn::Store(g.jacobian.yy, D(), a->jyy);
+        hn::Store(g.jacobian.e, DI(), a->je);
+    }
 }
+template <Family kFamily>
 HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->z = VComplex{Load(a.zr), Load(a.zi)};
     g->current = VComplex{Load(a.cr), Load(a.ci)};
@@ -470,6 +556,9 @@ HWY_INLINE void LoadGroup(const GroupArrays& a, Group* g) {
     g->stop = hn::Load(DI(), a.stop);
     g->alive = hn::Load(D(), a.alive);
     g->d = VScaled{hn::Load(D(), a.dre), hn::Load(D(), a.dim), hn::Load(DI(), a.de)};
+    if constexpr (kFamily == Family::Fold)
+        g->jacobian = VScaledMatrix{hn::Load(D(), a.jxx), hn::Load(D(), a.jxy), hn::Load(D(), a.jyx),
+                                    hn::Load(D(), a.jyy), hn::Load(DI(), a.je)};
 }
 
 // The lane's stop: the lesser of its orbit's last index and the iterations left.
@@ -504,6 +593,15 @@ void StartLane(RowState& s, Group& g, GroupArrays& a, size_t lane) {
         a.dre[lane] = d0.m.re;
         a.dim[lane] = d0.m.im;
         a.de[lane] = d0.e;
+        if constexpr (kFamily == Family::Fold) {  // the Jacobian's D_0: 0, or spacing I on a Julia set
+            const FoldDerivative j0 = row.julia ? deep_derivative_start<Formula::BurningShip, true>(row.spacing)
+                                                : deep_derivative_start<Formula::BurningShip, false>(row.spacing);
+            a.jxx[lane] = j0.m.xx;
+            a.jxy[lane] = j0.m.xy;
+            a.jyx[lane] = j0.m.yx;
+            a.jyy[lane] = j0.m.yy;
+            a.je[lane] = j0.e;
+        }
         a.atom_norm.set(lane, FloatExp{});
         a.atom_n[lane] = 0;
         a.m[lane] = 0;
@@ -533,7 +631,7 @@ template <Family kFamily>
 HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE& full_norm_v, const MD& escaped_v) {
     const DeepLanesRowFloatExp& row = *s.row;
     GroupArrays a;
-    StoreGroup(g, &a);
+    StoreGroup<kFamily>(g, &a);
     LaneArrays full_norm;
     Store(full_norm_v, &full_norm);
     HWY_ALIGN double escaped[kMaxLanes];
@@ -547,10 +645,15 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             row.escape_count[p] = n;
             const double norm = fe_to_double(full_norm.at(lane));
             row.mu[p] = SmoothMu(row.formula, n, norm);
-            if (row.distance)
-                row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
-                    DeepComplex<FloatExp>{a.cr.at(lane), a.ci.at(lane)}, norm,
-                    Derivative{{a.dre[lane], a.dim[lane]}, a.de[lane]});
+            const DeepComplex<FloatExp> full{a.cr.at(lane), a.ci.at(lane)};
+            if (row.distance) {
+                if constexpr (kFamily == Family::Fold)
+                    row.distance[p] = deep_distance_estimate<Formula::BurningShip>(
+                        full, norm, FoldDerivative{{a.jxx[lane], a.jxy[lane], a.jyx[lane], a.jyy[lane]}, a.je[lane]});
+                else
+                    row.distance[p] = deep_distance_estimate<Formula::Mandelbrot>(
+                        full, norm, Derivative{{a.dre[lane], a.dim[lane]}, a.de[lane]});
+            }
             if (row.atom_period) row.atom_period[p] = float(a.atom_n[lane]);
             s.counters->iterations += uint64_t(n);
             ++s.counters->escaped;
@@ -580,7 +683,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t events, const VFE&
             StartLane<kFamily>(s, g, a, lane);
         }
     }
-    LoadGroup(a, &g);
+    LoadGroup<kFamily>(a, &g);
 }
 
 // The inputs of a pass's a z + c for every lane of g (deep_fused_mul_add): a step's a = Z_m + current
@@ -598,6 +701,9 @@ struct PassInputs {
     VI length;
     MD alive, skip;
     VScaled factor, addend;
+    // Family::Fold's derivative: a skip's A and every lane's addend (spacing I, B spacing) as
+    // matrices; a step's w is factor's.
+    VScaledMatrix factor_matrix, addend_matrix;
     MD inside;
     VFE inside_norm;
     VI inside_n;
@@ -621,8 +727,14 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
     if constexpr (kDistance) {
         in.factor = ToScaled(g.current);
         // A zero addend (zero's exponent) leaves the product as it is (AddScaled).
-        in.addend = kJulia ? VScaled{hn::Zero(d), hn::Zero(d), hn::Set(di, kFloatExpZeroExponent)}
-                           : VScaled{hn::Set(d, row.spacing.mantissa), hn::Zero(d), hn::Set(di, row.spacing.exponent)};
+        const VD spacing = hn::Set(d, kJulia ? 0.0 : row.spacing.mantissa);
+        const VI spacing_e = hn::Set(di, kJulia ? kFloatExpZeroExponent : row.spacing.exponent);
+        if constexpr (kFamily == Family::Fold) {
+            in.addend_matrix = VScaledMatrix{spacing, hn::Zero(d), hn::Zero(d), spacing, spacing_e};
+            in.factor_matrix = VScaledMatrix{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d), spacing_e};
+        } else {
+            in.addend = VScaled{spacing, hn::Zero(d), spacing_e};
+        }
     }
     in.c = g.dc;
     in.length = hn::IfThenElseZero(ToI(in.alive), hn::Set(di, 1));
@@ -699,7 +811,17 @@ HWY_INLINE PassInputs Prepare(RowState& s, const Group& g) {
             in.inside_norm = Load(inside_norm);
             in.inside_n = hn::Load(di, inside_n);
         }
-        if constexpr (kDistance) {
+        if constexpr (kDistance && kFamily == Family::Fold) {
+            in.factor_matrix = BlendScaledMatrix(skip, ToScaledMatrix(Load(ar), Load(ai), Load(ar2), Load(ai2)),
+                                                 in.factor_matrix);
+            if constexpr (!kJulia) {
+                VScaledMatrix b_spacing = ToScaledMatrix(Load(br), Load(bi), Load(br2), Load(bi2));
+                const VD spacing = hn::Set(d, row.spacing.mantissa);
+                for (VD* x : {&b_spacing.xx, &b_spacing.xy, &b_spacing.yx, &b_spacing.yy}) *x = hn::Mul(*x, spacing);
+                b_spacing.e = ProductExponent(b_spacing.e, hn::Set(di, row.spacing.exponent));
+                in.addend_matrix = BlendScaledMatrix(skip, b_spacing, in.addend_matrix);
+            }
+        } else if constexpr (kDistance) {
             in.factor = BlendScaled(skip, ToScaled(VComplex{Load(ar), Load(ai)}), in.factor);
             if constexpr (!kJulia) {
                 VScaled b_spacing = ToScaled(VComplex{Load(br), Load(bi)});
@@ -721,7 +843,32 @@ HWY_INLINE void Iterate(const RowState& s, const PassInputs& in, Group& g) {
     const D d;
     const DI di;
     const DeepLanesRowFloatExp& row = *s.row;
-    if constexpr (kDistance) {
+    if constexpr (kDistance && kFamily == Family::Fold) {
+        // deep_derivative_step's J_f(w) D where the lane steps (w = current scaled, flipped in its
+        // second row by the Tricorn, and by the Burning Ship where w's coordinates have opposite
+        // signs), deep_derivative_skip's A D where it skips; then the addend and the normalisation.
+        const VScaledMatrix& j = g.jacobian;
+        const VD x2 = hn::Add(in.factor.re, in.factor.re), y2 = hn::Add(in.factor.im, in.factor.im);
+        MD flip = hn::Eq(hn::Zero(d), hn::Zero(d));  // the Tricorn: every lane
+        if (s.burning_ship) {
+            const VD zero = hn::Zero(d);
+            const MD a_negative = hn::Lt(g.current.re.m, zero), a_positive = hn::Gt(g.current.re.m, zero);
+            const MD b_negative = hn::Lt(g.current.im.m, zero), b_positive = hn::Gt(g.current.im.m, zero);
+            flip = hn::Or(hn::And(a_negative, b_positive), hn::And(a_positive, b_negative));
+        }
+        const VD syx = hn::Add(hn::Mul(y2, j.xx), hn::Mul(x2, j.yx)),
+                 syy = hn::Add(hn::Mul(y2, j.xy), hn::Mul(x2, j.yy));
+        const VScaledMatrix stepped{hn::Sub(hn::Mul(x2, j.xx), hn::Mul(y2, j.yx)),
+                                    hn::Sub(hn::Mul(x2, j.xy), hn::Mul(y2, j.yy)),
+                                    hn::IfThenElse(flip, hn::Neg(syx), syx), hn::IfThenElse(flip, hn::Neg(syy), syy),
+                                    ProductExponent(j.e, in.factor.e)};
+        const VScaledMatrix& A = in.factor_matrix;  // bla_compose(A, D)
+        const VScaledMatrix skipped{hn::Add(hn::Mul(A.xx, j.xx), hn::Mul(A.xy, j.yx)),
+                                    hn::Add(hn::Mul(A.xx, j.xy), hn::Mul(A.xy, j.yy)),
+                                    hn::Add(hn::Mul(A.yx, j.xx), hn::Mul(A.yy, j.yx)),
+                                    hn::Add(hn::Mul(A.yx, j.xy), hn::Mul(A.yy, j.yy)), ProductExponent(j.e, A.e)};
+        g.jacobian = NormaliseMatrix(AddScaledMatrix(BlendScaledMatrix(in.skip, skipped, stepped), in.addend_matrix));
+    } else if constexpr (kDistance) {
         // The factor times D (DeepComplex's product of doubles); where the lane steps, the Mandelbrot
         // set's 2 w D (the product doubled), a Multibrot's d w^(d-1) D (w^(d-1) from the scaled w,
         // its exponent d-1 times w's); then the addend and the normalisation.
@@ -881,7 +1028,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
     for (Group& g : groups) {
         GroupArrays a;
         for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane<kFamily>(s, g, a, lane);
-        LoadGroup(a, &g);
+        LoadGroup<kFamily>(a, &g);
         ++alive_groups;
     }
     // One pass of deep_iterate_pixel's loop for every lane, the groups' stages side by side, so
@@ -902,10 +1049,7 @@ void LanesRowOf(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
 
 template <Family kFamily, bool kJulia>
 void LanesRowOn(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if constexpr (kFamily == Family::Fold) {  // deep_lanes_row_floatexp has refused their estimate
-        if (row.atom_period) LanesRowOf<kFamily, false, true, kJulia>(row, counters);
-        else LanesRowOf<kFamily, false, false, kJulia>(row, counters);
-    } else if (row.atom_period) {
+    if (row.atom_period) {
         if (row.distance) LanesRowOf<kFamily, true, true, kJulia>(row, counters);
         else LanesRowOf<kFamily, false, true, kJulia>(row, counters);
     } else {
@@ -940,9 +1084,9 @@ HWY_EXPORT(ApplyOp);
 }  // namespace deep_lanes_floatexp
 
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (!deep_lanes_floatexp_take(row.formula, row.distance != nullptr))
+    if (!deep_lanes_floatexp_take(row.formula))
         throw std::invalid_argument(std::string("the FloatExp lanes do not take the formula ") +
-                                    formula_name(row.formula) + (row.distance ? " with the distance estimate" : ""));
+                                    formula_name(row.formula));
     HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::LanesRow)(row, counters);
 }
 

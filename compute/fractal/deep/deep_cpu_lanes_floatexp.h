@@ -1,7 +1,6 @@
 // deep_cpu_lanes_floatexp.h: deep_cpu's row loop for FloatExp deltas (zooms past 1e290) with one
 // pixel per SIMD lane: every formula, its parameter plane and Julia set, rebasing and BLA: escape
-// counts, smooth values and, where asked, the atom period and (all but the Burning Ship and the
-// Tricorn) the distance estimate.
+// counts, smooth values and, where asked, the distance estimate and the atom period.
 //
 // Why: a FloatExp operation is a double operation plus the exponent's bookkeeping (fe_make's
 // normalisation, the alignment of a sum, fe_fma's cases): a chain of dependent integer and
@@ -22,7 +21,10 @@
 // Julia set a lane starts at z = dc and its steps add no dc; its first rebase moves it onto the
 // critical orbit W and W's table for good, as the one-pixel loop's does. The Burning Ship's and the
 // Tricorn's step is deep_perturbation_step's (diffabs by its cases, the Tricorn's conjugate) and
-// their skip the table's real 2x2 matrices, A z + B dc, unfused.
+// their skip the table's real 2x2 matrices, A z + B dc, unfused; their derivative is the 2x2
+// Jacobian (deep_derivative.h's DeepScaled<DeepMatrix>: four doubles under one exponent), J_f(w) D
+// + spacing I a step and A D + B spacing a skip, J_f's second row negated by the Tricorn and by
+// the Burning Ship where w's coordinates have opposite signs.
 // tests/fractal/deep/test_deep_lanes.cpp holds the two loops to each other.
 #pragma once
 
@@ -38,12 +40,11 @@
 
 namespace ms {
 
-// The formulas whose FloatExp rows the lanes take, with the distance estimate or without: the
-// Mandelbrot set and the Multibrots, and without it the Burning Ship and the Tricorn (their steps,
-// and skips by real 2x2 matrices; their estimate's Jacobian steps stay in the one-pixel loop).
-constexpr bool deep_lanes_floatexp_take(Formula formula, bool distance) {
-    if (deep_formula_bla_is_matrix(formula)) return !distance;
-    return deep_lanes_take(formula);
+// The formulas whose FloatExp rows the lanes take: the Mandelbrot set and the Multibrots, and the
+// Burning Ship and the Tricorn (their folded steps, skips by real 2x2 matrices, and the estimate's
+// Jacobian). A new formula runs the one-pixel loop until the lanes learn its step.
+constexpr bool deep_lanes_floatexp_take(Formula formula) {
+    return deep_lanes_take(formula) || deep_formula_bla_is_matrix(formula);
 }
 
 struct DeepLanesRowFloatExp {

@@ -381,16 +381,20 @@ OneFloatExpPixel one_floatexp_pixel_for(Formula formula, bool julia, bool distan
     default: return one_floatexp_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
     }
 }
-// The same for the Burning Ship and the Tricorn (tables of matrices; no estimate on the lanes).
+// The same for the Burning Ship and the Tricorn (tables of matrices).
 using OneFoldPixel = decltype(&one_floatexp_pixel<Formula::Tricorn, false, false, false>);
-template <Formula F>
-OneFoldPixel one_fold_pixel_plane(bool julia, bool atom) {
-    if (julia) return atom ? one_floatexp_pixel<F, true, false, true> : one_floatexp_pixel<F, true, false, false>;
-    return atom ? one_floatexp_pixel<F, false, false, true> : one_floatexp_pixel<F, false, false, false>;
+template <Formula F, bool kJulia>
+OneFoldPixel one_fold_pixel_on(bool distance, bool atom) {
+    return distance ? (atom ? one_floatexp_pixel<F, kJulia, true, true> : one_floatexp_pixel<F, kJulia, true, false>)
+                    : (atom ? one_floatexp_pixel<F, kJulia, false, true> : one_floatexp_pixel<F, kJulia, false, false>);
 }
-OneFoldPixel one_fold_pixel_for(Formula formula, bool julia, bool atom) {
-    return formula == Formula::BurningShip ? one_fold_pixel_plane<Formula::BurningShip>(julia, atom)
-                                           : one_fold_pixel_plane<Formula::Tricorn>(julia, atom);
+template <Formula F>
+OneFoldPixel one_fold_pixel_plane(bool julia, bool distance, bool atom) {
+    return julia ? one_fold_pixel_on<F, true>(distance, atom) : one_fold_pixel_on<F, false>(distance, atom);
+}
+OneFoldPixel one_fold_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
+    return formula == Formula::BurningShip ? one_fold_pixel_plane<Formula::BurningShip>(julia, distance, atom)
+                                           : one_fold_pixel_plane<Formula::Tricorn>(julia, distance, atom);
 }
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
@@ -432,7 +436,7 @@ void check_floatexp_of(const DeepLocation& location, int width, int height, bool
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
     const auto one_pixel = [&] {
-        if constexpr (kMatrix) return one_fold_pixel_for(location.formula, location.julia, atom);
+        if constexpr (kMatrix) return one_fold_pixel_for(location.formula, location.julia, distance, atom);
         else return one_floatexp_pixel_for(location.formula, location.julia, distance, atom);
     }();
     // A Julia set's critical orbit and its table.
@@ -754,19 +758,15 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
         DeepPixelCounters counters;
         EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
         EXPECT_FALSE(deep_lanes_take(formula));
-        // The FloatExp lanes take them without the distance estimate (its Jacobian steps are the
-        // one-pixel loop's).
-        float estimate = 0.0f;
-        DeepLanesRowFloatExp floatexp_row;
-        floatexp_row.formula = formula;
-        floatexp_row.distance = &estimate;
-        EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
-        EXPECT_FALSE(deep_lanes_floatexp_take(formula, true));
-        EXPECT_TRUE(deep_lanes_floatexp_take(formula, false));
+        EXPECT_TRUE(deep_lanes_floatexp_take(formula));  // the FloatExp lanes take every formula
     }
+    DeepLanesRowFloatExp floatexp_row;
+    floatexp_row.formula = Formula(255);  // no formula
+    DeepPixelCounters counters;
+    EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
+    EXPECT_FALSE(deep_lanes_floatexp_take(Formula(255)));
     EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
     EXPECT_TRUE(deep_lanes_take(Formula::Multibrot8));
-    EXPECT_TRUE(deep_lanes_floatexp_take(Formula::Multibrot8, true));
 }
 
 // FloatExp deltas on the lanes, at Kalles Fraktaler 2's 4E533 and 1E1086 benchmark locations: the
@@ -835,23 +835,25 @@ TEST(DeepLanes, FloatExpMultibrotsMatchOnePixelLoop) {
 }
 
 // The Burning Ship and the Tricorn on the FloatExp lanes: their folded steps (the Burning Ship's
-// diffabs by its cases, the Tricorn's conjugate) and skips by real 2x2 matrices, at boundary views
-// of 1E20 (FloatExp asked for; about half the pixels reach the limit), with and without the atom
-// period; the Burning Ship's Julia set at 1E50; the Tricorn's tip and the Burning Ship's Julia set
-// at 1E320, where the frame needs them.
+// diffabs by its cases, the Tricorn's conjugate), skips by real 2x2 matrices and the estimate's
+// Jacobian (the fold's sign per lane), at boundary views of 1E20 (FloatExp asked for; about half
+// the pixels reach the limit), with and without the estimate and the atom period; the Burning
+// Ship's Julia set at 1E50; the Tricorn's tip and the Burning Ship's Julia set at 1E320, where the
+// frame needs them.
 TEST(DeepLanes, FloatExpBurningShipAndTricornMatchOnePixelLoop) {
     for (const FamilyCase* c : {&kTricorn, &kBurningShip, &kBurningShipHull}) {
         SCOPED_TRACE(c->name);
         const DeepLocation location = boundary_location(*c, kSteps1e60, kFamilyIterations, "1E20");
         check_floatexp(location, 23, 9, true);
+        check_floatexp(location, 23, 9, true, 0, true);
         check_floatexp(location, 23, 9, true, 0, false, true);
     }
     const DeepLocation julia = boundary_location(kJuliaBurningShip, kSteps1e60, kFamilyIterations, "1E50");
     check_floatexp(julia, 23, 9, true);
-    check_floatexp(julia, 23, 9, true, 0, false, true);
+    check_floatexp(julia, 23, 9, true, 0, true, true);
     for (const FamilyCase* c : {&kTricornTip, &kJuliaBurningShip}) {
         SCOPED_TRACE(c->name);
-        check_floatexp(boundary_location(*c, kSteps1e320, 1500, "1E320"), 29, 11, true, 0, false, true);
+        check_floatexp(boundary_location(*c, kSteps1e320, 1500, "1E320"), 29, 11, true, 0, true, true);
     }
 }
 
