@@ -142,7 +142,7 @@ bool build_bla_table(const DeepComplex<T>* z, int64_t last_index, T max_dc, doub
         budget[size_t(i)] = bla_single_budget(e[i], epsilon);
     }
     if (!merge_levels(levels, steps, max_dc, cancel, start, table, budget.data(), epsilon)) return false;
-    bla_raise_first_level(bla_first_skip_level<T>(degree, true, levels), table);
+    bla_raise_first_level(bla_first_skip_level<T>(degree, levels), table);
     if constexpr (std::is_same_v<T, double>) {
         if (degree == 2) {
             build_lane_layout(z, last_index, table);
@@ -165,7 +165,9 @@ bool build_bla_table_matrix(const DeepComplex<T>* z, int64_t last_index, T max_d
     BlaStep<T, M>* e = table->entries.data();
 #pragma omp parallel for schedule(static) if (steps > kBlaParallelMin)
     for (int64_t i = 0; i < steps; ++i) e[i] = bla_single_step_matrix(z[i + 1], epsilon, burning_ship);
-    return merge_levels(levels, steps, max_dc, cancel, start, table);
+    if (!merge_levels(levels, steps, max_dc, cancel, start, table)) return false;
+    bla_raise_first_level(bla_first_skip_level<T>(2, levels), table);
+    return true;
 }
 
 template bool build_bla_table<double>(const DeepComplex<double>*, int64_t, double, double, const std::atomic<bool>*,

@@ -360,13 +360,16 @@ MS_DEEP_HD int bla_trailing_zeros(uint64_t x) {
 // the steps it replaces. On the CPU's SIMD lanes (deep_cpu_lanes_avx512.cpp) a double-delta frame
 // runs fastest with skips from level 6 (64 iterations), but the one-pixel loop (a drag's narrow
 // strips) then slows by a fifth to a third; from level 4 the lanes keep
-// most of the gain and the one-pixel loop its speed (docs/deep-zoom.md has the figures). Steps
-// drop no z^2 term, so fewer skips cost no accuracy. Tables of other numbers and formulas keep
-// every level: their steps cost far more (FloatExp, the Multibrots' powers, the matrices).
+// most of the gain and the one-pixel loop its speed (docs/deep-zoom.md has the figures). The
+// Burning Ship's and the Tricorn's matrix tables (degree 2) skip from level 4 too: their lanes
+// (deep_cpu_lanes.cpp) look each skip up lane by lane, and with every level they are slower than
+// the one-pixel loop. Steps drop no z^2 term, so fewer skips cost no accuracy. Tables of other
+// numbers and formulas keep every level: their steps cost far more (FloatExp, the Multibrots'
+// powers).
 inline constexpr int kBlaFirstSkipLevelDouble = 4;
 template <typename T>
-int bla_first_skip_level(int degree, bool complex, int levels) {
-    const bool cheap_steps = std::is_same_v<T, double> && degree == 2 && complex;
+int bla_first_skip_level(int degree, int levels) {
+    const bool cheap_steps = std::is_same_v<T, double> && degree == 2;
     if (!cheap_steps || levels < 1) return 0;
     return kBlaFirstSkipLevelDouble < levels - 1 ? kBlaFirstSkipLevelDouble : levels - 1;
 }

@@ -132,7 +132,7 @@ std::shared_ptr<DeviceBlaTable<T, L>> build_levels(int64_t last_index, T max_dc,
             budget ? budget + dst_offset : nullptr, dst_size, max_dc, epsilon);
         CUDA_CHECK_LAUNCH();
     }
-    const int first = bla_first_skip_level<T>(degree, with_budget, levels);
+    const int first = bla_first_skip_level<T>(degree, levels);
     if (first > 0) {
         BlaView<T, L> view = table->view;
         view.levels = levels;
@@ -178,7 +178,7 @@ std::shared_ptr<DeviceBlaTable<T, DeepMatrix<T>>> build_bla_table_matrix_cuda(co
                                                                               void* stream,
                                                                               const std::atomic<bool>* cancel) {
     return build_levels<T, DeepMatrix<T>>(
-        last_index, max_dc, epsilon, false, 0, stream, cancel,
+        last_index, max_dc, epsilon, false, 2, stream, cancel,
         [&](BlaStep<T, DeepMatrix<T>>* e, BlaBudget<T>*, int64_t steps, cudaStream_t s) {
             bla_level0_matrix_kernel<T>
                 <<<blocks_for(steps), kThreads, 0, s>>>(z_device, steps, epsilon, burning_ship, e);

@@ -31,8 +31,16 @@ static_assert(kDeepBailoutSquared == kBailoutRadius * kBailoutRadius);
 // Double deltas down to this pixel spacing; FloatExp below (the products of perturbation must
 // stay clear of double's subnormals, 2.2e-308).
 constexpr double kDoubleMinSpacing = 1e-290;
-// The narrowest rows the SIMD lanes take (deep_cpu_lanes.h: four vectors of up to 8 doubles).
+// The narrowest rows the SIMD lanes take (deep_cpu_lanes.h: four vectors of up to 8 doubles):
+// narrower, most lanes would idle and the one-pixel loop is faster. The Burning Ship's and the
+// Tricorn's one-pixel loop is slower than their lanes at any width (its folded step and 2x2
+// matrices cost more a step, and their tables skip from level 4), so their rows take the lanes
+// whatever their width.
 constexpr int kLanesMinRegionWidth = 32;
+template <Formula F>
+constexpr int lanes_min_region_width() {
+    return deep_formula_bla_is_matrix(F) ? 1 : kLanesMinRegionWidth;
+}
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -68,16 +76,16 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     const int64_t last_index = orbit.last_index();
     const int64_t max_iterations = location.max_iterations;
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-    // The SIMD row loop serves the Mandelbrot set and the Multibrots (parameter planes and Julia
-    // sets) in double deltas with rebasing and BLA (deep frames down to 1e290), with or without
-    // the distance estimate and the atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h)
-    // every formula and plane past 1e290, with or without either. The rest (the Burning Ship's
-    // and the Tricorn's double deltas) runs deep_iterate_pixel a pixel at a time, and so do frames
-    // with BLA off (tests, and the benchmark's plain loop: the baseline).
+    // The SIMD row loop serves every formula's parameter plane and Julia set in double deltas with
+    // rebasing and BLA (deep frames down to 1e290), with or without the distance estimate and the
+    // atom period; the FloatExp lanes (deep_cpu_lanes_floatexp.h) the same past 1e290. Frames with
+    // BLA off (tests, and the benchmark's plain loop: the baseline) and a drag's narrow strips run
+    // deep_iterate_pixel a pixel at a time.
     constexpr bool kLanesType = std::is_same_v<T, double> && deep_lanes_take(F) && kRebase;
-    // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too: the
-    // lanes fill from one row, so most would idle and the strip take longer.
-    const bool use_lanes = kLanesType && options.use_bla && region.width >= kLanesMinRegionWidth &&
+    // A region a few pixels wide (a drag's strip, deep_pan.h) runs a pixel at a time too, but the
+    // Burning Ship's and the Tricorn's (lanes_min_region_width): the lanes fill from one row, so
+    // most would idle and the strip take longer.
+    const bool use_lanes = kLanesType && options.use_bla && region.width >= lanes_min_region_width<F>() &&
                            (!kJulia || (W && critical_table));
     constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F) && kRebase;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth &&

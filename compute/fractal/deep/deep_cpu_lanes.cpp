@@ -45,7 +45,6 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-using Step = BlaStep<double, DeepComplex<double>>;
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(double);
 constexpr int kGroups = 4;  // vectors in flight (4 a little faster than 2)
 
@@ -57,7 +56,8 @@ using VI = hn::Vec<DI>;
 // One vector of lanes: each lane a pixel (or idle, alive 0, once the row has no pixel left).
 struct Group {
     VD zr, zi, z2, dcr, dci, Zr, Zi, alive;
-    VD Dr, Di;     // kDistance: the derivative (deep_derivative.h, in pixels)
+    VD Dr, Di;     // kDistance: the derivative (deep_derivative.h, in pixels); a Jacobian's xx, xy
+    VD Dyx, Dyy;   // kDistance, the Burning Ship and the Tricorn: the Jacobian's yx, yy
     VD atom_norm;  // kAtom: the smallest |Z_m + z|^2 so far and its n (0: none yet)
     VI atom_n;
     VI m, n;
@@ -65,18 +65,21 @@ struct Group {
     int pixel[kMaxLanes];
 };
 
-// An orbit the lanes iterate against, with its table: the row's Z, and a Julia set's W.
+// An orbit the lanes iterate against, with its table of linear maps L (complex numbers, or the
+// Burning Ship's and the Tricorn's real 2x2 matrices): the row's Z, and a Julia set's W.
+template <class L>
 struct LaneOrbit {
     const DeepComplex<double>* z;
     int64_t last;
-    const BlaView<double, DeepComplex<double>>* bla;
+    const BlaView<double, L>* bla;
     const double* r2;  // level 0's radii (the compact copy; a dummy 0 with BLA off)
     const DeepAtomStep<double>* atom_steps;
 };
 
+template <class L>
 struct RowState {
     const DeepLanesRow* row;
-    LaneOrbit orbit[2];  // Z; a Julia set's W
+    LaneOrbit<L> orbit[2];  // Z; a Julia set's W
     int next_pixel = 0;
     DeepPixelCounters* counters;
 };
@@ -90,7 +93,8 @@ double NormOf(double re, double im) {
 
 // Gives `lane` the row's next pixel (its dc, alive) at the orbit's start Z_0, or idles it where
 // the row has none left: the lanes' arrays as FinishLanes and the first fill hold them.
-void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, double* Zr, double* Zi, double* alive) {
+template <class L>
+void StartLane(RowState<L>& s, Group& g, size_t lane, double* dcr, double* dci, double* Zr, double* Zi, double* alive) {
     const DeepLanesRow& row = *s.row;
     Zr[lane] = row.orbit[0].re;
     Zi[lane] = row.orbit[0].im;
@@ -110,13 +114,15 @@ void StartLane(RowState& s, Group& g, size_t lane, double* dcr, double* dci, dou
 // Writes out the lanes in `done` (escaped: `escaped`; `norm` their |z|^2, fr + i fi their full
 // value) and gives each the row's next pixel, or idles it.
 template <Formula F, bool kJulia, bool kDistance, bool kAtom>
-HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t escaped, VD norm, VD fr, VD fi) {
+HWY_NOINLINE void FinishLanes(RowState<DeepBlaLinear<F, double>>& s, Group& g, uint64_t done, uint64_t escaped, VD norm,
+                              VD fr, VD fi) {
     const D d;
     const DI di;
     HWY_ALIGN double zr[kMaxLanes], zi[kMaxLanes], z2[kMaxLanes], dcr[kMaxLanes], dci[kMaxLanes], Zr[kMaxLanes],
         Zi[kMaxLanes], alive[kMaxLanes], fn[kMaxLanes], full_re[kMaxLanes], full_im[kMaxLanes], Dr[kMaxLanes],
-        Di[kMaxLanes], atom_norm[kMaxLanes];
+        Di[kMaxLanes], Dyx[kMaxLanes], Dyy[kMaxLanes], atom_norm[kMaxLanes];
     HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], atom_n[kMaxLanes], on_w[kMaxLanes], last[kMaxLanes];
+    constexpr bool kMatrix = deep_formula_bla_is_matrix(F);
     if constexpr (kJulia) {
         hn::Store(g.on_w, di, on_w);
         hn::Store(g.last, di, last);
@@ -135,6 +141,10 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         hn::Store(fi, d, full_im);
         hn::Store(g.Dr, d, Dr);
         hn::Store(g.Di, d, Di);
+        if constexpr (kMatrix) {
+            hn::Store(g.Dyx, d, Dyx);
+            hn::Store(g.Dyy, d, Dyy);
+        }
     }
     if constexpr (kAtom) {
         hn::Store(g.atom_norm, d, atom_norm);
@@ -149,9 +159,15 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
         if (escaped >> lane & 1) {
             row.escape_count[p] = n[lane];
             row.mu[p] = deep_smooth_mu<F>(n[lane], fn[lane]);
-            if constexpr (kDistance)
-                row.distance[p] = deep_distance_estimate<F>(DeepComplex<double>{full_re[lane], full_im[lane]}, fn[lane],
-                                                            DeepComplex<double>{Dr[lane], Di[lane]});
+            if constexpr (kDistance) {
+                const DeepComplex<double> full{full_re[lane], full_im[lane]};
+                if constexpr (kMatrix)
+                    row.distance[p] = deep_distance_estimate<F>(
+                        full, fn[lane], DeepMatrix<double>{Dr[lane], Di[lane], Dyx[lane], Dyy[lane]});
+                else
+                    row.distance[p] = deep_distance_estimate<F>(full, fn[lane],
+                                                                DeepComplex<double>{Dr[lane], Di[lane]});
+            }
             if constexpr (kAtom) row.atom_period[p] = float(atom_n[lane]);
             s.counters->iterations += uint64_t(n[lane]);
             ++s.counters->escaped;
@@ -160,7 +176,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
             s.counters->iterations += uint64_t(row.max_iterations);
         }
         zr[lane] = zi[lane] = z2[lane] = 0.0;
-        Dr[lane] = Di[lane] = 0.0;  // D_0 = 0 on the parameter plane
+        Dr[lane] = Di[lane] = Dyx[lane] = Dyy[lane] = 0.0;  // D_0 = 0 on the parameter plane
         atom_norm[lane] = 0.0;
         atom_n[lane] = 0;
         m[lane] = n[lane] = 0;
@@ -170,6 +186,7 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
             zi[lane] = dci[lane];
             z2[lane] = NormOf<F>(zr[lane], zi[lane]);
             Dr[lane] = s.row->spacing;
+            if constexpr (kMatrix) Dyy[lane] = s.row->spacing;  // spacing I
             on_w[lane] = 0;
             last[lane] = s.orbit[0].last;
         }
@@ -189,6 +206,10 @@ HWY_NOINLINE void FinishLanes(RowState& s, Group& g, uint64_t done, uint64_t esc
     if constexpr (kDistance) {
         g.Dr = hn::Load(d, Dr);
         g.Di = hn::Load(d, Di);
+        if constexpr (kMatrix) {
+            g.Dyx = hn::Load(d, Dyx);
+            g.Dyy = hn::Load(d, Dyy);
+        }
     }
     if constexpr (kAtom) {
         g.atom_norm = hn::Load(d, atom_norm);
@@ -251,9 +272,47 @@ HWY_INLINE void MultibrotStep(VD Zr, VD Zi, VD zr, VD zi, VD* out_re, VD* out_im
     ComplexProduct(ar, ai, zr, zi, out_re, out_im);
 }
 
+// deep_twice(c) + d and the Burning Ship's diffabs(c, d) = |c + d| - |c| by deep_diffabs's cases
+// (deep_negative: below 0, so -0 counts as not negative).
+HWY_INLINE VD Diffabs(VD c, VD d_) {
+    const D d;
+    const VD zero = hn::Zero(d);
+    const VD twice_c_plus_d = hn::Add(hn::Add(c, c), d_);
+    const hn::Mask<D> c_negative = c < zero, s_negative = hn::Add(c, d_) < zero;
+    const VD if_c = hn::IfThenElse(s_negative, hn::Neg(twice_c_plus_d), d_);
+    const VD if_not_c = hn::IfThenElse(s_negative, hn::Neg(d_), twice_c_plus_d);
+    return hn::IfThenElse(c_negative, if_not_c, if_c);
+}
+
+// The Tricorn's and the Burning Ship's f(Z + z) - f(Z) (deep_perturbation_step's, the same
+// products and sums in the same order).
+template <Formula F>
+HWY_INLINE void FoldStep(VD Zr, VD Zi, VD zr, VD zi, VD* out_re, VD* out_im) {
+    const VD ar = hn::Add(hn::Add(Zr, Zr), zr), ai = hn::Add(hn::Add(Zi, Zi), zi);  // deep_twice(Z) + z
+    if constexpr (F == Formula::Tricorn) {
+        VD wr, wi;
+        ComplexProduct(ar, ai, zr, zi, &wr, &wi);
+        *out_re = wr;
+        *out_im = hn::Neg(wi);
+    } else {
+        *out_re = hn::Sub(hn::Mul(ar, zr), hn::Mul(ai, zi));
+        const VD c = hn::Mul(Zr, Zi), d_ = hn::Add(hn::Mul(Zr, zi), hn::Mul(zr, hn::Add(Zi, zi)));
+        const VD diff = Diffabs(c, d_);
+        *out_im = hn::Add(diff, diff);
+    }
+}
+
+// A real 2x2 matrix times (re, im) (bla_apply's: xx re + xy im, yx re + yy im).
+HWY_INLINE void MatrixProduct(VD xx, VD xy, VD yx, VD yy, VD re, VD im, VD* out_re, VD* out_im) {
+    *out_re = hn::Add(hn::Mul(xx, re), hn::Mul(xy, im));
+    *out_im = hn::Add(hn::Mul(yx, re), hn::Mul(yy, im));
+}
+
 // One pass of deep_iterate_pixel's loop for every lane of g.
 template <Formula F, bool kJulia, bool kDistance, bool kAtom>
-HWY_INLINE void Advance(RowState& s, Group& g) {
+HWY_INLINE void Advance(RowState<DeepBlaLinear<F, double>>& s, Group& g) {
+    using L = DeepBlaLinear<F, double>;
+    constexpr bool kMatrix = deep_formula_bla_is_matrix(F);
     const D d;
     const DI di;
     const DeepLanesRow& row = *s.row;
@@ -262,7 +321,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     // kJulia: each lane's orbit (0: Z, 1: W).
     [[maybe_unused]] HWY_ALIGN int64_t on_w[kMaxLanes];
     if constexpr (kJulia) hn::Store(g.on_w, di, on_w);
-    auto orbit_of = [&](size_t lane) -> const LaneOrbit& { return s.orbit[kJulia ? on_w[lane] : 0]; };
+    auto orbit_of = [&](size_t lane) -> const LaneOrbit<L>& { return s.orbit[kJulia ? on_w[lane] : 0]; };
 
     // 1. BLA, level 0 first: valid where 1 <= m <= level_size[0] and |z|^2 < r2.
     HWY_ALIGN double lane_r2[kMaxLanes];
@@ -271,13 +330,13 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         HWY_ALIGN int64_t m[kMaxLanes];
         hn::Store(g.m, di, m);
         for (size_t lane = 0; lane < hn::Lanes(d); ++lane) {
-            const LaneOrbit& o = orbit_of(lane);
+            const LaneOrbit<L>& o = orbit_of(lane);
             const int64_t size0 = o.bla->levels > 0 ? o.bla->level_size[0] : 0;
             lane_r2[lane] = m[lane] >= 1 && m[lane] <= size0 ? o.r2[m[lane] - 1] : 0.0;
         }
         skip = hn::And(g.z2 < hn::Load(d, lane_r2), alive);
     } else {
-        const BlaView<double, DeepComplex<double>>& bla = *row.bla;
+        const BlaView<double, L>& bla = *s.orbit[0].bla;
         const VI level0_size = hn::Set(di, bla.levels > 0 ? bla.level_size[0] : 0);
         const hn::Mask<DI> in_range = hn::And(g.m > zero_i, hn::Not(g.m > level0_size));
         const VI index0 = hn::IfThenElseZero(in_range, hn::Sub(g.m, one_i));
@@ -289,7 +348,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     }
 
     // The perturbation step for every lane: the Mandelbrot set's (Z + (Z + z)) z + dc, fused
-    // (deep_iterate_pixel's), a Multibrot's f(Z + z) - f(Z) + dc; a Julia set's adds no dc
+    // (deep_iterate_pixel's), another formula's f(Z + z) - f(Z) + dc; a Julia set's adds no dc
     // (deep_fused_mul for the Mandelbrot set's).
     VD zr, zi;
     if constexpr (F == Formula::Mandelbrot) {
@@ -297,7 +356,8 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         if constexpr (kJulia) FusedProduct(tr, ti, g.zr, g.zi, &zr, &zi);
         else FusedProductAdd(tr, ti, g.zr, g.zi, g.dcr, g.dci, &zr, &zi);
     } else {
-        MultibrotStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
+        if constexpr (kMatrix) FoldStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
+        else MultibrotStep<F>(g.Zr, g.Zi, g.zr, g.zi, &zr, &zi);
         if constexpr (!kJulia) {
             zr = hn::Add(zr, g.dcr);
             zi = hn::Add(zi, g.dci);
@@ -307,8 +367,29 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     // value before the step (deep_derivative_step; the Mandelbrot set's deep_twice(w D) is the
     // product times 2, exactly; after a rebase Z_0 + z differs from the loop's w at most in the
     // sign of a zero, which leaves |D| as it is).
-    [[maybe_unused]] VD Dr, Di;
-    if constexpr (kDistance) {
+    [[maybe_unused]] VD Dr, Di, Dyx, Dyy;
+    if constexpr (kDistance && kMatrix) {
+        // The Jacobian: J_f(w) D + spacing I (deep_derivative_product's columns (x2 u - y2 v,
+        // s (y2 u + x2 v)), s = -1 for the Tricorn and for the Burning Ship where w's coordinates
+        // have opposite signs (a zero has neither sign).
+        const VD zero = hn::Zero(d);
+        const VD wr = hn::Add(g.Zr, g.zr), wi = hn::Add(g.Zi, g.zi);
+        const VD x2 = hn::Add(wr, wr), y2 = hn::Add(wi, wi);
+        hn::Mask<D> flip = zero == zero;  // the Tricorn: every lane
+        if constexpr (F == Formula::BurningShip)
+            flip = hn::Or(hn::And(wr<zero, wi> zero), hn::And(wr > zero, wi < zero));
+        const VD yx = hn::Add(hn::Mul(y2, g.Dr), hn::Mul(x2, g.Dyx));
+        const VD yy = hn::Add(hn::Mul(y2, g.Di), hn::Mul(x2, g.Dyy));
+        Dr = hn::Sub(hn::Mul(x2, g.Dr), hn::Mul(y2, g.Dyx));
+        Di = hn::Sub(hn::Mul(x2, g.Di), hn::Mul(y2, g.Dyy));
+        Dyx = hn::IfThenElse(flip, hn::Neg(yx), yx);
+        Dyy = hn::IfThenElse(flip, hn::Neg(yy), yy);
+        if constexpr (!kJulia) {
+            const VD spacing = hn::Set(d, s.row->spacing);
+            Dr = hn::Add(Dr, spacing);
+            Dyy = hn::Add(Dyy, spacing);
+        }
+    } else if constexpr (kDistance) {
         const VD wr = hn::Add(g.Zr, g.zr), wi = hn::Add(g.Zi, g.zi);
         VD qr = wr, qi = wi;  // w^(d-1)
         for (int j = 2; j < formula_degree(F); ++j) {
@@ -328,8 +409,8 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     const uint64_t skip_bits = MaskBits(d, skip);
     if (skip_bits) {
         // The longest valid skip of each such lane, as bla_lookup finds it; then A z + B dc.
-        HWY_ALIGN double z2[kMaxLanes], a_re[kMaxLanes] = {}, a_im[kMaxLanes] = {}, b_re[kMaxLanes] = {},
-                                        b_im[kMaxLanes] = {};
+        // A and B: a complex number's re and im in [0] and [1]; a matrix's xx, xy, yx, yy in [0 .. 3].
+        HWY_ALIGN double z2[kMaxLanes], a[4][kMaxLanes] = {}, b[4][kMaxLanes] = {};
         HWY_ALIGN int64_t m[kMaxLanes], n[kMaxLanes], lengths[kMaxLanes] = {};
         hn::Store(g.z2, d, z2);
         hn::Store(g.m, di, m);
@@ -344,12 +425,24 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
         for (uint64_t bits = skip_bits; bits; bits &= bits - 1) {
             const int lane = __builtin_ctzll(bits);
-            const LaneOrbit& o = orbit_of(size_t(lane));
-            const Step* step = deep_lanes_lookup(*o.bla, o.r2, m[lane], z2[lane], row.max_iterations - n[lane]);
-            a_re[lane] = step->a.re;
-            a_im[lane] = step->a.im;
-            b_re[lane] = step->b.re;
-            b_im[lane] = step->b.im;
+            const LaneOrbit<L>& o = orbit_of(size_t(lane));
+            const BlaStep<double, L>* step = deep_lanes_lookup(*o.bla, o.r2, m[lane], z2[lane],
+                                                               row.max_iterations - n[lane]);
+            if constexpr (kMatrix) {
+                a[0][lane] = step->a.xx;
+                a[1][lane] = step->a.xy;
+                a[2][lane] = step->a.yx;
+                a[3][lane] = step->a.yy;
+                b[0][lane] = step->b.xx;
+                b[1][lane] = step->b.xy;
+                b[2][lane] = step->b.yx;
+                b[3][lane] = step->b.yy;
+            } else {
+                a[0][lane] = step->a.re;
+                a[1][lane] = step->a.im;
+                b[0][lane] = step->b.re;
+                b[1][lane] = step->b.im;
+            }
             lengths[lane] = step->length;
             s.counters->bla_iterations += uint64_t(step->length);
             ++s.counters->bla_skips;
@@ -365,15 +458,25 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
             g.atom_norm = hn::Load(d, atom_norm);
             g.atom_n = hn::Load(di, atom_n);
         }
-        const VD ar = hn::Load(d, a_re), ai = hn::Load(d, a_im), br = hn::Load(d, b_re), bi = hn::Load(d, b_im);
+        const VD ar = hn::Load(d, a[0]), ai = hn::Load(d, a[1]), br = hn::Load(d, b[0]), bi = hn::Load(d, b[1]);
         const VI skip_length = hn::Load(di, lengths);
         // deep_fused_mul_add(a, z, bla_apply(b, dc)) for the Mandelbrot set, bla_apply(a, z) +
-        // bla_apply(b, dc) for a Multibrot, in deep_perturbation.h's order; a Julia set's skip
+        // bla_apply(b, dc) for the others, in deep_perturbation.h's order; a Julia set's skip
         // is A z alone (deep_fused_mul for the Mandelbrot set's).
         VD kr, ki;
         [[maybe_unused]] VD bdr, bdi;  // B dc (bla_apply), on a parameter plane
-        if constexpr (!kJulia) ComplexProduct(br, bi, g.dcr, g.dci, &bdr, &bdi);
-        if constexpr (F == Formula::Mandelbrot && kJulia) {
+        if constexpr (!kJulia) {
+            if constexpr (kMatrix)
+                MatrixProduct(br, bi, hn::Load(d, b[2]), hn::Load(d, b[3]), g.dcr, g.dci, &bdr, &bdi);
+            else ComplexProduct(br, bi, g.dcr, g.dci, &bdr, &bdi);
+        }
+        if constexpr (kMatrix) {
+            MatrixProduct(ar, ai, hn::Load(d, a[2]), hn::Load(d, a[3]), g.zr, g.zi, &kr, &ki);
+            if constexpr (!kJulia) {
+                kr = hn::Add(kr, bdr);
+                ki = hn::Add(ki, bdi);
+            }
+        } else if constexpr (F == Formula::Mandelbrot && kJulia) {
             FusedProduct(ar, ai, g.zr, g.zi, &kr, &ki);
         } else if constexpr (F == Formula::Mandelbrot) {
             FusedProductAdd(ar, ai, g.zr, g.zi, bdr, bdi, &kr, &ki);
@@ -386,7 +489,24 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
         }
         zr = hn::IfThenElse(skip, kr, zr);
         zi = hn::IfThenElse(skip, ki, zi);
-        if constexpr (kDistance) {  // D <- A D + B spacing, A D on a Julia set (deep_derivative_skip)
+        if constexpr (kDistance && kMatrix) {  // D <- A D + B spacing (bla_compose, bla_add), A D on a Julia set
+            const VD ayx = hn::Load(d, a[2]), ayy = hn::Load(d, a[3]);
+            VD qxx = hn::Add(hn::Mul(ar, g.Dr), hn::Mul(ai, g.Dyx)),
+               qxy = hn::Add(hn::Mul(ar, g.Di), hn::Mul(ai, g.Dyy));
+            VD qyx = hn::Add(hn::Mul(ayx, g.Dr), hn::Mul(ayy, g.Dyx)),
+               qyy = hn::Add(hn::Mul(ayx, g.Di), hn::Mul(ayy, g.Dyy));
+            if constexpr (!kJulia) {
+                const VD spacing = hn::Set(d, s.row->spacing);
+                qxx = hn::Add(qxx, hn::Mul(br, spacing));
+                qxy = hn::Add(qxy, hn::Mul(bi, spacing));
+                qyx = hn::Add(qyx, hn::Mul(hn::Load(d, b[2]), spacing));
+                qyy = hn::Add(qyy, hn::Mul(hn::Load(d, b[3]), spacing));
+            }
+            Dr = hn::IfThenElse(skip, qxx, Dr);
+            Di = hn::IfThenElse(skip, qxy, Di);
+            Dyx = hn::IfThenElse(skip, qyx, Dyx);
+            Dyy = hn::IfThenElse(skip, qyy, Dyy);
+        } else if constexpr (kDistance) {  // D <- A D + B spacing, A D on a Julia set (deep_derivative_skip)
             VD qr, qi;
             ComplexProduct(ar, ai, g.Dr, g.Di, &qr, &qi);
             if constexpr (!kJulia) {
@@ -403,6 +523,10 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     if constexpr (kDistance) {
         g.Dr = Dr;
         g.Di = Di;
+        if constexpr (kMatrix) {
+            g.Dyx = Dyx;
+            g.Dyy = Dyy;
+        }
     }
     g.m = hn::Add(g.m, length);
     g.n = hn::Add(g.n, length);
@@ -437,7 +561,7 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
     g.z2 = hn::IfThenElse(rebase, full_norm, z2);  // |full|^2, computed as the norm of z would be
     g.m = hn::IfThenZeroElse(hn::RebindMask(di, rebase), g.m);
     // The orbit's start: Z_0, or a Julia set's W_0 (the lane then stays on W).
-    const LaneOrbit& restart = s.orbit[kJulia ? 1 : 0];
+    const LaneOrbit<L>& restart = s.orbit[kJulia ? 1 : 0];
     g.Zr = hn::IfThenElse(rebase, hn::Set(d, restart.z[0].re), g.Zr);
     g.Zi = hn::IfThenElse(rebase, hn::Set(d, restart.z[0].im), g.Zi);
     if constexpr (kJulia) {
@@ -455,17 +579,21 @@ HWY_INLINE void Advance(RowState& s, Group& g) {
 
 template <Formula F, bool kJulia, bool kDistance, bool kAtom>
 void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
+    using L = DeepBlaLinear<F, double>;
     const D d;
     const DI di;
-    RowState s;
+    RowState<L> s;
     s.row = &row;
     s.counters = counters;
     static const double kNoRadius = 0.0;
-    s.orbit[0] = {row.orbit, row.last_index, row.bla,
-                  row.bla_r2 && row.bla && row.bla->levels > 0 ? row.bla_r2 : &kNoRadius, row.atom_steps};
-    if constexpr (kJulia)
-        s.orbit[1] = {row.orbit_w, row.last_index_w, row.bla_w,
-                      row.bla_r2_w && row.bla_w && row.bla_w->levels > 0 ? row.bla_r2_w : &kNoRadius, row.atom_steps_w};
+    const BlaView<double, L>* bla = deep_lanes_table<L>(row, false);
+    s.orbit[0] = {row.orbit, row.last_index, bla, row.bla_r2 && bla && bla->levels > 0 ? row.bla_r2 : &kNoRadius,
+                  row.atom_steps};
+    if constexpr (kJulia) {
+        const BlaView<double, L>* bla_w = deep_lanes_table<L>(row, true);
+        s.orbit[1] = {row.orbit_w, row.last_index_w, bla_w,
+                      row.bla_r2_w && bla_w && bla_w->levels > 0 ? row.bla_r2_w : &kNoRadius, row.atom_steps_w};
+    }
     Group groups[kGroups];
     for (Group& g : groups) {
         g.m = g.n = hn::Zero(di);
@@ -474,7 +602,7 @@ void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
         HWY_ALIGN double zeros[kMaxLanes] = {}, dcr[kMaxLanes] = {}, dci[kMaxLanes] = {}, alive[kMaxLanes] = {},
                          Zr[kMaxLanes] = {}, Zi[kMaxLanes] = {};
         for (size_t lane = 0; lane < hn::Lanes(d); ++lane) StartLane(s, g, lane, dcr, dci, Zr, Zi, alive);
-        g.zr = g.zi = g.z2 = g.Dr = g.Di = g.atom_norm = hn::Load(d, zeros);
+        g.zr = g.zi = g.z2 = g.Dr = g.Di = g.Dyx = g.Dyy = g.atom_norm = hn::Load(d, zeros);
         g.atom_n = hn::Zero(di);
         g.dcr = hn::Load(d, dcr);
         g.dci = hn::Load(d, dci);
@@ -488,6 +616,7 @@ void LanesRowOf(const DeepLanesRow& row, DeepPixelCounters* counters) {
             g.zi = g.dci;
             g.z2 = hn::Load(d, z2);
             g.Dr = hn::Set(d, row.spacing);
+            if constexpr (deep_formula_bla_is_matrix(F)) g.Dyy = g.Dr;  // spacing I
             g.on_w = hn::Zero(di);
             g.last = hn::Set(di, row.last_index);
         }
@@ -529,6 +658,8 @@ void LanesRow(const DeepLanesRow& row, DeepPixelCounters* counters) {
     case Formula::Multibrot7: LanesRowFor<Formula::Multibrot7>(row, counters); break;
     case Formula::Multibrot8: LanesRowFor<Formula::Multibrot8>(row, counters); break;
     case Formula::Mandelbrot: LanesRowFor<Formula::Mandelbrot>(row, counters); break;
+    case Formula::BurningShip: LanesRowFor<Formula::BurningShip>(row, counters); break;
+    case Formula::Tricorn: LanesRowFor<Formula::Tricorn>(row, counters); break;
     default: break;  // deep_lanes_row refuses the rest (deep_lanes_take)
     }
 }

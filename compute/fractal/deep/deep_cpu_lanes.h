@@ -1,7 +1,7 @@
-// deep_cpu_lanes.h: deep_cpu's row loop for the common case (the Mandelbrot set and the
-// Multibrots, their parameter planes and Julia sets, double deltas, rebasing, BLA, with or without
-// the distance estimate and the atom period), with one pixel per SIMD lane (Highway; AVX-512 runs
-// 8 doubles a vector, for the Mandelbrot set's parameter plane) and four vectors in flight.
+// deep_cpu_lanes.h: deep_cpu's row loop for double deltas (every formula, its parameter plane and
+// Julia set, rebasing, BLA, with or without the distance estimate and the atom period), with one
+// pixel per SIMD lane (Highway; AVX-512 runs 8 doubles a vector, for the Mandelbrot set's
+// parameter plane) and four vectors in flight.
 //
 // Why: deep_iterate_pixel (deep_perturbation.h) is one pixel at a time, and each perturbation
 // step waits on the one before (add, multiply, subtract, add: four latencies in a row), so a
@@ -14,7 +14,8 @@
 // level-0 entry is valid; the skip's A z + B dc is then computed in the vector in the same
 // order), and rebases under the same conditions. With the distance estimate each lane carries the
 // derivative D as deep_iterate_pixel's kDistance loop does (deep_derivative.h: the step's
-// 2 w D + spacing, the skip's A D + B spacing, the same products and sums) and writes the same
+// 2 w D + spacing, the skip's A D + B spacing, the same products and sums; the Burning Ship's and
+// the Tricorn's 2x2 Jacobian, J_f(w) D + spacing I and A D + B spacing) and writes the same
 // estimate; with the atom period, its smallest |Z_m + z|^2 and that n, as the kAtom loop tests
 // them (deep_atom.h). Lanes that finish a pixel take the row's next one. tests/fractal/deep/test_deep_lanes.cpp
 // holds the two loops to each other.
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "compute/fractal/deep/deep_bla.h"
 #include "compute/fractal/deep/deep_perturbation.h"
@@ -31,12 +33,15 @@
 namespace ms {
 
 struct DeepLanesRow {
-    // The Mandelbrot set or a Multibrot (their parameter planes); the AVX-512 loop takes the
-    // Mandelbrot set's rows, the Highway loop every one.
+    // A formula the lanes take (deep_lanes_take); the AVX-512 loop takes the Mandelbrot set's
+    // parameter plane, the Highway loop every one.
     Formula formula = Formula::Mandelbrot;
     const DeepComplex<double>* orbit = nullptr;  // Z_0 .. Z_last (Z_0 = 0)
     int64_t last_index = 0;
-    const BlaView<double, DeepComplex<double>>* bla = nullptr;  // no levels: BLA off
+    // The table (no levels: BLA off): bla for the formulas whose linear maps are complex numbers,
+    // bla_matrix for the Burning Ship and the Tricorn (deep_formula_bla_is_matrix).
+    const BlaView<double, DeepComplex<double>>* bla = nullptr;
+    const BlaView<double, DeepMatrix<double>>* bla_matrix = nullptr;
     const double* bla_r2 = nullptr;  // the table's compact radii (BlaTable::r2); null with BLA off
     // The table's lane layout (BlaTable::lane_points, lane_chain); null: the Highway loop below
     // runs instead of the AVX-512 one (deep_cpu_lanes_avx512.cpp).
@@ -62,13 +67,16 @@ struct DeepLanesRow {
     const DeepComplex<double>* orbit_w = nullptr;
     int64_t last_index_w = 0;
     const BlaView<double, DeepComplex<double>>* bla_w = nullptr;
+    const BlaView<double, DeepMatrix<double>>* bla_matrix_w = nullptr;
     const double* bla_r2_w = nullptr;
     const DeepAtomStep<double>* atom_steps_w = nullptr;
 };
 
-// The formulas whose double-delta rows the lanes take: the Mandelbrot set and the Multibrots
-// (z^d + c; the Highway loop writes their step in Horner form). A new formula runs the one-pixel
-// loop until the lanes learn its step.
+// The formulas whose double-delta rows the lanes take, with the distance estimate or without:
+// the Mandelbrot set and the Multibrots (z^d + c; the Highway loop writes their step in Horner
+// form), and the Burning Ship and the Tricorn (their folded steps, skips by real 2x2 matrices, and
+// the estimate's 2x2 Jacobian). A new formula runs the one-pixel loop until the lanes learn its
+// step.
 constexpr bool deep_lanes_take(Formula formula) {
     switch (formula) {
     case Formula::Mandelbrot:
@@ -77,20 +85,34 @@ constexpr bool deep_lanes_take(Formula formula) {
     case Formula::Multibrot5:
     case Formula::Multibrot6:
     case Formula::Multibrot7:
-    case Formula::Multibrot8: return true;
+    case Formula::Multibrot8:
+    case Formula::BurningShip:
+    case Formula::Tricorn: return true;
     default: return false;
     }
 }
 
+// The row's table, of the formula's linear maps L (complex or matrix).
+template <class L>
+void deep_lanes_set_table(const BlaView<double, L>* bla, DeepLanesRow* row) {
+    if constexpr (std::is_same_v<L, DeepMatrix<double>>) row->bla_matrix = bla;
+    else row->bla = bla;
+}
+template <class L>
+const BlaView<double, L>* deep_lanes_table(const DeepLanesRow& row, bool critical) {
+    if constexpr (std::is_same_v<L, DeepMatrix<double>>) return critical ? row.bla_matrix_w : row.bla_matrix;
+    else return critical ? row.bla_w : row.bla;
+}
+
 // A row over an orbit and its table (null: BLA off; bla is its view), with the table's lane
 // layout where it has one; the caller sets the pixels, their outputs and the estimate's fields.
-inline DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t last_index,
-                                   const BlaView<double, DeepComplex<double>>& bla,
-                                   const BlaTable<double, DeepComplex<double>>* table, int64_t max_iterations) {
+template <class L>
+DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t last_index, const BlaView<double, L>& bla,
+                            const BlaTable<double, L>* table, int64_t max_iterations) {
     DeepLanesRow job;
     job.orbit = orbit;
     job.last_index = last_index;
-    job.bla = &bla;
+    deep_lanes_set_table(&bla, &job);
     job.bla_r2 = table ? table->r2.data() : nullptr;
     if (table && !table->lane_points.empty()) {
         job.lane_points = table->lane_points.data();
@@ -101,21 +123,22 @@ inline DeepLanesRow deep_lanes_job(const DeepComplex<double>* orbit, int64_t las
 }
 
 // A Julia set's row: its critical orbit W (Z_0 .. last), W's table (bla, the view of critical).
-inline void deep_lanes_julia(const DeepComplex<double>* W, int64_t last,
-                             const BlaView<double, DeepComplex<double>>& bla,
-                             const BlaTable<double, DeepComplex<double>>& critical, DeepLanesRow* job) {
+template <class L>
+void deep_lanes_julia(const DeepComplex<double>* W, int64_t last, const BlaView<double, L>& bla,
+                      const BlaTable<double, L>& critical, DeepLanesRow* job) {
     job->julia = true;
     job->orbit_w = W;
     job->last_index_w = last;
-    job->bla_w = &bla;
+    if constexpr (std::is_same_v<L, DeepMatrix<double>>) job->bla_matrix_w = &bla;
+    else job->bla_w = &bla;
     job->bla_r2_w = critical.r2.data();
 }
 
 // bla_lookup's choice (the same entry or null), reading the radii from r2 (BlaTable::r2) and
 // an entry's length only where its level's 2^k exceeds max_length.
-inline const BlaStep<double, DeepComplex<double>>* deep_lanes_lookup(const BlaView<double, DeepComplex<double>>& bla,
-                                                                     const double* r2, int64_t m, double z2,
-                                                                     int64_t max_length) {
+template <class L>
+const BlaStep<double, L>* deep_lanes_lookup(const BlaView<double, L>& bla, const double* r2, int64_t m, double z2,
+                                            int64_t max_length) {
     if (bla.levels == 0 || m < 1 || m > bla.level_size[0]) return nullptr;
     int64_t best = -1, ix = m - 1;
     for (int level = 0; level < bla.levels; ++level) {

@@ -43,9 +43,7 @@ namespace ms {
 // The formulas whose FloatExp rows the lanes take: the Mandelbrot set and the Multibrots, and the
 // Burning Ship and the Tricorn (their folded steps, skips by real 2x2 matrices, and the estimate's
 // Jacobian). A new formula runs the one-pixel loop until the lanes learn its step.
-constexpr bool deep_lanes_floatexp_take(Formula formula) {
-    return deep_lanes_take(formula) || deep_formula_bla_is_matrix(formula);
-}
+constexpr bool deep_lanes_floatexp_take(Formula formula) { return deep_lanes_take(formula); }
 
 struct DeepLanesRowFloatExp {
     Formula formula = Formula::Mandelbrot;         // one that deep_lanes_floatexp_take takes

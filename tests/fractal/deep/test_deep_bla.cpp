@@ -62,8 +62,7 @@ BlaTable<T, L> serial_table(const DeepComplex<T>* z, int64_t last_index, T max_d
     }
     // Skips from level `first`: level 0's radius at j becomes the smallest radius of the entries
     // at j from level 0 to `first` where 2^first divides j, and 0 elsewhere.
-    const int first = all_levels ? 0
-                                 : bla_first_skip_level<T>(formula_degree(formula), !kMatrix, table.view.levels);
+    const int first = all_levels ? 0 : bla_first_skip_level<T>(formula_degree(formula), table.view.levels);
     if (first > 0) {
         std::vector<T> raised(static_cast<size_t>(steps));
         for (int64_t j = 0; j < steps; ++j) {
@@ -194,8 +193,9 @@ TEST(DeepBla, CpuBuildEqualsTheSharedFunctionsMandelbrot) {
 // same table with every level, at every level-0 entry, for |z|^2 at each level's radius and just
 // below it, and for a run of iterations left that caps the skip.
 TEST(DeepBla, SkipsStartAtTheFirstSkipLevel) {
-    for (const auto& [name, location] : {std::pair<const char*, DeepLocation>{"e50 at 1E20", load_location("e50", "1E20")},
-                                         {"e113", load_location("e113")}}) {
+    for (const auto& [name, location] :
+         {std::pair<const char*, DeepLocation>{"e50 at 1E20", load_location("e50", "1E20")},
+          {"e113", load_location("e113")}}) {
         DeepFrame frame;
         const DeepRenderOptions options;
         const DeepFrameSetup setup = deep_frame_setup(location, 64, 36, options, &frame);
@@ -207,7 +207,7 @@ TEST(DeepBla, SkipsStartAtTheFirstSkipLevel) {
         BlaTable<double> built;
         ASSERT_TRUE(build_bla_table(z, last, max_dc, request.epsilon, nullptr, &built, 2));
         const BlaTable<double> all = serial_table<double, DeepComplex<double>>(z, last, max_dc, request.epsilon,
-                                                                                Formula::Mandelbrot, true);
+                                                                               Formula::Mandelbrot, true);
         // The level an entry of the full table is on.
         auto level_of = [&](const BlaStep<double>* entry) {
             const int64_t index = entry - all.view.entries;
@@ -215,7 +215,7 @@ TEST(DeepBla, SkipsStartAtTheFirstSkipLevel) {
             while (level + 1 < all.view.levels && index >= all.view.level_offset[level + 1]) ++level;
             return level;
         };
-        const int first = bla_first_skip_level<double>(2, true, built.view.levels);
+        const int first = bla_first_skip_level<double>(2, built.view.levels);
         ASSERT_EQ(first, kBlaFirstSkipLevelDouble) << name;
         const int64_t steps = built.view.level_size[0];
         int64_t taken = 0, shorter = 0;

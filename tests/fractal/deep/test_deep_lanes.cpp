@@ -80,8 +80,8 @@ void expect_same_counters(const DeepPixelCounters& lanes, const DeepPixelCounter
 // atom period; kAllInside: a frame that no pixel leaves (the checks that some escape are off).
 enum Lanes : unsigned { kPortable = 0, kLayout = 1, kDistance = 2, kAtom = 4, kAllInside = 8 };
 
-// A Julia set's critical orbit W and what goes with it (unused on a parameter plane); L: its
-// table's linear maps.
+// A Julia set's critical orbit W and what goes with it (unused on a parameter plane); L the
+// table's linear maps (complex numbers, or the Burning Ship's and the Tricorn's matrices).
 template <typename T, class L = DeepComplex<T>>
 struct CriticalOrbitOf {
     const DeepComplex<T>* W = nullptr;
@@ -89,14 +89,15 @@ struct CriticalOrbitOf {
     const BlaView<T, L>* bla = nullptr;
     const DeepAtomStep<T>* atom_steps = nullptr;
 };
-using CriticalOrbit = CriticalOrbitOf<double>;
+template <class L = DeepComplex<double>>
+struct CriticalOrbit : CriticalOrbitOf<double, L> {};
 
 // The one-pixel loop of formula F with the outputs asked for.
 template <Formula F, bool kJulia, bool kWithDistance, bool kWithAtom>
-int64_t one_pixel(const DeepComplex<double>* Z, int64_t last, const BlaView<double, DeepComplex<double>>& bla,
+int64_t one_pixel(const DeepComplex<double>* Z, int64_t last, const BlaView<double, DeepBlaLinear<F, double>>& bla,
                   DeepComplex<double> dc, int64_t max_iterations, double* mu, DeepPixelCounters& counters,
                   double spacing, float* estimate, const DeepAtomStep<double>* atom_steps, float* period,
-                  const CriticalOrbit& w) {
+                  const CriticalOrbit<DeepBlaLinear<F, double>>& w) {
     return deep_iterate_pixel<double, true, F, kJulia, kWithDistance, false, false, false, kWithAtom>(
         Z, last, bla, dc, max_iterations, mu, counters, w.W, w.last, w.bla,
         DeepDistanceOutput<double>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
@@ -111,10 +112,9 @@ template <Formula F>
 auto one_pixel_plane(bool julia, bool distance, bool atom) {
     return julia ? one_pixel_loop<F, true>(distance, atom) : one_pixel_loop<F, false>(distance, atom);
 }
-// The formulas the lanes take (deep_cpu_lanes.h): the Mandelbrot set and the Multibrots, their
-// parameter planes and Julia sets.
-decltype(one_pixel_plane<Formula::Mandelbrot>(false, false, false)) one_pixel_for(Formula formula, bool julia,
-                                                                                  bool distance, bool atom) {
+// Those of complex tables: the Mandelbrot set and the Multibrots.
+decltype(one_pixel_plane<Formula::Mandelbrot>(false, false, false)) one_pixel_complex(Formula formula, bool julia,
+                                                                                      bool distance, bool atom) {
     switch (formula) {
     case Formula::Multibrot3: return one_pixel_plane<Formula::Multibrot3>(julia, distance, atom);
     case Formula::Multibrot4: return one_pixel_plane<Formula::Multibrot4>(julia, distance, atom);
@@ -126,7 +126,22 @@ decltype(one_pixel_plane<Formula::Mandelbrot>(false, false, false)) one_pixel_fo
     }
 }
 
-// Renders the frame's rows both ways (as deep_cpu's render_pixels samples them) and compares.
+// The formulas the lanes take (deep_cpu_lanes.h), their parameter planes and Julia sets: those
+// of complex tables (the Mandelbrot set and the Multibrots), and those of matrix tables (the
+// Burning Ship and the Tricorn).
+template <class L>
+auto one_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
+    if constexpr (std::is_same_v<L, DeepMatrix<double>>) {
+        return formula == Formula::Tricorn ? one_pixel_plane<Formula::Tricorn>(julia, distance, atom)
+                                           : one_pixel_plane<Formula::BurningShip>(julia, distance, atom);
+    } else {
+        return one_pixel_complex(formula, julia, distance, atom);
+    }
+}
+
+// Renders the frame's rows both ways (as deep_cpu's render_pixels samples them) and compares; L
+// the formula's linear maps (deep_formula_bla_is_matrix).
+template <class L = DeepComplex<double>>
 void check_lanes(const DeepLocation& location, int width, int height, bool use_bla, unsigned lanes_with = kPortable) {
     const bool layout = lanes_with & kLayout, distance = lanes_with & kDistance, atom = lanes_with & kAtom;
     SCOPED_TRACE("lanes target " + std::string(deep_lanes_target()) + (layout ? " with the lane layout" : "") +
@@ -137,9 +152,9 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     const DeepFrameSetup setup = deep_frame_setup(location, width, height, options, &frame);
     ASSERT_TRUE(setup.orbit);
     ASSERT_TRUE(setup.orbit->fits_double());
-    std::shared_ptr<const BlaTable<double, DeepComplex<double>>> table, critical;
-    ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(setup, options, &table, &critical, &frame.stats)));
-    const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
+    std::shared_ptr<const BlaTable<double, L>> table, critical;
+    ASSERT_TRUE((deep_frame_bla<double, L>(setup, options, &table, &critical, &frame.stats)));
+    const BlaView<double, L> bla = bla_view(table.get());
     EXPECT_EQ(bla.levels > 0, use_bla);
     const double spacing = fe_to_double(setup.spacing);
     const DeepComplex<double> offset{fe_to_double(setup.offset.re), fe_to_double(setup.offset.im)};
@@ -157,8 +172,8 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<double>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
     // A Julia set's critical orbit and its table.
-    CriticalOrbit w;
-    const BlaView<double, DeepComplex<double>> bla_w = bla_view(critical.get());
+    CriticalOrbit<L> w;
+    const BlaView<double, L> bla_w = bla_view(critical.get());
     std::vector<DeepAtomStep<double>> atom_steps_w;
     if (location.julia) {
         ASSERT_TRUE(critical);
@@ -183,9 +198,9 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
         }
         row.orbit = Z;
         row.last_index = last;
-        row.bla = &bla;
+        deep_lanes_set_table(&bla, &row);
         row.bla_r2 = table ? table->r2.data() : nullptr;
-        if (layout && table) {
+        if (layout && table && !table->lane_points.empty()) {
             row.lane_points = table->lane_points.data();
             row.lane_chain = table->lane_chain.data();
         }
@@ -208,7 +223,7 @@ void check_lanes(const DeepLocation& location, int width, int height, bool use_b
             double expected_mu = 0.0;
             float expected_estimate = -1.0f, expected_period = -1.0f;
             const DeepComplex<double> dc{dc_re[size_t(x)], dc_im[size_t(x)]};
-            const auto loop = one_pixel_for(location.formula, location.julia, distance, atom);
+            const auto loop = one_pixel_for<L>(location.formula, location.julia, distance, atom);
             const int64_t expected = loop(Z, last, bla, dc, location.max_iterations, &expected_mu, one, spacing,
                                           &expected_estimate, steps, &expected_period, w);
             estimates += expected_estimate > 0.0f;
@@ -684,7 +699,7 @@ void check_rings(const DeepLocation& location) {
     ASSERT_TRUE((deep_frame_bla<double, DeepComplex<double>>(rs.setup, rs.options, &table, &critical, &scratch.stats)));
     const BlaView<double, DeepComplex<double>> bla = bla_view(table.get());
     const BlaView<double, DeepComplex<double>> bla_w = bla_view(critical.get());
-    CriticalOrbit w;
+    CriticalOrbit<> w;
     if (location.julia) {
         ASSERT_TRUE(critical);
         w.W = deep_critical_data<double>(*rs.setup.orbit);
@@ -693,7 +708,7 @@ void check_rings(const DeepLocation& location) {
     }
     const DeepComplex<double> offset{fe_to_double(rs.setup.offset.re), fe_to_double(rs.setup.offset.im)};
     constexpr double kTwoPi = 6.283185307179586;  // deep_cpu_rings.cpp's
-    const auto loop = one_pixel_for(location.formula, location.julia, true, false);
+    const auto loop = one_pixel_for<DeepComplex<double>>(location.formula, location.julia, true, false);
     DeepPixelCounters one;
     int differ = 0, estimates = 0;
     for (int y = 0; y < 8; ++y) {
@@ -749,24 +764,44 @@ TEST(DeepLanes, JuliaSetsMatchOnePixelLoop) {
     for (const FamilyCase* c : {&kJuliaRabbit, &kJuliaMultibrot3}) check_family(*c, "1E50");
 }
 
-// A formula whose step the lanes do not have (deep_lanes_take) is refused with a sentence, not
-// iterated as another.
+// The Burning Ship and the Tricorn (their steps: the fold's diffabs cases, the conjugate; their
+// skips by real 2x2 matrices; the estimate's Jacobian, the fold's sign per lane), smooth, with the
+// estimate and with the atom period, at boundary views: their parameter
+// planes at 1E20 (the hull at its iteration count where double deltas decide every pixel) and the
+// Burning Ship's Julia set at 1E50.
+void check_fold(const FamilyCase& c, const char* zoom, int64_t iterations = kFamilyIterations) {
+    SCOPED_TRACE(c.name);
+    const DeepLocation location = boundary_location(c, kSteps1e60, iterations, zoom);
+    check_lanes<DeepMatrix<double>>(location, 33, 13, true);
+    check_lanes<DeepMatrix<double>>(location, 33, 13, true, kAtom);
+    check_lanes<DeepMatrix<double>>(location, 33, 13, true, kDistance);
+    check_lanes<DeepMatrix<double>>(location, 33, 13, true, kDistance | kAtom);
+}
+TEST(DeepLanes, BurningShipAndTricornMatchOnePixelLoop) {
+    for (const FamilyCase* c : {&kBurningShip, &kTricorn}) check_fold(*c, "1E20");
+    check_fold(kBurningShipHull, "1E20", kBurningShipHullIterations1e20);
+    check_fold(kJuliaBurningShip, "1E50");
+}
+
+// A row of a formula the lanes do not take (deep_lanes_take: none yet outside formula.h's) is
+// refused with a sentence, not iterated as another; every formula is taken.
 TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
-    for (Formula formula : {Formula::BurningShip, Formula::Tricorn}) {
-        DeepLanesRow row;
-        row.formula = formula;
-        DeepPixelCounters counters;
-        EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
-        EXPECT_FALSE(deep_lanes_take(formula));
-        EXPECT_TRUE(deep_lanes_floatexp_take(formula));  // the FloatExp lanes take every formula
-    }
-    DeepLanesRowFloatExp floatexp_row;
-    floatexp_row.formula = Formula(255);  // no formula
+    const Formula none = Formula(255);  // no formula
+    DeepLanesRow row;
+    row.formula = none;
     DeepPixelCounters counters;
+    EXPECT_THROW(deep_lanes_row(row, &counters), std::invalid_argument);
+    DeepLanesRowFloatExp floatexp_row;
+    floatexp_row.formula = none;
     EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
-    EXPECT_FALSE(deep_lanes_floatexp_take(Formula(255)));
-    EXPECT_TRUE(deep_lanes_take(Formula::Mandelbrot));
-    EXPECT_TRUE(deep_lanes_take(Formula::Multibrot8));
+    EXPECT_FALSE(deep_lanes_take(none));
+    EXPECT_FALSE(deep_lanes_floatexp_take(none));
+    for (Formula formula :
+         {Formula::Mandelbrot, Formula::Multibrot3, Formula::Multibrot4, Formula::Multibrot5, Formula::Multibrot6,
+          Formula::Multibrot7, Formula::Multibrot8, Formula::BurningShip, Formula::Tricorn}) {
+        EXPECT_TRUE(deep_lanes_take(formula)) << formula_name(formula);
+        EXPECT_TRUE(deep_lanes_floatexp_take(formula)) << formula_name(formula);
+    }
 }
 
 // FloatExp deltas on the lanes, at Kalles Fraktaler 2's 4E533 and 1E1086 benchmark locations: the
