@@ -87,7 +87,7 @@ void render_pixels(const DeepLocation& location, const DeepFrameSetup& setup, co
     // most would idle and the strip take longer.
     const bool use_lanes = kLanesType && options.use_bla && region.width >= lanes_min_region_width<F>() &&
                            (!kJulia || (W && critical_table));
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F) && kRebase;
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_take(F) && kRebase;
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && region.width >= kLanesMinRegionWidth &&
                                     (!kJulia || (W && critical_table));
 

@@ -72,7 +72,8 @@ struct DeepLanesRow {
     const DeepAtomStep<double>* atom_steps_w = nullptr;
 };
 
-// The formulas whose double-delta rows the lanes take, with the distance estimate or without:
+// The formulas whose rows the lanes take, double (here) and FloatExp (deep_cpu_lanes_floatexp.h),
+// with the distance estimate or without:
 // the Mandelbrot set and the Multibrots (z^d + c; the Highway loop writes their step in Horner
 // form), and the Burning Ship and the Tricorn (their folded steps, skips by real 2x2 matrices, and
 // the estimate's 2x2 Jacobian). A new formula runs the one-pixel loop until the lanes learn its

@@ -1084,7 +1084,7 @@ HWY_EXPORT(ApplyOp);
 }  // namespace deep_lanes_floatexp
 
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters) {
-    if (!deep_lanes_floatexp_take(row.formula))
+    if (!deep_lanes_take(row.formula))
         throw std::invalid_argument(std::string("the FloatExp lanes do not take the formula ") +
                                     formula_name(row.formula));
     HWY_DYNAMIC_DISPATCH(deep_lanes_floatexp::LanesRow)(row, counters);

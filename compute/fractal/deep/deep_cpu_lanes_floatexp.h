@@ -40,13 +40,8 @@
 
 namespace ms {
 
-// The formulas whose FloatExp rows the lanes take: the Mandelbrot set and the Multibrots, and the
-// Burning Ship and the Tricorn (their folded steps, skips by real 2x2 matrices, and the estimate's
-// Jacobian). A new formula runs the one-pixel loop until the lanes learn its step.
-constexpr bool deep_lanes_floatexp_take(Formula formula) { return deep_lanes_take(formula); }
-
 struct DeepLanesRowFloatExp {
-    Formula formula = Formula::Mandelbrot;         // one that deep_lanes_floatexp_take takes
+    Formula formula = Formula::Mandelbrot;         // one that deep_lanes_take takes
     const DeepComplex<FloatExp>* orbit = nullptr;  // Z_0 .. Z_last (Z_0 = 0)
     int64_t last_index = 0;
     // The table (no levels: BLA off): bla for the formulas whose linear maps are complex numbers,
@@ -107,7 +102,7 @@ void deep_lanes_floatexp_julia(const DeepComplex<FloatExp>* W, int64_t last, con
 }
 
 // Iterates the row's pixels; adds to counters as deep_iterate_pixel does. A formula the lanes do
-// not take (deep_lanes_floatexp_take) is refused with std::invalid_argument.
+// not take (deep_lanes_take) is refused with std::invalid_argument.
 void deep_lanes_row_floatexp(const DeepLanesRowFloatExp& row, DeepPixelCounters* counters);
 
 // floatexp.h's operations as the lanes compute them, over arrays of n operands (the tests hold

@@ -49,7 +49,7 @@ void render_rings(const DeepLocation& location, const DeepFrameSetup& setup, con
     const bool use_lanes = kLanesType && options.use_bla && columns >= kLanesMinColumns &&
                            (!kJulia || (W && critical_table));
     // Rings past 1e290 of every formula and plane the FloatExp lanes take (deep_cpu_lanes_floatexp.h).
-    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_floatexp_take(F);
+    constexpr bool kFloatExpLanes = std::is_same_v<T, FloatExp> && deep_lanes_take(F);
     const bool use_floatexp_lanes = kFloatExpLanes && options.use_bla && columns >= kLanesMinColumns &&
                                     (!kJulia || (W && critical_table));
     // The unit circle's points, shared by every ring.

@@ -375,41 +375,33 @@ int64_t one_floatexp_pixel(const DeepComplex<FloatExp>* Z, int64_t last,
         DeepDistanceOutput<FloatExp>{spacing, kWithDistance ? estimate : nullptr}, nullptr, nullptr, nullptr, nullptr,
         int64_t(0), DeepAtomOutput<FloatExp>{atom_steps, w.atom_steps, kWithAtom ? period : nullptr});
 }
-using OneFloatExpPixel = decltype(&one_floatexp_pixel<Formula::Mandelbrot, false, false, false>);
 template <Formula F, bool kJulia>
-OneFloatExpPixel one_floatexp_pixel_on(bool distance, bool atom) {
+auto one_floatexp_pixel_on(bool distance, bool atom) {
     return distance ? (atom ? one_floatexp_pixel<F, kJulia, true, true> : one_floatexp_pixel<F, kJulia, true, false>)
                     : (atom ? one_floatexp_pixel<F, kJulia, false, true> : one_floatexp_pixel<F, kJulia, false, false>);
 }
 template <Formula F>
-OneFloatExpPixel one_floatexp_pixel_plane(bool julia, bool distance, bool atom) {
+auto one_floatexp_pixel_plane(bool julia, bool distance, bool atom) {
     return julia ? one_floatexp_pixel_on<F, true>(distance, atom) : one_floatexp_pixel_on<F, false>(distance, atom);
 }
-OneFloatExpPixel one_floatexp_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
-    switch (formula) {
-    case Formula::Multibrot3: return one_floatexp_pixel_plane<Formula::Multibrot3>(julia, distance, atom);
-    case Formula::Multibrot4: return one_floatexp_pixel_plane<Formula::Multibrot4>(julia, distance, atom);
-    case Formula::Multibrot5: return one_floatexp_pixel_plane<Formula::Multibrot5>(julia, distance, atom);
-    case Formula::Multibrot6: return one_floatexp_pixel_plane<Formula::Multibrot6>(julia, distance, atom);
-    case Formula::Multibrot7: return one_floatexp_pixel_plane<Formula::Multibrot7>(julia, distance, atom);
-    case Formula::Multibrot8: return one_floatexp_pixel_plane<Formula::Multibrot8>(julia, distance, atom);
-    default: return one_floatexp_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
+// The formula's loop, of complex tables (the Mandelbrot set and the Multibrots) or of matrix
+// tables (the Burning Ship and the Tricorn), as check_lanes' one_pixel_for picks it.
+template <class L>
+auto one_floatexp_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
+    if constexpr (std::is_same_v<L, DeepMatrix<FloatExp>>) {
+        return formula == Formula::BurningShip ? one_floatexp_pixel_plane<Formula::BurningShip>(julia, distance, atom)
+                                               : one_floatexp_pixel_plane<Formula::Tricorn>(julia, distance, atom);
+    } else {
+        switch (formula) {
+        case Formula::Multibrot3: return one_floatexp_pixel_plane<Formula::Multibrot3>(julia, distance, atom);
+        case Formula::Multibrot4: return one_floatexp_pixel_plane<Formula::Multibrot4>(julia, distance, atom);
+        case Formula::Multibrot5: return one_floatexp_pixel_plane<Formula::Multibrot5>(julia, distance, atom);
+        case Formula::Multibrot6: return one_floatexp_pixel_plane<Formula::Multibrot6>(julia, distance, atom);
+        case Formula::Multibrot7: return one_floatexp_pixel_plane<Formula::Multibrot7>(julia, distance, atom);
+        case Formula::Multibrot8: return one_floatexp_pixel_plane<Formula::Multibrot8>(julia, distance, atom);
+        default: return one_floatexp_pixel_plane<Formula::Mandelbrot>(julia, distance, atom);
+        }
     }
-}
-// The same for the Burning Ship and the Tricorn (tables of matrices).
-using OneFoldPixel = decltype(&one_floatexp_pixel<Formula::Tricorn, false, false, false>);
-template <Formula F, bool kJulia>
-OneFoldPixel one_fold_pixel_on(bool distance, bool atom) {
-    return distance ? (atom ? one_floatexp_pixel<F, kJulia, true, true> : one_floatexp_pixel<F, kJulia, true, false>)
-                    : (atom ? one_floatexp_pixel<F, kJulia, false, true> : one_floatexp_pixel<F, kJulia, false, false>);
-}
-template <Formula F>
-OneFoldPixel one_fold_pixel_plane(bool julia, bool distance, bool atom) {
-    return julia ? one_fold_pixel_on<F, true>(distance, atom) : one_fold_pixel_on<F, false>(distance, atom);
-}
-OneFoldPixel one_fold_pixel_for(Formula formula, bool julia, bool distance, bool atom) {
-    return formula == Formula::BurningShip ? one_fold_pixel_plane<Formula::BurningShip>(julia, distance, atom)
-                                           : one_fold_pixel_plane<Formula::Tricorn>(julia, distance, atom);
 }
 
 // The FloatExp lanes (deep_cpu_lanes_floatexp.h) against the one-pixel loop in FloatExp: the same
@@ -421,7 +413,6 @@ OneFoldPixel one_fold_pixel_for(Formula formula, bool julia, bool distance, bool
 template <class L>
 void check_floatexp_of(const DeepLocation& location, int width, int height, bool use_bla, int64_t max_iterations,
                        bool distance, bool atom, bool all_inside) {
-    constexpr bool kMatrix = std::is_same_v<L, DeepMatrix<FloatExp>>;
     SCOPED_TRACE(std::string("floatexp lanes, ") + formula_name(location.formula) + ", BLA " +
                  (use_bla ? "on" : "off") + (location.julia ? ", a Julia set" : "") +
                  (distance ? ", the distance estimate" : "") + (atom ? ", the atom period" : ""));
@@ -450,10 +441,7 @@ void check_floatexp_of(const DeepLocation& location, int width, int height, bool
     std::vector<DeepAtomStep<FloatExp>> atom_steps;
     if (atom) atom_steps = build_deep_atom_steps(Z, bla);
     const DeepAtomStep<FloatExp>* steps = atom_steps.empty() ? nullptr : atom_steps.data();
-    const auto one_pixel = [&] {
-        if constexpr (kMatrix) return one_fold_pixel_for(location.formula, location.julia, distance, atom);
-        else return one_floatexp_pixel_for(location.formula, location.julia, distance, atom);
-    }();
+    const auto one_pixel = one_floatexp_pixel_for<L>(location.formula, location.julia, distance, atom);
     // A Julia set's critical orbit and its table.
     CriticalOrbitOf<FloatExp, L> w;
     const BlaView<FloatExp, L> bla_w = bla_view(critical.get());
@@ -795,12 +783,10 @@ TEST(DeepLanes, RefuseAFormulaTheyDoNotTake) {
     floatexp_row.formula = none;
     EXPECT_THROW(deep_lanes_row_floatexp(floatexp_row, &counters), std::invalid_argument);
     EXPECT_FALSE(deep_lanes_take(none));
-    EXPECT_FALSE(deep_lanes_floatexp_take(none));
     for (Formula formula :
          {Formula::Mandelbrot, Formula::Multibrot3, Formula::Multibrot4, Formula::Multibrot5, Formula::Multibrot6,
           Formula::Multibrot7, Formula::Multibrot8, Formula::BurningShip, Formula::Tricorn}) {
         EXPECT_TRUE(deep_lanes_take(formula)) << formula_name(formula);
-        EXPECT_TRUE(deep_lanes_floatexp_take(formula)) << formula_name(formula);
     }
 }
 
