@@ -14,6 +14,11 @@
 #include <stdexcept>
 #include <thread>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include <gmp.h>
 #include <mpfr.h>
 #include <omp.h>
@@ -199,6 +204,13 @@ struct alignas(64) MeetingCount {
     std::atomic<uint32_t> value{0};
 };
 
+// A spinning wait's pause (the squaring team's Sequence waits so).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 // Seconds `meetings` meetings of `threads` threads take.
 double meetings_seconds(int threads, int meetings) {
     std::vector<MeetingCount> counts(static_cast<size_t>(threads));
@@ -206,11 +218,8 @@ double meetings_seconds(int threads, int meetings) {
         for (uint32_t n = 1; n <= uint32_t(meetings); ++n) {
             counts[size_t(me)].value.store(n, std::memory_order_release);
             for (int other = 0; other < threads; ++other)
-                while (other != me && int32_t(counts[size_t(other)].value.load(std::memory_order_acquire) - n) < 0) {
-#if defined(__x86_64__) || defined(__i386__)
-                    __builtin_ia32_pause();
-#endif
-                }
+                while (other != me && int32_t(counts[size_t(other)].value.load(std::memory_order_acquire) - n) < 0)
+                    spin_pause();
         }
     };
     const Clock::time_point start = Clock::now();
@@ -238,6 +247,76 @@ void deep_bench_hand_over(int meetings, const DeepBenchPrint& print) {
         for (int run = 0; run < 5; ++run) best = std::min(best, meetings_seconds(threads, meetings));
         print(printf_text("  %d threads: %.0f ns a meeting", threads, 1e9 * best / meetings));
     }
+}
+
+void deep_bench_core_to_core(int rounds, const DeepBenchPrint& print) {
+#if defined(__linux__)
+    std::vector<int> cpus;
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        print("Core to core: the process's CPUs could not be read");
+        return;
+    }
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+    const auto pin = [](int cpu) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    };
+    print(
+        printf_text("One-way hand-over between two pinned threads, ns (a row's thread writes an odd count and "
+                    "spins with pause until the column's answers with the next even one; %d round trips, half "
+                    "the mean; the squaring team's iterations pay such crossings):",
+                    rounds));
+    std::string header = "  from\\to";
+    for (int cpu : cpus) header += printf_text("%5d", cpu);
+    print(header);
+    std::vector<double> all;
+    for (int from : cpus) {
+        std::string line = printf_text("  %7d", from);
+        for (int to : cpus) {
+            if (from == to) {
+                line += "    -";
+                continue;
+            }
+            MeetingCount flag;
+            bool pinned = true;
+            std::thread answer([&] {
+                pinned = pin(to) && pinned;
+                for (uint32_t k = 0; k < uint32_t(rounds); ++k) {
+                    while (flag.value.load(std::memory_order_acquire) != 2 * k + 1) spin_pause();
+                    flag.value.store(2 * k + 2, std::memory_order_release);
+                }
+            });
+            const bool here = pin(from);
+            const Clock::time_point start = Clock::now();
+            for (uint32_t k = 0; k < uint32_t(rounds); ++k) {
+                flag.value.store(2 * k + 1, std::memory_order_release);
+                while (flag.value.load(std::memory_order_acquire) != 2 * k + 2) spin_pause();
+            }
+            const double ns = ms_since(start) * 1e6 / (2.0 * rounds);
+            answer.join();
+            if (!here || !pinned) {
+                line += "    ?";
+                continue;
+            }
+            all.push_back(ns);
+            line += printf_text("%5.0f", ns);
+        }
+        print(line);
+    }
+    if (!all.empty()) {
+        std::sort(all.begin(), all.end());
+        print(printf_text("  pairs: %zu, fastest %.0f ns, median %.0f ns, slowest %.0f ns", all.size(), all.front(),
+                          all[all.size() / 2], all.back()));
+    }
+#else
+    (void)rounds;
+    print("Core to core: measured on Linux only (threads pinned with pthread_setaffinity_np)");
+#endif
 }
 
 namespace {

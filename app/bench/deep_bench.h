@@ -4,6 +4,7 @@
 //   deep_bench_reference  the reference orbit against a bare MPFR loop at the same precision
 //   deep_bench_reference_team  the reference on 1, 2 and 3 threads, by precision
 //   deep_bench_hand_over  the meeting of 2 and 3 spinning threads that each team iteration pays
+//   deep_bench_core_to_core  the one-way hand-over between each pair of CPUs, threads pinned
 //   deep_bench_reference_threads  a frame's reference (stopped at its nucleus) on 1, 2, 3 and the chosen threads
 //   deep_bench_gpu_squaring  a chain of exact squarings on the GPU against GMP and MPFR on one CPU
 //                         thread, by precision: what a reference orbit on the GPU would cost
@@ -39,6 +40,10 @@ void deep_bench_reference_team(const std::vector<int64_t>& bits, int64_t iterati
 // threads): each publishes a count and spins, with the pause instruction as the squaring team's
 // waits do, until every other has published it; `meetings` in a row, best of 5.
 void deep_bench_hand_over(int meetings, const DeepBenchPrint& print);
+// The one-way hand-over between every ordered pair of the CPUs the process may run on: two
+// threads pinned to them pass a count back and forth `rounds` times (Linux; elsewhere a line
+// says so). The squaring team's meeting is made of such crossings.
+void deep_bench_core_to_core(int rounds, const DeepBenchPrint& print);
 // Each location's reference orbit as a width x height frame needs it (its precision, stopped at
 // the nucleus within the frame's half diagonal) on 1, 2 and 3 threads and as chosen (threads 0),
 // `rounds` rounds interleaved, medians, each orbit checked equal to one thread's;

@@ -11,7 +11,7 @@ root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 build=${1:-$root/build}
 dest=$root/.carry/all
 rm -rf "$dest" && mkdir -p "$dest/lib" "$dest/data"
-for f in "$build"/bin/mandelscope "$build"/bin/test_*; do strip -o "$dest/$(basename "$f")" "$f"; done
+for f in "$build"/bin/mandelscope "$build"/bin/cuda_floor "$build"/bin/test_*; do [ -e "$f" ] && strip -o "$dest/$(basename "$f")" "$f"; done
 cp -r "$build/bin/assets" "$build/bin/shaders" "$dest/"
 for lib in libgomp.so.1 libhwy.so.1 libglfw.so.3 libstb.so.0 libX11.so.6 libxcb.so.1 libXau.so.6 \
            libXdmcp.so.6 libbsd.so.0 libmd.so.0 libmpfr.so.6 libgmp.so.10 \

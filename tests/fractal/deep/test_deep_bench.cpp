@@ -73,6 +73,9 @@ TEST(DeepBench, DISABLED_ReferenceTeamByPrecision) {
 // What the squaring team pays at each iteration for its meeting: 2 and 3 spinning threads.
 TEST(DeepBench, DISABLED_HandOver) { deep_bench_hand_over(200000, print); }
 
+// What a meeting is made of: one thread's write reaching another, between each pair of CPUs.
+TEST(DeepBench, DISABLED_CoreToCore) { deep_bench_core_to_core(20000, print); }
+
 // The render's reference orbit on 1, 2, 3 and the chosen threads at 1e1086 (kf2's deepest
 // benchmark location) and e10000 (the deepest location here, 2.7e10000), 1024x1024, 3 rounds;
 // MANDELSCOPE_DEEP_REFERENCE_ROUNDS=n, MANDELSCOPE_DEEP_REFERENCE_ITERATIONS=n (a cap) and
