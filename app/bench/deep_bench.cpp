@@ -308,6 +308,8 @@ void deep_bench_core_to_core(int rounds, const DeepBenchPrint& print) {
         }
         print(line);
     }
+    // The calling thread runs on every CPU it could again (later benchmarks start threads from it).
+    pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
     if (!all.empty()) {
         std::sort(all.begin(), all.end());
         print(printf_text("  pairs: %zu, fastest %.0f ns, median %.0f ns, slowest %.0f ns", all.size(), all.front(),
