@@ -207,6 +207,13 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
                 (long long)n, job.fps, clock_text(double(n) / job.fps).c_str(), (long long)r.frames_rendered,
                 (long long)r.frames_resumed, (long long)t.render.direct_frames, (long long)t.render.deep_frames,
                 (long long)t.render.expmap_frames);
+    if (t.render.expmap_frames > 0) {
+        std::printf("strips     %lld rendered", (long long)t.render.strips);
+        if (t.renderers > 1)
+            std::printf(", %lld copied from another renderer (%.1f ms waiting for them and copying)",
+                        (long long)t.render.strips_taken, t.render.strips_taken_ms);
+        std::printf("\n");
+    }
     std::printf("time       %.1f ms reference, %.1f ms BLA, %.1f ms pixels, %.1f ms colouring", t.render.reference_ms,
                 t.render.bla_ms, t.render.pixels_ms, t.render.colour_ms);
     if (t.render.expmap_frames > 0) std::printf(", %.1f ms reconstruction", t.render.reconstruct_ms);

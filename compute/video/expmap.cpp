@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 
@@ -19,6 +20,7 @@
 #include "compute/fractal/direct/direct_cpu_rings.h"
 #include "compute/video/expmap_cuda.h"
 #include "compute/video/expmap_mips.h"
+#include "compute/video/expmap_share.h"
 
 namespace ms {
 
@@ -225,8 +227,20 @@ struct ExpmapRenderer::State {
         if (lock.owns_lock() && orbit) options.shared_orbit->orbit = orbit;
     }
 
+    // With options.strip_share: this renderer's number there.
+    int share_id = -1;
+    ~State() {
+        if (share_id >= 0) options.strip_share->leave(share_id);
+    }
+
     void ensure_flat();
     void ensure_strips(int first, int last);
+    // Renders and colours the strip of `octave` into `strips`; publish: then hands it to the
+    // share, which the caller took it from (abandoned there where the render fails); keep:
+    // false for a strip rendered ahead for the share, which `strips` then drops again.
+    void render_strip(int octave, bool publish, bool keep);
+    // Another renderer's strip into `strips` (false where its copy failed: the caller renders it).
+    bool adopt_strip(int octave, const ExpmapSharedStrip& strip);
     std::vector<MipLevel> colour_levels(const double* mu, const float* distance, int width, int height, int levels);
     void reconstruct(size_t k, uint8_t* rgba);
     void reconstruct_cuda(size_t k, uint8_t* rgba);
@@ -266,6 +280,7 @@ ExpmapRenderer::ExpmapRenderer(const std::vector<View>& plan, const PaletteTable
         --zoom.exponent10;
     }
     s.flat_location.zoom = zoom;
+    if (options.strip_share) s.share_id = options.strip_share->join();
 }
 
 ExpmapRenderer::~ExpmapRenderer() = default;
@@ -348,77 +363,158 @@ void ExpmapRenderer::State::ensure_strips(int first, int last) {
         if (it->first < first || it->first > last) it = strips.erase(it);
         else ++it;
     }
-    const int rows = layout.rows_per_octave;
+    ExpmapStripShare* share = options.strip_share.get();
+    if (!share) {
+        for (int octave = first; octave <= last; ++octave)
+            if (!strips.count(octave)) render_strip(octave, false, true);
+        return;
+    }
+    share->reading_from(share_id, first);
+    // The strips nobody holds first, then those another renderer is rendering.
+    std::vector<int> busy;
+    std::shared_ptr<const ExpmapSharedStrip> taken;
     for (int octave = first; octave <= last; ++octave) {
         if (strips.count(octave)) continue;
-        // Shallow strips (double resolves their innermost ring) run the direct loop, with its
-        // interior shortcuts; deeper ones, and every strip of a DE colouring, the deep loop.
-        const double log2_inner = layout.log2_top_radius - (double(octave) * rows + rows - 0.5) / rows;
-        const bool de = colour_view.colouring.distance_estimation;
-        const bool direct = !de && log2_inner > -1000.0 &&
-                            direct_rings_resolve(colour_view, std::exp2(log2_inner), layout.columns);
-        std::vector<double> mu;
-        std::vector<float> distance;
-        double ms = 0.0;
-        if (direct) {
-            const auto t0 = Clock::now();
-            DirectRings rings;
-            rings.columns = layout.columns;
-            rings.radius.resize(size_t(rows));
-            for (int r = 0; r < rows; ++r)
-                rings.radius[size_t(r)] = std::exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
-            std::vector<float> mu_float(size_t(rows) * size_t(layout.columns));
-            bool cancelled = false;
-            if (pixels_on_device()) {
-                double kernel_ms = 0.0;
-                direct_cuda_rings(colour_view, rings, mu_float.data(), options.cancel, &cancelled, &kernel_ms);
-                stats.gpu_ms += kernel_ms;
-            } else {
-                direct_cpu_rings(colour_view, rings, mu_float.data(), options.threads, options.cancel, &cancelled);
-            }
-            if (cancelled) throw std::runtime_error("The video was cancelled.");
-            mu.assign(mu_float.begin(), mu_float.end());
-            ms = ms_since(t0);
-        } else {
-            DeepRings rings;
-            rings.columns = layout.columns;
-            rings.radius.resize(size_t(rows));
-            for (int r = 0; r < rows; ++r)
-                rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
-            ReferenceCache cache;
-            const bool cuda = pixels_on_device();
-            std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
-            DeepRenderOptions deep = deep_options(&cache);
-            if (cuda) deep.device_frame = &gpu_frame();
-            DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
-                                        : deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep);
-            if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
-            if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
-            orbit = frame.reference;
-            publish_orbit(orbit_lock);
-            if (orbit_lock.owns_lock()) orbit_lock.unlock();
-            stats.reference_ms += frame.stats.reference_ms;
-            stats.bla_ms += frame.stats.bla_ms;
-            ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
-            mu = std::move(frame.mu);
-            distance = std::move(frame.distance);
+        switch (share->take(octave, false, &taken)) {
+        case ExpmapStripShare::Take::Ready:
+            if (!adopt_strip(octave, *taken)) render_strip(octave, false, true);
+            break;
+        case ExpmapStripShare::Take::Render: render_strip(octave, true, true); break;
+        case ExpmapStripShare::Take::Busy: busy.push_back(octave); break;
         }
-        stats.strips_ms += ms;
-        stats.strip_samples += int64_t(rows) * layout.columns;
-        ++stats.strips;
-        const auto start = Clock::now();
-        if (pixels_on_device()) {
-            // The direct strips' mu comes from the host; the deep ones' is still on the device.
-            if (direct) ExpmapDevice::upload_mu(gpu_frame(), mu.data(), layout.columns, rows);
-            strips[octave] = colour_levels_on_device(octave, layout.columns, rows, layout.levels);
-        } else {
-            strips[octave] = colour_levels(mu.data(), distance.empty() ? nullptr : distance.data(), layout.columns,
-                                           rows, layout.levels);
-        }
-        const double colour_ms = ms_since(start);
-        stats.colour_ms += colour_ms;
-        if (pixels_on_device()) stats.gpu_ms += colour_ms;
     }
+    // While another renderer renders a strip this frame needs, this one renders the next strips
+    // that later frames need, for the share only: the frames of a dive each need the strip the
+    // frames just before them added, so renderers that only waited would render the strips one
+    // at a time in turn.
+    const int ahead_limit = std::min(last + std::max(2, share->renderers()), layout.octaves - 1);
+    int ahead = last + 1;
+    for (int octave : busy) {
+        ExpmapStripShare::Take take;
+        for (;;) {
+            take = share->take(octave, false, &taken);
+            if (take != ExpmapStripShare::Take::Busy) break;
+            std::shared_ptr<const ExpmapSharedStrip> unused;
+            while (ahead <= ahead_limit && share->take(ahead, false, &unused) != ExpmapStripShare::Take::Render)
+                ++ahead;
+            if (ahead > ahead_limit) {
+                const auto start = Clock::now();
+                take = share->take(octave, true, &taken);
+                stats.strips_taken_ms += ms_since(start);
+                break;
+            }
+            render_strip(ahead++, true, false);
+        }
+        if (take == ExpmapStripShare::Take::Render) render_strip(octave, true, true);
+        else if (!adopt_strip(octave, *taken)) render_strip(octave, false, true);
+    }
+}
+
+bool ExpmapRenderer::State::adopt_strip(int octave, const ExpmapSharedStrip& strip) {
+    const auto start = Clock::now();
+    const bool from_another = strip.renderer != share_id;
+    if (strip.on_device) {
+        try {
+            gpu().adopt_strip(octave, *strip.on_device);
+        } catch (const std::runtime_error&) {
+            return false;  // its device failed, say: this renderer renders the strip itself
+        }
+    }
+    strips[octave] = strip.levels;  // sizes only where the levels are on the device
+    const double ms = ms_since(start);
+    stats.strips_taken_ms += ms;
+    if (strip.on_device) stats.gpu_ms += ms;
+    if (from_another) ++stats.strips_taken;
+    return true;
+}
+
+void ExpmapRenderer::State::render_strip(int octave, bool publish, bool keep) {
+    // Where the render fails, the share's next asker renders the strip.
+    struct Abandon {
+        ExpmapStripShare* share;
+        int octave;
+        ~Abandon() {
+            if (share) share->abandon(octave);
+        }
+    } abandon{publish ? options.strip_share.get() : nullptr, octave};
+    const int rows = layout.rows_per_octave;
+    // Shallow strips (double resolves their innermost ring) run the direct loop, with its
+    // interior shortcuts; deeper ones, and every strip of a DE colouring, the deep loop.
+    const double log2_inner = layout.log2_top_radius - (double(octave) * rows + rows - 0.5) / rows;
+    const bool de = colour_view.colouring.distance_estimation;
+    const bool direct = !de && log2_inner > -1000.0 &&
+                        direct_rings_resolve(colour_view, std::exp2(log2_inner), layout.columns);
+    std::vector<double> mu;
+    std::vector<float> distance;
+    double ms = 0.0;
+    if (direct) {
+        const auto t0 = Clock::now();
+        DirectRings rings;
+        rings.columns = layout.columns;
+        rings.radius.resize(size_t(rows));
+        for (int r = 0; r < rows; ++r)
+            rings.radius[size_t(r)] = std::exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
+        std::vector<float> mu_float(size_t(rows) * size_t(layout.columns));
+        bool cancelled = false;
+        if (pixels_on_device()) {
+            double kernel_ms = 0.0;
+            direct_cuda_rings(colour_view, rings, mu_float.data(), options.cancel, &cancelled, &kernel_ms);
+            stats.gpu_ms += kernel_ms;
+        } else {
+            direct_cpu_rings(colour_view, rings, mu_float.data(), options.threads, options.cancel, &cancelled);
+        }
+        if (cancelled) throw std::runtime_error("The video was cancelled.");
+        mu.assign(mu_float.begin(), mu_float.end());
+        ms = ms_since(t0);
+    } else {
+        DeepRings rings;
+        rings.columns = layout.columns;
+        rings.radius.resize(size_t(rows));
+        for (int r = 0; r < rows; ++r)
+            rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
+        ReferenceCache cache;
+        const bool cuda = pixels_on_device();
+        std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
+        DeepRenderOptions deep = deep_options(&cache);
+        if (cuda) deep.device_frame = &gpu_frame();
+        DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
+                                    : deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep);
+        if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
+        if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
+        orbit = frame.reference;
+        publish_orbit(orbit_lock);
+        if (orbit_lock.owns_lock()) orbit_lock.unlock();
+        stats.reference_ms += frame.stats.reference_ms;
+        stats.bla_ms += frame.stats.bla_ms;
+        ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
+        mu = std::move(frame.mu);
+        distance = std::move(frame.distance);
+    }
+    stats.strips_ms += ms;
+    stats.strip_samples += int64_t(rows) * layout.columns;
+    ++stats.strips;
+    const auto start = Clock::now();
+    if (pixels_on_device()) {
+        // The direct strips' mu comes from the host; the deep ones' is still on the device.
+        if (direct) ExpmapDevice::upload_mu(gpu_frame(), mu.data(), layout.columns, rows);
+        strips[octave] = colour_levels_on_device(octave, layout.columns, rows, layout.levels);
+    } else {
+        strips[octave] = colour_levels(mu.data(), distance.empty() ? nullptr : distance.data(), layout.columns, rows,
+                                       layout.levels);
+    }
+    const double colour_ms = ms_since(start);
+    stats.colour_ms += colour_ms;
+    if (pixels_on_device()) stats.gpu_ms += colour_ms;
+    if (!publish) return;
+    auto shared = std::make_shared<ExpmapSharedStrip>();
+    shared->levels = strips[octave];
+    shared->renderer = share_id;
+    if (pixels_on_device()) shared->on_device = gpu().share_strip(octave);
+    options.strip_share->publish(octave, std::move(shared));
+    abandon.share = nullptr;
+    // A strip rendered ahead stays out of this renderer's run until a frame reads it: the
+    // frames read the run's rows only (its edges clamp), as they do from one renderer.
+    if (!keep) strips.erase(octave);
 }
 
 void ExpmapRenderer::State::reconstruct(size_t k, uint8_t* rgba) {

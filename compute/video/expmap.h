@@ -20,7 +20,8 @@
 //
 // Strips are rendered lazily, as the frames in order first need them, and the ones above the
 // current frame are dropped: a dive in frame order keeps about one octave of full-resolution
-// samples and the coarse levels of the octaves below it.
+// samples and the coarse levels of the octaves below it. Renderers of one dive that share a
+// strip share (ExpmapOptions::strip_share) render each strip once between them.
 #pragma once
 
 #include <atomic>
@@ -34,6 +35,8 @@
 #include "compute/fractal/view/view.h"
 
 namespace ms {
+
+class ExpmapStripShare;  // expmap_share.h
 
 struct ExpmapOptions {
     int supersample = 1;  // K: each output pixel is K x K samples, as `render --supersample`
@@ -49,8 +52,10 @@ struct ExpmapOptions {
     // same images).
     bool pixels_on_cpu = false;
     const std::atomic<bool>* cancel = nullptr;
-    // Several renderers of one dive (one a device): the dive's reference orbit, computed once.
+    // Several renderers of one dive (one a device): the dive's reference orbit, computed once,
+    // and its strips, each rendered once (expmap_share.h).
     std::shared_ptr<SharedOrbit> shared_orbit;
+    std::shared_ptr<ExpmapStripShare> strip_share;
 };
 
 // The strips' geometry for a plan (expmap_layout): chosen so that at every radius that any
@@ -85,14 +90,16 @@ double expmap_sample_ratio(const std::vector<View>& plan, int supersample);
 
 // Where the time and the samples went, summed over the frames rendered so far.
 struct ExpmapStats {
-    int64_t strip_samples = 0;  // rendered strip samples (W x H per octave)
-    int64_t flat_samples = 0;   // the flat image's samples
-    int strips = 0;             // octaves rendered
-    double reference_ms = 0.0;  // the dive's reference orbit (once)
-    double strips_ms = 0.0;     // strip samples
-    double bla_ms = 0.0;        // the deep strips' and the flat image's BLA tables
-    double flat_ms = 0.0;       // the flat image
-    double colour_ms = 0.0;     // colouring and mip levels, strips and flat
+    int64_t strip_samples = 0;     // rendered strip samples (W x H per octave)
+    int64_t flat_samples = 0;      // the flat image's samples
+    int strips = 0;                // octaves rendered
+    int strips_taken = 0;          // octaves taken from other renderers (ExpmapOptions::strip_share)
+    double strips_taken_ms = 0.0;  // waiting for them and copying them
+    double reference_ms = 0.0;     // the dive's reference orbit (once)
+    double strips_ms = 0.0;        // strip samples
+    double bla_ms = 0.0;           // the deep strips' and the flat image's BLA tables
+    double flat_ms = 0.0;          // the flat image
+    double colour_ms = 0.0;        // colouring and mip levels, strips and flat
     double reconstruct_ms = 0.0;
     double gpu_ms = 0.0;  // with options.cuda: the strips' and flat image's kernels and the reconstruction
     int64_t frames = 0;

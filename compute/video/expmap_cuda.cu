@@ -159,13 +159,26 @@ dim3 texel_grid(int width, int height) { return dim3(unsigned(width + 15) / 16, 
 // ---------------------------------------------------------------------------------------------
 // The launcher and the device copies of the images.
 
-// A device buffer freed with its owner.
+// A device buffer freed with its owner, on the device it was made on: a strip shared with other
+// renderers (expmap_share.h) may be freed from their threads, another device current.
 struct DeviceFloats {
     float* ptr = nullptr;
+    size_t count = 0;
+    int device = 0;
     DeviceFloats() = default;
-    explicit DeviceFloats(size_t count) { CUDA_CHECK(cuda_malloc(&ptr, count * sizeof(float))); }
+    explicit DeviceFloats(size_t n) : count(n) {
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cuda_malloc(&ptr, count * sizeof(float)));
+    }
     ~DeviceFloats() {
-        if (ptr) cudaFree(ptr);
+        if (!ptr) return;
+        int current = device;
+        if (cudaGetDevice(&current) == cudaSuccess && current != device && cudaSetDevice(device) == cudaSuccess) {
+            cudaFree(ptr);
+            cudaSetDevice(current);
+        } else {
+            cudaFree(ptr);
+        }
     }
     DeviceFloats(const DeviceFloats&) = delete;
     DeviceFloats& operator=(const DeviceFloats&) = delete;
@@ -189,8 +202,14 @@ std::unique_ptr<DeviceFloats> upload_levels(const std::vector<MipLevel>& levels,
 
 }  // namespace
 
+struct ExpmapDeviceStrip {
+    std::shared_ptr<const DeviceFloats> levels;
+};
+
 struct ExpmapDevice::State {
-    std::map<int, std::unique_ptr<DeviceFloats>> strips;  // octave -> its levels
+    std::map<int, std::shared_ptr<const DeviceFloats>> strips;  // octave -> its levels (shared: read only)
+    cudaStream_t copy_stream = nullptr;  // adopt_strip's copies, apart from the other devices' work
+    std::vector<int> peers;              // devices whose memory this one reads directly
     std::unique_ptr<DeviceFloats> flat;
     size_t flat_offset[kMaxLevels] = {};
     std::unique_ptr<DeviceFloats> table;  // the frame's octave pointers
@@ -199,6 +218,7 @@ struct ExpmapDevice::State {
     size_t rgba_bytes = 0;
     ~State() {
         if (rgba) cudaFree(rgba);
+        if (copy_stream) cudaStreamDestroy(copy_stream);
     }
 };
 
@@ -319,6 +339,39 @@ void ExpmapDevice::colour_levels(int octave, DeepDeviceFrame& frame, const Palet
     } else {
         s.strips[octave] = std::move(buffer);
     }
+}
+
+std::shared_ptr<const ExpmapDeviceStrip> ExpmapDevice::share_strip(int octave) const {
+    auto it = state_->strips.find(octave);
+    if (it == state_->strips.end()) throw std::logic_error("The exponential map shares a strip it does not hold.");
+    return std::make_shared<const ExpmapDeviceStrip>(ExpmapDeviceStrip{it->second});
+}
+
+void ExpmapDevice::adopt_strip(int octave, const ExpmapDeviceStrip& strip) {
+    State& s = *state_;
+    const DeviceFloats& from = *strip.levels;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (from.device == device) {
+        s.strips[octave] = strip.levels;
+        return;
+    }
+    // Straight over the link between the two devices where the driver allows it (peer access,
+    // enabled once a pair: "already enabled" is no error here), else staged by the driver.
+    int peer = 0;
+    if (std::find(s.peers.begin(), s.peers.end(), from.device) == s.peers.end() &&
+        cudaDeviceCanAccessPeer(&peer, device, from.device) == cudaSuccess && peer) {
+        const cudaError_t enabled = cudaDeviceEnablePeerAccess(from.device, 0);
+        if (enabled == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_CHECK(enabled);
+        s.peers.push_back(from.device);
+    }
+    if (!s.copy_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking));
+    auto copy = std::make_shared<DeviceFloats>(from.count);
+    CUDA_CHECK(
+        cudaMemcpyPeerAsync(copy->ptr, device, from.ptr, from.device, from.count * sizeof(float), s.copy_stream));
+    CUDA_CHECK(cudaStreamSynchronize(s.copy_stream));
+    s.strips[octave] = std::move(copy);
 }
 
 }  // namespace ms

@@ -21,6 +21,8 @@
 
 namespace ms {
 
+struct ExpmapDeviceStrip;  // a strip's levels in one device buffer (expmap_cuda.cu)
+
 // What one frame's reconstruction needs besides the images (expmap.cpp fills it).
 struct ExpmapReconstruction {
     int width = 0, height = 0;  // output pixels
@@ -66,6 +68,13 @@ public:
                        int supersample, int levels);
     // mu (width x height, < 0 inside) into `frame` from the host, for colour_levels.
     static void upload_mu(DeepDeviceFrame& frame, const double* mu, int width, int height);
+
+    // The strip of `octave` that colour_levels made here, for other renderers (expmap_share.h):
+    // its buffer stays valid while they hold it, whatever this device drops.
+    std::shared_ptr<const ExpmapDeviceStrip> share_strip(int octave) const;
+    // Another renderer's strip as this device's `octave`: the same buffer where it lives on the
+    // current device, else a copy device to device. Throws std::runtime_error on a CUDA error.
+    void adopt_strip(int octave, const ExpmapDeviceStrip& strip);
 
     struct State;
 

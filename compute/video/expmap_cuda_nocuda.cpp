@@ -30,4 +30,16 @@ void ExpmapDevice::upload_mu(DeepDeviceFrame&, const double*, int, int) {
         "time).");
 }
 
+std::shared_ptr<const ExpmapDeviceStrip> ExpmapDevice::share_strip(int) const {
+    throw std::runtime_error(
+        "The exponential map cannot share strips on a GPU: this Mandelscope was built without CUDA (no nvcc at build "
+        "time).");
+}
+
+void ExpmapDevice::adopt_strip(int, const ExpmapDeviceStrip&) {
+    throw std::runtime_error(
+        "The exponential map cannot share strips on a GPU: this Mandelscope was built without CUDA (no nvcc at build "
+        "time).");
+}
+
 }  // namespace ms

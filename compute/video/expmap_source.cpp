@@ -11,7 +11,8 @@ class ExpmapFrameSource : public VideoFrameSource {
 public:
     explicit ExpmapFrameSource(const FrameSourceSettings& settings)
         : palette_(settings.palette), renderer_(settings.plan, palette_, options_of(settings)),
-          settings_cuda_(settings.cuda), start_frames_(expmap_start_frames(settings.plan, settings.supersample)) {}
+          settings_cuda_(settings.cuda), shares_strips_(settings.expmap_strips != nullptr),
+          start_frames_(expmap_start_frames(settings.plan, settings.supersample)) {}
 
     void render(int64_t k, uint8_t* rgba) override {
         renderer_.render(k, rgba);
@@ -28,10 +29,15 @@ public:
         t.reconstruct_ms = s.reconstruct_ms;
         if (settings_cuda_) t.gpu_busy_ms = s.gpu_ms;
         t.expmap_frames = frames_;
+        t.strips = s.strips;
+        t.strips_taken = s.strips_taken;
+        t.strips_taken_ms = s.strips_taken_ms;
         return t;
     }
 
-    double start_frames() const override { return start_frames_; }
+    // With the strips shared, a renderer going on after another copies the strips it lacks.
+    double start_frames() const override { return shares_strips_ ? 0.0 : start_frames_; }
+    bool takes_segments_in_order() const override { return shares_strips_; }
 
 private:
     static ExpmapOptions options_of(const FrameSourceSettings& settings) {
@@ -39,11 +45,13 @@ private:
         options.supersample = settings.supersample;
         options.cuda = settings.cuda;  // the strips, the flat image and the reconstruction
         options.shared_orbit = settings.shared_orbit;
+        options.strip_share = settings.expmap_strips;
         return options;
     }
     PaletteTable palette_;  // the renderer keeps a reference
     ExpmapRenderer renderer_;
     bool settings_cuda_ = false;
+    bool shares_strips_ = false;
     double start_frames_ = 0.0;
     int64_t frames_ = 0;
 };

@@ -25,7 +25,8 @@
 
 namespace ms {
 
-struct SharedOrbit;  // deep_reference.h
+struct SharedOrbit;      // deep_reference.h
+class ExpmapStripShare;  // expmap_share.h
 
 // Where a source's time goes, summed over the frames it rendered (milliseconds).
 struct FrameSourceTimes {
@@ -38,9 +39,12 @@ struct FrameSourceTimes {
     // the copy of a frame's RGBA back); 0 on the CPU. Against the rendering's wall time it
     // gives the GPU's idle share (video_job.h's VideoStageTimes).
     double gpu_busy_ms = 0.0;
-    int64_t direct_frames = 0;  // frames on the direct FP32/FP64 kernels
-    int64_t deep_frames = 0;    // frames on the perturbation path
-    int64_t expmap_frames = 0;  // frames reconstructed from the exponential map's strips
+    int64_t direct_frames = 0;     // frames on the direct FP32/FP64 kernels
+    int64_t deep_frames = 0;       // frames on the perturbation path
+    int64_t expmap_frames = 0;     // frames reconstructed from the exponential map's strips
+    int64_t strips = 0;            // the exponential map's strips rendered
+    int64_t strips_taken = 0;      // strips copied from another renderer (expmap_share.h)
+    double strips_taken_ms = 0.0;  // waiting for those and copying them
 };
 
 // A frame's raw values, one a pixel (no supersampling), for an EXR sequence (exr_write.h).
@@ -66,6 +70,9 @@ public:
     // the last one it rendered (the exponential map's strips that a frame shows): what a renderer
     // pays to take over part of another's run of segments (segment_share.h).
     virtual double start_frames() const { return 0.0; }
+    // Whether the renderers of one video best take its segments in order, one at a time each
+    // (segment_share.h): where a source renders nothing again to go on after another one.
+    virtual bool takes_segments_in_order() const { return false; }
 };
 
 struct FrameSourceSettings {
@@ -77,8 +84,10 @@ struct FrameSourceSettings {
     PaletteTable palette;                   // the colours (each view's offset and density apply)
     int64_t segment_frames = 0;             // frames per segment (see the header comment); 0: one segment
     // Several sources of one video (one a device, video_job.h): the dive's reference orbit,
-    // computed once by the first source that needs it. Null: each source computes its own.
+    // computed once by the first source that needs it, and the exponential map's strips, each
+    // rendered once by one of them (expmap_share.h). Null: each source computes its own.
     std::shared_ptr<SharedOrbit> shared_orbit;
+    std::shared_ptr<ExpmapStripShare> expmap_strips;
 };
 
 enum class VideoMethod { Auto, Direct, Expmap };

@@ -11,6 +11,11 @@
 // it sooner than a newcomer would. This is the dynamic share: a slower device, or a harder
 // stretch of the dive, gives part of its run to the others.
 //
+// Order::OneByOne is for sources that render nothing again to go on after another renderer (the
+// exponential map with its strips shared, expmap_share.h): each renderer takes the first segment
+// left, so that the segments finish about in order and the mux, which writes them in order,
+// follows the encoders instead of waiting for the end.
+//
 // A renderer that fails hands back its segment and the rest of its run; the next idle renderer
 // takes them whole. So next() waits while nothing is left to take but other renderers are still
 // at work (one of them may yet fail), and returns -1 once every segment is done, every renderer
@@ -31,8 +36,10 @@ namespace ms {
 
 class SegmentShare {
 public:
-    // segments: the segments to render, in increasing order; renderers >= 1; start_cost >= 0.
-    SegmentShare(std::vector<int64_t> segments, int renderers, double start_cost);
+    enum class Order { Runs, OneByOne };
+    // segments: the segments to render, in increasing order; renderers >= 1; start_cost >= 0
+    // (Runs only).
+    SegmentShare(std::vector<int64_t> segments, int renderers, double start_cost, Order order = Order::Runs);
     SegmentShare(const SegmentShare&) = delete;
     SegmentShare& operator=(const SegmentShare&) = delete;
 
@@ -61,6 +68,8 @@ private:
 
     std::vector<int64_t> segments_;
     double start_cost_;
+    Order order_;
+    std::vector<int64_t> last_;  // OneByOne: each renderer's last segment (-1: none), for runs_started
     std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<Run> runs_;     // each renderer's run left

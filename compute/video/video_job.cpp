@@ -35,6 +35,7 @@ extern "C" {
 #include "compute/system/cuda_info.h"
 #include "compute/system/fault_injection.h"
 #include "compute/video/dive_plan.h"
+#include "compute/video/expmap_share.h"
 #include "compute/video/manifest.h"
 #include "compute/video/segment_share.h"
 #include "compute/video/video_device.h"
@@ -481,6 +482,7 @@ public:
     }
     FrameSourceTimes times() const override { return inner_->times(); }
     double start_frames() const override { return inner_->start_frames(); }
+    bool takes_segments_in_order() const override { return inner_->takes_segments_in_order(); }
     int64_t frames() const { return rendered_; }
     double busy_ms() const { return busy_ms_; }
 
@@ -513,8 +515,8 @@ struct Renderers {
     std::vector<int> devices;
     std::vector<std::unique_ptr<RendererSource>> sources;
     // Filled by render_segments:
-    FrameSourceTimes times;                   // the sources', summed
-    std::vector<VideoRendererShare> shares;   // one a renderer
+    FrameSourceTimes times;                  // the sources', summed
+    std::vector<VideoRendererShare> shares;  // one a renderer
 };
 
 std::vector<int> renderer_devices(const VideoJob& job) {
@@ -538,6 +540,9 @@ void add_times(FrameSourceTimes* sum, const FrameSourceTimes& t) {
     sum->direct_frames += t.direct_frames;
     sum->deep_frames += t.deep_frames;
     sum->expmap_frames += t.expmap_frames;
+    sum->strips += t.strips;
+    sum->strips_taken += t.strips_taken;
+    sum->strips_taken_ms += t.strips_taken_ms;
 }
 
 // Renders segment `segment` with `source`, its frames in order from the first, and hands them on
@@ -555,7 +560,9 @@ void render_segments(const VideoJob& job, Renderers& renderers, const std::vecto
                      const SegmentRender& render) {
     const int count = int(renderers.sources.size());
     const double segment_frames = double(segment_frames_of(job));
-    SegmentShare share(segments, count, renderers.sources.front()->start_frames() / segment_frames);
+    const VideoFrameSource& first = *renderers.sources.front();
+    SegmentShare share(segments, count, first.start_frames() / segment_frames,
+                       first.takes_segments_in_order() ? SegmentShare::Order::OneByOne : SegmentShare::Order::Runs);
     renderers.shares.assign(size_t(count), VideoRendererShare{});
     std::mutex mutex;  // guards job_error and the times
     std::exception_ptr job_error;
@@ -858,8 +865,8 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
         // (no more than the frames there are to render)
         const int64_t wanted = std::min(int64_t(workers) * segment_frames, n - result.frames_resumed) +
                                2 * int64_t(renderer_count);
-        const int buffers =
-            int(std::clamp<int64_t>(int64_t(budget / frame_bytes), least, std::max<int64_t>(wanted, least)));
+        const int buffers = int(
+            std::clamp<int64_t>(int64_t(budget / frame_bytes), least, std::max<int64_t>(wanted, least)));
         EncoderPool pool(job, parts, width, height, segment_frames, workers, buffers, &committed);
         std::vector<int64_t> todo;
         for (int64_t s = 0; s < segments; ++s)
@@ -973,9 +980,9 @@ std::string VideoResult::failure_text() const {
         std::string why = renderers[r].failure;
         if (!why.empty() && why.back() == '.') why.pop_back();
         if (!text.empty()) text += "\n";
-        text += (renderers[r].device >= 0 ? "device " + std::to_string(renderers[r].device) + " (renderer " +
-                                                std::to_string(r) + ")"
-                                          : "renderer " + std::to_string(r)) +
+        text += (renderers[r].device >= 0
+                     ? "device " + std::to_string(renderers[r].device) + " (renderer " + std::to_string(r) + ")"
+                     : "renderer " + std::to_string(r)) +
                 " failed: " + why + "; its segments went to the other renderers";
     }
     return text;
@@ -1107,7 +1114,10 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
         Renderers renderers;
         renderers.devices = renderer_devices(job);
         const int count = int(renderers.devices.size());
-        if (count > 1) settings.shared_orbit = std::make_shared<SharedOrbit>();
+        if (count > 1) {
+            settings.shared_orbit = std::make_shared<SharedOrbit>();
+            settings.expmap_strips = std::make_shared<ExpmapStripShare>();
+        }
         int fail_renderer = job.fail_renderer;
         if (fail_renderer < 0 && count > 1 && fault_injected(Fault::DeviceFail)) fail_renderer = count - 1;
         for (int r = 0; r < count; ++r) {
@@ -1119,7 +1129,7 @@ VideoResult run_video(const VideoJob& job, const VideoProgress& progress, const 
         }
         ProgressClock clock(progress);
         clock.total = int64_t(job.frames.plan.size());
-        result = !folder  ? run_mp4(job, renderers, clock, cancel, manifest, result)
+        result = !folder   ? run_mp4(job, renderers, clock, cancel, manifest, result)
                  : job.exr ? run_exr_sequence(job, renderers, clock, cancel, result)
                            : run_png_sequence(job, renderers, clock, cancel, result);
         result.times.render = renderers.times;

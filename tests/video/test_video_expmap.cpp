@@ -12,11 +12,16 @@
 // wrong units moves whole areas and fails both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <thread>
+#include <vector>
 
 #include "compute/fractal/colour/palette.h"
 #include "compute/video/expmap.h"
+#include "compute/video/expmap_share.h"
 #include "tests/fractal/deep/kfr_location.h"
 #include "tests/video/expmap_test_util.h"
 
@@ -41,7 +46,8 @@ struct DiveCheck {
 };
 
 // Renders every frame of the plan with the expmap and compares every `stride`th with direct.
-DiveCheck check_dive(const std::vector<View>& plan, int k, int stride, const char* name, ExpmapStats* stats_out = nullptr) {
+DiveCheck check_dive(const std::vector<View>& plan, int k, int stride, const char* name,
+                     ExpmapStats* stats_out = nullptr) {
     const PaletteTable palette = make_palette_table(load_palette(plan.front().palette));
     ExpmapOptions options;
     options.supersample = k;
@@ -59,9 +65,10 @@ DiveCheck check_dive(const std::vector<View>& plan, int k, int stride, const cha
         const std::vector<uint8_t> frame_blocks = test::block_means(frame, w, h, kBlock, &bw, &bh);
         const std::vector<uint8_t> direct_blocks = test::block_means(direct, w, h, kBlock, &bw, &bh);
         const test::FrameError b = test::frame_error(frame_blocks, direct_blocks, bw, bh);
-        std::printf("%s frame %zu (zoom %s): pixels: mean %.2f, p99 %d, max %d; %dx%d blocks: mean %.2f, p99 %d, "
-                    "max %d\n",
-                    name, i, plan[i].zoom.text().c_str(), e.mean, e.p99, e.max, kBlock, kBlock, b.mean, b.p99, b.max);
+        std::printf(
+            "%s frame %zu (zoom %s): pixels: mean %.2f, p99 %d, max %d; %dx%d blocks: mean %.2f, p99 %d, "
+            "max %d\n",
+            name, i, plan[i].zoom.text().c_str(), e.mean, e.p99, e.max, kBlock, kBlock, b.mean, b.p99, b.max);
         check.worst_mean = std::max(check.worst_mean, e.mean);
         check.worst_p99 = std::max(check.worst_p99, e.p99);
         check.worst_block_mean = std::max(check.worst_block_mean, b.mean);
@@ -71,8 +78,7 @@ DiveCheck check_dive(const std::vector<View>& plan, int k, int stride, const cha
     const double direct_samples = double(plan.size()) * w * h * k * k;
     std::printf("%s: %d strips of %dx%d, %lld strip + %lld flat samples; direct %.0f: ratio %.2f\n", name, s.strips,
                 expmap.layout().columns, expmap.layout().rows_per_octave, (long long)s.strip_samples,
-                (long long)s.flat_samples, direct_samples,
-                direct_samples / double(s.strip_samples + s.flat_samples));
+                (long long)s.flat_samples, direct_samples, direct_samples / double(s.strip_samples + s.flat_samples));
     if (stats_out) *stats_out = s;
     return check;
 }
@@ -155,8 +161,8 @@ TEST(Expmap, NoSeamBetweenStrips) {
             auto distance = [&](int x, int y) {
                 return std::abs(std::hypot(x + 0.5 - 0.5 * w, y + 0.5 - 0.5 * h) - r);
             };
-            const test::FrameError at =
-                test::frame_error(frame, direct, w, h, [&](int x, int y) { return distance(x, y) < 1.5; });
+            const test::FrameError at = test::frame_error(frame, direct, w, h,
+                                                          [&](int x, int y) { return distance(x, y) < 1.5; });
             const test::FrameError off = test::frame_error(
                 frame, direct, w, h, [&](int x, int y) { return distance(x, y) >= 3.0 && distance(x, y) < 6.0; });
             std::printf("frame %zu, strip boundary at %.1f px: mean %.3f (max %d) there, %.3f (max %d) around\n", i, r,
@@ -185,6 +191,52 @@ TEST(Expmap, FewerSamplesThanDirect) {
     EXPECT_GT(ratio, 5.0);
     // The estimate --method=auto can use, before rendering anything.
     EXPECT_NEAR(expmap_sample_ratio(plan, 1), ratio, 0.01 * ratio);
+}
+
+TEST(Expmap, RenderersSharingStripsRenderEachOnce) {
+    // Two renderers on threads of their own take the segments (12 frames, 0.4 of a doubling)
+    // in turn, as a video's renderers do one by one: between them they render each strip once
+    // (some ahead of their frames, while the other renders one they wait for), copy the rest
+    // from each other, and every frame has the bytes one renderer gives it.
+    DeepLocation location = test::load_location("e50");
+    location.max_iterations = 2000;
+    const std::vector<View> plan = test::straight_dive(location, 0.0, 4.5, 120, 64, 36);
+    const PaletteTable palette = make_palette_table(load_palette(plan.front().palette));
+    const size_t bytes = size_t(64) * 36 * 4;
+    ExpmapRenderer alone(plan, palette);
+    std::vector<std::vector<uint8_t>> expected(plan.size(), std::vector<uint8_t>(bytes));
+    for (size_t i = 0; i < plan.size(); ++i) alone.render(int64_t(i), expected[i].data());
+
+    ExpmapOptions options;
+    options.strip_share = std::make_shared<ExpmapStripShare>();
+    auto first = std::make_unique<ExpmapRenderer>(plan, palette, options);
+    auto second = std::make_unique<ExpmapRenderer>(plan, palette, options);
+    constexpr int64_t kSegmentFrames = 12;
+    std::vector<std::vector<uint8_t>> frames(plan.size(), std::vector<uint8_t>(bytes));
+    auto render_turns = [&](ExpmapRenderer& renderer, int64_t turn) {
+        for (int64_t segment = turn; segment * kSegmentFrames < int64_t(plan.size()); segment += 2)
+            for (int64_t k = segment * kSegmentFrames;
+                 k < std::min<int64_t>((segment + 1) * kSegmentFrames, int64_t(plan.size())); ++k)
+                renderer.render(k, frames[size_t(k)].data());
+    };
+    std::thread other([&] { render_turns(*second, 1); });
+    render_turns(*first, 0);
+    other.join();
+    for (size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(frames[i], expected[i]) << "frame " << i;
+    const ExpmapStats& a = first->stats();
+    const ExpmapStats& b = second->stats();
+    std::printf("one renderer: %d strips; two: %d + %d rendered, %d + %d taken (%.1f + %.1f ms waiting and copying)\n",
+                alone.stats().strips, a.strips, b.strips, a.strips_taken, b.strips_taken, a.strips_taken_ms,
+                b.strips_taken_ms);
+    // Which renderer renders which strip depends on the threads' timing; that each is rendered
+    // once does not.
+    EXPECT_EQ(a.strips + b.strips, alone.stats().strips);
+    EXPECT_GT(a.strips_taken + b.strips_taken, 0);
+    // The share keeps only what a renderer's frames still read, and nothing once both are gone.
+    EXPECT_LT(options.strip_share->strips_held(), size_t(alone.stats().strips));
+    first.reset();
+    second.reset();
+    EXPECT_EQ(options.strip_share->strips_held(), 0u);
 }
 
 TEST(Expmap, RefusesWhatItCannotRender) {

@@ -5,11 +5,13 @@
 //   - SegmentShare: each renderer starts on a run of equal length; one whose run is done takes
 //     the later part of the longest run left, sized by the start cost, and none where the owner
 //     ends sooner alone; a failed renderer's segment and the rest of its run go to another;
-//     threads taking segments at random speeds get every segment exactly once;
+//     one by one, each renderer takes the first segment left, a failed one's first; threads
+//     taking segments at random speeds get every segment exactly once either way;
 //   - run_video with two and three renderers writes the bytes one renderer writes: an MP4 of a
 //     dive to 1e50 by the direct method and by the exponential map, and a PNG sequence;
 //   - a renderer that fails mid-segment (the device_fail stand-in) hands its segment and the rest
-//     of its run to the other, the video finishes with the same bytes and says which renderer
+//     of its run to the other, by the direct method and by the exponential map (whose renderers
+//     share their strips), the video finishes with the same bytes and says which renderer
 //     failed; when every renderer fails, the video fails with the sentence.
 #include <gtest/gtest.h>
 
@@ -76,6 +78,24 @@ TEST(SegmentShare, AFailedRenderersSegmentAndRunGoToAnother) {
     EXPECT_EQ(share.runs_started(0), 2);
 }
 
+TEST(SegmentShare, OneByOneHandsOutTheFirstSegmentLeft) {
+    SegmentShare share(range(6), 2, 0.0, SegmentShare::Order::OneByOne);
+    EXPECT_EQ(share.next(0), 0);
+    EXPECT_EQ(share.next(1), 1);
+    EXPECT_EQ(share.next(1), 2);  // renderer 1 is quicker: the next one in order, whoever asks
+    EXPECT_EQ(share.next(0), 3);
+    share.fail(0, 3);  // segment 3 was not finished: it goes back to the front
+    EXPECT_EQ(share.next(0), -1) << "a failed renderer takes no more";
+    EXPECT_EQ(share.next(1), 3);
+    EXPECT_EQ(share.next(1), 4);
+    EXPECT_EQ(share.next(1), 5);
+    EXPECT_EQ(share.next(1), -1);
+    EXPECT_EQ(share.remaining(), 0);
+    // Runs of consecutive segments each began: renderer 0's 0, then 3; renderer 1's 1 to 5.
+    EXPECT_EQ(share.runs_started(0), 2);
+    EXPECT_EQ(share.runs_started(1), 1);
+}
+
 TEST(SegmentShare, StopEndsEveryRenderer) {
     SegmentShare share(range(6), 3, 0.0);
     EXPECT_EQ(share.next(0), 0);
@@ -85,11 +105,12 @@ TEST(SegmentShare, StopEndsEveryRenderer) {
 }
 
 TEST(SegmentShare, ThreadsAtRandomSpeedsGetEverySegmentOnce) {
-    for (double cost : {0.0, 3.0}) {
+    for (double cost : {-1.0, 0.0, 3.0}) {  // -1: one by one
         const int64_t n = 200;
         std::vector<int64_t> segments;
         for (int64_t s = 0; s < n; ++s) segments.push_back(3 * s + 1);  // gaps, as a resumed run leaves
-        SegmentShare share(segments, 4, cost);
+        SegmentShare share(segments, 4, std::max(cost, 0.0),
+                           cost < 0.0 ? SegmentShare::Order::OneByOne : SegmentShare::Order::Runs);
         std::mutex mutex;
         std::vector<int> seen(size_t(3 * n + 1), 0);
         std::vector<std::thread> threads;
@@ -150,9 +171,9 @@ TEST_F(VideoRenderers, SeveralRenderersWriteTheBytesOfOne) {
         const VideoResult alone = run_video(one, nullptr, nullptr);
         ASSERT_EQ(alone.status, 0) << alone.message;
         EXPECT_TRUE(alone.renderers.empty());
-        // Three renderers by the direct method; two by the exponential map, whose strips cost
-        // most of its time here (each renderer renders the octaves its frames show).
-        for (int count = 2; count <= (method == VideoMethod::Direct ? 3 : 2); ++count) {
+        // Two and three renderers (the exponential map's take the segments one by one and
+        // share their strips).
+        for (int count = 2; count <= 3; ++count) {
             VideoJob many = e50_job(std::string("many_") + video_method_name(method) + std::to_string(count) + ".mp4",
                                     method);
             many.devices.assign(size_t(count), 0);
@@ -217,6 +238,27 @@ TEST_F(VideoRenderers, AFailedRenderersSegmentsGoToTheOthers) {
     EXPECT_EQ(failed.status, 2);
     EXPECT_NE(failed.message.find("device stopped responding"), std::string::npos) << failed.message;
     EXPECT_FALSE(std::filesystem::exists(doomed.output));
+}
+
+TEST_F(VideoRenderers, AFailedExpmapRenderersSegmentGoesToTheOther) {
+    // The exponential map's renderers take the segments one by one and share their strips: the
+    // one that fails in its second segment hands that segment back, and the other renders it
+    // and the rest, from the strips both rendered.
+    VideoJob one = e50_job("one.mp4", VideoMethod::Expmap);
+    ASSERT_EQ(run_video(one, nullptr, nullptr).status, 0);
+    VideoJob job = e50_job("failing.mp4", VideoMethod::Expmap);
+    job.devices = {0, 0};
+    job.fail_renderer = 1;
+    job.fail_after_frames = 7;
+    const VideoResult result = run_video(job, nullptr, nullptr);
+    ASSERT_EQ(result.status, 0) << result.message;
+    ASSERT_EQ(result.renderers.size(), 2u);
+    EXPECT_EQ(result.renderers[0].segments + result.renderers[1].segments, 6);
+    EXPECT_EQ(result.renderers[1].segments, 1);
+    EXPECT_EQ(result.renderers[1].frames, 7);
+    EXPECT_NE(result.failure_text().find("renderer 1 failed"), std::string::npos) << result.failure_text();
+    EXPECT_EQ(result.frames_rendered, 30);
+    EXPECT_EQ(test::file_bytes(job.output), test::file_bytes(one.output));
 }
 
 TEST_F(VideoRenderers, APngSequenceFromTwoRenderersIsOnesFiles) {
