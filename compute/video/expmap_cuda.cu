@@ -5,8 +5,11 @@
 // rounds its last bit otherwise (tests/video/test_video_cuda.cpp).
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/fractal/deep/deep_colour.h"
@@ -200,6 +203,19 @@ std::unique_ptr<DeviceFloats> upload_levels(const std::vector<MipLevel>& levels,
     return buffer;
 }
 
+// Lets `device` (current) read `peer`'s memory directly, where the driver allows it, so that a
+// copy between them goes straight over their link; else the driver stages it. Once a pair for the
+// process: peer access belongs to the devices' primary contexts, which live as long as it.
+void enable_peer_access(int device, int peer) {
+    static std::mutex mutex;
+    static std::set<std::pair<int, int>> asked;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!asked.insert({device, peer}).second) return;
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, device, peer) != cudaSuccess || !can) return;
+    CUDA_CHECK(cudaDeviceEnablePeerAccess(peer, 0));
+}
+
 }  // namespace
 
 struct ExpmapDeviceStrip {
@@ -209,7 +225,6 @@ struct ExpmapDeviceStrip {
 struct ExpmapDevice::State {
     std::map<int, std::shared_ptr<const DeviceFloats>> strips;  // octave -> its levels (shared: read only)
     cudaStream_t copy_stream = nullptr;  // adopt_strip's copies, apart from the other devices' work
-    std::vector<int> peers;              // devices whose memory this one reads directly
     std::unique_ptr<DeviceFloats> flat;
     size_t flat_offset[kMaxLevels] = {};
     std::unique_ptr<DeviceFloats> table;  // the frame's octave pointers
@@ -356,16 +371,7 @@ void ExpmapDevice::adopt_strip(int octave, const ExpmapDeviceStrip& strip) {
         s.strips[octave] = strip.levels;
         return;
     }
-    // Straight over the link between the two devices where the driver allows it (peer access,
-    // enabled once a pair: "already enabled" is no error here), else staged by the driver.
-    int peer = 0;
-    if (std::find(s.peers.begin(), s.peers.end(), from.device) == s.peers.end() &&
-        cudaDeviceCanAccessPeer(&peer, device, from.device) == cudaSuccess && peer) {
-        const cudaError_t enabled = cudaDeviceEnablePeerAccess(from.device, 0);
-        if (enabled == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-        else CUDA_CHECK(enabled);
-        s.peers.push_back(from.device);
-    }
+    enable_peer_access(device, from.device);
     if (!s.copy_stream) CUDA_CHECK(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking));
     auto copy = std::make_shared<DeviceFloats>(from.count);
     CUDA_CHECK(
