@@ -1,6 +1,7 @@
 // video_encoder.cpp: one segment through libavcodec (video_encoder.h).
 #include "compute/video/video_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -82,7 +83,12 @@ struct SegmentEncoder::State {
     }
 };
 
-SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int height, int fps, int64_t gop_frames)
+int segment_encoder_threads(const VideoEncoding& encoding, int64_t segment, int64_t segments) {
+    return encoding.codec == VideoCodec::H264 && segment >= segments - kTailSegments ? kTailThreads : 1;
+}
+
+SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int height, int fps, int64_t gop_frames,
+                               int threads)
     : state_(std::make_unique<State>()) {
     const AVCodec* codec = avcodec_find_encoder_by_name(encoder_name(encoding.codec));
     if (!codec)
@@ -105,7 +111,9 @@ SegmentEncoder::SegmentEncoder(const VideoEncoding& encoding, int width, int hei
     c->colorspace = AVCOL_SPC_BT709;
     c->color_primaries = AVCOL_PRI_BT709;
     c->color_trc = AVCOL_TRC_BT709;
-    c->thread_count = 1;  // deterministic bytes (see the header comment)
+    // Its bytes follow the thread count (see the header comment); x264's threads are frame threads.
+    c->thread_count = encoding.codec == VideoCodec::H264 ? std::max(1, threads) : 1;
+    c->thread_type = FF_THREAD_FRAME;
     c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     AVDictionary* options = nullptr;
     av_dict_set(&options, "preset", encoding.preset.c_str(), 0);
@@ -164,9 +172,13 @@ std::string encoder_identity(const VideoEncoding& encoding) {
     std::string identity = std::string(encoder_name(encoding.codec)) + " crf " + std::to_string(encoding.crf) +
                            " preset " + encoding.preset + " yuv420p bt709, libavcodec " +
                            std::to_string(avcodec_version()) + ", libswscale " + std::to_string(swscale_version());
-    // The instruction sets change x264's bytes: parts made with others are not mixed in.
-    if (encoding.codec == VideoCodec::H264)
+    // The instruction sets and the threads change x264's bytes: parts made with others are not
+    // mixed in.
+    if (encoding.codec == VideoCodec::H264) {
         if (const std::string sets = x264_asm_without_avx512(); !sets.empty()) identity += ", x264 asm " + sets;
+        identity += ", the last " + std::to_string(kTailSegments) + " segments on " + std::to_string(kTailThreads) +
+                    " threads";
+    }
     return identity;
 }
 

@@ -360,7 +360,9 @@ private:
         bool writing = false;
         try {
             auto start = std::chrono::steady_clock::now();
-            SegmentEncoder encoder(job_.encoding, width_, height_, job_.fps, segment_frames_);
+            const int64_t segments = (int64_t(job_.frames.plan.size()) + segment_frames_ - 1) / segment_frames_;
+            SegmentEncoder encoder(job_.encoding, width_, height_, job_.fps, segment_frames_,
+                                   segment_encoder_threads(job_.encoding, task.segment, segments));
             busy_ms += ms_since(start);
             for (;;) {
                 FrameBuffer* frame = nullptr;

@@ -16,15 +16,18 @@
 // writes the same bytes as an uninterrupted run.
 //
 // The frames are rendered while encoder threads encode the frames before them: each segment is
-// encoded by one single-threaded encoder (its output then does not depend on the machine's core
-// count), and as many segments are encoded side by side as the machine has cores, with a
-// bounded number of frames waiting between the two sides. One renderer renders the segments in
-// order on the calling thread. Several (job.devices: every visible GPU by default) each run on a
-// thread of their own with a frame source of their own on their device, and share the segments
-// out in runs of consecutive ones (segment_share.h); the dive's reference orbit is computed once
-// for all. A segment is one renderer's from its first frame to its last, so the output has the
-// same bytes whoever rendered it. A renderer whose device fails hands its segment (restarted
-// from its first frame) and the rest of its run to the others; the video finishes and says so.
+// encoded by one encoder, single-threaded but for the video's last segments
+// (video_encoder.h's segment_encoder_threads: a rule of the video, so that its output does not
+// depend on the machine's core count), and as many segments are encoded side by side as the
+// machine has cores, with a bounded number of frames waiting between the two sides. One
+// renderer renders the segments in order on the calling thread. Several (job.devices: every
+// visible GPU by default) each run on a thread of their own with a frame source of their own on
+// their device, and share the segments out (segment_share.h): one by one in order where the
+// sources share their work (the exponential map's strips, expmap_share.h), else in runs of
+// consecutive ones; the dive's reference orbit is computed once for all. A segment is one
+// renderer's from its first frame to its last, so the output has the same bytes whoever
+// rendered it. A renderer whose device fails hands its segment (restarted from its first frame)
+// and the rest of its run to the others; the video finishes and says so.
 #pragma once
 
 #include <atomic>

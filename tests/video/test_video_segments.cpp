@@ -1,8 +1,10 @@
-// test_video_segments.cpp: a segment file (video_segments.h) read back as it was written, and a
-// file that is not a whole segment refused with a sentence:
+// test_video_segments.cpp: a segment file (video_segments.h) read back as it was written, a
+// file that is not a whole segment refused with a sentence, and the segment encoder's threads:
 //   - the header and every packet (timestamps, flags, bytes, an empty packet too) come back equal;
 //   - a file cut anywhere inside a packet or its header, another file's bytes, an empty file and
-//     a missing one each throw a sentence naming the file.
+//     a missing one each throw a sentence naming the file;
+//   - an H.264 video's last segments go to x264's frame threads, which write the same bytes
+//     every time, under the one-thread encode's header.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/video/video_encoder.h"
 #include "compute/video/video_segments.h"
 #include "tests/video/expmap_test_util.h"
 
@@ -97,4 +100,63 @@ TEST_F(VideoSegments, AFileThatIsNotAWholeSegmentIsRefusedWithASentence) {
     EXPECT_EQ(read_problem(empty), "the video part '" + empty.string() + "' is not a whole segment");
     const std::filesystem::path missing = dir_ / "missing.seg";
     EXPECT_EQ(read_problem(missing), "cannot read the video part '" + missing.string() + "'");
+}
+
+namespace {
+
+// Thirty 320x180 frames that change from one to the next (moving gradients with noise), as one
+// segment encoded with `threads`.
+EncodedSegment encode_frames(int threads) {
+    const int w = 320, h = 180, frames = 30;
+    VideoEncoding encoding;
+    encoding.preset = "ultrafast";
+    SegmentEncoder encoder(encoding, w, h, 60, frames, threads);
+    std::vector<uint8_t> rgba(size_t(w) * h * 4);
+    uint32_t noise = 1;
+    for (int k = 0; k < frames; ++k) {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                noise = noise * 1664525u + 1013904223u;
+                uint8_t* p = &rgba[(size_t(y) * w + x) * 4];
+                p[0] = uint8_t(x + 3 * k + (noise >> 29));
+                p[1] = uint8_t(y * 2 + k);
+                p[2] = uint8_t((x ^ y) + 5 * k);
+                p[3] = 255;
+            }
+        encoder.encode(k, rgba.data());
+    }
+    return encoder.finish();
+}
+
+std::string packet_bytes(const EncodedSegment& segment) {
+    std::string bytes;
+    for (const EncodedPacket& p : segment.packets) bytes.append(p.data.begin(), p.data.end());
+    return bytes;
+}
+
+}  // namespace
+
+TEST(VideoEncoder, TheLastSegmentsTakeThreadsAndKeepTheirBytes) {
+    // The rule: an H.264 video's last kTailSegments segments on kTailThreads threads; H.265 and
+    // the earlier segments on one.
+    VideoEncoding h264;
+    EXPECT_EQ(segment_encoder_threads(h264, 0, 40), 1);
+    EXPECT_EQ(segment_encoder_threads(h264, 40 - kTailSegments - 1, 40), 1);
+    EXPECT_EQ(segment_encoder_threads(h264, 40 - kTailSegments, 40), kTailThreads);
+    EXPECT_EQ(segment_encoder_threads(h264, 39, 40), kTailThreads);
+    EXPECT_EQ(segment_encoder_threads(h264, 0, 3), kTailThreads);
+    VideoEncoding h265 = h264;
+    h265.codec = VideoCodec::H265;
+    EXPECT_EQ(segment_encoder_threads(h265, 39, 40), 1);
+
+    // x264 on its frame threads writes the same bytes every time, with the one-thread encode's
+    // header, so that both kinds of segment go into one MP4.
+    const EncodedSegment one = encode_frames(1);
+    const EncodedSegment threaded = encode_frames(kTailThreads);
+    ASSERT_EQ(threaded.packets.size(), one.packets.size());
+    EXPECT_EQ(threaded.header, one.header);
+    for (int run = 0; run < 3; ++run) {
+        const EncodedSegment again = encode_frames(kTailThreads);
+        EXPECT_EQ(packet_bytes(again), packet_bytes(threaded)) << "run " << run;
+    }
 }
