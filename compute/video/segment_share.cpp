@@ -1,4 +1,4 @@
-// segment_share.cpp: runs of consecutive segments over renderers (segment_share.h).
+// segment_share.cpp: a video's segments over renderers, in runs or one by one (segment_share.h).
 #include "compute/video/segment_share.h"
 
 #include <algorithm>

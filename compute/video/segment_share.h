@@ -1,5 +1,5 @@
 // segment_share.h: a video's segments shared out over several renderers (one a GPU, for
-// run_video in video_job.h), each keeping to a run of consecutive segments.
+// run_video in video_job.h), each keeping to a run of consecutive segments, or one by one.
 //
 // A renderer that goes on where it stopped reuses what it rendered: the exponential map's strips
 // (a 1080p frame shows about 11 octaves of them, and a segment of a one-doubling-a-second dive
