@@ -253,6 +253,27 @@ struct ExpmapRenderer::State {
         deep_options_for_colouring(colour_view.colouring, &o);
         return o;
     }
+    // One deep render of the dive (the flat image, or a strip's rings): render(cuda, options) on
+    // the device where the pixels are, with the dive's orbit (computed here for all where no
+    // renderer has it yet); its reference and tables go into stats. Returns the frame and, in
+    // *pixels_ms, the rest of its time.
+    template <class Frame, class Render>
+    Frame deep_render(const Render& render, double* pixels_ms) {
+        ReferenceCache cache;
+        const bool cuda = pixels_on_device();
+        std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
+        DeepRenderOptions deep = deep_options(&cache);
+        if (cuda) deep.device_frame = &gpu_frame();
+        Frame frame = render(cuda, deep);
+        if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
+        if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
+        orbit = frame.reference;
+        publish_orbit(orbit_lock);
+        stats.reference_ms += frame.stats.reference_ms;
+        stats.bla_ms += frame.stats.bla_ms;
+        *pixels_ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
+        return frame;
+    }
 };
 
 ExpmapRenderer::ExpmapRenderer(const std::vector<View>& plan, const PaletteTable& palette, const ExpmapOptions& options)
@@ -327,21 +348,15 @@ std::vector<MipLevel> ExpmapRenderer::State::colour_levels_on_device(int octave,
 
 void ExpmapRenderer::State::ensure_flat() {
     if (!flat.empty()) return;
-    ReferenceCache cache;
     const bool cuda = pixels_on_device();
-    std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
-    DeepRenderOptions deep = deep_options(&cache);
-    if (cuda) deep.device_frame = &gpu_frame();
-    DeepFrame frame = cuda ? deep_cuda(flat_location, flat_width, flat_height, deep)
-                           : deep_cpu(flat_location, flat_width, flat_height, deep);
-    if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
-    if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
-    orbit = frame.reference;
-    publish_orbit(orbit_lock);
-    if (orbit_lock.owns_lock()) orbit_lock.unlock();
-    stats.reference_ms += frame.stats.reference_ms;
-    stats.bla_ms += frame.stats.bla_ms;
-    stats.flat_ms += frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
+    double pixels_ms = 0.0;
+    const DeepFrame frame = deep_render<DeepFrame>(
+        [&](bool on_device, const DeepRenderOptions& deep) {
+            return on_device ? deep_cuda(flat_location, flat_width, flat_height, deep)
+                             : deep_cpu(flat_location, flat_width, flat_height, deep);
+        },
+        &pixels_ms);
+    stats.flat_ms += pixels_ms;
     stats.flat_samples += int64_t(flat_width) * flat_height;
     const auto start = Clock::now();
     // Levels while both sides are at least 2 texels.
@@ -472,21 +487,12 @@ void ExpmapRenderer::State::render_strip(int octave, bool publish, bool keep) {
         rings.radius.resize(size_t(rows));
         for (int r = 0; r < rows; ++r)
             rings.radius[size_t(r)] = fe_exp2(layout.log2_top_radius - (double(octave) * rows + r + 0.5) / rows);
-        ReferenceCache cache;
-        const bool cuda = pixels_on_device();
-        std::unique_lock<std::mutex> orbit_lock = shared_orbit_lock();
-        DeepRenderOptions deep = deep_options(&cache);
-        if (cuda) deep.device_frame = &gpu_frame();
-        DeepRingsFrame frame = cuda ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
-                                    : deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep);
-        if (frame.stats.cancelled) throw std::runtime_error("The video was cancelled.");
-        if (cuda) stats.gpu_ms += frame.stats.pixels_ms + (frame.stats.bla_on_device ? frame.stats.bla_ms : 0.0);
-        orbit = frame.reference;
-        publish_orbit(orbit_lock);
-        if (orbit_lock.owns_lock()) orbit_lock.unlock();
-        stats.reference_ms += frame.stats.reference_ms;
-        stats.bla_ms += frame.stats.bla_ms;
-        ms = frame.stats.frame_ms - frame.stats.reference_ms - frame.stats.bla_ms;
+        DeepRingsFrame frame = deep_render<DeepRingsFrame>(
+            [&](bool on_device, const DeepRenderOptions& deep) {
+                return on_device ? deep_cuda_rings(flat_location, flat_width, flat_height, rings, deep)
+                                 : deep_cpu_rings(flat_location, flat_width, flat_height, rings, deep);
+            },
+            &ms);
         mu = std::move(frame.mu);
         distance = std::move(frame.distance);
     }
