@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mandelscope: %s\n", e.what());
         status = 1;
     }
-    // A mode may have started CUDA on a helper thread (cuda_start_in_background): it finishes
-    // before the exit handlers tear CUDA down.
-    ms::cuda_finish_background_start();
+    // A mode may have started CUDA, or be releasing its devices, on a helper thread
+    // (cuda_start.h): it finishes before the exit handlers tear CUDA down.
+    ms::cuda_finish_background_work();
     return status;
 }

@@ -48,6 +48,7 @@
 #include "compute/fractal/view/view_record.h"
 #include "compute/io/image_io.h"
 #include "compute/scale/deep_multi_gpu.h"
+#include "compute/system/cuda_start.h"
 #include "compute/system/fault_injection.h"
 
 namespace ms {
@@ -454,6 +455,14 @@ int render_deep_request(const RenderRequest& request, RenderPlan plan) {
             result.frame = std::move(spread_frame.frame);
             result.shares = std::move(spread_frame.shares);
             result.bands = spread_frame.bands;
+            // The devices' part is done: the PNG's last rows and the summary are the CPU's, and
+            // the process ends after them. The contexts are released beside that work instead of
+            // in the exit (cuda_start.h), once the tables and orbit copies on them are freed.
+            if (streamed) {
+                cache.clear();
+                deep_cuda_free_device_copies();
+                cuda_release_devices_in_background(devices);
+            }
         } else {
             result.frame = cuda ? deep_cuda(location, samples.width, samples.height, options)
                                 : deep_cpu(location, samples.width, samples.height, options);

@@ -6,11 +6,14 @@
 // numeric comes from cudaDeviceGetAttribute, which also gives the full attribute list.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <future>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "compute/system/cuda_info.h"
 #include "compute/system/cuda_start.h"
@@ -331,6 +334,22 @@ BackgroundStart& background_start() {
     return start;
 }
 
+// The helper thread of cuda_release_devices_in_background. The released devices are a bit
+// mask (devices 0 to 63; later ones are not released) that needs no destructor: buffers freed
+// by static destructors at the exit still read it.
+struct BackgroundRelease {
+    std::once_flag once;
+    std::thread thread;
+    std::atomic<bool> started{false};  // set once `thread` exists (release; readers acquire)
+};
+
+BackgroundRelease& background_release() {
+    static BackgroundRelease release;
+    return release;
+}
+
+std::atomic<uint64_t> released_devices{0};
+
 }  // namespace
 
 void cuda_start_in_background() {
@@ -348,9 +367,38 @@ void cuda_start_in_background() {
     });
 }
 
-void cuda_finish_background_start() {
+void cuda_finish_background_work() {
     BackgroundStart& b = background_start();
     if (b.started.load(std::memory_order_acquire) && b.thread.joinable()) b.thread.join();
+    BackgroundRelease& r = background_release();
+    if (r.started.load(std::memory_order_acquire) && r.thread.joinable()) r.thread.join();
+}
+
+void cuda_release_devices_in_background(const std::vector<int>& devices) {
+    BackgroundRelease& r = background_release();
+    std::call_once(r.once, [&r, &devices] {
+        std::vector<int> released;
+        for (int device : devices)
+            if (device >= 0 && device < 64 && std::find(released.begin(), released.end(), device) == released.end()) {
+                released.push_back(device);
+                released_devices.fetch_or(uint64_t(1) << device);
+            }
+        // One thread a device: the driver releases them one after another, but no reset then
+        // waits for another thread's cudaSetDevice.
+        r.thread = std::thread([released] {
+            std::vector<std::thread> resets;
+            for (int device : released)
+                resets.emplace_back([device] {
+                    if (cudaSetDevice(device) == cudaSuccess) (void)cudaDeviceReset();
+                });
+            for (std::thread& t : resets) t.join();
+        });
+        r.started.store(true, std::memory_order_release);
+    });
+}
+
+bool cuda_device_released(int device) {
+    return device >= 0 && device < 64 && (released_devices.load() >> device & 1) != 0;
 }
 
 bool cuda_device_present(std::string* reason) {

@@ -17,7 +17,9 @@ int cuda_fp64_lanes_per_sm(int, int) { return 0; }
 int64_t cuda_device_memory_used_bytes() { return -1; }
 
 void cuda_start_in_background() {}
-void cuda_finish_background_start() {}
+void cuda_finish_background_work() {}
+void cuda_release_devices_in_background(const std::vector<int>&) {}
+bool cuda_device_released(int) { return false; }
 
 bool cuda_device_present(std::string* reason) {
     if (reason) *reason = kCudaNotBuiltReason;

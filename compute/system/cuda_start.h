@@ -8,14 +8,27 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ms {
 
 void cuda_start_in_background();
 
-// Waits for the helper thread: main() calls it before returning, so that no CUDA start-up is
-// still running when the process's exit handlers tear CUDA down.
-void cuda_finish_background_start();
+// Waits for the helper threads (the start above, the release below): main() calls it before
+// returning, so that no CUDA start-up or release is still running when the process's exit
+// handlers tear CUDA down.
+void cuda_finish_background_work();
+
+// Releases the primary contexts of `devices` (cudaDeviceReset) on a helper thread, beside the
+// command's last work on the CPU (a poster's last PNG rows and its summary), instead of in the
+// process's exit, which otherwise waits for the driver: about 55 ms for one H200 and 130 ms for
+// two (docs/performance.md). The caller has freed what it holds on those devices and runs no
+// more CUDA work in this process; deep frames, streams and buffers destroyed after this free
+// nothing there (their memory went with the context). Calling it again does nothing.
+void cuda_release_devices_in_background(const std::vector<int>& devices);
+
+// Whether cuda_release_devices_in_background has been called for `device`.
+bool cuda_device_released(int device);
 
 // Whether the driver reports a usable device, in the words of cuda_unavailable_reason(), without
 // waiting for the context: after cuda_start_in_background(), the first half of its work. The

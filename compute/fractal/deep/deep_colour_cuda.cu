@@ -18,6 +18,7 @@
 #include "compute/fractal/deep/deep_colour.h"
 #include "compute/fractal/deep/deep_device_frame.h"
 #include "compute/system/cuda_check.h"
+#include "compute/system/cuda_start.h"
 
 namespace ms {
 
@@ -63,7 +64,7 @@ DeepDeviceFrame::~DeepDeviceFrame() {
     // -1: the frame never reserved memory. Nothing is freed then, and the CUDA runtime is not
     // started only to free nothing (cudaFree(nullptr) starts it: a driver and a context, about
     // 0.3 s, in a process that rendered on the CPU).
-    if (device < 0) return;
+    if (device < 0 || cuda_device_released(device)) return;  // released: freed with its context
     const CudaDeviceScope scope(device);
     for (void* p :
          {static_cast<void*>(mu), static_cast<void*>(distance), static_cast<void*>(atom), static_cast<void*>(rgba[0]),

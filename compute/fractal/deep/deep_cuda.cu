@@ -858,8 +858,18 @@ void render_pixels_cuda(const DeepLocation& location, const DeepFrameSetup& setu
 
 }  // namespace
 
+void deep_cuda_free_device_copies() {
+    std::deque<DeviceUpload> dropped;
+    {
+        DeviceUploads& uploads = device_uploads();
+        std::lock_guard<std::mutex> lock(uploads.mutex);
+        dropped.swap(uploads.entries);
+    }
+    // Each buffer is freed here unless a frame still holds it (then with that frame).
+}
+
 DeepCudaStream::~DeepCudaStream() {
-    if (!stream_) return;
+    if (!stream_ || cuda_device_released(device_)) return;  // released: destroyed with its context
     // Destroyed with its own device current; errors ignored (this may run at exit).
     const CudaDeviceScope scope(device_);
     cudaStreamDestroy(static_cast<cudaStream_t>(stream_));

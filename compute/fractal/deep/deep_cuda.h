@@ -41,6 +41,11 @@ DeepFrame deep_cuda(const DeepLocation& location, int width, int height, const D
 DeepRingsFrame deep_cuda_rings(const DeepLocation& location, int width, int height, const DeepRings& rings,
                                const DeepRenderOptions& options = {});
 
+// Frees the orbit copies and tables deep_cuda keeps on the devices for the orbits the host still
+// holds, which a later frame of the same orbit would find there: before the devices' contexts
+// are released (cuda_start.h), so that nothing is left on them. A later frame copies anew.
+void deep_cuda_free_device_copies();
+
 // A non-blocking CUDA stream for options.cuda_stream, created on first use (get()) on `device`
 // (-1: the current one; pass options.device) and destroyed with the object. get() throws
 // std::runtime_error with a sentence where CUDA cannot run, std::logic_error when asked for

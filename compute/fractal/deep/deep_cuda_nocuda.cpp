@@ -15,6 +15,8 @@ DeepRingsFrame deep_cuda_rings(const DeepLocation&, int, int, const DeepRings&, 
         "The deep CUDA path is not available: this Mandelscope was built without CUDA (no nvcc at build time).");
 }
 
+void deep_cuda_free_device_copies() {}
+
 DeepCudaStream::~DeepCudaStream() = default;
 
 void* DeepCudaStream::get(int) {

@@ -1,0 +1,49 @@
+// test_cuda_release_cuda.cpp: a command's devices released beside its last work on the CPU
+// (cuda_release_devices_in_background, cuda_start.h), as `render` does once a poster's bands
+// are done. A deep frame renders on device 0 with a stream and a device frame of its own; the
+// cache's tables and the kept orbit copies are freed, the device is released, and the frame and
+// the stream are destroyed after it: they free nothing then (the context took their memory), so
+// compute-sanitizer's memcheck on this program finds no error and no leak. The released devices
+// are those named, once, devices 0 to 63. Skips with the reason where CUDA cannot run.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "compute/fractal/deep/deep_cuda.h"
+#include "compute/fractal/deep/deep_device_frame.h"
+#include "compute/fractal/deep/deep_reference.h"
+#include "compute/system/cuda_start.h"
+#include "tests/fractal/deep/kfr_location.h"
+#include "tests/validate.h"
+
+using namespace ms;
+
+TEST(CudaRelease, DevicesReleasedBesideTheEndFreeNothingAfterwards) {
+    SKIP_WITHOUT_CUDA();
+    ReferenceCache cache;
+    auto stream = std::make_unique<DeepCudaStream>();
+    auto device_frame = std::make_unique<DeepDeviceFrame>();
+    DeepRenderOptions options;
+    options.cache = &cache;
+    options.device = 0;
+    options.cuda_stream = stream->get(0);
+    options.device_frame = device_frame.get();
+    const DeepFrame frame = deep_cuda(test::load_location("e227"), 64, 48, options);
+    ASSERT_EQ(frame.escape_count.size(), size_t(64 * 48));
+    EXPECT_GT(frame.stats.iterations, 0u);
+    EXPECT_FALSE(cuda_device_released(0));
+
+    cache.clear();
+    deep_cuda_free_device_copies();
+    cuda_release_devices_in_background({0, 0, 70});
+    EXPECT_TRUE(cuda_device_released(0));
+    EXPECT_FALSE(cuda_device_released(1));
+    EXPECT_FALSE(cuda_device_released(70));  // past 63: left to the exit
+    EXPECT_FALSE(cuda_device_released(-1));
+    cuda_release_devices_in_background({1});  // a second call does nothing
+    EXPECT_FALSE(cuda_device_released(1));
+
+    device_frame.reset();
+    stream.reset();
+    cuda_finish_background_work();
+}
