@@ -222,8 +222,8 @@ void print_summary(const VideoJob& job, const VideoResult& r, const std::string&
         std::printf("%.1f ms writing the %s files; %.1f ms in all\n", t.encode_ms, job.exr ? "EXR" : "PNG", t.wall_ms);
     else
         std::printf("%.1f ms encoding (on the encoder threads, beside the rendering), %.1f ms waiting for them, %.1f ms "
-                    "muxing; %.1f ms in all\n",
-                    t.encode_ms, t.encode_wait_ms, t.mux_ms, t.wall_ms);
+                    "muxing, %.1f ms removing the parts; %.1f ms in all\n",
+                    t.encode_ms, t.encode_wait_ms, t.mux_ms, t.parts_removal_ms, t.wall_ms);
     if (r.frames_rendered > 0 && !video_output_is_folder(job.output)) {
         // Each stage per rendered frame, and how the renderer and the encoders overlapped.
         const double n_rendered = double(r.frames_rendered);

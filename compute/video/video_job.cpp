@@ -949,8 +949,10 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
     muxer.join();
     if (!mux_error.empty()) return failed(result, 2, mux_error + "; the segments stay in " + quoted(parts));
     result.times.mux_ms = ms_since(mux_start);
+    const auto removal_start = std::chrono::steady_clock::now();
     std::error_code ec;
     std::filesystem::remove_all(parts, ec);
+    result.times.parts_removal_ms = ms_since(removal_start);
     return result;
 }
 

@@ -120,6 +120,7 @@ struct VideoStageTimes {
     double encode_wait_ms = 0.0;     // the renderers waiting for room in the queue, summed
     double encode_tail_ms = 0.0;     // after the last frame, waiting for the encoders to finish
     double mux_ms = 0.0;             // after the encoders finish, waiting for the mux (which follows them)
+    double parts_removal_ms = 0.0;   // then removing the parts folder (the disk frees the segments' blocks)
     double wall_ms = 0.0;
 };
 
