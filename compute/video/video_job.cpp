@@ -2,6 +2,7 @@
 #include "compute/video/video_job.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -790,6 +791,28 @@ VideoResult run_exr_sequence(const VideoJob& job, Renderers& renderers, Progress
     return run_frame_sequence(job, files, renderers, clock, cancel, result);
 }
 
+// Removes a finished video's parts folder. Where the disk frees a file's blocks as it goes (ext4
+// with discard), removing a segment waits for that, so the segments go on a few threads: on the
+// 2x H200 host, 166 one-second 1080p60 segments (3.5 GB) took 0.9 s on 4 or 16 threads against
+// 1.3 s one after another.
+void remove_parts_folder(const std::filesystem::path& parts) {
+    constexpr size_t kRemovers = 4;
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(parts, ec)) files.push_back(entry.path());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> removers;
+    for (size_t t = 0; t < std::min(kRemovers, files.size()); ++t)
+        removers.emplace_back([&] {
+            for (size_t i = next++; i < files.size(); i = next++) {
+                std::error_code ignored;  // what is left goes with the folder below
+                std::filesystem::remove(files[i], ignored);
+            }
+        });
+    for (std::thread& t : removers) t.join();
+    std::filesystem::remove_all(parts, ec);
+}
+
 VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& clock, const std::atomic<bool>* cancel,
                     const std::string& manifest, VideoResult result) {
     const std::vector<View>& plan = job.frames.plan;
@@ -950,8 +973,7 @@ VideoResult run_mp4(const VideoJob& job, Renderers& renderers, ProgressClock& cl
     if (!mux_error.empty()) return failed(result, 2, mux_error + "; the segments stay in " + quoted(parts));
     result.times.mux_ms = ms_since(mux_start);
     const auto removal_start = std::chrono::steady_clock::now();
-    std::error_code ec;
-    std::filesystem::remove_all(parts, ec);
+    remove_parts_folder(parts);
     result.times.parts_removal_ms = ms_since(removal_start);
     return result;
 }
