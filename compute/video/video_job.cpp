@@ -174,6 +174,9 @@ struct SegmentTask {
     std::deque<FrameBuffer*> frames;
     bool closed = false;     // every frame of the segment has been pushed
     bool abandoned = false;  // its renderer failed: no file; the segment starts again elsewhere
+    // Its encoder waits here (under the pool's mutex) for the frames, the close, the abandon or
+    // the pool's stop: a frame pushed wakes that encoder only, not every encoder of the pool.
+    std::condition_variable changed;
 };
 
 // Which segments are in the parts folder, for the mux that follows them in order while the rest
@@ -236,6 +239,7 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             if (abandon) abandon_ = true;
             stopping_ = true;
+            wake_encoders();
         }
         changed_.notify_all();
         for (std::thread& t : threads_)
@@ -277,7 +281,7 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             task->frames.push_back(buffer);
         }
-        changed_.notify_all();
+        task->changed.notify_all();
     }
 
     void close(const std::shared_ptr<SegmentTask>& task) {
@@ -285,7 +289,7 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             task->closed = true;
         }
-        changed_.notify_all();
+        task->changed.notify_all();
     }
 
     // The segment's renderer stopped before its end: its frames go back to the pool and its
@@ -300,6 +304,7 @@ public:
             if (held) free_.push_back(held);
             waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), task), waiting_.end());
         }
+        task->changed.notify_all();
         changed_.notify_all();
     }
 
@@ -317,6 +322,12 @@ public:
     }
 
 private:
+    // Every encoder waiting on its task's frames wakes (to see a stop or an abandon). The caller
+    // holds mutex_.
+    void wake_encoders() {
+        for (const std::shared_ptr<SegmentTask>& task : encoding_) task->changed.notify_all();
+    }
+
     // The pool's buffers, made and written once while renderers and encoders work, until all
     // `buffers` are made or the pool stops.
     void make_buffers() {
@@ -350,8 +361,14 @@ private:
                 if (abandon_ || waiting_.empty()) return;
                 task = waiting_.front();
                 waiting_.pop_front();
+                encoding_.push_back(task);
             }
-            if (!encode(*task)) return;
+            const bool encoded = encode(*task);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                encoding_.erase(std::find(encoding_.begin(), encoding_.end(), task));
+            }
+            if (!encoded) return;
         }
     }
 
@@ -369,8 +386,8 @@ private:
                 FrameBuffer* frame = nullptr;
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
-                    changed_.wait(lock,
-                                  [&] { return !task.frames.empty() || task.closed || task.abandoned || abandon_; });
+                    task.changed.wait(
+                        lock, [&] { return !task.frames.empty() || task.closed || task.abandoned || abandon_; });
                     if (abandon_) return false;
                     if (task.abandoned) return true;  // its frames went back with it
                     if (task.frames.empty()) break;
@@ -399,6 +416,7 @@ private:
                 disk_error_ = writing;
             }
             abandon_ = true;
+            wake_encoders();
             changed_.notify_all();
             return false;
         }
@@ -416,6 +434,7 @@ private:
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<std::shared_ptr<SegmentTask>> waiting_;
+    std::vector<std::shared_ptr<SegmentTask>> encoding_;  // taken by an encoder, not yet done
     std::vector<std::unique_ptr<FrameBuffer>> all_;
     std::vector<FrameBuffer*> free_;
     std::vector<std::thread> threads_;
