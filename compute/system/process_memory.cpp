@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace ms {
@@ -29,5 +30,17 @@ int64_t process_heap_in_use_bytes() {
 }
 
 void keep_large_blocks_mapped() { mallopt(M_MMAP_THRESHOLD, int(kLargeBlockBytes)); }
+
+void advise_huge_pages(void* p, size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 }  // namespace ms

@@ -18,7 +18,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +34,7 @@ extern "C" {
 #include "compute/io/image_io.h"
 #include "compute/system/cuda_info.h"
 #include "compute/system/fault_injection.h"
+#include "compute/system/process_memory.h"
 #include "compute/video/dive_plan.h"
 #include "compute/video/expmap_share.h"
 #include "compute/video/manifest.h"
@@ -156,7 +156,7 @@ std::unique_ptr<uint8_t, FreeDeleter> frame_memory(size_t bytes) {
     const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     auto* p = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, rounded));
     if (!p) throw std::bad_alloc();
-    madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it the memory is plain pages
+    advise_huge_pages(p, rounded);
     return std::unique_ptr<uint8_t, FreeDeleter>(p);
 }
 

@@ -10,9 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "compute/system/process_memory.h"
 
 namespace ms {
 
@@ -21,9 +19,7 @@ void* bla_lane_allocate(size_t bytes) {
     const size_t align = bytes >= kHuge ? kHuge : 64;
     void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
     if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= kHuge) madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: failure is harmless
-#endif
+    if (bytes >= kHuge) advise_huge_pages(p, (bytes + kHuge - 1) / kHuge * kHuge);
     return p;
 }
 
